@@ -1,0 +1,748 @@
+//! The `Problem` type: one grouped convolution, its validation and derived quantities.
+
+use crate::device::DeviceSpec;
+use crate::error::ProblemError;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Convolution direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Direction {
+    /// Forward: Y = conv(X, W).
+    Fwd,
+    /// Backward data: dX from dY and W.
+    Dgrad,
+    /// Backward weight: dW from X and dY.
+    Wgrad,
+}
+
+impl Direction {
+    /// All directions, in key order.
+    pub const ALL: [Direction; 3] = [Direction::Fwd, Direction::Dgrad, Direction::Wgrad];
+
+    /// The key token (`fwd`, `dgrad`, `wgrad`).
+    pub fn token(self) -> &'static str {
+        match self {
+            Direction::Fwd => "fwd",
+            Direction::Dgrad => "dgrad",
+            Direction::Wgrad => "wgrad",
+        }
+    }
+
+    /// Parses a key token.
+    pub fn from_token(s: &str) -> Option<Direction> {
+        Direction::ALL.into_iter().find(|d| d.token() == s)
+    }
+
+    /// The two input roles and the output role of this direction (runner contract).
+    pub fn roles(self) -> ([TensorRole; 2], TensorRole) {
+        match self {
+            Direction::Fwd => ([TensorRole::X, TensorRole::W], TensorRole::Y),
+            Direction::Dgrad => ([TensorRole::Y, TensorRole::W], TensorRole::X),
+            Direction::Wgrad => ([TensorRole::X, TensorRole::Y], TensorRole::W),
+        }
+    }
+}
+
+impl fmt::Display for Direction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+/// Element type of every tensor of a problem. Accumulation is always f32 (f64 in the reference).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum DType {
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary16.
+    F16,
+    /// bfloat16.
+    Bf16,
+}
+
+impl DType {
+    /// All dtypes, in key order.
+    pub const ALL: [DType; 3] = [DType::F32, DType::F16, DType::Bf16];
+
+    /// The key token (`f32`, `f16`, `bf16`).
+    pub fn token(self) -> &'static str {
+        match self {
+            DType::F32 => "f32",
+            DType::F16 => "f16",
+            DType::Bf16 => "bf16",
+        }
+    }
+
+    /// Parses a key token.
+    pub fn from_token(s: &str) -> Option<DType> {
+        DType::ALL.into_iter().find(|d| d.token() == s)
+    }
+
+    /// Bytes per element.
+    pub fn size_bytes(self) -> u64 {
+        match self {
+            DType::F32 => 4,
+            DType::F16 | DType::Bf16 => 2,
+        }
+    }
+
+    /// Machine epsilon (distance from 1.0 to the next value).
+    pub fn epsilon(self) -> f64 {
+        match self {
+            DType::F32 => f32::EPSILON as f64,
+            DType::F16 => 2f64.powi(-10),
+            DType::Bf16 => 2f64.powi(-7),
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+/// The three tensors of a convolution, independent of direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TensorRole {
+    /// Activation input X (or dX), layout `N,[D,]H,W,G,C/G`.
+    X,
+    /// Weight W (or dW), layout `G,K/G,[Z,]Y,X,C/G`.
+    W,
+    /// Output Y (or dY), layout `N,[Do,]Ho,Wo,G,K/G`.
+    Y,
+}
+
+impl TensorRole {
+    /// Short name used in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            TensorRole::X => "X",
+            TensorRole::W => "W",
+            TensorRole::Y => "Y",
+        }
+    }
+}
+
+/// Axis names for messages, indexed by position in the 3-slot D,H,W arrays.
+pub const AXES: [&str; 3] = ["D", "H", "W"];
+
+/// One grouped convolution. Construct with [`Problem::new`] (validated) or by parsing a key.
+///
+/// Spatial quantities are stored in three slots (D, H, W); a problem of rank r uses the last r
+/// slots and the unused leading slots hold the neutral values (size 1, filter 1, stride 1,
+/// pad 0, dilation 1), which is also how CSV rows of 1D/2D problems are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Problem {
+    /// Direction.
+    pub direction: Direction,
+    /// Element type.
+    pub dtype: DType,
+    /// Batch size N.
+    pub n: u64,
+    /// Group count G.
+    pub g: u64,
+    /// Total input channels C.
+    pub c: u64,
+    /// Total output channels K.
+    pub k: u64,
+    /// Number of spatial dimensions (1, 2 or 3).
+    pub rank: usize,
+    /// Input spatial size (D, H, W).
+    pub input: [u64; 3],
+    /// Filter size (Z, Y, X).
+    pub filter: [u64; 3],
+    /// Stride.
+    pub stride: [u64; 3],
+    /// Symmetric padding.
+    pub pad: [u64; 3],
+    /// Dilation.
+    pub dilation: [u64; 3],
+}
+
+/// Unvalidated description of a problem; spatial lists are given in D,H,W order of the rank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProblemSpec {
+    /// Direction.
+    pub direction: Direction,
+    /// Element type.
+    pub dtype: DType,
+    /// Batch.
+    pub n: i64,
+    /// Groups.
+    pub g: i64,
+    /// Total input channels.
+    pub c: i64,
+    /// Total output channels.
+    pub k: i64,
+    /// Input spatial sizes.
+    pub input: Vec<i64>,
+    /// Filter sizes.
+    pub filter: Vec<i64>,
+    /// Strides.
+    pub stride: Vec<i64>,
+    /// Paddings.
+    pub pad: Vec<i64>,
+    /// Dilations.
+    pub dilation: Vec<i64>,
+}
+
+fn positive(field: &str, v: i64) -> Result<u64, ProblemError> {
+    if v < 1 {
+        Err(ProblemError::NonPositive {
+            field: field.to_string(),
+            value: v,
+        })
+    } else {
+        Ok(v as u64)
+    }
+}
+
+/// Largest element count or byte size any tensor may have (kernels may still refuse
+/// sizes beyond their own index type through `can_implement`).
+pub const MAX_TENSOR_BYTES: u64 = i64::MAX as u64;
+
+impl ProblemSpec {
+    /// Validates and converts to a [`Problem`].
+    pub fn build(&self) -> Result<Problem, ProblemError> {
+        let rank = self.input.len();
+        if !(1..=3).contains(&rank) {
+            return Err(ProblemError::Rank {
+                field: "input",
+                got: rank,
+                expected: if rank == 0 { 1 } else { 3 },
+            });
+        }
+        for (field, list) in [
+            ("filter", &self.filter),
+            ("stride", &self.stride),
+            ("pad", &self.pad),
+            ("dilation", &self.dilation),
+        ] {
+            if list.len() != rank {
+                return Err(ProblemError::Rank {
+                    field,
+                    got: list.len(),
+                    expected: rank,
+                });
+            }
+        }
+        let n = positive("N", self.n)?;
+        let g = positive("G", self.g)?;
+        let c = positive("C", self.c)?;
+        let k = positive("K", self.k)?;
+        if c % g != 0 {
+            return Err(ProblemError::NotDivisible {
+                field: "C",
+                value: c,
+                groups: g,
+            });
+        }
+        if k % g != 0 {
+            return Err(ProblemError::NotDivisible {
+                field: "K",
+                value: k,
+                groups: g,
+            });
+        }
+        let off = 3 - rank;
+        let mut input = [1u64; 3];
+        let mut filter = [1u64; 3];
+        let mut stride = [1u64; 3];
+        let mut pad = [0u64; 3];
+        let mut dilation = [1u64; 3];
+        for i in 0..rank {
+            let axis = AXES[off + i];
+            input[off + i] = positive(&format!("input {axis}"), self.input[i])?;
+            filter[off + i] = positive(&format!("filter {axis}"), self.filter[i])?;
+            stride[off + i] = positive(&format!("stride {axis}"), self.stride[i])?;
+            dilation[off + i] = positive(&format!("dilation {axis}"), self.dilation[i])?;
+            if self.pad[i] < 0 {
+                return Err(ProblemError::Negative {
+                    field: format!("pad {axis}"),
+                    value: self.pad[i],
+                });
+            }
+            pad[off + i] = self.pad[i] as u64;
+        }
+        let p = Problem {
+            direction: self.direction,
+            dtype: self.dtype,
+            n,
+            g,
+            c,
+            k,
+            rank,
+            input,
+            filter,
+            stride,
+            pad,
+            dilation,
+        };
+        p.check_geometry()?;
+        Ok(p)
+    }
+}
+
+impl Problem {
+    /// Validates a problem given by its fields (spatial lists in D,H,W order of the rank).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        direction: Direction,
+        dtype: DType,
+        n: i64,
+        g: i64,
+        c: i64,
+        k: i64,
+        input: &[i64],
+        filter: &[i64],
+        stride: &[i64],
+        pad: &[i64],
+        dilation: &[i64],
+    ) -> Result<Problem, ProblemError> {
+        ProblemSpec {
+            direction,
+            dtype,
+            n,
+            g,
+            c,
+            k,
+            input: input.to_vec(),
+            filter: filter.to_vec(),
+            stride: stride.to_vec(),
+            pad: pad.to_vec(),
+            dilation: dilation.to_vec(),
+        }
+        .build()
+    }
+
+    /// Re-checks the geometry and size rules (used after construction and by tests).
+    pub fn check_geometry(&self) -> Result<(), ProblemError> {
+        for i in 3 - self.rank..3 {
+            let axis = AXES[i];
+            let ext = checked(
+                (self.filter[i] - 1).checked_mul(self.dilation[i]),
+                "X",
+                "filter extent",
+            )? + 1;
+            let padded = checked(
+                self.pad[i]
+                    .checked_mul(2)
+                    .and_then(|p| p.checked_add(self.input[i])),
+                "X",
+                "padded extent",
+            )?;
+            if ext > padded {
+                return Err(ProblemError::FilterTooLarge {
+                    axis,
+                    extent: ext,
+                    padded,
+                    input: self.input[i],
+                    pad: self.pad[i],
+                });
+            }
+            // ext <= padded guarantees at least one output.
+            let out = (padded - ext) / self.stride[i] + 1;
+            if out < 1 {
+                return Err(ProblemError::EmptyOutput {
+                    axis,
+                    size: out as i64,
+                });
+            }
+        }
+        for role in [TensorRole::X, TensorRole::W, TensorRole::Y] {
+            let count = self.try_elements(role)?;
+            if count.checked_mul(self.dtype.size_bytes()).is_none()
+                || count * self.dtype.size_bytes() > MAX_TENSOR_BYTES
+            {
+                return Err(ProblemError::Overflow {
+                    tensor: role.name(),
+                    what: "byte size",
+                    limit: "i64",
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Channels per group on the input side, C/G.
+    pub fn cpg(&self) -> u64 {
+        self.c / self.g
+    }
+
+    /// Channels per group on the output side, K/G.
+    pub fn kpg(&self) -> u64 {
+        self.k / self.g
+    }
+
+    /// True for depthwise problems (C == K == G).
+    pub fn is_depthwise(&self) -> bool {
+        self.c == self.g && self.k == self.g
+    }
+
+    /// Output spatial size (Do, Ho, Wo); unused slots are 1.
+    pub fn output(&self) -> [u64; 3] {
+        let mut o = [1u64; 3];
+        for (i, oi) in o.iter_mut().enumerate() {
+            let ext = (self.filter[i] - 1) * self.dilation[i] + 1;
+            *oi = (self.input[i] + 2 * self.pad[i] - ext) / self.stride[i] + 1;
+        }
+        o
+    }
+
+    /// Product of the filter sizes.
+    pub fn filter_volume(&self) -> u64 {
+        self.filter.iter().product()
+    }
+
+    /// Product of the input spatial sizes.
+    pub fn input_volume(&self) -> u64 {
+        self.input.iter().product()
+    }
+
+    /// Product of the output spatial sizes.
+    pub fn output_volume(&self) -> u64 {
+        self.output().iter().product()
+    }
+
+    fn try_elements(&self, role: TensorRole) -> Result<u64, ProblemError> {
+        let dims = self.dims(role);
+        dims.iter().try_fold(1u64, |acc, &d| {
+            acc.checked_mul(d).ok_or(ProblemError::Overflow {
+                tensor: role.name(),
+                what: "element count",
+                limit: "u64",
+            })
+        })
+    }
+
+    /// Dimensions of a tensor in memory order (outermost first), always 6 entries:
+    /// X: N,D,H,W,G,C/G; W: G,K/G,Z,Y,X,C/G; Y: N,Do,Ho,Wo,G,K/G.
+    pub fn dims(&self, role: TensorRole) -> [u64; 6] {
+        let [d, h, w] = self.input;
+        let [z, y, x] = self.filter;
+        let [od, oh, ow] = self.output();
+        match role {
+            TensorRole::X => [self.n, d, h, w, self.g, self.cpg()],
+            TensorRole::W => [self.g, self.kpg(), z, y, x, self.cpg()],
+            TensorRole::Y => [self.n, od, oh, ow, self.g, self.kpg()],
+        }
+    }
+
+    /// Element count of a tensor (validated problems never overflow).
+    pub fn elements(&self, role: TensorRole) -> u64 {
+        self.dims(role).iter().product()
+    }
+
+    /// Per-group GEMM view (M, N, K) of DESIGN.md §1.
+    pub fn gemm_mnk(&self) -> (u64, u64, u64) {
+        let fv = self.filter_volume();
+        match self.direction {
+            Direction::Fwd => (self.n * self.output_volume(), self.kpg(), self.cpg() * fv),
+            Direction::Dgrad => (self.n * self.input_volume(), self.cpg(), self.kpg() * fv),
+            Direction::Wgrad => (self.kpg(), self.cpg() * fv, self.n * self.output_volume()),
+        }
+    }
+
+    /// Length of the reduction producing one output element, per direction.
+    ///
+    /// For dgrad this is the upper bound (taps that fall outside are skipped).
+    pub fn reduction_length(&self) -> u64 {
+        self.gemm_mnk().2
+    }
+
+    /// FLOP count: 2·N·outspatial·K·(C/G)·filter volume (the same in every direction).
+    pub fn flops(&self) -> f64 {
+        2.0 * self.n as f64
+            * self.output_volume() as f64
+            * self.k as f64
+            * self.cpg() as f64
+            * self.filter_volume() as f64
+    }
+
+    /// Minimum bytes moved: each of the three tensors read or written once.
+    pub fn min_bytes(&self) -> f64 {
+        let e = (self.elements(TensorRole::X)
+            + self.elements(TensorRole::W)
+            + self.elements(TensorRole::Y)) as f64;
+        e * self.dtype.size_bytes() as f64
+    }
+
+    /// Roofline time in seconds on a device: max(compute time, memory time).
+    pub fn roofline_seconds(&self, dev: &DeviceSpec) -> f64 {
+        let compute = self.flops() / dev.peak_flops(self.dtype);
+        let memory = self.min_bytes() / dev.bandwidth_bytes_per_s;
+        compute.max(memory)
+    }
+
+    /// Fraction of the roofline reached by a measured time.
+    pub fn roofline_fraction(&self, dev: &DeviceSpec, seconds: f64) -> f64 {
+        self.roofline_seconds(dev) / seconds
+    }
+
+    /// The same problem in another direction.
+    pub fn with_direction(&self, direction: Direction) -> Problem {
+        Problem { direction, ..*self }
+    }
+
+    /// The same problem in another dtype.
+    pub fn with_dtype(&self, dtype: DType) -> Problem {
+        Problem { dtype, ..*self }
+    }
+
+    /// Spatial lists of the used rank, in D,H,W order.
+    pub fn spatial(&self, which: [u64; 3]) -> Vec<u64> {
+        which[3 - self.rank..].to_vec()
+    }
+
+    /// Input roles and output role of the problem's direction.
+    pub fn roles(&self) -> ([TensorRole; 2], TensorRole) {
+        self.direction.roles()
+    }
+}
+
+fn checked(v: Option<u64>, tensor: &'static str, what: &'static str) -> Result<u64, ProblemError> {
+    v.ok_or(ProblemError::Overflow {
+        tensor,
+        what,
+        limit: "u64",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(c: i64, k: i64, g: i64) -> Result<Problem, ProblemError> {
+        Problem::new(
+            Direction::Fwd,
+            DType::Bf16,
+            2,
+            g,
+            c,
+            k,
+            &[9, 9],
+            &[3, 3],
+            &[1, 1],
+            &[1, 1],
+            &[1, 1],
+        )
+    }
+
+    #[test]
+    fn rejects_c_not_divisible() {
+        let e = p(16, 32, 3).unwrap_err();
+        assert_eq!(
+            e,
+            ProblemError::NotDivisible {
+                field: "C",
+                value: 16,
+                groups: 3
+            }
+        );
+        let msg = e.to_string();
+        assert!(msg.contains("C=16") && msg.contains("G=3"), "{msg}");
+    }
+
+    #[test]
+    fn rejects_k_not_divisible() {
+        assert!(matches!(
+            p(16, 30, 4),
+            Err(ProblemError::NotDivisible { field: "K", .. })
+        ));
+    }
+
+    #[test]
+    fn rejects_zero_and_negative() {
+        assert!(matches!(p(0, 32, 4), Err(ProblemError::NonPositive { ref field, value: 0 }) if field == "C"));
+        assert!(matches!(p(16, 32, -4), Err(ProblemError::NonPositive { ref field, value: -4 }) if field == "G"));
+        let e = Problem::new(
+            Direction::Fwd,
+            DType::F32,
+            1,
+            1,
+            1,
+            1,
+            &[4],
+            &[0],
+            &[1],
+            &[0],
+            &[1],
+        )
+        .unwrap_err();
+        assert!(matches!(e, ProblemError::NonPositive { ref field, .. } if field == "filter W"));
+        let e = Problem::new(
+            Direction::Fwd,
+            DType::F32,
+            1,
+            1,
+            1,
+            1,
+            &[4],
+            &[1],
+            &[1],
+            &[-1],
+            &[1],
+        )
+        .unwrap_err();
+        assert!(matches!(e, ProblemError::Negative { ref field, value: -1 } if field == "pad W"));
+    }
+
+    #[test]
+    fn rejects_rank_mismatch() {
+        let e = Problem::new(
+            Direction::Fwd,
+            DType::F32,
+            1,
+            1,
+            1,
+            1,
+            &[4, 4],
+            &[1],
+            &[1, 1],
+            &[0, 0],
+            &[1, 1],
+        )
+        .unwrap_err();
+        assert!(matches!(
+            e,
+            ProblemError::Rank {
+                field: "filter",
+                got: 1,
+                expected: 2
+            }
+        ));
+        let e = Problem::new(
+            Direction::Fwd,
+            DType::F32,
+            1,
+            1,
+            1,
+            1,
+            &[4, 4, 4, 4],
+            &[1, 1, 1, 1],
+            &[1, 1, 1, 1],
+            &[0, 0, 0, 0],
+            &[1, 1, 1, 1],
+        )
+        .unwrap_err();
+        assert!(matches!(e, ProblemError::Rank { field: "input", .. }));
+    }
+
+    #[test]
+    fn rejects_filter_larger_than_padded_input() {
+        // dilated extent (3-1)*4+1 = 9 > 5 + 2*1 = 7
+        let e = Problem::new(
+            Direction::Fwd,
+            DType::F32,
+            1,
+            1,
+            1,
+            1,
+            &[5, 5],
+            &[3, 3],
+            &[1, 1],
+            &[1, 1],
+            &[4, 1],
+        )
+        .unwrap_err();
+        assert!(matches!(
+            e,
+            ProblemError::FilterTooLarge {
+                axis: "H",
+                extent: 9,
+                padded: 7,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn rejects_overflowing_sizes() {
+        let big = 1i64 << 40;
+        let e = Problem::new(
+            Direction::Fwd,
+            DType::F32,
+            big,
+            1,
+            big,
+            1,
+            &[1],
+            &[1],
+            &[1],
+            &[0],
+            &[1],
+        )
+        .unwrap_err();
+        assert!(matches!(e, ProblemError::Overflow { tensor: "X", .. }), "{e}");
+    }
+
+    #[test]
+    fn output_sizes_and_counts() {
+        let pr = Problem::new(
+            Direction::Fwd,
+            DType::Bf16,
+            2,
+            4,
+            16,
+            32,
+            &[9, 9],
+            &[3, 3],
+            &[2, 2],
+            &[1, 1],
+            &[1, 1],
+        )
+        .unwrap();
+        assert_eq!(pr.output(), [1, 5, 5]);
+        assert_eq!(pr.dims(TensorRole::X), [2, 1, 9, 9, 4, 4]);
+        assert_eq!(pr.dims(TensorRole::W), [4, 8, 1, 3, 3, 4]);
+        assert_eq!(pr.dims(TensorRole::Y), [2, 1, 5, 5, 4, 8]);
+        // 2 * N * P*Q * K * C/G * R*S
+        assert_eq!(pr.flops(), 2.0 * 2.0 * 25.0 * 32.0 * 4.0 * 9.0);
+        assert_eq!(pr.min_bytes(), 2.0 * (2592.0 + 1152.0 + 1600.0));
+        assert_eq!(pr.gemm_mnk(), (50, 8, 36));
+        // dilation 2, 1D, stride 2, pad 2: (33 + 4 - 9)/2 + 1 = 15
+        let q = Problem::new(
+            Direction::Wgrad,
+            DType::F16,
+            2,
+            8,
+            8,
+            8,
+            &[33],
+            &[5],
+            &[2],
+            &[2],
+            &[2],
+        )
+        .unwrap();
+        assert_eq!(q.output(), [1, 1, 15]);
+        assert_eq!(q.gemm_mnk(), (1, 5, 30));
+        assert!(q.is_depthwise());
+    }
+
+    #[test]
+    fn roofline_picks_the_slower_bound() {
+        let pr = Problem::new(
+            Direction::Fwd,
+            DType::Bf16,
+            32,
+            32,
+            32,
+            32,
+            &[112, 112],
+            &[3, 3],
+            &[1, 1],
+            &[1, 1],
+            &[1, 1],
+        )
+        .unwrap();
+        let t = pr.roofline_seconds(&DeviceSpec::H200);
+        let mem = pr.min_bytes() / 4.8e12;
+        let cmp = pr.flops() / 989e12;
+        assert_eq!(t, mem.max(cmp));
+        assert!(mem > cmp, "depthwise is memory bound");
+        assert!((pr.roofline_fraction(&DeviceSpec::H200, 2.0 * t) - 0.5).abs() < 1e-12);
+    }
+}
