@@ -1,0 +1,79 @@
+//! The contract between code generation and the CUDA runtime: a generated module (CUDA C++
+//! source) plus the launches that execute one convolution with it.
+//!
+//! Every entry point of a generated module has the same signature:
+//!
+//! ```text
+//! extern "C" __global__ void ENTRY(const void* in0, const void* in1, void* out, void* workspace)
+//! ```
+//!
+//! `in0`, `in1` are the runner inputs of the direction in order (fwd: X, W; dgrad: dY, W;
+//! wgrad: X, dY), `out` the output (fwd: Y; dgrad: dX; wgrad: dW), all in the DESIGN.md §1
+//! layouts and the problem's dtype; `workspace` is a device buffer of `workspace_bytes` bytes
+//! (null when 0). Shapes are compile-time constants of the module (the JIT specialises on the
+//! problem). The launches run in order on one stream; the output needs no prior initialisation
+//! (a kernel that accumulates must zero it itself, in one of its launches).
+
+use std::fmt;
+
+/// Target architecture for NVRTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Arch {
+    /// sm_90 (Hopper, mma.sync path).
+    Sm90,
+    /// sm_90a (Hopper with wgmma / arch-specific features).
+    Sm90a,
+}
+
+impl Arch {
+    /// The NVRTC `--gpu-architecture` value.
+    pub fn nvrtc_arch(self) -> &'static str {
+        match self {
+            Arch::Sm90 => "sm_90",
+            Arch::Sm90a => "sm_90a",
+        }
+    }
+
+    /// Parses `sm_90` / `sm_90a`.
+    pub fn parse(s: &str) -> Option<Arch> {
+        match s {
+            "sm_90" => Some(Arch::Sm90),
+            "sm_90a" => Some(Arch::Sm90a),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.nvrtc_arch())
+    }
+}
+
+/// One kernel launch of a generated module.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Launch {
+    /// `extern "C"` entry point name.
+    pub entry: String,
+    /// Grid dimensions.
+    pub grid: [u32; 3],
+    /// Block dimensions.
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes.
+    pub dynamic_smem_bytes: u32,
+}
+
+/// A generated module for one (kernel, problem) pair.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KernelSource {
+    /// Canonical kernel name (the config's name; `ref_*` for reference kernels).
+    pub kernel_name: String,
+    /// CUDA C++ source; byte-identical for the same config and problem.
+    pub code: String,
+    /// Target architecture.
+    pub arch: Arch,
+    /// Launches, in order.
+    pub launches: Vec<Launch>,
+    /// Workspace bytes needed (0 when none).
+    pub workspace_bytes: u64,
+}
