@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The README's test command. Works on a fresh machine with the Rust toolchain and Python 3.11:
+# installs the pinned NVRTC wheel (CUDA 13.0, no GPU needed) into .venv so that the tests compile
+# every generated kernel to an sm_90 CUBIN, runs the whole test suite, then the CPU selftest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+NVRTC_WHEEL="nvidia-cuda-nvrtc==13.0.88"
+if ! ls .venv/lib/python3*/site-packages/nvidia/cu13/lib/libnvrtc.so.13 >/dev/null 2>&1; then
+  echo "== installing $NVRTC_WHEEL into .venv"
+  python3 -m venv .venv
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check "$NVRTC_WHEEL"
+fi
+nvrtc_dir=$(dirname "$(ls .venv/lib/python3*/site-packages/nvidia/cu13/lib/libnvrtc.so.13 | head -n 1)")
+export LD_LIBRARY_PATH="$PWD/$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# Tests that compile kernels fail (instead of skipping) when NVRTC cannot be loaded.
+export GCONV_REQUIRE_NVRTC=1
+# Keep the compile cache of the test run inside the build tree.
+export GCONV_CACHE_DIR="${GCONV_CACHE_DIR:-$PWD/target/gconv-cache}"
+
+echo "== cargo test (release)"
+cargo test --workspace --release
+echo "== gconv selftest (CPU backend against the reference)"
+cargo run --release --quiet -- selftest
