@@ -13,6 +13,14 @@
 //! (null when 0). Shapes are compile-time constants of the module (the JIT specialises on the
 //! problem). The launches run in order on one stream; the output needs no prior initialisation
 //! (a kernel that accumulates must zero it itself, in one of its launches).
+//!
+//! Generated code is **header-free**: NVRTC runs without include paths, and the NVRTC 13.0 wheel
+//! used on development machines and in CI ships no CUDA headers (`#include <cuda_bf16.h>` or
+//! `<cuda_fp16.h>` fails with "could not open source file"). Store f16/bf16 as
+//! `unsigned short` (or pairs in `unsigned int`) and convert with bit operations or inline PTX
+//! (e.g. `cvt.rn.bf16.f32`, `cvt.rn.f16.f32`, `cvt.f32.f16`; bf16 → f32 is `bits << 16`).
+//! gconv-cuda compiles with `--gpu-architecture=<arch> -std=c++17 -default-device
+//! --ptxas-options=-v` (`-default-device`: unannotated functions are device functions).
 
 use std::fmt;
 
