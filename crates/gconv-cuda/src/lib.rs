@@ -6,9 +6,11 @@
 //! [`runtime::probe`] turn every missing piece into a [`CudaError`]. NVRTC works without a GPU,
 //! so [`nvrtc::compile_cubin`] and the [`cache`] run on development machines.
 
+pub mod cache;
 pub mod cudnn;
 pub mod error;
 pub mod nvrtc;
 
+pub use cache::{cache_dir, cache_stats, clear_cache, compile_cached, compile_cached_in, CacheHit};
 pub use error::CudaError;
 pub use nvrtc::{compile_cubin, nvrtc_version, CompileOptions, CompiledKernel, Resources};

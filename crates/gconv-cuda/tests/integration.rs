@@ -110,3 +110,103 @@ fn nul_in_source_is_an_error() {
         Err(CudaError::InvalidSource { .. })
     ));
 }
+
+mod cache {
+    use super::*;
+    use gconv_cuda::cache::{cache_stats_in, clear_cache_in, compile_cached_in, CacheHit};
+
+    fn only_entry(dir: &std::path::Path) -> std::path::PathBuf {
+        let v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "gcubin"))
+            .collect();
+        assert_eq!(v.len(), 1, "{v:?}");
+        v[0].clone()
+    }
+
+    #[test]
+    fn miss_then_hit_then_recovers_from_damage() {
+        if !nvrtc_or_skip("cache::miss_then_hit_then_recovers_from_damage") {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let src = tiny(
+            "tiny_cache",
+            "((float*)out)[threadIdx.x] = 2.0f * ((const float*)in0)[threadIdx.x];",
+        );
+        let o = CompileOptions::default();
+        let (k1, h1) = compile_cached_in(dir.path(), &src, &o).unwrap();
+        assert_eq!(h1, CacheHit::Miss);
+        let (k2, h2) = compile_cached_in(dir.path(), &src, &o).unwrap();
+        assert_eq!(h2, CacheHit::Hit);
+        assert_eq!(
+            k1, k2,
+            "a hit returns the same CUBIN, log, time and resources"
+        );
+        assert_eq!(cache_stats_in(dir.path()).unwrap().0, 1);
+
+        // Truncated entry: detected, recompiled, replaced.
+        let path = only_entry(dir.path());
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        let (k3, h3) = compile_cached_in(dir.path(), &src, &o).unwrap();
+        assert!(matches!(h3, CacheHit::Replaced { .. }), "{h3:?}");
+        assert_eq!(k3.cubin, k1.cubin);
+        assert_eq!(
+            compile_cached_in(dir.path(), &src, &o).unwrap().1,
+            CacheHit::Hit
+        );
+
+        // One corrupted byte inside the CUBIN: detected by the checksum.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let i = bytes.len() - 100;
+        bytes[i] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        let (k4, h4) = compile_cached_in(dir.path(), &src, &o).unwrap();
+        match h4 {
+            CacheHit::Replaced { reason } => assert!(reason.contains("checksum"), "{reason}"),
+            other => panic!("expected Replaced, got {other:?}"),
+        }
+        assert_eq!(k4.cubin, k1.cubin);
+
+        // Another option set is another entry.
+        let o2 = CompileOptions {
+            max_registers: Some(64),
+            ..Default::default()
+        };
+        assert_eq!(
+            compile_cached_in(dir.path(), &src, &o2).unwrap().1,
+            CacheHit::Miss
+        );
+        assert_eq!(cache_stats_in(dir.path()).unwrap().0, 2);
+        assert_eq!(clear_cache_in(dir.path()).unwrap(), 2);
+        assert_eq!(cache_stats_in(dir.path()).unwrap(), (0, 0));
+    }
+
+    #[test]
+    fn failed_compilations_are_not_cached() {
+        if !nvrtc_or_skip("cache::failed_compilations_are_not_cached") {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let src = tiny("tiny_cache_bad", "nope;");
+        assert!(compile_cached_in(dir.path(), &src, &CompileOptions::default()).is_err());
+        assert_eq!(cache_stats_in(dir.path()).unwrap(), (0, 0));
+    }
+
+    #[test]
+    fn unwritable_cache_still_compiles() {
+        if !nvrtc_or_skip("cache::unwritable_cache_still_compiles") {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        // A file where the directory should be: the entry cannot be written.
+        let blocker = dir.path().join("blocked");
+        std::fs::write(&blocker, b"x").unwrap();
+        let src = tiny("tiny_cache_ro", "");
+        let (k, h) = compile_cached_in(&blocker, &src, &CompileOptions::default()).unwrap();
+        assert!(!k.cubin.is_empty());
+        assert!(matches!(h, CacheHit::NotStored { .. }), "{h:?}");
+    }
+}
