@@ -98,7 +98,8 @@ struct Meta {
     kernel_name: String,
     arch: String,
     nvrtc: (i32, i32),
-    compile_ms: f64,
+    /// `f64::to_bits` of the compile time (JSON floats need not round-trip exactly).
+    compile_ms_bits: u64,
     log: String,
     resources: Vec<(String, Resources)>,
 }
@@ -219,7 +220,7 @@ pub fn compile_cached_in(
                     CompiledKernel {
                         cubin,
                         log: meta.log,
-                        compile_ms: meta.compile_ms,
+                        compile_ms: f64::from_bits(meta.compile_ms_bits),
                         resources: meta.resources,
                     },
                     CacheHit::Hit,
@@ -236,7 +237,7 @@ pub fn compile_cached_in(
         kernel_name: src.kernel_name.clone(),
         arch: src.arch.to_string(),
         nvrtc,
-        compile_ms: k.compile_ms,
+        compile_ms_bits: k.compile_ms.to_bits(),
         log: k.log.clone(),
         resources: k.resources.clone(),
     };
@@ -319,7 +320,7 @@ mod tests {
             kernel_name: "k".into(),
             arch: "sm_90".into(),
             nvrtc: (13, 0),
-            compile_ms: 12.5,
+            compile_ms_bits: 12.345f64.to_bits(),
             log: "ptxas info".into(),
             resources: vec![(
                 "e".into(),

@@ -10,7 +10,12 @@ pub mod cache;
 pub mod cudnn;
 pub mod error;
 pub mod nvrtc;
+pub mod runtime;
 
 pub use cache::{cache_dir, cache_stats, clear_cache, compile_cached, compile_cached_in, CacheHit};
 pub use error::CudaError;
 pub use nvrtc::{compile_cubin, nvrtc_version, CompileOptions, CompiledKernel, Resources};
+pub use runtime::{
+    probe, probe_device, Buffers, DeviceInfo, DeviceTensor, GpuRuntime, LoadedKernel, Timing,
+    TimingOptions, Workspace,
+};

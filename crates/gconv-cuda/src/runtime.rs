@@ -1,0 +1,760 @@
+//! The GPU runtime: device probing, one context and stream, device tensors, loading compiled
+//! modules, launching a [`KernelSource`]'s launches in order, and CUDA-event timing.
+//!
+//! Every missing piece (no `libcuda.so.1`, `cuInit` failure, no device, NVRTC missing or older
+//! than 13) is a [`CudaError`] from [`probe`] or [`GpuRuntime::new`], never a panic. Kernel
+//! launch errors and faults become errors naming the kernel.
+//!
+//! The runtime uses one non-blocking stream and turns cudarc's per-buffer event tracking off:
+//! all work is ordered on that stream, so the tracking would only add events to every launch
+//! (and to the timed intervals).
+
+use crate::cache::{compile_cached, CacheHit};
+use crate::error::{driver_message, guard, CudaError};
+use crate::nvrtc::{nvrtc_version, CompileOptions, CompiledKernel};
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
+use cudarc::driver::{
+    result as dres, sys as dsys, CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice,
+    CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+use gconv_kernels::{Arch, KernelSource, Launch};
+use gconv_problem::{DType, HostTensor, Problem};
+use std::sync::{Arc, Mutex};
+
+/// What [`probe`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Device ordinal.
+    pub ordinal: usize,
+    /// Device name, e.g. "NVIDIA H200".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors.
+    pub sm_count: u32,
+    /// CUDA driver API version (major, minor), e.g. (13, 0).
+    pub driver_version: (i32, i32),
+    /// NVRTC version (major, minor).
+    pub nvrtc_version: (i32, i32),
+    /// Global memory in bytes.
+    pub mem_bytes: u64,
+    /// L2 cache in bytes.
+    pub l2_bytes: u64,
+    /// Largest dynamic shared memory per block after opt-in, bytes.
+    pub max_smem_optin: u32,
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "device {}: {} (sm_{}{}), {} SMs, {:.1} GiB, L2 {} MiB, smem opt-in {} KiB, driver CUDA {}.{}, NVRTC {}.{}",
+            self.ordinal,
+            self.name,
+            self.compute_capability.0,
+            self.compute_capability.1,
+            self.sm_count,
+            self.mem_bytes as f64 / (1u64 << 30) as f64,
+            self.l2_bytes >> 20,
+            self.max_smem_optin / 1024,
+            self.driver_version.0,
+            self.driver_version.1,
+            self.nvrtc_version.0,
+            self.nvrtc_version.1
+        )
+    }
+}
+
+fn driver_library() -> Result<(), CudaError> {
+    // SAFETY: `is_culib_present` only tries to dlopen candidate library names and drops the
+    // handles; it has no other side effects.
+    if unsafe { dsys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(CudaError::LibraryNotFound {
+            what: "CUDA driver library",
+            library: "libcuda.so.1",
+            hint: "no NVIDIA driver on this machine; GPU commands need the GPU machine",
+        })
+    }
+}
+
+fn attr(dev: dsys::CUdevice, a: CUdevice_attribute) -> Result<i32, CudaError> {
+    // SAFETY: `dev` is a device handle returned by `cuDeviceGet` after `cuInit` succeeded.
+    unsafe { dres::device::get_attribute(dev, a) }
+        .map_err(|e| CudaError::driver(format!("cuDeviceGetAttribute({a:?})"), e))
+}
+
+/// Probes device 0; see [`probe_device`].
+pub fn probe() -> Result<DeviceInfo, CudaError> {
+    probe_device(0)
+}
+
+/// Loads the driver, initialises it, and describes the device `ordinal`; also checks NVRTC.
+/// Every failure is an error saying what is missing.
+pub fn probe_device(ordinal: usize) -> Result<DeviceInfo, CudaError> {
+    driver_library()?;
+    let info = guard("device probe", || {
+        dres::init().map_err(|e| CudaError::driver("cuInit", e))?;
+        let count =
+            dres::device::get_count().map_err(|e| CudaError::driver("cuDeviceGetCount", e))?;
+        if count <= 0 || ordinal >= count as usize {
+            return Err(CudaError::NoDevice { ordinal, count });
+        }
+        let dev = dres::device::get(ordinal as i32)
+            .map_err(|e| CudaError::driver(format!("cuDeviceGet({ordinal})"), e))?;
+        let name =
+            dres::device::get_name(dev).map_err(|e| CudaError::driver("cuDeviceGetName", e))?;
+        // SAFETY: `dev` is a valid device handle.
+        let mem = unsafe { dres::device::total_mem(dev) }
+            .map_err(|e| CudaError::driver("cuDeviceTotalMem", e))?;
+        let mut dv = 0i32;
+        // SAFETY: the driver library is loaded and `dv` is valid for writes.
+        unsafe { dsys::cuDriverGetVersion(&mut dv) }
+            .result()
+            .map_err(|e| CudaError::driver("cuDriverGetVersion", e))?;
+        use CUdevice_attribute::*;
+        Ok(DeviceInfo {
+            ordinal,
+            name,
+            compute_capability: (
+                attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+                attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+            ),
+            sm_count: attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?.max(0) as u32,
+            driver_version: (dv / 1000, (dv % 1000) / 10),
+            nvrtc_version: (0, 0),
+            mem_bytes: mem as u64,
+            l2_bytes: attr(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?.max(0) as u64,
+            max_smem_optin: attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?.max(0)
+                as u32,
+        })
+    })?;
+    let nv = nvrtc_version()?;
+    Ok(DeviceInfo {
+        nvrtc_version: nv,
+        ..info
+    })
+}
+
+/// A tensor in device memory: raw bytes tagged with dtype and element count.
+#[derive(Debug)]
+pub struct DeviceTensor {
+    buf: CudaSlice<u8>,
+    ptr: u64,
+    dtype: DType,
+    len: usize,
+}
+
+impl DeviceTensor {
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// Element count.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.len as u64 * self.dtype.size_bytes()
+    }
+
+    /// The raw device address (for other CUDA libraries such as cuDNN).
+    pub fn device_ptr(&self) -> u64 {
+        self.ptr
+    }
+
+    /// The underlying cudarc buffer.
+    pub fn slice(&self) -> &CudaSlice<u8> {
+        &self.buf
+    }
+}
+
+/// A raw device workspace buffer.
+#[derive(Debug)]
+pub struct Workspace {
+    buf: CudaSlice<u8>,
+    ptr: u64,
+    bytes: u64,
+}
+
+impl Workspace {
+    /// Size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The raw device address.
+    pub fn device_ptr(&self) -> u64 {
+        self.ptr
+    }
+
+    /// The underlying cudarc buffer.
+    pub fn slice(&self) -> &CudaSlice<u8> {
+        &self.buf
+    }
+}
+
+/// The device buffers of one convolution: the two inputs, the output, the workspace.
+#[derive(Debug)]
+pub struct Buffers {
+    /// First input of the direction (fwd X, dgrad dY, wgrad X).
+    pub in0: DeviceTensor,
+    /// Second input (fwd W, dgrad W, wgrad dY).
+    pub in1: DeviceTensor,
+    /// Output (fwd Y, dgrad dX, wgrad dW).
+    pub out: DeviceTensor,
+    /// Workspace, when the kernel needs one.
+    pub workspace: Option<Workspace>,
+}
+
+/// A module loaded on the device with its entry points resolved, ready to launch.
+#[derive(Debug, Clone)]
+pub struct LoadedKernel {
+    /// Canonical kernel name.
+    pub name: String,
+    /// Workspace bytes the launches need.
+    pub workspace_bytes: u64,
+    /// The launches, in order, with their functions.
+    launches: Vec<(Launch, CudaFunction)>,
+    _module: Arc<CudaModule>,
+}
+
+impl LoadedKernel {
+    /// The launches, in order.
+    pub fn launches(&self) -> impl Iterator<Item = &Launch> {
+        self.launches.iter().map(|(l, _)| l)
+    }
+
+    /// Registers per thread of each entry as reported by the driver.
+    pub fn num_regs(&self) -> Vec<(String, i32)> {
+        self.launches
+            .iter()
+            .map(|(l, f)| (l.entry.clone(), f.num_regs().unwrap_or(-1)))
+            .collect()
+    }
+}
+
+/// How to time a kernel (see [`GpuRuntime::time`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimingOptions {
+    /// Untimed launches before the first round.
+    pub warmup: u32,
+    /// Timed rounds; the result is the median over rounds.
+    pub rounds: u32,
+    /// Back-to-back launches per round; a round's time is divided by this.
+    pub iters_per_round: u32,
+    /// Overwrite a buffer larger than L2 before every round, outside the timed interval.
+    pub flush_l2: bool,
+}
+
+impl Default for TimingOptions {
+    fn default() -> Self {
+        TimingOptions {
+            warmup: 5,
+            rounds: 15,
+            iters_per_round: 10,
+            flush_l2: false,
+        }
+    }
+}
+
+/// A timing result; `method` says how it was measured and is printed with the numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timing {
+    /// Median per-launch time over rounds, milliseconds.
+    pub median_ms: f64,
+    /// Fastest round, per launch.
+    pub min_ms: f64,
+    /// Slowest round, per launch.
+    pub max_ms: f64,
+    /// Rounds measured.
+    pub rounds: u32,
+    /// Per-round per-launch times, in round order.
+    pub samples_ms: Vec<f64>,
+    /// Human-readable description of the method.
+    pub method: String,
+}
+
+/// Median of a non-empty list (mean of the middle two for even lengths).
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let n = s.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        0.5 * (s[n / 2 - 1] + s[n / 2])
+    }
+}
+
+/// Smallest L2 flush buffer.
+const MIN_FLUSH_BYTES: u64 = 256 << 20;
+
+/// One CUDA context and stream on one device.
+pub struct GpuRuntime {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    info: DeviceInfo,
+    flush: Mutex<Option<CudaSlice<u8>>>,
+}
+
+impl std::fmt::Debug for GpuRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuRuntime")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GpuRuntime {
+    /// Probes the device (see [`probe_device`]) and creates a context and a stream on it.
+    pub fn new(ordinal: usize) -> Result<GpuRuntime, CudaError> {
+        let info = probe_device(ordinal)?;
+        guard("context creation", || {
+            let ctx =
+                CudaContext::new(ordinal).map_err(|e| CudaError::driver("cuCtx (primary)", e))?;
+            // SAFETY: every buffer of this runtime is used only on its single stream, in
+            // stream order; buffers are freed only after the stream has been synchronised
+            // (every public operation that reads results synchronises).
+            unsafe { ctx.disable_event_tracking() };
+            let stream = ctx
+                .new_stream()
+                .map_err(|e| CudaError::driver("cuStreamCreate", e))?;
+            Ok(GpuRuntime {
+                ctx,
+                stream,
+                info,
+                flush: Mutex::new(None),
+            })
+        })
+    }
+
+    /// What [`probe_device`] found for this runtime's device.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The cudarc context (for other libraries on the same device, e.g. cuDNN).
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream all work of this runtime runs on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Waits for all work on the stream; an error here means a kernel faulted.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        self.stream
+            .synchronize()
+            .map_err(|e| CudaError::driver("cuStreamSynchronize", e))
+    }
+
+    fn raw_ptr(&self, s: &CudaSlice<u8>) -> u64 {
+        let (p, _sync) = s.device_ptr(&self.stream);
+        p
+    }
+
+    fn alloc_bytes(&self, bytes: u64, what: &str) -> Result<CudaSlice<u8>, CudaError> {
+        let n = usize::try_from(bytes.max(1)).map_err(|_| CudaError::BufferMismatch {
+            what: what.to_string(),
+            expected: "a size that fits in usize".to_string(),
+            got: format!("{bytes} bytes"),
+        })?;
+        self.stream
+            .alloc_zeros::<u8>(n)
+            .map_err(|e| CudaError::driver(format!("allocate {bytes} bytes for {what}"), e))
+    }
+
+    /// Copies a host tensor to a new device tensor.
+    pub fn upload(&self, t: &HostTensor) -> Result<DeviceTensor, CudaError> {
+        let bytes = t.to_bytes();
+        let buf = if bytes.is_empty() {
+            self.alloc_bytes(1, "empty tensor")?
+        } else {
+            self.stream
+                .clone_htod(&bytes)
+                .map_err(|e| CudaError::driver(format!("upload {} bytes", bytes.len()), e))?
+        };
+        let ptr = self.raw_ptr(&buf);
+        Ok(DeviceTensor {
+            buf,
+            ptr,
+            dtype: t.dtype(),
+            len: t.len(),
+        })
+    }
+
+    /// A zero-filled device tensor of `len` elements.
+    pub fn alloc(&self, dtype: DType, len: usize) -> Result<DeviceTensor, CudaError> {
+        let bytes = (len as u64)
+            .checked_mul(dtype.size_bytes())
+            .ok_or_else(|| CudaError::BufferMismatch {
+                what: "device tensor".to_string(),
+                expected: "a byte size that fits in u64".to_string(),
+                got: format!("{len} elements of {dtype}"),
+            })?;
+        let buf = self.alloc_bytes(bytes, "device tensor")?;
+        let ptr = self.raw_ptr(&buf);
+        Ok(DeviceTensor {
+            buf,
+            ptr,
+            dtype,
+            len,
+        })
+    }
+
+    /// A zero-filled workspace of `bytes` bytes (at least one byte is allocated).
+    pub fn alloc_workspace(&self, bytes: u64) -> Result<Workspace, CudaError> {
+        let buf = self.alloc_bytes(bytes, "workspace")?;
+        let ptr = self.raw_ptr(&buf);
+        Ok(Workspace { buf, ptr, bytes })
+    }
+
+    /// Copies a device tensor back to the host (synchronises the stream first, so a kernel
+    /// fault shows up here as an error).
+    pub fn download(&self, t: &DeviceTensor) -> Result<HostTensor, CudaError> {
+        self.synchronize()?;
+        let n = t.bytes() as usize;
+        let mut v = self
+            .stream
+            .clone_dtoh(&t.buf)
+            .map_err(|e| CudaError::driver(format!("download {n} bytes"), e))?;
+        self.synchronize()?;
+        v.truncate(n);
+        HostTensor::from_bytes(t.dtype, &v).ok_or_else(|| CudaError::BufferMismatch {
+            what: "downloaded tensor".to_string(),
+            expected: format!("a multiple of {} bytes", t.dtype.size_bytes()),
+            got: format!("{} bytes", v.len()),
+        })
+    }
+
+    /// Uploads the inputs, allocates the output and the workspace for `problem` and `kernel`.
+    /// Checks the inputs' dtypes and lengths against the problem's roles.
+    pub fn buffers(
+        &self,
+        problem: &Problem,
+        kernel: &LoadedKernel,
+        in0: &HostTensor,
+        in1: &HostTensor,
+    ) -> Result<Buffers, CudaError> {
+        let ([r0, r1], ro) = problem.roles();
+        for (t, role, which) in [(in0, r0, "in0"), (in1, r1, "in1")] {
+            let want = problem.elements(role) as usize;
+            if t.dtype() != problem.dtype || t.len() != want {
+                return Err(CudaError::BufferMismatch {
+                    what: format!("{which} ({}) of {problem}", role.name()),
+                    expected: format!("{want} elements of {}", problem.dtype),
+                    got: format!("{} elements of {}", t.len(), t.dtype()),
+                });
+            }
+        }
+        Ok(Buffers {
+            in0: self.upload(in0)?,
+            in1: self.upload(in1)?,
+            out: self.alloc(problem.dtype, problem.elements(ro) as usize)?,
+            workspace: if kernel.workspace_bytes > 0 {
+                Some(self.alloc_workspace(kernel.workspace_bytes)?)
+            } else {
+                None
+            },
+        })
+    }
+
+    /// Loads a compiled module and resolves the entry point of every launch. Sets the
+    /// function's dynamic shared memory limit when a launch needs more than 48 KiB.
+    pub fn load(
+        &self,
+        compiled: &CompiledKernel,
+        src: &KernelSource,
+    ) -> Result<LoadedKernel, CudaError> {
+        let (major, minor) = self.info.compute_capability;
+        let ok = match src.arch {
+            Arch::Sm90 => major == 9,
+            Arch::Sm90a => (major, minor) == (9, 0),
+        };
+        if !ok {
+            return Err(CudaError::ArchMismatch {
+                kernel: src.kernel_name.clone(),
+                arch: src.arch.to_string(),
+                device: self.info.name.clone(),
+                major,
+                minor,
+            });
+        }
+        if src.launches.is_empty() {
+            return Err(CudaError::LoadFailed {
+                kernel: src.kernel_name.clone(),
+                entry: String::new(),
+                message: "the kernel source has no launches".to_string(),
+            });
+        }
+        let load_err = |entry: &str, message: String| CudaError::LoadFailed {
+            kernel: src.kernel_name.clone(),
+            entry: entry.to_string(),
+            message,
+        };
+        let module = self
+            .ctx
+            .load_module(Ptx::from_binary(compiled.cubin.clone()))
+            .map_err(|e| load_err("", driver_message(&e)))?;
+        let mut launches = Vec::with_capacity(src.launches.len());
+        for l in &src.launches {
+            let f = module
+                .load_function(&l.entry)
+                .map_err(|e| load_err(&l.entry, driver_message(&e)))?;
+            if l.dynamic_smem_bytes > 48 * 1024 {
+                if l.dynamic_smem_bytes > self.info.max_smem_optin {
+                    return Err(load_err(
+                        &l.entry,
+                        format!(
+                            "{} bytes of dynamic shared memory requested, the device allows {}",
+                            l.dynamic_smem_bytes, self.info.max_smem_optin
+                        ),
+                    ));
+                }
+                f.set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    l.dynamic_smem_bytes as i32,
+                )
+                .map_err(|e| {
+                    load_err(
+                        &l.entry,
+                        format!(
+                            "setting MAX_DYNAMIC_SHARED_SIZE_BYTES={}: {}",
+                            l.dynamic_smem_bytes,
+                            driver_message(&e)
+                        ),
+                    )
+                })?;
+            }
+            launches.push((l.clone(), f));
+        }
+        Ok(LoadedKernel {
+            name: src.kernel_name.clone(),
+            workspace_bytes: src.workspace_bytes,
+            launches,
+            _module: module,
+        })
+    }
+
+    /// Enqueues every launch of `k` in order without waiting. Launch-configuration errors are
+    /// reported here; faults show up at the next synchronisation.
+    pub fn launch_async(&self, k: &LoadedKernel, b: &Buffers) -> Result<(), CudaError> {
+        let ws = match (&b.workspace, k.workspace_bytes) {
+            (_, 0) => b.workspace.as_ref().map(|w| w.ptr).unwrap_or(0),
+            (Some(w), need) if w.bytes >= need => w.ptr,
+            (w, need) => {
+                return Err(CudaError::BufferMismatch {
+                    what: format!("workspace of kernel {:?}", k.name),
+                    expected: format!("at least {need} bytes"),
+                    got: match w {
+                        Some(w) => format!("{} bytes", w.bytes),
+                        None => "none".to_string(),
+                    },
+                })
+            }
+        };
+        let ptrs = [b.in0.ptr, b.in1.ptr, b.out.ptr, ws];
+        for (l, f) in &k.launches {
+            let fail = |message: String| CudaError::LaunchFailed {
+                kernel: k.name.clone(),
+                entry: l.entry.clone(),
+                grid: l.grid,
+                block: l.block,
+                smem: l.dynamic_smem_bytes,
+                message,
+            };
+            if l.grid.contains(&0) || l.block.contains(&0) {
+                return Err(fail("a grid or block dimension is 0".to_string()));
+            }
+            let cfg = LaunchConfig {
+                grid_dim: (l.grid[0], l.grid[1], l.grid[2]),
+                block_dim: (l.block[0], l.block[1], l.block[2]),
+                shared_mem_bytes: l.dynamic_smem_bytes,
+            };
+            let mut builder = self.stream.launch_builder(f);
+            builder
+                .arg(&ptrs[0])
+                .arg(&ptrs[1])
+                .arg(&ptrs[2])
+                .arg(&ptrs[3]);
+            // SAFETY: every entry has the fixed signature (const void*, const void*, void*,
+            // void*) of `gconv_kernels::source`; the four arguments are device addresses of
+            // live buffers of this context (or 0 for an absent workspace), sized for the
+            // problem the module was generated for (checked by `buffers`).
+            unsafe { builder.launch(cfg) }.map_err(|e| fail(driver_message(&e)))?;
+        }
+        Ok(())
+    }
+
+    /// Runs every launch of `k` in order and waits; a fault is a [`CudaError::KernelFault`]
+    /// naming the kernel.
+    pub fn launch(&self, k: &LoadedKernel, b: &Buffers) -> Result<(), CudaError> {
+        self.launch_async(k, b)?;
+        self.stream
+            .synchronize()
+            .map_err(|e| CudaError::KernelFault {
+                kernel: k.name.clone(),
+                message: driver_message(&e),
+            })
+    }
+
+    /// Compiles (through the cache), loads, uploads, launches and downloads: the output of
+    /// `src` for `problem` on inputs `in0`, `in1`.
+    pub fn run(
+        &self,
+        problem: &Problem,
+        src: &KernelSource,
+        in0: &HostTensor,
+        in1: &HostTensor,
+    ) -> Result<HostTensor, CudaError> {
+        let (compiled, _hit): (CompiledKernel, CacheHit) =
+            compile_cached(src, &CompileOptions::default())?;
+        let k = self.load(&compiled, src)?;
+        let b = self.buffers(problem, &k, in0, in1)?;
+        self.launch(&k, &b)?;
+        self.download(&b.out)
+    }
+
+    fn timing_event(&self) -> Result<CudaEvent, CudaError> {
+        self.ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| CudaError::driver("cuEventCreate", e))
+    }
+
+    fn flush_l2(&self, round: u32) -> Result<(), CudaError> {
+        let mut guard = self.flush.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            let bytes = (2 * self.info.l2_bytes).max(MIN_FLUSH_BYTES);
+            *guard = Some(self.alloc_bytes(bytes, "L2 flush buffer")?);
+        }
+        if let Some(buf) = guard.as_ref() {
+            let ptr = self.raw_ptr(buf);
+            // A different non-zero byte each round, so that every line is really rewritten.
+            let value = (round % 251 + 1) as u8;
+            // SAFETY: `ptr` is the start of a live allocation of `buf.len()` bytes of this
+            // context, written on this runtime's stream only.
+            unsafe { dres::memset_d8_async(ptr, value, buf.len(), self.stream.cu_stream()) }
+                .map_err(|e| CudaError::driver("cuMemsetD8Async (L2 flush)", e))?;
+        }
+        Ok(())
+    }
+
+    /// Times `k` on `b` with CUDA events (created with timing enabled): `warmup` untimed
+    /// launches, then `rounds` rounds of `iters_per_round` back-to-back launches each, one
+    /// event pair per round; a round's time is divided by `iters_per_round`; the result is the
+    /// median over rounds. With `flush_l2`, a buffer of max(2·L2, 256 MiB) is overwritten
+    /// before each round, outside the timed interval.
+    pub fn time(
+        &self,
+        k: &LoadedKernel,
+        b: &Buffers,
+        opts: &TimingOptions,
+    ) -> Result<Timing, CudaError> {
+        if opts.rounds == 0 || opts.iters_per_round == 0 {
+            return Err(CudaError::InvalidOption {
+                option: "timing",
+                reason: format!(
+                    "rounds ({}) and iters_per_round ({}) must be at least 1",
+                    opts.rounds, opts.iters_per_round
+                ),
+            });
+        }
+        let fault = |e: cudarc::driver::DriverError| CudaError::KernelFault {
+            kernel: k.name.clone(),
+            message: driver_message(&e),
+        };
+        for _ in 0..opts.warmup {
+            self.launch_async(k, b)?;
+        }
+        self.stream.synchronize().map_err(fault)?;
+        let mut events = Vec::with_capacity(opts.rounds as usize);
+        for r in 0..opts.rounds {
+            if opts.flush_l2 {
+                self.flush_l2(r)?;
+            }
+            let start = self.timing_event()?;
+            let end = self.timing_event()?;
+            start
+                .record(&self.stream)
+                .map_err(|e| CudaError::driver("cuEventRecord", e))?;
+            for _ in 0..opts.iters_per_round {
+                self.launch_async(k, b)?;
+            }
+            end.record(&self.stream)
+                .map_err(|e| CudaError::driver("cuEventRecord", e))?;
+            events.push((start, end));
+        }
+        self.stream.synchronize().map_err(fault)?;
+        let mut samples = Vec::with_capacity(events.len());
+        for (s, e) in &events {
+            let ms = s
+                .elapsed_ms(e)
+                .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
+            samples.push(ms as f64 / opts.iters_per_round as f64);
+        }
+        let min = samples.iter().cloned().fold(f64::INFINITY, f64::min);
+        let max = samples.iter().cloned().fold(0.0, f64::max);
+        let l2 = if opts.flush_l2 {
+            format!(
+                "L2 flushed before each round ({} MiB written, untimed){}",
+                (2 * self.info.l2_bytes).max(MIN_FLUSH_BYTES) >> 20,
+                if opts.iters_per_round > 1 {
+                    "; only the first launch of a round starts cold"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            "L2 warm".to_string()
+        };
+        let launches = k.launches.len();
+        let method = format!(
+            "CUDA events on one stream: {} warm-up run(s), median of {} rounds × {} back-to-back run(s) ({} launch(es) each, host launch cost included when the kernel is shorter), {}",
+            opts.warmup, opts.rounds, opts.iters_per_round, launches, l2
+        );
+        Ok(Timing {
+            median_ms: median(&samples),
+            min_ms: min,
+            max_ms: max,
+            rounds: opts.rounds,
+            samples_ms: samples,
+            method,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    fn probe_never_panics() {
+        // On a machine without a GPU this is an error value; on the GPU machine a description.
+        match probe() {
+            Ok(info) => println!("probe: {info}"),
+            Err(e) => println!("SKIPPED: no GPU: probe said: {e}"),
+        }
+    }
+}
