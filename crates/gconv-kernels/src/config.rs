@@ -1,1 +1,1811 @@
-//! (in progress)
+//! Kernel identity: [`KernelConfig`] (plain data, every field explicit), the two gates
+//! [`validate`] (is it a kernel at all) and [`can_implement`] (does it run this problem), the
+//! canonical name (`Display` / `FromStr`, round-tripping), field accessors for the tile engine's
+//! filter language, the default forward pool and the rule-based [`auto_select`].
+//!
+//! # One gate
+//!
+//! Enumeration, code generation ([`crate::igemm::emit`]), the CLI and dispatch all call
+//! [`validate`] and [`can_implement`]; nothing else decides whether a config is usable, and no
+//! config is ever silently rewritten. Vector widths (`vec_a`, `vec_b`) are *caps*: the one place
+//! that clamps them to what a problem's channels allow is [`effective_vectors`].
+//!
+//! # Name grammar
+//!
+//! Eleven `_`-separated tokens, always all present, in this order:
+//!
+//! ```text
+//! {family}_{dir}_{dtype}_t{tile_m}x{tile_n}x{tile_k}_w{warps_m}x{warps_n}_s{stages}
+//!     _v{vec_a}x{vec_b}_gm{group_merge}_sk{split_k}{d|a}_{math}_{fast_path}
+//! ```
+//!
+//! - `family`: `igemm` | `direct`; `dir`: `fwd` | `dgrad` | `wgrad`; `dtype`: `f32` | `f16` | `bf16`
+//! - numbers are plain decimal (no sign, no leading zeros), so `print(parse(s)) == s`
+//! - `sk{n}d` = deterministic split-K reduction (f32 workspace), `sk{n}a` = atomic
+//! - `math`: `mma` (tensor cores, f16/bf16) | `simt` (CUDA-core FFMA, f32) | `tf32`
+//! - `fast_path`: `gen` (general) | `pw` (pointwise: 1×1 filter, stride 1, no padding)
+//!
+//! Example: `igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen`.
+
+use crate::source::Arch;
+use gconv_problem::{DType, Direction, Problem, TensorRole};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+use thiserror::Error;
+
+/// Kernel family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// Implicit GEMM (tensor cores for f16/bf16, FFMA for f32).
+    Igemm,
+    /// CUDA-core direct convolution (depthwise, tiny C/G).
+    Direct,
+}
+
+/// How split-K partial sums are reduced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitKMode {
+    /// Two-stage: f32 partials in a workspace, reduced in a fixed order (bitwise reproducible).
+    Deterministic,
+    /// f32 atomics into a workspace (order of additions not fixed).
+    Atomic,
+}
+
+/// The math units a kernel uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Math {
+    /// `mma.sync` m16n8k16 on tensor cores, f32 accumulation (f16/bf16).
+    Mma,
+    /// CUDA-core FFMA (f32).
+    Simt,
+    /// `mma.sync` m16n8k8 TF32 (f32 data rounded to tf32; explicit opt-in).
+    Tf32,
+}
+
+/// Specialised code paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FastPath {
+    /// Any filter, stride, padding, dilation.
+    General,
+    /// 1×1 filter, stride 1, no padding: A is a plain row-major matrix.
+    Pointwise,
+}
+
+mod token_serde {
+    //! Direction and dtype serialised as their key tokens (`fwd`, `bf16`).
+    use gconv_problem::{DType, Direction};
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub mod direction {
+        use super::*;
+        pub fn serialize<S: Serializer>(d: &Direction, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(d.token())
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Direction, D::Error> {
+            let s = String::deserialize(d)?;
+            Direction::from_token(&s)
+                .ok_or_else(|| D::Error::custom(format!("unknown direction {s:?}")))
+        }
+    }
+
+    pub mod dtype {
+        use super::*;
+        pub fn serialize<S: Serializer>(d: &DType, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(d.token())
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DType, D::Error> {
+            let s = String::deserialize(d)?;
+            DType::from_token(&s).ok_or_else(|| D::Error::custom(format!("unknown dtype {s:?}")))
+        }
+    }
+}
+
+/// One kernel: plain data, every field explicit, named canonically by `Display`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct KernelConfig {
+    /// Kernel family.
+    pub family: Family,
+    /// Convolution direction.
+    #[serde(with = "token_serde::direction")]
+    pub direction: Direction,
+    /// Element type of all tensors.
+    #[serde(with = "token_serde::dtype")]
+    pub dtype: DType,
+    /// Block tile along GEMM-M (output pixels).
+    pub tile_m: u32,
+    /// Block tile along GEMM-N (output channels of the merged groups).
+    pub tile_n: u32,
+    /// Block tile along GEMM-K (input channels of one filter tap).
+    pub tile_k: u32,
+    /// Warps along M.
+    pub warps_m: u32,
+    /// Warps along N.
+    pub warps_n: u32,
+    /// Shared-memory pipeline stages (2..=5).
+    pub stages: u32,
+    /// Cap on the A (activation) load vector width, in elements.
+    pub vec_a: u32,
+    /// Cap on the B (weight) load vector width, in elements.
+    pub vec_b: u32,
+    /// Group merge `gm`: adjacent groups sharing one CTA tile (block-diagonal weights).
+    pub group_merge: u32,
+    /// Split-K degree (1 = none).
+    pub split_k: u32,
+    /// Split-K reduction.
+    pub split_k_mode: SplitKMode,
+    /// Math units.
+    pub math: Math,
+    /// Specialised path.
+    pub fast_path: FastPath,
+}
+
+/// Field names accepted by [`KernelConfig::field_value`] and [`KernelConfig::set_field`], in
+/// name order.
+pub const FIELDS: &[&str] = &[
+    "family",
+    "direction",
+    "dtype",
+    "tile_m",
+    "tile_n",
+    "tile_k",
+    "warps_m",
+    "warps_n",
+    "stages",
+    "vec_a",
+    "vec_b",
+    "group_merge",
+    "split_k",
+    "split_k_mode",
+    "math",
+    "fast_path",
+];
+
+impl Family {
+    /// All families, in index order.
+    pub const ALL: [Family; 2] = [Family::Igemm, Family::Direct];
+    /// Name token.
+    pub fn token(self) -> &'static str {
+        match self {
+            Family::Igemm => "igemm",
+            Family::Direct => "direct",
+        }
+    }
+}
+
+impl SplitKMode {
+    /// All modes, in index order.
+    pub const ALL: [SplitKMode; 2] = [SplitKMode::Deterministic, SplitKMode::Atomic];
+    /// Name token (the suffix letter after `sk{n}`).
+    pub fn token(self) -> &'static str {
+        match self {
+            SplitKMode::Deterministic => "d",
+            SplitKMode::Atomic => "a",
+        }
+    }
+    /// Long token used by [`KernelConfig::set_field`] and serde.
+    pub fn long_token(self) -> &'static str {
+        match self {
+            SplitKMode::Deterministic => "deterministic",
+            SplitKMode::Atomic => "atomic",
+        }
+    }
+}
+
+impl Math {
+    /// All math kinds, in index order.
+    pub const ALL: [Math; 3] = [Math::Mma, Math::Simt, Math::Tf32];
+    /// Name token.
+    pub fn token(self) -> &'static str {
+        match self {
+            Math::Mma => "mma",
+            Math::Simt => "simt",
+            Math::Tf32 => "tf32",
+        }
+    }
+}
+
+impl FastPath {
+    /// All fast paths, in index order.
+    pub const ALL: [FastPath; 2] = [FastPath::General, FastPath::Pointwise];
+    /// Name token.
+    pub fn token(self) -> &'static str {
+        match self {
+            FastPath::General => "gen",
+            FastPath::Pointwise => "pw",
+        }
+    }
+    /// Long token used by [`KernelConfig::set_field`] and serde.
+    pub fn long_token(self) -> &'static str {
+        match self {
+            FastPath::General => "general",
+            FastPath::Pointwise => "pointwise",
+        }
+    }
+}
+
+/// The natural math path of a dtype (f16/bf16 → `Mma`, f32 → `Simt`).
+pub fn default_math(dtype: DType) -> Math {
+    match dtype {
+        DType::F32 => Math::Simt,
+        DType::F16 | DType::Bf16 => Math::Mma,
+    }
+}
+
+/// A field could not be read or set by name.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FieldError {
+    /// No such field.
+    #[error("unknown kernel field {field:?} (known: {known})", known = FIELDS.join(", "))]
+    UnknownField {
+        /// The name given.
+        field: String,
+    },
+    /// The value does not parse for the field.
+    #[error("invalid value {value:?} for kernel field {field:?}: expected {expected}")]
+    BadValue {
+        /// The field.
+        field: String,
+        /// The value given.
+        value: String,
+        /// What would have been accepted.
+        expected: &'static str,
+    },
+}
+
+impl Default for KernelConfig {
+    /// `igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen`: the baseline every trait
+    /// config field falls back to.
+    fn default() -> Self {
+        KernelConfig::baseline(Direction::Fwd, DType::Bf16)
+    }
+}
+
+impl KernelConfig {
+    /// A 128×128×32, 2×2 warps, 3-stage igemm config for a direction and dtype, with the dtype's
+    /// natural math path and maximal vector caps.
+    pub fn baseline(direction: Direction, dtype: DType) -> KernelConfig {
+        let vec = (16 / dtype.size_bytes()) as u32;
+        let f32_simt = dtype == DType::F32;
+        KernelConfig {
+            family: Family::Igemm,
+            direction,
+            dtype,
+            tile_m: 128,
+            tile_n: 128,
+            tile_k: if f32_simt { 16 } else { 32 },
+            warps_m: if f32_simt { 4 } else { 2 },
+            warps_n: 2,
+            stages: 3,
+            vec_a: vec,
+            vec_b: vec,
+            group_merge: 1,
+            split_k: 1,
+            split_k_mode: SplitKMode::Deterministic,
+            math: default_math(dtype),
+            fast_path: FastPath::General,
+        }
+    }
+
+    /// Threads per CTA.
+    pub fn threads(&self) -> u32 {
+        32 * self.warps_m * self.warps_n
+    }
+
+    /// Warp tile (M, N).
+    pub fn warp_tile(&self) -> (u32, u32) {
+        (
+            self.tile_m / self.warps_m.max(1),
+            self.tile_n / self.warps_n.max(1),
+        )
+    }
+
+    /// Numeric value of a field for the tile engine's filter language: numbers as themselves,
+    /// enums as their index in the type's `ALL` order (direction and dtype as in
+    /// `Direction::ALL` / `DType::ALL`). `None` for an unknown field.
+    pub fn field_value(&self, field: &str) -> Option<i64> {
+        fn idx<T: PartialEq>(all: &[T], v: &T) -> i64 {
+            all.iter().position(|x| x == v).unwrap_or(0) as i64
+        }
+        Some(match field {
+            "family" => idx(&Family::ALL, &self.family),
+            "direction" => idx(&Direction::ALL, &self.direction),
+            "dtype" => idx(&DType::ALL, &self.dtype),
+            "tile_m" => self.tile_m as i64,
+            "tile_n" => self.tile_n as i64,
+            "tile_k" => self.tile_k as i64,
+            "warps_m" => self.warps_m as i64,
+            "warps_n" => self.warps_n as i64,
+            "stages" => self.stages as i64,
+            "vec_a" => self.vec_a as i64,
+            "vec_b" => self.vec_b as i64,
+            "group_merge" => self.group_merge as i64,
+            "split_k" => self.split_k as i64,
+            "split_k_mode" => idx(&SplitKMode::ALL, &self.split_k_mode),
+            "math" => idx(&Math::ALL, &self.math),
+            "fast_path" => idx(&FastPath::ALL, &self.fast_path),
+            _ => return None,
+        })
+    }
+
+    /// Sets a field from its textual value: numbers in decimal, enums by token (`igemm`,
+    /// `fwd`, `bf16`, `deterministic`/`d`, `mma`, `general`/`gen`, ...) or by index.
+    pub fn set_field(&mut self, field: &str, value: &str) -> Result<(), FieldError> {
+        fn bad(field: &str, value: &str, expected: &'static str) -> FieldError {
+            FieldError::BadValue {
+                field: field.to_string(),
+                value: value.to_string(),
+                expected,
+            }
+        }
+        fn pick<T: Copy>(
+            all: &[T],
+            tokens: &dyn Fn(T) -> [&'static str; 2],
+            field: &str,
+            value: &str,
+            expected: &'static str,
+        ) -> Result<T, FieldError> {
+            if let Ok(i) = value.parse::<usize>() {
+                return all
+                    .get(i)
+                    .copied()
+                    .ok_or_else(|| bad(field, value, expected));
+            }
+            all.iter()
+                .copied()
+                .find(|&v| tokens(v).contains(&value))
+                .ok_or_else(|| bad(field, value, expected))
+        }
+        let num = |expected| -> Result<u32, FieldError> {
+            value
+                .parse::<u32>()
+                .map_err(|_| bad(field, value, expected))
+        };
+        match field {
+            "family" => {
+                self.family = pick(
+                    &Family::ALL,
+                    &|f: Family| [f.token(), f.token()],
+                    field,
+                    value,
+                    "igemm or direct",
+                )?
+            }
+            "direction" => {
+                self.direction = pick(
+                    &Direction::ALL,
+                    &|d: Direction| [d.token(), d.token()],
+                    field,
+                    value,
+                    "fwd, dgrad or wgrad",
+                )?
+            }
+            "dtype" => {
+                self.dtype = pick(
+                    &DType::ALL,
+                    &|d: DType| [d.token(), d.token()],
+                    field,
+                    value,
+                    "f32, f16 or bf16",
+                )?
+            }
+            "tile_m" => self.tile_m = num("a non-negative integer")?,
+            "tile_n" => self.tile_n = num("a non-negative integer")?,
+            "tile_k" => self.tile_k = num("a non-negative integer")?,
+            "warps_m" => self.warps_m = num("a non-negative integer")?,
+            "warps_n" => self.warps_n = num("a non-negative integer")?,
+            "stages" => self.stages = num("a non-negative integer")?,
+            "vec_a" => self.vec_a = num("a non-negative integer")?,
+            "vec_b" => self.vec_b = num("a non-negative integer")?,
+            "group_merge" => self.group_merge = num("a non-negative integer")?,
+            "split_k" => self.split_k = num("a non-negative integer")?,
+            "split_k_mode" => {
+                self.split_k_mode = pick(
+                    &SplitKMode::ALL,
+                    &|m: SplitKMode| [m.token(), m.long_token()],
+                    field,
+                    value,
+                    "deterministic (d) or atomic (a)",
+                )?
+            }
+            "math" => {
+                self.math = pick(
+                    &Math::ALL,
+                    &|m: Math| [m.token(), m.token()],
+                    field,
+                    value,
+                    "mma, simt or tf32",
+                )?
+            }
+            "fast_path" => {
+                self.fast_path = pick(
+                    &FastPath::ALL,
+                    &|f: FastPath| [f.token(), f.long_token()],
+                    field,
+                    value,
+                    "general (gen) or pointwise (pw)",
+                )?
+            }
+            _ => {
+                return Err(FieldError::UnknownField {
+                    field: field.to_string(),
+                })
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names
+// ---------------------------------------------------------------------------------------------
+
+impl fmt::Display for KernelConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}_{}_{}_t{}x{}x{}_w{}x{}_s{}_v{}x{}_gm{}_sk{}{}_{}_{}",
+            self.family.token(),
+            self.direction.token(),
+            self.dtype.token(),
+            self.tile_m,
+            self.tile_n,
+            self.tile_k,
+            self.warps_m,
+            self.warps_n,
+            self.stages,
+            self.vec_a,
+            self.vec_b,
+            self.group_merge,
+            self.split_k,
+            self.split_k_mode.token(),
+            self.math.token(),
+            self.fast_path.token(),
+        )
+    }
+}
+
+/// A kernel name that does not follow the grammar.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum NameError {
+    /// Not eleven `_`-separated tokens.
+    #[error("kernel name {name:?} has {found} '_'-separated tokens, expected 11 ({GRAMMAR})")]
+    TokenCount {
+        /// The name.
+        name: String,
+        /// Tokens found.
+        found: usize,
+    },
+    /// A token that is not one of the accepted words for its position.
+    #[error("kernel name {name:?}: unknown {field} token {token:?} (expected {expected})")]
+    UnknownToken {
+        /// The name.
+        name: String,
+        /// Which field the position holds.
+        field: &'static str,
+        /// The token.
+        token: String,
+        /// Accepted values.
+        expected: &'static str,
+    },
+    /// A numeric part is missing, malformed, out of range or has a leading zero.
+    #[error("kernel name {name:?}: bad number {token:?} in the {field} token (plain decimal, no leading zeros)")]
+    BadNumber {
+        /// The name.
+        name: String,
+        /// Which field.
+        field: &'static str,
+        /// The offending text.
+        token: String,
+    },
+}
+
+const GRAMMAR: &str = "{family}_{dir}_{dtype}_t{M}x{N}x{K}_w{WM}x{WN}_s{stages}_v{A}x{B}_gm{gm}_sk{n}{d|a}_{math}_{gen|pw}";
+
+fn parse_num(name: &str, field: &'static str, s: &str) -> Result<u32, NameError> {
+    let err = || NameError::BadNumber {
+        name: name.to_string(),
+        field,
+        token: s.to_string(),
+    };
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) || (s.len() > 1 && s.starts_with('0'))
+    {
+        return Err(err());
+    }
+    s.parse::<u32>().map_err(|_| err())
+}
+
+fn parse_list<const L: usize>(
+    name: &str,
+    field: &'static str,
+    tok: &str,
+    prefix: &str,
+) -> Result<[u32; L], NameError> {
+    let body = tok
+        .strip_prefix(prefix)
+        .ok_or_else(|| NameError::UnknownToken {
+            name: name.to_string(),
+            field,
+            token: tok.to_string(),
+            expected: match L {
+                3 => "t{M}x{N}x{K}",
+                _ => "a list such as w2x2 / v8x8",
+            },
+        })?;
+    let parts: Vec<&str> = body.split('x').collect();
+    if parts.len() != L {
+        return Err(NameError::BadNumber {
+            name: name.to_string(),
+            field,
+            token: tok.to_string(),
+        });
+    }
+    let mut out = [0u32; L];
+    for (o, p) in out.iter_mut().zip(parts) {
+        *o = parse_num(name, field, p)?;
+    }
+    Ok(out)
+}
+
+impl FromStr for KernelConfig {
+    type Err = NameError;
+
+    fn from_str(name: &str) -> Result<KernelConfig, NameError> {
+        let t: Vec<&str> = name.split('_').collect();
+        if t.len() != 11 {
+            return Err(NameError::TokenCount {
+                name: name.to_string(),
+                found: t.len(),
+            });
+        }
+        let unknown =
+            |field: &'static str, token: &str, expected: &'static str| NameError::UnknownToken {
+                name: name.to_string(),
+                field,
+                token: token.to_string(),
+                expected,
+            };
+        let family = Family::ALL
+            .into_iter()
+            .find(|f| f.token() == t[0])
+            .ok_or_else(|| unknown("family", t[0], "igemm or direct"))?;
+        let direction = Direction::from_token(t[1])
+            .ok_or_else(|| unknown("direction", t[1], "fwd, dgrad or wgrad"))?;
+        let dtype =
+            DType::from_token(t[2]).ok_or_else(|| unknown("dtype", t[2], "f32, f16 or bf16"))?;
+        let [tile_m, tile_n, tile_k] = parse_list::<3>(name, "tile", t[3], "t")?;
+        let [warps_m, warps_n] = parse_list::<2>(name, "warps", t[4], "w")?;
+        let stages = t[5]
+            .strip_prefix('s')
+            .ok_or_else(|| unknown("stages", t[5], "s{stages}"))
+            .and_then(|s| parse_num(name, "stages", s))?;
+        let [vec_a, vec_b] = parse_list::<2>(name, "vec", t[6], "v")?;
+        let group_merge = t[7]
+            .strip_prefix("gm")
+            .ok_or_else(|| unknown("group_merge", t[7], "gm{n}"))
+            .and_then(|s| parse_num(name, "group_merge", s))?;
+        let sk = t[8]
+            .strip_prefix("sk")
+            .ok_or_else(|| unknown("split_k", t[8], "sk{n}d or sk{n}a"))?;
+        let (digits, mode) = match sk.char_indices().last() {
+            Some((i, 'd')) => (&sk[..i], SplitKMode::Deterministic),
+            Some((i, 'a')) => (&sk[..i], SplitKMode::Atomic),
+            _ => return Err(unknown("split_k", t[8], "sk{n}d or sk{n}a")),
+        };
+        let split_k = parse_num(name, "split_k", digits)?;
+        let math = Math::ALL
+            .into_iter()
+            .find(|m| m.token() == t[9])
+            .ok_or_else(|| unknown("math", t[9], "mma, simt or tf32"))?;
+        let fast_path = FastPath::ALL
+            .into_iter()
+            .find(|f| f.token() == t[10])
+            .ok_or_else(|| unknown("fast_path", t[10], "gen or pw"))?;
+        Ok(KernelConfig {
+            family,
+            direction,
+            dtype,
+            tile_m,
+            tile_n,
+            tile_k,
+            warps_m,
+            warps_n,
+            stages,
+            vec_a,
+            vec_b,
+            group_merge,
+            split_k,
+            split_k_mode: mode,
+            math,
+            fast_path,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gates
+// ---------------------------------------------------------------------------------------------
+
+/// Largest dynamic shared memory one CTA may use on sm_90 (227 KB).
+pub const MAX_SMEM_BYTES: u32 = 232_448;
+/// Register budget per thread the estimate must fit (ptxas maximum).
+pub const MAX_REGISTERS: u32 = 255;
+/// Largest split-K degree accepted.
+pub const MAX_SPLIT_K: u32 = 64;
+/// Largest group merge accepted.
+pub const MAX_GROUP_MERGE: u32 = 16;
+/// Elements of padding added to each row of the epilogue's shared-memory staging tile.
+pub const EPILOGUE_PAD: u32 = 8;
+
+/// Why a config is not a kernel, or cannot run a problem. [`Rejection::reason`] gives a short
+/// stable key for counting; `Display` gives the details.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Rejection {
+    /// The family has no generator yet.
+    #[error("family {family} is not implemented")]
+    FamilyNotImplemented {
+        /// Family token.
+        family: &'static str,
+    },
+    /// The family does not implement this direction yet.
+    #[error("{family} does not implement direction {direction} yet")]
+    DirectionNotImplemented {
+        /// Family token.
+        family: &'static str,
+        /// Direction token.
+        direction: &'static str,
+    },
+    /// The math path does not suit the dtype.
+    #[error("math {math} does not match dtype {dtype} (f16/bf16 use mma; f32 uses simt or tf32)")]
+    MathDtypeMismatch {
+        /// Math token.
+        math: &'static str,
+        /// Dtype token.
+        dtype: &'static str,
+    },
+    /// The math path exists in the grammar but has no generator yet.
+    #[error("math {math} is not implemented yet")]
+    MathNotImplemented {
+        /// Math token.
+        math: &'static str,
+    },
+    /// Warp counts must be ≥ 1 with a product of 1, 2, 4 or 8.
+    #[error("warp layout {warps_m}x{warps_n} is invalid (1, 2, 4 or 8 warps in all)")]
+    BadWarpCount {
+        /// Warps along M.
+        warps_m: u32,
+        /// Warps along N.
+        warps_n: u32,
+    },
+    /// Block tile outside the supported range.
+    #[error("block tile {tile_m}x{tile_n}x{tile_k} is outside the supported range ({limits})")]
+    TileOutOfRange {
+        /// Tile M.
+        tile_m: u32,
+        /// Tile N.
+        tile_n: u32,
+        /// Tile K.
+        tile_k: u32,
+        /// The accepted range, in words.
+        limits: &'static str,
+    },
+    /// Block tile not divisible by the warp layout.
+    #[error(
+        "block tile {tile_m}x{tile_n} is not divisible by the warp layout {warps_m}x{warps_n}"
+    )]
+    TileNotMultipleOfWarps {
+        /// Tile M.
+        tile_m: u32,
+        /// Tile N.
+        tile_n: u32,
+        /// Warps M.
+        warps_m: u32,
+        /// Warps N.
+        warps_n: u32,
+    },
+    /// Warp tile not a multiple of the instruction shape.
+    #[error("warp tile {warp_m}x{warp_n} (k {tile_k}) is not a multiple of the {math} instruction shape ({need})")]
+    WarpTileNotMultipleOfInstruction {
+        /// Warp tile M.
+        warp_m: u32,
+        /// Warp tile N.
+        warp_n: u32,
+        /// Tile K.
+        tile_k: u32,
+        /// Math token.
+        math: &'static str,
+        /// Requirement in words.
+        need: &'static str,
+    },
+    /// Stage count outside 2..=5.
+    #[error("stages {stages} outside 2..=5")]
+    StagesOutOfRange {
+        /// The stage count.
+        stages: u32,
+    },
+    /// A vector cap that is zero, not a power of two, wider than 16 bytes or than tile_k.
+    #[error("vector cap {operand}={value} is invalid (power of two, at most 16 bytes = {max} elements and at most tile_k)")]
+    BadVectorWidth {
+        /// `vec_a` or `vec_b`.
+        operand: &'static str,
+        /// The cap.
+        value: u32,
+        /// Largest allowed for the dtype.
+        max: u32,
+    },
+    /// Group merge not a power of two in 1..=16.
+    #[error("group_merge {gm} is invalid (power of two, 1..={MAX_GROUP_MERGE})")]
+    BadGroupMerge {
+        /// gm.
+        gm: u32,
+    },
+    /// Split-K degree out of range or a mode given without split.
+    #[error("split-K {split_k}{mode} is invalid ({why})")]
+    BadSplitK {
+        /// Degree.
+        split_k: u32,
+        /// Mode letter.
+        mode: &'static str,
+        /// Why.
+        why: &'static str,
+    },
+    /// Split-K is not generated yet for this mode.
+    #[error("split-K {split_k}{mode} is not implemented yet")]
+    SplitKNotImplemented {
+        /// Degree.
+        split_k: u32,
+        /// Mode letter.
+        mode: &'static str,
+    },
+    /// Shared memory above the per-CTA limit.
+    #[error("shared memory {bytes} B exceeds the limit {limit} B")]
+    SmemExceedsLimit {
+        /// Bytes needed.
+        bytes: u32,
+        /// Limit.
+        limit: u32,
+    },
+    /// Estimated registers above the per-thread limit.
+    #[error("estimated {estimate} registers per thread exceed {limit}")]
+    RegistersExceedLimit {
+        /// Estimate.
+        estimate: u32,
+        /// Limit.
+        limit: u32,
+    },
+    /// The config's direction differs from the problem's.
+    #[error("config direction {config} differs from problem direction {problem}")]
+    DirectionMismatch {
+        /// Config direction token.
+        config: &'static str,
+        /// Problem direction token.
+        problem: &'static str,
+    },
+    /// The config's dtype differs from the problem's.
+    #[error("config dtype {config} differs from problem dtype {problem}")]
+    DtypeMismatch {
+        /// Config dtype token.
+        config: &'static str,
+        /// Problem dtype token.
+        problem: &'static str,
+    },
+    /// The pointwise path needs a 1×1 filter, unit stride and no padding.
+    #[error("the pointwise path needs a 1x1 filter, stride 1 and pad 0 (problem: filter {filter:?}, stride {stride:?}, pad {pad:?})")]
+    PointwiseInapplicable {
+        /// Filter (D,H,W slots).
+        filter: [u64; 3],
+        /// Stride.
+        stride: [u64; 3],
+        /// Pad.
+        pad: [u64; 3],
+    },
+    /// gm does not divide G.
+    #[error("group_merge {gm} does not divide G={g}")]
+    GroupMergeNotDivisor {
+        /// gm.
+        gm: u32,
+        /// G.
+        g: u64,
+    },
+    /// The merged groups do not fit one tile.
+    #[error("group_merge {gm}: merged channels gm*C/G={merged_c} / gm*K/G={merged_k} do not fit tile_k={tile_k} / tile_n={tile_n}")]
+    GroupMergeExceedsTile {
+        /// gm.
+        gm: u32,
+        /// gm·C/G.
+        merged_c: u64,
+        /// gm·K/G.
+        merged_k: u64,
+        /// tile_k.
+        tile_k: u32,
+        /// tile_n.
+        tile_n: u32,
+    },
+    /// Offsets would not fit the kernel's 32-bit index type.
+    #[error(
+        "unsupported: tensor {tensor} needs offsets up to {extent}, beyond the 32-bit index type"
+    )]
+    IndexExceeds32Bit {
+        /// Tensor name.
+        tensor: &'static str,
+        /// Largest offset magnitude needed.
+        extent: u64,
+    },
+    /// The launch grid would exceed a hardware limit.
+    #[error("unsupported: grid dimension {axis} would be {size}, above the limit {limit}")]
+    GridTooLarge {
+        /// `x`, `y` or `z`.
+        axis: &'static str,
+        /// Size.
+        size: u64,
+        /// Limit.
+        limit: u64,
+    },
+    /// Split-K degree above the number of k-tiles.
+    #[error("split_k {split_k} exceeds the {ktiles} k-tiles of the reduction")]
+    SplitKExceedsReduction {
+        /// Degree.
+        split_k: u32,
+        /// k-tiles.
+        ktiles: u64,
+    },
+}
+
+impl Rejection {
+    /// Short stable key for counting rejections by reason.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Rejection::FamilyNotImplemented { .. } => "family_not_implemented",
+            Rejection::DirectionNotImplemented { .. } => "direction_not_implemented",
+            Rejection::MathDtypeMismatch { .. } => "math_dtype_mismatch",
+            Rejection::MathNotImplemented { .. } => "math_not_implemented",
+            Rejection::BadWarpCount { .. } => "bad_warp_count",
+            Rejection::TileOutOfRange { .. } => "tile_out_of_range",
+            Rejection::TileNotMultipleOfWarps { .. } => "tile_not_multiple_of_warps",
+            Rejection::WarpTileNotMultipleOfInstruction { .. } => {
+                "warp_tile_not_multiple_of_instruction"
+            }
+            Rejection::StagesOutOfRange { .. } => "stages_out_of_range",
+            Rejection::BadVectorWidth { .. } => "bad_vector_width",
+            Rejection::BadGroupMerge { .. } => "bad_group_merge",
+            Rejection::BadSplitK { .. } => "bad_split_k",
+            Rejection::SplitKNotImplemented { .. } => "split_k_not_implemented",
+            Rejection::SmemExceedsLimit { .. } => "smem_exceeds_limit",
+            Rejection::RegistersExceedLimit { .. } => "registers_exceed_limit",
+            Rejection::DirectionMismatch { .. } => "direction_mismatch",
+            Rejection::DtypeMismatch { .. } => "dtype_mismatch",
+            Rejection::PointwiseInapplicable { .. } => "pointwise_inapplicable",
+            Rejection::GroupMergeNotDivisor { .. } => "group_merge_not_divisor",
+            Rejection::GroupMergeExceedsTile { .. } => "group_merge_exceeds_tile",
+            Rejection::IndexExceeds32Bit { .. } => "index_exceeds_32bit",
+            Rejection::GridTooLarge { .. } => "grid_too_large",
+            Rejection::SplitKExceedsReduction { .. } => "split_k_exceeds_reduction",
+        }
+    }
+
+    /// True for the problem-side answers that mean "valid kernel, unsupported problem size"
+    /// (CSV status `unsupported` rather than `rejected`).
+    pub fn is_unsupported(&self) -> bool {
+        matches!(
+            self,
+            Rejection::IndexExceeds32Bit { .. } | Rejection::GridTooLarge { .. }
+        )
+    }
+}
+
+/// Shared memory a config needs: the larger of the pipeline (`stages` × (A + B) tiles) and the
+/// epilogue's staging tile (`tile_m` × (`tile_n` + [`EPILOGUE_PAD`]) output elements, f32 when
+/// split-K writes partials).
+pub fn smem_bytes(cfg: &KernelConfig) -> u32 {
+    let es = cfg.dtype.size_bytes() as u32;
+    let pipeline = cfg
+        .stages
+        .saturating_mul(cfg.tile_m.saturating_add(cfg.tile_n))
+        .saturating_mul(cfg.tile_k)
+        .saturating_mul(es);
+    let out_es = if cfg.split_k > 1 { 4 } else { es };
+    let epilogue = cfg
+        .tile_m
+        .saturating_mul(cfg.tile_n.saturating_add(EPILOGUE_PAD))
+        .saturating_mul(out_es);
+    pipeline.max(epilogue)
+}
+
+/// Estimated registers per thread: accumulators, fragments (double-buffered for mma), loader
+/// state and a fixed allowance for addresses and loop counters.
+pub fn register_estimate(cfg: &KernelConfig) -> u32 {
+    let (wm, wn) = cfg.warp_tile();
+    let threads = cfg.threads().max(1);
+    let va = cfg.vec_a.max(1);
+    let vb = cfg.vec_b.max(1);
+    let ia = (cfg.tile_m * cfg.tile_k / va).div_ceil(threads);
+    let ib = (cfg.tile_n * cfg.tile_k / vb).div_ceil(threads);
+    let loaders = 2 * ia + ib;
+    let (acc, frags) = match cfg.math {
+        Math::Simt => {
+            let (tm, tn) = (wm / 4, wn / 8);
+            (tm * tn, 4 * (tm + tn))
+        }
+        Math::Mma | Math::Tf32 => (wm * wn / 32, 2 * (wm / 16 * 4 + wn / 8 * 2)),
+    };
+    acc + frags + loaders + 28
+}
+
+fn pow2_in(v: u32, lo: u32, hi: u32) -> bool {
+    v.is_power_of_two() && v >= lo && v <= hi
+}
+
+/// Is `cfg` a kernel at all on `arch`? The single structural gate.
+pub fn validate(cfg: &KernelConfig, arch: Arch) -> Result<(), Rejection> {
+    let _ = arch; // every rule below holds for sm_90 and sm_90a alike
+    if cfg.family != Family::Igemm {
+        return Err(Rejection::FamilyNotImplemented {
+            family: cfg.family.token(),
+        });
+    }
+    if cfg.direction != Direction::Fwd {
+        return Err(Rejection::DirectionNotImplemented {
+            family: cfg.family.token(),
+            direction: cfg.direction.token(),
+        });
+    }
+    let math_ok = matches!(
+        (cfg.dtype, cfg.math),
+        (DType::F16 | DType::Bf16, Math::Mma) | (DType::F32, Math::Simt | Math::Tf32)
+    );
+    if !math_ok {
+        return Err(Rejection::MathDtypeMismatch {
+            math: cfg.math.token(),
+            dtype: cfg.dtype.token(),
+        });
+    }
+    if cfg.math == Math::Tf32 {
+        return Err(Rejection::MathNotImplemented {
+            math: cfg.math.token(),
+        });
+    }
+    let warps = cfg.warps_m.saturating_mul(cfg.warps_n);
+    if cfg.warps_m == 0 || cfg.warps_n == 0 || !matches!(warps, 1 | 2 | 4 | 8) {
+        return Err(Rejection::BadWarpCount {
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    let (k_lo, k_hi, limits) = match cfg.math {
+        Math::Simt => (
+            8,
+            32,
+            "tile_m and tile_n in 16..=256, tile_k a power of two in 8..=32",
+        ),
+        _ => (
+            16,
+            64,
+            "tile_m and tile_n in 16..=256, tile_k a power of two in 16..=64",
+        ),
+    };
+    if !(16..=256).contains(&cfg.tile_m)
+        || !(16..=256).contains(&cfg.tile_n)
+        || !pow2_in(cfg.tile_k, k_lo, k_hi)
+    {
+        return Err(Rejection::TileOutOfRange {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            tile_k: cfg.tile_k,
+            limits,
+        });
+    }
+    if !cfg.tile_m.is_multiple_of(cfg.warps_m) || !cfg.tile_n.is_multiple_of(cfg.warps_n) {
+        return Err(Rejection::TileNotMultipleOfWarps {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    let (wm, wn) = cfg.warp_tile();
+    let (ok, need) = match cfg.math {
+        Math::Simt => (
+            wm % 4 == 0 && wn % 8 == 0,
+            "warp tile M multiple of 4, N multiple of 8 (4x8 lanes)",
+        ),
+        _ => (
+            wm % 16 == 0 && wn % 16 == 0,
+            "warp tile M and N multiples of 16 (m16n8k16, ldmatrix x4 pairs)",
+        ),
+    };
+    if !ok {
+        return Err(Rejection::WarpTileNotMultipleOfInstruction {
+            warp_m: wm,
+            warp_n: wn,
+            tile_k: cfg.tile_k,
+            math: cfg.math.token(),
+            need,
+        });
+    }
+    if !(2..=5).contains(&cfg.stages) {
+        return Err(Rejection::StagesOutOfRange { stages: cfg.stages });
+    }
+    let vmax = (16 / cfg.dtype.size_bytes()) as u32;
+    for (operand, value) in [("vec_a", cfg.vec_a), ("vec_b", cfg.vec_b)] {
+        if !pow2_in(value, 1, vmax) || value > cfg.tile_k {
+            return Err(Rejection::BadVectorWidth {
+                operand,
+                value,
+                max: vmax,
+            });
+        }
+    }
+    if !pow2_in(cfg.group_merge, 1, MAX_GROUP_MERGE) {
+        return Err(Rejection::BadGroupMerge {
+            gm: cfg.group_merge,
+        });
+    }
+    if cfg.split_k == 0 || cfg.split_k > MAX_SPLIT_K {
+        return Err(Rejection::BadSplitK {
+            split_k: cfg.split_k,
+            mode: cfg.split_k_mode.token(),
+            why: "degree must be in 1..=64",
+        });
+    }
+    if cfg.split_k == 1 && cfg.split_k_mode != SplitKMode::Deterministic {
+        return Err(Rejection::BadSplitK {
+            split_k: cfg.split_k,
+            mode: cfg.split_k_mode.token(),
+            why: "without split-K the mode must be d, so that one kernel has one name",
+        });
+    }
+    if cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Atomic {
+        return Err(Rejection::SplitKNotImplemented {
+            split_k: cfg.split_k,
+            mode: cfg.split_k_mode.token(),
+        });
+    }
+    let bytes = smem_bytes(cfg);
+    if bytes > MAX_SMEM_BYTES {
+        return Err(Rejection::SmemExceedsLimit {
+            bytes,
+            limit: MAX_SMEM_BYTES,
+        });
+    }
+    let estimate = register_estimate(cfg);
+    if estimate > MAX_REGISTERS {
+        return Err(Rejection::RegistersExceedLimit {
+            estimate,
+            limit: MAX_REGISTERS,
+        });
+    }
+    Ok(())
+}
+
+/// Vector widths (elements) a config uses on a problem, after clamping the caps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EffectiveVectors {
+    /// A (activation) loads: divides gm·C/G.
+    pub a: u32,
+    /// B (weight) loads: divides C/G.
+    pub b: u32,
+    /// Output stores: divides gm·K/G, at most 16 bytes.
+    pub c: u32,
+}
+
+fn largest_pow2_dividing(n: u64, cap: u32) -> u32 {
+    let mut v = cap.max(1);
+    while v > 1 && !n.is_multiple_of(v as u64) {
+        v /= 2;
+    }
+    v
+}
+
+/// The one place that clamps the vector caps: the largest power of two ≤ the cap that divides
+/// the channels a vector must stay inside (gm·C/G for A, C/G for B, gm·K/G for the output).
+pub fn effective_vectors(cfg: &KernelConfig, problem: &Problem) -> EffectiveVectors {
+    let gm = cfg.group_merge.max(1) as u64;
+    let vmax = (16 / cfg.dtype.size_bytes()) as u32;
+    let out_es = if cfg.split_k > 1 {
+        4
+    } else {
+        cfg.dtype.size_bytes() as u32
+    };
+    EffectiveVectors {
+        a: largest_pow2_dividing(gm * problem.cpg(), cfg.vec_a.min(cfg.tile_k)),
+        b: largest_pow2_dividing(problem.cpg(), cfg.vec_b.min(cfg.tile_k)),
+        c: largest_pow2_dividing(gm * problem.kpg(), (16 / out_es).min(vmax * 2)),
+    }
+}
+
+/// Number of k-tiles of the reduction: filter taps × ⌈gm·C/G / tile_k⌉.
+pub fn k_tiles(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    let ceff = cfg.group_merge.max(1) as u64 * problem.cpg();
+    problem.filter_volume() * ceff.div_ceil(cfg.tile_k.max(1) as u64)
+}
+
+/// The launch grid (x = M tiles, y = N tiles, z = G/gm · split_k).
+pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
+    let (m, _, _) = problem.gemm_mnk();
+    let gm = cfg.group_merge.max(1) as u64;
+    [
+        m.div_ceil(cfg.tile_m.max(1) as u64),
+        (gm * problem.kpg()).div_ceil(cfg.tile_n.max(1) as u64),
+        problem.g / gm * cfg.split_k as u64,
+    ]
+}
+
+/// Does `cfg` run `problem`? Calls [`validate`] first (sm_90 rules), then the problem rules.
+pub fn can_implement(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+    validate(cfg, Arch::Sm90)?;
+    if cfg.direction != problem.direction {
+        return Err(Rejection::DirectionMismatch {
+            config: cfg.direction.token(),
+            problem: problem.direction.token(),
+        });
+    }
+    if cfg.dtype != problem.dtype {
+        return Err(Rejection::DtypeMismatch {
+            config: cfg.dtype.token(),
+            problem: problem.dtype.token(),
+        });
+    }
+    if cfg.fast_path == FastPath::Pointwise
+        && !(problem.filter_volume() == 1
+            && problem.stride == [1, 1, 1]
+            && problem.pad == [0, 0, 0])
+    {
+        return Err(Rejection::PointwiseInapplicable {
+            filter: problem.filter,
+            stride: problem.stride,
+            pad: problem.pad,
+        });
+    }
+    let gm = cfg.group_merge as u64;
+    if !problem.g.is_multiple_of(gm) {
+        return Err(Rejection::GroupMergeNotDivisor {
+            gm: cfg.group_merge,
+            g: problem.g,
+        });
+    }
+    if gm > 1 && (gm * problem.cpg() > cfg.tile_k as u64 || gm * problem.kpg() > cfg.tile_n as u64)
+    {
+        return Err(Rejection::GroupMergeExceedsTile {
+            gm: cfg.group_merge,
+            merged_c: gm * problem.cpg(),
+            merged_k: gm * problem.kpg(),
+            tile_k: cfg.tile_k,
+            tile_n: cfg.tile_n,
+        });
+    }
+    // 32-bit offsets: X offsets range over [-(padding reach), elements); W and Y over elements.
+    let [d, h, w] = problem.input;
+    let reach = (problem.pad[0] * h * w + problem.pad[1] * w + problem.pad[2]) * problem.c;
+    let limit = i32::MAX as u64;
+    let x_extent = problem.elements(TensorRole::X) + reach + problem.c;
+    let _ = d;
+    for (tensor, extent) in [
+        ("X", x_extent),
+        ("W", problem.elements(TensorRole::W)),
+        ("Y", problem.elements(TensorRole::Y)),
+    ] {
+        if extent > limit {
+            return Err(Rejection::IndexExceeds32Bit { tensor, extent });
+        }
+    }
+    if cfg.split_k > 1 {
+        let ws = problem.elements(TensorRole::Y) * cfg.split_k as u64;
+        if ws > limit {
+            return Err(Rejection::IndexExceeds32Bit {
+                tensor: "workspace",
+                extent: ws,
+            });
+        }
+        let kt = k_tiles(cfg, problem);
+        if cfg.split_k as u64 > kt {
+            return Err(Rejection::SplitKExceedsReduction {
+                split_k: cfg.split_k,
+                ktiles: kt,
+            });
+        }
+    }
+    let g = grid(cfg, problem);
+    for (axis, size, lim) in [
+        ("x", g[0], i32::MAX as u64),
+        ("y", g[1], 65_535),
+        ("z", g[2], 65_535),
+    ] {
+        if size > lim {
+            return Err(Rejection::GridTooLarge {
+                axis,
+                size,
+                limit: lim,
+            });
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pool and selection
+// ---------------------------------------------------------------------------------------------
+
+#[allow(clippy::too_many_arguments)]
+fn cfg(
+    dtype: DType,
+    t: [u32; 3],
+    w: [u32; 2],
+    stages: u32,
+    gm: u32,
+    fast_path: FastPath,
+) -> KernelConfig {
+    let vec = (16 / dtype.size_bytes()) as u32;
+    KernelConfig {
+        family: Family::Igemm,
+        direction: Direction::Fwd,
+        dtype,
+        tile_m: t[0],
+        tile_n: t[1],
+        tile_k: t[2],
+        warps_m: w[0],
+        warps_n: w[1],
+        stages,
+        vec_a: vec.min(t[2]),
+        vec_b: vec.min(t[2]),
+        group_merge: gm,
+        split_k: 1,
+        split_k_mode: SplitKMode::Deterministic,
+        math: default_math(dtype),
+        fast_path,
+    }
+}
+
+/// The default forward pool for a dtype: a modest set (about 30 configs) covering large and
+/// small tiles, every stage count, group merge for small C/G (and depthwise) and the pointwise
+/// path. Every member passes [`validate`].
+pub fn default_forward_pool(dtype: DType) -> Vec<KernelConfig> {
+    use FastPath::{General as G, Pointwise as P};
+    let mut v = Vec::new();
+    match dtype {
+        DType::F16 | DType::Bf16 => {
+            let d = dtype;
+            for (t, w, s) in [
+                ([128, 128, 32], [2, 2], 3),
+                ([128, 128, 32], [2, 2], 4),
+                ([128, 128, 64], [2, 2], 3),
+                ([256, 128, 32], [4, 2], 3),
+                ([128, 256, 32], [2, 4], 3),
+                ([128, 64, 32], [2, 2], 4),
+                ([128, 64, 64], [2, 2], 3),
+                ([64, 128, 32], [2, 2], 4),
+                ([64, 64, 32], [2, 2], 4),
+                ([64, 64, 64], [2, 2], 3),
+                ([128, 32, 32], [4, 1], 4),
+                ([64, 32, 32], [2, 1], 5),
+                ([128, 16, 32], [4, 1], 4),
+                ([32, 32, 32], [1, 1], 2),
+                ([64, 64, 16], [2, 2], 5),
+            ] {
+                v.push(cfg(d, t, w, s, 1, G));
+            }
+            for (t, w, s, gm) in [
+                ([128, 32, 32], [4, 1], 4, 2),
+                ([128, 32, 32], [4, 1], 4, 4),
+                ([128, 32, 32], [4, 1], 4, 8),
+                ([128, 64, 64], [2, 2], 3, 2),
+                ([128, 64, 64], [2, 2], 3, 4),
+                ([128, 64, 64], [2, 2], 3, 8),
+                ([128, 64, 64], [2, 2], 3, 16),
+                ([128, 16, 16], [4, 1], 4, 16),
+                ([256, 16, 16], [8, 1], 4, 16),
+                ([128, 16, 16], [4, 1], 4, 8),
+                ([128, 16, 16], [4, 1], 4, 2),
+            ] {
+                v.push(cfg(d, t, w, s, gm, G));
+            }
+            for (t, w, s) in [
+                ([128, 128, 32], [2, 2], 4),
+                ([256, 128, 32], [4, 2], 3),
+                ([128, 64, 32], [2, 2], 4),
+                ([64, 64, 32], [2, 2], 3),
+            ] {
+                v.push(cfg(d, t, w, s, 1, P));
+            }
+        }
+        DType::F32 => {
+            let d = dtype;
+            for (t, w, s) in [
+                ([128, 128, 16], [4, 2], 3),
+                ([128, 128, 16], [4, 2], 4),
+                ([128, 128, 32], [4, 2], 2),
+                ([128, 64, 16], [4, 2], 3),
+                ([64, 128, 16], [2, 2], 3),
+                ([64, 64, 16], [2, 2], 4),
+                ([64, 64, 32], [2, 2], 3),
+                ([128, 32, 16], [4, 1], 4),
+                ([64, 32, 32], [2, 1], 5),
+                ([128, 16, 16], [4, 1], 4),
+                ([32, 32, 32], [1, 1], 2),
+            ] {
+                v.push(cfg(d, t, w, s, 1, G));
+            }
+            for (t, w, s, gm) in [
+                ([128, 32, 32], [4, 1], 3, 2),
+                ([128, 32, 32], [4, 1], 3, 4),
+                ([128, 32, 32], [4, 1], 3, 8),
+                ([128, 16, 16], [4, 1], 4, 16),
+                ([128, 16, 16], [4, 1], 4, 8),
+                ([128, 16, 16], [4, 1], 4, 2),
+            ] {
+                v.push(cfg(d, t, w, s, gm, G));
+            }
+            for (t, w, s) in [
+                ([128, 128, 16], [4, 2], 3),
+                ([128, 64, 16], [4, 2], 3),
+                ([64, 64, 32], [2, 2], 5),
+            ] {
+                v.push(cfg(d, t, w, s, 1, P));
+            }
+        }
+    }
+    v
+}
+
+/// Number of SMs assumed by the selection rule (H200).
+const SMS: f64 = 132.0;
+
+/// Estimated relative cost of running `cfg` on `problem` (smaller is better): the padded MMA
+/// work of each CTA (tile_m × tile_n × tile_k × k-tiles) times the number of waves of CTAs
+/// (at the occupancy the shared memory allows), divided by a per-tile efficiency that favours
+/// large tiles (operand reuse) and penalises very small ones, plus the memory time of the
+/// compulsory traffic.
+pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
+    let g = grid(cfg, problem);
+    let ctas = (g[0] * g[1] * g[2]) as f64;
+    let smem = smem_bytes(cfg).max(1) as f64 + 1024.0;
+    let by_smem = (233_472.0 / smem).floor().max(1.0);
+    let by_threads = (2048.0 / cfg.threads() as f64).floor().max(1.0);
+    let per_sm = by_smem.min(by_threads).min(32.0);
+    let waves = (ctas / (SMS * per_sm)).ceil().max(1.0);
+    let kt = k_tiles(cfg, problem) as f64;
+    let (bm, bn, bk) = (cfg.tile_m as f64, cfg.tile_n as f64, cfg.tile_k as f64);
+    // Tile efficiency: harmonic-style reuse term, shared-memory traffic per MAC ∝ 1/bm + 1/bn.
+    let eff = 1.0 / (1.0 + 16.0 / bm + 16.0 / bn);
+    let per_cta = bm * bn * bk * kt;
+    let compute = waves * per_sm.min(ctas) * per_cta / eff;
+    let rate = match cfg.math {
+        Math::Simt => 67e12 / 2.0,
+        _ => 600e12 / 2.0,
+    };
+    let compute_s = compute / (SMS * per_sm.min(ctas.max(1.0))).max(1.0) * SMS / rate;
+    let load_s = problem.min_bytes() / 4.0e12;
+    compute_s.max(load_s) + 3e-6
+}
+
+/// Rule-based selection until a learned heuristic exists: among the default forward pool of
+/// the problem's dtype, keep the configs that [`can_implement`] the problem, prefer the
+/// pointwise path when it applies, and return the one with the smallest [`cost_estimate`]
+/// (ties: the earlier pool member). `None` when nothing in the pool runs the problem.
+pub fn auto_select(problem: &Problem) -> Option<KernelConfig> {
+    let pool: Vec<KernelConfig> = default_forward_pool(problem.dtype)
+        .into_iter()
+        .filter(|c| can_implement(c, problem).is_ok())
+        .collect();
+    let pointwise_applies = pool.iter().any(|c| c.fast_path == FastPath::Pointwise);
+    pool.into_iter()
+        .filter(|c| !pointwise_applies || c.fast_path == FastPath::Pointwise)
+        .map(|c| (cost_estimate(&c, problem), c))
+        .fold(
+            None,
+            |best: Option<(f64, KernelConfig)>, (s, c)| match best {
+                Some((bs, _)) if bs <= s => best,
+                _ => Some((s, c)),
+            },
+        )
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashSet;
+
+    fn all_pools() -> Vec<KernelConfig> {
+        DType::ALL
+            .into_iter()
+            .flat_map(default_forward_pool)
+            .collect()
+    }
+
+    #[test]
+    fn default_name_matches_documented_example() {
+        assert_eq!(
+            KernelConfig::default().to_string(),
+            "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen"
+        );
+    }
+
+    #[test]
+    fn pool_members_validate_and_names_round_trip_uniquely() {
+        let pool = all_pools();
+        assert!(pool.len() >= 60, "pool has {} configs", pool.len());
+        let mut names = HashSet::new();
+        for c in &pool {
+            validate(c, Arch::Sm90).unwrap_or_else(|e| panic!("{c}: {e}"));
+            let name = c.to_string();
+            assert_eq!(name.parse::<KernelConfig>().as_ref(), Ok(c), "{name}");
+            assert!(names.insert(name.clone()), "duplicate {name}");
+        }
+        for dt in DType::ALL {
+            let n = default_forward_pool(dt).len();
+            assert!((20..=40).contains(&n), "{dt}: {n}");
+        }
+    }
+
+    #[test]
+    fn parse_errors_quote_the_token() {
+        let e = "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma"
+            .parse::<KernelConfig>()
+            .unwrap_err();
+        assert!(matches!(e, NameError::TokenCount { found: 10, .. }), "{e}");
+        let e = "igemm_fwd_bf17_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen"
+            .parse::<KernelConfig>()
+            .unwrap_err();
+        assert!(
+            matches!(e, NameError::UnknownToken { field: "dtype", ref token, .. } if token == "bf17")
+        );
+        assert!(e.to_string().contains("\"bf17\""), "{e}");
+        let e = "igemm_fwd_bf16_t128x128_w2x2_s3_v8x8_gm1_sk1d_mma_gen"
+            .parse::<KernelConfig>()
+            .unwrap_err();
+        assert!(
+            matches!(e, NameError::BadNumber { field: "tile", .. }),
+            "{e}"
+        );
+        let e = "igemm_fwd_bf16_t128x128x32_w2x2_s03_v8x8_gm1_sk1d_mma_gen"
+            .parse::<KernelConfig>()
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                NameError::BadNumber {
+                    field: "stages",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1x_mma_gen"
+            .parse::<KernelConfig>()
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                NameError::UnknownToken {
+                    field: "split_k",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_fast"
+            .parse::<KernelConfig>()
+            .unwrap_err();
+        assert!(
+            matches!(e, NameError::UnknownToken { field: "fast_path", ref token, .. } if token == "fast")
+        );
+        let e = "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk99999999999d_mma_gen"
+            .parse::<KernelConfig>()
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                NameError::BadNumber {
+                    field: "split_k",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn validate_reasons() {
+        let base = KernelConfig::default();
+        let r = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+        assert_eq!(r(base), Ok(()));
+        assert_eq!(
+            r(KernelConfig { stages: 6, ..base }),
+            Err("stages_out_of_range")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                tile_k: 64,
+                stages: 5,
+                tile_m: 256,
+                tile_n: 256,
+                warps_m: 4,
+                warps_n: 2,
+                ..base
+            }),
+            Err("smem_exceeds_limit")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                warps_m: 4,
+                warps_n: 4,
+                ..base
+            }),
+            Err("bad_warp_count")
+        );
+        assert_eq!(
+            r(KernelConfig { vec_a: 16, ..base }),
+            Err("bad_vector_width")
+        );
+        assert_eq!(
+            r(KernelConfig { vec_b: 3, ..base }),
+            Err("bad_vector_width")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                math: Math::Simt,
+                ..base
+            }),
+            Err("math_dtype_mismatch")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                group_merge: 3,
+                ..base
+            }),
+            Err("bad_group_merge")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                split_k_mode: SplitKMode::Atomic,
+                ..base
+            }),
+            Err("bad_split_k")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                tile_n: 24,
+                warps_n: 1,
+                ..base
+            }),
+            Err("warp_tile_not_multiple_of_instruction")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                tile_m: 256,
+                warps_m: 2,
+                ..base
+            }),
+            Err("registers_exceed_limit")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                family: Family::Direct,
+                ..base
+            }),
+            Err("family_not_implemented")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                direction: Direction::Wgrad,
+                ..base
+            }),
+            Err("direction_not_implemented")
+        );
+        assert_eq!(
+            r(KernelConfig { tile_k: 48, ..base }),
+            Err("tile_out_of_range")
+        );
+    }
+
+    fn prob(key: &str) -> Problem {
+        key.parse().unwrap()
+    }
+
+    #[test]
+    fn can_implement_rules() {
+        let base = KernelConfig::default();
+        let dense = prob("fwd_bf16_n2_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1");
+        let r = |c: KernelConfig, p: &Problem| can_implement(&c, p).map_err(|e| e.reason());
+        assert_eq!(r(base, &dense), Ok(()));
+        assert_eq!(
+            r(base, &dense.with_dtype(DType::F16)),
+            Err("dtype_mismatch")
+        );
+        assert_eq!(
+            r(base, &dense.with_direction(Direction::Dgrad)),
+            Err("direction_mismatch")
+        );
+        let pw = KernelConfig {
+            fast_path: FastPath::Pointwise,
+            ..base
+        };
+        assert_eq!(r(pw, &dense), Err("pointwise_inapplicable"));
+        assert_eq!(
+            r(pw, &prob("fwd_bf16_n2_g1_c64_k64_i8x8_f1x1_s1x1_p0x0_d1x1")),
+            Ok(())
+        );
+        assert_eq!(
+            r(pw, &prob("fwd_bf16_n2_g1_c64_k64_i8x8_f1x1_s2x2_p0x0_d1x1")),
+            Err("pointwise_inapplicable")
+        );
+        let gm4 = KernelConfig {
+            group_merge: 4,
+            ..base
+        };
+        assert_eq!(
+            r(
+                gm4,
+                &prob("fwd_bf16_n2_g6_c24_k24_i8x8_f3x3_s1x1_p1x1_d1x1")
+            ),
+            Err("group_merge_not_divisor")
+        );
+        assert_eq!(
+            r(
+                gm4,
+                &prob("fwd_bf16_n2_g8_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1")
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            r(
+                gm4,
+                &prob("fwd_bf16_n2_g8_c128_k128_i8x8_f3x3_s1x1_p1x1_d1x1")
+            ),
+            Err("group_merge_exceeds_tile")
+        );
+        // 2^31 elements of X overflow the 32-bit offsets.
+        let big = prob("fwd_bf16_n1024_g1_c256_k8_i128x64_f1x1_s1x1_p0x0_d1x1");
+        let e = can_implement(&base, &big).unwrap_err();
+        assert_eq!(e.reason(), "index_exceeds_32bit");
+        assert!(e.is_unsupported());
+    }
+
+    #[test]
+    fn effective_vectors_clamp() {
+        let base = KernelConfig::default();
+        let ev = |c: &KernelConfig, k: &str| effective_vectors(c, &prob(k));
+        assert_eq!(
+            ev(&base, "fwd_bf16_n1_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1"),
+            EffectiveVectors { a: 8, b: 8, c: 8 }
+        );
+        assert_eq!(
+            ev(&base, "fwd_bf16_n1_g3_c12_k6_i8x8_f3x3_s1x1_p1x1_d1x1"),
+            EffectiveVectors { a: 4, b: 4, c: 2 }
+        );
+        assert_eq!(
+            ev(&base, "fwd_bf16_n1_g1_c7_k7_i8x8_f3x3_s1x1_p1x1_d1x1"),
+            EffectiveVectors { a: 1, b: 1, c: 1 }
+        );
+        let gm = KernelConfig {
+            group_merge: 16,
+            tile_k: 16,
+            tile_n: 16,
+            warps_n: 1,
+            ..base
+        };
+        assert_eq!(
+            ev(&gm, "fwd_bf16_n1_g32_c32_k32_i8x8_f3x3_s1x1_p1x1_d1x1"),
+            EffectiveVectors { a: 8, b: 1, c: 8 }
+        );
+    }
+
+    #[test]
+    fn field_accessors() {
+        let c = KernelConfig::default();
+        for f in FIELDS {
+            assert!(c.field_value(f).is_some(), "{f}");
+        }
+        assert_eq!(c.field_value("tile_m"), Some(128));
+        assert_eq!(c.field_value("dtype"), Some(2));
+        assert_eq!(c.field_value("nope"), None);
+        let mut d = c;
+        d.set_field("math", "simt").unwrap();
+        d.set_field("dtype", "f32").unwrap();
+        d.set_field("fast_path", "pointwise").unwrap();
+        d.set_field("split_k_mode", "a").unwrap();
+        d.set_field("tile_k", "16").unwrap();
+        assert_eq!(d.math, Math::Simt);
+        assert_eq!(d.fast_path, FastPath::Pointwise);
+        assert_eq!(d.split_k_mode, SplitKMode::Atomic);
+        assert_eq!(d.tile_k, 16);
+        assert!(matches!(
+            d.set_field("tile_k", "-3"),
+            Err(FieldError::BadValue { .. })
+        ));
+        assert!(matches!(
+            d.set_field("bogus", "1"),
+            Err(FieldError::UnknownField { .. })
+        ));
+    }
+
+    #[test]
+    fn serde_uses_snake_case_and_tokens() {
+        let c = KernelConfig::default();
+        let j = serde_json::to_string(&c).unwrap();
+        assert!(j.contains("\"direction\":\"fwd\""), "{j}");
+        assert!(j.contains("\"dtype\":\"bf16\""), "{j}");
+        assert!(j.contains("\"split_k_mode\":\"deterministic\""), "{j}");
+        assert!(j.contains("\"fast_path\":\"general\""), "{j}");
+        assert!(j.contains("\"tile_m\":128"), "{j}");
+        let back: KernelConfig = serde_json::from_str(&j).unwrap();
+        assert_eq!(back, c);
+    }
+
+    #[test]
+    fn auto_select_returns_admissible_configs() {
+        for key in [
+            "fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
+            "fwd_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+            "fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
+            "fwd_f32_n2_g3_c9_k6_i9x9_f3x3_s2x2_p1x1_d1x1",
+            "fwd_f16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        ] {
+            let p = prob(key);
+            let c = auto_select(&p).unwrap_or_else(|| panic!("nothing for {key}"));
+            assert_eq!(can_implement(&c, &p), Ok(()), "{key} -> {c}");
+        }
+        let pw = auto_select(&prob(
+            "fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
+        ))
+        .unwrap();
+        assert_eq!(pw.fast_path, FastPath::Pointwise);
+        assert_eq!(
+            auto_select(&prob("dgrad_bf16_n2_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1")),
+            None
+        );
+    }
+
+    fn arb_config() -> impl Strategy<Value = KernelConfig> {
+        (
+            (0usize..2, 0usize..3, 0usize..3),
+            (1u32..300, 1u32..300, 1u32..100),
+            (0u32..10, 0u32..10, 0u32..8),
+            (0u32..20, 0u32..20, 0u32..40, 0u32..100),
+            (0usize..2, 0usize..3, 0usize..2),
+        )
+            .prop_map(|(a, b, c, d, e)| KernelConfig {
+                family: Family::ALL[a.0],
+                direction: Direction::ALL[a.1],
+                dtype: DType::ALL[a.2],
+                tile_m: b.0,
+                tile_n: b.1,
+                tile_k: b.2,
+                warps_m: c.0,
+                warps_n: c.1,
+                stages: c.2,
+                vec_a: d.0,
+                vec_b: d.1,
+                group_merge: d.2,
+                split_k: d.3,
+                split_k_mode: SplitKMode::ALL[e.0],
+                math: Math::ALL[e.1],
+                fast_path: FastPath::ALL[e.2],
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn names_round_trip(c in arb_config()) {
+            let name = c.to_string();
+            prop_assert_eq!(name.parse::<KernelConfig>(), Ok(c));
+        }
+
+        #[test]
+        fn distinct_configs_have_distinct_names(a in arb_config(), b in arb_config()) {
+            if a != b {
+                prop_assert_ne!(a.to_string(), b.to_string());
+            }
+        }
+
+        #[test]
+        fn garbage_never_panics(s in "[a-z0-9_x]{0,80}") {
+            let _ = s.parse::<KernelConfig>();
+        }
+    }
+}
