@@ -80,14 +80,7 @@ impl Geom {
         (o < self.output[axis]).then_some(o)
     }
 
-    /// Number of input pixels per image (D·H·W).
-    #[allow(dead_code)] // used by the CPU backend
-    pub fn in_pixels(&self) -> usize {
-        self.input.iter().product()
-    }
-
     /// Number of output pixels per image (Do·Ho·Wo).
-    #[allow(dead_code)] // used by the CPU backend
     pub fn out_pixels(&self) -> usize {
         self.output.iter().product()
     }
@@ -125,7 +118,6 @@ impl Geom {
     }
 
     /// True for a 1×1×1 filter with unit stride and no padding: X is then its own im2col matrix.
-    #[allow(dead_code)] // used by the CPU backend
     pub fn is_pointwise_unit(&self) -> bool {
         self.taps == 1 && self.stride == [1, 1, 1] && self.pad == [0, 0, 0]
     }

@@ -4,10 +4,12 @@
 //! Both take runner inputs in `problem.direction.roles()` order (fwd: X, W; dgrad: dY, W;
 //! wgrad: X, dY) in the DESIGN.md layouts and return the output tensor (Y, dX or dW).
 
+pub mod cpu;
 pub mod error;
 mod geometry;
 pub mod reference;
 
+pub use cpu::{run, run_auto, CpuVariant};
 pub use error::{CpuError, RefError};
 pub use reference::{reference, reference_tensors};
 
