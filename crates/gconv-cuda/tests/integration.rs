@@ -210,3 +210,42 @@ mod cache {
         assert!(matches!(h, CacheHit::NotStored { .. }), "{h:?}");
     }
 }
+
+mod reference_kernels {
+    use super::*;
+    use gconv_kernels::reference::reference_source;
+    use gconv_problem::{DType, Direction, Problem};
+
+    #[test]
+    fn every_direction_dtype_and_rank_compiles_to_sm90_cubin() {
+        if !nvrtc_or_skip("reference_kernels::every_direction_dtype_and_rank_compiles") {
+            return;
+        }
+        let bases = [
+            "fwd_f32_n2_g2_c4_k6_i9_f3_s2_p1_d1",
+            "fwd_f32_n2_g2_c4_k6_i9x7_f3x3_s2x1_p1x1_d1x2",
+            "fwd_f32_n2_g2_c4_k6_i5x6x7_f3x3x3_s1x2x1_p1x1x1_d1x1x2",
+            // 64-bit offsets.
+            "fwd_f32_n64_g256_c256_k256_i512x512_f3x3_s1x1_p1x1_d1x1",
+        ];
+        let mut n = 0;
+        for key in bases {
+            let base: Problem = key.parse().unwrap();
+            for dir in Direction::ALL {
+                for dt in DType::ALL {
+                    let p = base.with_direction(dir).with_dtype(dt);
+                    let src = reference_source(&p);
+                    let k = compile_cubin(&src, &CompileOptions::default())
+                        .unwrap_or_else(|e| panic!("{p}: {e}"));
+                    assert_eq!(&k.cubin[..4], b"\x7fELF", "{p}");
+                    let r = k
+                        .resources_for("gconv_ref")
+                        .unwrap_or_else(|| panic!("{p}: no ptxas report\n{}", k.log));
+                    assert!(r.regs > 0 && r.spills() == 0, "{p}: {r:?}");
+                    n += 1;
+                }
+            }
+        }
+        assert_eq!(n, 36);
+    }
+}
