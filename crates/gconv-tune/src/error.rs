@@ -1,0 +1,140 @@
+//! The typed error of the tile engine. Expected outcomes of a sweep (a kernel that is rejected,
+//! fails to compile, crashes, hangs or computes a wrong answer) are not errors: they are
+//! [`crate::worker::Status`] values in CSV rows. `TuneError` is for input the engine cannot act
+//! on (a bad config file, an unknown problem set, an unreadable CSV) and for I/O failures.
+
+use crate::filter::FilterError;
+use gconv_problem::ProblemError;
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Every way a tile-engine operation can fail.
+#[derive(Debug, Error)]
+pub enum TuneError {
+    /// A problem key or problems file is invalid.
+    #[error(transparent)]
+    Problem(#[from] ProblemError),
+    /// `--problems` matched neither a registry key, nor a problem key, nor a readable file.
+    #[error("cannot resolve problem set {spec:?}; tried: {}", tried.join("; "))]
+    UnresolvedProblems {
+        /// The spec as given.
+        spec: String,
+        /// What was tried, in order, each with why it did not match.
+        tried: Vec<String>,
+    },
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A trait-config file is not valid JSON of the expected shape.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    ConfigSyntax {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (0 when unknown).
+        line: usize,
+        /// 1-based column (0 when unknown).
+        column: usize,
+        /// What serde said.
+        message: String,
+    },
+    /// A field of a trait config is unknown or has values of the wrong type.
+    #[error("{}: trait_config field {field:?}: {message}", path.display())]
+    ConfigField {
+        /// The file.
+        path: PathBuf,
+        /// The field as written in the file.
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The `variant` of a trait config is not `forward`, `bwd_data` or `bwd_weight`.
+    #[error("{}: unknown variant {value:?} (expected forward, bwd_data or bwd_weight)", path.display())]
+    UnknownVariant {
+        /// The file.
+        path: PathBuf,
+        /// The value found.
+        value: String,
+    },
+    /// A trait config expands to no kernel at all.
+    #[error("{}: the config expands to no valid kernel ({total} combination(s), dropped: {dropped})", path.display())]
+    EmptyCatalogue {
+        /// The file.
+        path: PathBuf,
+        /// Combinations in the cartesian product.
+        total: usize,
+        /// Drop counts by reason, already formatted.
+        dropped: String,
+    },
+    /// A filter expression is invalid or cannot be evaluated.
+    #[error(transparent)]
+    Filter(#[from] FilterError),
+    /// `run_sweep` was given no kernel.
+    #[error("the kernel list is empty: nothing to sweep")]
+    NoKernels,
+    /// `run_sweep` was given no problem.
+    #[error("the problem list is empty: nothing to sweep")]
+    NoProblems,
+    /// A kernel name is neither a GPU kernel config nor a CPU variant.
+    #[error("unknown kernel name {name:?}: {reason}")]
+    UnknownKernel {
+        /// The name as given.
+        name: String,
+        /// Why it did not parse.
+        reason: String,
+    },
+    /// A sweep CSV has the wrong header.
+    #[error("{}: not a gconv sweep CSV: header is {found:?}, expected {expected:?}", path.display())]
+    CsvHeader {
+        /// The file.
+        path: PathBuf,
+        /// The header expected.
+        expected: String,
+        /// The header found.
+        found: String,
+    },
+    /// A row of a sweep CSV is invalid.
+    #[error("{}:{line}: column {column:?}: {message}", path.display())]
+    CsvRow {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// Column name.
+        column: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A worker subprocess could not be started.
+    #[error("cannot start worker {program:?}: {source}")]
+    WorkerSpawn {
+        /// The program.
+        program: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An invalid sweep option.
+    #[error("invalid sweep option {option}: {message}")]
+    Option {
+        /// The option name.
+        option: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl TuneError {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> TuneError {
+        TuneError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
