@@ -1,1 +1,236 @@
-//! (in progress)
+//! The `igemm` family, forward direction: implicit GEMM per group with groups on the grid, one
+//! launch per grouped convolution (plus a reduction launch for split-K).
+//!
+//! For each group block of `gm` adjacent groups the GEMM is M = N·Do·Ho·Wo output pixels,
+//! N = gm·K/G merged output channels, K = taps × gm·C/G, walked as filter taps outer and channel
+//! blocks of `tile_k` inner. Grid = (⌈M/tile_m⌉, ⌈gm·K/G / tile_n⌉, G/gm · split_k).
+//!
+//! What the generated CUDA C++ does (see `fwd.cu`, which [`emit`] specialises with compile-time
+//! constants of the config and the problem):
+//!
+//! - **Loads**: `cp.async` with `src-size` zero-fill (16/8/4 bytes, the effective vector widths
+//!   of [`crate::config::effective_vectors`]) handles padding, out-of-range rows and channels
+//!   without branches; 2-byte elements (odd channel counts in f16/bf16) are loaded into
+//!   registers before the tile's math and stored to shared memory after it. Each thread decodes
+//!   its A rows (n, d, h, w of the output pixel) once, before the K loop; per k-tile only the
+//!   tap offset and three unsigned range tests remain. The pointwise fast path skips the decode
+//!   (row m starts at m·C) and is numerically identical to the general path.
+//! - **Group merge**: the A tile gathers gm·C/G contiguous channels; the weight tile is
+//!   block-diagonal (chunks outside a row's own group are zero-filled, never loaded); every
+//!   output channel of the merged block is a real output, so all are stored.
+//! - **Shared memory**: row-major `[row][k]` tiles with an XOR swizzle of the 16-byte chunks
+//!   inside each 128-byte line, conflict-free for `ldmatrix` (x4) and for the SIMT 16-byte reads.
+//! - **Pipeline**: `stages` (2..=5) buffers, prologue of `stages − 1` tiles, one
+//!   `cp.async.wait_group` + `__syncthreads` per k-tile, the next tile's copies issued before the
+//!   current tile's math.
+//! - **Math**: f16/bf16 `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}` (f32 accumulation);
+//!   f32 FFMA on CUDA cores with a 4×8 lane layout and 16-byte shared loads.
+//! - **Epilogue**: accumulators are converted (`cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`) and
+//!   restaged through shared memory, then written with coalesced stores of up to 16 bytes.
+//! - **Split-K** (deterministic): each split writes f32 partials to a workspace plane; a second
+//!   launch sums the planes in a fixed order and converts.
+//!
+//! Everything is header-free (no `cuda_bf16.h`); the same config and problem give byte-identical
+//! source. Golden copies live in `tests/golden/`; `GCONV_BLESS=1 cargo test -p gconv-kernels
+//! --test golden` rewrites them on purpose.
+
+use crate::config::{
+    can_implement, effective_vectors, grid, smem_bytes, validate, FastPath, KernelConfig, Math,
+    Rejection, EPILOGUE_PAD,
+};
+use crate::source::{Arch, KernelSource, Launch};
+use gconv_problem::{DType, Problem, TensorRole};
+use std::fmt::Write;
+
+/// The fixed part of the forward kernel (helpers, derived constants, kernel bodies).
+const FWD_BODY: &str = include_str!("fwd.cu");
+
+/// Generates the module for `cfg` on `problem`: both gates are checked first, and a config that
+/// fails either is returned as the [`Rejection`], never generated.
+pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejection> {
+    validate(cfg, Arch::Sm90)?;
+    can_implement(cfg, problem)?;
+    let name = cfg.to_string();
+    let ev = effective_vectors(cfg, problem);
+    let es = problem.dtype.size_bytes();
+    let (od, oh, ow) = {
+        let o = problem.output();
+        (o[0], o[1], o[2])
+    };
+    let taps = problem.filter_volume();
+    let pointwise = cfg.fast_path == FastPath::Pointwise;
+    let mut h = String::new();
+    let w = &mut h;
+    // Writing to a String cannot fail.
+    let _ = writeln!(w, "// gconv igemm forward kernel: generated, do not edit");
+    let _ = writeln!(w, "// kernel:  {name}");
+    let _ = writeln!(w, "// problem: {problem}");
+    let _ = writeln!(
+        w,
+        "// effective vector widths (elements): A {}, B {}, C {}",
+        ev.a, ev.b, ev.c
+    );
+    let _ = writeln!(
+        w,
+        "#define GCONV_MATH_MMA {}",
+        u8::from(cfg.math == Math::Mma)
+    );
+    let _ = writeln!(
+        w,
+        "#define GCONV_SPLIT_REDUCE {}",
+        u8::from(cfg.split_k > 1)
+    );
+    let _ = writeln!(
+        w,
+        "#define ELEM {}",
+        if problem.dtype == DType::F32 {
+            "float"
+        } else {
+            "unsigned short"
+        }
+    );
+    let _ = writeln!(
+        w,
+        "constexpr bool IS_BF16 = {};",
+        problem.dtype == DType::Bf16
+    );
+    let _ = writeln!(w, "constexpr int ESZ = {es};");
+    let ints: [(&str, u64); 33] = [
+        ("N_", problem.n),
+        ("ID", problem.input[0]),
+        ("IH", problem.input[1]),
+        ("IW", problem.input[2]),
+        ("OD", od),
+        ("OH", oh),
+        ("OW", ow),
+        ("FZ", problem.filter[0]),
+        ("FY", problem.filter[1]),
+        ("FX", problem.filter[2]),
+        ("SD", problem.stride[0]),
+        ("SH", problem.stride[1]),
+        ("SW", problem.stride[2]),
+        ("PD", problem.pad[0]),
+        ("PH", problem.pad[1]),
+        ("PW", problem.pad[2]),
+        ("DD", problem.dilation[0]),
+        ("DH", problem.dilation[1]),
+        ("DW", problem.dilation[2]),
+        ("G_", problem.g),
+        ("CG", problem.cpg()),
+        ("KG", problem.kpg()),
+        ("GM", cfg.group_merge as u64),
+        ("BM", cfg.tile_m as u64),
+        ("BN", cfg.tile_n as u64),
+        ("BK", cfg.tile_k as u64),
+        ("WARPS_M", cfg.warps_m as u64),
+        ("WARPS_N", cfg.warps_n as u64),
+        ("STAGES", cfg.stages as u64),
+        ("VA", ev.a as u64),
+        ("VB", ev.b as u64),
+        ("VC", ev.c as u64),
+        ("SPLIT", cfg.split_k as u64),
+    ];
+    for (k, v) in ints {
+        let _ = writeln!(w, "constexpr int {k} = {v};");
+    }
+    let _ = writeln!(w, "constexpr int CPAD = {EPILOGUE_PAD};");
+    let _ = writeln!(w, "constexpr bool POINTWISE = {pointwise};");
+    // L1-allocating copies for A when taps re-read neighbouring pixels; L2-only otherwise.
+    let _ = writeln!(w, "constexpr bool A_L1 = {};", taps > 1);
+    let code = format!("{h}\n{}", FWD_BODY.replace("@ENTRY@", &name));
+
+    let g = grid(cfg, problem);
+    let mut launches = vec![Launch {
+        entry: name.clone(),
+        grid: [g[0] as u32, g[1] as u32, g[2] as u32],
+        block: [cfg.threads(), 1, 1],
+        dynamic_smem_bytes: smem_bytes(cfg),
+    }];
+    let mut workspace_bytes = 0;
+    if cfg.split_k > 1 {
+        let y = problem.elements(TensorRole::Y);
+        workspace_bytes = y * cfg.split_k as u64 * 4;
+        launches.push(Launch {
+            entry: format!("{name}_reduce"),
+            grid: [y.div_ceil(256) as u32, 1, 1],
+            block: [256, 1, 1],
+            dynamic_smem_bytes: 0,
+        });
+    }
+    Ok(KernelSource {
+        kernel_name: name,
+        code,
+        arch: Arch::Sm90,
+        launches,
+        workspace_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::default_forward_pool;
+
+    fn prob(key: &str) -> Problem {
+        key.parse().unwrap()
+    }
+
+    #[test]
+    fn emit_is_deterministic_and_gated() {
+        let p = prob("fwd_bf16_n2_g4_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1");
+        let c = KernelConfig::default();
+        let a = emit(&c, &p).unwrap();
+        let b = emit(&c, &p).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.kernel_name, c.to_string());
+        assert_eq!(a.launches.len(), 1);
+        assert_eq!(a.launches[0].grid, [2, 1, 4]);
+        assert!(!a.code.contains("#include"));
+        assert!(!a.code.contains("@ENTRY@"));
+        let bad = KernelConfig { stages: 9, ..c };
+        assert_eq!(emit(&bad, &p).unwrap_err().reason(), "stages_out_of_range");
+        let pw = KernelConfig {
+            fast_path: FastPath::Pointwise,
+            ..c
+        };
+        assert_eq!(
+            emit(&pw, &p).unwrap_err().reason(),
+            "pointwise_inapplicable"
+        );
+    }
+
+    #[test]
+    fn every_pool_config_emits_on_a_problem_it_accepts() {
+        let keys = [
+            "fwd_{dt}_n2_g32_c64_k64_i10x10_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g32_c32_k32_i10x10_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g4_c256_k256_i6x6_f1x1_s1x1_p0x0_d1x1",
+            "fwd_{dt}_n2_g16_c256_k256_i10x10_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g2_c512_k512_i7x7_f3x3_s1x1_p1x1_d1x1",
+        ];
+        for dt in DType::ALL {
+            for c in default_forward_pool(dt) {
+                let ok = keys.iter().any(|k| {
+                    let p = prob(&k.replace("{dt}", dt.token()));
+                    emit(&c, &p).is_ok()
+                });
+                assert!(ok, "{c} emits on none of the test problems");
+            }
+        }
+    }
+
+    #[test]
+    fn split_k_adds_a_reduction_launch() {
+        let p = prob("fwd_f16_n1_g1_c256_k64_i7x7_f3x3_s1x1_p1x1_d1x1");
+        let c = KernelConfig {
+            dtype: DType::F16,
+            split_k: 4,
+            ..KernelConfig::default()
+        };
+        let s = emit(&c, &p).unwrap();
+        assert_eq!(s.launches.len(), 2);
+        assert_eq!(s.launches[0].grid[2], 4);
+        assert_eq!(s.workspace_bytes, 49 * 64 * 4 * 4);
+        assert!(s.code.contains(&format!("{}_reduce", s.kernel_name)));
+    }
+}

@@ -1,0 +1,128 @@
+//! Compiles every config of the default forward pool (all dtypes) with NVRTC to an sm_90 CUBIN,
+//! each on a representative problem it can implement, printing registers, spills and compile
+//! time per kernel and a count line. Fails on any compile error, or when a pool config runs none
+//! of the representative problems. Needs only NVRTC, no GPU.
+//!
+//! When libnvrtc cannot be loaded it prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_NVRTC=1`
+//! turns the skip into a failure. `GCONV_COMPILE_THREADS` sets the worker threads (default: the
+//! available parallelism, at most 4).
+
+use gconv_cuda::nvrtc::{compile_cubin, nvrtc_version, CompileOptions};
+use gconv_kernels::config::{can_implement, default_forward_pool, KernelConfig};
+use gconv_kernels::igemm::emit;
+use gconv_problem::{DType, Problem};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Representative problems, tried in order; `{dt}` is replaced by the dtype token.
+const CANDIDATES: &[&str] = &[
+    "fwd_{dt}_n4_g1_c128_k128_i28x28_f3x3_s1x1_p1x1_d1x1",
+    "fwd_{dt}_n4_g1_c128_k128_i28x28_f1x1_s1x1_p0x0_d1x1",
+    "fwd_{dt}_n4_g32_c32_k32_i28x28_f3x3_s1x1_p1x1_d1x1",
+    "fwd_{dt}_n4_g32_c128_k128_i28x28_f3x3_s1x1_p1x1_d1x1",
+    "fwd_{dt}_n4_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    "fwd_{dt}_n4_g32_c512_k512_i28x28_f3x3_s1x1_p1x1_d1x1",
+    "fwd_{dt}_n4_g32_c1024_k1024_i14x14_f3x3_s1x1_p1x1_d1x1",
+];
+
+fn representative(cfg: &KernelConfig) -> Option<Problem> {
+    CANDIDATES.iter().find_map(|k| {
+        let p: Problem = k.replace("{dt}", cfg.dtype.token()).parse().ok()?;
+        can_implement(cfg, &p).ok().map(|_| p)
+    })
+}
+
+#[test]
+fn default_forward_pool_compiles() {
+    if let Err(e) = nvrtc_version() {
+        if std::env::var_os("GCONV_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
+            panic!("NVRTC required (GCONV_REQUIRE_NVRTC=1) but unavailable: {e}");
+        }
+        println!("SKIPPED: default_forward_pool_compiles: libnvrtc not loadable: {e}");
+        return;
+    }
+    let mut jobs = Vec::new();
+    let mut errors = Vec::new();
+    for dt in DType::ALL {
+        for cfg in default_forward_pool(dt) {
+            match representative(&cfg) {
+                Some(p) => match emit(&cfg, &p) {
+                    Ok(src) => jobs.push((p, src)),
+                    Err(e) => errors.push(format!("{cfg} on {p}: emit rejected: {e}")),
+                },
+                None => errors.push(format!("{cfg}: runs none of the representative problems")),
+            }
+        }
+    }
+    let threads = std::env::var("GCONV_COMPILE_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+                .min(4)
+        })
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::new());
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((p, src)) = jobs.get(i) else { break };
+                let r = compile_cubin(src, &CompileOptions::default());
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((i, p, src, r));
+            });
+        }
+    });
+    let wall = t0.elapsed().as_secs_f64();
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|r| r.0);
+    let (mut ok, mut spilled, mut total_ms) = (0usize, 0usize, 0.0f64);
+    for (_, p, src, r) in &results {
+        match r {
+            Ok(k) => {
+                ok += 1;
+                total_ms += k.compile_ms;
+                let spills = k.total_spills();
+                if spills > 0 {
+                    spilled += 1;
+                }
+                let per_entry: Vec<String> = k
+                    .resources
+                    .iter()
+                    .map(|(e, r)| {
+                        let short = if e == &src.kernel_name {
+                            "main"
+                        } else {
+                            e.as_str()
+                        };
+                        format!("{short}: {} regs, {} B spills", r.regs, r.spills())
+                    })
+                    .collect();
+                println!(
+                    "compiled {} on {p}: {} | {:.0} ms",
+                    src.kernel_name,
+                    per_entry.join("; "),
+                    k.compile_ms
+                );
+            }
+            Err(e) => errors.push(format!("{} on {p}: {e}", src.kernel_name)),
+        }
+    }
+    println!(
+        "compile_pool: {ok} of {} pool kernels compiled ({} with spills), {} errors; {:.1} s of NVRTC time on {threads} thread(s), {wall:.1} s wall",
+        jobs.len(),
+        spilled,
+        errors.len(),
+        total_ms / 1e3
+    );
+    assert!(ok > 0, "no kernel compiled");
+    assert!(errors.is_empty(), "errors:\n{}", errors.join("\n"));
+}

@@ -1,0 +1,148 @@
+//! Golden copies of generated kernels: every (kernel, problem) pair below is emitted and compared
+//! byte for byte with `tests/golden/<kernel_name>__<problem_key>.cu`. The set covers every math
+//! path and dtype, ranks 1–3, stride/padding/dilation, group merge (including depthwise),
+//! the pointwise path, odd channels (2-byte loads), split-K and each stage count.
+//!
+//! `GCONV_BLESS=1 cargo test -p gconv-kernels --test golden` rewrites the files (and removes
+//! golden files no longer in the set); review the diff before committing.
+
+use gconv_kernels::config::KernelConfig;
+use gconv_kernels::igemm::emit;
+use gconv_problem::Problem;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// (kernel name, problem key).
+const CASES: &[(&str, &str)] = &[
+    (
+        "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g1_c64_k64_i16x16_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_f16_t128x128x32_w2x2_s4_v8x8_gm1_sk1d_mma_gen",
+        "fwd_f16_n2_g4_c128_k128_i12x12_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_bf16_t64x64x64_w2x2_s3_v8x8_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g2_c64_k128_i15x15_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "igemm_fwd_bf16_t256x128x32_w4x2_s3_v8x8_gm1_sk1d_mma_gen",
+        "fwd_bf16_n4_g2_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm4_sk1d_mma_gen",
+        "fwd_bf16_n2_g32_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_bf16_t128x16x16_w4x1_s4_v8x8_gm16_sk1d_mma_gen",
+        "fwd_bf16_n2_g32_c32_k32_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_f16_t128x128x32_w2x2_s4_v8x8_gm1_sk1d_mma_pw",
+        "fwd_f16_n2_g4_c512_k512_i7x7_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "igemm_fwd_bf16_t64x32x32_w2x1_s5_v8x8_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g3_c48_k96_i40_f5_s1_p2_d1",
+    ),
+    (
+        "igemm_fwd_f16_t64x64x32_w2x2_s4_v8x8_gm1_sk1d_mma_gen",
+        "fwd_f16_n1_g2_c64_k64_i6x10x10_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "igemm_fwd_bf16_t32x32x32_w1x1_s2_v8x8_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g1_c7_k9_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_bf16_t64x64x32_w2x2_s4_v8x8_gm1_sk4d_mma_gen",
+        "fwd_bf16_n1_g1_c256_k64_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_f32_t128x128x16_w4x2_s3_v4x4_gm1_sk1d_simt_gen",
+        "fwd_f32_n2_g1_c64_k64_i16x16_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_f32_t128x32x32_w4x1_s3_v4x4_gm8_sk1d_simt_gen",
+        "fwd_f32_n2_g16_c64_k64_i10x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_f32_t64x64x32_w2x2_s5_v4x4_gm1_sk1d_simt_pw",
+        "fwd_f32_n2_g1_c96_k80_i9x9_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "igemm_fwd_f32_t64x64x16_w2x2_s4_v4x4_gm1_sk2d_simt_gen",
+        "fwd_f32_n1_g1_c64_k32_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+];
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("golden")
+}
+
+#[test]
+fn generated_kernels_match_golden_files() {
+    let bless = std::env::var_os("GCONV_BLESS").is_some_and(|v| v == "1");
+    let dir = golden_dir();
+    let mut expected = BTreeSet::new();
+    let mut mismatches = Vec::new();
+    for (name, key) in CASES {
+        let cfg: KernelConfig = name.parse().unwrap_or_else(|e| panic!("{e}"));
+        let problem: Problem = key.parse().unwrap_or_else(|e| panic!("{e}"));
+        let src = emit(&cfg, &problem).unwrap_or_else(|e| panic!("{name} on {key}: {e}"));
+        assert_eq!(src.kernel_name, *name);
+        let file = format!("{name}__{key}.cu");
+        let path = dir.join(&file);
+        expected.insert(file.clone());
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &src.code).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(old) if old == src.code => {}
+            Ok(_) => mismatches.push(format!("{file}: differs")),
+            Err(e) => mismatches.push(format!("{file}: {e}")),
+        }
+    }
+    let present: BTreeSet<String> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|f| f.ends_with(".cu"))
+                .collect()
+        })
+        .unwrap_or_default();
+    for stale in present.difference(&expected) {
+        if bless {
+            std::fs::remove_file(dir.join(stale)).unwrap();
+        } else {
+            mismatches.push(format!("{stale}: not in the golden set"));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "golden mismatches (rerun with GCONV_BLESS=1 to accept):\n{}",
+        mismatches.join("\n")
+    );
+    assert_eq!(expected.len(), CASES.len(), "duplicate golden cases");
+}
+
+#[test]
+fn golden_set_covers_every_path() {
+    let cfgs: Vec<KernelConfig> = CASES.iter().map(|(n, _)| n.parse().unwrap()).collect();
+    for stages in 2..=5 {
+        assert!(cfgs.iter().any(|c| c.stages == stages), "stages {stages}");
+    }
+    for dt in gconv_problem::DType::ALL {
+        assert!(cfgs.iter().any(|c| c.dtype == dt), "{dt}");
+    }
+    let probs: Vec<Problem> = CASES.iter().map(|(_, k)| k.parse().unwrap()).collect();
+    for rank in 1..=3 {
+        assert!(probs.iter().any(|p| p.rank == rank), "rank {rank}");
+    }
+    assert!(cfgs.iter().any(|c| c.group_merge > 1));
+    assert!(cfgs.iter().any(|c| c.split_k > 1));
+}

@@ -1,0 +1,499 @@
+// gconv igemm forward kernel: generated, do not edit
+// kernel:  igemm_fwd_bf16_t128x16x16_w4x1_s4_v8x8_gm16_sk1d_mma_gen
+// problem: fwd_bf16_n2_g32_c32_k32_i14x14_f3x3_s1x1_p1x1_d1x1
+// effective vector widths (elements): A 8, B 1, C 8
+#define GCONV_MATH_MMA 1
+#define GCONV_SPLIT_REDUCE 0
+#define ELEM unsigned short
+constexpr bool IS_BF16 = true;
+constexpr int ESZ = 2;
+constexpr int N_ = 2;
+constexpr int ID = 1;
+constexpr int IH = 14;
+constexpr int IW = 14;
+constexpr int OD = 1;
+constexpr int OH = 14;
+constexpr int OW = 14;
+constexpr int FZ = 1;
+constexpr int FY = 3;
+constexpr int FX = 3;
+constexpr int SD = 1;
+constexpr int SH = 1;
+constexpr int SW = 1;
+constexpr int PD = 0;
+constexpr int PH = 1;
+constexpr int PW = 1;
+constexpr int DD = 1;
+constexpr int DH = 1;
+constexpr int DW = 1;
+constexpr int G_ = 32;
+constexpr int CG = 1;
+constexpr int KG = 1;
+constexpr int GM = 16;
+constexpr int BM = 128;
+constexpr int BN = 16;
+constexpr int BK = 16;
+constexpr int WARPS_M = 4;
+constexpr int WARPS_N = 1;
+constexpr int STAGES = 4;
+constexpr int VA = 8;
+constexpr int VB = 1;
+constexpr int VC = 8;
+constexpr int SPLIT = 1;
+constexpr int CPAD = 8;
+constexpr bool POINTWISE = false;
+constexpr bool A_L1 = true;
+
+// ---- helpers (header-free: 16-bit types are u16, conversions by inline PTX) ----
+typedef unsigned int u32;
+typedef unsigned short u16;
+struct alignas(16) v16b { u32 x, y, z, w; };
+struct alignas(8) v8b { u32 x, y; };
+struct alignas(16) f4 { float x, y, z, w; };
+
+__device__ __forceinline__ u32 smem_u32(const void* p) {
+  u32 r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
+
+// XOR swizzle of 16-byte chunks inside each 128-byte line (bits [4,7) ^= bits [7,10)):
+// eight consecutive tile rows at the same logical chunk land in eight different bank groups.
+__device__ __forceinline__ u32 swz(u32 off) { return off ^ (((off >> 7) & 7u) << 4); }
+
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  const int n = pred ? BYTES : 0;  // src-size 0: the destination is zero-filled
+  if constexpr (BYTES == 16 && !L1) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else if constexpr (BYTES == 16) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else if constexpr (BYTES == 8) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  if constexpr (IS_BF16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Two f32 -> packed 16-bit pair (lo at the lower address), round to nearest even.
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
+  u32 r;
+  if constexpr (IS_BF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+}
+__device__ __forceinline__ u16 to_half_bits(float x) {
+  u16 r;
+  if constexpr (IS_BF16) {
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(x));
+  } else {
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(x));
+  }
+  return r;
+}
+
+template <int BYTES>
+__device__ __forceinline__ void copy_bytes(void* dst, const void* src) {
+  if constexpr (BYTES == 16) {
+    *reinterpret_cast<v16b*>(dst) = *reinterpret_cast<const v16b*>(src);
+  } else if constexpr (BYTES == 8) {
+    *reinterpret_cast<v8b*>(dst) = *reinterpret_cast<const v8b*>(src);
+  } else if constexpr (BYTES == 4) {
+    *reinterpret_cast<u32*>(dst) = *reinterpret_cast<const u32*>(src);
+  } else {
+    *reinterpret_cast<u16*>(dst) = *reinterpret_cast<const u16*>(src);
+  }
+}
+
+// ---- derived constants ----
+constexpr int M_ = N_ * OD * OH * OW;
+constexpr int C_ = G_ * CG;
+constexpr int K_ = G_ * KG;
+constexpr int CEFF = GM * CG;  // merged input channels of one CTA
+constexpr int NEFF = GM * KG;  // merged output channels of one CTA
+constexpr int NGB = G_ / GM;   // merged group blocks
+constexpr int TAPS = FZ * FY * FX;
+constexpr int CBLK = (CEFF + BK - 1) / BK;
+constexpr int KT = TAPS * CBLK;  // k-tiles: taps outer, channel blocks inner
+constexpr int KPS = (KT + SPLIT - 1) / SPLIT;
+constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+constexpr int WM = BM / WARPS_M;
+constexpr int WN = BN / WARPS_N;
+constexpr int ROWB = BK * ESZ;  // bytes per shared-memory tile row
+constexpr int A_STAGE = BM * ROWB;
+constexpr int B_STAGE = BN * ROWB;
+constexpr int OUT_ESZ = SPLIT > 1 ? 4 : ESZ;
+constexpr int CROW = BN + CPAD;  // epilogue staging row, elements
+constexpr bool CHECK_D = !(FZ == 1 && PD == 0);
+constexpr bool CHECK_H = !(FY == 1 && PH == 0);
+constexpr bool A_PARTIAL = (CEFF % BK) != 0;
+constexpr bool A_SYNC = VA * ESZ == 2;  // 2-byte elements: register-staged loads
+constexpr bool B_SYNC = VB * ESZ == 2;
+constexpr int imin(int a, int b) { return a < b ? a : b; }
+constexpr int pow2floor(int x) { return x <= 1 ? 1 : 2 * pow2floor(x / 2); }
+// Loader layout: TPR threads share one tile row (CPT chunks each, interleaved for coalescing),
+// RPI rows per pass, R passes; TPR is capped so that a thread holds at most 8 rows of state.
+constexpr int CPR_A = BK / VA;
+constexpr int TPR_A = imin(CPR_A, imin(THREADS, pow2floor(8 * THREADS / BM)));
+constexpr int CPT_A = CPR_A / TPR_A, RPI_A = THREADS / TPR_A, RA = (BM + RPI_A - 1) / RPI_A;
+constexpr int CPR_B = BK / VB;
+constexpr int TPR_B = imin(CPR_B, imin(THREADS, pow2floor(8 * THREADS / BN)));
+constexpr int CPT_B = CPR_B / TPR_B, RPI_B = THREADS / TPR_B, RB = (BN + RPI_B - 1) / RPI_B;
+constexpr int CPR_C = BN / VC, C_CHUNKS = BM * CPR_C;
+constexpr int OFF_INVALID = -(1 << 30);
+static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "tile / warps");
+static_assert(BK % VA == 0 && BK % VB == 0 && BN % VC == 0, "vector widths");
+
+typedef ELEM elem_t;
+
+extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_w4x1_s4_v8x8_gm16_sk1d_mma_gen(const void* __restrict__ in0,
+                                                            const void* __restrict__ in1,
+                                                            void* __restrict__ out,
+                                                            void* __restrict__ workspace) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const int wm = warp / WARPS_N;
+  const int wn = warp % WARPS_N;
+  const int gb = blockIdx.z % NGB;  // merged group block
+  const int split = blockIdx.z / NGB;
+  const int m0 = blockIdx.x * BM;
+  const int n0 = blockIdx.y * BN;
+  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0) + gb * CEFF;
+  const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
+  const u32 sbase = smem_u32(smem);
+  const u32 sbase_b = sbase + STAGES * A_STAGE;
+
+  // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
+  const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;
+  const int b_trow = tid / TPR_B, b_tcol = tid % TPR_B;
+  int a_base[RA], a_d[RA], a_h[RA], a_w[RA];
+#pragma unroll
+  for (int j = 0; j < RA; ++j) {
+    const int row = a_trow + j * RPI_A;
+    const int m = m0 + row;
+    const bool ok = (BM % RPI_A == 0 || row < BM) && m < M_;
+    const int mm = ok ? m : 0;
+    if constexpr (POINTWISE) {
+      a_base[j] = mm * C_ + a_tcol * VA;
+      a_d[j] = 0;
+      a_h[j] = 0;
+      a_w[j] = ok ? 0 : OFF_INVALID;
+    } else {
+      const int ow = mm % OW;
+      int t = mm / OW;
+      const int oh = t % OH;
+      t /= OH;
+      const int od = t % OD;
+      const int n = t / OD;
+      const int id = od * SD - PD, ih = oh * SH - PH, iw = ow * SW - PW;
+      a_base[j] = (((n * ID + id) * IH + ih) * IW + iw) * C_ + a_tcol * VA;
+      a_d[j] = id;
+      a_h[j] = ih;
+      a_w[j] = ok ? iw : OFF_INVALID;
+    }
+  }
+  // ---- B (weight) loader: merged rows are block-diagonal (zero outside the row's group) ----
+  // b_lo: chunk q of the row is inside the row's own group iff (c0 + q*TPR*VB - b_lo) < CG
+  int b_base[RB], b_lo[RB];
+#pragma unroll
+  for (int j = 0; j < RB; ++j) {
+    const int row = b_trow + j * RPI_B;
+    const int nn = n0 + row;
+    const bool ok = (BN % RPI_B == 0 || row < BN) && nn < NEFF;
+    const int nv = ok ? nn : 0;
+    const int gsub = nv / KG, kk = nv % KG;
+    b_base[j] = ((gb * GM + gsub) * KG + kk) * TAPS * CG - gsub * CG + b_tcol * VB;
+    b_lo[j] = ok ? gsub * CG - b_tcol * VB : OFF_INVALID;
+  }
+
+  u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
+  u16 b_reg[B_SYNC ? RB : 1][B_SYNC ? CPT_B : 1];
+
+  // k-tile range of this split; loader position (tap z/y/x, channel block)
+  const int kt_begin = split * KPS;
+  const int kt_end = (kt_begin + KPS < KT) ? kt_begin + KPS : KT;
+  const int nkt = kt_end - kt_begin;
+  int l_cb = kt_begin % CBLK;
+  int l_tap = kt_begin / CBLK;
+  int l_tx = l_tap % FX;
+  int l_ty = (l_tap / FX) % FY;
+  int l_tz = l_tap / (FX * FY);
+
+  auto fetch = [&](int stage) {
+    const int dz = l_tz * DD, dy = l_ty * DH, dx = l_tx * DW;
+    const int tapoff = ((dz * IH + dy) * IW + dx) * C_;
+    const int c0 = l_cb * BK;
+    const u32 sa = sbase + stage * A_STAGE;
+#pragma unroll
+    for (int j = 0; j < RA; ++j) {
+      const int row = a_trow + j * RPI_A;
+      if (BM % RPI_A == 0 || row < BM) {
+        bool rok = (unsigned)(a_w[j] + dx) < (unsigned)IW;
+        if constexpr (CHECK_H) rok = rok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
+        if constexpr (CHECK_D) rok = rok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
+        const int off = a_base[j] + tapoff + c0;
+#pragma unroll
+        for (int q = 0; q < CPT_A; ++q) {
+          const int col = a_tcol + q * TPR_A;
+          bool ok = rok;
+          if constexpr (A_PARTIAL) ok = ok && (c0 + col * VA) < CEFF;
+          const elem_t* src = X + (ok ? off + q * TPR_A * VA : 0);
+          if constexpr (A_SYNC) {
+            a_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
+          } else {
+            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), src, ok);
+          }
+        }
+      }
+    }
+    const u32 sb = sbase_b + stage * B_STAGE;
+    const int wtap = l_tap * CG + c0;
+#pragma unroll
+    for (int j = 0; j < RB; ++j) {
+      const int row = b_trow + j * RPI_B;
+      if (BN % RPI_B == 0 || row < BN) {
+#pragma unroll
+        for (int q = 0; q < CPT_B; ++q) {
+          const int col = b_tcol + q * TPR_B;
+          const bool ok = (unsigned)(c0 + q * TPR_B * VB - b_lo[j]) < (unsigned)CG;
+          const elem_t* src = Wt + (ok ? b_base[j] + wtap + q * TPR_B * VB : 0);
+          if constexpr (B_SYNC) {
+            b_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
+          } else {
+            cp_async<VB * ESZ, false>(sb + swz(row * ROWB + col * VB * ESZ), src, ok);
+          }
+        }
+      }
+    }
+    // advance: channel blocks inner, taps outer (x fastest)
+    if (++l_cb == CBLK) {
+      l_cb = 0;
+      ++l_tap;
+      if (++l_tx == FX) {
+        l_tx = 0;
+        if (++l_ty == FY) {
+          l_ty = 0;
+          ++l_tz;
+        }
+      }
+    }
+  };
+  // stores the register-staged 2-byte elements of the tile fetched last
+  auto flush = [&](int stage) {
+    if constexpr (A_SYNC) {
+#pragma unroll
+      for (int j = 0; j < RA; ++j) {
+        const int row = a_trow + j * RPI_A;
+        if (BM % RPI_A == 0 || row < BM) {
+#pragma unroll
+          for (int q = 0; q < CPT_A; ++q) {
+            const int col = a_tcol + q * TPR_A;
+            *reinterpret_cast<u16*>(smem + stage * A_STAGE + swz(row * ROWB + col * ESZ)) = a_reg[j][q];
+          }
+        }
+      }
+    }
+    if constexpr (B_SYNC) {
+#pragma unroll
+      for (int j = 0; j < RB; ++j) {
+        const int row = b_trow + j * RPI_B;
+        if (BN % RPI_B == 0 || row < BN) {
+#pragma unroll
+          for (int q = 0; q < CPT_B; ++q) {
+            const int col = b_tcol + q * TPR_B;
+            *reinterpret_cast<u16*>(smem + STAGES * A_STAGE + stage * B_STAGE + swz(row * ROWB + col * ESZ)) =
+                b_reg[j][q];
+          }
+        }
+      }
+    }
+  };
+
+#if GCONV_MATH_MMA
+  // ---- tensor-core math: warp tile WM x WN of m16n8k16 ----
+  constexpr int MI = WM / 16, NI = WN / 8;
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
+  auto compute = [&](int stage) {
+    const u32 sa = sbase + stage * A_STAGE;
+    const u32 sb = sbase_b + stage * B_STAGE;
+#pragma unroll
+    for (int ks = 0; ks < BK / 16; ++ks) {
+      u32 af[MI][4];
+      u32 bfr[NI][2];
+#pragma unroll
+      for (int i = 0; i < MI; ++i) {
+        const int row = wm * WM + i * 16 + (lane & 15);
+        ldsm_x4(af[i], sa + swz(row * ROWB + (ks * 2 + (lane >> 4)) * 16));
+      }
+#pragma unroll
+      for (int p = 0; p < NI / 2; ++p) {
+        const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
+        u32 r[4];
+        ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+        bfr[2 * p][0] = r[0];
+        bfr[2 * p][1] = r[1];
+        bfr[2 * p + 1][0] = r[2];
+        bfr[2 * p + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) mma16816(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+    }
+  };
+#else
+  // ---- CUDA-core math: 4 x 8 lanes per warp, TM x TN outputs per thread ----
+  constexpr int TM = WM / 4, TN = WN / 8;
+  const int li = lane >> 3, lj = lane & 7;
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.f;
+  auto compute = [&](int stage) {
+    const unsigned char* sa = smem + stage * A_STAGE;
+    const unsigned char* sb = smem + STAGES * A_STAGE + stage * B_STAGE;
+#pragma unroll
+    for (int kq = 0; kq < BK / 4; ++kq) {
+      f4 a[TM], b[TN];
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+        a[i] = *reinterpret_cast<const f4*>(sa + swz((wm * WM + i * 4 + li) * ROWB + kq * 16));
+#pragma unroll
+      for (int j = 0; j < TN; ++j)
+        b[j] = *reinterpret_cast<const f4*>(sb + swz((wn * WN + j * 8 + lj) * ROWB + kq * 16));
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          acc[i][j] = fmaf(a[i].x, b[j].x, acc[i][j]);
+          acc[i][j] = fmaf(a[i].y, b[j].y, acc[i][j]);
+          acc[i][j] = fmaf(a[i].z, b[j].z, acc[i][j]);
+          acc[i][j] = fmaf(a[i].w, b[j].w, acc[i][j]);
+        }
+    }
+  };
+#endif
+
+  // ---- multistage cp.async pipeline: one barrier per k-tile ----
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < nkt) {
+      fetch(s);
+      flush(s);
+    }
+    cp_async_commit();
+  }
+  int rs = 0, ws = STAGES - 1;
+  for (int kt = 0; kt < nkt; ++kt) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    const bool more = kt + STAGES - 1 < nkt;
+    if (more) fetch(ws);
+    cp_async_commit();
+    compute(rs);
+    if (more) flush(ws);
+    rs = (rs + 1 == STAGES) ? 0 : rs + 1;
+    ws = (ws + 1 == STAGES) ? 0 : ws + 1;
+  }
+  cp_async_wait<0>();
+  __syncthreads();
+
+  // ---- epilogue: restage through shared memory, then coalesced VC-wide stores ----
+#if GCONV_MATH_MMA
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+      const int row = wm * WM + i * 16 + (lane >> 2);
+      const int col = wn * WN + j * 8 + (lane & 3) * 2;
+      if constexpr (OUT_ESZ == 2) {
+        *reinterpret_cast<u32*>(smem + (row * CROW + col) * 2) = pack2(acc[i][j][0], acc[i][j][1]);
+        *reinterpret_cast<u32*>(smem + ((row + 8) * CROW + col) * 2) = pack2(acc[i][j][2], acc[i][j][3]);
+      } else {
+        float* p0 = reinterpret_cast<float*>(smem + (row * CROW + col) * 4);
+        float* p1 = reinterpret_cast<float*>(smem + ((row + 8) * CROW + col) * 4);
+        p0[0] = acc[i][j][0];
+        p0[1] = acc[i][j][1];
+        p1[0] = acc[i][j][2];
+        p1[1] = acc[i][j][3];
+      }
+    }
+#else
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const int row = wm * WM + i * 4 + li;
+      const int col = wn * WN + j * 8 + lj;
+      *reinterpret_cast<float*>(smem + (row * CROW + col) * 4) = acc[i][j];
+    }
+#endif
+  __syncthreads();
+  unsigned char* dst_base = reinterpret_cast<unsigned char*>(SPLIT > 1 ? workspace : out) +
+                            ((long long)split * M_ * K_ + gb * NEFF) * OUT_ESZ;
+#pragma unroll 4
+  for (int idx = tid; idx < C_CHUNKS; idx += THREADS) {
+    const int row = idx / CPR_C, col = (idx % CPR_C) * VC;
+    const int m = m0 + row, n = n0 + col;
+    if (m < M_ && n < NEFF) {
+      copy_bytes<VC * OUT_ESZ>(dst_base + (long long)(m * K_ + n) * OUT_ESZ,
+                               smem + (row * CROW + col) * OUT_ESZ);
+    }
+  }
+}
+
+#if GCONV_SPLIT_REDUCE
+// Deterministic split-K reduction: sums the SPLIT f32 partial planes in order, converts, stores.
+extern "C" __global__ void __launch_bounds__(256) igemm_fwd_bf16_t128x16x16_w4x1_s4_v8x8_gm16_sk1d_mma_gen_reduce(const void* __restrict__ in0,
+                                                                const void* __restrict__ in1,
+                                                                void* __restrict__ out,
+                                                                void* __restrict__ workspace) {
+  const float* __restrict__ ws = reinterpret_cast<const float*>(workspace);
+  const int i = blockIdx.x * 256 + threadIdx.x;
+  if (i < M_ * K_) {
+    float s = 0.f;
+#pragma unroll
+    for (int p = 0; p < SPLIT; ++p) s += ws[p * (M_ * K_) + i];
+    if constexpr (ESZ == 4) {
+      reinterpret_cast<float*>(out)[i] = s;
+    } else {
+      reinterpret_cast<u16*>(out)[i] = to_half_bits(s);
+    }
+  }
+}
+#endif
