@@ -11,7 +11,10 @@ use std::fmt;
 use std::str::FromStr;
 
 fn join(v: &[u64]) -> String {
-    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("x")
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join("x")
 }
 
 impl fmt::Display for Problem {
@@ -105,10 +108,7 @@ impl FromStr for Problem {
         let mut values: Vec<&str> = Vec::with_capacity(9);
         for (part, prefix) in parts[2..].iter().zip(prefixes) {
             let v = part.strip_prefix(prefix).ok_or_else(|| {
-                malformed(
-                    key,
-                    format!("field {part:?} should start with {prefix:?}"),
-                )
+                malformed(key, format!("field {part:?} should start with {prefix:?}"))
             })?;
             values.push(v);
         }
@@ -195,14 +195,14 @@ mod tests {
             ("fwd_f32_n01_g1_c1_k1_i3_f3_s1_p1_d1", "leading zero"),
             ("fwd_f32_n+1_g1_c1_k1_i3_f3_s1_p1_d1", "decimal"),
             ("fwd_f32_n1_g1_c1_k1_i3x_f3_s1_p1_d1", "decimal"),
-            ("fwd_f32_n1_g1_c1_k1_i3_f3_s1_p1_d99999999999999999999", "range"),
+            (
+                "fwd_f32_n1_g1_c1_k1_i3_f3_s1_p1_d99999999999999999999",
+                "range",
+            ),
             ("fwd_f32_n1_g1_c1_k1_i3_f3_s1_p-0_d1", "-0"),
         ] {
             let e = k.parse::<Problem>().unwrap_err();
-            assert!(
-                matches!(e, ProblemError::Malformed { .. }),
-                "{k}: {e:?}"
-            );
+            assert!(matches!(e, ProblemError::Malformed { .. }), "{k}: {e:?}");
             assert!(e.to_string().contains(needle), "{k}: {e}");
         }
         // Well-formed but invalid: typed validation errors.
@@ -216,7 +216,10 @@ mod tests {
         ));
         assert!(matches!(
             "fwd_bf16_n2_g4_c16_k32_i9x9_f3_s1x1_p1x1_d1x1".parse::<Problem>(),
-            Err(ProblemError::Rank { field: "filter", .. })
+            Err(ProblemError::Rank {
+                field: "filter",
+                ..
+            })
         ));
     }
 
@@ -235,7 +238,9 @@ mod tests {
 
     #[test]
     fn serde_as_key() {
-        let p: Problem = "dgrad_bf16_n2_g4_c16_k32_i9x9_f3x3_s2x2_p1x1_d1x1".parse().unwrap();
+        let p: Problem = "dgrad_bf16_n2_g4_c16_k32_i9x9_f3x3_s2x2_p1x1_d1x1"
+            .parse()
+            .unwrap();
         let j = serde_json_like(&p);
         assert_eq!(j, "dgrad_bf16_n2_g4_c16_k32_i9x9_f3x3_s2x2_p1x1_d1x1");
     }

@@ -232,14 +232,14 @@ impl ProblemSpec {
         let g = positive("G", self.g)?;
         let c = positive("C", self.c)?;
         let k = positive("K", self.k)?;
-        if c % g != 0 {
+        if !c.is_multiple_of(g) {
             return Err(ProblemError::NotDivisible {
                 field: "C",
                 value: c,
                 groups: g,
             });
         }
-        if k % g != 0 {
+        if !k.is_multiple_of(g) {
             return Err(ProblemError::NotDivisible {
                 field: "K",
                 value: k,
@@ -319,8 +319,7 @@ impl Problem {
 
     /// Re-checks the geometry and size rules (used after construction and by tests).
     pub fn check_geometry(&self) -> Result<(), ProblemError> {
-        for i in 3 - self.rank..3 {
-            let axis = AXES[i];
+        for (i, &axis) in AXES.iter().enumerate().skip(3 - self.rank) {
             let ext = checked(
                 (self.filter[i] - 1).checked_mul(self.dilation[i]),
                 "X",
@@ -555,8 +554,12 @@ mod tests {
 
     #[test]
     fn rejects_zero_and_negative() {
-        assert!(matches!(p(0, 32, 4), Err(ProblemError::NonPositive { ref field, value: 0 }) if field == "C"));
-        assert!(matches!(p(16, 32, -4), Err(ProblemError::NonPositive { ref field, value: -4 }) if field == "G"));
+        assert!(
+            matches!(p(0, 32, 4), Err(ProblemError::NonPositive { ref field, value: 0 }) if field == "C")
+        );
+        assert!(
+            matches!(p(16, 32, -4), Err(ProblemError::NonPositive { ref field, value: -4 }) if field == "G")
+        );
         let e = Problem::new(
             Direction::Fwd,
             DType::F32,
@@ -675,7 +678,10 @@ mod tests {
             &[1],
         )
         .unwrap_err();
-        assert!(matches!(e, ProblemError::Overflow { tensor: "X", .. }), "{e}");
+        assert!(
+            matches!(e, ProblemError::Overflow { tensor: "X", .. }),
+            "{e}"
+        );
     }
 
     #[test]

@@ -147,7 +147,7 @@ impl HostTensor {
     /// From raw little-endian bytes; `None` when the length is not a multiple of the element size.
     pub fn from_bytes(dtype: DType, bytes: &[u8]) -> Option<HostTensor> {
         let es = dtype.size_bytes() as usize;
-        if bytes.len() % es != 0 {
+        if !bytes.len().is_multiple_of(es) {
             return None;
         }
         let data = match dtype {

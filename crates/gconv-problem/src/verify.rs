@@ -140,7 +140,10 @@ mod tests {
     fn nan_and_length_mismatch_fail() {
         let r = vec![0.0; 4];
         let out = HostTensor::from_f64(DType::F32, &[0.0, f64::NAN, 0.0, 0.0]);
-        assert_eq!(compare(&out, &r, Tolerance::for_dtype(DType::F32, 1)).failures, 1);
+        assert_eq!(
+            compare(&out, &r, Tolerance::for_dtype(DType::F32, 1)).failures,
+            1
+        );
         let out = HostTensor::from_f64(DType::F32, &[0.0; 3]);
         assert!(!compare(&out, &r, Tolerance::for_dtype(DType::F32, 1)).passed());
     }
