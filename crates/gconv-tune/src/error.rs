@@ -119,6 +119,14 @@ pub enum TuneError {
         #[source]
         source: std::io::Error,
     },
+    /// A worker received a line that is not a job, or could not write a reply.
+    #[error("worker protocol error at input line {line}: {message}")]
+    Protocol {
+        /// 1-based input line (0 when not about an input line).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// An invalid sweep option.
     #[error("invalid sweep option {option}: {message}")]
     Option {

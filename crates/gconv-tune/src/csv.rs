@@ -1,0 +1,533 @@
+//! Sweep CSV files: the DESIGN.md §4 schema, a writer that flushes every row as it is written,
+//! and a reader (for `--resume` and for summaries of finished sweeps).
+//!
+//! Columns, in this order:
+//!
+//! ```text
+//! kernel, problem, direction, dtype, N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h,
+//! stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w, status, latency_ms, tflops, gbps,
+//! roofline_frac, max_abs_err, max_rel_err, compile_ms, regs, spills
+//! ```
+//!
+//! `problem` is the canonical key; join rows on it, never on a row index. Spatial columns use
+//! the neutral values for unused leading dimensions (2D rows: `Di=1, Z=1, stride_d=1, pad_d=0,
+//! dil_d=1`). `tflops`, `gbps` and `roofline_frac` are computed from the problem and the latency
+//! (`Problem::flops`, `Problem::min_bytes`, `Problem::roofline_fraction` on the sweep's device)
+//! and are empty unless the status is `ok`; the error columns are filled whenever the result was
+//! compared, so `incorrect` rows show how wrong they were. Baseline rows have kernel
+//! `<provider>:<engine>` (for example `cudnn:eng4`). Messages are not part of the schema; see
+//! `SweepOptions::messages`.
+
+use crate::error::TuneError;
+use crate::worker::{JobResult, Status};
+use gconv_problem::{DeviceSpec, Problem};
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// The column names, in order.
+pub const COLUMNS: [&str; 33] = [
+    "kernel",
+    "problem",
+    "direction",
+    "dtype",
+    "N",
+    "G",
+    "C",
+    "K",
+    "Di",
+    "Hi",
+    "Wi",
+    "Z",
+    "Y",
+    "X",
+    "stride_d",
+    "stride_h",
+    "stride_w",
+    "pad_d",
+    "pad_h",
+    "pad_w",
+    "dil_d",
+    "dil_h",
+    "dil_w",
+    "status",
+    "latency_ms",
+    "tflops",
+    "gbps",
+    "roofline_frac",
+    "max_abs_err",
+    "max_rel_err",
+    "compile_ms",
+    "regs",
+    "spills",
+];
+
+/// Index of the first column after the problem description (`status`).
+const STATUS_COL: usize = 23;
+
+/// One row of a sweep: a kernel (or baseline engine) on a problem, and its outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepRow {
+    /// Kernel name, or `<provider>:<engine>` for a baseline.
+    pub kernel: String,
+    /// The problem.
+    pub problem: Problem,
+    /// Outcome.
+    pub status: Status,
+    /// Median latency in ms.
+    pub latency_ms: Option<f64>,
+    /// Max absolute error against the reference.
+    pub max_abs_err: Option<f64>,
+    /// Max relative error against the reference.
+    pub max_rel_err: Option<f64>,
+    /// Compile time in ms.
+    pub compile_ms: Option<f64>,
+    /// Registers per thread.
+    pub regs: Option<u32>,
+    /// Spilled bytes.
+    pub spills: Option<u32>,
+    /// Why it failed (not written to the CSV).
+    pub message: Option<String>,
+}
+
+impl SweepRow {
+    /// A row from a worker result.
+    pub fn from_result(kernel: &str, problem: &Problem, r: &JobResult) -> SweepRow {
+        SweepRow {
+            kernel: kernel.to_string(),
+            problem: *problem,
+            status: r.status,
+            latency_ms: r.latency_ms,
+            max_abs_err: r.max_abs_err,
+            max_rel_err: r.max_rel_err,
+            compile_ms: r.compile_ms,
+            regs: r.regs,
+            spills: r.spills,
+            message: r.message.clone(),
+        }
+    }
+
+    /// A row with only a status and a message.
+    pub fn with_status(
+        kernel: &str,
+        problem: &Problem,
+        status: Status,
+        message: String,
+    ) -> SweepRow {
+        SweepRow::from_result(kernel, problem, &JobResult::status(status, message))
+    }
+
+    /// True for a baseline row (`<provider>:<engine>`).
+    pub fn is_baseline(&self) -> bool {
+        self.kernel.contains(':')
+    }
+
+    /// The baseline provider of a baseline row (`cudnn` for `cudnn:eng4`).
+    pub fn provider(&self) -> Option<&str> {
+        self.kernel.split_once(':').map(|(p, _)| p)
+    }
+
+    /// Latency of an `ok` row with a positive finite latency.
+    pub fn ok_latency_ms(&self) -> Option<f64> {
+        match (self.status, self.latency_ms) {
+            (Status::Ok, Some(t)) if t > 0.0 && t.is_finite() => Some(t),
+            _ => None,
+        }
+    }
+
+    /// TFLOP/s of an `ok` row.
+    pub fn tflops(&self) -> Option<f64> {
+        self.ok_latency_ms()
+            .map(|t| self.problem.flops() / (t * 1e-3) / 1e12)
+    }
+
+    /// GB/s (minimum bytes moved over the latency) of an `ok` row.
+    pub fn gbps(&self) -> Option<f64> {
+        self.ok_latency_ms()
+            .map(|t| self.problem.min_bytes() / (t * 1e-3) / 1e9)
+    }
+
+    /// Fraction of the device's roofline of an `ok` row.
+    pub fn roofline_frac(&self, device: &DeviceSpec) -> Option<f64> {
+        self.ok_latency_ms()
+            .map(|t| self.problem.roofline_fraction(device, t * 1e-3))
+    }
+
+    /// The CSV cells of this row, in [`COLUMNS`] order.
+    pub fn cells(&self, device: &DeviceSpec) -> Vec<String> {
+        let p = &self.problem;
+        let mut v = Vec::with_capacity(COLUMNS.len());
+        v.push(self.kernel.clone());
+        v.extend(problem_cells(p));
+        v.push(self.status.token().to_string());
+        v.push(opt(self.ok_latency_ms().or(self.latency_ms), exact));
+        v.push(opt(self.tflops(), |x| sig(x, 4)));
+        v.push(opt(self.gbps(), |x| sig(x, 4)));
+        v.push(opt(self.roofline_frac(device), |x| sig(x, 4)));
+        v.push(opt(self.max_abs_err, exact));
+        v.push(opt(self.max_rel_err, exact));
+        v.push(opt(self.compile_ms, |x| format!("{x:.3}")));
+        v.push(opt(self.regs, |x| x.to_string()));
+        v.push(opt(self.spills, |x| x.to_string()));
+        v
+    }
+}
+
+/// The problem cells (`problem` .. `dil_w`) of a row.
+fn problem_cells(p: &Problem) -> Vec<String> {
+    let mut v = vec![
+        p.to_string(),
+        p.direction.token().to_string(),
+        p.dtype.token().to_string(),
+    ];
+    for x in [p.n, p.g, p.c, p.k] {
+        v.push(x.to_string());
+    }
+    for arr in [p.input, p.filter, p.stride, p.pad, p.dilation] {
+        v.extend(arr.iter().map(|x| x.to_string()));
+    }
+    v
+}
+
+fn opt<T: Copy>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map(f).unwrap_or_default()
+}
+
+/// Shortest representation that parses back to the same f64 (`inf`, `NaN` for non-finite).
+fn exact(x: f64) -> String {
+    format!("{x}")
+}
+
+/// `x` with `digits` significant digits, in plain notation.
+fn sig(x: f64, digits: i32) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let mag = x.abs().log10().floor() as i32;
+    let decimals = (digits - 1 - mag).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// Appends rows to a sweep CSV, flushing after each.
+pub struct CsvWriter {
+    inner: ::csv::Writer<File>,
+    path: PathBuf,
+    device: DeviceSpec,
+}
+
+impl CsvWriter {
+    /// Creates (or truncates) `path` and writes the header.
+    pub fn create(path: &Path, device: DeviceSpec) -> Result<CsvWriter, TuneError> {
+        let file = File::create(path).map_err(|e| TuneError::io(path, e))?;
+        let mut w = CsvWriter {
+            inner: ::csv::Writer::from_writer(file),
+            path: path.to_path_buf(),
+            device,
+        };
+        w.write_record(COLUMNS.iter().map(|s| s.to_string()).collect())?;
+        Ok(w)
+    }
+
+    /// Opens `path` for appending; writes the header when the file is new or empty. The caller
+    /// checks an existing header with [`read_rows`] first.
+    pub fn append(path: &Path, device: DeviceSpec) -> Result<CsvWriter, TuneError> {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| TuneError::io(path, e))?;
+        let len = file
+            .seek(SeekFrom::End(0))
+            .map_err(|e| TuneError::io(path, e))?;
+        let mut w = CsvWriter {
+            inner: ::csv::Writer::from_writer(file),
+            path: path.to_path_buf(),
+            device,
+        };
+        if len == 0 {
+            w.write_record(COLUMNS.iter().map(|s| s.to_string()).collect())?;
+        }
+        Ok(w)
+    }
+
+    /// Writes one row and flushes it to the file.
+    pub fn write_row(&mut self, row: &SweepRow) -> Result<(), TuneError> {
+        let cells = row.cells(&self.device);
+        self.write_record(cells)
+    }
+
+    fn write_record(&mut self, cells: Vec<String>) -> Result<(), TuneError> {
+        let path = self.path.clone();
+        self.inner
+            .write_record(&cells)
+            .map_err(|e| TuneError::io(&path, std::io::Error::other(e)))?;
+        self.inner.flush().map_err(|e| TuneError::io(&path, e))
+    }
+}
+
+/// Drops a partial last line (a sweep killed while writing a row) so that appending starts on
+/// a fresh line. Returns the number of bytes removed.
+pub fn drop_partial_tail(path: &Path) -> Result<u64, TuneError> {
+    let bytes = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(0);
+    }
+    let keep = bytes
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| TuneError::io(path, e))?;
+    file.set_len(keep as u64)
+        .map_err(|e| TuneError::io(path, e))?;
+    Ok((bytes.len() - keep) as u64)
+}
+
+/// Reads every row of a sweep CSV. The header must be exactly [`COLUMNS`]; each row's problem
+/// columns must agree with its `problem` key. Derived columns (`tflops`, `gbps`,
+/// `roofline_frac`) are not read back: they follow from the key and the latency.
+pub fn read_rows(path: &Path) -> Result<Vec<SweepRow>, TuneError> {
+    let file = File::open(path).map_err(|e| TuneError::io(path, e))?;
+    let mut rdr = ::csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(file);
+    let header = rdr
+        .headers()
+        .map_err(|e| TuneError::io(path, std::io::Error::other(e)))?
+        .clone();
+    if header.iter().collect::<Vec<_>>() != COLUMNS {
+        return Err(TuneError::CsvHeader {
+            path: path.to_path_buf(),
+            expected: COLUMNS.join(","),
+            found: header.iter().collect::<Vec<_>>().join(","),
+        });
+    }
+    let mut rows = Vec::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| TuneError::CsvRow {
+            path: path.to_path_buf(),
+            line: e.position().map(|p| p.line()).unwrap_or(0),
+            column: String::new(),
+            message: e.to_string(),
+        })?;
+        let line = rec.position().map(|p| p.line()).unwrap_or(0);
+        let bad = |column: &str, message: String| TuneError::CsvRow {
+            path: path.to_path_buf(),
+            line,
+            column: column.to_string(),
+            message,
+        };
+        if rec.len() != COLUMNS.len() {
+            return Err(bad(
+                "",
+                format!(
+                    "{} cells, expected {} (a partial row from an interrupted sweep?)",
+                    rec.len(),
+                    COLUMNS.len()
+                ),
+            ));
+        }
+        let problem: Problem = rec[1].parse().map_err(|e| bad("problem", format!("{e}")))?;
+        for (i, want) in problem_cells(&problem).iter().enumerate().skip(1) {
+            if rec[1 + i] != *want {
+                return Err(bad(
+                    COLUMNS[1 + i],
+                    format!(
+                        "{:?} disagrees with the problem key {} (which gives {want:?})",
+                        &rec[1 + i],
+                        problem
+                    ),
+                ));
+            }
+        }
+        let status: Status = rec[STATUS_COL].parse().map_err(|e| bad("status", e))?;
+        let f = |i: usize| -> Result<Option<f64>, TuneError> {
+            let s = &rec[i];
+            if s.is_empty() {
+                Ok(None)
+            } else {
+                s.parse::<f64>()
+                    .map(Some)
+                    .map_err(|_| bad(COLUMNS[i], format!("{s:?} is not a number")))
+            }
+        };
+        let u = |i: usize| -> Result<Option<u32>, TuneError> {
+            let s = &rec[i];
+            if s.is_empty() {
+                Ok(None)
+            } else {
+                s.parse::<u32>()
+                    .map(Some)
+                    .map_err(|_| bad(COLUMNS[i], format!("{s:?} is not a count")))
+            }
+        };
+        rows.push(SweepRow {
+            kernel: rec[0].to_string(),
+            problem,
+            status,
+            latency_ms: f(24)?,
+            max_abs_err: f(28)?,
+            max_rel_err: f(29)?,
+            compile_ms: f(30)?,
+            regs: u(31)?,
+            spills: u(32)?,
+            message: None,
+        });
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(kernel: &str, key: &str, status: Status, lat: Option<f64>) -> SweepRow {
+        SweepRow {
+            kernel: kernel.into(),
+            problem: key.parse().unwrap(),
+            status,
+            latency_ms: lat,
+            max_abs_err: Some(1e-3),
+            max_rel_err: Some(f64::INFINITY),
+            compile_ms: Some(12.25),
+            regs: Some(96),
+            spills: Some(0),
+            message: Some("not written".into()),
+        }
+    }
+
+    #[test]
+    fn header_is_the_design_schema() {
+        let text = "kernel, problem, direction, dtype, N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w, status, latency_ms, tflops, gbps, roofline_frac, max_abs_err, max_rel_err, compile_ms, regs, spills";
+        let want: Vec<&str> = text.split(", ").collect();
+        assert_eq!(COLUMNS.to_vec(), want);
+        assert_eq!(COLUMNS[STATUS_COL], "status");
+    }
+
+    #[test]
+    fn cells_of_a_2d_row() {
+        let r = row(
+            "k1",
+            "fwd_bf16_n32_g32_c256_k256_i56x56_f3x3_s1x1_p1x1_d1x1",
+            Status::Ok,
+            Some(0.5),
+        );
+        let c = r.cells(&DeviceSpec::H200);
+        assert_eq!(c.len(), 33);
+        assert_eq!(
+            &c[4..23].join(","),
+            "32,32,256,256,1,56,56,1,3,3,1,1,1,0,1,1,1,1,1"
+        );
+        assert_eq!(c[23], "ok");
+        assert_eq!(c[24], "0.5");
+        let tflops = r.problem.flops() / 0.5e-3 / 1e12;
+        assert_eq!(c[25], sig(tflops, 4));
+        assert_eq!(c[29], "inf");
+        assert_eq!(c[30], "12.250");
+        // not ok: derived metrics empty
+        let r = row("k1", &r.problem.to_string(), Status::Incorrect, None);
+        let c = r.cells(&DeviceSpec::H200);
+        assert_eq!(&c[24..28], &["", "", "", ""]);
+        assert_eq!(c[28], "0.001");
+    }
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(sig(123.456, 4), "123.5");
+        assert_eq!(sig(0.00123456, 4), "0.001235");
+        assert_eq!(sig(98765.4, 4), "98765");
+        assert_eq!(sig(0.0, 4), "0");
+    }
+
+    #[test]
+    fn write_then_read_then_append() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        let a = row(
+            "k1",
+            "fwd_f32_n1_g2_c4_k6_i5x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+            Status::Ok,
+            Some(0.125),
+        );
+        let b = row(
+            "cudnn:eng0",
+            "wgrad_f16_n2_g8_c8_k8_i33_f5_s2_p2_d2",
+            Status::Timeout,
+            None,
+        );
+        {
+            let mut w = CsvWriter::create(&path, DeviceSpec::H200).unwrap();
+            w.write_row(&a).unwrap();
+        }
+        {
+            let mut w = CsvWriter::append(&path, DeviceSpec::H200).unwrap();
+            w.write_row(&b).unwrap();
+        }
+        let rows = read_rows(&path).unwrap();
+        assert_eq!(rows.len(), 2);
+        let strip = |r: &SweepRow| SweepRow {
+            message: None,
+            ..r.clone()
+        };
+        assert_eq!(rows[0].kernel, "k1");
+        assert_eq!(rows[0].latency_ms, Some(0.125));
+        assert!(rows[0].max_rel_err.unwrap().is_infinite());
+        assert_eq!(rows[1].kernel, strip(&b).kernel);
+        assert_eq!(rows[1].problem, b.problem);
+        assert_eq!(rows[1].status, Status::Timeout);
+        assert!(rows[1].is_baseline());
+        assert_eq!(rows[1].provider(), Some("cudnn"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 3, "one header");
+        // append to a new file writes the header
+        let p2 = dir.path().join("new.csv");
+        CsvWriter::append(&p2, DeviceSpec::H200)
+            .unwrap()
+            .write_row(&a)
+            .unwrap();
+        assert_eq!(read_rows(&p2).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn reader_rejects_bad_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.csv");
+        std::fs::write(&path, "kernel,problem\nk,x\n").unwrap();
+        assert!(matches!(read_rows(&path), Err(TuneError::CsvHeader { .. })));
+
+        let good = row(
+            "k1",
+            "fwd_bf16_n32_g32_c256_k256_i56x56_f3x3_s1x1_p1x1_d1x1",
+            Status::Ok,
+            Some(0.5),
+        );
+        let header = COLUMNS.join(",");
+        let mut cells = good.cells(&DeviceSpec::H200);
+        cells[5] = "16".into(); // G disagrees with the key
+        std::fs::write(&path, format!("{header}\n{}\n", cells.join(","))).unwrap();
+        let e = read_rows(&path).unwrap_err();
+        assert!(
+            matches!(&e, TuneError::CsvRow { column, line: 2, .. } if column == "G"),
+            "{e}"
+        );
+        let mut cells = good.cells(&DeviceSpec::H200);
+        cells[23] = "great".into();
+        std::fs::write(&path, format!("{header}\n{}\n", cells.join(","))).unwrap();
+        let e = read_rows(&path).unwrap_err();
+        assert!(e.to_string().contains("great"), "{e}");
+        // a partial last row (interrupted sweep)
+        let cells = good.cells(&DeviceSpec::H200);
+        std::fs::write(&path, format!("{header}\n{}", cells[..10].join(","))).unwrap();
+        let e = read_rows(&path).unwrap_err();
+        assert!(e.to_string().contains("partial"), "{e}");
+        // ... which drop_partial_tail removes
+        let removed = drop_partial_tail(&path).unwrap();
+        assert!(removed > 0);
+        assert!(read_rows(&path).unwrap().is_empty());
+        assert_eq!(drop_partial_tail(&path).unwrap(), 0);
+    }
+}

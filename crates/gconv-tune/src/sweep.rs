@@ -1,0 +1,953 @@
+//! The sweep orchestrator: kernels × problems, benchmarked serially in worker subprocesses,
+//! one CSV row per (kernel, problem) pair written and flushed as each finishes.
+//!
+//! # What happens to each pair
+//!
+//! 1. With `resume`, a pair already present in the output CSV (matched on kernel name and
+//!    problem *key*) is skipped (counted in [`SweepReport::skipped`]).
+//! 2. The gate ([`KernelGate`]; by default [`DefaultGate`]: `validate` + `can_implement` for GPU
+//!    kernel names, `CpuVariant::can_run` for CPU variant names) decides whether the pair is
+//!    sent. A refused pair is written at once as a `rejected` row (or `unsupported` when the
+//!    gate says the kernel is valid but the problem is beyond its limits), so that every pair
+//!    of the catalogue has a row and nothing vanishes from the counts.
+//! 3. With a [`Precompile`] hook, each kernel that has at least one admitted pair is compiled
+//!    first, `compile_workers` at a time, in the orchestrator (which never touches the GPU). A
+//!    kernel that fails gets `compile_error` rows for all its admitted pairs.
+//! 4. The remaining pairs become [`Job`]s, problem-major (each problem's baseline jobs first,
+//!    then its kernels), sent in batches of `batch_size` to fresh worker processes. See
+//!    [`crate::worker`] for the protocol and what timeouts, crashes and garbage become.
+//!
+//! Workers are run one at a time: benchmarking is serial, so timings are not disturbed.
+//! An empty kernel list or problem list is an error, never an empty success.
+
+use crate::csv::{drop_partial_tail, read_rows, CsvWriter, SweepRow};
+use crate::error::TuneError;
+use crate::summary::{summarize_with, Summary};
+use crate::worker::{
+    truncate, Job, JobKind, Reply, ResultRow, Status, TimingOptions, PROTOCOL_VERSION,
+};
+use gconv_kernels::config::{can_implement, validate, KernelConfig};
+use gconv_kernels::Arch;
+use gconv_problem::{DeviceSpec, Problem};
+use gconv_reference::CpuVariant;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Compiles kernels ahead of the benchmark phase, in the orchestrator (no GPU needed: NVRTC).
+pub trait Precompile: Send + Sync {
+    /// Compiles one kernel by name; `Ok(compile_ms)` or `Err(message)` (the kernel's admitted
+    /// pairs then get `compile_error` rows and are not sent to a worker).
+    fn precompile(&self, kernel: &str) -> Result<f64, String>;
+}
+
+/// Decides which names are kernels and which (kernel, problem) pairs are sent to a worker.
+pub trait KernelGate: Send + Sync {
+    /// Is `kernel` a known kernel name at all? `Err(reason)` aborts the sweep before it starts.
+    fn known(&self, kernel: &str) -> Result<(), String>;
+    /// Does `kernel` run `problem`? `Err((status, reason))` with status `rejected` or
+    /// `unsupported` is written as a row instead of running.
+    fn admit(&self, kernel: &str, problem: &Problem) -> Result<(), (Status, String)>;
+}
+
+/// A kernel name resolved to what it denotes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelSpec {
+    /// A GPU kernel config (canonical `KernelConfig` name).
+    Gpu(KernelConfig),
+    /// A CPU backend variant (`cpu_direct`, ...).
+    Cpu(CpuVariant),
+}
+
+impl KernelSpec {
+    /// Parses a GPU kernel name, else a CPU variant name.
+    pub fn parse(name: &str) -> Result<KernelSpec, TuneError> {
+        match name.parse::<KernelConfig>() {
+            Ok(c) => Ok(KernelSpec::Gpu(c)),
+            Err(gpu) => match name.parse::<CpuVariant>() {
+                Ok(v) => Ok(KernelSpec::Cpu(v)),
+                Err(cpu) => Err(TuneError::UnknownKernel {
+                    name: name.to_string(),
+                    reason: format!("not a GPU kernel ({gpu}); not a CPU variant ({cpu})"),
+                }),
+            },
+        }
+    }
+}
+
+/// The gate every sweep uses unless told otherwise: `validate(cfg, arch)` then
+/// `can_implement(cfg, problem)` for GPU kernels (a rejection the kernels crate marks as
+/// `is_unsupported` becomes status `unsupported`, any other `rejected`), `can_run` for CPU
+/// variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DefaultGate {
+    /// Architecture for `validate`.
+    pub arch: Arch,
+}
+
+impl KernelGate for DefaultGate {
+    fn known(&self, kernel: &str) -> Result<(), String> {
+        KernelSpec::parse(kernel)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    fn admit(&self, kernel: &str, problem: &Problem) -> Result<(), (Status, String)> {
+        let spec = KernelSpec::parse(kernel).map_err(|e| (Status::Rejected, e.to_string()))?;
+        match spec {
+            KernelSpec::Gpu(cfg) => validate(&cfg, self.arch)
+                .and_then(|_| can_implement(&cfg, problem))
+                .map_err(|r| {
+                    let status = if r.is_unsupported() {
+                        Status::Unsupported
+                    } else {
+                        Status::Rejected
+                    };
+                    (status, format!("{}: {r}", r.reason()))
+                }),
+            KernelSpec::Cpu(v) => {
+                if v.can_run(problem) {
+                    Ok(())
+                } else {
+                    Err((
+                        Status::Unsupported,
+                        format!("{} cannot run {problem}", v.name()),
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// Options of [`run_sweep`]. Build with [`SweepOptions::new`] and adjust fields.
+#[derive(Clone)]
+pub struct SweepOptions {
+    /// Worker program (the real one: the `gconv` binary).
+    pub worker_program: PathBuf,
+    /// Its arguments (the real ones: `worker --backend cuda|cpu`).
+    pub worker_args: Vec<String>,
+    /// Extra environment variables for the worker.
+    pub worker_env: Vec<(String, String)>,
+    /// Jobs per worker process (default 20).
+    pub batch_size: usize,
+    /// Longest time one job may take, from the previous reply to its `done` (default 60 s).
+    pub kernel_timeout: Duration,
+    /// Longest time from starting a worker to its first `start` (covers `Executor::prepare`,
+    /// which compiles the batch; default 300 s).
+    pub startup_timeout: Duration,
+    /// Sweep only the first N kernels (after removing duplicate names).
+    pub max_kernels: Option<usize>,
+    /// Keep an existing output and skip the (kernel, problem) pairs it already has.
+    pub resume: bool,
+    /// Output CSV.
+    pub output: PathBuf,
+    /// Where to append one JSON line per row that carries a message (failures, timing method);
+    /// `None`: messages are only kept in the report.
+    pub messages: Option<PathBuf>,
+    /// Timing parameters sent with every job.
+    pub timing: TimingOptions,
+    /// Seed of the random inputs sent with every job.
+    pub seed: u64,
+    /// Baseline providers to run on every problem (for example `["cudnn"]`).
+    pub baselines: Vec<String>,
+    /// Threads for the [`Precompile`] hook (the CLI's `--workers`).
+    pub compile_workers: usize,
+    /// Compile hook run in the orchestrator before benchmarking.
+    pub precompile: Option<Arc<dyn Precompile>>,
+    /// The gate; `None` means [`DefaultGate`] on `arch`.
+    pub gate: Option<Arc<dyn KernelGate>>,
+    /// Architecture for the default gate.
+    pub arch: Arch,
+    /// Device of the roofline columns.
+    pub device: DeviceSpec,
+    /// Draw a progress bar on stderr (only when stderr is a terminal).
+    pub progress: bool,
+    /// Copy the workers' stderr to ours (otherwise only its tail is kept, for crash messages).
+    pub forward_worker_stderr: bool,
+}
+
+impl std::fmt::Debug for SweepOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SweepOptions")
+            .field("worker_program", &self.worker_program)
+            .field("worker_args", &self.worker_args)
+            .field("batch_size", &self.batch_size)
+            .field("kernel_timeout", &self.kernel_timeout)
+            .field("startup_timeout", &self.startup_timeout)
+            .field("max_kernels", &self.max_kernels)
+            .field("resume", &self.resume)
+            .field("output", &self.output)
+            .field("timing", &self.timing)
+            .field("seed", &self.seed)
+            .field("baselines", &self.baselines)
+            .field("compile_workers", &self.compile_workers)
+            .field("precompile", &self.precompile.is_some())
+            .field("gate", &self.gate.is_some())
+            .field("arch", &self.arch)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SweepOptions {
+    /// Options with the defaults: batches of 20, 60 s per kernel, 300 s start-up, no resume,
+    /// default timing, seed 1, no baseline, the default gate on sm_90, H200 roofline, progress
+    /// bar on.
+    pub fn new(
+        worker_program: impl Into<PathBuf>,
+        worker_args: Vec<String>,
+        output: impl Into<PathBuf>,
+    ) -> SweepOptions {
+        SweepOptions {
+            worker_program: worker_program.into(),
+            worker_args,
+            worker_env: Vec::new(),
+            batch_size: 20,
+            kernel_timeout: Duration::from_secs(60),
+            startup_timeout: Duration::from_secs(300),
+            max_kernels: None,
+            resume: false,
+            output: output.into(),
+            messages: None,
+            timing: TimingOptions::default(),
+            seed: 1,
+            baselines: Vec::new(),
+            compile_workers: 1,
+            precompile: None,
+            gate: None,
+            arch: Arch::Sm90,
+            device: DeviceSpec::H200,
+            progress: true,
+            forward_worker_stderr: false,
+        }
+    }
+}
+
+/// What a sweep did.
+#[derive(Debug, Clone)]
+pub struct SweepReport {
+    /// The CSV written.
+    pub output: PathBuf,
+    /// Rows written by this run, in order.
+    pub rows: Vec<SweepRow>,
+    /// Rows that were already in the CSV (resume).
+    pub previous: Vec<SweepRow>,
+    /// Pairs skipped because the CSV already had them.
+    pub skipped: usize,
+    /// Jobs sent to workers (a job re-sent after a crash counts once).
+    pub jobs: usize,
+    /// Worker processes started.
+    pub workers_started: usize,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Device of the roofline figures.
+    pub device: DeviceSpec,
+}
+
+impl SweepReport {
+    /// Status counts of this run's rows.
+    pub fn status_counts(&self) -> BTreeMap<Status, usize> {
+        let mut m = BTreeMap::new();
+        for r in &self.rows {
+            *m.entry(r.status).or_insert(0) += 1;
+        }
+        m
+    }
+
+    /// Previous and new rows together.
+    pub fn all_rows(&self) -> Vec<SweepRow> {
+        self.previous.iter().chain(&self.rows).cloned().collect()
+    }
+
+    /// The summary over all rows of the CSV (previous and new), `top_k` kernels per problem.
+    pub fn summary(&self, top_k: usize) -> Summary {
+        summarize_with(&self.all_rows(), top_k, &self.device)
+    }
+}
+
+/// Runs a sweep of `kernels` (names) × `problems`; see the module documentation.
+pub fn run_sweep(
+    kernels: &[String],
+    problems: &[Problem],
+    opts: &SweepOptions,
+) -> Result<SweepReport, TuneError> {
+    let start = Instant::now();
+    if kernels.is_empty() {
+        return Err(TuneError::NoKernels);
+    }
+    if problems.is_empty() {
+        return Err(TuneError::NoProblems);
+    }
+    if opts.batch_size == 0 {
+        return Err(TuneError::Option {
+            option: "batch_size",
+            message: "must be at least 1".into(),
+        });
+    }
+    if opts.max_kernels == Some(0) {
+        return Err(TuneError::Option {
+            option: "max_kernels",
+            message: "must be at least 1".into(),
+        });
+    }
+    let default_gate = DefaultGate { arch: opts.arch };
+    let gate: &dyn KernelGate = match &opts.gate {
+        Some(g) => g.as_ref(),
+        None => &default_gate,
+    };
+    // Unique kernels, in order; every name must be known before anything runs.
+    let mut seen = HashSet::new();
+    let mut names: Vec<&String> = kernels.iter().filter(|k| seen.insert(*k)).collect();
+    if let Some(m) = opts.max_kernels {
+        names.truncate(m);
+    }
+    for k in &names {
+        gate.known(k).map_err(|reason| TuneError::UnknownKernel {
+            name: k.to_string(),
+            reason,
+        })?;
+    }
+    for p in &opts.baselines {
+        if p.is_empty() || p.contains(':') {
+            return Err(TuneError::Option {
+                option: "baselines",
+                message: format!("provider name {p:?} must be non-empty and contain no ':'"),
+            });
+        }
+    }
+    let mut uniq = HashSet::new();
+    let problems: Vec<&Problem> = problems
+        .iter()
+        .filter(|p| uniq.insert(p.to_string()))
+        .collect();
+
+    // Resume: what is already there.
+    let mut previous = Vec::new();
+    if opts.resume && opts.output.exists() {
+        drop_partial_tail(&opts.output)?;
+        previous = read_rows(&opts.output)?;
+    }
+    let done: HashSet<(String, String)> = previous
+        .iter()
+        .map(|r| (r.kernel.clone(), r.problem.to_string()))
+        .collect();
+    let baseline_done: HashSet<(String, String)> = previous
+        .iter()
+        .filter_map(|r| r.provider().map(|p| (p.to_string(), r.problem.to_string())))
+        .collect();
+    let writer = if opts.resume {
+        CsvWriter::append(&opts.output, opts.device)?
+    } else {
+        CsvWriter::create(&opts.output, opts.device)?
+    };
+    let messages = match &opts.messages {
+        None => None,
+        Some(path) => Some(
+            OpenOptions::new()
+                .create(true)
+                .write(true)
+                .append(opts.resume)
+                .truncate(!opts.resume)
+                .open(path)
+                .map_err(|e| TuneError::io(path, e))?,
+        ),
+    };
+
+    // Plan: gate every pair.
+    let mut skipped = 0usize;
+    let mut refused: Vec<SweepRow> = Vec::new();
+    let mut admitted: Vec<(usize, &Problem)> = Vec::new(); // (kernel index, problem)
+    let mut baseline_jobs: Vec<(String, &Problem)> = Vec::new();
+    for p in &problems {
+        let key = p.to_string();
+        for prov in &opts.baselines {
+            if baseline_done.contains(&(prov.clone(), key.clone())) {
+                skipped += 1;
+            } else {
+                baseline_jobs.push((prov.clone(), p));
+            }
+        }
+        for (ki, k) in names.iter().enumerate() {
+            if done.contains(&(k.to_string(), key.clone())) {
+                skipped += 1;
+                continue;
+            }
+            match gate.admit(k, p) {
+                Ok(()) => admitted.push((ki, p)),
+                Err((status, msg)) => refused.push(SweepRow::with_status(k, p, status, msg)),
+            }
+        }
+    }
+
+    // Precompile the kernels that will run.
+    let mut compile_failed: BTreeMap<usize, String> = BTreeMap::new();
+    if let Some(pc) = &opts.precompile {
+        let mut needed: Vec<usize> = admitted.iter().map(|(k, _)| *k).collect();
+        needed.sort_unstable();
+        needed.dedup();
+        compile_failed = precompile_all(pc.as_ref(), &names, &needed, opts.compile_workers);
+    }
+
+    let mut jobs: VecDeque<Job> = VecDeque::new();
+    let mut next_id = 0u64;
+    let mut job = |kind: JobKind, problem: &Problem| {
+        next_id += 1;
+        Job {
+            id: next_id,
+            kind,
+            problem: *problem,
+            timing: opts.timing,
+            seed: opts.seed,
+        }
+    };
+    let mut compile_rows = Vec::new();
+    let mut a = 0usize;
+    for p in &problems {
+        for (prov, bp) in &baseline_jobs {
+            if *bp == *p {
+                jobs.push_back(job(
+                    JobKind::Baseline {
+                        provider: prov.clone(),
+                    },
+                    p,
+                ));
+            }
+        }
+        while a < admitted.len() && admitted[a].1 == *p {
+            let (ki, _) = admitted[a];
+            a += 1;
+            if let Some(msg) = compile_failed.get(&ki) {
+                compile_rows.push(SweepRow::with_status(
+                    names[ki],
+                    p,
+                    Status::CompileError,
+                    msg.clone(),
+                ));
+            } else {
+                jobs.push_back(job(
+                    JobKind::Kernel {
+                        name: names[ki].to_string(),
+                    },
+                    p,
+                ));
+            }
+        }
+    }
+
+    let total = (refused.len() + compile_rows.len() + jobs.len()) as u64;
+    let bar = if opts.progress && std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} (eta {eta}) {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut run = Runner {
+        opts,
+        writer,
+        messages,
+        bar,
+        rows: Vec::new(),
+        workers_started: 0,
+    };
+    for r in refused.into_iter().chain(compile_rows) {
+        run.emit(r)?;
+        run.bar.inc(1);
+    }
+    let n_jobs = jobs.len();
+    while !jobs.is_empty() {
+        let take = opts.batch_size.min(jobs.len());
+        let batch: Vec<Job> = jobs.drain(..take).collect();
+        let rest = run.run_batch(batch)?;
+        for j in rest.into_iter().rev() {
+            jobs.push_front(j);
+        }
+    }
+    run.bar.finish_and_clear();
+    Ok(SweepReport {
+        output: opts.output.clone(),
+        rows: run.rows,
+        previous,
+        skipped,
+        jobs: n_jobs,
+        workers_started: run.workers_started,
+        elapsed: start.elapsed(),
+        device: opts.device,
+    })
+}
+
+fn precompile_all(
+    pc: &dyn Precompile,
+    names: &[&String],
+    needed: &[usize],
+    threads: usize,
+) -> BTreeMap<usize, String> {
+    let next = AtomicUsize::new(0);
+    let failed = Mutex::new(BTreeMap::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, needed.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&ki) = needed.get(i) else { break };
+                if let Err(msg) = pc.precompile(names[ki]) {
+                    if let Ok(mut f) = failed.lock() {
+                        f.insert(ki, msg);
+                    }
+                }
+            });
+        }
+    });
+    failed.into_inner().unwrap_or_default()
+}
+
+enum Event {
+    Line(String),
+    Eof,
+}
+
+/// A running worker process; killed when dropped.
+struct Worker {
+    child: Child,
+    events: Receiver<Event>,
+    stderr_tail: Arc<Mutex<Vec<u8>>>,
+}
+
+const STDERR_TAIL: usize = 2000;
+
+impl Worker {
+    fn spawn(opts: &SweepOptions, jobs: &[Job]) -> Result<Worker, TuneError> {
+        let spawn_err = |source| TuneError::WorkerSpawn {
+            program: opts.worker_program.display().to_string(),
+            source,
+        };
+        let mut child = Command::new(&opts.worker_program)
+            .args(&opts.worker_args)
+            .envs(opts.worker_env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(spawn_err)?;
+        let mut payload = String::new();
+        for j in jobs {
+            let line = serde_json::to_string(j).map_err(|e| TuneError::Protocol {
+                line: 0,
+                message: format!("cannot encode job {}: {e}", j.id),
+            })?;
+            payload.push_str(&line);
+            payload.push('\n');
+        }
+        if let Some(mut stdin) = child.stdin.take() {
+            // A worker that dies early makes this write fail; its stdout then closes and the
+            // job in flight is recorded as crashed.
+            std::thread::spawn(move || {
+                let _ = stdin.write_all(payload.as_bytes());
+            });
+        }
+        let (tx, events) = channel();
+        if let Some(stdout) = child.stdout.take() {
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(stdout);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match r.read_until(b'\n', &mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {
+                            let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                            if tx.send(Event::Line(line)).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+                let _ = tx.send(Event::Eof);
+            });
+        }
+        let stderr_tail = Arc::new(Mutex::new(Vec::new()));
+        if let Some(mut stderr) = child.stderr.take() {
+            let tail = Arc::clone(&stderr_tail);
+            let forward = opts.forward_worker_stderr;
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = stderr.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    if forward {
+                        let _ = std::io::stderr().write_all(&buf[..n]);
+                    }
+                    if let Ok(mut t) = tail.lock() {
+                        t.extend_from_slice(&buf[..n]);
+                        let len = t.len();
+                        if len > 2 * STDERR_TAIL {
+                            t.drain(..len - STDERR_TAIL);
+                        }
+                    }
+                }
+            });
+        }
+        Ok(Worker {
+            child,
+            events,
+            stderr_tail,
+        })
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Waits up to `grace` for the process to exit, then kills it; returns how it ended.
+    fn reap(&mut self, grace: Duration) -> String {
+        let until = Instant::now() + grace;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(st)) => return st.to_string(),
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
+                _ => {
+                    self.kill();
+                    return "still running; killed".into();
+                }
+            }
+        }
+    }
+
+    /// The stderr tail, on one line, for messages (waits briefly for the reader to drain).
+    fn stderr_text(&self) -> String {
+        std::thread::sleep(Duration::from_millis(50));
+        let bytes = self
+            .stderr_tail
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.trim();
+        if text.is_empty() {
+            return String::new();
+        }
+        let start = text
+            .char_indices()
+            .rev()
+            .nth(STDERR_TAIL.min(text.len()).saturating_sub(1))
+            .map(|(i, _)| i)
+            .unwrap_or(0);
+        format!("; stderr: {}", text[start..].replace('\n', " | "))
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.kill();
+        }
+    }
+}
+
+struct Runner<'a> {
+    opts: &'a SweepOptions,
+    writer: CsvWriter,
+    messages: Option<File>,
+    bar: ProgressBar,
+    rows: Vec<SweepRow>,
+    workers_started: usize,
+}
+
+/// Checks the rows of a `done` reply against its job; `Err` is a protocol violation.
+fn check_rows(job: &Job, rows: Vec<ResultRow>) -> Result<Vec<SweepRow>, String> {
+    match &job.kind {
+        JobKind::Kernel { name } => {
+            if rows.len() != 1 || rows[0].kernel != *name {
+                return Err(format!(
+                    "a kernel job must answer one row for {name:?}, got {:?}",
+                    rows.iter().map(|r| r.kernel.as_str()).collect::<Vec<_>>()
+                ));
+            }
+        }
+        JobKind::Baseline { provider } => {
+            let prefix = format!("{provider}:");
+            if rows.is_empty() {
+                return Err(format!("baseline job {provider:?} answered no row"));
+            }
+            if let Some(bad) = rows
+                .iter()
+                .find(|r| !r.kernel.starts_with(&prefix) || r.kernel.len() == prefix.len())
+            {
+                return Err(format!(
+                    "baseline row {:?} is not labelled {provider}:<engine>",
+                    bad.kernel
+                ));
+            }
+        }
+    }
+    let is_kernel = matches!(job.kind, JobKind::Kernel { .. });
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let mut row = SweepRow::from_result(&r.kernel, &job.problem, &r.result);
+            if row.status == Status::Ok {
+                let timed = row.latency_ms.is_some_and(|t| t > 0.0 && t.is_finite());
+                let verified = row.max_abs_err.is_some() && row.max_rel_err.is_some();
+                if !timed || (is_kernel && !verified) {
+                    row.status = Status::Crashed;
+                    row.message = Some(format!(
+                        "worker reported ok {} (latency {:?}, max_abs_err {:?}, max_rel_err {:?})",
+                        if timed {
+                            "without verification errors"
+                        } else {
+                            "without a valid latency"
+                        },
+                        row.latency_ms,
+                        row.max_abs_err,
+                        row.max_rel_err
+                    ));
+                }
+            }
+            row
+        })
+        .collect())
+}
+
+impl Runner<'_> {
+    fn emit(&mut self, row: SweepRow) -> Result<(), TuneError> {
+        self.writer.write_row(&row)?;
+        if let (Some(f), Some(msg)) = (&mut self.messages, &row.message) {
+            let line = serde_json::json!({
+                "kernel": row.kernel,
+                "problem": row.problem.to_string(),
+                "status": row.status.token(),
+                "message": msg,
+            });
+            let path = self.opts.messages.clone().unwrap_or_default();
+            writeln!(f, "{line}")
+                .and_then(|_| f.flush())
+                .map_err(|e| TuneError::io(path, e))?;
+        }
+        self.rows.push(row);
+        Ok(())
+    }
+
+    fn fail(&mut self, job: &Job, status: Status, message: String) -> Result<(), TuneError> {
+        let label = match &job.kind {
+            JobKind::Kernel { name } => name.clone(),
+            JobKind::Baseline { provider } => format!("{provider}:none"),
+        };
+        self.bar.inc(1);
+        self.emit(SweepRow::with_status(&label, &job.problem, status, message))
+    }
+
+    /// Runs one batch in a fresh worker; returns the jobs still to run (after a timeout, crash
+    /// or protocol violation, every job after the one in flight).
+    fn run_batch(&mut self, batch: Vec<Job>) -> Result<Vec<Job>, TuneError> {
+        let opts = self.opts;
+        let mut w = Worker::spawn(opts, &batch)?;
+        self.workers_started += 1;
+        let mut i = 0usize;
+        let mut started = false;
+        let mut replied = false;
+        let mut deadline = Instant::now() + opts.startup_timeout;
+        while i < batch.len() {
+            let job = &batch[i];
+            self.bar
+                .set_message(format!("{} on {}", job.label(), job.problem));
+            let now = Instant::now();
+            let event = if now >= deadline {
+                None
+            } else {
+                match w.events.recv_timeout(deadline - now) {
+                    Ok(e) => Some(e),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => Some(Event::Eof),
+                }
+            };
+            let violation = match event {
+                None => {
+                    w.kill();
+                    let msg = if replied || started {
+                        format!(
+                            "no result within the per-kernel timeout of {:.1} s; worker killed",
+                            opts.kernel_timeout.as_secs_f64()
+                        )
+                    } else {
+                        format!(
+                            "the worker did not start this job within the start-up timeout of {:.1} s (prepare of the batch); worker killed",
+                            opts.startup_timeout.as_secs_f64()
+                        )
+                    };
+                    let msg = format!("{msg}{}", w.stderr_text());
+                    self.fail(job, Status::Timeout, msg)?;
+                    return Ok(batch[i + 1..].to_vec());
+                }
+                Some(Event::Eof) => {
+                    let how = w.reap(Duration::from_secs(2));
+                    let msg = format!(
+                        "the worker exited ({how}) before finishing this job{}",
+                        w.stderr_text()
+                    );
+                    self.fail(job, Status::Crashed, msg)?;
+                    return Ok(batch[i + 1..].to_vec());
+                }
+                Some(Event::Line(line)) => match serde_json::from_str::<Reply>(&line) {
+                    Err(e) => Some(format!(
+                        "unparseable line ({e}): {:?}",
+                        truncate(&line, 200)
+                    )),
+                    Ok(Reply::Hello { protocol }) if protocol != PROTOCOL_VERSION => Some(format!(
+                        "worker speaks protocol {protocol}, expected {PROTOCOL_VERSION}"
+                    )),
+                    Ok(Reply::Hello { .. }) => None,
+                    Ok(Reply::Start { id }) if id == job.id => {
+                        started = true;
+                        replied = true;
+                        deadline = Instant::now() + opts.kernel_timeout;
+                        None
+                    }
+                    Ok(Reply::Done { id, rows }) if id == job.id => match check_rows(job, rows) {
+                        Ok(rows) => {
+                            for r in rows {
+                                self.emit(r)?;
+                            }
+                            self.bar.inc(1);
+                            i += 1;
+                            started = false;
+                            replied = true;
+                            deadline = Instant::now() + opts.kernel_timeout;
+                            None
+                        }
+                        Err(msg) => Some(msg),
+                    },
+                    Ok(Reply::Start { id } | Reply::Done { id, .. }) => Some(format!(
+                        "reply for job {id} while job {} is in flight: {:?}",
+                        job.id,
+                        truncate(&line, 200)
+                    )),
+                },
+            };
+            if let Some(v) = violation {
+                w.kill();
+                let msg = format!(
+                    "worker protocol violation: {v}; worker killed{}",
+                    w.stderr_text()
+                );
+                self.fail(job, Status::Crashed, msg)?;
+                return Ok(batch[i + 1..].to_vec());
+            }
+        }
+        w.reap(Duration::from_secs(10));
+        Ok(Vec::new())
+    }
+}
+
+/// Reads the kernel names of a `--kernels` list file (one per line, `#` comments); used by the
+/// CLI and tests.
+pub fn read_kernel_list(path: &Path) -> Result<Vec<String>, TuneError> {
+    let text = std::fs::read_to_string(path).map_err(|e| TuneError::io(path, e))?;
+    Ok(text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worker::JobResult;
+
+    fn job(kind: JobKind) -> Job {
+        Job {
+            id: 1,
+            kind,
+            problem: "fwd_f32_n1_g1_c2_k3_i4_f3_s1_p1_d1".parse().unwrap(),
+            timing: TimingOptions::default(),
+            seed: 0,
+        }
+    }
+
+    #[test]
+    fn rows_must_fit_the_job() {
+        let k = job(JobKind::Kernel { name: "a".into() });
+        let ok = |kernel: &str, r: JobResult| ResultRow {
+            kernel: kernel.into(),
+            result: r,
+        };
+        assert!(check_rows(&k, vec![ok("a", JobResult::ok(1.0, 0.0, 0.0))]).is_ok());
+        assert!(check_rows(&k, vec![ok("b", JobResult::ok(1.0, 0.0, 0.0))]).is_err());
+        assert!(check_rows(&k, vec![]).is_err());
+        // ok without verification becomes crashed
+        let mut r = JobResult::ok(1.0, 0.0, 0.0);
+        r.max_abs_err = None;
+        let rows = check_rows(&k, vec![ok("a", r)]).unwrap();
+        assert_eq!(rows[0].status, Status::Crashed);
+        // ok with a zero latency becomes crashed
+        let rows = check_rows(&k, vec![ok("a", JobResult::ok(0.0, 0.0, 0.0))]).unwrap();
+        assert_eq!(rows[0].status, Status::Crashed);
+
+        let b = job(JobKind::Baseline {
+            provider: "cudnn".into(),
+        });
+        let mut unverified = JobResult::ok(1.0, 0.0, 0.0);
+        unverified.max_abs_err = None;
+        unverified.max_rel_err = None;
+        let rows = check_rows(&b, vec![ok("cudnn:e1", unverified.clone())]).unwrap();
+        assert_eq!(rows[0].status, Status::Ok, "baselines need no verification");
+        assert!(check_rows(&b, vec![ok("cudnn:", unverified.clone())]).is_err());
+        assert!(check_rows(&b, vec![ok("torch:e1", unverified)]).is_err());
+        assert!(check_rows(&b, vec![]).is_err());
+    }
+
+    #[test]
+    fn kernel_spec_parses_both_kinds() {
+        assert!(matches!(
+            KernelSpec::parse("cpu_direct"),
+            Ok(KernelSpec::Cpu(CpuVariant::Direct))
+        ));
+        let name = KernelConfig::default().to_string();
+        assert!(matches!(KernelSpec::parse(&name), Ok(KernelSpec::Gpu(_))));
+        let e = KernelSpec::parse("nope").unwrap_err();
+        assert!(e.to_string().contains("nope"), "{e}");
+    }
+
+    #[test]
+    fn default_gate_rejects_direction_mismatch() {
+        let gate = DefaultGate { arch: Arch::Sm90 };
+        let name = KernelConfig::default().to_string();
+        let p: Problem = "dgrad_bf16_n1_g1_c16_k16_i8x8_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let (status, msg) = gate.admit(&name, &p).unwrap_err();
+        assert_eq!(status, Status::Rejected);
+        assert!(!msg.is_empty());
+        assert!(gate.admit("cpu_direct", &p).is_ok());
+    }
+
+    #[test]
+    fn empty_inputs_are_errors() {
+        let opts = SweepOptions::new("/bin/false", vec![], "/nonexistent/x.csv");
+        let p: Problem = "fwd_f32_n1_g1_c2_k3_i4_f3_s1_p1_d1".parse().unwrap();
+        assert!(matches!(
+            run_sweep(&[], &[p], &opts),
+            Err(TuneError::NoKernels)
+        ));
+        assert!(matches!(
+            run_sweep(&["cpu_direct".into()], &[], &opts),
+            Err(TuneError::NoProblems)
+        ));
+        assert!(matches!(
+            run_sweep(&["bogus".into()], &[p], &opts),
+            Err(TuneError::UnknownKernel { .. })
+        ));
+    }
+}
