@@ -1,8 +1,10 @@
 //! `gconv run`: one convolution on a backend, with timing and optional verification.
 
-use crate::backend::BackendChoice;
-use anyhow::{Context, Result};
+use crate::backend::{select, Backend, BackendChoice};
+use crate::dispatch::{reference_values, run_gpu, source_for, KernelChoice};
+use anyhow::{bail, Context, Result};
 use clap::Args;
+use gconv_cuda::TimingOptions;
 use gconv_problem::{compare, DeviceSpec, HostTensor, Problem, Tolerance};
 use gconv_reference::cpu;
 use std::process::ExitCode;
@@ -14,21 +16,25 @@ pub struct RunArgs {
     /// Problem key, e.g. fwd_bf16_n2_g4_c16_k32_i9x9_f3x3_s2x2_p1x1_d1x1.
     #[arg(long)]
     pub problem: String,
-    /// Backend.
+    /// Backend: auto uses CUDA when a usable GPU is present, else the CPU (and says why).
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
-    /// Kernel: a canonical kernel name, or `auto` for the built-in selection rule.
+    /// Kernel: `auto` (built-in selection rule), a canonical kernel name, `ref` (GPU reference
+    /// kernel), or on the CPU backend a CPU variant name (cpu_direct, cpu_im2col_gemm).
     #[arg(long, default_value = "auto")]
     pub kernel: String,
     /// Compare the result with the reference and print PASS/FAIL (exit 1 on FAIL).
     #[arg(long)]
     pub verify: bool,
-    /// Timed iterations (the median is reported).
+    /// Timed iterations: CPU runs, or GPU timing rounds (the median is reported).
     #[arg(long, default_value_t = 5)]
     pub iters: u32,
     /// Seed of the random inputs (uniform in [-1, 1), rounded to the dtype).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// GPU timing: flush L2 before every round.
+    #[arg(long)]
+    pub flush_l2: bool,
 }
 
 /// Runs the command.
@@ -38,26 +44,25 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         .parse()
         .with_context(|| format!("invalid --problem {:?}", a.problem))?;
     if a.iters == 0 {
-        anyhow::bail!("--iters must be at least 1");
+        bail!("--iters must be at least 1");
     }
+    let backend = select(a.backend)?;
     let ([r0, r1], _) = problem.roles();
     let in0 = HostTensor::random_for(&problem, r0, a.seed);
     let in1 = HostTensor::random_for(&problem, r1, a.seed);
     println!("problem  {problem}");
-    let (backend_name, out, times) = match a.backend {
-        BackendChoice::Cpu | BackendChoice::Auto => {
-            if a.backend == BackendChoice::Auto {
-                println!(
-                    "note     --backend auto: using the CPU backend (CUDA backend not built in)"
-                );
-            }
+    let (out, seconds, method) = match &backend {
+        Backend::Cpu => {
             let variant = if a.kernel == "auto" {
                 cpu::choose(&problem)
             } else {
-                a.kernel
-                    .parse::<cpu::CpuVariant>()
-                    .map_err(|e| anyhow::anyhow!("{e}"))?
+                a.kernel.parse::<cpu::CpuVariant>().map_err(|e| {
+                    anyhow::anyhow!("{e} (the CPU backend runs CPU variants or `auto`)")
+                })?
             };
+            if !variant.can_run(&problem) {
+                bail!("CPU variant {} cannot run {problem}", variant.name());
+            }
             let mut times = Vec::new();
             let mut out = None;
             for _ in 0..a.iters {
@@ -66,20 +71,57 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 times.push(t.elapsed().as_secs_f64());
                 out = Some(o);
             }
+            println!("backend  cpu");
+            println!("kernel   {}", variant.name());
+            let t = gconv_cuda::runtime::median(&times);
             (
-                format!("cpu ({})", variant.name()),
                 out.context("no iterations ran")?,
-                times,
+                t,
+                format!("wall clock, median of {} runs", times.len()),
             )
         }
-        BackendChoice::Cuda => anyhow::bail!("the CUDA backend is not available in this build"),
+        Backend::Cuda(rt) => {
+            let choice = KernelChoice::parse(&a.kernel)?;
+            let src = source_for(choice, &problem)?;
+            println!("backend  cuda ({})", rt.info().name);
+            println!("kernel   {}", src.kernel_name);
+            let opts = TimingOptions {
+                rounds: a.iters,
+                flush_l2: a.flush_l2,
+                ..TimingOptions::default()
+            };
+            let r = run_gpu(rt, &src, &problem, &in0, &in1, Some(&opts))?;
+            println!(
+                "compile  {:.1} ms ({}), {} registers, {} bytes spilled",
+                r.compiled.compile_ms,
+                if r.cache.is_hit() {
+                    "cache hit"
+                } else {
+                    "compiled"
+                },
+                r.compiled.max_regs(),
+                r.compiled.total_spills()
+            );
+            let t = r.timing.context("timing missing")?;
+            (r.out, t.median_ms / 1e3, t.method)
+        }
     };
-    report(&problem, &backend_name, &times);
+    println!("time     {:.4} ms ({method})", seconds * 1e3);
+    println!(
+        "rate     {:.3} TFLOP/s  {:.1} GB/s  ({:.2}% of the H200 roofline)",
+        problem.flops() / seconds / 1e12,
+        problem.min_bytes() / seconds / 1e9,
+        100.0 * problem.roofline_fraction(&DeviceSpec::H200, seconds)
+    );
     if a.verify {
-        let reference = gconv_reference::reference::reference_tensors(&problem, &in0, &in1)?;
+        let rt = match &backend {
+            Backend::Cuda(rt) => Some(rt),
+            Backend::Cpu => None,
+        };
+        let (reference, source) = reference_values(rt, &problem, &in0, &in1)?;
         let c = compare(&out, &reference, Tolerance::for_problem(&problem));
         println!(
-            "verify   max_abs_err {:.3e}  max_rel_err {:.3e}  ({} of {} elements outside tolerance rtol {:.1e} atol {:.1e})",
+            "verify   against the {source}: max_abs_err {:.3e}  max_rel_err {:.3e}  ({} of {} elements outside tolerance rtol {:.1e} atol {:.1e})",
             c.max_abs_err, c.max_rel_err, c.failures, c.count, c.tolerance.rtol, c.tolerance.atol
         );
         if c.passed() {
@@ -90,26 +132,4 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    s[s.len() / 2]
-}
-
-fn report(problem: &Problem, backend: &str, times: &[f64]) {
-    let t = median(times);
-    println!("backend  {backend}");
-    println!(
-        "time     {:.4} ms (median of {} runs, wall clock)",
-        t * 1e3,
-        times.len()
-    );
-    println!(
-        "rate     {:.3} TFLOP/s  {:.1} GB/s  ({:.2}% of the H200 roofline)",
-        problem.flops() / t / 1e12,
-        problem.min_bytes() / t / 1e9,
-        100.0 * problem.roofline_fraction(&DeviceSpec::H200, t)
-    );
 }

@@ -1,9 +1,10 @@
 //! The `gconv` command-line tool: run one convolution on the CPU or the GPU, the correctness
-//! matrix (`selftest`), the tile engine (`kernels`, `problems`, `sweep`, `worker`), benchmarks
-//! and the compile cache. `anyhow` is used only here; the libraries return typed errors.
+//! matrix (`selftest`), device information and the compile cache. `anyhow` is used only here;
+//! the libraries return typed errors.
 
 mod backend;
 mod cmd_run;
+mod dispatch;
 mod selftest;
 
 use anyhow::Result;
@@ -24,6 +25,51 @@ enum Command {
     Run(cmd_run::RunArgs),
     /// Run the correctness matrix against the reference (CPU backend, or the GPU with --gpu).
     Selftest(selftest::SelftestArgs),
+    /// Show the device, driver and NVRTC the CUDA backend would use, or why it cannot.
+    Info,
+    /// Show where the compile cache is and how large it is; --clear empties it.
+    Cache(CacheArgs),
+}
+
+/// Arguments of `gconv cache`.
+#[derive(clap::Args, Debug)]
+struct CacheArgs {
+    /// Remove every cache entry.
+    #[arg(long)]
+    clear: bool,
+}
+
+fn info() -> Result<ExitCode> {
+    match gconv_cuda::nvrtc_version() {
+        Ok((major, minor)) => println!("nvrtc    {major}.{minor}"),
+        Err(e) => println!("nvrtc    not usable: {e}"),
+    }
+    match gconv_cuda::runtime::probe() {
+        Ok(d) => {
+            println!("device   {d}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            println!("device   not usable: {e}");
+            println!("backend  the CPU backend will be used by --backend auto");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn cache(a: CacheArgs) -> Result<ExitCode> {
+    let dir = gconv_cuda::cache_dir()?;
+    println!("cache    {}", dir.display());
+    if a.clear {
+        let n = gconv_cuda::clear_cache()?;
+        println!("removed  {n} entries");
+    }
+    let (entries, bytes) = gconv_cuda::cache_stats()?;
+    println!(
+        "size     {entries} entries, {:.1} MiB",
+        bytes as f64 / (1024.0 * 1024.0)
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
@@ -31,6 +77,8 @@ fn main() -> ExitCode {
     let result: Result<ExitCode> = match cli.command {
         Command::Run(a) => cmd_run::run(a),
         Command::Selftest(a) => selftest::run(a),
+        Command::Info => info(),
+        Command::Cache(a) => cache(a),
     };
     match result {
         Ok(code) => code,

@@ -1,12 +1,18 @@
 //! `gconv selftest`: the correctness matrix of DESIGN.md §5 — every direction × dtype × group
 //! regime (dense, grouped, small C/G, depthwise, channel multiplier) × edge case (odd channels,
-//! G not a power of two, stride > filter, large pad, dilation, 1×1, N = 1, 1D, 3D) — run on the
-//! CPU backend (default) or the GPU (`--gpu`) and compared with the reference.
+//! G not a power of two, stride > filter, large pad, dilation, 1×1, N = 1, 1D, 3D, asymmetric
+//! filter) — run on the CPU backend (default) or on the GPU (`--gpu`: the GPU reference kernels
+//! and every kernel of the default pools that can run the case), each result compared with the
+//! f64 CPU reference.
 
+use crate::dispatch::{run_gpu, source_for, KernelChoice};
 use anyhow::Result;
 use clap::Args;
-use gconv_problem::{compare, DType, Direction, HostTensor, Problem, Tolerance};
+use gconv_cuda::{compile_cached, CompileOptions, GpuRuntime};
+use gconv_kernels::config::{can_implement, default_forward_pool};
+use gconv_problem::{compare, DType, Direction, HostTensor, Problem, ProblemError, Tolerance};
 use gconv_reference::{cpu, reference};
+use rayon::prelude::*;
 use std::process::ExitCode;
 
 /// Arguments of `gconv selftest`.
@@ -23,264 +29,227 @@ pub struct SelftestArgs {
     pub verbose: bool,
 }
 
-/// A group regime of the matrix: (name, G, C, K) for a base channel count.
-fn regimes() -> Vec<(&'static str, i64, i64, i64)> {
-    vec![
-        ("dense", 1, 16, 24),
-        ("grouped", 4, 32, 32),
-        ("small_cpg", 8, 16, 16),
-        ("depthwise", 12, 12, 12),
-        ("chan_mult", 6, 6, 12),
-    ]
-}
+/// A group regime of the matrix: (name, G, C, K).
+const REGIMES: [(&str, i64, i64, i64); 5] = [
+    ("dense", 1, 16, 24),
+    ("grouped", 4, 32, 32),
+    ("small_cpg", 8, 16, 16),
+    ("depthwise", 12, 12, 12),
+    ("chan_mult", 6, 6, 12),
+];
 
-/// Edge cases: (name, N, G, C, K, input, filter, stride, pad, dilation).
-type Edge = (
-    &'static str,
-    i64,
-    i64,
-    i64,
-    i64,
-    Vec<i64>,
-    Vec<i64>,
-    Vec<i64>,
-    Vec<i64>,
-    Vec<i64>,
-);
+/// An edge case: name, N, G, C, K, then input, filter, stride, pad, dilation.
+struct Edge(&'static str, [i64; 4], &'static [[i64; 5]]);
 
-fn edges() -> Vec<Edge> {
-    vec![
-        (
-            "odd_channels",
-            2,
-            2,
-            6,
-            10,
-            vec![7, 6],
-            vec![3, 3],
-            vec![1, 1],
-            vec![1, 1],
-            vec![1, 1],
-        ),
-        (
-            "g3",
-            2,
-            3,
-            12,
-            9,
-            vec![6, 7],
-            vec![3, 3],
-            vec![1, 1],
-            vec![1, 1],
-            vec![1, 1],
-        ),
-        (
-            "stride_gt_filter",
-            2,
-            4,
-            16,
-            16,
-            vec![9, 9],
-            vec![2, 2],
-            vec![3, 3],
-            vec![0, 0],
-            vec![1, 1],
-        ),
-        (
-            "large_pad",
-            1,
-            2,
-            8,
-            8,
-            vec![5, 5],
-            vec![3, 3],
-            vec![1, 1],
-            vec![3, 3],
-            vec![1, 1],
-        ),
-        (
-            "dilation",
-            2,
-            4,
-            16,
-            16,
-            vec![9, 10],
-            vec![3, 3],
-            vec![1, 1],
-            vec![2, 2],
-            vec![2, 2],
-        ),
-        (
-            "pointwise",
-            2,
-            2,
-            32,
-            16,
-            vec![5, 6],
-            vec![1, 1],
-            vec![1, 1],
-            vec![0, 0],
-            vec![1, 1],
-        ),
-        (
-            "strided_s2",
-            2,
-            4,
-            16,
-            32,
-            vec![9, 9],
-            vec![3, 3],
-            vec![2, 2],
-            vec![1, 1],
-            vec![1, 1],
-        ),
-        (
-            "n1",
-            1,
-            8,
-            64,
-            64,
-            vec![6, 6],
-            vec![3, 3],
-            vec![1, 1],
-            vec![1, 1],
-            vec![1, 1],
-        ),
-        (
-            "rank1",
-            2,
-            8,
-            8,
-            8,
-            vec![33],
-            vec![5],
-            vec![2],
-            vec![2],
-            vec![2],
-        ),
-        (
-            "rank3",
-            1,
-            2,
-            4,
-            6,
-            vec![5, 6, 7],
-            vec![3, 3, 3],
-            vec![1, 1, 1],
-            vec![1, 1, 1],
-            vec![1, 1, 1],
-        ),
-        (
-            "rank3_dw_strided",
-            2,
-            8,
-            8,
-            8,
-            vec![6, 7, 7],
-            vec![3, 3, 3],
-            vec![2, 2, 2],
-            vec![1, 1, 1],
-            vec![1, 1, 1],
-        ),
-        (
-            "asym_7x1",
-            2,
-            4,
-            16,
-            8,
-            vec![9, 8],
-            vec![7, 1],
-            vec![1, 1],
-            vec![3, 0],
-            vec![1, 1],
-        ),
-    ]
+/// Spatial rows are (input, filter, stride, pad, dilation) per dimension, D,H,W order.
+const EDGES: [Edge; 12] = [
+    Edge(
+        "odd_channels",
+        [2, 2, 6, 10],
+        &[[7, 3, 1, 1, 1], [6, 3, 1, 1, 1]],
+    ),
+    Edge("g3", [2, 3, 12, 9], &[[6, 3, 1, 1, 1], [7, 3, 1, 1, 1]]),
+    Edge(
+        "stride_gt_filter",
+        [2, 4, 16, 16],
+        &[[9, 2, 3, 0, 1], [9, 2, 3, 0, 1]],
+    ),
+    Edge(
+        "large_pad",
+        [1, 2, 8, 8],
+        &[[5, 3, 1, 3, 1], [5, 3, 1, 3, 1]],
+    ),
+    Edge(
+        "dilation",
+        [2, 4, 16, 16],
+        &[[9, 3, 1, 2, 2], [10, 3, 1, 2, 2]],
+    ),
+    Edge(
+        "pointwise",
+        [2, 2, 32, 16],
+        &[[5, 1, 1, 0, 1], [6, 1, 1, 0, 1]],
+    ),
+    Edge(
+        "strided_s2",
+        [2, 4, 16, 32],
+        &[[9, 3, 2, 1, 1], [9, 3, 2, 1, 1]],
+    ),
+    Edge("n1", [1, 8, 64, 64], &[[6, 3, 1, 1, 1], [6, 3, 1, 1, 1]]),
+    Edge("rank1", [2, 8, 8, 8], &[[33, 5, 2, 2, 2]]),
+    Edge(
+        "rank3",
+        [1, 2, 4, 6],
+        &[[5, 3, 1, 1, 1], [6, 3, 1, 1, 1], [7, 3, 1, 1, 1]],
+    ),
+    Edge(
+        "rank3_dw_strided",
+        [2, 8, 8, 8],
+        &[[6, 3, 2, 1, 1], [7, 3, 2, 1, 1], [7, 3, 2, 1, 1]],
+    ),
+    Edge(
+        "asym_7x1",
+        [2, 4, 16, 8],
+        &[[9, 7, 1, 3, 1], [8, 1, 1, 0, 1]],
+    ),
+];
+
+fn column(rows: &[[i64; 5]], i: usize) -> Vec<i64> {
+    rows.iter().map(|r| r[i]).collect()
 }
 
 /// The problems of the correctness matrix, each with a case label.
-pub fn matrix() -> Vec<(String, Problem)> {
+pub fn matrix() -> Result<Vec<(String, Problem)>, ProblemError> {
     let mut out = Vec::new();
     for dir in Direction::ALL {
         for dt in DType::ALL {
-            for (name, g, c, k) in regimes() {
-                if let Ok(p) = Problem::new(
+            for (name, g, c, k) in REGIMES {
+                let base = [1i64, 1];
+                let p = Problem::new(dir, dt, 2, g, c, k, &[8, 7], &[3, 3], &base, &base, &base)?;
+                out.push((name.to_string(), p));
+            }
+            for Edge(name, [n, g, c, k], rows) in &EDGES {
+                let p = Problem::new(
                     dir,
                     dt,
-                    2,
-                    g,
-                    c,
-                    k,
-                    &[8, 7],
-                    &[3, 3],
-                    &[1, 1],
-                    &[1, 1],
-                    &[1, 1],
-                ) {
-                    out.push((name.to_string(), p));
-                }
-            }
-            for (name, n, g, c, k, i, f, s, p, d) in edges() {
-                if let Ok(pr) = Problem::new(dir, dt, n, g, c, k, &i, &f, &s, &p, &d) {
-                    out.push((name.to_string(), pr));
-                }
+                    *n,
+                    *g,
+                    *c,
+                    *k,
+                    &column(rows, 0),
+                    &column(rows, 1),
+                    &column(rows, 2),
+                    &column(rows, 3),
+                    &column(rows, 4),
+                )?;
+                out.push((name.to_string(), p));
             }
         }
     }
-    out
+    Ok(out)
+}
+
+struct Tally {
+    passed: usize,
+    failed: usize,
+    verbose: bool,
+}
+
+impl Tally {
+    fn record(&mut self, ok: bool, line: String) {
+        if ok {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+        }
+        if !ok || self.verbose {
+            println!("{} {line}", if ok { "ok  " } else { "FAIL" });
+        }
+    }
+}
+
+fn inputs(p: &Problem, seed: u64) -> (HostTensor, HostTensor) {
+    let ([r0, r1], _) = p.roles();
+    (
+        HostTensor::random_for(p, r0, seed),
+        HostTensor::random_for(p, r1, seed),
+    )
 }
 
 /// Runs the command.
 pub fn run(a: SelftestArgs) -> Result<ExitCode> {
+    let mut t = Tally {
+        passed: 0,
+        failed: 0,
+        verbose: a.verbose,
+    };
     if a.gpu {
-        anyhow::bail!("--gpu: the CUDA backend is not available in this build");
+        let rt = GpuRuntime::new(0)
+            .map_err(|e| anyhow::anyhow!("selftest --gpu: the CUDA backend is not usable: {e}"))?;
+        println!("device: {}", rt.info());
+        run_gpu_matrix(&rt, a.seed, &mut t)?;
+    } else {
+        run_cpu_matrix(a.seed, &mut t)?;
     }
-    let cases = matrix();
-    let mut passed = 0usize;
-    let mut failed = 0usize;
-    for (label, p) in &cases {
-        let ([r0, r1], _) = p.roles();
-        let in0 = HostTensor::random_for(p, r0, a.seed);
-        let in1 = HostTensor::random_for(p, r1, a.seed);
+    println!("{} passed, {} failed", t.passed, t.failed);
+    Ok(if t.failed == 0 && t.passed > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn run_cpu_matrix(seed: u64, t: &mut Tally) -> Result<()> {
+    for (label, p) in &matrix()? {
+        let (in0, in1) = inputs(p, seed);
         let want = reference::reference_tensors(p, &in0, &in1)?;
         let tol = Tolerance::for_problem(p);
         for v in &cpu::CpuVariant::POOL {
             if !v.can_run(p) {
                 continue;
             }
-            let line = match cpu::run(*v, p, &in0, &in1) {
+            match cpu::run(*v, p, &in0, &in1) {
                 Ok(out) => {
                     let c = compare(&out, &want, tol);
-                    let ok = c.passed();
-                    let msg = format!(
-                        "{} {:<18} {:<16} {}  max_abs {:.2e} max_rel {:.2e}",
-                        if ok { "ok  " } else { "FAIL" },
-                        label,
-                        v.name(),
-                        p,
-                        c.max_abs_err,
-                        c.max_rel_err
+                    t.record(
+                        c.passed(),
+                        format!(
+                            "{label:<18} {:<18} {p}  max_abs {:.2e} max_rel {:.2e}",
+                            v.name(),
+                            c.max_abs_err,
+                            c.max_rel_err
+                        ),
                     );
-                    (ok, msg)
                 }
-                Err(e) => (
+                Err(e) => t.record(
                     false,
-                    format!("FAIL {label:<18} {:<16} {p}  error: {e}", v.name()),
+                    format!("{label:<18} {:<18} {p}  error: {e}", v.name()),
                 ),
-            };
-            if line.0 {
-                passed += 1;
-            } else {
-                failed += 1;
-            }
-            if !line.0 || a.verbose {
-                println!("{}", line.1);
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
-    Ok(if failed == 0 && passed > 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(())
+}
+
+/// Every GPU case: the reference kernel on each matrix problem, and each default-pool kernel
+/// that can run it. Sources are compiled in parallel first (through the cache), then run.
+fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, t: &mut Tally) -> Result<()> {
+    let mut jobs = Vec::new();
+    for (label, p) in matrix()? {
+        jobs.push((label.clone(), p, source_for(KernelChoice::Reference, &p)?));
+        if p.direction == Direction::Fwd {
+            for cfg in default_forward_pool(p.dtype) {
+                if can_implement(&cfg, &p).is_ok() {
+                    jobs.push((label.clone(), p, source_for(KernelChoice::Named(cfg), &p)?));
+                }
+            }
+        }
+    }
+    println!("compiling {} kernels ...", jobs.len());
+    let compiled: Vec<_> = jobs
+        .par_iter()
+        .map(|(_, _, src)| compile_cached(src, &CompileOptions::default()).map(|_| ()))
+        .collect();
+    for ((label, p, src), c) in jobs.iter().zip(compiled) {
+        let name = &src.kernel_name;
+        if let Err(e) = c {
+            t.record(false, format!("{label:<18} {name} {p}  compile error: {e}"));
+            continue;
+        }
+        let (in0, in1) = inputs(p, seed);
+        let want = reference::reference_tensors(p, &in0, &in1)?;
+        match run_gpu(rt, src, p, &in0, &in1, None) {
+            Ok(r) => {
+                let c = compare(&r.out, &want, Tolerance::for_problem(p));
+                t.record(
+                    c.passed(),
+                    format!(
+                        "{label:<18} {name} {p}  max_abs {:.2e} max_rel {:.2e} ({} bad)",
+                        c.max_abs_err, c.max_rel_err, c.failures
+                    ),
+                );
+            }
+            Err(e) => t.record(false, format!("{label:<18} {name} {p}  error: {e:#}")),
+        }
+    }
+    Ok(())
 }
