@@ -1,11 +1,14 @@
 //! The `gconv` command-line tool: run one convolution on the CPU or the GPU, the correctness
-//! matrix (`selftest`), device information and the compile cache. `anyhow` is used only here;
+//! matrix (`selftest`), device information, the compile cache and the tile engine (`problems`,
+//! `kernels`, `sweep`, `bench`, `worker`). `anyhow` is used only here;
 //! the libraries return typed errors.
 
 mod backend;
 mod cmd_run;
+mod cmd_tune;
 mod dispatch;
 mod selftest;
+mod worker;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -29,6 +32,17 @@ enum Command {
     Info,
     /// Show where the compile cache is and how large it is; --clear empties it.
     Cache(CacheArgs),
+    /// List the problem registry with counts, or print the problem keys of a set.
+    Problems(cmd_tune::ProblemsArgs),
+    /// Expand a trait config into kernels through `validate`: count, list or export them.
+    Kernels(cmd_tune::KernelsArgs),
+    /// Sweep the kernels of a trait config over a problem set: verify, time, write CSV.
+    Sweep(cmd_tune::SweepArgs),
+    /// Benchmark the default kernel pool (best-in-pool and auto) against cuDNN.
+    Bench(cmd_tune::BenchArgs),
+    /// Worker subprocess of `sweep` (JSON lines on stdin/stdout).
+    #[command(hide = true)]
+    Worker(cmd_tune::WorkerArgs),
 }
 
 /// Arguments of `gconv cache`.
@@ -79,6 +93,11 @@ fn main() -> ExitCode {
         Command::Selftest(a) => selftest::run(a),
         Command::Info => info(),
         Command::Cache(a) => cache(a),
+        Command::Problems(a) => cmd_tune::problems(a),
+        Command::Kernels(a) => cmd_tune::kernels(a),
+        Command::Sweep(a) => cmd_tune::sweep(a),
+        Command::Bench(a) => cmd_tune::bench(a),
+        Command::Worker(a) => cmd_tune::worker(a),
     };
     match result {
         Ok(code) => code,

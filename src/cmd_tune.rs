@@ -1,0 +1,430 @@
+//! The tile-engine commands: `gconv problems`, `gconv kernels`, `gconv sweep`, `gconv bench`
+//! and the hidden `gconv worker`. They are thin layers over `gconv_tune`.
+
+use crate::backend::BackendChoice;
+use crate::worker::CudaExecutor;
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, ValueEnum};
+use gconv_kernels::config::{auto_select, default_forward_pool};
+use gconv_kernels::Arch;
+use gconv_problem::{DType, DeviceSpec, Direction, Problem};
+use gconv_tune::registry::registry;
+use gconv_tune::traits::{build_instances, variant_direction};
+use gconv_tune::{
+    registry_counts, resolve_problems, run_sweep, worker_main, SweepOptions, SweepRow,
+};
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Arguments of `gconv problems`.
+#[derive(Args, Debug)]
+pub struct ProblemsArgs {
+    /// A registry key, a problem key or a problems file: print its problem keys. Without it,
+    /// list the registry with counts.
+    pub set: Option<String>,
+}
+
+/// Runs `gconv problems`.
+pub fn problems(a: ProblemsArgs) -> Result<ExitCode> {
+    match a.set {
+        None => {
+            println!("{:<28} {:>6}  description", "registry key", "count");
+            let counts = registry_counts();
+            for (entry, (name, count)) in registry().iter().zip(counts) {
+                println!("{name:<28} {count:>6}  {}", entry.description);
+            }
+        }
+        Some(s) => {
+            let ps = resolve_problems(&s)?;
+            let mut out = std::io::stdout().lock();
+            for p in &ps {
+                writeln!(out, "{p}")?;
+            }
+            eprintln!("{} problems", ps.len());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Arguments of `gconv kernels`.
+#[derive(Args, Debug)]
+pub struct KernelsArgs {
+    /// Trait-config JSON (`{"variant": ..., "trait_config": {...}}`).
+    pub config: PathBuf,
+    /// Target architecture for `validate`.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
+    /// Print only the counts (kept, dropped by reason).
+    #[arg(long, conflicts_with_all = ["list", "export_json"])]
+    pub count_only: bool,
+    /// Print the kernel names, one per line.
+    #[arg(long, conflicts_with = "export_json")]
+    pub list: bool,
+    /// Write the kept configs as JSON to this file.
+    #[arg(long)]
+    pub export_json: Option<PathBuf>,
+    /// Keep only configs for which this expression holds, e.g. `tile_n >= 128 && stages == 3`.
+    #[arg(long)]
+    pub filter: Option<String>,
+}
+
+fn parse_arch(s: &str) -> Result<Arch> {
+    Arch::parse(s).ok_or_else(|| anyhow!("unknown --arch {s:?} (expected sm_90 or sm_90a)"))
+}
+
+/// Runs `gconv kernels`.
+pub fn kernels(a: KernelsArgs) -> Result<ExitCode> {
+    let arch = parse_arch(&a.arch)?;
+    let rep = build_instances(&a.config, arch, a.filter.as_deref())?;
+    if a.list {
+        let mut out = std::io::stdout().lock();
+        for k in &rep.kernels {
+            writeln!(out, "{k}")?;
+        }
+        eprintln!("{rep}");
+    } else if let Some(path) = &a.export_json {
+        let json = serde_json::to_string_pretty(&rep.configs)?;
+        std::fs::write(path, json).with_context(|| format!("cannot write {}", path.display()))?;
+        println!("{rep}");
+        println!("wrote {} configs to {}", rep.configs.len(), path.display());
+    } else {
+        println!("{rep}");
+    }
+    if rep.kernels.is_empty() {
+        eprintln!("error: the config yields no kernels");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The sweep variants (directions) as named in trait configs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Variant {
+    /// Forward.
+    Forward,
+    /// Backward data.
+    BwdData,
+    /// Backward weight.
+    BwdWeight,
+}
+
+impl Variant {
+    fn direction(self) -> Direction {
+        match self {
+            Variant::Forward => Direction::Fwd,
+            Variant::BwdData => Direction::Dgrad,
+            Variant::BwdWeight => Direction::Wgrad,
+        }
+    }
+}
+
+/// Options shared by `sweep` and `bench`.
+#[derive(Args, Debug)]
+pub struct RunnerArgs {
+    /// Output CSV (DESIGN.md §4 columns); rows are flushed as they finish.
+    #[arg(long)]
+    pub output: PathBuf,
+    /// Threads that compile kernels in each worker (NVRTC).
+    #[arg(long, default_value_t = 8)]
+    pub workers: usize,
+    /// Jobs per worker subprocess.
+    #[arg(long, default_value_t = 20)]
+    pub batch_size: usize,
+    /// Seconds one kernel may take before its worker is killed and the row becomes `timeout`.
+    #[arg(long, default_value_t = 60)]
+    pub kernel_timeout: u64,
+    /// Time the cuDNN baseline (graph API, best engine config) in the same run.
+    #[arg(long, value_parser = ["cudnn"])]
+    pub vs: Option<String>,
+    /// Skip (kernel, problem) pairs that the output CSV already has.
+    #[arg(long)]
+    pub resume: bool,
+    /// Backend of the workers.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+    /// Timed rounds per kernel (median reported).
+    #[arg(long, default_value_t = 10)]
+    pub repeats: u32,
+    /// Flush L2 before every timed round.
+    #[arg(long)]
+    pub cold_l2: bool,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Arguments of `gconv sweep`.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// Direction of the sweep; problems of other directions are left out (and counted).
+    #[arg(long, value_enum)]
+    pub variant: Variant,
+    /// Problem set: a registry key, a problem key or a problems file.
+    #[arg(long)]
+    pub problems: String,
+    /// Trait-config JSON giving the kernels.
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Keep only kernels for which this expression holds.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Sweep only the first N kernels.
+    #[arg(long)]
+    pub max_kernels: Option<usize>,
+    /// Target architecture.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
+    #[command(flatten)]
+    pub run: RunnerArgs,
+}
+
+fn resolve_backend(b: BackendChoice) -> Result<&'static str> {
+    Ok(match b {
+        BackendChoice::Cpu => "cpu",
+        BackendChoice::Cuda => {
+            gconv_cuda::runtime::probe()
+                .map_err(|e| anyhow!("--backend cuda: the CUDA backend is not usable: {e}"))?;
+            "cuda"
+        }
+        BackendChoice::Auto => match gconv_cuda::runtime::probe() {
+            Ok(d) => {
+                eprintln!("note: --backend auto: workers use CUDA on {}", d.name);
+                "cuda"
+            }
+            Err(e) => {
+                eprintln!("note: --backend auto: workers use the CPU backend because CUDA is not usable: {e}");
+                "cpu"
+            }
+        },
+    })
+}
+
+fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
+    if r.batch_size == 0 {
+        bail!("--batch-size must be at least 1");
+    }
+    if r.repeats == 0 {
+        bail!("--repeats must be at least 1");
+    }
+    let exe = std::env::current_exe().context("cannot locate the gconv executable for workers")?;
+    let mut o = SweepOptions::new(
+        exe,
+        vec![
+            "worker".into(),
+            "--backend".into(),
+            backend.into(),
+            "--compile-threads".into(),
+            r.workers.max(1).to_string(),
+        ],
+        &r.output,
+    );
+    o.batch_size = r.batch_size;
+    o.kernel_timeout = Duration::from_secs(r.kernel_timeout.max(1));
+    o.resume = r.resume;
+    o.timing.repeats = r.repeats;
+    o.timing.cold_l2 = r.cold_l2;
+    o.seed = r.seed;
+    o.compile_workers = r.workers.max(1);
+    if let Some(v) = &r.vs {
+        o.baselines = vec![v.clone()];
+    }
+    let mut messages = r.output.clone().into_os_string();
+    messages.push(".messages.jsonl");
+    o.messages = Some(PathBuf::from(messages));
+    Ok(o)
+}
+
+fn keep_direction(ps: Vec<Problem>, d: Direction) -> Vec<Problem> {
+    let total = ps.len();
+    let kept: Vec<Problem> = ps.into_iter().filter(|p| p.direction == d).collect();
+    if kept.len() < total {
+        eprintln!(
+            "note: {} of {total} problems are not {d} and are left out",
+            total - kept.len()
+        );
+    }
+    kept
+}
+
+/// Runs `gconv sweep`.
+pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
+    let arch = parse_arch(&a.arch)?;
+    let rep = build_instances(&a.config, arch, a.filter.as_deref())?;
+    eprintln!("{rep}");
+    if variant_direction(gconv_tune::traits::variant_name(a.variant.direction()))
+        != Some(rep.variant)
+    {
+        bail!(
+            "--variant {:?} does not match the config's variant ({})",
+            a.variant,
+            gconv_tune::traits::variant_name(rep.variant)
+        );
+    }
+    let problems = keep_direction(resolve_problems(&a.problems)?, rep.variant);
+    let backend = resolve_backend(a.run.backend)?;
+    let mut o = sweep_options(&a.run, backend)?;
+    o.arch = arch;
+    o.max_kernels = a.max_kernels;
+    let report = run_sweep(&rep.kernels, &problems, &o)?;
+    println!("{}", report.summary(3));
+    println!(
+        "wrote {} rows to {} ({} skipped by --resume) in {:.1} s",
+        report.rows.len(),
+        report.output.display(),
+        report.skipped,
+        report.elapsed.as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Arguments of `gconv bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Problem set: a registry key (e.g. model_zoo), a problem key or a problems file.
+    #[arg(long, default_value = "model_zoo")]
+    pub problems: String,
+    /// Only problems of this direction (the kernel pools exist for fwd so far).
+    #[arg(long, default_value = "fwd", value_parser = ["fwd", "dgrad", "wgrad"])]
+    pub direction: String,
+    #[command(flatten)]
+    pub run: RunnerArgs,
+}
+
+/// Runs `gconv bench`: the default pool of every dtype present, swept over the problems,
+/// then per problem the best kernel of the pool, the `auto` choice and the baseline.
+pub fn bench(a: BenchArgs) -> Result<ExitCode> {
+    let dir = Direction::from_token(&a.direction)
+        .ok_or_else(|| anyhow!("unknown --direction {:?}", a.direction))?;
+    let problems = keep_direction(resolve_problems(&a.problems)?, dir);
+    if problems.is_empty() {
+        bail!("no {dir} problems in {:?}", a.problems);
+    }
+    if dir != Direction::Fwd {
+        bail!("no kernel pool exists for {dir} yet");
+    }
+    let dtypes: BTreeSet<DType> = problems.iter().map(|p| p.dtype).collect();
+    let kernels: Vec<String> = dtypes
+        .iter()
+        .flat_map(|d| default_forward_pool(*d))
+        .map(|c| c.to_string())
+        .collect();
+    let backend = resolve_backend(a.run.backend)?;
+    if backend != "cuda" {
+        bail!("gconv bench measures GPU kernels; it needs the CUDA backend");
+    }
+    let o = sweep_options(&a.run, backend)?;
+    let report = run_sweep(&kernels, &problems, &o)?;
+    let rows = report.all_rows();
+    print_bench_table(&problems, &rows, &o.device);
+    println!("rows in {}", report.output.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a SweepRow> {
+    rows.iter()
+        .filter(|r| r.problem == *p && r.is_baseline() == baseline && r.ok_latency_ms().is_some())
+        .min_by(|a, b| {
+            a.ok_latency_ms()
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.ok_latency_ms().unwrap_or(f64::INFINITY))
+        })
+}
+
+fn geomean(v: &[f64]) -> f64 {
+    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len().max(1) as f64).exp()
+}
+
+fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec) {
+    println!(
+        "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
+        "problem", "best ms", "roof", "auto ms", "cudnn ms", "best/cu", "auto/cu"
+    );
+    let (mut r_best, mut r_auto, mut roof) = (Vec::new(), Vec::new(), Vec::new());
+    let mut slower = 0usize;
+    for p in problems {
+        let b = best(rows, p, false);
+        let cu = best(rows, p, true).and_then(|r| r.ok_latency_ms());
+        let auto_name = auto_select(p).map(|c| c.to_string());
+        let auto_ms = auto_name.as_ref().and_then(|n| {
+            rows.iter()
+                .find(|r| r.problem == *p && &r.kernel == n)
+                .and_then(|r| r.ok_latency_ms())
+        });
+        let bms = b.and_then(|r| r.ok_latency_ms());
+        let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.4}"));
+        let ratio = |a: Option<f64>, c: Option<f64>| match (a, c) {
+            (Some(a), Some(c)) => Some(c / a),
+            _ => None,
+        };
+        let rb = ratio(bms, cu);
+        let ra = ratio(auto_ms, cu);
+        if let Some(x) = rb {
+            r_best.push(x);
+            if x < 1.0 {
+                slower += 1;
+            }
+        }
+        if let Some(x) = ra {
+            r_auto.push(x);
+        }
+        let rf = bms.map(|ms| p.roofline_fraction(dev, ms / 1e3));
+        if let Some(f) = rf {
+            roof.push(f);
+        }
+        println!(
+            "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
+            p.to_string(),
+            fmt(bms),
+            rf.map_or("-".into(), |f| format!("{f:.3}")),
+            fmt(auto_ms),
+            fmt(cu),
+            rb.map_or("-".into(), |x| format!("{x:.2}x")),
+            ra.map_or("-".into(), |x| format!("{x:.2}x")),
+        );
+    }
+    println!(
+        "geomean: best-in-pool speedup over cuDNN {:.3}x ({} problems, {} slower than cuDNN), auto {:.3}x ({} problems), best-in-pool roofline fraction {:.3}",
+        geomean(&r_best),
+        r_best.len(),
+        slower,
+        geomean(&r_auto),
+        r_auto.len(),
+        geomean(&roof)
+    );
+}
+
+/// Arguments of `gconv worker` (started by `sweep`; speaks JSON lines on stdin/stdout).
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    /// Backend that executes the jobs.
+    #[arg(long, value_parser = ["cpu", "cuda"])]
+    pub backend: String,
+    /// Threads that compile the batch's kernels.
+    #[arg(long, default_value_t = 8)]
+    pub compile_threads: usize,
+}
+
+/// Runs `gconv worker`.
+pub fn worker(a: WorkerArgs) -> Result<ExitCode> {
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.compile_threads.max(1))
+        .build_global();
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let stdout = std::io::stdout();
+    let mut output = stdout.lock();
+    let n = if a.backend == "cuda" {
+        let rt = gconv_cuda::GpuRuntime::new(0)
+            .map_err(|e| anyhow!("worker: the CUDA backend is not usable: {e}"))?;
+        let mut exec = CudaExecutor::new(rt);
+        worker_main(&mut exec, &mut input, &mut output)?
+    } else {
+        let mut exec = gconv_tune::cpu::CpuExecutor::new();
+        worker_main(&mut exec, &mut input, &mut output)?
+    };
+    eprintln!("worker: {n} jobs done");
+    Ok(ExitCode::SUCCESS)
+}
