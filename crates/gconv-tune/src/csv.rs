@@ -13,7 +13,7 @@
 //! the neutral values for unused leading dimensions (2D rows: `Di=1, Z=1, stride_d=1, pad_d=0,
 //! dil_d=1`). `tflops`, `gbps` and `roofline_frac` are computed from the problem and the latency
 //! (`Problem::flops`, `Problem::min_bytes`, `Problem::roofline_fraction` on the sweep's device)
-//! and are empty unless the status is `ok`; the error columns are filled whenever the result was
+//! and, like `latency_ms`, are empty unless the status is `ok`; the error columns are filled whenever the result was
 //! compared, so `incorrect` rows show how wrong they were. Baseline rows have kernel
 //! `<provider>:<engine>` (for example `cudnn:eng4`). Messages are not part of the schema; see
 //! `SweepOptions::messages`.
@@ -160,7 +160,7 @@ impl SweepRow {
         v.push(self.kernel.clone());
         v.extend(problem_cells(p));
         v.push(self.status.token().to_string());
-        v.push(opt(self.ok_latency_ms().or(self.latency_ms), exact));
+        v.push(opt(self.ok_latency_ms(), exact));
         v.push(opt(self.tflops(), |x| sig(x, 4)));
         v.push(opt(self.gbps(), |x| sig(x, 4)));
         v.push(opt(self.roofline_frac(device), |x| sig(x, 4)));
@@ -199,7 +199,7 @@ fn exact(x: f64) -> String {
 }
 
 /// `x` with `digits` significant digits, in plain notation.
-fn sig(x: f64, digits: i32) -> String {
+pub(crate) fn sig(x: f64, digits: i32) -> String {
     if x == 0.0 || !x.is_finite() {
         return format!("{x}");
     }

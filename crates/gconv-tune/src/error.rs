@@ -44,10 +44,14 @@ pub enum TuneError {
         message: String,
     },
     /// A field of a trait config is unknown or has values of the wrong type.
-    #[error("{}: trait_config field {field:?}: {message}", path.display())]
+    #[error("{}: trait_config field {field:?}: {message}", location(.path, *.line, *.column))]
     ConfigField {
         /// The file.
         path: PathBuf,
+        /// 1-based line of the field's key (0 when unknown).
+        line: usize,
+        /// 1-based column of the field's key (0 when unknown).
+        column: usize,
         /// The field as written in the file.
         field: String,
         /// What is wrong with it.
@@ -135,6 +139,15 @@ pub enum TuneError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// `path:line:column`, or just `path` when the position is unknown.
+fn location(path: &std::path::Path, line: usize, column: usize) -> String {
+    if line == 0 {
+        path.display().to_string()
+    } else {
+        format!("{}:{line}:{column}", path.display())
+    }
 }
 
 impl TuneError {

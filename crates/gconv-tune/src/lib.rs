@@ -3,12 +3,14 @@
 //! orchestrator ([`sweep`]) with its worker protocol ([`worker`]) and CSV files ([`csv`]), the
 //! end-of-sweep summary ([`summary`]) and the CPU executor ([`cpu`]).
 
+pub mod cpu;
 pub mod csv;
 pub mod error;
 pub mod filter;
 pub mod registry;
 pub mod summary;
 pub mod sweep;
+pub mod traits;
 pub mod worker;
 
 pub use crate::csv::{read_rows, SweepRow, COLUMNS};
@@ -17,4 +19,5 @@ pub use filter::{Filter, FilterError};
 pub use registry::{registry_counts, resolve_problems};
 pub use summary::{summarize, Summary};
 pub use sweep::{run_sweep, SweepOptions, SweepReport};
+pub use traits::{build_instances, InstanceReport};
 pub use worker::{worker_main, Executor, Job, JobKind, JobResult, Status, TimingOptions};

@@ -2,7 +2,7 @@
 //! ratio of the best baseline row to the best kernel, and geometric means per direction with
 //! the tail (worst ratio, number of problems where a baseline is faster).
 
-use crate::csv::SweepRow;
+use crate::csv::{sig, SweepRow};
 use crate::worker::Status;
 use gconv_problem::{DeviceSpec, Direction, Problem};
 use std::collections::{BTreeMap, HashMap};
@@ -206,7 +206,11 @@ impl fmt::Display for Aggregate {
             self.problems, self.with_ok
         )?;
         if let Some(g) = self.geomean_roofline {
-            write!(f, "; geomean roofline fraction of the best kernel {g:.4}")?;
+            write!(
+                f,
+                "; geomean roofline fraction of the best kernel {}",
+                sig(g, 3)
+            )?;
         }
         if let (Some(g), Some(w)) = (self.geomean_speedup, self.worst_speedup) {
             write!(
@@ -238,11 +242,11 @@ impl fmt::Display for Summary {
             for (i, r) in p.top.iter().enumerate() {
                 write!(
                     f,
-                    "    {:>2}. {:<60} {:>12.6} ms  roofline {:.4}",
+                    "    {:>2}. {:<60} {:>12.6} ms  roofline {}",
                     i + 1,
                     r.kernel,
                     r.latency_ms,
-                    r.roofline_frac
+                    sig(r.roofline_frac, 3)
                 )?;
                 if let Some(b) = &p.best_baseline {
                     write!(f, "  {:.3}x", b.latency_ms / r.latency_ms)?;
@@ -252,8 +256,10 @@ impl fmt::Display for Summary {
             if let Some(b) = &p.best_baseline {
                 writeln!(
                     f,
-                    "        {:<60} {:>12.6} ms  roofline {:.4}  (best baseline)",
-                    b.kernel, b.latency_ms, b.roofline_frac
+                    "        {:<60} {:>12.6} ms  roofline {}  (best baseline)",
+                    b.kernel,
+                    b.latency_ms,
+                    sig(b.roofline_frac, 3)
                 )?;
             }
         }

@@ -465,12 +465,26 @@ pub fn run_sweep(
         run.bar.inc(1);
     }
     let n_jobs = jobs.len();
-    while !jobs.is_empty() {
-        let take = opts.batch_size.min(jobs.len());
-        let batch: Vec<Job> = jobs.drain(..take).collect();
-        let rest = run.run_batch(batch)?;
-        for j in rest.into_iter().rev() {
-            jobs.push_front(j);
+    // Jobs of a batch whose worker failed before starting any job (start-up timeout, crash or
+    // garbage during `prepare`) are retried one per worker, so that only the culprit is blamed.
+    let mut singles: VecDeque<Job> = VecDeque::new();
+    loop {
+        let batch: Vec<Job> = if let Some(j) = singles.pop_front() {
+            vec![j]
+        } else if !jobs.is_empty() {
+            let take = opts.batch_size.min(jobs.len());
+            jobs.drain(..take).collect()
+        } else {
+            break;
+        };
+        match run.run_batch(batch)? {
+            BatchEnd::Finished => {}
+            BatchEnd::Rest(rest) => {
+                for j in rest.into_iter().rev() {
+                    jobs.push_front(j);
+                }
+            }
+            BatchEnd::Isolate(all) => singles.extend(all),
         }
     }
     run.bar.finish_and_clear();
@@ -508,6 +522,16 @@ fn precompile_all(
         }
     });
     failed.into_inner().unwrap_or_default()
+}
+
+/// How a batch ended.
+enum BatchEnd {
+    /// Every job has a row.
+    Finished,
+    /// The job in flight has a row (timeout or crashed); these still need to run.
+    Rest(Vec<Job>),
+    /// The worker failed before starting any job; nobody is blamed yet, run each job alone.
+    Isolate(Vec<Job>),
 }
 
 enum Event {
@@ -747,9 +771,11 @@ impl Runner<'_> {
         self.emit(SweepRow::with_status(&label, &job.problem, status, message))
     }
 
-    /// Runs one batch in a fresh worker; returns the jobs still to run (after a timeout, crash
-    /// or protocol violation, every job after the one in flight).
-    fn run_batch(&mut self, batch: Vec<Job>) -> Result<Vec<Job>, TuneError> {
+    /// Runs one batch in a fresh worker. After a timeout, crash or protocol violation the job
+    /// in flight gets its row and the jobs after it are returned to run again; when the worker
+    /// fails before starting any job of a batch of several, the whole batch is returned for
+    /// isolation instead.
+    fn run_batch(&mut self, batch: Vec<Job>) -> Result<BatchEnd, TuneError> {
         let opts = self.opts;
         let mut w = Worker::spawn(opts, &batch)?;
         self.workers_started += 1;
@@ -774,6 +800,9 @@ impl Runner<'_> {
             let violation = match event {
                 None => {
                     w.kill();
+                    if !replied && batch.len() > 1 {
+                        return Ok(BatchEnd::Isolate(batch));
+                    }
                     let msg = if replied || started {
                         format!(
                             "no result within the per-kernel timeout of {:.1} s; worker killed",
@@ -787,16 +816,19 @@ impl Runner<'_> {
                     };
                     let msg = format!("{msg}{}", w.stderr_text());
                     self.fail(job, Status::Timeout, msg)?;
-                    return Ok(batch[i + 1..].to_vec());
+                    return Ok(BatchEnd::Rest(batch[i + 1..].to_vec()));
                 }
                 Some(Event::Eof) => {
                     let how = w.reap(Duration::from_secs(2));
+                    if !replied && batch.len() > 1 {
+                        return Ok(BatchEnd::Isolate(batch));
+                    }
                     let msg = format!(
                         "the worker exited ({how}) before finishing this job{}",
                         w.stderr_text()
                     );
                     self.fail(job, Status::Crashed, msg)?;
-                    return Ok(batch[i + 1..].to_vec());
+                    return Ok(BatchEnd::Rest(batch[i + 1..].to_vec()));
                 }
                 Some(Event::Line(line)) => match serde_json::from_str::<Reply>(&line) {
                     Err(e) => Some(format!(
@@ -836,16 +868,19 @@ impl Runner<'_> {
             };
             if let Some(v) = violation {
                 w.kill();
+                if !replied && batch.len() > 1 {
+                    return Ok(BatchEnd::Isolate(batch));
+                }
                 let msg = format!(
                     "worker protocol violation: {v}; worker killed{}",
                     w.stderr_text()
                 );
                 self.fail(job, Status::Crashed, msg)?;
-                return Ok(batch[i + 1..].to_vec());
+                return Ok(BatchEnd::Rest(batch[i + 1..].to_vec()));
             }
         }
         w.reap(Duration::from_secs(10));
-        Ok(Vec::new())
+        Ok(BatchEnd::Finished)
     }
 }
 

@@ -31,6 +31,9 @@
 //! - a line that does not parse, an out-of-order id, or a `done` whose rows do not fit the job:
 //!   the job in flight gets `crashed` with the offending line quoted, the worker is killed and
 //!   the rest runs in a fresh worker;
+//! - the worker fails in any of these ways before it starts the first job of a batch of
+//!   several (that is, in `prepare`): nobody can be blamed yet, so each job of the batch runs
+//!   again alone in its own worker, where a failure does name the culprit;
 //! - an `ok` kernel row without a positive latency or without `max_abs_err`/`max_rel_err` (the
 //!   proof that it was verified) becomes `crashed`: no unverified or untimed kernel is ranked.
 

@@ -1,1 +1,143 @@
-fn main() {}
+//! A sweep worker for the tile engine's integration tests: the CPU executor plus scripted
+//! misbehaviour, chosen by kernel name, so that every path of the orchestrator can be tested
+//! without a GPU:
+//!
+//! - `fake_ok_<n>`: ok, latency `<n>` ms, verified (errors 0);
+//! - `fake_incorrect`: status incorrect with errors;
+//! - `fake_unverified`: ok without verification errors (the orchestrator must refuse it);
+//! - `fake_crash`: aborts the process;
+//! - `fake_exit`: exits with status 0 in the middle of the batch;
+//! - `fake_hang`: sleeps for an hour;
+//! - `fake_garbage`: prints a line that is not a reply;
+//! - `fake_wrong_kernel`: answers a row for another kernel;
+//! - `fake_slow_prepare` anywhere in a batch: `prepare` sleeps for an hour;
+//! - anything else: the CPU executor (`cpu_direct`, `cpu_planted_wrong`, ...).
+//!
+//! Baseline provider `fake` answers two rows, `fake:fast` (1 ms) and `fake:slow` (2 ms);
+//! provider `reference` is the CPU executor's. With `GCONV_TEST_WORKER_LOG=<file>` each process
+//! appends one line with its pid and job ids, so tests can count restarts.
+
+use gconv_tune::cpu::CpuExecutor;
+use gconv_tune::worker::{worker_main, Executor, Job, JobKind, JobResult, ResultRow, Status};
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+struct TestExecutor {
+    cpu: CpuExecutor,
+}
+
+impl Executor for TestExecutor {
+    fn prepare(&mut self, jobs: &[Job]) {
+        if let Ok(path) = std::env::var("GCONV_TEST_WORKER_LOG") {
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+            {
+                let ids: Vec<String> = jobs.iter().map(|j| j.id.to_string()).collect();
+                let _ = writeln!(f, "{} {}", std::process::id(), ids.join(","));
+            }
+        }
+        let slow = jobs
+            .iter()
+            .any(|j| matches!(&j.kind, JobKind::Kernel { name } if name == "fake_slow_prepare"));
+        if slow {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+        self.cpu.prepare(jobs);
+    }
+
+    fn execute(&mut self, job: &Job) -> JobResult {
+        let JobKind::Kernel { name } = &job.kind else {
+            return JobResult::status(Status::Unsupported, "not a kernel job");
+        };
+        if let Some(ms) = name.strip_prefix("fake_ok_") {
+            return JobResult::ok(ms.parse().unwrap_or(1.0), 0.0, 0.0);
+        }
+        match name.as_str() {
+            "fake_incorrect" => {
+                let mut r = JobResult::status(Status::Incorrect, "planted");
+                r.max_abs_err = Some(1.5);
+                r.max_rel_err = Some(f64::INFINITY);
+                r
+            }
+            "fake_unverified" => {
+                let mut r = JobResult::ok(1.0, 0.0, 0.0);
+                r.max_abs_err = None;
+                r.max_rel_err = None;
+                r
+            }
+            "fake_crash" => {
+                eprintln!("fake_crash: aborting on purpose");
+                std::process::abort()
+            }
+            "fake_exit" => std::process::exit(0),
+            "fake_hang" => {
+                std::thread::sleep(Duration::from_secs(3600));
+                JobResult::status(Status::Timeout, "woke up")
+            }
+            "fake_garbage" => {
+                println!("this line is not a reply");
+                JobResult::ok(1.0, 0.0, 0.0)
+            }
+            _ => self.cpu.execute(job),
+        }
+    }
+
+    fn baseline(&mut self, job: &Job, provider: &str) -> Vec<ResultRow> {
+        if provider == "fake" {
+            let mut slow = JobResult::ok(2.0, 0.0, 0.0);
+            slow.max_abs_err = None;
+            slow.max_rel_err = None;
+            return vec![
+                ResultRow {
+                    kernel: "fake:fast".into(),
+                    result: JobResult::ok(1.0, 0.0, 0.0),
+                },
+                ResultRow {
+                    kernel: "fake:slow".into(),
+                    result: slow,
+                },
+            ];
+        }
+        self.cpu.baseline(job, provider)
+    }
+}
+
+/// Wraps stdout so that `fake_wrong_kernel` can be answered with a row for another kernel.
+struct Rewrite<W: Write>(W);
+
+impl<W: Write> Write for Rewrite<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let s = String::from_utf8_lossy(buf);
+        if s.contains("\"kernel\":\"fake_wrong_kernel\"") {
+            let t = s.replace(
+                "\"kernel\":\"fake_wrong_kernel\"",
+                "\"kernel\":\"someone_else\"",
+            );
+            self.0.write_all(t.as_bytes())?;
+            return Ok(buf.len());
+        }
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+fn main() -> ExitCode {
+    let mut exec = TestExecutor {
+        cpu: CpuExecutor::new(),
+    };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut output = Rewrite(std::io::stdout().lock());
+    match worker_main(&mut exec, &mut input, &mut output) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("test worker: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,829 @@
+//! Trait-config JSON and the instance builder.
+//!
+//! # Format (GPU kernels)
+//!
+//! ```json
+//! {
+//!   "variant": "forward",
+//!   "description": "optional free text",
+//!   "trait_config": {
+//!     "dtype":       {"values": ["bf16"]},
+//!     "tile_m":      {"values": [64, 128, 256]},
+//!     "stages":      {"values": [2, 3, 4]},
+//!     "fast_path":   {"values": ["general", "pointwise"]}
+//!   }
+//! }
+//! ```
+//!
+//! `variant` is `forward`, `bwd_data` or `bwd_weight` and sets the kernels' direction (so
+//! `direction` may not appear in `trait_config`). Every other field of `KernelConfig` may be
+//! given, with a non-empty list of values: integers for numeric fields, tokens (strings) for the
+//! others (`family`: `igemm`/`direct`; `dtype`: `f32`/`f16`/`bf16`; `split_k_mode`:
+//! `deterministic`/`atomic`; `math`: `mma`/`simt`/`tf32`; `fast_path`: `general`/`pointwise`). A
+//! missing field takes its value from `KernelConfig::baseline(direction, dtype)` for each dtype
+//! in the product (the dtype itself defaults to bf16), so that f32 gets f32 defaults. An unknown
+//! field, an empty list, or a value of the wrong type is an error naming the field and its
+//! position in the file.
+//!
+//! # Format (CPU variants)
+//!
+//! ```json
+//! {"variant": "forward", "backend": "cpu",
+//!  "trait_config": {"cpu_variant": {"values": ["cpu_direct", "cpu_im2col_gemm"]}}}
+//! ```
+//!
+//! `cpu_variant` lists CPU backend variant names; when missing, the CPU pool (every variant but
+//! the planted wrong one).
+//!
+//! # Building
+//!
+//! [`build_instances`] expands the cartesian product, keeps what `validate(cfg, arch)` accepts
+//! and counts the rest by `Rejection::reason()`, removes duplicate names, applies the optional
+//! `--filter` expression, and reports every count. A config that keeps no kernel is an error.
+
+use crate::error::TuneError;
+use crate::filter::Filter;
+use gconv_kernels::config::{validate, KernelConfig, FIELDS};
+use gconv_kernels::Arch;
+use gconv_problem::{DType, Direction};
+use gconv_reference::CpuVariant;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Largest cartesian product the builder expands.
+pub const MAX_COMBINATIONS: u64 = 5_000_000;
+
+/// `KernelConfig` fields whose values are tokens (strings) rather than integers.
+pub const TOKEN_FIELDS: &[&str] = &[
+    "family",
+    "direction",
+    "dtype",
+    "split_k_mode",
+    "math",
+    "fast_path",
+];
+
+/// The trait-config `variant` names and their directions.
+pub const VARIANTS: [(&str, Direction); 3] = [
+    ("forward", Direction::Fwd),
+    ("bwd_data", Direction::Dgrad),
+    ("bwd_weight", Direction::Wgrad),
+];
+
+/// The direction of a variant name (`forward` → fwd).
+pub fn variant_direction(name: &str) -> Option<Direction> {
+    VARIANTS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d)
+}
+
+/// The variant name of a direction (fwd → `forward`).
+pub fn variant_name(direction: Direction) -> &'static str {
+    VARIANTS
+        .iter()
+        .find(|(_, d)| *d == direction)
+        .map(|(n, _)| *n)
+        .unwrap_or("forward")
+}
+
+/// Which backend a trait config enumerates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// GPU kernel configs.
+    Gpu,
+    /// CPU backend variants.
+    Cpu,
+}
+
+/// A parsed trait config (not yet expanded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraitConfig {
+    /// The file it came from (for messages).
+    pub path: PathBuf,
+    /// Direction of the kernels.
+    pub variant: Direction,
+    /// GPU or CPU.
+    pub backend: Backend,
+    /// GPU: `(field, textual values)` in `FIELDS` order; only fields present in the file.
+    pub fields: Vec<(String, Vec<String>)>,
+    /// CPU: the variants listed.
+    pub cpu_variants: Vec<CpuVariant>,
+}
+
+/// 1-based line and column of the first `"key"` followed by `:` in `text`, if any.
+fn locate(text: &str, key: &str) -> (usize, usize) {
+    let needle = format!("\"{key}\"");
+    let mut from = 0;
+    while let Some(off) = text[from..].find(&needle) {
+        let at = from + off;
+        let after = text[at + needle.len()..].trim_start();
+        if after.starts_with(':') {
+            let before = &text[..at];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            return (line, col);
+        }
+        from = at + needle.len();
+    }
+    (0, 0)
+}
+
+fn field_err(path: &Path, text: &str, field: &str, message: String) -> TuneError {
+    let (line, column) = locate(text, field);
+    TuneError::ConfigField {
+        path: path.to_path_buf(),
+        line,
+        column,
+        field: field.to_string(),
+        message,
+    }
+}
+
+/// Parses a trait config from its text; `path` is used in messages only.
+pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneError> {
+    let root: Value = serde_json::from_str(text).map_err(|e| TuneError::ConfigSyntax {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let Value::Object(top) = root else {
+        return Err(TuneError::ConfigSyntax {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: "the config must be a JSON object with \"variant\" and \"trait_config\""
+                .into(),
+        });
+    };
+    for k in top.keys() {
+        if !["variant", "backend", "trait_config", "description"].contains(&k.as_str()) {
+            return Err(field_err(
+                path,
+                text,
+                k,
+                "unknown top-level key (expected variant, backend, trait_config, description)"
+                    .into(),
+            ));
+        }
+    }
+    let variant = match top.get("variant") {
+        Some(Value::String(s)) => {
+            variant_direction(s).ok_or_else(|| TuneError::UnknownVariant {
+                path: path.to_path_buf(),
+                value: s.clone(),
+            })?
+        }
+        Some(other) => {
+            return Err(field_err(
+                path,
+                text,
+                "variant",
+                format!("expected a string (forward, bwd_data or bwd_weight), found {other}"),
+            ))
+        }
+        None => {
+            return Err(TuneError::ConfigSyntax {
+                path: path.to_path_buf(),
+                line: 0,
+                column: 0,
+                message: "missing \"variant\" (forward, bwd_data or bwd_weight)".into(),
+            })
+        }
+    };
+    let backend = match top.get("backend") {
+        None => Backend::Gpu,
+        Some(Value::String(s)) if s == "gpu" => Backend::Gpu,
+        Some(Value::String(s)) if s == "cpu" => Backend::Cpu,
+        Some(other) => {
+            return Err(field_err(
+                path,
+                text,
+                "backend",
+                format!("expected \"gpu\" or \"cpu\", found {other}"),
+            ))
+        }
+    };
+    let tc = match top.get("trait_config") {
+        Some(Value::Object(m)) => m.clone(),
+        Some(other) => {
+            return Err(field_err(
+                path,
+                text,
+                "trait_config",
+                format!("expected an object of fields, found {other}"),
+            ))
+        }
+        None => {
+            return Err(TuneError::ConfigSyntax {
+                path: path.to_path_buf(),
+                line: 0,
+                column: 0,
+                message: "missing \"trait_config\" (use {} for all defaults)".into(),
+            })
+        }
+    };
+    // Every field: {"values": [non-empty list]}.
+    let mut lists: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for (field, spec) in &tc {
+        let values = match spec {
+            Value::Object(o) if o.len() == 1 && o.contains_key("values") => &o["values"],
+            _ => {
+                return Err(field_err(
+                    path,
+                    text,
+                    field,
+                    format!("expected {{\"values\": [...]}}, found {spec}"),
+                ))
+            }
+        };
+        match values {
+            Value::Array(a) if !a.is_empty() => {
+                lists.insert(field.clone(), a.clone());
+            }
+            _ => {
+                return Err(field_err(
+                    path,
+                    text,
+                    field,
+                    format!("\"values\" must be a non-empty list, found {values}"),
+                ))
+            }
+        }
+    }
+    match backend {
+        Backend::Cpu => {
+            let mut cpu_variants = Vec::new();
+            for (field, values) in &lists {
+                if field != "cpu_variant" {
+                    return Err(field_err(
+                        path,
+                        text,
+                        field,
+                        "unknown field for a CPU config (the only field is cpu_variant)".into(),
+                    ));
+                }
+                for v in values {
+                    let Value::String(s) = v else {
+                        return Err(field_err(
+                            path,
+                            text,
+                            field,
+                            format!("expected a CPU variant name (string), found {v}"),
+                        ));
+                    };
+                    let cv: CpuVariant = s
+                        .parse()
+                        .map_err(|e| field_err(path, text, field, format!("{e}")))?;
+                    cpu_variants.push(cv);
+                }
+            }
+            if !lists.contains_key("cpu_variant") {
+                cpu_variants = CpuVariant::POOL.to_vec();
+            }
+            Ok(TraitConfig {
+                path: path.to_path_buf(),
+                variant,
+                backend,
+                fields: Vec::new(),
+                cpu_variants,
+            })
+        }
+        Backend::Gpu => {
+            for field in lists.keys() {
+                if field == "direction" {
+                    return Err(field_err(
+                        path,
+                        text,
+                        field,
+                        "the direction is set by \"variant\"".into(),
+                    ));
+                }
+                if !FIELDS.contains(&field.as_str()) {
+                    return Err(field_err(
+                        path,
+                        text,
+                        field,
+                        format!("unknown field (known: {})", FIELDS.join(", ")),
+                    ));
+                }
+            }
+            let mut fields = Vec::new();
+            for &field in FIELDS {
+                let Some(values) = lists.get(field) else {
+                    continue;
+                };
+                let token = TOKEN_FIELDS.contains(&field);
+                let mut texts = Vec::new();
+                for v in values {
+                    let t = match (token, v) {
+                        (true, Value::String(s)) => s.clone(),
+                        (false, Value::Number(n))
+                            if n.as_u64().is_some_and(|x| x <= u32::MAX as u64) =>
+                        {
+                            n.to_string()
+                        }
+                        (true, _) => {
+                            return Err(field_err(
+                                path,
+                                text,
+                                field,
+                                format!("expected a token (string), found {v}"),
+                            ))
+                        }
+                        (false, _) => {
+                            return Err(field_err(
+                                path,
+                                text,
+                                field,
+                                format!("expected a non-negative 32-bit integer, found {v}"),
+                            ))
+                        }
+                    };
+                    let mut scratch = KernelConfig::default();
+                    scratch
+                        .set_field(field, &t)
+                        .map_err(|e| field_err(path, text, field, e.to_string()))?;
+                    texts.push(t);
+                }
+                fields.push((field.to_string(), texts));
+            }
+            Ok(TraitConfig {
+                path: path.to_path_buf(),
+                variant,
+                backend,
+                fields,
+                cpu_variants: Vec::new(),
+            })
+        }
+    }
+}
+
+/// Reads and parses a trait-config file.
+pub fn load_trait_config(path: &Path) -> Result<TraitConfig, TuneError> {
+    let text = std::fs::read_to_string(path).map_err(|e| TuneError::io(path, e))?;
+    parse_trait_config(path, &text)
+}
+
+/// What the instance builder produced, with every count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstanceReport {
+    /// The config file.
+    pub path: PathBuf,
+    /// Direction of the kernels.
+    pub variant: Direction,
+    /// GPU or CPU.
+    pub backend: Backend,
+    /// Architecture used by `validate`.
+    pub arch: Arch,
+    /// Kept kernel names, in expansion order.
+    pub kernels: Vec<String>,
+    /// The kept GPU configs (same order as `kernels`; empty for CPU).
+    pub configs: Vec<KernelConfig>,
+    /// Combinations in the cartesian product.
+    pub total: usize,
+    /// Combinations `validate` refused, by `Rejection::reason()`.
+    pub dropped: BTreeMap<String, usize>,
+    /// Valid combinations whose name was already kept.
+    pub duplicates: usize,
+    /// Valid, distinct kernels the filter removed.
+    pub filtered_out: usize,
+    /// The filter text, if any.
+    pub filter: Option<String>,
+}
+
+fn dropped_text(dropped: &BTreeMap<String, usize>) -> String {
+    if dropped.is_empty() {
+        "none".into()
+    } else {
+        dropped
+            .iter()
+            .map(|(r, n)| format!("{r}={n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl fmt::Display for InstanceReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}: {} kernel(s) for {} ({}, {}) from {} combination(s)",
+            self.path.display(),
+            self.kernels.len(),
+            variant_name(self.variant),
+            match self.backend {
+                Backend::Gpu => "gpu",
+                Backend::Cpu => "cpu",
+            },
+            self.arch.nvrtc_arch(),
+            self.total
+        )?;
+        writeln!(f, "  dropped by validate: {}", dropped_text(&self.dropped))?;
+        write!(f, "  duplicates: {}", self.duplicates)?;
+        if let Some(flt) = &self.filter {
+            write!(f, "\n  removed by filter {flt:?}: {}", self.filtered_out)?;
+        }
+        Ok(())
+    }
+}
+
+impl InstanceReport {
+    /// The kernel list as JSON (for `--export-json`): variant, backend, arch, counts, and each
+    /// kernel's name with its config.
+    pub fn to_json(&self) -> Value {
+        let kernels: Vec<Value> = if self.configs.is_empty() {
+            self.kernels.iter().map(|k| json!({ "name": k })).collect()
+        } else {
+            self.kernels
+                .iter()
+                .zip(&self.configs)
+                .map(|(k, c)| json!({ "name": k, "config": c }))
+                .collect()
+        };
+        json!({
+            "variant": variant_name(self.variant),
+            "backend": match self.backend { Backend::Gpu => "gpu", Backend::Cpu => "cpu" },
+            "arch": self.arch.nvrtc_arch(),
+            "source": self.path.display().to_string(),
+            "total": self.total,
+            "dropped": self.dropped,
+            "duplicates": self.duplicates,
+            "filter": self.filter,
+            "filtered_out": self.filtered_out,
+            "count": self.kernels.len(),
+            "kernels": kernels,
+        })
+    }
+
+    /// Writes [`InstanceReport::to_json`] to a file, pretty-printed.
+    pub fn export_json(&self, path: &Path) -> Result<(), TuneError> {
+        let text = serde_json::to_string_pretty(&self.to_json())
+            .map_err(|e| TuneError::io(path, std::io::Error::other(e)))?;
+        std::fs::write(path, text + "\n").map_err(|e| TuneError::io(path, e))
+    }
+}
+
+/// Steps an odometer over `lens` (last position fastest); false after the last combination.
+fn advance(idx: &mut [usize], lens: &[usize]) -> bool {
+    for k in (0..idx.len()).rev() {
+        idx[k] += 1;
+        if idx[k] < lens[k] {
+            return true;
+        }
+        idx[k] = 0;
+    }
+    false
+}
+
+/// Expands a parsed trait config; see the module documentation.
+pub fn expand(
+    cfg: &TraitConfig,
+    arch: Arch,
+    filter: Option<&str>,
+) -> Result<InstanceReport, TuneError> {
+    let mut report = InstanceReport {
+        path: cfg.path.clone(),
+        variant: cfg.variant,
+        backend: cfg.backend,
+        arch,
+        kernels: Vec::new(),
+        configs: Vec::new(),
+        total: 0,
+        dropped: BTreeMap::new(),
+        duplicates: 0,
+        filtered_out: 0,
+        filter: filter.map(str::to_string),
+    };
+    match cfg.backend {
+        Backend::Cpu => {
+            if filter.is_some() {
+                return Err(TuneError::Option {
+                    option: "--filter",
+                    message: "filters apply to GPU kernel fields; a CPU config has none".into(),
+                });
+            }
+            let mut seen = HashSet::new();
+            report.total = cfg.cpu_variants.len();
+            for v in &cfg.cpu_variants {
+                if seen.insert(*v) {
+                    report.kernels.push(v.name().to_string());
+                } else {
+                    report.duplicates += 1;
+                }
+            }
+        }
+        Backend::Gpu => {
+            let flt = filter.map(|f| Filter::parse(f, FIELDS)).transpose()?;
+            let dtypes: Vec<DType> = match cfg.fields.iter().find(|(f, _)| f == "dtype") {
+                Some((_, vs)) => vs
+                    .iter()
+                    .filter_map(|v| {
+                        let mut c = KernelConfig::default();
+                        c.set_field("dtype", v).ok().map(|_| c.dtype)
+                    })
+                    .collect(),
+                None => vec![DType::Bf16],
+            };
+            let others: Vec<&(String, Vec<String>)> =
+                cfg.fields.iter().filter(|(f, _)| f != "dtype").collect();
+            let total: u64 = others
+                .iter()
+                .try_fold(dtypes.len() as u64, |acc, (_, v)| {
+                    acc.checked_mul(v.len() as u64)
+                })
+                .unwrap_or(u64::MAX);
+            if total > MAX_COMBINATIONS {
+                return Err(TuneError::ConfigField {
+                    path: cfg.path.clone(),
+                    line: 0,
+                    column: 0,
+                    field: "trait_config".into(),
+                    message: format!(
+                        "the cartesian product has {total} combinations, more than the limit {MAX_COMBINATIONS}; narrow some value lists"
+                    ),
+                });
+            }
+            report.total = total as usize;
+            let lens: Vec<usize> = others.iter().map(|(_, v)| v.len()).collect();
+            let mut seen = HashSet::new();
+            for &dt in &dtypes {
+                let base = KernelConfig::baseline(cfg.variant, dt);
+                let mut idx = vec![0usize; others.len()];
+                loop {
+                    let mut c = base;
+                    for (k, (field, values)) in others.iter().enumerate() {
+                        c.set_field(field, &values[idx[k]]).map_err(|e| {
+                            TuneError::ConfigField {
+                                path: cfg.path.clone(),
+                                line: 0,
+                                column: 0,
+                                field: field.clone(),
+                                message: e.to_string(),
+                            }
+                        })?;
+                    }
+                    match validate(&c, arch) {
+                        Err(r) => *report.dropped.entry(r.reason().to_string()).or_insert(0) += 1,
+                        Ok(()) => {
+                            let name = c.to_string();
+                            if !seen.insert(name.clone()) {
+                                report.duplicates += 1;
+                            } else if let Some(f) = &flt {
+                                if f.eval(&|field| c.field_value(field))? {
+                                    report.kernels.push(name);
+                                    report.configs.push(c);
+                                } else {
+                                    report.filtered_out += 1;
+                                }
+                            } else {
+                                report.kernels.push(name);
+                                report.configs.push(c);
+                            }
+                        }
+                    }
+                    if !advance(&mut idx, &lens) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    if report.kernels.is_empty() {
+        let mut dropped = dropped_text(&report.dropped);
+        if report.filtered_out > 0 {
+            dropped.push_str(&format!("; filter removed {}", report.filtered_out));
+        }
+        return Err(TuneError::EmptyCatalogue {
+            path: cfg.path.clone(),
+            total: report.total,
+            dropped,
+        });
+    }
+    Ok(report)
+}
+
+/// Loads a trait config and expands it: the library side of `gconv kernels CONFIG.json`.
+pub fn build_instances(
+    path: &Path,
+    arch: Arch,
+    filter: Option<&str>,
+) -> Result<InstanceReport, TuneError> {
+    expand(&load_trait_config(path)?, arch, filter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<TraitConfig, TuneError> {
+        parse_trait_config(Path::new("t.json"), text)
+    }
+
+    fn build(text: &str, filter: Option<&str>) -> Result<InstanceReport, TuneError> {
+        expand(&parse(text)?, Arch::Sm90, filter)
+    }
+
+    #[test]
+    fn token_fields_are_exactly_the_non_numeric_ones() {
+        for &f in FIELDS {
+            let mut c = KernelConfig::default();
+            let numeric = c.set_field(f, "7").is_ok() && c.field_value(f) == Some(7);
+            let mut c = KernelConfig::default();
+            let bogus_token = c.set_field(f, "bogus").is_ok();
+            assert!(!bogus_token, "{f}");
+            assert_eq!(
+                TOKEN_FIELDS.contains(&f),
+                !numeric,
+                "field {f}: update TOKEN_FIELDS"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_trait_config_is_the_baseline() {
+        let r = build(r#"{"variant": "forward", "trait_config": {}}"#, None).unwrap();
+        assert_eq!(r.total, 1);
+        assert_eq!(r.kernels, vec![KernelConfig::default().to_string()]);
+    }
+
+    #[test]
+    fn product_counts_and_drops() {
+        let text = r#"{"variant": "forward", "trait_config": {
+            "tile_m": {"values": [64, 128, 999]},
+            "stages": {"values": [2, 3, 3, 9]}
+        }}"#;
+        let r = build(text, None).unwrap();
+        assert_eq!(r.total, 12);
+        // 999 is out of range (4 combos), stage 9 out of range (2 more with valid tiles)
+        assert_eq!(r.dropped.values().sum::<usize>(), 6, "{r}");
+        assert_eq!(r.dropped["tile_out_of_range"], 4);
+        assert_eq!(r.dropped["stages_out_of_range"], 2);
+        assert_eq!(r.duplicates, 2, "stage 3 listed twice");
+        assert_eq!(r.kernels.len(), 4);
+        assert_eq!(
+            r.kernels.len() + r.duplicates + r.dropped.values().sum::<usize>(),
+            r.total
+        );
+        // every kept kernel is valid and round-trips
+        for (k, c) in r.kernels.iter().zip(&r.configs) {
+            assert_eq!(k.parse::<KernelConfig>().unwrap(), *c);
+            assert!(validate(c, Arch::Sm90).is_ok());
+        }
+        let s = r.to_string();
+        assert!(s.contains("tile_out_of_range=4"), "{s}");
+    }
+
+    #[test]
+    fn dtype_sets_the_defaults() {
+        let r = build(
+            r#"{"variant": "forward", "trait_config": {"dtype": {"values": ["f32", "bf16"]}}}"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!(r.configs.len(), 2);
+        assert_eq!(
+            r.configs[0],
+            KernelConfig::baseline(Direction::Fwd, DType::F32)
+        );
+        assert_eq!(
+            r.configs[1],
+            KernelConfig::baseline(Direction::Fwd, DType::Bf16)
+        );
+    }
+
+    #[test]
+    fn filter_applies() {
+        let text = r#"{"variant": "forward", "trait_config": {
+            "tile_n": {"values": [64, 128]}, "stages": {"values": [2, 3, 4]}}}"#;
+        let r = build(text, Some("tile_n >= 128 && stages == 3")).unwrap();
+        assert_eq!(r.kernels.len(), 1);
+        assert_eq!(r.filtered_out, 5);
+        let e = build(text, Some("tile_n >= ")).unwrap_err();
+        assert!(matches!(e, TuneError::Filter(_)), "{e}");
+        let e = build(text, Some("stages == 7")).unwrap_err();
+        assert!(
+            matches!(&e, TuneError::EmptyCatalogue { dropped, .. } if dropped.contains("filter removed 6")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn errors_name_field_and_position() {
+        let text = "{\"variant\": \"forward\",\n \"trait_config\": {\n   \"tile_mm\": {\"values\": [64]}}}";
+        let e = parse(text).unwrap_err();
+        let TuneError::ConfigField {
+            field,
+            line,
+            column,
+            ..
+        } = &e
+        else {
+            panic!("{e:?}")
+        };
+        assert_eq!((field.as_str(), *line, *column), ("tile_mm", 3, 4));
+        assert!(e.to_string().starts_with("t.json:3:4:"), "{e}");
+
+        let e = parse(r#"{"variant": "forward", "trait_config": {"tile_m": {"values": ["64"]}}}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("integer"), "{e}");
+        let e = parse(r#"{"variant": "forward", "trait_config": {"tile_m": {"values": [-1]}}}"#)
+            .unwrap_err();
+        assert!(matches!(&e, TuneError::ConfigField { field, .. } if field == "tile_m"));
+        let e = parse(r#"{"variant": "forward", "trait_config": {"tile_m": {"values": [1.5]}}}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("1.5"), "{e}");
+        let e = parse(r#"{"variant": "forward", "trait_config": {"math": {"values": [1]}}}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("token"), "{e}");
+        let e = parse(r#"{"variant": "forward", "trait_config": {"math": {"values": ["fast"]}}}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("fast"), "{e}");
+        let e = parse(r#"{"variant": "forward", "trait_config": {"stages": {"values": []}}}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("non-empty"), "{e}");
+        let e = parse(r#"{"variant": "forward", "trait_config": {"stages": [2, 3]}}"#).unwrap_err();
+        assert!(e.to_string().contains("values"), "{e}");
+        let e =
+            parse(r#"{"variant": "forward", "trait_config": {"direction": {"values": ["fwd"]}}}"#)
+                .unwrap_err();
+        assert!(e.to_string().contains("variant"), "{e}");
+        let e = parse(r#"{"variant": "sideways", "trait_config": {}}"#).unwrap_err();
+        assert!(matches!(e, TuneError::UnknownVariant { .. }), "{e}");
+        let e = parse(r#"{"variant": "forward", "trait_config": {}, "extra": 1}"#).unwrap_err();
+        assert!(e.to_string().contains("extra"), "{e}");
+        let e = parse("{\"variant\": \"forward\",\n \"trait_config\": {,}}").unwrap_err();
+        assert!(
+            matches!(e, TuneError::ConfigSyntax { line: 2, .. }),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn cpu_configs() {
+        let r = build(
+            r#"{"variant": "forward", "backend": "cpu", "trait_config": {
+                "cpu_variant": {"values": ["cpu_direct", "cpu_planted_wrong", "cpu_direct"]}}}"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!(r.kernels, vec!["cpu_direct", "cpu_planted_wrong"]);
+        assert_eq!(r.duplicates, 1);
+        let r = build(
+            r#"{"variant": "forward", "backend": "cpu", "trait_config": {}}"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!(r.kernels.len(), CpuVariant::POOL.len());
+        let e = build(
+            r#"{"variant": "forward", "backend": "cpu", "trait_config": {"cpu_variant": {"values": ["cpu_gpu"]}}}"#,
+            None,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("cpu_gpu"), "{e}");
+        assert!(build(
+            r#"{"variant": "forward", "backend": "cpu", "trait_config": {}}"#,
+            Some("stages == 3")
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn json_export() {
+        let r = build(r#"{"variant": "forward", "trait_config": {}}"#, None).unwrap();
+        let v = r.to_json();
+        assert_eq!(v["count"], 1);
+        assert_eq!(v["kernels"][0]["name"], KernelConfig::default().to_string());
+        assert_eq!(v["kernels"][0]["config"]["tile_m"], 128);
+    }
+
+    fn shipped(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../configs")
+            .join(name)
+    }
+
+    #[test]
+    fn shipped_configs_build() {
+        for (file, dtype) in [
+            ("forward_bf16_smoke.json", DType::Bf16),
+            ("forward_bf16.json", DType::Bf16),
+            ("forward_f16.json", DType::F16),
+            ("forward_f32.json", DType::F32),
+        ] {
+            let r = build_instances(&shipped(file), Arch::Sm90, None)
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert!(
+                (20..=5000).contains(&r.kernels.len()),
+                "{file}: {} kernels",
+                r.kernels.len()
+            );
+            assert!(r
+                .configs
+                .iter()
+                .all(|c| c.dtype == dtype && c.direction == Direction::Fwd));
+        }
+        let r = build_instances(&shipped("cpu_forward.json"), Arch::Sm90, None).unwrap();
+        assert!(r.kernels.iter().any(|k| k == "cpu_planted_wrong"));
+    }
+}

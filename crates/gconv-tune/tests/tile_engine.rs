@@ -1,0 +1,367 @@
+//! End-to-end tests of the tile engine: the worker protocol against a scripted worker that
+//! crashes, hangs, prints garbage and lies; resume; and a full CPU sweep (enumerate a CPU
+//! config, run it in worker subprocesses, verify, CSV, summary) with the planted wrong variant.
+
+use gconv_kernels::Arch;
+use gconv_problem::Problem;
+use gconv_tune::csv::read_rows;
+use gconv_tune::sweep::{KernelGate, SweepOptions};
+use gconv_tune::worker::{Status, TimingOptions};
+use gconv_tune::{build_instances, resolve_problems, run_sweep, summarize, SweepRow};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+const WORKER: &str = env!("CARGO_BIN_EXE_gconv-tune-test-worker");
+
+/// Accepts every `fake_*` name, refuses `fake_rejected`, and leaves CPU names to `can_run`.
+struct FakeGate;
+
+impl KernelGate for FakeGate {
+    fn known(&self, kernel: &str) -> Result<(), String> {
+        if kernel.starts_with("fake_") || kernel.starts_with("cpu_") {
+            Ok(())
+        } else {
+            Err(format!("{kernel} is not a fake kernel"))
+        }
+    }
+    fn admit(&self, kernel: &str, _problem: &Problem) -> Result<(), (Status, String)> {
+        if kernel == "fake_rejected" {
+            Err((Status::Rejected, "refused by the fake gate".into()))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+fn opts(dir: &Path, name: &str) -> SweepOptions {
+    let mut o = SweepOptions::new(WORKER, vec![], dir.join(name));
+    o.gate = Some(Arc::new(FakeGate));
+    o.kernel_timeout = Duration::from_secs(3);
+    o.startup_timeout = Duration::from_secs(3);
+    o.timing = TimingOptions {
+        warmup: 0,
+        repeats: 2,
+        cold_l2: false,
+    };
+    o.progress = false;
+    o
+}
+
+fn problems() -> Vec<Problem> {
+    [
+        "fwd_f32_n1_g2_c4_k4_i6x6_f3x3_s1x1_p1x1_d1x1",
+        "fwd_bf16_n2_g4_c8_k8_i5_f3_s1_p1_d1",
+    ]
+    .iter()
+    .map(|k| k.parse().unwrap())
+    .collect()
+}
+
+fn names(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn by_pair(rows: &[SweepRow]) -> BTreeMap<(String, String), Status> {
+    let mut m = BTreeMap::new();
+    for r in rows {
+        let prev = m.insert((r.kernel.clone(), r.problem.to_string()), r.status);
+        assert!(prev.is_none(), "duplicate row {} {}", r.kernel, r.problem);
+    }
+    m
+}
+
+fn worker_log(path: &Path) -> Vec<(String, Vec<u64>)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let (pid, ids) = l.split_once(' ').unwrap();
+            (
+                pid.to_string(),
+                ids.split(',').map(|x| x.parse().unwrap()).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn misbehaving_workers_become_rows_and_the_sweep_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("workers.log");
+    let mut o = opts(dir.path(), "fake.csv");
+    o.batch_size = 4;
+    o.baselines = vec!["fake".into()];
+    o.messages = Some(dir.path().join("messages.jsonl"));
+    o.worker_env = vec![("GCONV_TEST_WORKER_LOG".into(), log.display().to_string())];
+    let kernels = names(&[
+        "fake_ok_1",
+        "fake_crash",
+        "fake_ok_2",
+        "fake_hang",
+        "fake_garbage",
+        "fake_incorrect",
+        "fake_unverified",
+        "fake_wrong_kernel",
+        "fake_exit",
+        "fake_ok_3",
+        "fake_rejected",
+        "fake_ok_1", // duplicate name: swept once
+    ]);
+    let ps = problems();
+    let report = run_sweep(&kernels, &ps, &o).unwrap();
+
+    let expected = [
+        ("fake:fast", Status::Ok),
+        ("fake:slow", Status::Ok),
+        ("fake_ok_1", Status::Ok),
+        ("fake_crash", Status::Crashed),
+        ("fake_ok_2", Status::Ok),
+        ("fake_hang", Status::Timeout),
+        ("fake_garbage", Status::Crashed),
+        ("fake_incorrect", Status::Incorrect),
+        ("fake_unverified", Status::Crashed),
+        ("fake_wrong_kernel", Status::Crashed),
+        ("fake_exit", Status::Crashed),
+        ("fake_ok_3", Status::Ok),
+        ("fake_rejected", Status::Rejected),
+    ];
+    // The CSV on disk has exactly one row per pair, with the expected status.
+    let rows = read_rows(&o.output).unwrap();
+    assert_eq!(rows.len(), expected.len() * ps.len());
+    let got = by_pair(&rows);
+    for p in &ps {
+        for (k, st) in expected {
+            assert_eq!(
+                got.get(&(k.to_string(), p.to_string())),
+                Some(&st),
+                "{k} on {p}"
+            );
+        }
+    }
+    assert_eq!(report.rows.len(), rows.len());
+    // one baseline job and ten kernel jobs per problem: rejected pairs are not sent
+    assert_eq!(report.jobs, 11 * ps.len());
+
+    // Messages say what happened.
+    let msg = |k: &str| {
+        report
+            .rows
+            .iter()
+            .find(|r| r.kernel == k)
+            .and_then(|r| r.message.clone())
+            .unwrap_or_default()
+    };
+    assert!(msg("fake_hang").contains("timeout"), "{}", msg("fake_hang"));
+    assert!(
+        msg("fake_crash").contains("aborting on purpose"),
+        "{}",
+        msg("fake_crash")
+    );
+    assert!(
+        msg("fake_garbage").contains("this line is not a reply"),
+        "{}",
+        msg("fake_garbage")
+    );
+    assert!(
+        msg("fake_wrong_kernel").contains("someone_else"),
+        "{}",
+        msg("fake_wrong_kernel")
+    );
+    assert!(
+        msg("fake_unverified").contains("verification"),
+        "{}",
+        msg("fake_unverified")
+    );
+    assert!(msg("fake_rejected").contains("fake gate"));
+    let jsonl = std::fs::read_to_string(o.messages.as_ref().unwrap()).unwrap();
+    assert!(jsonl.lines().any(|l| l.contains("fake_hang")));
+
+    // Error cells survive (incorrect rows keep their errors, inf included).
+    let inc = rows.iter().find(|r| r.kernel == "fake_incorrect").unwrap();
+    assert_eq!(inc.max_abs_err, Some(1.5));
+    assert!(inc.max_rel_err.unwrap().is_infinite());
+
+    // Each failure killed its worker and the rest of the batch ran in a fresh one; every job
+    // was sent.
+    let runs = worker_log(&log);
+    assert!(report.workers_started >= 10, "{}", report.workers_started);
+    assert_eq!(runs.len(), report.workers_started);
+    let mut first_seen = BTreeMap::new();
+    for (_, ids) in &runs {
+        for id in ids {
+            *first_seen.entry(*id).or_insert(0) += 1;
+        }
+    }
+    assert_eq!(first_seen.len(), report.jobs);
+
+    // The summary ranks only verified, ok kernels and compares with the best baseline.
+    let s = summarize(&rows);
+    for p in &s.problems {
+        let top: Vec<&str> = p.top.iter().map(|r| r.kernel.as_str()).collect();
+        assert_eq!(top, ["fake_ok_1", "fake_ok_2", "fake_ok_3"]);
+        assert_eq!(p.best_baseline.as_ref().unwrap().kernel, "fake:fast");
+        assert_eq!(p.speedup(), Some(1.0));
+    }
+    assert_eq!(s.kernel_status[&Status::Crashed], 5 * ps.len());
+}
+
+#[test]
+fn a_worker_that_fails_in_prepare_blames_only_the_culprit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = opts(dir.path(), "prep.csv");
+    o.startup_timeout = Duration::from_millis(1500);
+    let kernels = names(&["fake_ok_1", "fake_slow_prepare", "fake_ok_2"]);
+    let ps = &problems()[..1];
+    let report = run_sweep(&kernels, ps, &o).unwrap();
+    let got = by_pair(&report.rows);
+    let key = ps[0].to_string();
+    assert_eq!(got[&("fake_ok_1".into(), key.clone())], Status::Ok);
+    assert_eq!(
+        got[&("fake_slow_prepare".into(), key.clone())],
+        Status::Timeout
+    );
+    assert_eq!(got[&("fake_ok_2".into(), key)], Status::Ok);
+    let slow = report
+        .rows
+        .iter()
+        .find(|r| r.kernel == "fake_slow_prepare")
+        .unwrap();
+    assert!(
+        slow.message.as_deref().unwrap_or("").contains("start-up"),
+        "{:?}",
+        slow.message
+    );
+    // one batch worker, then one worker per job
+    assert_eq!(report.workers_started, 4);
+}
+
+#[test]
+fn resume_skips_pairs_already_in_the_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("workers.log");
+    let mut o = opts(dir.path(), "resume.csv");
+    o.worker_env = vec![("GCONV_TEST_WORKER_LOG".into(), log.display().to_string())];
+    let ps = problems();
+    let first = run_sweep(&names(&["fake_ok_1", "fake_ok_2"]), &ps[..1], &o).unwrap();
+    assert_eq!(first.rows.len(), 2);
+
+    // Simulate an interrupted write: a partial row at the end of the file.
+    let mut text = std::fs::read_to_string(&o.output).unwrap();
+    text.push_str("fake_ok_3,fwd_f32_n1");
+    std::fs::write(&o.output, text).unwrap();
+
+    o.resume = true;
+    let kernels = names(&["fake_ok_1", "fake_ok_2", "fake_ok_3"]);
+    let second = run_sweep(&kernels, &ps, &o).unwrap();
+    assert_eq!(second.skipped, 2);
+    assert_eq!(second.previous.len(), 2);
+    assert_eq!(second.rows.len(), 4, "the missing pairs only");
+    assert!(second
+        .rows
+        .iter()
+        .all(|r| !(r.problem == ps[0] && (r.kernel == "fake_ok_1" || r.kernel == "fake_ok_2"))));
+    let rows = read_rows(&o.output).unwrap();
+    assert_eq!(rows.len(), 6);
+    by_pair(&rows); // no duplicates
+    let text = std::fs::read_to_string(&o.output).unwrap();
+    assert_eq!(text.matches("kernel,problem").count(), 1, "one header");
+
+    // Resume again: nothing left to do, no worker started.
+    let third = run_sweep(&kernels, &ps, &o).unwrap();
+    assert_eq!(third.rows.len(), 0);
+    assert_eq!(third.skipped, 6);
+    assert_eq!(third.workers_started, 0);
+    assert_eq!(third.all_rows().len(), 6);
+
+    // Without resume the output starts over.
+    o.resume = false;
+    let fresh = run_sweep(&names(&["fake_ok_1"]), &ps[..1], &o).unwrap();
+    assert_eq!(fresh.rows.len(), 1);
+    assert_eq!(read_rows(&o.output).unwrap().len(), 1);
+}
+
+#[test]
+fn a_missing_worker_program_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = opts(dir.path(), "x.csv");
+    o.worker_program = dir.path().join("no-such-worker");
+    let e = run_sweep(&names(&["fake_ok_1"]), &problems(), &o).unwrap_err();
+    assert!(e.to_string().contains("no-such-worker"), "{e}");
+}
+
+fn repo_file(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+}
+
+#[test]
+fn cpu_pipeline_end_to_end() {
+    // Enumerate: the shipped CPU config, planted wrong variant included.
+    let inst = build_instances(&repo_file("configs/cpu_forward.json"), Arch::Sm90, None).unwrap();
+    assert_eq!(
+        inst.kernels,
+        ["cpu_direct", "cpu_im2col_gemm", "cpu_planted_wrong"]
+    );
+    // Problems: a registry subset, bf16 and f32.
+    let mut ps = resolve_problems("forward_2d_test_validation").unwrap();
+    ps.extend(resolve_problems("forward_1d_test_validation_f32").unwrap());
+    assert!(ps.len() >= 20);
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = SweepOptions::new(WORKER, vec![], dir.path().join("cpu.csv"));
+    o.timing = TimingOptions {
+        warmup: 1,
+        repeats: 3,
+        cold_l2: false,
+    };
+    o.baselines = vec!["reference".into()];
+    o.kernel_timeout = Duration::from_secs(120);
+    o.progress = false;
+    let report = run_sweep(&inst.kernels, &ps, &o).unwrap();
+
+    let rows = read_rows(&o.output).unwrap();
+    assert_eq!(
+        rows.len(),
+        ps.len() * 4,
+        "3 kernels + 1 baseline row per problem"
+    );
+    for r in &rows {
+        match r.kernel.as_str() {
+            "cpu_planted_wrong" => {
+                assert_eq!(r.status, Status::Incorrect, "{}", r.problem);
+                assert!(r.latency_ms.is_none());
+                assert!(r.max_abs_err.unwrap() > 0.0);
+            }
+            _ => {
+                assert_eq!(r.status, Status::Ok, "{} on {}", r.kernel, r.problem);
+                assert!(r.latency_ms.unwrap() > 0.0);
+                assert!(r.max_abs_err.is_some() && r.max_rel_err.is_some());
+            }
+        }
+    }
+    // Derived columns are present exactly for ok rows.
+    let text = std::fs::read_to_string(&o.output).unwrap();
+    for line in text.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells.len(), 33, "{line}");
+        let ok = cells[23] == "ok";
+        assert_eq!(!cells[25].is_empty(), ok, "{line}");
+        assert_eq!(!cells[27].is_empty(), ok, "{line}");
+    }
+
+    let s = report.summary(3);
+    assert_eq!(s.problems.len(), ps.len());
+    for p in &s.problems {
+        assert_eq!(p.ok, 2, "{}", p.problem);
+        assert!(p.top.iter().all(|r| r.kernel != "cpu_planted_wrong"));
+        assert_eq!(p.best_baseline.as_ref().unwrap().kernel, "reference:f64");
+        assert!(p.speedup().is_some());
+    }
+    assert_eq!(s.kernel_status[&Status::Incorrect], ps.len());
+    let text = s.to_string();
+    assert!(text.contains("fwd:"), "{text}");
+    assert!(text.contains("vs best baseline"), "{text}");
+}
