@@ -32,7 +32,7 @@ pub enum TuneError {
         source: std::io::Error,
     },
     /// A trait-config file is not valid JSON of the expected shape.
-    #[error("{}:{line}:{column}: {message}", path.display())]
+    #[error("{}: {message}", location(.path, *.line, *.column))]
     ConfigSyntax {
         /// The file.
         path: PathBuf,

@@ -5,11 +5,12 @@
 use gconv_kernels::Arch;
 use gconv_problem::Problem;
 use gconv_tune::csv::read_rows;
-use gconv_tune::sweep::{KernelGate, SweepOptions};
+use gconv_tune::sweep::{KernelGate, Precompile, SweepOptions};
 use gconv_tune::worker::{Status, TimingOptions};
 use gconv_tune::{build_instances, resolve_problems, run_sweep, summarize, SweepRow};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -243,9 +244,10 @@ fn resume_skips_pairs_already_in_the_csv() {
     let log = dir.path().join("workers.log");
     let mut o = opts(dir.path(), "resume.csv");
     o.worker_env = vec![("GCONV_TEST_WORKER_LOG".into(), log.display().to_string())];
+    o.baselines = vec!["fake".into()];
     let ps = problems();
     let first = run_sweep(&names(&["fake_ok_1", "fake_ok_2"]), &ps[..1], &o).unwrap();
-    assert_eq!(first.rows.len(), 2);
+    assert_eq!(first.rows.len(), 4, "two kernels and two baseline engines");
 
     // Simulate an interrupted write: a partial row at the end of the file.
     let mut text = std::fs::read_to_string(&o.output).unwrap();
@@ -255,15 +257,13 @@ fn resume_skips_pairs_already_in_the_csv() {
     o.resume = true;
     let kernels = names(&["fake_ok_1", "fake_ok_2", "fake_ok_3"]);
     let second = run_sweep(&kernels, &ps, &o).unwrap();
-    assert_eq!(second.skipped, 2);
-    assert_eq!(second.previous.len(), 2);
-    assert_eq!(second.rows.len(), 4, "the missing pairs only");
-    assert!(second
-        .rows
-        .iter()
-        .all(|r| !(r.problem == ps[0] && (r.kernel == "fake_ok_1" || r.kernel == "fake_ok_2"))));
+    assert_eq!(second.skipped, 3, "two kernel pairs and one baseline job");
+    assert_eq!(second.previous.len(), 4);
+    assert_eq!(second.rows.len(), 6, "the missing pairs only");
+    assert!(second.rows.iter().all(|r| r.problem != ps[0]
+        || !["fake_ok_1", "fake_ok_2", "fake:fast", "fake:slow"].contains(&r.kernel.as_str())));
     let rows = read_rows(&o.output).unwrap();
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), 10);
     by_pair(&rows); // no duplicates
     let text = std::fs::read_to_string(&o.output).unwrap();
     assert_eq!(text.matches("kernel,problem").count(), 1, "one header");
@@ -271,15 +271,66 @@ fn resume_skips_pairs_already_in_the_csv() {
     // Resume again: nothing left to do, no worker started.
     let third = run_sweep(&kernels, &ps, &o).unwrap();
     assert_eq!(third.rows.len(), 0);
-    assert_eq!(third.skipped, 6);
+    assert_eq!(third.skipped, 8);
     assert_eq!(third.workers_started, 0);
-    assert_eq!(third.all_rows().len(), 6);
+    assert_eq!(third.all_rows().len(), 10);
+    // the workers never saw a skipped job: 3 jobs in the first run, 5 in the second
+    let sent: usize = worker_log(&log).iter().map(|(_, ids)| ids.len()).sum();
+    assert_eq!(sent, 3 + 5);
 
     // Without resume the output starts over.
     o.resume = false;
+    o.baselines.clear();
     let fresh = run_sweep(&names(&["fake_ok_1"]), &ps[..1], &o).unwrap();
     assert_eq!(fresh.rows.len(), 1);
     assert_eq!(read_rows(&o.output).unwrap().len(), 1);
+}
+
+struct FailingCompiler {
+    calls: AtomicUsize,
+}
+
+impl Precompile for FailingCompiler {
+    fn precompile(&self, kernel: &str) -> Result<f64, String> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        if kernel == "fake_ok_2" {
+            Err("error: expected ';' (planted)".into())
+        } else {
+            Ok(1.0)
+        }
+    }
+}
+
+#[test]
+fn precompile_failures_become_compile_error_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = opts(dir.path(), "compile.csv");
+    let compiler = Arc::new(FailingCompiler {
+        calls: AtomicUsize::new(0),
+    });
+    o.precompile = Some(compiler.clone());
+    o.compile_workers = 2;
+    let kernels = names(&["fake_ok_1", "fake_ok_2", "fake_ok_3", "fake_rejected"]);
+    let ps = problems();
+    let report = run_sweep(&kernels, &ps, &o).unwrap();
+    // each admitted kernel compiled once, whatever the number of problems
+    assert_eq!(compiler.calls.load(Ordering::SeqCst), 3);
+    let got = by_pair(&report.rows);
+    for p in &ps {
+        let k = |n: &str| got[&(n.to_string(), p.to_string())];
+        assert_eq!(k("fake_ok_1"), Status::Ok);
+        assert_eq!(k("fake_ok_2"), Status::CompileError);
+        assert_eq!(k("fake_ok_3"), Status::Ok);
+        assert_eq!(k("fake_rejected"), Status::Rejected);
+    }
+    assert_eq!(report.jobs, 2 * ps.len(), "compile failures are not sent");
+    let msg = report
+        .rows
+        .iter()
+        .find(|r| r.kernel == "fake_ok_2")
+        .and_then(|r| r.message.clone())
+        .unwrap();
+    assert!(msg.contains("planted"), "{msg}");
 }
 
 #[test]
