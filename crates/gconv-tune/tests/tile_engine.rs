@@ -40,7 +40,7 @@ fn opts(dir: &Path, name: &str) -> SweepOptions {
     let mut o = SweepOptions::new(WORKER, vec![], dir.join(name));
     o.gate = Some(Arc::new(FakeGate));
     o.kernel_timeout = Duration::from_secs(3);
-    o.startup_timeout = Duration::from_secs(3);
+    o.startup_timeout = Duration::from_secs(20);
     o.timing = TimingOptions {
         warmup: 0,
         repeats: 2,
@@ -212,7 +212,7 @@ fn misbehaving_workers_become_rows_and_the_sweep_goes_on() {
 fn a_worker_that_fails_in_prepare_blames_only_the_culprit() {
     let dir = tempfile::tempdir().unwrap();
     let mut o = opts(dir.path(), "prep.csv");
-    o.startup_timeout = Duration::from_millis(1500);
+    o.startup_timeout = Duration::from_secs(3);
     let kernels = names(&["fake_ok_1", "fake_slow_prepare", "fake_ok_2"]);
     let ps = &problems()[..1];
     let report = run_sweep(&kernels, ps, &o).unwrap();
