@@ -4,6 +4,7 @@
 //! output against the reference before timing it, and runs the cuDNN baseline provider.
 
 use crate::dispatch::{reference_values, source_for, KernelChoice};
+use gconv_cuda::cudnn::{CudnnBaseline, CudnnTiming, EngineStatus};
 use gconv_cuda::{compile_cached, CompileOptions, CompiledKernel, GpuRuntime, TimingOptions};
 use gconv_kernels::KernelSource;
 use gconv_problem::{compare, HostTensor, Problem, Tolerance};
@@ -21,6 +22,7 @@ pub struct CudaExecutor {
     prepared: HashMap<(String, String), Prepared>,
     references: HashMap<String, Arc<Vec<f64>>>,
     inputs: HashMap<String, Arc<(HostTensor, HostTensor)>>,
+    cudnn: Option<CudnnBaseline>,
 }
 
 impl CudaExecutor {
@@ -31,6 +33,7 @@ impl CudaExecutor {
             prepared: HashMap::new(),
             references: HashMap::new(),
             inputs: HashMap::new(),
+            cudnn: None,
         }
     }
 
@@ -179,15 +182,111 @@ impl Executor for CudaExecutor {
     }
 
     fn baseline(&mut self, job: &Job, provider: &str) -> Vec<ResultRow> {
-        vec![ResultRow {
-            kernel: format!("{provider}:none"),
-            result: JobResult::status(
-                Status::Unsupported,
-                format!(
-                    "baseline provider {provider:?} is not available (problem {})",
-                    job.problem
+        if provider != "cudnn" {
+            return vec![ResultRow {
+                kernel: format!("{provider}:none"),
+                result: JobResult::status(
+                    Status::Unsupported,
+                    format!("unknown baseline provider {provider:?} (known: cudnn)"),
                 ),
-            ),
-        }]
+            }];
+        }
+        match self.cudnn_rows(job) {
+            Ok(rows) if !rows.is_empty() => rows,
+            Ok(_) => vec![ResultRow {
+                kernel: "cudnn:none".into(),
+                result: JobResult::status(
+                    Status::Unsupported,
+                    "cuDNN heuristics offered no engine configuration".to_string(),
+                ),
+            }],
+            Err(e) => vec![ResultRow {
+                kernel: "cudnn:none".into(),
+                result: JobResult::status(Status::LaunchError, e),
+            }],
+        }
+    }
+}
+
+impl CudaExecutor {
+    /// Times every engine configuration cuDNN's heuristics offer (graph API, modes A and
+    /// FALLBACK), then runs each one that worked once more and verifies its output against the
+    /// reference, so that no unverified baseline row is ranked.
+    fn cudnn_rows(&mut self, job: &Job) -> Result<Vec<ResultRow>, String> {
+        let p = job.problem;
+        if self.cudnn.is_none() {
+            let b = CudnnBaseline::new(self.rt.stream().clone()).map_err(|e| e.to_string())?;
+            self.cudnn = Some(b);
+        }
+        let inputs = self.inputs_for(&p, job.seed);
+        let want = self.reference_for(&p, job.seed)?;
+        let (_, ro) = p.roles();
+        let in0 = self.rt.upload(&inputs.0).map_err(|e| e.to_string())?;
+        let in1 = self.rt.upload(&inputs.1).map_err(|e| e.to_string())?;
+        let mut out = self
+            .rt
+            .alloc(p.dtype, p.elements(ro) as usize)
+            .map_err(|e| e.to_string())?;
+        let opts = CudnnTiming {
+            rounds: job.timing.repeats.max(1) as usize,
+            warmup: job.timing.warmup as usize,
+            ..CudnnTiming::default()
+        };
+        let cudnn = self.cudnn.as_mut().ok_or("cuDNN handle missing")?;
+        let results = cudnn
+            .time_all_slices(&p, in0.slice(), in1.slice(), out.slice_mut(), &opts)
+            .map_err(|e| e.to_string())?;
+        let tol = Tolerance::for_problem(&p);
+        let mut rows = Vec::new();
+        for r in results {
+            let result = match (&r.status, r.median_ms) {
+                (EngineStatus::Ok, Some(ms)) => {
+                    let cudnn = self.cudnn.as_mut().ok_or("cuDNN handle missing")?;
+                    let ran = cudnn.execute_named_slices(
+                        &p,
+                        &r.name,
+                        in0.slice(),
+                        in1.slice(),
+                        out.slice_mut(),
+                    );
+                    match ran
+                        .map_err(|e| e.to_string())
+                        .and_then(|_| self.rt.download(&out).map_err(|e| e.to_string()))
+                    {
+                        Ok(host) => {
+                            let c = compare(&host, &want, tol);
+                            if c.passed() {
+                                let mut ok = JobResult::ok(ms, c.max_abs_err, c.max_rel_err);
+                                ok.message = r
+                                    .method
+                                    .map(|m| format!("cuDNN graph API, timed by {}", m.token()));
+                                ok
+                            } else {
+                                let mut bad = JobResult::status(
+                                    Status::Incorrect,
+                                    format!(
+                                        "{} of {} elements outside tolerance",
+                                        c.failures, c.count
+                                    ),
+                                );
+                                bad.max_abs_err = Some(c.max_abs_err);
+                                bad.max_rel_err = Some(c.max_rel_err);
+                                bad
+                            }
+                        }
+                        Err(e) => JobResult::status(Status::LaunchError, e),
+                    }
+                }
+                (EngineStatus::FinalizeFailed { .. }, _) | (EngineStatus::Skipped { .. }, _) => {
+                    JobResult::status(Status::Unsupported, r.status.to_string())
+                }
+                _ => JobResult::status(Status::LaunchError, r.status.to_string()),
+            };
+            rows.push(ResultRow {
+                kernel: r.name.clone(),
+                result,
+            });
+        }
+        Ok(rows)
     }
 }

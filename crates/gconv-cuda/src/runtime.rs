@@ -177,6 +177,11 @@ impl DeviceTensor {
     pub fn slice(&self) -> &CudaSlice<u8> {
         &self.buf
     }
+
+    /// The underlying cudarc buffer, for libraries that write it (the cuDNN baseline).
+    pub fn slice_mut(&mut self) -> &mut CudaSlice<u8> {
+        &mut self.buf
+    }
 }
 
 /// A raw device workspace buffer.
