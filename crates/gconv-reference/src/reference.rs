@@ -70,35 +70,41 @@ pub fn reference_tensors(
     reference(problem, &in0.to_f64(), &in1.to_f64())
 }
 
-/// Forward: one task per Y row (n, od, oh).
+/// Forward: one task per Y row (n, od, oh). For each output pixel the taps that land inside X
+/// are listed once (X pixel, tap); every output element then sums over that list.
 fn fwd(g: &Geom, x: &[f64], w: &[f64], y: &mut [f64]) {
     let row_len = g.output[2] * g.k;
     y.par_chunks_mut(row_len)
         .enumerate()
         .for_each(|(row, yrow)| {
             let (n, od, oh) = Geom::split_row(row, g.output);
+            let mut taps: Vec<(usize, usize)> = Vec::with_capacity(g.taps);
             for ow in 0..g.output[2] {
+                taps.clear();
+                for fz in 0..g.filter[0] {
+                    let Some(id) = g.in_coord(0, od, fz) else {
+                        continue;
+                    };
+                    for fy in 0..g.filter[1] {
+                        let Some(ih) = g.in_coord(1, oh, fy) else {
+                            continue;
+                        };
+                        for fx in 0..g.filter[2] {
+                            let Some(iw) = g.in_coord(2, ow, fx) else {
+                                continue;
+                            };
+                            taps.push((g.x_pixel(n, id, ih, iw), g.tap(fz, fy, fx)));
+                        }
+                    }
+                }
                 for gi in 0..g.g {
                     for kk in 0..g.kpg {
                         let mut acc = 0.0f64;
-                        for fz in 0..g.filter[0] {
-                            let Some(id) = g.in_coord(0, od, fz) else {
-                                continue;
-                            };
-                            for fy in 0..g.filter[1] {
-                                let Some(ih) = g.in_coord(1, oh, fy) else {
-                                    continue;
-                                };
-                                for fx in 0..g.filter[2] {
-                                    let Some(iw) = g.in_coord(2, ow, fx) else {
-                                        continue;
-                                    };
-                                    let xo = g.x_pixel(n, id, ih, iw) * g.c + gi * g.cpg;
-                                    let wo = g.w_offset(gi, kk, g.tap(fz, fy, fx), 0);
-                                    for cc in 0..g.cpg {
-                                        acc += x[xo + cc] * w[wo + cc];
-                                    }
-                                }
+                        for &(px, t) in &taps {
+                            let xo = px * g.c + gi * g.cpg;
+                            let wo = g.w_offset(gi, kk, t, 0);
+                            for cc in 0..g.cpg {
+                                acc += x[xo + cc] * w[wo + cc];
                             }
                         }
                         yrow[ow * g.k + gi * g.kpg + kk] = acc;
@@ -109,35 +115,39 @@ fn fwd(g: &Geom, x: &[f64], w: &[f64], y: &mut [f64]) {
 }
 
 /// Backward data: one task per dX row (n, d, h); a direct gather over the outputs that read
-/// each input position.
+/// each input position, listed once per input pixel as (Y pixel, tap).
 fn dgrad(g: &Geom, dy: &[f64], w: &[f64], dx: &mut [f64]) {
     let row_len = g.input[2] * g.c;
     dx.par_chunks_mut(row_len)
         .enumerate()
         .for_each(|(row, dxrow)| {
             let (n, id, ih) = Geom::split_row(row, g.input);
+            let mut taps: Vec<(usize, usize)> = Vec::with_capacity(g.taps);
             for iw in 0..g.input[2] {
+                taps.clear();
+                for fz in 0..g.filter[0] {
+                    let Some(od) = g.out_coord(0, id, fz) else {
+                        continue;
+                    };
+                    for fy in 0..g.filter[1] {
+                        let Some(oh) = g.out_coord(1, ih, fy) else {
+                            continue;
+                        };
+                        for fx in 0..g.filter[2] {
+                            let Some(ow) = g.out_coord(2, iw, fx) else {
+                                continue;
+                            };
+                            taps.push((g.y_pixel(n, od, oh, ow), g.tap(fz, fy, fx)));
+                        }
+                    }
+                }
                 for gi in 0..g.g {
                     for cc in 0..g.cpg {
                         let mut acc = 0.0f64;
-                        for fz in 0..g.filter[0] {
-                            let Some(od) = g.out_coord(0, id, fz) else {
-                                continue;
-                            };
-                            for fy in 0..g.filter[1] {
-                                let Some(oh) = g.out_coord(1, ih, fy) else {
-                                    continue;
-                                };
-                                for fx in 0..g.filter[2] {
-                                    let Some(ow) = g.out_coord(2, iw, fx) else {
-                                        continue;
-                                    };
-                                    let yo = g.y_pixel(n, od, oh, ow) * g.k + gi * g.kpg;
-                                    let t = g.tap(fz, fy, fx);
-                                    for kk in 0..g.kpg {
-                                        acc += dy[yo + kk] * w[g.w_offset(gi, kk, t, cc)];
-                                    }
-                                }
+                        for &(px, t) in &taps {
+                            let yo = px * g.k + gi * g.kpg;
+                            for kk in 0..g.kpg {
+                                acc += dy[yo + kk] * w[g.w_offset(gi, kk, t, cc)];
                             }
                         }
                         dxrow[iw * g.c + gi * g.cpg + cc] = acc;
@@ -147,39 +157,62 @@ fn dgrad(g: &Geom, dy: &[f64], w: &[f64], dx: &mut [f64]) {
         });
 }
 
-/// Backward weight: one task per dW row (g, kk, z, y, x), accumulating its C/G elements over
-/// every image and output position.
+/// Backward weight. dW is split into rows (g, kk) of `T·C/G` elements and the rows into a few
+/// contiguous ranges, one task each (a range reads adjacent channels of X and dY, so a pass over
+/// the tensors serves many rows). Each task walks every image and output position once and adds
+/// `X · dY` into each tap that lands inside X, so each dW element is the sum over
+/// (n, od, oh, ow) in that order, whatever the number of tasks.
 fn wgrad(g: &Geom, x: &[f64], dy: &[f64], dw: &mut [f64]) {
-    dw.par_chunks_mut(g.cpg).enumerate().for_each(|(row, acc)| {
-        let t = row % g.taps;
-        let kk = (row / g.taps) % g.kpg;
-        let gi = row / (g.taps * g.kpg);
-        let fx = t % g.filter[2];
-        let fy = (t / g.filter[2]) % g.filter[1];
-        let fz = t / (g.filter[2] * g.filter[1]);
-        for n in 0..g.n {
-            for od in 0..g.output[0] {
-                let Some(id) = g.in_coord(0, od, fz) else {
-                    continue;
-                };
-                for oh in 0..g.output[1] {
-                    let Some(ih) = g.in_coord(1, oh, fy) else {
-                        continue;
-                    };
-                    for ow in 0..g.output[2] {
-                        let Some(iw) = g.in_coord(2, ow, fx) else {
-                            continue;
-                        };
-                        let d = dy[g.y_pixel(n, od, oh, ow) * g.k + gi * g.kpg + kk];
-                        let xo = g.x_pixel(n, id, ih, iw) * g.c + gi * g.cpg;
-                        for (cc, a) in acc.iter_mut().enumerate() {
-                            *a += x[xo + cc] * d;
+    let row_len = g.taps * g.cpg;
+    let rows_per_task = (g.g * g.kpg).div_ceil(4 * rayon::current_num_threads());
+    dw.par_chunks_mut(rows_per_task.max(1) * row_len)
+        .enumerate()
+        .for_each(|(task, acc)| {
+            let r0 = task * rows_per_task;
+            let rows = acc.len() / row_len;
+            for n in 0..g.n {
+                for od in 0..g.output[0] {
+                    for oh in 0..g.output[1] {
+                        for ow in 0..g.output[2] {
+                            let yo = g.y_pixel(n, od, oh, ow) * g.k;
+                            for fz in 0..g.filter[0] {
+                                let Some(id) = g.in_coord(0, od, fz) else {
+                                    continue;
+                                };
+                                for fy in 0..g.filter[1] {
+                                    let Some(ih) = g.in_coord(1, oh, fy) else {
+                                        continue;
+                                    };
+                                    for fx in 0..g.filter[2] {
+                                        let Some(iw) = g.in_coord(2, ow, fx) else {
+                                            continue;
+                                        };
+                                        let xp = g.x_pixel(n, id, ih, iw) * g.c;
+                                        let t = g.tap(fz, fy, fx);
+                                        // dW row r0 + r is (g, kk) = divmod(r0 + r, K/G),
+                                        // which is also dY's channel index g·K/G + kk.
+                                        let (mut gi, mut kk) = (r0 / g.kpg, r0 % g.kpg);
+                                        for r in 0..rows {
+                                            let d = dy[yo + r0 + r];
+                                            let xs = &x[xp + gi * g.cpg..][..g.cpg];
+                                            let a = &mut acc[(r * g.taps + t) * g.cpg..][..g.cpg];
+                                            for (av, &xv) in a.iter_mut().zip(xs) {
+                                                *av += xv * d;
+                                            }
+                                            kk += 1;
+                                            if kk == g.kpg {
+                                                kk = 0;
+                                                gi += 1;
+                                            }
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                 }
             }
-        }
-    });
+        });
 }
 
 #[cfg(test)]
