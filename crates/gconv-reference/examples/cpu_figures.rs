@@ -1,7 +1,7 @@
 //! Measures GFLOP/s of the f64 reference and of the CPU backend variants on problem keys.
 //!
 //! Usage: `cargo run --release -p gconv-reference --example cpu_figures -- [--n N]
-//! [--no-reference | --reference-only] [KEY | FILE]...`. Without keys it uses a built-in sample of model-zoo
+//! [--no-reference | --reference-only] [--variant NAME] [KEY | FILE]...`. Without keys it uses a built-in sample of model-zoo
 //! layers. `--n` replaces the batch size (default 1). Each CPU result is verified against the
 //! reference (when it is run); times are the best of five runs (one for the reference).
 
@@ -41,6 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut n = 1u64;
     let mut with_reference = true;
     let mut reference_only = false;
+    let mut only: Option<CpuVariant> = None;
     let mut problems: Vec<Problem> = vec![];
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -48,6 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--n" => n = args.next().ok_or("--n needs a value")?.parse()?,
             "--no-reference" => with_reference = false,
             "--reference-only" => reference_only = true,
+            "--variant" => only = Some(args.next().ok_or("--variant needs a name")?.parse()?),
             s if std::path::Path::new(s).is_file() => {
                 problems.extend(parse_problems_text(s, &std::fs::read_to_string(s)?)?)
             }
@@ -83,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let mut cols = vec![];
         for v in CpuVariant::POOL {
-            if reference_only {
+            if reference_only || only.is_some_and(|o| o != v) {
                 cols.push((v, f64::NAN));
                 continue;
             }

@@ -41,6 +41,14 @@ pub enum RefError {
         /// The element count asked for.
         elements: u64,
     },
+    /// A `Problem` built by hand (its fields are public) that validation would reject.
+    #[error("invalid problem {problem}: {reason}")]
+    Invalid {
+        /// The problem (its key, or its fields when it has no key).
+        problem: String,
+        /// Why it is invalid.
+        reason: String,
+    },
     /// A CPU variant name that does not exist.
     #[error("unknown CPU variant {name:?} (expected one of: {expected})")]
     UnknownVariant {
@@ -79,6 +87,44 @@ pub(crate) fn runner_name(
     }
 }
 
+/// Re-validates a problem whose public fields may have been set by hand: it must be exactly
+/// what `ProblemSpec::build` makes of its own key fields (rank 1–3, positive sizes, C and K
+/// divisible by G, neutral unused slots, a fitting filter, no overflow).
+pub(crate) fn check_problem(problem: &gconv_problem::Problem) -> Result<(), RefError> {
+    let invalid = |problem: String, reason: String| RefError::Invalid { problem, reason };
+    if !(1..=3).contains(&problem.rank) {
+        return Err(invalid(
+            format!("{problem:?}"),
+            format!("rank {} is not 1, 2 or 3", problem.rank),
+        ));
+    }
+    let int = |v: u64| i64::try_from(v).unwrap_or(-1);
+    let list = |v: [u64; 3]| problem.spatial(v).into_iter().map(int).collect::<Vec<_>>();
+    let spec = gconv_problem::problem::ProblemSpec {
+        direction: problem.direction,
+        dtype: problem.dtype,
+        n: int(problem.n),
+        g: int(problem.g),
+        c: int(problem.c),
+        k: int(problem.k),
+        input: list(problem.input),
+        filter: list(problem.filter),
+        stride: list(problem.stride),
+        pad: list(problem.pad),
+        dilation: list(problem.dilation),
+    };
+    match spec.build() {
+        Err(e) => Err(invalid(format!("{problem:?}"), e.to_string())),
+        Ok(rebuilt) if rebuilt != *problem => Err(invalid(
+            format!("{problem:?}"),
+            "unused leading spatial slots must hold the neutral values (size 1, filter 1, \
+             stride 1, pad 0, dilation 1)"
+                .to_string(),
+        )),
+        Ok(_) => Ok(()),
+    }
+}
+
 /// A zero-filled vector of `len` elements, or [`RefError::TooLarge`] when it cannot be allocated.
 pub(crate) fn try_zeroed<T: Clone + Default>(
     len: u64,
@@ -109,6 +155,39 @@ mod tests {
         assert_eq!(runner_name(Direction::Dgrad, TensorRole::X), "dX");
         assert_eq!(runner_name(Direction::Wgrad, TensorRole::W), "dW");
         assert_eq!(runner_name(Direction::Wgrad, TensorRole::X), "X");
+    }
+
+    #[test]
+    fn hand_built_invalid_problems_are_rejected() {
+        let p: gconv_problem::Problem = "fwd_f32_n1_g2_c4_k4_i5x5_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        assert_eq!(check_problem(&p), Ok(()));
+        let bad = [
+            gconv_problem::Problem { rank: 4, ..p },
+            gconv_problem::Problem { rank: 0, ..p },
+            gconv_problem::Problem { g: 0, ..p },
+            gconv_problem::Problem { c: 5, ..p },
+            gconv_problem::Problem {
+                stride: [1, 0, 1],
+                ..p
+            },
+            gconv_problem::Problem {
+                filter: [1, 9, 3],
+                ..p
+            },
+            gconv_problem::Problem {
+                input: [2, 5, 5],
+                ..p
+            },
+            gconv_problem::Problem { n: u64::MAX, ..p },
+        ];
+        for b in bad {
+            let e = check_problem(&b).unwrap_err();
+            assert!(matches!(e, RefError::Invalid { .. }), "{b:?}: {e}");
+        }
+        let e = check_problem(&gconv_problem::Problem { c: 5, ..p }).unwrap_err();
+        assert!(e.to_string().contains("C=5"), "{e}");
     }
 
     #[test]

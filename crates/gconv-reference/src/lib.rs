@@ -1,5 +1,5 @@
 //! CPU convolution for gconv: the f64 reference that is the project's ground truth
-//! ([`reference`]) and the multi-threaded f32 CPU backend for users without a GPU ([`cpu`]).
+//! ([`reference()`]) and the multi-threaded f32 CPU backend for users without a GPU ([`cpu`]).
 //!
 //! Both take runner inputs in `problem.direction.roles()` order (fwd: X, W; dgrad: dY, W;
 //! wgrad: X, dY) in the DESIGN.md layouts and return the output tensor (Y, dX or dW).

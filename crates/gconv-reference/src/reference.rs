@@ -9,7 +9,7 @@
 //! - dgrad: `dX[n,i,g,cc] = Σ_{f,kk}   dY[n,o,g,kk]     · W[g,kk,f,cc]` over (o, f) with i(o,f) = i
 //! - wgrad: `dW[g,kk,f,cc] = Σ_{n,o}   X[n,i(o,f),g,cc] · dY[n,o,g,kk]`
 
-use crate::error::{runner_name, try_zeroed, RefError};
+use crate::error::{check_problem, runner_name, try_zeroed, RefError};
 use crate::geometry::Geom;
 use gconv_problem::{Direction, HostTensor, Problem};
 use rayon::prelude::*;
@@ -36,9 +36,11 @@ pub(crate) fn check_len(
 /// (fwd: X, W; dgrad: dY, W; wgrad: X, dY); the result is the output tensor (fwd Y, dgrad dX,
 /// wgrad dW) in its layout.
 ///
-/// Errors: [`RefError::Length`] when an input has the wrong element count,
-/// [`RefError::TooLarge`] when the output cannot be allocated.
+/// Errors: [`RefError::Invalid`] for a hand-built problem that validation rejects,
+/// [`RefError::Length`] when an input has the wrong element count, [`RefError::TooLarge`] when
+/// the output cannot be allocated.
 pub fn reference(problem: &Problem, in0: &[f64], in1: &[f64]) -> Result<Vec<f64>, RefError> {
+    check_problem(problem)?;
     let ([r0, r1], out_role) = problem.direction.roles();
     check_len(problem, r0, in0.len())?;
     check_len(problem, r1, in1.len())?;
@@ -57,12 +59,13 @@ pub fn reference(problem: &Problem, in0: &[f64], in1: &[f64]) -> Result<Vec<f64>
     Ok(out)
 }
 
-/// [`reference`] on host tensors of any dtype (widened to f64 first).
+/// [`reference()`] on host tensors of any dtype (widened to f64 first).
 pub fn reference_tensors(
     problem: &Problem,
     in0: &HostTensor,
     in1: &HostTensor,
 ) -> Result<Vec<f64>, RefError> {
+    check_problem(problem)?;
     let ([r0, r1], _) = problem.direction.roles();
     // Check before widening so that a wrong tensor costs no copy.
     check_len(problem, r0, in0.len())?;
@@ -387,6 +390,8 @@ mod tests {
                 ..
             }
         ));
+        let e = reference(&Problem { g: 0, ..p }, &[0.0; 4], &[0.0; 3]).unwrap_err();
+        assert!(matches!(e, RefError::Invalid { .. }), "{e}");
         let t = HostTensor::zeros(DType::Bf16, 5);
         let e = reference_tensors(&p.with_direction(Direction::Wgrad), &t, &t).unwrap_err();
         assert!(matches!(

@@ -13,7 +13,7 @@ mod direct;
 mod gemm;
 mod simd;
 
-use crate::error::{runner_name, try_zeroed, CpuError};
+use crate::error::{check_problem, runner_name, try_zeroed, CpuError};
 use crate::geometry::Geom;
 use gconv_problem::{DType, Direction, HostTensor, Problem, TensorData};
 use half::{bf16, f16};
@@ -149,7 +149,8 @@ fn narrow(dtype: DType, v: Vec<f32>) -> HostTensor {
 /// Runs `variant` on f32 runner inputs (`problem.direction.roles()` order) and returns the f32
 /// output, without rounding to the problem dtype.
 ///
-/// Errors: [`CpuError::Length`] for an input of the wrong size, [`CpuError::CannotRun`],
+/// Errors: [`CpuError::Invalid`] for a hand-built problem that validation rejects,
+/// [`CpuError::Length`] for an input of the wrong size, [`CpuError::CannotRun`],
 /// [`CpuError::TooLarge`] when the output cannot be allocated.
 pub fn run_f32(
     variant: CpuVariant,
@@ -157,6 +158,7 @@ pub fn run_f32(
     in0: &[f32],
     in1: &[f32],
 ) -> Result<Vec<f32>, CpuError> {
+    check_problem(problem)?;
     let ([r0, r1], out_role) = problem.direction.roles();
     crate::reference::check_len(problem, r0, in0.len())?;
     crate::reference::check_len(problem, r1, in1.len())?;
@@ -194,14 +196,15 @@ pub fn run_f32(
 /// Runs `variant` on runner inputs in the problem dtype (`problem.direction.roles()` order:
 /// fwd X, W; dgrad dY, W; wgrad X, dY) and returns the output (Y, dX or dW) in the problem dtype.
 ///
-/// Errors: [`CpuError::DType`] or [`CpuError::Length`] for a wrong input,
-/// [`CpuError::CannotRun`], [`CpuError::TooLarge`].
+/// Errors: [`CpuError::Invalid`], [`CpuError::DType`] or [`CpuError::Length`] for a wrong
+/// input, [`CpuError::CannotRun`], [`CpuError::TooLarge`].
 pub fn run(
     variant: CpuVariant,
     problem: &Problem,
     in0: &HostTensor,
     in1: &HostTensor,
 ) -> Result<HostTensor, CpuError> {
+    check_problem(problem)?;
     let ([r0, r1], _) = problem.direction.roles();
     check_input(problem, r0, in0)?;
     check_input(problem, r1, in1)?;
@@ -301,6 +304,12 @@ mod tests {
             }
         ));
         assert!(run(CpuVariant::Im2colGemm, &p, &x, &dy).is_ok());
+        let hand_built = Problem {
+            stride: [1, 0, 1],
+            ..p
+        };
+        let e = run(CpuVariant::Direct, &hand_built, &x, &dy).unwrap_err();
+        assert!(matches!(e, CpuError::Invalid { .. }), "{e}");
     }
 
     #[test]
