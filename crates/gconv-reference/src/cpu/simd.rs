@@ -61,13 +61,28 @@ fn dot_pairs_add_impl(out: &mut [f32], a: &[f32], b: &[f32], pairs: &[(usize, us
         cb += 8;
     }
     if cb < c {
+        // Fewer than 8 channels left: run 8 lanes wherever both inputs extend that far (the
+        // extra lanes are discarded), scalar lanes otherwise; each kept lane sums the same
+        // products in the same order either way.
         let w = c - cb;
+        let mut acc = [0.0f32; 8];
         for &(pa, pb) in pairs {
-            let xa = &a[pa + cb..][..w];
-            let xb = &b[pb + cb..][..w];
-            for ((o, &u), &v) in out[cb..].iter_mut().zip(xa).zip(xb) {
-                *o += u * v;
+            if pa + cb + 8 <= a.len() && pb + cb + 8 <= b.len() {
+                let xa = &a[pa + cb..][..8];
+                let xb = &b[pb + cb..][..8];
+                for ((s, &u), &v) in acc.iter_mut().zip(xa).zip(xb) {
+                    *s += u * v;
+                }
+            } else {
+                let xa = &a[pa + cb..][..w];
+                let xb = &b[pb + cb..][..w];
+                for ((s, &u), &v) in acc.iter_mut().zip(xa).zip(xb) {
+                    *s += u * v;
+                }
             }
+        }
+        for (o, v) in out[cb..].iter_mut().zip(acc) {
+            *o += v;
         }
     }
 }
@@ -102,6 +117,7 @@ mod tests {
         for c in [1usize, 7, 8, 9, 16, 31, 64, 100, 129] {
             let a: Vec<f32> = (0..4 * c).map(|i| (i % 13) as f32 - 6.0).collect();
             let b: Vec<f32> = (0..3 * c).map(|i| (i % 7) as f32 * 0.5).collect();
+            // The last pair ends exactly at the ends of `a` and `b` (tail lanes run scalar).
             let pairs = [(0, c), (2 * c, 0), (3 * c, 2 * c)];
             let mut out = vec![1.0f32; c];
             dot_pairs_add(&mut out, &a, &b, &pairs);
