@@ -101,15 +101,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let auto = choose(&p);
         let auto_g = cols.iter().find(|c| c.0 == auto).map_or(0.0, |c| c.1);
+        let fmt = |v: f64| {
+            if v.is_nan() {
+                "-".to_string()
+            } else {
+                format!("{v:.2}")
+            }
+        };
         println!(
-            "{:<62} {:>8.3} {:>9} {:>9.2} {:>9.2} {:>6.2} ({})",
+            "{:<62} {:>8.3} {:>9} {:>9} {:>9} {:>7} ({})",
             p.to_string(),
             p.flops() / 1e9,
             want.as_ref()
-                .map_or("-".to_string(), |(t, _)| format!("{:.2}", gflops(&p, *t))),
-            cols[0].1,
-            cols[1].1,
-            auto_g,
+                .map_or("-".to_string(), |(t, _)| fmt(gflops(&p, *t))),
+            fmt(cols[0].1),
+            fmt(cols[1].1),
+            fmt(auto_g),
             if auto == CpuVariant::Direct {
                 "direct"
             } else {
