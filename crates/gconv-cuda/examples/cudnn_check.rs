@@ -559,7 +559,7 @@ fn parse_args() -> Res<Args> {
         check: true,
         corpus: true,
         filter: None,
-        heur: vec![HeurMode::A, HeurMode::Fallback],
+        heur: CudnnTiming::default().heur_modes,
         max_configs: None,
         rounds: None,
         iters: None,
@@ -769,6 +769,22 @@ fn check_all(cudnn: &mut CudnnBaseline, stream: &Arc<CudaStream>, args: &Args) -
                     c.failures, c.count, c.max_abs_err, c.max_rel_err
                 ));
             }
+        }
+        // The provider's verification entry point: the fastest channels-last plan.
+        stream.memcpy_htod(&vec![0xFFu8; out_bytes], &mut out)?;
+        match cudnn.execute_best_slices(&p, &d0, &d1, &mut out, &opts) {
+            Ok(best_name) => {
+                let got = HostTensor::from_bytes(p.dtype, &stream.clone_dtoh(&out)?)
+                    .ok_or("output length is not a multiple of the element size")?;
+                let c = compare(&got, &reference, tol);
+                if !c.passed() {
+                    failures.push(format!(
+                        "execute_best ({best_name}): {} of {} wrong, max rel {:.3e}",
+                        c.failures, c.count, c.max_rel_err
+                    ));
+                }
+            }
+            Err(e) => failures.push(format!("execute_best: {e}")),
         }
         engines += names.len();
         bad += failures.len();

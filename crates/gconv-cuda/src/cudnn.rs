@@ -2,7 +2,7 @@
 //!
 //! For one [`Problem`] it builds an operation graph of a single convolution node (tensor
 //! descriptors for X, W, Y in the gconv layouts, a cross-correlation descriptor with f32
-//! compute), asks the engine heuristics (modes A and FALLBACK by default) for engine
+//! compute), asks the engine heuristics (modes A, B and FALLBACK by default) for engine
 //! configurations, finalizes an execution plan for each (configurations cuDNN refuses become
 //! rows with their status), runs each plan on buffers the caller provides, times it with CUDA
 //! events and keeps the fastest. Each row is named `cudnn:eng<id>_<knob><value>...` from the
@@ -11,18 +11,27 @@
 //! Layouts (DESIGN.md §1): X is `N,[D,]H,W,G,C/G`, W is `G,K/G,[Z,]Y,X,C/G`, Y is
 //! `N,[Do,]Ho,Wo,G,K/G`. cuDNN sees them as logical `N,C,(D,)H,W` / `K,C/G,(Z,)Y,X` /
 //! `N,K,(D,)H,W` tensors with channels-last strides; the group count is implied by X's C
-//! against W's C/G. 1D problems run as 2D with H = 1.
+//! against W's C/G. 1D problems run as 2D with H = 1. With [`CudnnLayout::ChannelsFirst`] in
+//! [`CudnnTiming::layouts`] the same buffers are also timed as PyTorch's contiguous NCHW
+//! tensors (rows `cudnn:nchw:eng...`), for a best-of-layouts figure like the corpus's; only
+//! channels-last plans produce gconv-layout outputs ([`CudnnBaseline::execute_best`] uses
+//! those).
 //!
 //! Timing: `warmup` plain executions, then `iters` executions captured into one CUDA graph
 //! (falling back to plain launches on the stream when capture fails), launched `rounds`
 //! times between two CUDA events; the figure is the median over rounds of the time per
 //! execution. Graph replay keeps host launch overhead out of the figure, as in the
-//! `cudnn_graph_ms` column of the corpus.
+//! `cudnn_graph_ms` column of the corpus. A configuration whose single warm execution is
+//! `prune_factor` times slower than the best so far keeps that one measurement (method
+//! `single`), which keeps a sweep over ~40 configurations per problem to about a second.
 //!
-//! Loading: the library is opened through cudarc's loader (`libcudnn.so.9` on the library
-//! path) after checking it is present, and every entry point is looked up by name into a
-//! typed function pointer whose status result is a plain integer, so a status code unknown to
-//! the bindings can never become an invalid enum value. Nothing here panics when cuDNN is
+//! Loading: the library is opened through cudarc's loader after checking it is present, and
+//! every entry point is looked up by name into a typed function pointer whose status result
+//! is a plain integer, so a status code unknown to the bindings can never become an invalid
+//! enum value. The loader asks for `libcudnn.so` before `libcudnn.so.9`, so with only
+//! PyTorch's `libcudnn.so.9` at the front of `LD_LIBRARY_PATH` a system `libcudnn.so` may
+//! still win: link `libcudnn.so` to the wanted file in a folder of its own and put that
+//! first; [`CudnnBaseline::version`] says which one loaded. Nothing here panics when cuDNN is
 //! missing: [`CudnnBaseline::version`] and [`CudnnBaseline::new`] return
 //! [`CudnnError::LibraryNotFound`].
 
@@ -48,7 +57,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CudnnError {
     /// `libcudnn.so.9` could not be opened.
-    #[error("cuDNN library not found: could not load libcudnn (put the folder holding libcudnn.so.9 in LD_LIBRARY_PATH, e.g. /usr/lib/x86_64-linux-gnu or PyTorch's site-packages/nvidia/cudnn/lib)")]
+    #[error("cuDNN library not found: could not load libcudnn (put the folder holding libcudnn.so.9 in LD_LIBRARY_PATH, e.g. the system library folder or PyTorch's site-packages/nvidia/cudnn/lib)")]
     LibraryNotFound,
     /// The library loaded but lacks an entry point.
     #[error("cuDNN library has no symbol {symbol}: {message}")]
@@ -963,7 +972,10 @@ pub struct CudnnTiming {
     pub skip_runtime_compiled: bool,
     /// Try at most this many distinct configurations (in heuristics order).
     pub max_configs: Option<usize>,
-    /// Heuristic modes to ask, in order; duplicates across modes are tried once.
+    /// Heuristic modes to ask, in order; duplicates across modes are tried once. The default,
+    /// A + B + FALLBACK, is a superset of PyTorch's lists (A and FALLBACK): on the H200 mode B
+    /// added faster split-K configurations for a few wgrad layers (up to 1.4x), so the
+    /// baseline is at least as strong as what PyTorch reaches.
     pub heur_modes: Vec<HeurMode>,
     /// Layouts to build graphs for, in order (each gets its own heuristics and rows).
     pub layouts: Vec<CudnnLayout>,
@@ -985,7 +997,7 @@ impl Default for CudnnTiming {
             skip_down_convert: true,
             skip_runtime_compiled: false,
             max_configs: None,
-            heur_modes: vec![HeurMode::A, HeurMode::Fallback],
+            heur_modes: vec![HeurMode::A, HeurMode::B, HeurMode::Fallback],
             layouts: vec![CudnnLayout::ChannelsLast],
             keep_plan_json: false,
         }
