@@ -19,6 +19,8 @@ export GCONV_REQUIRE_NVRTC=1
 export GCONV_CACHE_DIR="${GCONV_CACHE_DIR:-$PWD/target/gconv-cache}"
 
 echo "== cargo test (release)"
-cargo test --workspace --release
+cargo test --workspace --release -- --skip default_forward_pool_compiles
+echo "== NVRTC: compile the default kernel pool to sm_90 CUBINs (registers and spills per kernel)"
+cargo test --release -p gconv-cuda --test compile_pool -- --nocapture
 echo "== gconv selftest (CPU backend against the reference)"
 cargo run --release --quiet -- selftest
