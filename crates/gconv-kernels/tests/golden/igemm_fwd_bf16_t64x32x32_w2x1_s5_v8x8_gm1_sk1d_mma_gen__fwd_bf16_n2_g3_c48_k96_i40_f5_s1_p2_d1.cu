@@ -139,8 +139,13 @@ constexpr int CEFF = GM * CG;  // merged input channels of one CTA
 constexpr int NEFF = GM * KG;  // merged output channels of one CTA
 constexpr int NGB = G_ / GM;   // merged group blocks
 constexpr int TAPS = FZ * FY * FX;
-constexpr int CBLK = (CEFF + BK - 1) / BK;
-constexpr int KT = TAPS * CBLK;  // k-tiles: taps outer, channel blocks inner
+// Tap packing: when the merged channels are fewer than tile_k and divide it, one k-tile holds
+// TPK consecutive taps (k = tap_in_tile * CEFF + channel); otherwise a k-tile is one tap and
+// one block of tile_k channels. Either way the reduction runs taps outer, channels inner.
+constexpr bool PACK = CEFF < BK && BK % CEFF == 0;
+constexpr int TPK = PACK ? BK / CEFF : 1;
+constexpr int CBLK = PACK ? 1 : (CEFF + BK - 1) / BK;
+constexpr int KT = PACK ? (TAPS + TPK - 1) / TPK : TAPS * CBLK;
 constexpr int KPS = (KT + SPLIT - 1) / SPLIT;
 constexpr int THREADS = 32 * WARPS_M * WARPS_N;
 constexpr int WM = BM / WARPS_M;
@@ -202,7 +207,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x32x32_w
     const bool ok = (BM % RPI_A == 0 || row < BM) && m < M_;
     const int mm = ok ? m : 0;
     if constexpr (POINTWISE) {
-      a_base[j] = mm * C_ + a_tcol * VA;
+      a_base[j] = mm * C_;
       a_d[j] = 0;
       a_h[j] = 0;
       a_w[j] = ok ? 0 : OFF_INVALID;
@@ -214,14 +219,14 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x32x32_w
       const int od = t % OD;
       const int n = t / OD;
       const int id = od * SD - PD, ih = oh * SH - PH, iw = ow * SW - PW;
-      a_base[j] = (((n * ID + id) * IH + ih) * IW + iw) * C_ + a_tcol * VA;
+      a_base[j] = (((n * ID + id) * IH + ih) * IW + iw) * C_;
       a_d[j] = id;
       a_h[j] = ih;
       a_w[j] = ok ? iw : OFF_INVALID;
     }
   }
   // ---- B (weight) loader: merged rows are block-diagonal (zero outside the row's group) ----
-  // b_lo: chunk q of the row is inside the row's own group iff (c0 + q*TPR*VB - b_lo) < CG
+  // a chunk of merged channels [c, c+VB) is inside the row's own group iff (c - b_lo) < CG
   int b_base[RB], b_lo[RB];
 #pragma unroll
   for (int j = 0; j < RB; ++j) {
@@ -230,8 +235,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x32x32_w
     const bool ok = (BN % RPI_B == 0 || row < BN) && nn < NEFF;
     const int nv = ok ? nn : 0;
     const int gsub = nv / KG, kk = nv % KG;
-    b_base[j] = ((gb * GM + gsub) * KG + kk) * TAPS * CG - gsub * CG + b_tcol * VB;
-    b_lo[j] = ok ? gsub * CG - b_tcol * VB : OFF_INVALID;
+    b_base[j] = ((gb * GM + gsub) * KG + kk) * TAPS * CG - gsub * CG;
+    b_lo[j] = ok ? gsub * CG : OFF_INVALID;
   }
 
   u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
@@ -242,30 +247,47 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x32x32_w
   const int kt_end = (kt_begin + KPS < KT) ? kt_begin + KPS : KT;
   const int nkt = kt_end - kt_begin;
   int l_cb = kt_begin % CBLK;
-  int l_tap = kt_begin / CBLK;
+  int l_tap = PACK ? kt_begin * TPK : kt_begin / CBLK;
   int l_tx = l_tap % FX;
   int l_ty = (l_tap / FX) % FY;
   int l_tz = l_tap / (FX * FY);
 
+  // Tap of k-tile chunk `e` (element offset inside the tile) and its spatial displacement.
+  auto tap_of = [&](int e, int& tap, int& dz, int& dy, int& dx, int& ch) {
+    if constexpr (PACK) {
+      tap = l_tap + e / CEFF;
+      ch = e % CEFF;
+      const int t = tap < TAPS ? tap : 0;
+      dx = (t % FX) * DW;
+      dy = ((t / FX) % FY) * DH;
+      dz = (t / (FX * FY)) * DD;
+    } else {
+      tap = l_tap;
+      ch = l_cb * BK + e;
+      dx = l_tx * DW;
+      dy = l_ty * DH;
+      dz = l_tz * DD;
+    }
+  };
   auto fetch = [&](int stage) {
-    const int dz = l_tz * DD, dy = l_ty * DH, dx = l_tx * DW;
-    const int tapoff = ((dz * IH + dy) * IW + dx) * C_;
-    const int c0 = l_cb * BK;
     const u32 sa = sbase + stage * A_STAGE;
 #pragma unroll
-    for (int j = 0; j < RA; ++j) {
-      const int row = a_trow + j * RPI_A;
-      if (BM % RPI_A == 0 || row < BM) {
-        bool rok = (unsigned)(a_w[j] + dx) < (unsigned)IW;
-        if constexpr (CHECK_H) rok = rok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
-        if constexpr (CHECK_D) rok = rok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
-        const int off = a_base[j] + tapoff + c0;
+    for (int q = 0; q < CPT_A; ++q) {
+      const int col = a_tcol + q * TPR_A;
+      int tap, dz, dy, dx, ch;
+      tap_of(col * VA, tap, dz, dy, dx, ch);
+      const int tapoff = ((dz * IH + dy) * IW + dx) * C_ + ch;
+      bool cok = true;
+      if constexpr (PACK && TAPS % TPK != 0) cok = tap < TAPS;
+      if constexpr (A_PARTIAL) cok = ch < CEFF;
 #pragma unroll
-        for (int q = 0; q < CPT_A; ++q) {
-          const int col = a_tcol + q * TPR_A;
-          bool ok = rok;
-          if constexpr (A_PARTIAL) ok = ok && (c0 + col * VA) < CEFF;
-          const elem_t* src = X + (ok ? off + q * TPR_A * VA : 0);
+      for (int j = 0; j < RA; ++j) {
+        const int row = a_trow + j * RPI_A;
+        if (BM % RPI_A == 0 || row < BM) {
+          bool ok = cok && (unsigned)(a_w[j] + dx) < (unsigned)IW;
+          if constexpr (CHECK_H) ok = ok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
+          if constexpr (CHECK_D) ok = ok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
+          const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
           if constexpr (A_SYNC) {
             a_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
           } else {
@@ -275,16 +297,20 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x32x32_w
       }
     }
     const u32 sb = sbase_b + stage * B_STAGE;
-    const int wtap = l_tap * CG + c0;
 #pragma unroll
-    for (int j = 0; j < RB; ++j) {
-      const int row = b_trow + j * RPI_B;
-      if (BN % RPI_B == 0 || row < BN) {
+    for (int q = 0; q < CPT_B; ++q) {
+      const int col = b_tcol + q * TPR_B;
+      int tap, dz, dy, dx, ch;
+      tap_of(col * VB, tap, dz, dy, dx, ch);
+      const int woff = tap * CG + ch;
+      bool tok = true;
+      if constexpr (PACK && TAPS % TPK != 0) tok = tap < TAPS;
 #pragma unroll
-        for (int q = 0; q < CPT_B; ++q) {
-          const int col = b_tcol + q * TPR_B;
-          const bool ok = (unsigned)(c0 + q * TPR_B * VB - b_lo[j]) < (unsigned)CG;
-          const elem_t* src = Wt + (ok ? b_base[j] + wtap + q * TPR_B * VB : 0);
+      for (int j = 0; j < RB; ++j) {
+        const int row = b_trow + j * RPI_B;
+        if (BN % RPI_B == 0 || row < BN) {
+          const bool ok = tok && (unsigned)(ch - b_lo[j]) < (unsigned)CG;
+          const elem_t* src = Wt + (ok ? b_base[j] + woff : 0);
           if constexpr (B_SYNC) {
             b_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
           } else {
@@ -294,7 +320,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x32x32_w
       }
     }
     // advance: channel blocks inner, taps outer (x fastest)
-    if (++l_cb == CBLK) {
+    if constexpr (PACK) {
+      l_tap += TPK;
+    } else if (++l_cb == CBLK) {
       l_cb = 0;
       ++l_tap;
       if (++l_tx == FX) {
