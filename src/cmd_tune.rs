@@ -396,6 +396,99 @@ fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec) 
     );
 }
 
+/// Arguments of `gconv report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A CSV written by `gconv sweep` or `gconv bench` (DESIGN.md §4 columns).
+    pub csv: PathBuf,
+    /// Kernels listed per problem in the ranked summary.
+    #[arg(long, default_value_t = 3)]
+    pub top: usize,
+}
+
+/// Runs `gconv report`: the ranked summary of a finished (or interrupted) sweep, and the
+/// bench table (best-in-pool, `auto`, best baseline per problem) from its rows.
+pub fn report(a: ReportArgs) -> Result<ExitCode> {
+    let rows = gconv_tune::read_rows(&a.csv)?;
+    if rows.is_empty() {
+        bail!("{} has no rows", a.csv.display());
+    }
+    let dev = DeviceSpec::H200;
+    println!(
+        "{}",
+        gconv_tune::summary::summarize_with(&rows, a.top, &dev)
+    );
+    let mut problems: Vec<Problem> = Vec::new();
+    for r in &rows {
+        if !problems.contains(&r.problem) {
+            problems.push(r.problem);
+        }
+    }
+    print_bench_table(&problems, &rows, &dev);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Arguments of `gconv baseline`.
+#[derive(Args, Debug)]
+pub struct BaselineArgs {
+    /// Problem set: a registry key, a problem key or a problems file (any direction).
+    #[arg(long)]
+    pub problems: String,
+    /// Timed rounds per engine configuration (median reported).
+    #[arg(long, default_value_t = 5)]
+    pub repeats: u32,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Runs `gconv baseline`: cuDNN (graph API, every engine configuration its heuristics offer,
+/// each verified) on each problem, in this process; prints the fastest per problem.
+pub fn baseline(a: BaselineArgs) -> Result<ExitCode> {
+    let problems = resolve_problems(&a.problems)?;
+    let rt = gconv_cuda::GpuRuntime::new(0)
+        .map_err(|e| anyhow!("gconv baseline needs the CUDA backend, which is not usable: {e}"))?;
+    let mut exec = CudaExecutor::new(rt);
+    let dev = DeviceSpec::H200;
+    println!("problem,cudnn_engine,cudnn_ms,cudnn_roofline_frac,configs_ok,configs_tried");
+    for (i, p) in problems.iter().enumerate() {
+        let job = gconv_tune::Job {
+            id: i as u64,
+            kind: gconv_tune::JobKind::Baseline {
+                provider: "cudnn".into(),
+            },
+            problem: *p,
+            timing: gconv_tune::TimingOptions {
+                repeats: a.repeats.max(1),
+                ..gconv_tune::TimingOptions::default()
+            },
+            seed: a.seed,
+        };
+        let rows = gconv_tune::Executor::baseline(&mut exec, &job, "cudnn");
+        let ok: Vec<_> = rows
+            .iter()
+            .filter_map(|r| r.result.latency_ms.map(|ms| (ms, &r.kernel)))
+            .collect();
+        match ok.iter().min_by(|x, y| x.0.total_cmp(&y.0)) {
+            Some((ms, name)) => println!(
+                "{p},{name},{ms:.4},{:.3},{},{}",
+                p.roofline_fraction(&dev, ms / 1e3),
+                ok.len(),
+                rows.len()
+            ),
+            None => println!(
+                "{p},none,,,0,{} ({})",
+                rows.len(),
+                rows.first()
+                    .and_then(|r| r.result.message.clone())
+                    .unwrap_or_default()
+                    .replace(',', ";")
+            ),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Arguments of `gconv worker` (started by `sweep`; speaks JSON lines on stdin/stdout).
 #[derive(Args, Debug)]
 pub struct WorkerArgs {

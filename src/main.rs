@@ -40,6 +40,10 @@ enum Command {
     Sweep(cmd_tune::SweepArgs),
     /// Benchmark the default kernel pool (best-in-pool and auto) against cuDNN.
     Bench(cmd_tune::BenchArgs),
+    /// Time cuDNN (graph API, best verified engine configuration) on a problem set.
+    Baseline(cmd_tune::BaselineArgs),
+    /// Summarise a sweep or bench CSV: ranked kernels per problem, best-in-pool, auto, baseline.
+    Report(cmd_tune::ReportArgs),
     /// Worker subprocess of `sweep` (JSON lines on stdin/stdout).
     #[command(hide = true)]
     Worker(cmd_tune::WorkerArgs),
@@ -97,6 +101,8 @@ fn main() -> ExitCode {
         Command::Kernels(a) => cmd_tune::kernels(a),
         Command::Sweep(a) => cmd_tune::sweep(a),
         Command::Bench(a) => cmd_tune::bench(a),
+        Command::Report(a) => cmd_tune::report(a),
+        Command::Baseline(a) => cmd_tune::baseline(a),
         Command::Worker(a) => cmd_tune::worker(a),
     };
     match result {
