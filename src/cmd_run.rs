@@ -37,6 +37,43 @@ pub struct RunArgs {
     pub flush_l2: bool,
 }
 
+/// What `--kernel` names, resolved before a backend is opened.
+enum Requested {
+    Auto,
+    Cpu(cpu::CpuVariant),
+    Gpu(KernelChoice),
+}
+
+impl Requested {
+    /// `auto`, a CPU variant name, `ref`, or a GPU kernel name that passes `validate` and
+    /// `can_implement` for the problem.
+    fn parse(name: &str, problem: &Problem) -> Result<Requested> {
+        if name == "auto" {
+            return Ok(Requested::Auto);
+        }
+        if let Ok(v) = name.parse::<cpu::CpuVariant>() {
+            if v == cpu::CpuVariant::PlantedCrash {
+                bail!(
+                    "{} aborts on purpose; it exists only to test crash isolation in `gconv sweep`",
+                    v.name()
+                );
+            }
+            return Ok(Requested::Cpu(v));
+        }
+        let choice = KernelChoice::parse(name).map_err(|e| {
+            anyhow::anyhow!(
+                "{e:#} (nor is it a CPU variant: {})",
+                cpu::CpuVariant::POOL.map(|v| v.name()).join(", ")
+            )
+        })?;
+        if let KernelChoice::Named(cfg) = choice {
+            gconv_kernels::config::can_implement(&cfg, problem)
+                .map_err(|r| anyhow::anyhow!("kernel {cfg} cannot run {problem}: {r}"))?;
+        }
+        Ok(Requested::Gpu(choice))
+    }
+}
+
 /// Runs the command.
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let problem: Problem = a
@@ -46,6 +83,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     if a.iters == 0 {
         bail!("--iters must be at least 1");
     }
+    // The kernel name is checked before any backend is opened, so that a bad name gets its
+    // reason on every machine.
+    let requested = Requested::parse(&a.kernel, &problem)?;
     let backend = select(a.backend)?;
     let ([r0, r1], _) = problem.roles();
     let in0 = HostTensor::random_for(&problem, r0, a.seed);
@@ -53,16 +93,15 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     println!("problem  {problem}");
     let (out, seconds, method) = match &backend {
         Backend::Cpu => {
-            let variant = if a.kernel == "auto" {
-                cpu::choose(&problem)
-            } else {
-                a.kernel.parse::<cpu::CpuVariant>().map_err(|e| {
-                    anyhow::anyhow!("{e} (the CPU backend runs CPU variants or `auto`)")
-                })?
+            let variant = match requested {
+                Requested::Auto => cpu::choose(&problem),
+                Requested::Cpu(v) => v,
+                Requested::Gpu(_) => bail!(
+                    "--kernel {:?} is a GPU kernel; the CPU backend runs CPU variants ({}) or `auto`",
+                    a.kernel,
+                    cpu::CpuVariant::POOL.map(|v| v.name()).join(", ")
+                ),
             };
-            if !variant.can_run(&problem) {
-                bail!("CPU variant {} cannot run {problem}", variant.name());
-            }
             let mut times = Vec::new();
             let mut out = None;
             for _ in 0..a.iters {
@@ -81,7 +120,14 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             )
         }
         Backend::Cuda(rt) => {
-            let choice = KernelChoice::parse(&a.kernel)?;
+            let choice = match requested {
+                Requested::Auto => KernelChoice::Auto,
+                Requested::Gpu(c) => c,
+                Requested::Cpu(v) => bail!(
+                    "--kernel {} is a CPU variant; use --backend cpu to run it",
+                    v.name()
+                ),
+            };
             let src = source_for(choice, &problem)?;
             println!("backend  cuda ({})", rt.info().name);
             println!("kernel   {}", src.kernel_name);

@@ -36,7 +36,7 @@ impl CpuExecutor {
         let fresh = self
             .prepared
             .as_ref()
-            .map_or(true, |p| p.problem != job.problem || p.seed != job.seed);
+            .is_none_or(|p| p.problem != job.problem || p.seed != job.seed);
         if fresh {
             let problem = job.problem;
             let ([r0, r1], _) = problem.roles();

@@ -659,7 +659,11 @@ fn grid_2d() -> Vec<Shape> {
                 let d = if f > 1 && idx % 7 == 5 { 2 } else { 1 };
                 let n = batches[idx % batches.len()];
                 // depthwise with multiplier 2 on every third depthwise point
-                let k = if cpg == 1 && idx % 3 == 0 { 2 * c } else { c };
+                let k = if cpg == 1 && idx.is_multiple_of(3) {
+                    2 * c
+                } else {
+                    c
+                };
                 v.push(conv(n, g, c, k, &[hw, hw], &[f, f], &[s, s], &[d, d]));
                 idx += 1;
             }
@@ -872,15 +876,19 @@ fn validation_holdout() -> Vec<Problem> {
                 7, 8, 10, 12, 14, 16, 19, 20, 24, 28, 32, 38, 48, 56, 64, 75, 96, 112,
             ],
         );
-        let w = if rng.next_u64() % 6 == 0 { h * 2 } else { h };
+        let w = if rng.next_u64().is_multiple_of(6) {
+            h * 2
+        } else {
+            h
+        };
         let f = pick(&mut rng, &[1, 3, 3, 3, 5, 5, 7, 9, 11]);
-        let (fy, fx) = if f == 7 && rng.next_u64() % 4 == 0 {
+        let (fy, fx) = if f == 7 && rng.next_u64().is_multiple_of(4) {
             (1, 7)
         } else {
             (f, f)
         };
         let s = if rng.next_u64() % 10 < 3 { 2 } else { 1 };
-        let d = if fy > 1 && rng.next_u64() % 10 == 0 {
+        let d = if fy > 1 && rng.next_u64().is_multiple_of(10) {
             2
         } else {
             1
@@ -916,7 +924,7 @@ fn validation_holdout() -> Vec<Problem> {
                 [7, 7, 7],
             ],
         );
-        let s = if rng.next_u64() % 4 == 0 {
+        let s = if rng.next_u64().is_multiple_of(4) {
             [1, 2, 2]
         } else {
             [1, 1, 1]

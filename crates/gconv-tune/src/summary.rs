@@ -169,7 +169,7 @@ impl Summary {
         let ps: Vec<&ProblemSummary> = self
             .problems
             .iter()
-            .filter(|p| direction.map_or(true, |d| p.problem.direction == d))
+            .filter(|p| direction.is_none_or(|d| p.problem.direction == d))
             .collect();
         let roof: Vec<f64> = ps
             .iter()

@@ -350,11 +350,16 @@ fn repo_file(rel: &str) -> PathBuf {
 
 #[test]
 fn cpu_pipeline_end_to_end() {
-    // Enumerate: the shipped CPU config, planted wrong variant included.
+    // Enumerate: the shipped CPU config, planted wrong and crashing variants included.
     let inst = build_instances(&repo_file("configs/cpu_forward.json"), Arch::Sm90, None).unwrap();
     assert_eq!(
         inst.kernels,
-        ["cpu_direct", "cpu_im2col_gemm", "cpu_planted_wrong"]
+        [
+            "cpu_direct",
+            "cpu_im2col_gemm",
+            "cpu_planted_wrong",
+            "cpu_planted_crash"
+        ]
     );
     // Problems: a registry subset, bf16 and f32.
     let mut ps = resolve_problems("forward_2d_test_validation").unwrap();
@@ -376,8 +381,8 @@ fn cpu_pipeline_end_to_end() {
     let rows = read_rows(&o.output).unwrap();
     assert_eq!(
         rows.len(),
-        ps.len() * 4,
-        "3 kernels + 1 baseline row per problem"
+        ps.len() * 5,
+        "4 kernels + 1 baseline row per problem"
     );
     for r in &rows {
         match r.kernel.as_str() {
@@ -385,6 +390,10 @@ fn cpu_pipeline_end_to_end() {
                 assert_eq!(r.status, Status::Incorrect, "{}", r.problem);
                 assert!(r.latency_ms.is_none());
                 assert!(r.max_abs_err.unwrap() > 0.0);
+            }
+            "cpu_planted_crash" => {
+                assert_eq!(r.status, Status::Crashed, "{}", r.problem);
+                assert!(r.latency_ms.is_none());
             }
             _ => {
                 assert_eq!(r.status, Status::Ok, "{} on {}", r.kernel, r.problem);
@@ -407,11 +416,12 @@ fn cpu_pipeline_end_to_end() {
     assert_eq!(s.problems.len(), ps.len());
     for p in &s.problems {
         assert_eq!(p.ok, 2, "{}", p.problem);
-        assert!(p.top.iter().all(|r| r.kernel != "cpu_planted_wrong"));
+        assert!(p.top.iter().all(|r| !r.kernel.starts_with("cpu_planted")));
         assert_eq!(p.best_baseline.as_ref().unwrap().kernel, "reference:f64");
         assert!(p.speedup().is_some());
     }
     assert_eq!(s.kernel_status[&Status::Incorrect], ps.len());
+    assert_eq!(s.kernel_status[&Status::Crashed], ps.len());
     let text = s.to_string();
     assert!(text.contains("fwd:"), "{text}");
     assert!(text.contains("vs best baseline"), "{text}");

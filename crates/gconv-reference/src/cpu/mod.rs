@@ -32,6 +32,10 @@ pub enum CpuVariant {
     /// The direct kernel with the last filter tap dropped: wrong on purpose, for testing that
     /// verification detects wrong results. Never chosen automatically.
     PlantedWrong,
+    /// Aborts the process: a planted crash, for testing that a sweep isolates a kernel that
+    /// kills its worker (the row becomes `crashed` and the sweep goes on). Never chosen
+    /// automatically and refused by `gconv run`.
+    PlantedCrash,
 }
 
 /// Largest C/G for which [`run_auto`] picks [`CpuVariant::Direct`].
@@ -42,22 +46,25 @@ pub const DIRECT_MAX_CPG: u64 = 8;
 pub const DIRECT_MIN_GROUPS: u64 = 8;
 
 impl CpuVariant {
-    /// Every variant, the planted one included.
-    pub const ALL: [CpuVariant; 3] = [
+    /// Every variant, the planted ones included.
+    pub const ALL: [CpuVariant; 4] = [
         CpuVariant::Direct,
         CpuVariant::Im2colGemm,
         CpuVariant::PlantedWrong,
+        CpuVariant::PlantedCrash,
     ];
 
     /// The correct variants: the pool any selection draws from.
     pub const POOL: [CpuVariant; 2] = [CpuVariant::Direct, CpuVariant::Im2colGemm];
 
-    /// The canonical name (`cpu_direct`, `cpu_im2col_gemm`, `cpu_planted_wrong`).
+    /// The canonical name (`cpu_direct`, `cpu_im2col_gemm`, `cpu_planted_wrong`,
+    /// `cpu_planted_crash`).
     pub fn name(self) -> &'static str {
         match self {
             CpuVariant::Direct => "cpu_direct",
             CpuVariant::Im2colGemm => "cpu_im2col_gemm",
             CpuVariant::PlantedWrong => "cpu_planted_wrong",
+            CpuVariant::PlantedCrash => "cpu_planted_crash",
         }
     }
 
@@ -68,9 +75,16 @@ impl CpuVariant {
         true
     }
 
-    /// True only for [`CpuVariant::PlantedWrong`].
+    /// True for the deliberately wrong variant [`CpuVariant::PlantedWrong`] (it drops the
+    /// last filter tap).
     pub fn is_planted(self) -> bool {
         self == CpuVariant::PlantedWrong
+    }
+
+    /// True for the test fixtures ([`CpuVariant::PlantedWrong`], [`CpuVariant::PlantedCrash`]),
+    /// which exist only to show that verification and crash isolation work.
+    pub fn is_fixture(self) -> bool {
+        matches!(self, CpuVariant::PlantedWrong | CpuVariant::PlantedCrash)
     }
 }
 
@@ -174,6 +188,10 @@ pub fn run_f32(
         Direction::Wgrad => "output dW",
     };
     let mut out = try_zeroed::<f32>(problem.elements(out_role), what, problem)?;
+    if variant == CpuVariant::PlantedCrash {
+        eprintln!("cpu_planted_crash: aborting the process on purpose (crash-isolation fixture)");
+        std::process::abort();
+    }
     let g = Geom::new(problem);
     let planted = variant.is_planted();
     match (variant, problem.direction) {
@@ -245,10 +263,11 @@ mod tests {
     }
 
     #[test]
-    fn pool_excludes_the_planted_variant() {
-        assert!(CpuVariant::POOL.iter().all(|v| !v.is_planted()));
-        assert_eq!(CpuVariant::POOL.len() + 1, CpuVariant::ALL.len());
+    fn pool_excludes_the_planted_variants() {
+        assert!(CpuVariant::POOL.iter().all(|v| !v.is_fixture()));
+        assert_eq!(CpuVariant::POOL.len() + 2, CpuVariant::ALL.len());
         assert!(CpuVariant::PlantedWrong.is_planted());
+        assert!(CpuVariant::PlantedCrash.is_fixture());
     }
 
     #[test]
