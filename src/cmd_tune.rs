@@ -106,8 +106,10 @@ pub enum Variant {
     /// Forward.
     Forward,
     /// Backward data.
+    #[value(name = "bwd_data")]
     BwdData,
     /// Backward weight.
+    #[value(name = "bwd_weight")]
     BwdWeight,
 }
 
@@ -136,8 +138,9 @@ pub struct RunnerArgs {
     /// Seconds one kernel may take before its worker is killed and the row becomes `timeout`.
     #[arg(long, default_value_t = 60)]
     pub kernel_timeout: u64,
-    /// Time the cuDNN baseline (graph API, best engine config) in the same run.
-    #[arg(long, value_parser = ["cudnn"])]
+    /// Time a baseline in the same run: `cudnn` (GPU: graph API, every engine configuration
+    /// its heuristics offer, each verified) or `reference` (CPU: the f64 reference).
+    #[arg(long, value_parser = ["cudnn", "reference"])]
     pub vs: Option<String>,
     /// Skip (kernel, problem) pairs that the output CSV already has.
     #[arg(long)]
@@ -258,8 +261,9 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
         != Some(rep.variant)
     {
         bail!(
-            "--variant {:?} does not match the config's variant ({})",
-            a.variant,
+            "--variant {} does not match the variant of {} ({})",
+            gconv_tune::traits::variant_name(a.variant.direction()),
+            a.config.display(),
             gconv_tune::traits::variant_name(rep.variant)
         );
     }
@@ -334,7 +338,7 @@ fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a Swe
 }
 
 fn geomean(v: &[f64]) -> f64 {
-    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len().max(1) as f64).exp()
+    gconv_tune::summary::geomean(v).unwrap_or(f64::NAN)
 }
 
 fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec) {

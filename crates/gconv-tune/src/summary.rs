@@ -78,7 +78,8 @@ pub struct Summary {
     pub device: DeviceSpec,
 }
 
-fn geomean(v: &[f64]) -> Option<f64> {
+/// Geometric mean; `None` for an empty list.
+pub fn geomean(v: &[f64]) -> Option<f64> {
     if v.is_empty() {
         None
     } else {
