@@ -8,7 +8,7 @@ use gconv_cuda::{
     compile_cached, CacheHit, CompileOptions, CompiledKernel, GpuRuntime, Timing, TimingOptions,
 };
 use gconv_kernels::config::{auto_select, can_implement, validate, KernelConfig};
-use gconv_kernels::{igemm, reference as gpu_ref, Arch, KernelSource};
+use gconv_kernels::{emit, reference as gpu_ref, Arch, KernelSource};
 use gconv_problem::{HostTensor, Problem};
 
 /// Problems up to this many FLOPs are verified against the CPU reference; larger ones against
@@ -56,12 +56,12 @@ pub fn source_for(choice: KernelChoice, problem: &Problem) -> Result<KernelSourc
                     problem.direction
                 )
             })?;
-            igemm::emit(&cfg, problem).map_err(|r| anyhow!("kernel {cfg}: {r}"))
+            emit(&cfg, problem).map_err(|r| anyhow!("kernel {cfg}: {r}"))
         }
         KernelChoice::Named(cfg) => {
             can_implement(&cfg, problem)
                 .map_err(|r| anyhow!("kernel {cfg} cannot run {problem}: {r}"))?;
-            igemm::emit(&cfg, problem).map_err(|r| anyhow!("kernel {cfg}: {r}"))
+            emit(&cfg, problem).map_err(|r| anyhow!("kernel {cfg}: {r}"))
         }
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! # One gate
 //!
-//! Enumeration, code generation ([`crate::igemm::emit`]), the CLI and dispatch all call
+//! Enumeration, code generation ([`crate::emit`], routing to [`crate::igemm::emit`] and
+//! [`crate::direct::emit`]), the CLI and dispatch all call
 //! [`validate`] and [`can_implement`]; nothing else decides whether a config is usable, and no
 //! config is ever silently rewritten. Vector widths (`vec_a`, `vec_b`) are *caps*: the one place
 //! that clamps them to what a problem's channels allow is [`effective_vectors`].
@@ -853,6 +854,41 @@ pub enum Rejection {
         /// k-tiles.
         ktiles: u64,
     },
+    /// A field that the `direct` family fixes to one value has another.
+    #[error("direct kernels need {field} = {expected} (got {value})")]
+    DirectFieldFixed {
+        /// Field name.
+        field: &'static str,
+        /// The value given, as text.
+        value: String,
+        /// The only accepted value.
+        expected: &'static str,
+    },
+    /// The `direct` thread mapping does not divide evenly: (tile_m / vec_b) pixel groups ×
+    /// (tile_n / vec_a) channel lanes must be 1–4 times the CTA's threads.
+    #[error("direct work items {items} (pixel groups x channel lanes) are not 1-4 times the {threads} threads")]
+    DirectThreadMapping {
+        /// Work items of one CTA.
+        items: u32,
+        /// Threads of one CTA.
+        threads: u32,
+    },
+    /// The `direct` family handles only small C/G.
+    #[error("direct kernels need C/G <= {max} (problem C/G = {cpg})")]
+    DirectChannelsPerGroup {
+        /// C/G of the problem.
+        cpg: u64,
+        /// Largest accepted.
+        max: u64,
+    },
+    /// The `direct` channel tile must hold whole groups: K/G must divide tile_n.
+    #[error("direct kernels need K/G={kpg} to divide tile_n={tile_n} (whole groups per CTA)")]
+    DirectChannelTile {
+        /// K/G of the problem.
+        kpg: u64,
+        /// tile_n.
+        tile_n: u32,
+    },
 }
 
 impl Rejection {
@@ -884,6 +920,10 @@ impl Rejection {
             Rejection::IndexExceeds32Bit { .. } => "index_exceeds_32bit",
             Rejection::GridTooLarge { .. } => "grid_too_large",
             Rejection::SplitKExceedsReduction { .. } => "split_k_exceeds_reduction",
+            Rejection::DirectFieldFixed { .. } => "direct_field_fixed",
+            Rejection::DirectThreadMapping { .. } => "direct_thread_mapping",
+            Rejection::DirectChannelsPerGroup { .. } => "direct_channels_per_group",
+            Rejection::DirectChannelTile { .. } => "direct_channel_tile",
         }
     }
 
@@ -942,10 +982,8 @@ fn pow2_in(v: u32, lo: u32, hi: u32) -> bool {
 /// Is `cfg` a kernel at all on `arch`? The single structural gate.
 pub fn validate(cfg: &KernelConfig, arch: Arch) -> Result<(), Rejection> {
     let _ = arch; // every rule below holds for sm_90 and sm_90a alike
-    if cfg.family != Family::Igemm {
-        return Err(Rejection::FamilyNotImplemented {
-            family: cfg.family.token(),
-        });
+    if cfg.family == Family::Direct {
+        return crate::direct::validate_direct(cfg);
     }
     if cfg.direction != Direction::Fwd {
         return Err(Rejection::DirectionNotImplemented {
@@ -1130,8 +1168,12 @@ pub fn k_tiles(cfg: &KernelConfig, problem: &Problem) -> u64 {
     }
 }
 
-/// The launch grid (x = M tiles, y = N tiles, z = G/gm · split_k).
+/// The launch grid. igemm: x = M tiles, y = N tiles, z = G/gm · split_k; direct: see
+/// [`crate::direct::geometry`] (x = spatial tiles × Do × N, y = channel slices, z = 1).
 pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
+    if cfg.family == Family::Direct {
+        return crate::direct::geometry(cfg, problem).grid;
+    }
     let (m, _, _) = problem.gemm_mnk();
     let gm = cfg.group_merge.max(1) as u64;
     [
@@ -1155,6 +1197,11 @@ pub fn can_implement(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
             config: cfg.dtype.token(),
             problem: problem.dtype.token(),
         });
+    }
+    if cfg.family == Family::Direct {
+        crate::direct::can_implement_direct(cfg, problem)?;
+        check_32bit_offsets(problem)?;
+        return check_grid(grid(cfg, problem));
     }
     if cfg.fast_path == FastPath::Pointwise
         && !(problem.filter_volume() == 1
@@ -1184,21 +1231,8 @@ pub fn can_implement(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
             tile_n: cfg.tile_n,
         });
     }
-    // 32-bit offsets: X offsets range over [-(padding reach), elements); W and Y over elements.
-    let [d, h, w] = problem.input;
-    let reach = (problem.pad[0] * h * w + problem.pad[1] * w + problem.pad[2]) * problem.c;
+    check_32bit_offsets(problem)?;
     let limit = i32::MAX as u64;
-    let x_extent = problem.elements(TensorRole::X) + reach + problem.c;
-    let _ = d;
-    for (tensor, extent) in [
-        ("X", x_extent),
-        ("W", problem.elements(TensorRole::W)),
-        ("Y", problem.elements(TensorRole::Y)),
-    ] {
-        if extent > limit {
-            return Err(Rejection::IndexExceeds32Bit { tensor, extent });
-        }
-    }
     if cfg.split_k > 1 {
         let ws = problem.elements(TensorRole::Y) * cfg.split_k as u64;
         if ws > limit {
@@ -1215,7 +1249,30 @@ pub fn can_implement(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
             });
         }
     }
-    let g = grid(cfg, problem);
+    check_grid(grid(cfg, problem))
+}
+
+/// 32-bit offsets (every family): X offsets range over [-(padding reach), elements); W and Y
+/// over elements.
+fn check_32bit_offsets(problem: &Problem) -> Result<(), Rejection> {
+    let [_, h, w] = problem.input;
+    let reach = (problem.pad[0] * h * w + problem.pad[1] * w + problem.pad[2]) * problem.c;
+    let limit = i32::MAX as u64;
+    let x_extent = problem.elements(TensorRole::X) + reach + problem.c;
+    for (tensor, extent) in [
+        ("X", x_extent),
+        ("W", problem.elements(TensorRole::W)),
+        ("Y", problem.elements(TensorRole::Y)),
+    ] {
+        if extent > limit {
+            return Err(Rejection::IndexExceeds32Bit { tensor, extent });
+        }
+    }
+    Ok(())
+}
+
+/// Launch-grid limits (x up to 2^31 − 1, y and z up to 65535).
+fn check_grid(g: [u64; 3]) -> Result<(), Rejection> {
     for (axis, size, lim) in [
         ("x", g[0], i32::MAX as u64),
         ("y", g[1], 65_535),
@@ -1358,6 +1415,44 @@ pub fn default_forward_pool(dtype: DType) -> Vec<KernelConfig> {
         }
     }
     v
+}
+
+/// The `direct` forward pool for a dtype (see [`crate::direct`] for the field mapping): 8×16,
+/// 8×8, 8×32 and 4×32-pixel tiles of 16–64 channels, a 1×64 tile for 1D problems, 4 or 8
+/// pixels per thread, 8 channels per thread for f16/bf16 (16-byte accesses) and 4 for f32.
+/// Every member passes [`validate`].
+///
+/// These kernels are verified by host emulation and compile with NVRTC, but have not run on a
+/// GPU yet: [`auto_select`] does not consider them; the GPU selftest and `gconv bench` do.
+pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
+    use crate::direct::config as d;
+    match dtype {
+        DType::F16 | DType::Bf16 => [
+            ([128, 64, 16], 8, [8, 4]),
+            ([128, 64, 16], 4, [8, 4]),
+            ([64, 64, 8], 4, [8, 4]),
+            ([128, 32, 16], 4, [8, 4]),
+            ([256, 32, 32], 8, [8, 4]),
+            ([128, 64, 32], 4, [8, 8]),
+            ([128, 48, 16], 6, [8, 4]),
+            ([128, 16, 16], 2, [8, 4]),
+            ([64, 64, 64], 4, [8, 4]),
+        ]
+        .into_iter()
+        .map(|(t, w, v)| d(dtype, t, w, v))
+        .collect(),
+        DType::F32 => [
+            ([128, 32, 16], 8, [4, 4]),
+            ([64, 32, 8], 4, [4, 4]),
+            ([128, 64, 16], 8, [4, 8]),
+            ([128, 48, 16], 6, [4, 8]),
+            ([128, 16, 16], 4, [4, 4]),
+            ([64, 32, 64], 4, [4, 4]),
+        ]
+        .into_iter()
+        .map(|(t, w, v)| d(dtype, t, w, v))
+        .collect(),
+    }
 }
 
 /// Number of SMs assumed by the selection rule (H200).
@@ -1610,7 +1705,7 @@ mod tests {
                 family: Family::Direct,
                 ..base
             }),
-            Err("family_not_implemented")
+            Err("direct_field_fixed")
         );
         assert_eq!(
             r(KernelConfig {

@@ -35,8 +35,8 @@
 //! --test golden` rewrites them on purpose.
 
 use crate::config::{
-    can_implement, effective_vectors, grid, smem_bytes, validate, FastPath, KernelConfig, Math,
-    Rejection, EPILOGUE_PAD,
+    can_implement, effective_vectors, grid, smem_bytes, validate, Family, FastPath, KernelConfig,
+    Math, Rejection, EPILOGUE_PAD,
 };
 use crate::source::{Arch, KernelSource, Launch};
 use gconv_problem::{DType, Problem, TensorRole};
@@ -48,6 +48,11 @@ const FWD_BODY: &str = include_str!("fwd.cu");
 /// Generates the module for `cfg` on `problem`: both gates are checked first, and a config that
 /// fails either is returned as the [`Rejection`], never generated.
 pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejection> {
+    if cfg.family != Family::Igemm {
+        return Err(Rejection::FamilyNotImplemented {
+            family: cfg.family.token(),
+        });
+    }
     validate(cfg, Arch::Sm90)?;
     can_implement(cfg, problem)?;
     let name = cfg.to_string();

@@ -1,0 +1,536 @@
+//! The `direct` family, forward direction: a CUDA-core direct convolution for the memory-bound
+//! small-C/G regimes — depthwise (C = K = G), channel multiplier (C = G, K = m·G) and C/G ≤ 4 —
+//! in 1D/2D/3D with any stride, padding and dilation, f32/f16/bf16 storage and f32 accumulation,
+//! on the NHWC (NHWGC) layouts of DESIGN.md §1.
+//!
+//! **Status: verified by host emulation only, not yet on a GPU.** The generated CUDA C++ is
+//! compiled with g++ against a host shim and compared with the f64 CPU reference by
+//! `tests/host_emulation.rs`; every pool member compiles to an sm_90 CUBIN with NVRTC. None of
+//! them has run on an H200 yet, so [`crate::config::auto_select`] never picks a direct kernel;
+//! they are in the GPU selftest matrix and the `gconv bench` pool so that the next GPU session
+//! verifies and measures them.
+//!
+//! # KernelConfig fields (how the shared fields are reused)
+//!
+//! | field | direct meaning |
+//! |---|---|
+//! | `tile_m` | output pixels per CTA, `TH × TW` (one output depth slice per CTA) |
+//! | `tile_k` | `TW`, the CTA tile width along W (`TH = tile_m / tile_k`) |
+//! | `tile_n` | `BN`, output channels per CTA (whole groups: K/G divides it) |
+//! | `vec_a` | `VEC`, adjacent output channels per thread (8 for f16/bf16 = 16-byte accesses) |
+//! | `vec_b` | `PX`, adjacent output pixels along W per thread (the register sliding window) |
+//! | `warps_m` | warps per CTA (1..=8); `warps_n` is 1 |
+//! | `stages`, `group_merge`, `split_k`, `math`, `fast_path` | fixed: `1`, `1`, `1d`, `simt`, `gen` |
+//!
+//! A CTA has `(tile_m / PX) × (BN / VEC)` work items (pixel groups × channel lanes); they are
+//! 1–4 times its threads (`validate` checks it). Example:
+//! `direct_fwd_bf16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen` = an 8×16-pixel × 64-channel
+//! tile, 256 threads, each computing 4 pixels × 8 channels.
+//!
+//! # What one CTA does
+//!
+//! Grid = (⌈Wo/TW⌉·⌈Ho/TH⌉·Do·N, ⌈K/BN⌉, 1). CTA (x, y) owns output pixels
+//! `[oh0, oh0+TH) × [ow0, ow0+TW)` of one (n, od) and output channels `[y·BN, (y+1)·BN)`, which
+//! read the `CT = BN/(K/G)·(C/G)` input channels of the same groups.
+//!
+//! 1. **Input halo tile, loaded once**: `FZ × ITH × ITW × CT` elements in shared memory, in the
+//!    input dtype, `ITH = (TH−1)·SH + (FY−1)·DH + 1`, `ITW = (TW−1)·SW + (FX−1)·DW + 1`;
+//!    consecutive threads copy consecutive `VL`-channel chunks of one pixel (`VL` = 16 bytes
+//!    when C allows) with `cp.async` zero-fill for padding and channels beyond C.
+//! 2. **Weights**: the CTA's `BN × taps × C/G` weights, widened to f32 and transposed to
+//!    `[tap·C/G][BN]` in shared memory (contiguous global reads).
+//! 3. **Math**: a thread takes PX adjacent outputs along W × VEC adjacent channels. Per filter
+//!    row it keeps the row's weights in registers (`FX × VEC` floats) and walks the
+//!    `SPAN = (PX−1)·SW + (FX−1)·DW + 1` input columns once, each column a 16-byte shared
+//!    read of VEC channels that feeds every output of the strip using it (register sliding
+//!    window), f32 FMA. The channel-multiplier / C/G > 1 path reads scalars instead.
+//! 4. **Stores**: straight from registers, `SV` channels (16 bytes when K allows) per access;
+//!    the 8 channel lanes of a quarter-warp write one contiguous 128-byte line per pixel.
+//!
+//! Shared memory = `round16(FZ·ITH·ITW·CT·esize) + taps·(C/G)·BN·4` bytes (checked against the
+//! 227 KB limit by `can_implement`). DRAM traffic per output is the compulsory X + Y (+ W)
+//! bytes; the halo is re-read from L2: an 8×16 tile with a 3×3 filter reads 10×18/128 = 1.41×
+//! the tile's pixels, i.e. about `1.41·esize` bytes of L2→SM input per output element plus
+//! `esize` written — far below the H200's L2 bandwidth, so the kernel should run at the DRAM
+//! limit when enough CTAs are resident. 3D problems re-read `FZ` depth slices per output slice
+//! (one output depth per CTA), which costs L2 traffic but not DRAM traffic.
+
+use crate::config::{
+    validate, Family, FastPath, KernelConfig, Math, Rejection, SplitKMode, MAX_REGISTERS,
+    MAX_SMEM_BYTES,
+};
+use crate::source::{Arch, KernelSource, Launch};
+use gconv_problem::{DType, Direction, Problem};
+use std::fmt::Write;
+
+/// The fixed part of the forward kernel (helpers, derived constants, the kernel body).
+const FWD_BODY: &str = include_str!("fwd.cu");
+
+/// Largest C/G the direct family accepts.
+pub const MAX_DIRECT_CPG: u64 = 4;
+
+/// Everything the direct kernel derives from a (config, problem) pair: tile shape, staged halo,
+/// vector widths, shared memory and grid. Computed without panicking for any config (fields
+/// of an invalid config are clamped to 1 so that the arithmetic stays defined).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectGeometry {
+    /// Output tile rows (`tile_m / tile_k`).
+    pub th: u64,
+    /// Output tile columns (`tile_k`).
+    pub tw: u64,
+    /// Input channels staged per CTA.
+    pub ct: u64,
+    /// Staged depth slices (`FZ`), halo rows and halo columns.
+    pub halo: [u64; 3],
+    /// Elements per global-load chunk (divides C and CT; 16 bytes at most).
+    pub vl: u64,
+    /// Elements per output store (divides K and VEC; 16 bytes at most).
+    pub sv: u64,
+    /// Bytes of the input tile (rounded up to 16).
+    pub xs_bytes: u64,
+    /// Bytes of the f32 weight tile.
+    pub ws_bytes: u64,
+    /// Dynamic shared memory of the launch.
+    pub smem_bytes: u64,
+    /// Launch grid.
+    pub grid: [u64; 3],
+}
+
+fn largest_pow2_dividing(n: u64, cap: u64) -> u64 {
+    let mut v = cap.max(1);
+    while v > 1 && !n.is_multiple_of(v) {
+        v /= 2;
+    }
+    v
+}
+
+/// The derived geometry of `cfg` on `problem` (see the module doc).
+pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
+    let es = problem.dtype.size_bytes();
+    let tw = cfg.tile_k.max(1) as u64;
+    let th = (cfg.tile_m as u64 / tw).max(1);
+    let bn = cfg.tile_n.max(1) as u64;
+    let kpg = problem.kpg().max(1);
+    let ct = (bn / kpg).max(1) * problem.cpg();
+    let vmax = 16 / es;
+    let out = problem.output();
+    let halo = [
+        problem.filter[0],
+        (th - 1) * problem.stride[1] + (problem.filter[1] - 1) * problem.dilation[1] + 1,
+        (tw - 1) * problem.stride[2] + (problem.filter[2] - 1) * problem.dilation[2] + 1,
+    ];
+    let vl = largest_pow2_dividing(problem.c, vmax.min(largest_pow2_dividing(ct, vmax)));
+    let sv = largest_pow2_dividing(problem.k, vmax.min(cfg.vec_a.max(1) as u64));
+    let xs_bytes = (halo[0] * halo[1] * halo[2] * ct * es).div_ceil(16) * 16;
+    let ws_bytes = problem.filter_volume() * problem.cpg() * bn * 4;
+    DirectGeometry {
+        th,
+        tw,
+        ct,
+        halo,
+        vl,
+        sv,
+        xs_bytes,
+        ws_bytes,
+        smem_bytes: xs_bytes + ws_bytes,
+        grid: [
+            out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * problem.n,
+            problem.k.div_ceil(bn),
+            1,
+        ],
+    }
+}
+
+/// Estimated registers per thread on a problem: accumulators (`VEC × PX`), one input column,
+/// the depthwise path's row of weights (`FX × VEC`) and a fixed allowance.
+pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
+    let vec = cfg.vec_a as u64;
+    let px = cfg.vec_b as u64;
+    let weights = if problem.cpg() == 1 && problem.kpg() == 1 {
+        problem.filter[2] * vec
+    } else {
+        0
+    };
+    let est = vec * px + vec + weights + 32;
+    est.min(u32::MAX as u64) as u32
+}
+
+fn fixed(field: &'static str, value: String, expected: &'static str) -> Rejection {
+    Rejection::DirectFieldFixed {
+        field,
+        value,
+        expected,
+    }
+}
+
+/// The structural rules of the direct family (called by [`crate::config::validate`]).
+pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.direction != Direction::Fwd {
+        return Err(Rejection::DirectionNotImplemented {
+            family: cfg.family.token(),
+            direction: cfg.direction.token(),
+        });
+    }
+    if cfg.math != Math::Simt {
+        return Err(fixed("math", cfg.math.token().to_string(), "simt"));
+    }
+    if cfg.stages != 1 {
+        return Err(fixed("stages", cfg.stages.to_string(), "1"));
+    }
+    if cfg.group_merge != 1 {
+        return Err(fixed("group_merge", cfg.group_merge.to_string(), "1"));
+    }
+    if cfg.split_k != 1 || cfg.split_k_mode != SplitKMode::Deterministic {
+        return Err(fixed(
+            "split_k",
+            format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
+            "1d",
+        ));
+    }
+    if cfg.fast_path != FastPath::General {
+        return Err(fixed("fast_path", cfg.fast_path.token().to_string(), "gen"));
+    }
+    if cfg.warps_n != 1 || !(1..=8).contains(&cfg.warps_m) {
+        return Err(Rejection::BadWarpCount {
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    for (operand, value) in [("vec_a", cfg.vec_a), ("vec_b", cfg.vec_b)] {
+        if !(value.is_power_of_two() && value <= 8) {
+            return Err(Rejection::BadVectorWidth {
+                operand,
+                value,
+                max: 8,
+            });
+        }
+    }
+    let limits = "direct: tile_k (tile width) in 1..=128 and a multiple of vec_b, tile_m a multiple of tile_k with at most 64 rows and 1024 pixels, tile_n in 1..=256 and a multiple of vec_a";
+    let ok = (1..=128).contains(&cfg.tile_k)
+        && cfg.tile_k.is_multiple_of(cfg.vec_b)
+        && (1..=1024).contains(&cfg.tile_m)
+        && cfg.tile_m.is_multiple_of(cfg.tile_k)
+        && cfg.tile_m / cfg.tile_k <= 64
+        && (1..=256).contains(&cfg.tile_n)
+        && cfg.tile_n.is_multiple_of(cfg.vec_a);
+    if !ok {
+        return Err(Rejection::TileOutOfRange {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            tile_k: cfg.tile_k,
+            limits,
+        });
+    }
+    let items = (cfg.tile_m / cfg.vec_b) * (cfg.tile_n / cfg.vec_a);
+    let threads = cfg.threads();
+    if !items.is_multiple_of(threads) || items / threads > 4 {
+        return Err(Rejection::DirectThreadMapping { items, threads });
+    }
+    Ok(())
+}
+
+/// The problem rules of the direct family (called by [`crate::config::can_implement`] after
+/// the direction and dtype checks; the 32-bit offset and grid limits follow there).
+pub(crate) fn can_implement_direct(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+    if problem.cpg() > MAX_DIRECT_CPG {
+        return Err(Rejection::DirectChannelsPerGroup {
+            cpg: problem.cpg(),
+            max: MAX_DIRECT_CPG,
+        });
+    }
+    if !(cfg.tile_n as u64).is_multiple_of(problem.kpg()) {
+        return Err(Rejection::DirectChannelTile {
+            kpg: problem.kpg(),
+            tile_n: cfg.tile_n,
+        });
+    }
+    let geo = geometry(cfg, problem);
+    if geo.smem_bytes > MAX_SMEM_BYTES as u64 {
+        return Err(Rejection::SmemExceedsLimit {
+            bytes: geo.smem_bytes.min(u32::MAX as u64) as u32,
+            limit: MAX_SMEM_BYTES,
+        });
+    }
+    let estimate = register_estimate(cfg, problem);
+    if estimate > MAX_REGISTERS {
+        return Err(Rejection::RegistersExceedLimit {
+            estimate,
+            limit: MAX_REGISTERS,
+        });
+    }
+    Ok(())
+}
+
+/// Generates the module for a direct `cfg` on `problem`; both gates are checked first, and a
+/// config that fails either is returned as the [`Rejection`], never generated.
+pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejection> {
+    if cfg.family != Family::Direct {
+        return Err(Rejection::FamilyNotImplemented {
+            family: cfg.family.token(),
+        });
+    }
+    validate(cfg, Arch::Sm90)?;
+    crate::config::can_implement(cfg, problem)?;
+    let name = cfg.to_string();
+    let geo = geometry(cfg, problem);
+    let out = problem.output();
+    let mut h = String::new();
+    let w = &mut h;
+    // Writing to a String cannot fail.
+    let _ = writeln!(w, "// gconv direct forward kernel: generated, do not edit");
+    let _ = writeln!(w, "// kernel:  {name}");
+    let _ = writeln!(w, "// problem: {problem}");
+    let _ = writeln!(
+        w,
+        "// tile {}x{} pixels x {} channels, halo {}x{}x{} x {} input channels, smem {} B",
+        geo.th, geo.tw, cfg.tile_n, geo.halo[0], geo.halo[1], geo.halo[2], geo.ct, geo.smem_bytes
+    );
+    let _ = writeln!(
+        w,
+        "#define ELEM {}",
+        if problem.dtype == DType::F32 {
+            "float"
+        } else {
+            "unsigned short"
+        }
+    );
+    let _ = writeln!(
+        w,
+        "constexpr bool IS_BF16 = {};",
+        problem.dtype == DType::Bf16
+    );
+    let ints: [(&str, u64); 35] = [
+        ("ESZ", problem.dtype.size_bytes()),
+        ("N_", problem.n),
+        ("ID", problem.input[0]),
+        ("IH", problem.input[1]),
+        ("IW", problem.input[2]),
+        ("OD", out[0]),
+        ("OH", out[1]),
+        ("OW", out[2]),
+        ("FZ", problem.filter[0]),
+        ("FY", problem.filter[1]),
+        ("FX", problem.filter[2]),
+        ("SD", problem.stride[0]),
+        ("SH", problem.stride[1]),
+        ("SW", problem.stride[2]),
+        ("PD", problem.pad[0]),
+        ("PH", problem.pad[1]),
+        ("PW", problem.pad[2]),
+        ("DD", problem.dilation[0]),
+        ("DH", problem.dilation[1]),
+        ("DW", problem.dilation[2]),
+        ("G_", problem.g),
+        ("CG", problem.cpg()),
+        ("KG", problem.kpg()),
+        ("TH", geo.th),
+        ("TW", geo.tw),
+        ("BN", cfg.tile_n as u64),
+        ("VEC", cfg.vec_a as u64),
+        ("PX", cfg.vec_b as u64),
+        ("THREADS", cfg.threads() as u64),
+        ("VL", geo.vl),
+        ("SV", geo.sv),
+        ("XS_BYTES", geo.xs_bytes),
+        ("WS_BYTES", geo.ws_bytes),
+        ("SMEM_BYTES", geo.smem_bytes),
+        ("GRID_X", geo.grid[0]),
+    ];
+    for (k, v) in ints {
+        let _ = writeln!(w, "constexpr int {k} = {v};");
+    }
+    let code = format!("{h}\n{}", FWD_BODY.replace("@ENTRY@", &name));
+    Ok(KernelSource {
+        kernel_name: name.clone(),
+        code,
+        arch: Arch::Sm90,
+        launches: vec![Launch {
+            entry: name,
+            grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
+            block: [cfg.threads(), 1, 1],
+            dynamic_smem_bytes: geo.smem_bytes as u32,
+        }],
+        workspace_bytes: 0,
+    })
+}
+
+/// A direct forward config: `tile` = [tile_m, tile_n, tile_k] (pixels, channels, tile width),
+/// `warps` warps, `vec` = [channels, pixels] per thread.
+pub fn config(dtype: DType, tile: [u32; 3], warps: u32, vec: [u32; 2]) -> KernelConfig {
+    KernelConfig {
+        family: Family::Direct,
+        direction: Direction::Fwd,
+        dtype,
+        tile_m: tile[0],
+        tile_n: tile[1],
+        tile_k: tile[2],
+        warps_m: warps,
+        warps_n: 1,
+        stages: 1,
+        vec_a: vec[0],
+        vec_b: vec[1],
+        group_merge: 1,
+        split_k: 1,
+        split_k_mode: SplitKMode::Deterministic,
+        math: Math::Simt,
+        fast_path: FastPath::General,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{can_implement, direct_forward_pool};
+
+    fn prob(key: &str) -> Problem {
+        key.parse().unwrap()
+    }
+
+    #[test]
+    fn validate_rules() {
+        let base = config(DType::Bf16, [128, 64, 16], 8, [8, 4]);
+        let r = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+        assert_eq!(r(base), Ok(()));
+        assert_eq!(
+            r(KernelConfig { stages: 2, ..base }),
+            Err("direct_field_fixed")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                math: Math::Mma,
+                ..base
+            }),
+            Err("direct_field_fixed")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                group_merge: 2,
+                ..base
+            }),
+            Err("direct_field_fixed")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                fast_path: FastPath::Pointwise,
+                ..base
+            }),
+            Err("direct_field_fixed")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                direction: Direction::Dgrad,
+                ..base
+            }),
+            Err("direction_not_implemented")
+        );
+        assert_eq!(
+            r(KernelConfig { warps_n: 2, ..base }),
+            Err("bad_warp_count")
+        );
+        assert_eq!(
+            r(KernelConfig { vec_a: 3, ..base }),
+            Err("bad_vector_width")
+        );
+        assert_eq!(
+            r(KernelConfig { vec_b: 16, ..base }),
+            Err("bad_vector_width")
+        );
+        assert_eq!(
+            r(KernelConfig { tile_k: 24, ..base }),
+            Err("tile_out_of_range")
+        );
+        assert_eq!(r(KernelConfig { warps_m: 4, ..base }), Ok(())); // 2 items per thread
+        assert_eq!(
+            r(KernelConfig { warps_m: 1, ..base }),
+            Err("direct_thread_mapping")
+        );
+        assert_eq!(
+            r(KernelConfig { warps_m: 3, ..base }),
+            Err("direct_thread_mapping")
+        );
+    }
+
+    #[test]
+    fn can_implement_rules() {
+        let base = config(DType::Bf16, [128, 64, 16], 8, [8, 4]);
+        let r = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
+        assert_eq!(
+            r(&base, "fwd_bf16_n2_g32_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1"),
+            Ok(())
+        );
+        assert_eq!(
+            r(&base, "fwd_bf16_n2_g4_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1"),
+            Err("direct_channels_per_group")
+        );
+        assert_eq!(
+            r(&base, "fwd_bf16_n2_g8_c8_k24_i9x9_f3x3_s1x1_p1x1_d1x1"),
+            Err("direct_channel_tile")
+        );
+        assert_eq!(
+            r(&base, "fwd_f16_n2_g32_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1"),
+            Err("dtype_mismatch")
+        );
+        assert_eq!(
+            r(
+                &base,
+                "fwd_bf16_n1_g256_c256_k256_i64x64_f31x31_s1x1_p15x15_d1x1"
+            ),
+            Err("smem_exceeds_limit")
+        );
+        let big = config(DType::Bf16, [256, 8, 64], 1, [8, 8]);
+        assert_eq!(
+            r(&big, "fwd_bf16_n1_g8_c8_k8_i8x64_f1x21_s1x1_p0x10_d1x1"),
+            Err("registers_exceed_limit")
+        );
+    }
+
+    #[test]
+    fn geometry_of_a_depthwise_layer() {
+        let c = config(DType::Bf16, [128, 64, 16], 8, [8, 4]);
+        let g = geometry(
+            &c,
+            &prob("fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1"),
+        );
+        assert_eq!((g.th, g.tw, g.ct), (8, 16, 64));
+        assert_eq!(g.halo, [1, 10, 18]);
+        assert_eq!((g.vl, g.sv), (8, 8));
+        assert_eq!(g.xs_bytes, 10 * 18 * 64 * 2);
+        assert_eq!(g.ws_bytes, 9 * 64 * 4);
+        assert_eq!(g.grid, [4 * 7 * 32, 3, 1]);
+        // Channel multiplier: 64 output channels = 32 groups of 2; odd C: 2-byte chunks.
+        let g = geometry(&c, &prob("fwd_bf16_n1_g7_c7_k14_i9x9_f3x3_s2x2_p1x1_d1x1"));
+        assert_eq!((g.ct, g.vl, g.sv), (32, 1, 2));
+    }
+
+    #[test]
+    fn emit_is_deterministic_gated_and_header_free() {
+        let p = prob("fwd_bf16_n2_g32_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1");
+        let c = config(DType::Bf16, [128, 64, 16], 8, [8, 4]);
+        let a = emit(&c, &p).unwrap();
+        assert_eq!(a, emit(&c, &p).unwrap());
+        assert!(!a.code.contains("#include"));
+        assert!(!a.code.contains("@ENTRY@"));
+        assert_eq!(a.launches[0].block, [256, 1, 1]);
+        assert_eq!(a.launches[0].grid, [4, 1, 1]);
+        let igemm = KernelConfig::default();
+        assert_eq!(
+            emit(&igemm, &p).unwrap_err().reason(),
+            "family_not_implemented"
+        );
+    }
+
+    #[test]
+    fn every_pool_config_emits_on_depthwise_layers() {
+        for dt in DType::ALL {
+            for c in direct_forward_pool(dt) {
+                for key in [
+                    "fwd_{dt}_n2_g32_c32_k32_i10x10_f3x3_s1x1_p1x1_d1x1",
+                    "fwd_{dt}_n2_g144_c144_k144_i14x14_f7x7_s1x1_p3x3_d1x1",
+                ] {
+                    let p = prob(&key.replace("{dt}", dt.token()));
+                    emit(&c, &p).unwrap_or_else(|e| panic!("{c} on {p}: {e}"));
+                }
+            }
+        }
+    }
+}

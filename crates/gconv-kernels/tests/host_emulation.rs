@@ -1,0 +1,464 @@
+//! Host emulation of the generated `direct` kernels: the CUDA C++ of each (kernel, problem) pair
+//! is compiled with g++ (C++20) against `tests/host_shim.h` — one `std::thread` per CUDA thread,
+//! `__syncthreads` as a `std::barrier`, blocks run one at a time, shared memory poisoned with
+//! NaN bytes before each block, inputs in exactly sized heap buffers under AddressSanitizer
+//! when the toolchain has it — plus a generated `main` that reads the inputs from files, runs
+//! the grid and writes the output (prefilled with NaN bytes, so unwritten outputs fail). The
+//! output is compared with the f64 CPU reference (`gconv_reference::reference::reference_tensors`)
+//! under `Tolerance::for_problem`.
+//!
+//! The matrix covers depthwise 3×3/5×5/7×7, stride 2, stride > filter, dilation 2, large
+//! padding, odd sizes and channel counts (2-byte loads), channel tails inside a CTA, N = 1,
+//! 1D and 3D, f32/f16/bf16, channel multipliers, C/G = 2 and 4, several tile shapes and work
+//! items per thread, tiles partially outside the output. Two mutations must be detected: a
+//! corrupted weight (the emulated kernel gets a changed W, the reference the original) and a
+//! broken shim that drops the grid's last block.
+//!
+//! Without g++ the test prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_HOST_CXX=1` turns the
+//! skip into a failure. `GCONV_EMU_THREADS` sets the parallel compiles (default 2).
+
+use gconv_kernels::config::{can_implement, KernelConfig};
+use gconv_kernels::{emit, KernelSource};
+use gconv_problem::{compare, HostTensor, Problem, Tolerance};
+use gconv_reference::reference::reference_tensors;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+const A: &str = "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen";
+const A16: &str = "direct_fwd_f16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen";
+const B: &str = "direct_fwd_bf16_t64x64x8_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
+const B16: &str = "direct_fwd_f16_t64x64x8_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
+const C: &str = "direct_fwd_bf16_t128x32x16_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
+const C16: &str = "direct_fwd_f16_t128x32x16_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
+const D: &str = "direct_fwd_bf16_t128x64x32_w4x1_s1_v8x8_gm1_sk1d_simt_gen";
+const E: &str = "direct_fwd_bf16_t128x48x16_w6x1_s1_v8x4_gm1_sk1d_simt_gen";
+const F: &str = "direct_fwd_bf16_t64x64x64_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
+const F16: &str = "direct_fwd_f16_t64x64x64_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
+const G2: &str = "direct_fwd_bf16_t128x64x16_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
+const H: &str = "direct_fwd_bf16_t128x16x16_w2x1_s1_v8x4_gm1_sk1d_simt_gen";
+const P32: &str = "direct_fwd_f32_t128x32x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen";
+const Q32: &str = "direct_fwd_f32_t128x64x16_w8x1_s1_v4x8_gm1_sk1d_simt_gen";
+const R32: &str = "direct_fwd_f32_t64x32x64_w4x1_s1_v4x4_gm1_sk1d_simt_gen";
+
+/// (label, kernel, problem).
+const CASES: &[(&str, &str, &str)] = &[
+    (
+        "dw3x3_partial_tiles",
+        A,
+        "fwd_bf16_n2_g32_c32_k32_i20x20_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dw5x5_odd_hw",
+        A,
+        "fwd_bf16_n1_g64_c64_k64_i13x17_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "dw7x7_g144_slices",
+        A,
+        "fwd_bf16_n1_g144_c144_k144_i14x14_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dw3x3_s2_f16",
+        B16,
+        "fwd_f16_n2_g24_c24_k24_i15x15_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dw3x3_dil2",
+        B,
+        "fwd_bf16_n1_g16_c16_k16_i12x12_f3x3_s1x1_p2x2_d2x2",
+    ),
+    (
+        "dw3x3_large_pad",
+        C,
+        "fwd_bf16_n1_g8_c8_k8_i5x5_f3x3_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dw_odd_channels",
+        C,
+        "fwd_bf16_n2_g7_c7_k7_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dw3x3_px8",
+        D,
+        "fwd_bf16_n1_g64_c64_k64_i9x40_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dw3x3_bn48",
+        E,
+        "fwd_bf16_n1_g144_c144_k144_i10x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    ("dw_1d", F, "fwd_bf16_n2_g32_c32_k32_i100_f5_s1_p2_d1"),
+    (
+        "dw_1d_s2_dil2_f16",
+        F16,
+        "fwd_f16_n1_g16_c16_k16_i70_f3_s2_p2_d2",
+    ),
+    (
+        "dw_3d",
+        A,
+        "fwd_bf16_n1_g16_c16_k16_i5x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "dw_3d_s2_f16",
+        B16,
+        "fwd_f16_n2_g8_c8_k8_i6x7x7_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+    ),
+    (
+        "chan_mult2",
+        A,
+        "fwd_bf16_n1_g16_c16_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "chan_mult4_odd_f16",
+        C16,
+        "fwd_f16_n2_g6_c6_k24_i7x8_f3x3_s1x1_p1x1_d1x1",
+    ),
+    ("cpg2", A, "fwd_bf16_n1_g8_c16_k16_i8x8_f3x3_s1x1_p1x1_d1x1"),
+    (
+        "cpg4_s2_f16",
+        C16,
+        "fwd_f16_n1_g4_c16_k16_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dw3x3_2items",
+        G2,
+        "fwd_bf16_n2_g64_c64_k64_i16x16_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stride_gt_filter",
+        H,
+        "fwd_bf16_n1_g16_c16_k16_i11x11_f2x2_s3x3_p0x0_d1x1",
+    ),
+    (
+        "dw7x7_s2_n1_f16",
+        A16,
+        "fwd_f16_n1_g32_c32_k32_i17x17_f7x7_s2x2_p3x3_d1x1",
+    ),
+    (
+        "dw3x3_f32",
+        P32,
+        "fwd_f32_n2_g32_c32_k32_i11x13_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dw5x5_dil2_f32",
+        Q32,
+        "fwd_f32_n1_g20_c20_k20_i12x12_f5x5_s1x1_p4x4_d2x2",
+    ),
+    ("dw_1d_f32", R32, "fwd_f32_n2_g12_c12_k12_i50_f7_s1_p3_d1"),
+    (
+        "chan_mult_odd_f32",
+        P32,
+        "fwd_f32_n1_g5_c5_k10_i8x8_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dw_3d_asym_f32",
+        P32,
+        "fwd_f32_n1_g8_c8_k8_i4x5x6_f3x1x3_s1x1x1_p1x0x1_d1x1x1",
+    ),
+    (
+        "dw7x1_asym",
+        B,
+        "fwd_bf16_n1_g16_c16_k16_i9x8_f7x1_s1x1_p3x0_d1x1",
+    ),
+];
+
+/// A deliberate fault the harness must detect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mutation {
+    None,
+    /// One weight of the emulated kernel's input is changed; the reference sees the original.
+    CorruptWeight,
+    /// The shim drops the last block of the grid.
+    DropLastBlock,
+}
+
+struct Job {
+    label: String,
+    cfg: KernelConfig,
+    problem: Problem,
+    mutation: Mutation,
+}
+
+struct Outcome {
+    label: String,
+    kernel: String,
+    problem: Problem,
+    mutation: Mutation,
+    /// Ok(passed, max_abs, max_rel, failures) or an error text (compile or run failure).
+    result: Result<(bool, f64, f64, usize), String>,
+}
+
+fn shim_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests")
+}
+
+fn work_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gconv_host_emulation")
+}
+
+fn cxx_available() -> bool {
+    Command::new("g++")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// True when `g++ -fsanitize=address` builds and runs a trivial program.
+fn asan_available(dir: &Path) -> bool {
+    let src = dir.join("asan_probe.cpp");
+    let exe = dir.join("asan_probe");
+    if std::fs::write(&src, "int main() { return 0; }\n").is_err() {
+        return false;
+    }
+    let built = Command::new("g++")
+        .args(["-fsanitize=address", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    built
+        && Command::new(&exe)
+            .output()
+            .is_ok_and(|o| o.status.success())
+}
+
+/// The generated `main`: reads in0/in1 from files, runs every launch, writes the output.
+fn host_main(src: &KernelSource, p: &Problem) -> String {
+    let ([r0, r1], ro) = p.roles();
+    let es = p.dtype.size_bytes();
+    let mut m = String::new();
+    let _ = writeln!(m, "\nint main(int argc, char** argv) {{");
+    let _ = writeln!(
+        m,
+        "  if (argc != 4) {{ std::fprintf(stderr, \"usage: in0 in1 out\\n\"); return 2; }}"
+    );
+    let _ = writeln!(
+        m,
+        "  void* in0 = gconv_host_read(argv[1], {});",
+        p.elements(r0) * es
+    );
+    let _ = writeln!(
+        m,
+        "  void* in1 = gconv_host_read(argv[2], {});",
+        p.elements(r1) * es
+    );
+    let ob = p.elements(ro) * es;
+    let _ = writeln!(m, "  void* out = std::malloc({ob});");
+    let _ = writeln!(m, "  std::memset(out, 0xFF, {ob});");
+    let _ = writeln!(
+        m,
+        "  void* ws = {};",
+        if src.workspace_bytes > 0 {
+            format!("std::malloc({})", src.workspace_bytes)
+        } else {
+            "nullptr".to_string()
+        }
+    );
+    for l in &src.launches {
+        let _ = writeln!(
+            m,
+            "  gconv_host_launch({}, dim3{{{}, {}, {}}}, dim3{{{}, {}, {}}}, {}, in0, in1, out, ws);",
+            l.entry,
+            l.grid[0],
+            l.grid[1],
+            l.grid[2],
+            l.block[0],
+            l.block[1],
+            l.block[2],
+            l.dynamic_smem_bytes
+        );
+    }
+    let _ = writeln!(m, "  gconv_host_write(argv[3], out, {ob});");
+    let _ = writeln!(
+        m,
+        "  std::free(in0); std::free(in1); std::free(out); std::free(ws);\n  return 0;\n}}"
+    );
+    m
+}
+
+fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize), String> {
+    let p = &job.problem;
+    let src = emit(&job.cfg, p).map_err(|e| format!("emit: {e}"))?;
+    let stem = format!("{}__{}__{:?}", src.kernel_name, p, job.mutation);
+    let cpp = dir.join(format!("{stem}.cpp"));
+    let exe = dir.join(&stem);
+    let text = format!(
+        "#include \"host_shim.h\"\n{}\n{}",
+        src.code,
+        host_main(&src, p)
+    );
+    std::fs::write(&cpp, text).map_err(|e| format!("write {}: {e}", cpp.display()))?;
+    let mut cmd = Command::new("g++");
+    cmd.args(["-std=c++20", "-O1", "-pthread", "-fno-strict-aliasing"])
+        .arg("-I")
+        .arg(shim_dir());
+    if asan {
+        cmd.arg("-fsanitize=address");
+    }
+    if job.mutation == Mutation::DropLastBlock {
+        cmd.arg("-DGCONV_SHIM_DROP_LAST_BLOCK");
+    }
+    let out = cmd
+        .arg("-o")
+        .arg(&exe)
+        .arg(&cpp)
+        .output()
+        .map_err(|e| format!("g++: {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "g++ failed:\n{}",
+            err.lines().take(30).collect::<Vec<_>>().join("\n")
+        ));
+    }
+    let ([r0, r1], _) = p.roles();
+    let in0 = HostTensor::random_for(p, r0, 11);
+    let in1 = HostTensor::random_for(p, r1, 11);
+    let want = reference_tensors(p, &in0, &in1).map_err(|e| format!("reference: {e}"))?;
+    let mut in1_emu = in1.clone();
+    if job.mutation == Mutation::CorruptWeight {
+        let mut w = in1.to_f64();
+        let i = w.len() / 2;
+        w[i] += 0.75;
+        in1_emu = HostTensor::from_f64(p.dtype, &w);
+    }
+    let f0 = dir.join(format!("{stem}.in0"));
+    let f1 = dir.join(format!("{stem}.in1"));
+    let fo = dir.join(format!("{stem}.out"));
+    for (f, t) in [(&f0, &in0), (&f1, &in1_emu)] {
+        std::fs::write(f, t.to_bytes()).map_err(|e| format!("write {}: {e}", f.display()))?;
+    }
+    let run = Command::new(&exe)
+        .arg(&f0)
+        .arg(&f1)
+        .arg(&fo)
+        .output()
+        .map_err(|e| format!("run: {e}"))?;
+    if !run.status.success() {
+        let err = String::from_utf8_lossy(&run.stderr);
+        return Err(format!(
+            "emulated run failed ({}):\n{}",
+            run.status,
+            err.lines().take(30).collect::<Vec<_>>().join("\n")
+        ));
+    }
+    let bytes = std::fs::read(&fo).map_err(|e| format!("read output: {e}"))?;
+    let got = HostTensor::from_bytes(p.dtype, &bytes).ok_or("output size not whole elements")?;
+    let c = compare(&got, &want, Tolerance::for_problem(p));
+    for f in [&cpp, &exe, &f0, &f1, &fo] {
+        let _ = std::fs::remove_file(f);
+    }
+    Ok((c.passed(), c.max_abs_err, c.max_rel_err, c.failures))
+}
+
+#[test]
+fn direct_kernels_match_the_reference_under_host_emulation() {
+    if !cxx_available() {
+        if std::env::var_os("GCONV_REQUIRE_HOST_CXX").is_some_and(|v| v == "1") {
+            panic!("g++ required (GCONV_REQUIRE_HOST_CXX=1) but not runnable");
+        }
+        println!("SKIPPED: direct_kernels_match_the_reference_under_host_emulation: g++ not found");
+        return;
+    }
+    let dir = work_dir();
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = Vec::new();
+    for (label, name, key) in CASES {
+        let cfg: KernelConfig = name.parse().unwrap_or_else(|e| panic!("{e}"));
+        let problem: Problem = key.parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            can_implement(&cfg, &problem),
+            Ok(()),
+            "{label}: {name} on {key}"
+        );
+        jobs.push(Job {
+            label: label.to_string(),
+            cfg,
+            problem,
+            mutation: Mutation::None,
+        });
+    }
+    // Mutations, on cases whose clean run is in the matrix.
+    for (label, mutation) in [
+        ("dw3x3_partial_tiles", Mutation::CorruptWeight),
+        ("dw7x7_g144_slices", Mutation::DropLastBlock),
+    ] {
+        let base = jobs
+            .iter()
+            .find(|j| j.label == label)
+            .map(|j| (j.cfg, j.problem))
+            .expect("mutation base case");
+        jobs.push(Job {
+            label: format!("{label}+{mutation:?}"),
+            cfg: base.0,
+            problem: base.1,
+            mutation,
+        });
+    }
+    let threads = std::env::var("GCONV_EMU_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(2)
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let outcomes = Mutex::new(Vec::new());
+    let t0 = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let result = run_job(job, &dir, asan);
+                outcomes.lock().unwrap_or_else(|e| e.into_inner()).push((
+                    i,
+                    Outcome {
+                        label: job.label.clone(),
+                        kernel: job.cfg.to_string(),
+                        problem: job.problem,
+                        mutation: job.mutation,
+                        result,
+                    },
+                ));
+            });
+        }
+    });
+    let mut outcomes = outcomes.into_inner().unwrap_or_else(|e| e.into_inner());
+    outcomes.sort_by_key(|o| o.0);
+    let mut errors = Vec::new();
+    let (mut passed, mut failed, mut detected) = (0, 0, 0);
+    for (_, o) in &outcomes {
+        let line = match &o.result {
+            Ok((ok, abs, rel, bad)) => format!(
+                "{:<32} {} {}  max_abs {abs:.2e} max_rel {rel:.2e} ({bad} bad){}",
+                o.label,
+                o.kernel,
+                o.problem,
+                if *ok { "" } else { " FAILED" }
+            ),
+            Err(e) => format!("{:<32} {} {}  ERROR {e}", o.label, o.kernel, o.problem),
+        };
+        println!("{line}");
+        let ok = matches!(o.result, Ok((true, ..)));
+        match o.mutation {
+            Mutation::None if ok => passed += 1,
+            Mutation::None => {
+                failed += 1;
+                errors.push(line);
+            }
+            // A mutation must be caught by the comparison (not by a crash of the harness).
+            _ if matches!(o.result, Ok((false, ..))) => detected += 1,
+            _ => errors.push(format!("mutation NOT detected: {line}")),
+        }
+    }
+    println!(
+        "host_emulation: {passed} passed, {failed} failed, {detected} of 2 mutations detected; AddressSanitizer {}; {:.1} s on {threads} thread(s)",
+        if asan { "on" } else { "unavailable" },
+        t0.elapsed().as_secs_f64()
+    );
+    assert!(errors.is_empty(), "host emulation:\n{}", errors.join("\n"));
+    assert_eq!(passed, CASES.len());
+}
