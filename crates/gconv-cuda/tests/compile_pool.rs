@@ -1,15 +1,19 @@
 //! Compiles every config of the default forward pool (all dtypes) with NVRTC to an sm_90 CUBIN,
-//! each on a representative problem it can implement, printing registers, spills and compile
-//! time per kernel and a count line. Fails on any compile error, or when a pool config runs none
-//! of the representative problems. Needs only NVRTC, no GPU.
+//! each on a representative problem it can implement, and every config of the direct forward
+//! pool on each of the direct problems (depthwise 3×3 and 7×7, a channel multiplier, a 3D
+//! depthwise layer), printing registers, spills and compile time per kernel and a count line.
+//! Fails on any compile error, or when a pool config runs none of its representative problems.
+//! Needs only NVRTC, no GPU.
 //!
 //! When libnvrtc cannot be loaded it prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_NVRTC=1`
 //! turns the skip into a failure. `GCONV_COMPILE_THREADS` sets the worker threads (default: the
 //! available parallelism, at most 4).
 
 use gconv_cuda::nvrtc::{compile_cubin, nvrtc_version, CompileOptions};
-use gconv_kernels::config::{can_implement, default_forward_pool, KernelConfig};
-use gconv_kernels::igemm::emit;
+use gconv_kernels::config::{
+    can_implement, default_forward_pool, direct_forward_pool, KernelConfig,
+};
+use gconv_kernels::emit;
 use gconv_problem::{DType, Problem};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -24,6 +28,14 @@ const CANDIDATES: &[&str] = &[
     "fwd_{dt}_n4_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     "fwd_{dt}_n4_g32_c512_k512_i28x28_f3x3_s1x1_p1x1_d1x1",
     "fwd_{dt}_n4_g32_c1024_k1024_i14x14_f3x3_s1x1_p1x1_d1x1",
+];
+
+/// Problems every direct pool config is compiled on (each must be accepted).
+const DIRECT_PROBLEMS: &[&str] = &[
+    "fwd_{dt}_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
+    "fwd_{dt}_n32_g144_c144_k144_i56x56_f7x7_s1x1_p3x3_d1x1",
+    "fwd_{dt}_n8_g32_c32_k64_i56x56_f3x3_s2x2_p1x1_d1x1",
+    "fwd_{dt}_n4_g128_c128_k128_i16x32x32_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
 ];
 
 fn representative(cfg: &KernelConfig) -> Option<Problem> {
@@ -52,6 +64,23 @@ fn default_forward_pool_compiles() {
                     Err(e) => errors.push(format!("{cfg} on {p}: emit rejected: {e}")),
                 },
                 None => errors.push(format!("{cfg}: runs none of the representative problems")),
+            }
+        }
+    }
+    for dt in DType::ALL {
+        for cfg in direct_forward_pool(dt) {
+            for key in DIRECT_PROBLEMS {
+                let p: Problem = match key.replace("{dt}", dt.token()).parse() {
+                    Ok(p) => p,
+                    Err(e) => {
+                        errors.push(format!("{key}: {e}"));
+                        continue;
+                    }
+                };
+                match emit(&cfg, &p) {
+                    Ok(src) => jobs.push((p, src)),
+                    Err(e) => errors.push(format!("{cfg} on {p}: emit rejected: {e}")),
+                }
             }
         }
     }

@@ -1,13 +1,15 @@
-//! Golden copies of generated kernels: every (kernel, problem) pair below is emitted and compared
-//! byte for byte with `tests/golden/<kernel_name>__<problem_key>.cu`. The set covers every math
-//! path and dtype, ranks 1–3, stride/padding/dilation, group merge (including depthwise),
-//! the pointwise path, odd channels (2-byte loads), split-K and each stage count.
+//! Golden copies of generated kernels: every (kernel, problem) pair below is emitted (through
+//! `gconv_kernels::emit`, which routes by family) and compared byte for byte with
+//! `tests/golden/<kernel_name>__<problem_key>.cu`. The set covers both families (igemm,
+//! direct), every math path and dtype, ranks 1–3, stride/padding/dilation, group merge
+//! (including depthwise), the pointwise path, odd channels (2-byte loads), split-K, each stage
+//! count, and for direct: depthwise, channel multiplier, 1D and 3D.
 //!
 //! `GCONV_BLESS=1 cargo test -p gconv-kernels --test golden` rewrites the files (and removes
 //! golden files no longer in the set); review the diff before committing.
 
 use gconv_kernels::config::KernelConfig;
-use gconv_kernels::igemm::emit;
+use gconv_kernels::emit;
 use gconv_problem::Problem;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -73,6 +75,22 @@ const CASES: &[(&str, &str)] = &[
     (
         "igemm_fwd_f32_t64x64x16_w2x2_s4_v4x4_gm1_sk2d_simt_gen",
         "fwd_f32_n1_g1_c64_k32_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen",
+        "fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_fwd_f16_t128x32x16_w4x1_s1_v8x4_gm1_sk1d_simt_gen",
+        "fwd_f16_n2_g6_c6_k24_i7x8_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_fwd_f32_t128x32x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen",
+        "fwd_f32_n4_g128_c128_k128_i16x32x32_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "direct_fwd_bf16_t64x64x64_w4x1_s1_v8x4_gm1_sk1d_simt_gen",
+        "fwd_bf16_n2_g32_c32_k32_i100_f5_s2_p2_d2",
     ),
 ];
 
@@ -144,5 +162,8 @@ fn golden_set_covers_every_path() {
         assert!(probs.iter().any(|p| p.rank == rank), "rank {rank}");
     }
     assert!(cfgs.iter().any(|c| c.group_merge > 1));
+    for family in gconv_kernels::config::Family::ALL {
+        assert!(cfgs.iter().any(|c| c.family == family), "{family:?}");
+    }
     assert!(cfgs.iter().any(|c| c.split_k > 1));
 }
