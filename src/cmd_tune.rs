@@ -5,7 +5,7 @@ use crate::backend::BackendChoice;
 use crate::worker::CudaExecutor;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
-use gconv_kernels::config::{auto_select, default_forward_pool};
+use gconv_kernels::config::{auto_select, default_forward_pool, direct_forward_pool};
 use gconv_kernels::Arch;
 use gconv_problem::{DType, DeviceSpec, Direction, Problem};
 use gconv_tune::registry::registry;
@@ -297,8 +297,9 @@ pub struct BenchArgs {
     pub run: RunnerArgs,
 }
 
-/// Runs `gconv bench`: the default pool of every dtype present, swept over the problems,
-/// then per problem the best kernel of the pool, the `auto` choice and the baseline.
+/// Runs `gconv bench`: the default (igemm) and direct forward pools of every dtype present,
+/// swept over the problems, then per problem the best kernel of the pool, the `auto` choice and
+/// the baseline. (`auto` never picks a direct kernel until they are GPU-verified.)
 pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     let dir = Direction::from_token(&a.direction)
         .ok_or_else(|| anyhow!("unknown --direction {:?}", a.direction))?;
@@ -312,7 +313,11 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     let dtypes: BTreeSet<DType> = problems.iter().map(|p| p.dtype).collect();
     let kernels: Vec<String> = dtypes
         .iter()
-        .flat_map(|d| default_forward_pool(*d))
+        .flat_map(|d| {
+            default_forward_pool(*d)
+                .into_iter()
+                .chain(direct_forward_pool(*d))
+        })
         .map(|c| c.to_string())
         .collect();
     let backend = resolve_backend(a.run.backend)?;

@@ -2,14 +2,15 @@
 //! regime (dense, grouped, small C/G, depthwise, channel multiplier) × edge case (odd channels,
 //! G not a power of two, stride > filter, large pad, dilation, 1×1, N = 1, 1D, 3D, asymmetric
 //! filter) — run on the CPU backend (default) or on the GPU (`--gpu`: the GPU reference kernels
-//! and every kernel of the default pools that can run the case), each result compared with the
-//! f64 CPU reference.
+//! and every kernel of the default pools — igemm and direct — that can run the case), each
+//! result compared with the f64 CPU reference. The direct kernels are host-emulation verified
+//! only until a `selftest --gpu` run on the H200 passes them.
 
 use crate::dispatch::{run_gpu, source_for, KernelChoice};
 use anyhow::Result;
 use clap::Args;
 use gconv_cuda::{compile_cached, CompileOptions, GpuRuntime};
-use gconv_kernels::config::{can_implement, default_forward_pool};
+use gconv_kernels::config::{can_implement, default_forward_pool, direct_forward_pool};
 use gconv_problem::{compare, DType, Direction, HostTensor, Problem, ProblemError, Tolerance};
 use gconv_reference::{cpu, reference};
 use rayon::prelude::*;
@@ -210,14 +211,18 @@ fn run_cpu_matrix(seed: u64, t: &mut Tally) -> Result<()> {
     Ok(())
 }
 
-/// Every GPU case: the reference kernel on each matrix problem, and each default-pool kernel
-/// that can run it. Sources are compiled in parallel first (through the cache), then run.
+/// Every GPU case: the reference kernel on each matrix problem, and each kernel of the default
+/// (igemm) and direct forward pools that can run it. Sources are compiled in parallel first
+/// (through the cache), then run.
 fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, t: &mut Tally) -> Result<()> {
     let mut jobs = Vec::new();
     for (label, p) in matrix()? {
         jobs.push((label.clone(), p, source_for(KernelChoice::Reference, &p)?));
         if p.direction == Direction::Fwd {
-            for cfg in default_forward_pool(p.dtype) {
+            for cfg in default_forward_pool(p.dtype)
+                .into_iter()
+                .chain(direct_forward_pool(p.dtype))
+            {
                 if can_implement(&cfg, &p).is_ok() {
                     jobs.push((label.clone(), p, source_for(KernelChoice::Named(cfg), &p)?));
                 }
