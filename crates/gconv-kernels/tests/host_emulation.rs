@@ -354,13 +354,57 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
     Ok((c.passed(), c.max_abs_err, c.max_rel_err, c.failures))
 }
 
+/// Runs the jobs on `GCONV_EMU_THREADS` threads (default 2); outcomes in job order, the wall
+/// time and the thread count.
+fn run_all(jobs: &[Job], dir: &Path, asan: bool) -> (Vec<(usize, Outcome)>, f64, usize) {
+    let threads = std::env::var("GCONV_EMU_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(2)
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let outcomes = Mutex::new(Vec::new());
+    let t0 = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let result = run_job(job, dir, asan);
+                outcomes.lock().unwrap_or_else(|e| e.into_inner()).push((
+                    i,
+                    Outcome {
+                        label: job.label.clone(),
+                        kernel: job.cfg.to_string(),
+                        problem: job.problem,
+                        mutation: job.mutation,
+                        result,
+                    },
+                ));
+            });
+        }
+    });
+    let mut outcomes = outcomes.into_inner().unwrap_or_else(|e| e.into_inner());
+    outcomes.sort_by_key(|o| o.0);
+    (outcomes, t0.elapsed().as_secs_f64(), threads)
+}
+
+/// True (after printing `SKIPPED: ...`) when g++ is missing and not required; panics when
+/// `GCONV_REQUIRE_HOST_CXX=1` and g++ is missing.
+fn skip_without_cxx(test: &str) -> bool {
+    if cxx_available() {
+        return false;
+    }
+    if std::env::var_os("GCONV_REQUIRE_HOST_CXX").is_some_and(|v| v == "1") {
+        panic!("{test}: g++ required (GCONV_REQUIRE_HOST_CXX=1) but not runnable");
+    }
+    println!("SKIPPED: {test}: g++ not found");
+    true
+}
+
 #[test]
 fn direct_kernels_match_the_reference_under_host_emulation() {
-    if !cxx_available() {
-        if std::env::var_os("GCONV_REQUIRE_HOST_CXX").is_some_and(|v| v == "1") {
-            panic!("g++ required (GCONV_REQUIRE_HOST_CXX=1) but not runnable");
-        }
-        println!("SKIPPED: direct_kernels_match_the_reference_under_host_emulation: g++ not found");
+    if skip_without_cxx("direct_kernels_match_the_reference_under_host_emulation") {
         return;
     }
     let dir = work_dir();
@@ -399,35 +443,7 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
             mutation,
         });
     }
-    let threads = std::env::var("GCONV_EMU_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or(2)
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let outcomes = Mutex::new(Vec::new());
-    let t0 = std::time::Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(i) else { break };
-                let result = run_job(job, &dir, asan);
-                outcomes.lock().unwrap_or_else(|e| e.into_inner()).push((
-                    i,
-                    Outcome {
-                        label: job.label.clone(),
-                        kernel: job.cfg.to_string(),
-                        problem: job.problem,
-                        mutation: job.mutation,
-                        result,
-                    },
-                ));
-            });
-        }
-    });
-    let mut outcomes = outcomes.into_inner().unwrap_or_else(|e| e.into_inner());
-    outcomes.sort_by_key(|o| o.0);
+    let (outcomes, secs, threads) = run_all(&jobs, &dir, asan);
     let mut errors = Vec::new();
     let (mut passed, mut failed, mut detected) = (0, 0, 0);
     for (_, o) in &outcomes {
@@ -457,8 +473,135 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
     println!(
         "host_emulation: {passed} passed, {failed} failed, {detected} of 2 mutations detected; AddressSanitizer {}; {:.1} s on {threads} thread(s)",
         if asan { "on" } else { "unavailable" },
-        t0.elapsed().as_secs_f64()
+        secs
     );
     assert!(errors.is_empty(), "host emulation:\n{}", errors.join("\n"));
     assert_eq!(passed, CASES.len());
+}
+
+/// The forward cases of `gconv selftest`'s matrix that a direct kernel can run (C/G <= 4),
+/// as (label, N, G, C, K, spatial rows (input, filter, stride, pad, dilation) in D,H,W order).
+type SelftestCase = (&'static str, [i64; 4], &'static [[i64; 5]]);
+const SELFTEST_CASES: &[SelftestCase] = &[
+    (
+        "small_cpg",
+        [2, 8, 16, 16],
+        &[[8, 3, 1, 1, 1], [7, 3, 1, 1, 1]],
+    ),
+    (
+        "depthwise",
+        [2, 12, 12, 12],
+        &[[8, 3, 1, 1, 1], [7, 3, 1, 1, 1]],
+    ),
+    (
+        "chan_mult",
+        [2, 6, 6, 12],
+        &[[8, 3, 1, 1, 1], [7, 3, 1, 1, 1]],
+    ),
+    ("g3", [2, 3, 12, 9], &[[6, 3, 1, 1, 1], [7, 3, 1, 1, 1]]),
+    (
+        "stride_gt_filter",
+        [2, 4, 16, 16],
+        &[[9, 2, 3, 0, 1], [9, 2, 3, 0, 1]],
+    ),
+    (
+        "large_pad",
+        [1, 2, 8, 8],
+        &[[5, 3, 1, 3, 1], [5, 3, 1, 3, 1]],
+    ),
+    (
+        "dilation",
+        [2, 4, 16, 16],
+        &[[9, 3, 1, 2, 2], [10, 3, 1, 2, 2]],
+    ),
+    (
+        "strided_s2",
+        [2, 4, 16, 32],
+        &[[9, 3, 2, 1, 1], [9, 3, 2, 1, 1]],
+    ),
+    ("rank1", [2, 8, 8, 8], &[[33, 5, 2, 2, 2]]),
+    (
+        "rank3",
+        [1, 2, 4, 6],
+        &[[5, 3, 1, 1, 1], [6, 3, 1, 1, 1], [7, 3, 1, 1, 1]],
+    ),
+    (
+        "rank3_dw_strided",
+        [2, 8, 8, 8],
+        &[[6, 3, 2, 1, 1], [7, 3, 2, 1, 1], [7, 3, 2, 1, 1]],
+    ),
+    (
+        "asym_7x1",
+        [2, 4, 16, 8],
+        &[[9, 7, 1, 3, 1], [8, 1, 1, 0, 1]],
+    ),
+];
+
+/// Every config of `direct_forward_pool` (all dtypes) on every selftest forward case it can
+/// implement: the cases `gconv selftest --gpu` will run on the H200. Slow (a few hundred
+/// compiles): `cargo test --release -p gconv-kernels --test host_emulation -- --ignored`.
+#[test]
+#[ignore]
+fn direct_pool_on_the_selftest_matrix() {
+    use gconv_kernels::config::direct_forward_pool;
+    use gconv_problem::{DType, Direction};
+    if skip_without_cxx("direct_pool_on_the_selftest_matrix") {
+        return;
+    }
+    let dir = work_dir();
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let col = |rows: &[[i64; 5]], i: usize| rows.iter().map(|r| r[i]).collect::<Vec<i64>>();
+    let mut jobs = Vec::new();
+    for dt in DType::ALL {
+        for (label, [n, g, c, k], rows) in SELFTEST_CASES {
+            let p = Problem::new(
+                Direction::Fwd,
+                dt,
+                *n,
+                *g,
+                *c,
+                *k,
+                &col(rows, 0),
+                &col(rows, 1),
+                &col(rows, 2),
+                &col(rows, 3),
+                &col(rows, 4),
+            )
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+            for cfg in direct_forward_pool(dt) {
+                if can_implement(&cfg, &p).is_ok() {
+                    jobs.push(Job {
+                        label: label.to_string(),
+                        cfg,
+                        problem: p,
+                        mutation: Mutation::None,
+                    });
+                }
+            }
+        }
+    }
+    let (outcomes, secs, threads) = run_all(&jobs, &dir, asan);
+    let mut errors = Vec::new();
+    for (_, o) in &outcomes {
+        match &o.result {
+            Ok((true, ..)) => {}
+            Ok((false, abs, rel, bad)) => errors.push(format!(
+                "{} {} {}  max_abs {abs:.2e} max_rel {rel:.2e} ({bad} bad)",
+                o.label, o.kernel, o.problem
+            )),
+            Err(e) => errors.push(format!("{} {} {}  ERROR {e}", o.label, o.kernel, o.problem)),
+        }
+    }
+    let worst = outcomes
+        .iter()
+        .filter_map(|(_, o)| o.result.as_ref().ok().map(|r| r.2))
+        .fold(0.0f64, f64::max);
+    println!(
+        "direct pool on the selftest matrix: {} of {} passed (worst max_rel {worst:.2e}); AddressSanitizer {}; {secs:.1} s on {threads} thread(s)",
+        outcomes.len() - errors.len(),
+        outcomes.len(),
+        if asan { "on" } else { "unavailable" },
+    );
+    assert!(errors.is_empty(), "failures:\n{}", errors.join("\n"));
 }
