@@ -864,9 +864,10 @@ pub enum Rejection {
         /// The only accepted value.
         expected: &'static str,
     },
-    /// The `direct` thread mapping does not divide evenly: (tile_m / vec_b) pixel groups ×
-    /// (tile_n / vec_a) channel lanes must be 1–4 times the CTA's threads.
-    #[error("direct work items {items} (pixel groups x channel lanes) are not 1-4 times the {threads} threads")]
+    /// The `direct` thread mapping is unbalanced: (tile_m / vec_b) pixel groups ×
+    /// (tile_n / vec_a) channel lanes must exceed threads − 32 (no idle warp) and be at most
+    /// 4 × threads.
+    #[error("direct work items {items} (pixel groups x channel lanes) must be more than {threads} threads - 32 and at most 4 x threads")]
     DirectThreadMapping {
         /// Work items of one CTA.
         items: u32,
@@ -1418,8 +1419,9 @@ pub fn default_forward_pool(dtype: DType) -> Vec<KernelConfig> {
 }
 
 /// The `direct` forward pool for a dtype (see [`crate::direct`] for the field mapping): 8×16,
-/// 8×8, 8×32 and 4×32-pixel tiles of 16–64 channels, a 1×64 tile for 1D problems, 4 or 8
-/// pixels per thread, 8 channels per thread for f16/bf16 (16-byte accesses) and 4 for f32.
+/// 8×8, 8×32, 4×32, 7×16 and 7×8-pixel tiles of 16–64 channels, a 1×64 tile for 1D problems,
+/// 4 or 8 pixels per thread, 8 channels per thread for f16/bf16 (16-byte accesses) and 4 for
+/// f32.
 /// Every member passes [`validate`].
 ///
 /// These kernels are verified by host emulation and compile with NVRTC, but have not run on a
@@ -1437,6 +1439,8 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
             ([128, 48, 16], 6, [8, 4]),
             ([128, 16, 16], 2, [8, 4]),
             ([64, 64, 64], 4, [8, 4]),
+            ([112, 64, 16], 7, [8, 4]),
+            ([56, 64, 8], 4, [8, 4]),
         ]
         .into_iter()
         .map(|(t, w, v)| d(dtype, t, w, v))
@@ -1448,6 +1452,8 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
             ([128, 48, 16], 6, [4, 8]),
             ([128, 16, 16], 4, [4, 4]),
             ([64, 32, 64], 4, [4, 4]),
+            ([112, 32, 16], 7, [4, 4]),
+            ([56, 32, 8], 4, [4, 4]),
         ]
         .into_iter()
         .map(|(t, w, v)| d(dtype, t, w, v))

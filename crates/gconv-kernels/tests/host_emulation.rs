@@ -39,6 +39,9 @@ const F: &str = "direct_fwd_bf16_t64x64x64_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
 const F16: &str = "direct_fwd_f16_t64x64x64_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
 const G2: &str = "direct_fwd_bf16_t128x64x16_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
 const H: &str = "direct_fwd_bf16_t128x16x16_w2x1_s1_v8x4_gm1_sk1d_simt_gen";
+const S7: &str = "direct_fwd_bf16_t56x64x8_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
+const T7: &str = "direct_fwd_f16_t112x64x16_w7x1_s1_v8x4_gm1_sk1d_simt_gen";
+const T32: &str = "direct_fwd_f32_t112x32x16_w7x1_s1_v4x4_gm1_sk1d_simt_gen";
 const P32: &str = "direct_fwd_f32_t128x32x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen";
 const Q32: &str = "direct_fwd_f32_t128x64x16_w8x1_s1_v4x8_gm1_sk1d_simt_gen";
 const R32: &str = "direct_fwd_f32_t64x32x64_w4x1_s1_v4x4_gm1_sk1d_simt_gen";
@@ -162,6 +165,21 @@ const CASES: &[(&str, &str, &str)] = &[
         "dw7x1_asym",
         B,
         "fwd_bf16_n1_g16_c16_k16_i9x8_f7x1_s1x1_p3x0_d1x1",
+    ),
+    (
+        "dw7x7_tile7x8_idle_lanes",
+        S7,
+        "fwd_bf16_n2_g64_c64_k64_i7x7_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dw5x5_tile7x16_f16",
+        T7,
+        "fwd_f16_n1_g72_c72_k72_i14x14_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "dw3x3_s2_tile7x16_f32",
+        T32,
+        "fwd_f32_n2_g40_c40_k40_i27x27_f3x3_s2x2_p1x1_d1x1",
     ),
 ];
 

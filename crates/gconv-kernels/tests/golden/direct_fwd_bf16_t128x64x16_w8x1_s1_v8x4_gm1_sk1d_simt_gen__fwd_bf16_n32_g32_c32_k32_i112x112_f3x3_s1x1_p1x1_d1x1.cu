@@ -305,7 +305,7 @@ constexpr bool DEPTHWISE_PATH = CG == 1 && KG == 1;
 static_assert(XS_BYTES >= ITD * ITH * ITW * CT * ESZ && XS_BYTES % 16 == 0, "input tile size");
 static_assert(WS_BYTES == TAPS * CG * BN * 4, "weight tile size");
 static_assert(BN % KG == 0 && BN % VEC == 0 && TW % PX == 0 && CT % VL == 0, "tile shape");
-static_assert(ITEMS % THREADS == 0, "thread mapping");
+static_assert(ITEMS + 32 > THREADS && ITEMS <= 4 * THREADS, "thread mapping");
 static_assert(C_ % VL == 0 && K_ % SV == 0 && VEC % SV == 0, "vector widths");
 
 // Column j of a window row feeds output p through tap fx = (j - p·SW) / DW when that is exact.
