@@ -524,6 +524,21 @@ mod tests {
     }
 
     #[test]
+    fn the_depthwise_zoo_layers_are_covered() {
+        // configs/problems_depthwise_fwd.txt: every layer runs on several pool configs.
+        let text = include_str!("../../../../configs/problems_depthwise_fwd.txt");
+        let problems = gconv_problem::parse_problems_text("problems_depthwise_fwd", text).unwrap();
+        assert_eq!(problems.len(), 16);
+        for p in problems {
+            let n = direct_forward_pool(p.dtype)
+                .iter()
+                .filter(|c| can_implement(c, &p).is_ok())
+                .count();
+            assert!(n >= 6, "{p}: {n} configs");
+        }
+    }
+
+    #[test]
     fn every_pool_config_emits_on_depthwise_layers() {
         for dt in DType::ALL {
             for c in direct_forward_pool(dt) {
