@@ -623,3 +623,59 @@ fn direct_pool_on_the_selftest_matrix() {
     );
     assert!(errors.is_empty(), "failures:\n{}", errors.join("\n"));
 }
+
+/// Every config of `direct_forward_pool(bf16)` on every forward depthwise layer of the model zoo
+/// (`configs/problems_depthwise_fwd.txt`) with the batch cut to N = 1: real spatial extents and
+/// channel counts (up to 18 channel slices), emulated. Slow:
+/// `cargo test --release -p gconv-kernels --test host_emulation -- --ignored`.
+#[test]
+#[ignore]
+fn direct_pool_on_the_depthwise_zoo_layers_n1() {
+    use gconv_kernels::config::direct_forward_pool;
+    if skip_without_cxx("direct_pool_on_the_depthwise_zoo_layers_n1") {
+        return;
+    }
+    let dir = work_dir();
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let text = include_str!("../../../configs/problems_depthwise_fwd.txt");
+    let problems = gconv_problem::parse_problems_text("problems_depthwise_fwd", text)
+        .expect("configs/problems_depthwise_fwd.txt parses");
+    let mut jobs = Vec::new();
+    for p in problems {
+        let p = Problem { n: 1, ..p };
+        for cfg in direct_forward_pool(p.dtype) {
+            if can_implement(&cfg, &p).is_ok() {
+                jobs.push(Job {
+                    label: "zoo_n1".to_string(),
+                    cfg,
+                    problem: p,
+                    mutation: Mutation::None,
+                });
+            }
+        }
+    }
+    let (outcomes, secs, threads) = run_all(&jobs, &dir, asan);
+    let mut errors = Vec::new();
+    for (_, o) in &outcomes {
+        match &o.result {
+            Ok((true, ..)) => {}
+            Ok((false, abs, rel, bad)) => errors.push(format!(
+                "{} {}  max_abs {abs:.2e} max_rel {rel:.2e} ({bad} bad)",
+                o.kernel, o.problem
+            )),
+            Err(e) => errors.push(format!("{} {}  ERROR {e}", o.kernel, o.problem)),
+        }
+    }
+    let worst = outcomes
+        .iter()
+        .filter_map(|(_, o)| o.result.as_ref().ok().map(|r| r.2))
+        .fold(0.0f64, f64::max);
+    println!(
+        "direct pool on the depthwise zoo layers (N=1): {} of {} passed (worst max_rel {worst:.2e}); AddressSanitizer {}; {secs:.1} s on {threads} thread(s)",
+        outcomes.len() - errors.len(),
+        outcomes.len(),
+        if asan { "on" } else { "unavailable" },
+    );
+    assert!(errors.is_empty(), "failures:\n{}", errors.join("\n"));
+}
