@@ -14,7 +14,12 @@
 //! corrupted weight (the emulated kernel gets a changed W, the reference the original) and a
 //! broken shim that drops the grid's last block.
 //!
-//! Without g++ the test prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_HOST_CXX=1` turns the
+//! `host_conversions_are_bit_exact` checks the portable f32↔bf16/f16 conversions that stand in
+//! for inline PTX under `GCONV_HOST_EMULATION` against the `half` crate, bit for bit. Two slow
+//! `#[ignore]` tests widen the matrix (`-- --ignored`): every direct pool config on the forward
+//! cases of `gconv selftest`'s matrix, and the bf16 pool on the 16 depthwise zoo layers at N = 1.
+//!
+//! Without g++ each test prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_HOST_CXX=1` turns the
 //! skip into a failure. `GCONV_EMU_THREADS` sets the parallel compiles (default 2).
 
 use gconv_kernels::config::{can_implement, KernelConfig};
@@ -678,4 +683,203 @@ fn direct_pool_on_the_depthwise_zoo_layers_n1() {
         if asan { "on" } else { "unavailable" },
     );
     assert!(errors.is_empty(), "failures:\n{}", errors.join("\n"));
+}
+
+/// The portable conversions that replace inline PTX under `GCONV_HOST_EMULATION`
+/// (`f32_to_bf16`, `f32_to_f16`: round to nearest even; `f16_to_f32`: exact) are bit-exact
+/// against the `half` crate (through `HostTensor`): every f16 bit pattern, special and
+/// boundary f32 values (zeros, infinities, NaN, f16 overflow and subnormal thresholds, ties)
+/// and 200k random f32 bit patterns. NaN only has to stay NaN.
+#[test]
+fn host_conversions_are_bit_exact() {
+    use gconv_problem::tensor::SplitMix64;
+    use gconv_problem::DType;
+    if skip_without_cxx("host_conversions_are_bit_exact") {
+        return;
+    }
+    let dir = work_dir();
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    // Any direct kernel source carries the helpers.
+    let cfg: KernelConfig = A.parse().expect("kernel name");
+    let p: Problem = "fwd_bf16_n1_g8_c8_k8_i4x4_f3x3_s1x1_p1x1_d1x1"
+        .parse()
+        .expect("problem key");
+    let src = emit(&cfg, &p).expect("emit");
+    let main = r#"
+int main(int argc, char** argv) {
+  if (argc != 4) return 2;
+  FILE* f = std::fopen(argv[1], "rb");
+  if (!f) return 2;
+  std::fseek(f, 0, SEEK_END);
+  const long n = std::ftell(f) / 4;
+  std::fseek(f, 0, SEEK_SET);
+  std::vector<u32> in(n);
+  if (std::fread(in.data(), 4, n, f) != (size_t)n) return 2;
+  std::fclose(f);
+  std::vector<u16> bf(n), hf(n);
+  for (long i = 0; i < n; ++i) {
+    bf[i] = f32_to_bf16(bits_f32(in[i]));
+    hf[i] = f32_to_f16(bits_f32(in[i]));
+  }
+  std::vector<u32> widened(65536);
+  for (u32 h = 0; h < 65536; ++h) widened[h] = f32_bits(f16_to_f32((u16)h));
+  FILE* o = std::fopen(argv[2], "wb");
+  std::fwrite(bf.data(), 2, n, o);
+  std::fwrite(hf.data(), 2, n, o);
+  std::fclose(o);
+  FILE* w = std::fopen(argv[3], "wb");
+  std::fwrite(widened.data(), 4, 65536, w);
+  std::fclose(w);
+  return 0;
+}
+"#;
+    let cpp = dir.join("conversions.cpp");
+    let exe = dir.join("conversions");
+    std::fs::write(
+        &cpp,
+        format!("#include \"host_shim.h\"\n{}\n{main}", src.code),
+    )
+    .expect("write source");
+    let out = Command::new("g++")
+        .args([
+            "-std=c++20",
+            "-O1",
+            "-pthread",
+            "-fno-strict-aliasing",
+            "-I",
+        ])
+        .arg(shim_dir())
+        .arg("-o")
+        .arg(&exe)
+        .arg(&cpp)
+        .output()
+        .expect("run g++");
+    assert!(
+        out.status.success(),
+        "g++: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut bits: Vec<u32> = vec![
+        0x0000_0000,
+        0x8000_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7f80_0001,
+        0xffc0_1234,
+        0x7f7f_ffff,
+        0x0000_0001,
+        0x0080_0000,
+        0x477f_e000,
+        0x477f_efff,
+        0x477f_f000,
+        0x477f_f001,
+        0x4780_0000,
+        0x3880_0000,
+        0x387f_ffff,
+        0x3300_0000,
+        0x3300_0001,
+        0x3280_0000,
+        0x3380_0000,
+        0x33c0_0000,
+        0x3f80_8000,
+        0x3f81_8000,
+        0x3f80_7fff,
+        0x3f80_8001,
+        0x3f80_1000,
+        0x3f80_3000,
+        0xbf80_1000,
+        0x7f7f_8000,
+    ];
+    // Ties and neighbours at every exponent: f16 (13 dropped bits) and bf16 (16 dropped bits).
+    for e in 0u32..255 {
+        for m in [
+            0x1000u32, 0x3000, 0x0fff, 0x1001, 0x8000, 0x1_8000, 0x7fff, 0x8001,
+        ] {
+            bits.push((e << 23) | m);
+            bits.push(0x8000_0000 | (e << 23) | m);
+        }
+    }
+    let mut rng = SplitMix64::new(0x5eed);
+    for _ in 0..200_000 {
+        bits.push(rng.next_u64() as u32);
+    }
+    let fin = dir.join("conversions.in");
+    let fout = dir.join("conversions.out");
+    let fwide = dir.join("conversions.wide");
+    std::fs::write(
+        &fin,
+        bits.iter()
+            .flat_map(|b| b.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .expect("write input");
+    let run = Command::new(&exe)
+        .arg(&fin)
+        .arg(&fout)
+        .arg(&fwide)
+        .status()
+        .expect("run");
+    assert!(run.success(), "conversion program failed");
+    let got = std::fs::read(&fout).expect("read output");
+    let n = bits.len();
+    assert_eq!(got.len(), 4 * n);
+    let u16s = |b: &[u8]| -> Vec<u16> {
+        b.chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect()
+    };
+    let (got_bf, got_hf) = (u16s(&got[..2 * n]), u16s(&got[2 * n..]));
+    let floats: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
+    let mut bad = Vec::new();
+    for (dt, got, exp_nan, mant) in [
+        (DType::Bf16, &got_bf, 0x7f80u16, 0x007fu16),
+        (DType::F16, &got_hf, 0x7c00u16, 0x03ffu16),
+    ] {
+        let want = u16s(&HostTensor::from_f32(dt, &floats).to_bytes());
+        for i in 0..n {
+            let is_nan = |h: u16| h & exp_nan == exp_nan && h & mant != 0;
+            let ok = if floats[i].is_nan() {
+                is_nan(got[i])
+            } else {
+                got[i] == want[i]
+            };
+            if !ok && bad.len() < 20 {
+                bad.push(format!(
+                    "{dt}: {:#010x} -> {:#06x}, want {:#06x}",
+                    bits[i], got[i], want[i]
+                ));
+            }
+        }
+    }
+    let wide = std::fs::read(&fwide).expect("read widened");
+    let all_f16: Vec<u8> = (0..=u16::MAX).flat_map(|h| h.to_le_bytes()).collect();
+    let want = HostTensor::from_bytes(DType::F16, &all_f16)
+        .expect("f16 bytes")
+        .to_f32();
+    for (h, w) in want.iter().enumerate() {
+        let g = u32::from_le_bytes([
+            wide[4 * h],
+            wide[4 * h + 1],
+            wide[4 * h + 2],
+            wide[4 * h + 3],
+        ]);
+        let ok = if w.is_nan() {
+            f32::from_bits(g).is_nan()
+        } else {
+            g == w.to_bits()
+        };
+        if !ok && bad.len() < 40 {
+            bad.push(format!(
+                "f16 {h:#06x} -> {g:#010x}, want {:#010x}",
+                w.to_bits()
+            ));
+        }
+    }
+    println!(
+        "host conversions: {} f32 values to bf16 and f16, 65536 f16 values to f32: {} mismatches",
+        n,
+        bad.len()
+    );
+    assert!(bad.is_empty(), "mismatches:\n{}", bad.join("\n"));
 }
