@@ -260,10 +260,13 @@ constexpr int SPAN = (PX - 1) * SW + (FX - 1) * DW + 1;  // input columns of one
 constexpr int CHUNKS_PER_PIX = CT / VL;
 constexpr int TOTAL_CHUNKS = ITD * ITH * ITW * CHUNKS_PER_PIX;
 constexpr bool DEPTHWISE_PATH = CG == 1 && KG == 1;
-static_assert(XS_BYTES >= ITD * ITH * ITW * CT * ESZ && XS_BYTES % 16 == 0, "input tile size");
+static_assert(XROW >= ITW * CT && (XROW - ITW * CT) * ESZ % 16 == 0, "row stride");
+static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
 static_assert(WS_BYTES == TAPS * CG * BN * 4, "weight tile size");
 static_assert(BN % KG == 0 && BN % VEC == 0 && TW % PX == 0 && CT % VL == 0, "tile shape");
 static_assert(ITEMS + 32 > THREADS && ITEMS <= 4 * THREADS, "thread mapping");
+static_assert(SMEM_BYTES == XS_BYTES + WS_BYTES, "launch shared memory");
+static_assert(GRID_X == TILES_W * TILES_H * OD * N_, "launch grid");
 static_assert(C_ % VL == 0 && K_ % SV == 0 && VEC % SV == 0, "vector widths");
 
 // Column j of a window row feeds output p through tap fx = (j - p·SW) / DW when that is exact.
@@ -278,7 +281,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
   (void)workspace;
-  elem_t* xs = reinterpret_cast<elem_t*>(smem);                // [ITD][ITH][ITW][CT]
+  elem_t* xs = reinterpret_cast<elem_t*>(smem);  // [ITD][ITH] rows of XROW = ITW·CT + pad
   float* ws = reinterpret_cast<float*>(smem + XS_BYTES);       // [TAPS·CG][BN], f32
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
@@ -303,7 +306,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   //    channel chunks of one pixel (coalesced), zero-fill for padding and channels beyond C.
   for (int i = tid; i < TOTAL_CHUNKS; i += THREADS) {
     const int ch = i % CHUNKS_PER_PIX;
-    int pix = i / CHUNKS_PER_PIX;
+    const int pix = i / CHUNKS_PER_PIX;
     const int x = pix % ITW;
     const int rest = pix / ITW;
     const int y = rest % ITH;
@@ -312,10 +315,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
     const int ih = ih0 + y;
     const int iw = iw0 + x;
     const int c = c0 + ch * VL;
+    const int soff = rest * XROW + x * CT + ch * VL;  // rest = z·ITH + y
     const bool ok = (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH &&
                     (unsigned)iw < (unsigned)IW && c < C_;
     const int goff = ok ? (((n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
-    copy_to_smem<VL * ESZ>(xs + pix * CT + ch * VL, X + goff, ok);
+    copy_to_smem<VL * ESZ>(xs + soff, X + goff, ok);
   }
   // 2. Weights of the CTA's output channels, widened to f32 and transposed to [tap·CG][BN]
   //    (global reads contiguous; zero for channels beyond K).
@@ -335,8 +339,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   for (int it = tid; it < ITEMS; it += THREADS) {
     const int lane = it % LANES;
     const int pg = it / LANES;
-    const int ty = pg / PGW;
-    const int tx0 = (pg % PGW) * PX;
+    const int ty = pg % TH;  // rows fastest: a quarter-warp with fewer than 8 channel lanes
+    const int tx0 = (pg / TH) * PX;  // spans rows, which the row padding puts on other banks
     const int kl0 = lane * VEC;
     float acc[PX][VEC];
 #pragma unroll
@@ -347,7 +351,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
     for (int fz = 0; fz < FZ; ++fz) {
 #pragma unroll
       for (int fy = 0; fy < FY; ++fy) {
-        const elem_t* row = xs + ((fz * ITH + ty * SH + fy * DH) * ITW + tx0 * SW) * CT;
+        const elem_t* row = xs + (fz * ITH + ty * SH + fy * DH) * XROW + tx0 * SW * CT;
         const int tap0 = (fz * FY + fy) * FX;
         if constexpr (DEPTHWISE_PATH) {
           float wr[FX][VEC];

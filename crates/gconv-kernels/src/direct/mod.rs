@@ -49,8 +49,12 @@
 //! 4. **Stores**: straight from registers, `SV` channels (16 bytes when K allows) per access;
 //!    the 8 channel lanes of a quarter-warp write one contiguous 128-byte line per pixel.
 //!
-//! Shared memory = `round16(FZ·ITH·ITW·CT·esize) + taps·(C/G)·BN·4` bytes (checked against the
-//! 227 KB limit by `can_implement`). DRAM traffic per output is the compulsory X + Y (+ W)
+//! Shared memory = `round16(FZ·ITH·XROW·esize) + taps·(C/G)·BN·4` bytes (checked against the
+//! 227 KB limit by `can_implement`), `XROW = ITW·CT` + 0–7 16-byte chunks of row padding.
+//! Work items are numbered channel lane fastest, then output row, then column group, so a
+//! quarter-warp with fewer than 8 channel lanes (BN·esize < 128 bytes) reads several rows;
+//! the padding is chosen by a bank model ([`smem_read_wavefronts`]) to put them on different
+//! banks (e.g. 4 lanes, 3×3 stride 1: the 18-pixel rows get one pixel of padding). DRAM traffic per output is the compulsory X + Y (+ W)
 //! bytes; the halo is re-read from L2: an 8×16 tile with a 3×3 filter reads 10×18/128 = 1.41×
 //! the tile's pixels, i.e. about `1.41·esize` bytes of L2→SM input per output element plus
 //! `esize` written — far below the H200's L2 bandwidth, so the kernel should run at the DRAM
@@ -84,6 +88,10 @@ pub struct DirectGeometry {
     pub ct: u64,
     /// Staged depth slices (`FZ`), halo rows and halo columns.
     pub halo: [u64; 3],
+    /// Shared-memory row stride in elements: `ITW·CT` plus a padding of 0–7 16-byte chunks
+    /// chosen by [`smem_read_wavefronts`] so that the column reads of a quarter-warp that spans
+    /// several rows hit distinct banks.
+    pub xrow: u64,
     /// Elements per global-load chunk (divides C and CT; 16 bytes at most).
     pub vl: u64,
     /// Elements per output store (divides K and VEC; 16 bytes at most).
@@ -123,13 +131,20 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     ];
     let vl = largest_pow2_dividing(problem.c, vmax.min(largest_pow2_dividing(ct, vmax)));
     let sv = largest_pow2_dividing(problem.k, vmax.min(cfg.vec_a.max(1) as u64));
-    let xs_bytes = (halo[0] * halo[1] * halo[2] * ct * es).div_ceil(16) * 16;
+    let base_row = halo[2] * ct;
+    let pad_chunk = 16 / es; // elements per 16-byte chunk
+    let xrow = (0..8u64)
+        .map(|pad| base_row + pad * pad_chunk)
+        .min_by_key(|&xrow| smem_read_wavefronts(cfg, problem, th, ct, xrow))
+        .unwrap_or(base_row);
+    let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
     let ws_bytes = problem.filter_volume() * problem.cpg() * bn * 4;
     DirectGeometry {
         th,
         tw,
         ct,
         halo,
+        xrow,
         vl,
         sv,
         xs_bytes,
@@ -141,6 +156,54 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
             1,
         ],
     }
+}
+
+/// Shared-memory wavefronts of one column read by the first warp of a CTA on the depthwise
+/// path (the math loop's shared loads), for a row stride of `xrow` elements: threads are
+/// grouped into phases of 128 bytes of requests (8 threads for 16-byte reads), and each phase
+/// costs as many wavefronts as the most distinct 4-byte words that fall into one of the 32
+/// banks. The channel-multiplier path (scalar reads) is not modelled (0).
+pub fn smem_read_wavefronts(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    th: u64,
+    ct: u64,
+    xrow: u64,
+) -> u64 {
+    if problem.cpg() != 1 || problem.kpg() != 1 {
+        return 0;
+    }
+    let es = problem.dtype.size_bytes();
+    let vec = cfg.vec_a.max(1) as u64;
+    let lanes = (cfg.tile_n as u64 / vec).max(1);
+    let access = (vec * es).min(16);
+    let per_phase = (128 / access).min(32) as usize;
+    let threads = (cfg.threads() as u64).min(32);
+    let addrs: Vec<u64> = (0..threads)
+        .map(|t| {
+            let (lane, pg) = (t % lanes, t / lanes);
+            let (ty, txg) = (pg % th.max(1), pg / th.max(1));
+            ty * problem.stride[1] * xrow * es
+                + txg * cfg.vec_b as u64 * problem.stride[2] * ct * es
+                + lane * vec * es
+        })
+        .collect();
+    addrs
+        .chunks(per_phase)
+        .map(|phase| {
+            let mut words: Vec<u64> = phase
+                .iter()
+                .flat_map(|&a| (a / 4)..(a + access).div_ceil(4))
+                .collect();
+            words.sort_unstable();
+            words.dedup();
+            let mut per_bank = [0u64; 32];
+            for w in words {
+                per_bank[(w % 32) as usize] += 1;
+            }
+            per_bank.into_iter().max().unwrap_or(0)
+        })
+        .sum()
 }
 
 /// Estimated registers per thread on a problem: accumulators (`VEC × PX`), one input column,
@@ -301,7 +364,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         "constexpr bool IS_BF16 = {};",
         problem.dtype == DType::Bf16
     );
-    let ints: [(&str, u64); 35] = [
+    let ints: [(&str, u64); 36] = [
         ("ESZ", problem.dtype.size_bytes()),
         ("N_", problem.n),
         ("ID", problem.input[0]),
@@ -333,6 +396,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         ("THREADS", cfg.threads() as u64),
         ("VL", geo.vl),
         ("SV", geo.sv),
+        ("XROW", geo.xrow),
         ("XS_BYTES", geo.xs_bytes),
         ("WS_BYTES", geo.ws_bytes),
         ("SMEM_BYTES", geo.smem_bytes),
@@ -498,12 +562,37 @@ mod tests {
         assert_eq!((g.th, g.tw, g.ct), (8, 16, 64));
         assert_eq!(g.halo, [1, 10, 18]);
         assert_eq!((g.vl, g.sv), (8, 8));
+        assert_eq!(g.xrow, 18 * 64); // 8 channel lanes: one row per quarter-warp, no padding
         assert_eq!(g.xs_bytes, 10 * 18 * 64 * 2);
         assert_eq!(g.ws_bytes, 9 * 64 * 4);
         assert_eq!(g.grid, [4 * 7 * 32, 3, 1]);
         // Channel multiplier: 64 output channels = 32 groups of 2; odd C: 2-byte chunks.
         let g = geometry(&c, &prob("fwd_bf16_n1_g7_c7_k14_i9x9_f3x3_s2x2_p1x1_d1x1"));
         assert_eq!((g.ct, g.vl, g.sv), (32, 1, 2));
+    }
+
+    #[test]
+    fn row_padding_removes_bank_conflicts_of_narrow_channel_tiles() {
+        let p = prob("fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1");
+        // 4 channel lanes (32 channels x 2 bytes = 64 B per pixel): one quarter-warp reads two
+        // rows; 18 pixels x 64 B = 1152 B rows collide, 19 pixels do not.
+        let c = config(DType::Bf16, [128, 32, 16], 4, [8, 4]);
+        let g = geometry(&c, &p);
+        assert_eq!(g.xrow, 18 * 32 + 32);
+        assert_eq!(smem_read_wavefronts(&c, &p, g.th, g.ct, 18 * 32), 8);
+        assert_eq!(smem_read_wavefronts(&c, &p, g.th, g.ct, g.xrow), 4);
+        // Stride 2: rows two apart; half a pixel (32 B) of padding.
+        let p2 = prob("fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s2x2_p1x1_d1x1");
+        let g2 = geometry(&c, &p2);
+        assert_eq!(smem_read_wavefronts(&c, &p2, g2.th, g2.ct, g2.xrow), 4);
+        // 2 channel lanes: four rows per quarter-warp.
+        let c16 = config(DType::Bf16, [128, 16, 16], 2, [8, 4]);
+        let p16 = prob("fwd_bf16_n32_g16_c16_k16_i56x56_f5x5_s1x1_p2x2_d1x1");
+        let g16 = geometry(&c16, &p16);
+        assert_eq!(
+            smem_read_wavefronts(&c16, &p16, g16.th, g16.ct, g16.xrow),
+            4
+        );
     }
 
     #[test]
