@@ -1420,8 +1420,8 @@ pub fn default_forward_pool(dtype: DType) -> Vec<KernelConfig> {
 
 /// The `direct` forward pool for a dtype (see [`crate::direct`] for the field mapping): 8×16,
 /// 8×8, 8×32, 4×32, 7×16 and 7×8-pixel tiles of 16–64 channels, a 1×64 tile for 1D problems,
-/// 4 or 8 pixels per thread, 8 channels per thread for f16/bf16 (16-byte accesses) and 4 for
-/// f32.
+/// 2, 4 or 8 pixels per thread (2: fewer registers, more resident threads), 8 channels per
+/// thread for f16/bf16 (16-byte accesses) and 4 for f32.
 /// Every member passes [`validate`].
 ///
 /// These kernels are verified by host emulation and compile with NVRTC, but have not run on a
@@ -1441,6 +1441,8 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
             ([64, 64, 64], 4, [8, 4]),
             ([112, 64, 16], 7, [8, 4]),
             ([56, 64, 8], 4, [8, 4]),
+            ([64, 64, 8], 8, [8, 2]),
+            ([128, 32, 16], 8, [8, 2]),
         ]
         .into_iter()
         .map(|(t, w, v)| d(dtype, t, w, v))
@@ -1454,6 +1456,7 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
             ([64, 32, 64], 4, [4, 4]),
             ([112, 32, 16], 7, [4, 4]),
             ([56, 32, 8], 4, [4, 4]),
+            ([64, 32, 8], 8, [4, 2]),
         ]
         .into_iter()
         .map(|(t, w, v)| d(dtype, t, w, v))

@@ -47,6 +47,8 @@ const H: &str = "direct_fwd_bf16_t128x16x16_w2x1_s1_v8x4_gm1_sk1d_simt_gen";
 const S7: &str = "direct_fwd_bf16_t56x64x8_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
 const T7: &str = "direct_fwd_f16_t112x64x16_w7x1_s1_v8x4_gm1_sk1d_simt_gen";
 const T32: &str = "direct_fwd_f32_t112x32x16_w7x1_s1_v4x4_gm1_sk1d_simt_gen";
+const U2: &str = "direct_fwd_bf16_t128x32x16_w8x1_s1_v8x2_gm1_sk1d_simt_gen";
+const V32: &str = "direct_fwd_f32_t64x32x8_w8x1_s1_v4x2_gm1_sk1d_simt_gen";
 const P32: &str = "direct_fwd_f32_t128x32x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen";
 const Q32: &str = "direct_fwd_f32_t128x64x16_w8x1_s1_v4x8_gm1_sk1d_simt_gen";
 const R32: &str = "direct_fwd_f32_t64x32x64_w4x1_s1_v4x4_gm1_sk1d_simt_gen";
@@ -185,6 +187,16 @@ const CASES: &[(&str, &str, &str)] = &[
         "dw3x3_s2_tile7x16_f32",
         T32,
         "fwd_f32_n2_g40_c40_k40_i27x27_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dw5x5_px2_s2",
+        U2,
+        "fwd_bf16_n2_g24_c24_k24_i19x21_f5x5_s2x2_p2x2_d1x1",
+    ),
+    (
+        "dw3x3_px2_dil3_f32",
+        V32,
+        "fwd_f32_n1_g36_c36_k36_i13x15_f3x3_s1x1_p3x3_d3x3",
     ),
 ];
 
