@@ -35,6 +35,10 @@ pub struct RunArgs {
     /// GPU timing: flush L2 before every round.
     #[arg(long)]
     pub flush_l2: bool,
+    /// GPU timing: launch on the stream instead of replaying a captured CUDA graph (the
+    /// default replays, so that host launch cost stays out of short kernels' figures).
+    #[arg(long)]
+    pub no_graph: bool,
 }
 
 /// What `--kernel` names, resolved before a backend is opened.
@@ -134,6 +138,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             let opts = TimingOptions {
                 rounds: a.iters,
                 flush_l2: a.flush_l2,
+                use_graph: !a.no_graph,
                 ..TimingOptions::default()
             };
             let r = run_gpu(rt, &src, &problem, &in0, &in1, Some(&opts))?;
