@@ -230,8 +230,11 @@ fn shim_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests")
 }
 
-fn work_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gconv_host_emulation")
+/// A work directory per test (tests of this binary may run concurrently).
+fn work_dir(test: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("gconv_host_emulation")
+        .join(test)
 }
 
 fn cxx_available() -> bool {
@@ -442,7 +445,7 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
     if skip_without_cxx("direct_kernels_match_the_reference_under_host_emulation") {
         return;
     }
-    let dir = work_dir();
+    let dir = work_dir("direct_kernels_match_the_reference_under_host_emulation");
     std::fs::create_dir_all(&dir).expect("create the emulation work directory");
     let asan = asan_available(&dir);
     let mut jobs = Vec::new();
@@ -583,7 +586,7 @@ fn direct_pool_on_the_selftest_matrix() {
     if skip_without_cxx("direct_pool_on_the_selftest_matrix") {
         return;
     }
-    let dir = work_dir();
+    let dir = work_dir("direct_pool_on_the_selftest_matrix");
     std::fs::create_dir_all(&dir).expect("create the emulation work directory");
     let asan = asan_available(&dir);
     let col = |rows: &[[i64; 5]], i: usize| rows.iter().map(|r| r[i]).collect::<Vec<i64>>();
@@ -652,7 +655,7 @@ fn direct_pool_on_the_depthwise_zoo_layers_n1() {
     if skip_without_cxx("direct_pool_on_the_depthwise_zoo_layers_n1") {
         return;
     }
-    let dir = work_dir();
+    let dir = work_dir("direct_pool_on_the_depthwise_zoo_layers_n1");
     std::fs::create_dir_all(&dir).expect("create the emulation work directory");
     let asan = asan_available(&dir);
     let text = include_str!("../../../configs/problems_depthwise_fwd.txt");
@@ -709,7 +712,7 @@ fn host_conversions_are_bit_exact() {
     if skip_without_cxx("host_conversions_are_bit_exact") {
         return;
     }
-    let dir = work_dir();
+    let dir = work_dir("host_conversions_are_bit_exact");
     std::fs::create_dir_all(&dir).expect("create the emulation work directory");
     // Any direct kernel source carries the helpers.
     let cfg: KernelConfig = A.parse().expect("kernel name");

@@ -54,12 +54,21 @@
 //! Work items are numbered channel lane fastest, then output row, then column group, so a
 //! quarter-warp with fewer than 8 channel lanes (BN·esize < 128 bytes) reads several rows;
 //! the padding is chosen by a bank model ([`smem_read_wavefronts`]) to put them on different
-//! banks (e.g. 4 lanes, 3×3 stride 1: the 18-pixel rows get one pixel of padding). DRAM traffic per output is the compulsory X + Y (+ W)
-//! bytes; the halo is re-read from L2: an 8×16 tile with a 3×3 filter reads 10×18/128 = 1.41×
-//! the tile's pixels, i.e. about `1.41·esize` bytes of L2→SM input per output element plus
-//! `esize` written — far below the H200's L2 bandwidth, so the kernel should run at the DRAM
-//! limit when enough CTAs are resident. 3D problems re-read `FZ` depth slices per output slice
-//! (one output depth per CTA), which costs L2 traffic but not DRAM traffic.
+//! banks (e.g. 4 lanes, 3×3 stride 1: the 18-pixel rows get one pixel of padding).
+//!
+//! # Traffic and expected limits (H200, not yet measured)
+//!
+//! DRAM traffic per output element is the compulsory X + Y bytes (W is tiny); the halo is
+//! re-read from L2: an 8×16 tile with a 3×3 filter stages 10×18 = 180 pixels for 128 outputs
+//! (1.41×), i.e. about `1.41·esize` bytes L2→SM per output plus `esize` written. Math per
+//! output is `taps` f32 FMAs: 9 for 3×3 needs about 11 TFMA/s at 4.8 TB/s in bf16, a third of
+//! the H200's FFMA rate, so 3×3 and 5×5 should be memory bound; 7×7 (49 FMAs) is FFMA bound at
+//! roughly 0.55 of the DRAM roofline. Known limits, for the next (GPU) iteration: no overlap of
+//! a CTA's halo load with its own math (overlap comes only from co-resident CTAs: 84 registers
+//! on the 4-pixel bf16 configs give 3 CTAs of 256 threads per SM, the 2-pixel configs 62–64
+//! registers and 4); 3D problems stage `FZ` depth slices per output slice (one output depth per
+//! CTA), which costs L2 but not DRAM traffic; weights of the channel-multiplier path are read
+//! from shared memory per FMA.
 
 use crate::config::{
     validate, Family, FastPath, KernelConfig, Math, Rejection, SplitKMode, MAX_REGISTERS,
