@@ -365,11 +365,21 @@ pub fn read_rows(path: &Path) -> Result<Vec<SweepRow>, TuneError> {
                     .map_err(|_| bad(COLUMNS[i], format!("{s:?} is not a count")))
             }
         };
+        let latency_ms = f(24)?;
+        if status == Status::Ok && !latency_ms.is_some_and(|t| t > 0.0 && t.is_finite()) {
+            return Err(bad(
+                "latency_ms",
+                format!(
+                    "an ok row needs a positive finite latency, found {:?}",
+                    &rec[24]
+                ),
+            ));
+        }
         rows.push(SweepRow {
             kernel: rec[0].to_string(),
             problem,
             status,
-            latency_ms: f(24)?,
+            latency_ms,
             max_abs_err: f(28)?,
             max_rel_err: f(29)?,
             compile_ms: f(30)?,

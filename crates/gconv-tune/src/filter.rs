@@ -17,7 +17,7 @@
 //! (`!stages == 3` means `!(stages == 3)`). Expressions are typed when parsed: comparisons take integers and give conditions; `!`, `&&`
 //! and `||` take conditions; the whole filter must be a condition. Comparisons do not chain
 //! (`1 < a < 3` is an error; write `1 < a && a < 3`). There is no arithmetic, no function call
-//! and no loop, so evaluation is a bounded walk of the tree. Every parse error carries the byte
+//! and no loop, and nesting is capped at [`MAX_DEPTH`], so evaluation is a bounded walk of the tree. Every parse error carries the byte
 //! position of the offending token and is displayed with a caret under it.
 
 use std::fmt;
@@ -256,11 +256,16 @@ enum Ty {
     Cond,
 }
 
+/// Deepest nesting of `(` and `!` a filter may have (keeps the recursive parser, evaluation
+/// and drop of the tree well inside the stack).
+pub const MAX_DEPTH: usize = 128;
+
 struct Parser<'a> {
     src: &'a str,
     toks: Vec<(Tok, usize)>,
     at: usize,
     fields: &'a [&'a str],
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -330,6 +335,19 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Result<(Expr, Ty, usize), FilterError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.err(
+                self.pos(),
+                format!("the filter nests `(` and `!` more than {MAX_DEPTH} levels deep"),
+            ));
+        }
+        self.depth += 1;
+        let r = self.unary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn unary_inner(&mut self) -> Result<(Expr, Ty, usize), FilterError> {
         if *self.peek() == Tok::Bang {
             let (_, start) = self.bump();
             let (inner, ty, istart) = self.unary()?;
@@ -440,6 +458,7 @@ impl Filter {
             toks,
             at: 0,
             fields,
+            depth: 0,
         };
         if *p.peek() == Tok::End {
             return Err(p.err(0, "the filter is empty".into()));
@@ -651,5 +670,16 @@ mod tests {
         let shown = e.to_string();
         let caret_line = shown.lines().nth(2).unwrap();
         assert_eq!(caret_line.chars().position(|c| c == '^'), Some(2 + 15));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}tile_n == 64{}", "(".repeat(20_000), ")".repeat(20_000));
+        let e = Filter::parse(&deep, &["tile_n"]).unwrap_err();
+        assert!(e.to_string().contains("levels deep"), "{e}");
+        let bangs = format!("{}tile_n == 64", "!".repeat(20_000));
+        assert!(Filter::parse(&bangs, &["tile_n"]).is_err());
+        let ok = format!("{}tile_n == 64{}", "(".repeat(100), ")".repeat(100));
+        assert!(Filter::parse(&ok, &["tile_n"]).is_ok());
     }
 }

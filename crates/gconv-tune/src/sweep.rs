@@ -715,7 +715,6 @@ fn check_rows(job: &Job, rows: Vec<ResultRow>) -> Result<Vec<SweepRow>, String> 
             }
         }
     }
-    let is_kernel = matches!(job.kind, JobKind::Kernel { .. });
     Ok(rows
         .into_iter()
         .map(|r| {
@@ -723,7 +722,7 @@ fn check_rows(job: &Job, rows: Vec<ResultRow>) -> Result<Vec<SweepRow>, String> 
             if row.status == Status::Ok {
                 let timed = row.latency_ms.is_some_and(|t| t > 0.0 && t.is_finite());
                 let verified = row.max_abs_err.is_some() && row.max_rel_err.is_some();
-                if !timed || (is_kernel && !verified) {
+                if !timed || !verified {
                     row.status = Status::Crashed;
                     row.message = Some(format!(
                         "worker reported ok {} (latency {:?}, max_abs_err {:?}, max_rel_err {:?})",
@@ -937,7 +936,11 @@ mod tests {
         unverified.max_abs_err = None;
         unverified.max_rel_err = None;
         let rows = check_rows(&b, vec![ok("cudnn:e1", unverified.clone())]).unwrap();
-        assert_eq!(rows[0].status, Status::Ok, "baselines need no verification");
+        assert_eq!(
+            rows[0].status,
+            Status::Crashed,
+            "unverified baselines are not ranked"
+        );
         assert!(check_rows(&b, vec![ok("cudnn:", unverified.clone())]).is_err());
         assert!(check_rows(&b, vec![ok("torch:e1", unverified)]).is_err());
         assert!(check_rows(&b, vec![]).is_err());

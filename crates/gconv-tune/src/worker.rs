@@ -34,7 +34,7 @@
 //! - the worker fails in any of these ways before it starts the first job of a batch of
 //!   several (that is, in `prepare`): nobody can be blamed yet, so each job of the batch runs
 //!   again alone in its own worker, where a failure does name the culprit;
-//! - an `ok` kernel row without a positive latency or without `max_abs_err`/`max_rel_err` (the
+//! - an `ok` row (kernel or baseline) without a positive latency or without `max_abs_err`/`max_rel_err` (the
 //!   proof that it was verified) becomes `crashed`: no unverified or untimed kernel is ranked.
 
 use crate::error::TuneError;

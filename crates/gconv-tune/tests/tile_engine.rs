@@ -115,7 +115,7 @@ fn misbehaving_workers_become_rows_and_the_sweep_goes_on() {
 
     let expected = [
         ("fake:fast", Status::Ok),
-        ("fake:slow", Status::Ok),
+        ("fake:slow", Status::Crashed), // unverified: never ranked
         ("fake_ok_1", Status::Ok),
         ("fake_crash", Status::Crashed),
         ("fake_ok_2", Status::Ok),

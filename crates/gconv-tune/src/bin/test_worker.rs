@@ -87,6 +87,7 @@ impl Executor for TestExecutor {
 
     fn baseline(&mut self, job: &Job, provider: &str) -> Vec<ResultRow> {
         if provider == "fake" {
+            // `fake:slow` carries no error columns: the orchestrator must refuse to rank it.
             let mut slow = JobResult::ok(2.0, 0.0, 0.0);
             slow.max_abs_err = None;
             slow.max_rel_err = None;
