@@ -86,10 +86,9 @@ pub fn kernels(a: KernelsArgs) -> Result<ExitCode> {
         }
         eprintln!("{rep}");
     } else if let Some(path) = &a.export_json {
-        let json = serde_json::to_string_pretty(&rep.configs)?;
-        std::fs::write(path, json).with_context(|| format!("cannot write {}", path.display()))?;
+        rep.export_json(path)?;
         println!("{rep}");
-        println!("wrote {} configs to {}", rep.configs.len(), path.display());
+        println!("wrote {} kernels to {}", rep.kernels.len(), path.display());
     } else {
         println!("{rep}");
     }
@@ -136,7 +135,7 @@ pub struct RunnerArgs {
     #[arg(long, default_value_t = 20)]
     pub batch_size: usize,
     /// Seconds one kernel may take before its worker is killed and the row becomes `timeout`.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub kernel_timeout: u64,
     /// Time a baseline in the same run: `cudnn` (GPU: graph API, every engine configuration
     /// its heuristics offer, each verified) or `reference` (CPU: the f64 reference).
@@ -205,6 +204,19 @@ fn resolve_backend(b: BackendChoice) -> Result<&'static str> {
     })
 }
 
+/// `--vs cudnn` needs the CUDA workers, `--vs reference` the CPU ones.
+fn check_baseline(vs: Option<&str>, backend: &str) -> Result<()> {
+    match (vs, backend) {
+        (Some("cudnn"), "cpu") => {
+            bail!("--vs cudnn needs the CUDA backend; the CPU backend's baseline is --vs reference")
+        }
+        (Some("reference"), "cuda") => {
+            bail!("--vs reference is the CPU backend's baseline; on the GPU use --vs cudnn")
+        }
+        _ => Ok(()),
+    }
+}
+
 fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
     if r.batch_size == 0 {
         bail!("--batch-size must be at least 1");
@@ -225,7 +237,7 @@ fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
         &r.output,
     );
     o.batch_size = r.batch_size;
-    o.kernel_timeout = Duration::from_secs(r.kernel_timeout.max(1));
+    o.kernel_timeout = Duration::from_secs(r.kernel_timeout);
     o.resume = r.resume;
     o.timing.repeats = r.repeats;
     o.timing.cold_l2 = r.cold_l2;
@@ -268,7 +280,27 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
         );
     }
     let problems = keep_direction(resolve_problems(&a.problems)?, rep.variant);
-    let backend = resolve_backend(a.run.backend)?;
+    let backend = match (rep.backend, a.run.backend) {
+        (gconv_tune::traits::Backend::Cpu, BackendChoice::Cuda) => bail!(
+            "{} lists CPU variants; they run on the CPU backend, not with --backend cuda",
+            a.config.display()
+        ),
+        (gconv_tune::traits::Backend::Cpu, _) => "cpu",
+        (gconv_tune::traits::Backend::Gpu, BackendChoice::Cpu) => bail!(
+            "{} lists GPU kernels; they need the CUDA backend, not --backend cpu (CPU variants are in configs/cpu_*.json)",
+            a.config.display()
+        ),
+        (gconv_tune::traits::Backend::Gpu, _) => {
+            gconv_cuda::runtime::probe().map_err(|e| {
+                anyhow!(
+                    "{} lists GPU kernels, but the CUDA backend is not usable: {e} (CPU variants are in configs/cpu_*.json)",
+                    a.config.display()
+                )
+            })?;
+            "cuda"
+        }
+    };
+    check_baseline(a.run.vs.as_deref(), backend)?;
     let mut o = sweep_options(&a.run, backend)?;
     o.arch = arch;
     o.max_kernels = a.max_kernels;
@@ -324,6 +356,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     if backend != "cuda" {
         bail!("gconv bench measures GPU kernels; it needs the CUDA backend");
     }
+    check_baseline(a.run.vs.as_deref(), backend)?;
     let o = sweep_options(&a.run, backend)?;
     let report = run_sweep(&kernels, &problems, &o)?;
     let rows = report.all_rows();
@@ -342,16 +375,13 @@ fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a Swe
         })
 }
 
-fn geomean(v: &[f64]) -> f64 {
-    gconv_tune::summary::geomean(v).unwrap_or(f64::NAN)
-}
-
 fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec) {
     println!(
         "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
-        "problem", "best ms", "roof", "auto ms", "cudnn ms", "best/cu", "auto/cu"
+        "problem", "best ms", "roof", "auto ms", "base ms", "best/base", "auto/base"
     );
     let (mut r_best, mut r_auto, mut roof) = (Vec::new(), Vec::new(), Vec::new());
+    let providers: BTreeSet<&str> = rows.iter().filter_map(|r| r.provider()).collect();
     let mut slower = 0usize;
     for p in problems {
         let b = best(rows, p, false);
@@ -394,14 +424,24 @@ fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec) 
             ra.map_or("-".into(), |x| format!("{x:.2}x")),
         );
     }
+    let g =
+        |v: &[f64]| gconv_tune::summary::geomean(v).map_or("-".to_string(), |x| format!("{x:.3}x"));
     println!(
-        "geomean: best-in-pool speedup over cuDNN {:.3}x ({} problems, {} slower than cuDNN), auto {:.3}x ({} problems), best-in-pool roofline fraction {:.3}",
-        geomean(&r_best),
+        "baseline: {}",
+        if providers.is_empty() {
+            "none in the rows".to_string()
+        } else {
+            providers.into_iter().collect::<Vec<_>>().join(", ")
+        }
+    );
+    println!(
+        "geomean: best-in-pool speedup over the best baseline {} ({} problems, {} slower than the baseline), auto {} ({} problems), best-in-pool roofline fraction {}",
+        g(&r_best),
         r_best.len(),
         slower,
-        geomean(&r_auto),
+        g(&r_auto),
         r_auto.len(),
-        geomean(&roof)
+        gconv_tune::summary::geomean(&roof).map_or("-".to_string(), |x| format!("{x:.3}"))
     );
 }
 
@@ -411,8 +451,8 @@ pub struct ReportArgs {
     /// A CSV written by `gconv sweep` or `gconv bench` (DESIGN.md §4 columns).
     pub csv: PathBuf,
     /// Kernels listed per problem in the ranked summary.
-    #[arg(long, default_value_t = 3)]
-    pub top: usize,
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub top: u32,
 }
 
 /// Runs `gconv report`: the ranked summary of a finished (or interrupted) sweep, and the
@@ -425,7 +465,7 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
     let dev = DeviceSpec::H200;
     println!(
         "{}",
-        gconv_tune::summary::summarize_with(&rows, a.top, &dev)
+        gconv_tune::summary::summarize_with(&rows, a.top as usize, &dev)
     );
     let mut problems: Vec<Problem> = Vec::new();
     for r in &rows {

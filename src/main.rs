@@ -70,7 +70,7 @@ fn info() -> Result<ExitCode> {
         Err(e) => {
             println!("device   not usable: {e}");
             println!("backend  the CPU backend will be used by --backend auto");
-            Ok(ExitCode::from(1))
+            Ok(ExitCode::from(2))
         }
     }
 }

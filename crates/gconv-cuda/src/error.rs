@@ -151,6 +151,12 @@ pub enum CudaError {
         /// Why.
         reason: String,
     },
+    /// The CUDA backend was switched off with the environment variable `GCONV_DISABLE_CUDA`.
+    #[error("the CUDA backend is disabled by GCONV_DISABLE_CUDA={value:?}")]
+    Disabled {
+        /// The variable's value.
+        value: String,
+    },
     /// A library call panicked inside cudarc (e.g. a missing symbol); converted to an error.
     #[error("cudarc panicked during {during}: {message}")]
     Panicked {

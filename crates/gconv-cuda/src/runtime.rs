@@ -95,8 +95,14 @@ pub fn probe() -> Result<DeviceInfo, CudaError> {
 }
 
 /// Loads the driver, initialises it, and describes the device `ordinal`; also checks NVRTC.
-/// Every failure is an error saying what is missing.
+/// Every failure is an error saying what is missing. A non-empty `GCONV_DISABLE_CUDA` other
+/// than `0` switches the backend off (for tests and for forcing the CPU path on a GPU host).
 pub fn probe_device(ordinal: usize) -> Result<DeviceInfo, CudaError> {
+    if let Ok(value) = std::env::var("GCONV_DISABLE_CUDA") {
+        if !value.is_empty() && value != "0" {
+            return Err(CudaError::Disabled { value });
+        }
+    }
     driver_library()?;
     let info = guard("device probe", || {
         dres::init().map_err(|e| CudaError::driver("cuInit", e))?;

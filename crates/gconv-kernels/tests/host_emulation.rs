@@ -619,6 +619,11 @@ fn direct_pool_on_the_selftest_matrix() {
             }
         }
     }
+    assert!(
+        jobs.len() >= 100,
+        "only {} jobs: the direct pool no longer covers the matrix",
+        jobs.len()
+    );
     let (outcomes, secs, threads) = run_all(&jobs, &dir, asan);
     let mut errors = Vec::new();
     for (_, o) in &outcomes {
@@ -675,6 +680,11 @@ fn direct_pool_on_the_depthwise_zoo_layers_n1() {
             }
         }
     }
+    assert!(
+        jobs.len() >= 100,
+        "only {} jobs: the direct pool no longer covers the matrix",
+        jobs.len()
+    );
     let (outcomes, secs, threads) = run_all(&jobs, &dir, asan);
     let mut errors = Vec::new();
     for (_, o) in &outcomes {

@@ -47,6 +47,14 @@ pub enum ProblemError {
         what: &'static str,
         limit: &'static str,
     },
+    /// A host tensor could not be allocated.
+    #[error("cannot allocate host tensor {tensor}: {bytes} bytes")]
+    HostMemory {
+        /// Which tensor.
+        tensor: &'static str,
+        /// Bytes asked for.
+        bytes: u64,
+    },
     /// A line of a problems file is not a valid key.
     #[error("{source_name}:{line}: {error}")]
     InFile {

@@ -1,5 +1,6 @@
 //! Host tensors in the gconv layouts: typed storage, seeded random fill, conversions.
 
+use crate::error::ProblemError;
 use crate::problem::{DType, Problem, TensorRole};
 use half::{bf16, f16};
 
@@ -79,18 +80,80 @@ impl HostTensor {
         HostTensor::from_f64(dtype, &v)
     }
 
-    /// Seeded random tensor for one role of a problem; the role is mixed into the seed so that
-    /// the two inputs of a direction differ.
-    pub fn random_for(problem: &Problem, role: TensorRole, seed: u64) -> HostTensor {
+    /// [`HostTensor::random`] without aborting the process when memory runs out: the storage
+    /// is reserved first, and a failed reservation is [`ProblemError::HostMemory`]. The values
+    /// are the same as `random`'s for the same seed.
+    pub fn try_random(
+        dtype: DType,
+        len: usize,
+        seed: u64,
+        tensor: &'static str,
+    ) -> Result<HostTensor, ProblemError> {
+        let oom = || ProblemError::HostMemory {
+            tensor,
+            bytes: len as u64 * dtype.size_bytes(),
+        };
+        let mut rng = SplitMix64::new(seed);
+        let data = match dtype {
+            DType::F32 => {
+                let mut v: Vec<f32> = Vec::new();
+                v.try_reserve_exact(len).map_err(|_| oom())?;
+                v.extend((0..len).map(|_| rng.next_signed_unit() as f32));
+                TensorData::F32(v)
+            }
+            DType::F16 => {
+                let mut v: Vec<f16> = Vec::new();
+                v.try_reserve_exact(len).map_err(|_| oom())?;
+                v.extend((0..len).map(|_| f16::from_f64(rng.next_signed_unit())));
+                TensorData::F16(v)
+            }
+            DType::Bf16 => {
+                let mut v: Vec<bf16> = Vec::new();
+                v.try_reserve_exact(len).map_err(|_| oom())?;
+                v.extend((0..len).map(|_| bf16::from_f64(rng.next_signed_unit())));
+                TensorData::Bf16(v)
+            }
+        };
+        Ok(HostTensor { data })
+    }
+
+    fn seed_for(role: TensorRole, seed: u64) -> u64 {
         let salt = match role {
             TensorRole::X => 0x58,
             TensorRole::W => 0x57,
             TensorRole::Y => 0x59,
         };
+        seed.wrapping_mul(0x100_0000_01B3) ^ salt
+    }
+
+    /// Seeded random tensor for one role of a problem; the role is mixed into the seed so that
+    /// the two inputs of a direction differ.
+    pub fn random_for(problem: &Problem, role: TensorRole, seed: u64) -> HostTensor {
         HostTensor::random(
             problem.dtype,
             problem.elements(role) as usize,
-            seed.wrapping_mul(0x100_0000_01B3) ^ salt,
+            HostTensor::seed_for(role, seed),
+        )
+    }
+
+    /// [`HostTensor::random_for`] that reports a failed allocation instead of aborting.
+    pub fn try_random_for(
+        problem: &Problem,
+        role: TensorRole,
+        seed: u64,
+    ) -> Result<HostTensor, ProblemError> {
+        let len =
+            usize::try_from(problem.elements(role)).map_err(|_| ProblemError::HostMemory {
+                tensor: role.name(),
+                bytes: problem
+                    .elements(role)
+                    .saturating_mul(problem.dtype.size_bytes()),
+            })?;
+        HostTensor::try_random(
+            problem.dtype,
+            len,
+            HostTensor::seed_for(role, seed),
+            role.name(),
         )
     }
 
@@ -189,6 +252,21 @@ mod tests {
         assert!(v.iter().all(|x| (-1.0..=1.0).contains(x)));
         // bf16 values have at most 8 significant bits.
         assert!(v.iter().all(|&x| bf16::from_f64(x).to_f64() == x));
+    }
+
+    #[test]
+    fn try_random_matches_random_and_reports_oom() {
+        for dt in DType::ALL {
+            assert_eq!(
+                HostTensor::try_random(dt, 77, 5, "X").unwrap(),
+                HostTensor::random(dt, 77, 5)
+            );
+        }
+        let e = HostTensor::try_random(DType::F32, usize::MAX / 8, 1, "X").unwrap_err();
+        assert!(
+            matches!(e, ProblemError::HostMemory { tensor: "X", .. }),
+            "{e}"
+        );
     }
 
     #[test]
