@@ -325,6 +325,9 @@ pub struct BenchArgs {
     /// Only problems of this direction (the kernel pools exist for fwd so far).
     #[arg(long, default_value = "fwd", value_parser = ["fwd", "dgrad", "wgrad"])]
     pub direction: String,
+    /// Kernel pools to time: `all` (igemm and direct), `igemm` or `direct`.
+    #[arg(long, default_value = "all", value_parser = ["all", "igemm", "direct"])]
+    pub family: String,
     #[command(flatten)]
     pub run: RunnerArgs,
 }
@@ -346,9 +349,17 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     let kernels: Vec<String> = dtypes
         .iter()
         .flat_map(|d| {
-            default_forward_pool(*d)
-                .into_iter()
-                .chain(direct_forward_pool(*d))
+            let igemm = if a.family == "direct" {
+                Vec::new()
+            } else {
+                default_forward_pool(*d)
+            };
+            let direct = if a.family == "igemm" {
+                Vec::new()
+            } else {
+                direct_forward_pool(*d)
+            };
+            igemm.into_iter().chain(direct)
         })
         .map(|c| c.to_string())
         .collect();

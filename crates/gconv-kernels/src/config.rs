@@ -866,8 +866,8 @@ pub enum Rejection {
     },
     /// The `direct` thread mapping is unbalanced: (tile_m / vec_b) pixel groups ×
     /// (tile_n / vec_a) channel lanes must exceed threads − 32 (no idle warp) and be at most
-    /// 4 × threads.
-    #[error("direct work items {items} (pixel groups x channel lanes) must be more than {threads} threads - 32 and at most 4 x threads")]
+    /// threads × PY with PY output rows per thread dividing the tile height.
+    #[error("direct work items {items} (tile rows x column groups x channel lanes) must be {threads} threads x PY, with PY <= 16 rows per thread dividing the tile height")]
     DirectThreadMapping {
         /// Work items of one CTA.
         items: u32,
@@ -1418,45 +1418,48 @@ pub fn default_forward_pool(dtype: DType) -> Vec<KernelConfig> {
     v
 }
 
-/// The `direct` forward pool for a dtype (see [`crate::direct`] for the field mapping): 8×16,
-/// 8×8, 8×32, 4×32, 7×16 and 7×8-pixel tiles of 16–64 channels, a 1×64 tile for 1D problems,
-/// 2, 4 or 8 pixels per thread (2: fewer registers, more resident threads), 8 channels per
-/// thread for f16/bf16 (16-byte accesses) and 4 for f32.
+/// The `direct` forward pool for a dtype (see [`crate::direct`] for the field mapping): tiles
+/// shaped for the 112/56/28/14/7-pixel outputs of the model zoo (16×16, 8×16, 8×32, 8×56,
+/// 8×28, 14×28, 28×28, 14×14, 7×14, 7×7 pixels) of 16–128 channels, a 1×64 tile for 1D
+/// problems; mostly 2 channels per thread (one 4-byte bf16 pair) with a PY × PX block of
+/// 4–49 outputs per thread, plus 4- and 8-channel variants (8- and 16-byte accesses).
 /// Every member passes [`validate`].
-///
-/// These kernels are verified by host emulation and compile with NVRTC, but have not run on a
-/// GPU yet: [`auto_select`] does not consider them; the GPU selftest and `gconv bench` do.
 pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
     use crate::direct::config as d;
     match dtype {
         DType::F16 | DType::Bf16 => [
+            // 2 channels (4 bytes) per thread, PY x PX outputs: the thread-level reuse tiles.
+            ([256, 32, 16], 8, [2, 4]),
+            ([128, 64, 16], 8, [2, 4]),
+            ([128, 32, 16], 8, [2, 4]),
+            ([256, 32, 32], 4, [2, 8]),
+            ([256, 16, 16], 4, [2, 4]),
+            ([448, 32, 56], 8, [2, 7]),
+            ([224, 32, 28], 4, [2, 7]),
+            ([392, 32, 28], 4, [2, 7]),
+            ([784, 16, 28], 7, [2, 7]),
+            ([196, 32, 14], 7, [2, 7]),
+            ([196, 64, 14], 4, [2, 7]),
+            ([98, 64, 14], 2, [2, 7]),
+            ([49, 64, 7], 7, [2, 7]),
+            ([49, 128, 7], 2, [2, 7]),
+            // Wider channel vectors (8 and 16 bytes per access).
+            ([128, 64, 16], 8, [4, 4]),
             ([128, 64, 16], 8, [8, 4]),
-            ([128, 64, 16], 4, [8, 4]),
-            ([64, 64, 8], 4, [8, 4]),
-            ([128, 32, 16], 4, [8, 4]),
-            ([256, 32, 32], 8, [8, 4]),
-            ([128, 64, 32], 4, [8, 8]),
-            ([128, 48, 16], 6, [8, 4]),
-            ([128, 16, 16], 2, [8, 4]),
-            ([64, 64, 64], 4, [8, 4]),
-            ([112, 64, 16], 7, [8, 4]),
-            ([56, 64, 8], 4, [8, 4]),
-            ([64, 64, 8], 8, [8, 2]),
-            ([128, 32, 16], 8, [8, 2]),
+            // One row of 64 pixels for 1D problems.
+            ([64, 64, 64], 8, [2, 8]),
         ]
         .into_iter()
         .map(|(t, w, v)| d(dtype, t, w, v))
         .collect(),
         DType::F32 => [
-            ([128, 32, 16], 8, [4, 4]),
-            ([64, 32, 8], 4, [4, 4]),
-            ([128, 64, 16], 8, [4, 8]),
-            ([128, 48, 16], 6, [4, 8]),
-            ([128, 16, 16], 4, [4, 4]),
-            ([64, 32, 64], 4, [4, 4]),
-            ([112, 32, 16], 7, [4, 4]),
-            ([56, 32, 8], 4, [4, 4]),
-            ([64, 32, 8], 8, [4, 2]),
+            ([256, 32, 16], 8, [2, 4]),
+            ([128, 32, 16], 4, [4, 4]),
+            ([128, 64, 16], 8, [4, 4]),
+            ([224, 32, 28], 4, [2, 7]),
+            ([196, 32, 14], 7, [2, 7]),
+            ([49, 64, 7], 7, [2, 7]),
+            ([64, 32, 64], 4, [2, 8]),
         ]
         .into_iter()
         .map(|(t, w, v)| d(dtype, t, w, v))

@@ -32,26 +32,28 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-const A: &str = "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen";
-const A16: &str = "direct_fwd_f16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen";
-const B: &str = "direct_fwd_bf16_t64x64x8_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
-const B16: &str = "direct_fwd_f16_t64x64x8_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
-const C: &str = "direct_fwd_bf16_t128x32x16_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
-const C16: &str = "direct_fwd_f16_t128x32x16_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
-const D: &str = "direct_fwd_bf16_t128x64x32_w4x1_s1_v8x8_gm1_sk1d_simt_gen";
-const E: &str = "direct_fwd_bf16_t128x48x16_w6x1_s1_v8x4_gm1_sk1d_simt_gen";
-const F: &str = "direct_fwd_bf16_t64x64x64_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
-const F16: &str = "direct_fwd_f16_t64x64x64_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
-const G2: &str = "direct_fwd_bf16_t128x64x16_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
-const H: &str = "direct_fwd_bf16_t128x16x16_w2x1_s1_v8x4_gm1_sk1d_simt_gen";
-const S7: &str = "direct_fwd_bf16_t56x64x8_w4x1_s1_v8x4_gm1_sk1d_simt_gen";
-const T7: &str = "direct_fwd_f16_t112x64x16_w7x1_s1_v8x4_gm1_sk1d_simt_gen";
-const T32: &str = "direct_fwd_f32_t112x32x16_w7x1_s1_v4x4_gm1_sk1d_simt_gen";
-const U2: &str = "direct_fwd_bf16_t128x32x16_w8x1_s1_v8x2_gm1_sk1d_simt_gen";
-const V32: &str = "direct_fwd_f32_t64x32x8_w8x1_s1_v4x2_gm1_sk1d_simt_gen";
-const P32: &str = "direct_fwd_f32_t128x32x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen";
-const Q32: &str = "direct_fwd_f32_t128x64x16_w8x1_s1_v4x8_gm1_sk1d_simt_gen";
-const R32: &str = "direct_fwd_f32_t64x32x64_w4x1_s1_v4x4_gm1_sk1d_simt_gen";
+// PY = rows per thread; "regs" / "fy-outer" = where the depthwise path keeps its weights.
+const A: &str = "direct_fwd_bf16_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen"; // 16x16 px, PY 4
+const A16: &str = "direct_fwd_f16_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen";
+const B: &str = "direct_fwd_bf16_t128x64x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen"; // 8x16, PY 4
+const B16: &str = "direct_fwd_f16_t128x64x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen";
+const C: &str = "direct_fwd_bf16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen"; // 8x16, PY 2
+const C16: &str = "direct_fwd_f16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen";
+const D: &str = "direct_fwd_bf16_t256x32x32_w4x1_s1_v2x8_gm1_sk1d_simt_gen"; // 8x32, PX 8
+const E: &str = "direct_fwd_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen"; // 14x14, PX 7
+const F: &str = "direct_fwd_bf16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen"; // 1x64 (1D)
+const F16: &str = "direct_fwd_f16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen";
+const G2: &str = "direct_fwd_bf16_t128x64x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen"; // 4 ch, PY 2
+const H: &str = "direct_fwd_bf16_t256x16x16_w4x1_s1_v2x4_gm1_sk1d_simt_gen";
+const S7: &str = "direct_fwd_bf16_t49x64x7_w7x1_s1_v2x7_gm1_sk1d_simt_gen"; // 7x7, PY 1
+const S7B: &str = "direct_fwd_bf16_t49x128x7_w2x1_s1_v2x7_gm1_sk1d_simt_gen"; // 7x7, PY 7
+const T7: &str = "direct_fwd_f16_t784x16x28_w7x1_s1_v2x7_gm1_sk1d_simt_gen"; // 28x28, PY 4
+const T32: &str = "direct_fwd_f32_t224x32x28_w4x1_s1_v2x7_gm1_sk1d_simt_gen"; // 8x28, PY 4
+const U2: &str = "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen"; // 16-byte, PY 1
+const V32: &str = "direct_fwd_f32_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen";
+const P32: &str = "direct_fwd_f32_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen";
+const Q32: &str = "direct_fwd_f32_t128x64x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen";
+const R32: &str = "direct_fwd_f32_t64x32x64_w4x1_s1_v2x8_gm1_sk1d_simt_gen";
 
 /// (label, kernel, problem).
 const CASES: &[(&str, &str, &str)] = &[
@@ -96,7 +98,7 @@ const CASES: &[(&str, &str, &str)] = &[
         "fwd_bf16_n1_g64_c64_k64_i9x40_f3x3_s1x1_p1x1_d1x1",
     ),
     (
-        "dw3x3_bn48",
+        "dw3x3_partial_channel_tile",
         E,
         "fwd_bf16_n1_g144_c144_k144_i10x10_f3x3_s1x1_p1x1_d1x1",
     ),
@@ -133,9 +135,24 @@ const CASES: &[(&str, &str, &str)] = &[
         "fwd_f16_n1_g4_c16_k16_i9x9_f3x3_s2x2_p1x1_d1x1",
     ),
     (
-        "dw3x3_2items",
+        "dw3x3_vec4",
         G2,
         "fwd_bf16_n2_g64_c64_k64_i16x16_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dw7x7_fy_outer",
+        G2,
+        "fwd_bf16_n1_g64_c64_k64_i13x21_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dw3x3_py7_s2",
+        S7B,
+        "fwd_bf16_n2_g128_c128_k128_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "chan_mult2_py7",
+        S7B,
+        "fwd_bf16_n1_g32_c32_k64_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
     (
         "stride_gt_filter",
@@ -174,27 +191,27 @@ const CASES: &[(&str, &str, &str)] = &[
         "fwd_bf16_n1_g16_c16_k16_i9x8_f7x1_s1x1_p3x0_d1x1",
     ),
     (
-        "dw7x7_tile7x8_idle_lanes",
+        "dw7x7_tile7x7",
         S7,
         "fwd_bf16_n2_g64_c64_k64_i7x7_f7x7_s1x1_p3x3_d1x1",
     ),
     (
-        "dw5x5_tile7x16_f16",
+        "dw5x5_tile28x28_f16",
         T7,
         "fwd_f16_n1_g72_c72_k72_i14x14_f5x5_s1x1_p2x2_d1x1",
     ),
     (
-        "dw3x3_s2_tile7x16_f32",
+        "dw3x3_s2_tile8x28_f32",
         T32,
         "fwd_f32_n2_g40_c40_k40_i27x27_f3x3_s2x2_p1x1_d1x1",
     ),
     (
-        "dw5x5_px2_s2",
+        "dw5x5_vec8_s2",
         U2,
         "fwd_bf16_n2_g24_c24_k24_i19x21_f5x5_s2x2_p2x2_d1x1",
     ),
     (
-        "dw3x3_px2_dil3_f32",
+        "dw3x3_px7_dil3_f32",
         V32,
         "fwd_f32_n1_g36_c36_k36_i13x15_f3x3_s1x1_p3x3_d3x3",
     ),

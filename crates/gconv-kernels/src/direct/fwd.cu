@@ -255,16 +255,23 @@ constexpr int TILES_W = (OW + TW - 1) / TW;
 constexpr int TILES_H = (OH + TH - 1) / TH;
 constexpr int LANES = BN / VEC;  // channel lanes of a CTA
 constexpr int PGW = TW / PX;     // pixel groups along W
-constexpr int ITEMS = TH * PGW * LANES;
+constexpr int ITEMS = TH * PGW * LANES;  // (channel lane, output row, column group) triples
+constexpr int PY = ITEMS / THREADS;      // adjacent output rows per thread
+constexpr int RGH = TH / PY;             // row groups of the tile
 constexpr int SPAN = (PX - 1) * SW + (FX - 1) * DW + 1;  // input columns of one window row
+constexpr int RIN = (PY - 1) * SH + (FY - 1) * DH + 1;   // input rows of one thread's strip
 constexpr int CHUNKS_PER_PIX = CT / VL;
 constexpr int TOTAL_CHUNKS = ITD * ITH * ITW * CHUNKS_PER_PIX;
 constexpr bool DEPTHWISE_PATH = CG == 1 && KG == 1;
+// Depthwise: the whole FY x FX x VEC filter of a depth slice lives in registers when it fits
+// next to the PY x PX x VEC accumulators (rows-outer order: every staged input value is read
+// from shared memory once per thread); otherwise one filter row at a time (fy-outer order).
+constexpr bool W_IN_REGS = DEPTHWISE_PATH && FY * FX * VEC + PY * PX * VEC <= W_REG_BUDGET;
 static_assert(XROW >= ITW * CT && (XROW - ITW * CT) * ESZ % 16 == 0, "row stride");
 static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
 static_assert(WS_BYTES == TAPS * CG * BN * 4, "weight tile size");
 static_assert(BN % KG == 0 && BN % VEC == 0 && TW % PX == 0 && CT % VL == 0, "tile shape");
-static_assert(ITEMS + 32 > THREADS && ITEMS <= 4 * THREADS, "thread mapping");
+static_assert(ITEMS == PY * THREADS && TH % PY == 0, "thread mapping: one item per thread");
 static_assert(SMEM_BYTES == XS_BYTES + WS_BYTES, "launch shared memory");
 static_assert(GRID_X == TILES_W * TILES_H * OD * N_, "launch grid");
 static_assert(C_ % VL == 0 && K_ % SV == 0 && VEC % SV == 0, "vector widths");
@@ -273,6 +280,25 @@ static_assert(C_ % VL == 0 && K_ % SV == 0 && VEC % SV == 0, "vector widths");
 constexpr int tap_of(int j, int p) {
   return (j - p * SW >= 0 && (j - p * SW) % DW == 0 && (j - p * SW) / DW < FX) ? (j - p * SW) / DW
                                                                                 : -1;
+}
+
+// Output row y of a thread's strip that input row r feeds through filter row fy, or -1.
+constexpr int out_row_of(int r, int fy) {
+  return (r - fy * DH >= 0 && (r - fy * DH) % SH == 0 && (r - fy * DH) / SH < PY)
+             ? (r - fy * DH) / SH
+             : -1;
+}
+constexpr bool row_used(int r) {
+  for (int fy = 0; fy < FY; ++fy) {
+    if (out_row_of(r, fy) >= 0) return true;
+  }
+  return false;
+}
+constexpr bool col_used(int j) {
+  for (int p = 0; p < PX; ++p) {
+    if (tap_of(j, p) >= 0) return true;
+  }
+  return false;
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
@@ -333,49 +359,95 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   copy_wait_all();
   __syncthreads();
 
-  // 3. Each work item: PX adjacent output pixels along W × VEC adjacent output channels.
-  //    A window row is SPAN input columns; each column is read from shared memory once and
-  //    feeds every output of the strip that uses it (register sliding window).
-  for (int it = tid; it < ITEMS; it += THREADS) {
-    const int lane = it % LANES;
-    const int pg = it / LANES;
-    const int ty = pg % TH;  // rows fastest: a quarter-warp with fewer than 8 channel lanes
-    const int tx0 = (pg / TH) * PX;  // spans rows, which the row padding puts on other banks
-    const int kl0 = lane * VEC;
-    float acc[PX][VEC];
+  // 3. Each thread: PY adjacent output rows x PX adjacent output columns x VEC adjacent
+  //    output channels. Threads are numbered channel lane fastest, then row group, then column
+  //    group (a warp with fewer than 32 lanes spans row groups, which the row padding puts on
+  //    other banks). A window row is SPAN input columns; each column is read from shared memory
+  //    once per use and feeds every output of the strip that uses it (register sliding window).
+  const int lane = tid % LANES;
+  const int pg = tid / LANES;
+  const int ty0 = (pg % RGH) * PY;
+  const int tx0 = (pg / RGH) * PX;
+  const int kl0 = lane * VEC;
+  float acc[PY][PX][VEC];
+#pragma unroll
+  for (int y = 0; y < PY; ++y) {
 #pragma unroll
     for (int p = 0; p < PX; ++p) {
 #pragma unroll
-      for (int v = 0; v < VEC; ++v) acc[p][v] = 0.0f;
+      for (int v = 0; v < VEC; ++v) acc[y][p][v] = 0.0f;
     }
-    for (int fz = 0; fz < FZ; ++fz) {
+  }
+  for (int fz = 0; fz < FZ; ++fz) {
+    const elem_t* strip = xs + (fz * ITH + ty0 * SH) * XROW + tx0 * SW * CT + kl0;
+    if constexpr (W_IN_REGS) {
+      // Rows-outer: input row r of the strip feeds output row y through filter row fy when
+      // r = y*SH + fy*DH; all of the slice's weights are in registers.
+      float wr[FY][FX][VEC];
 #pragma unroll
       for (int fy = 0; fy < FY; ++fy) {
-        const elem_t* row = xs + (fz * ITH + ty * SH + fy * DH) * XROW + tx0 * SW * CT;
-        const int tap0 = (fz * FY + fy) * FX;
-        if constexpr (DEPTHWISE_PATH) {
-          float wr[FX][VEC];
 #pragma unroll
-          for (int fx = 0; fx < FX; ++fx) load_w<VEC>(ws + (tap0 + fx) * BN + kl0, wr[fx]);
+        for (int fx = 0; fx < FX; ++fx) {
+          load_w<VEC>(ws + ((fz * FY + fy) * FX + fx) * BN + kl0, wr[fy][fx]);
+        }
+      }
 #pragma unroll
-          for (int j = 0; j < SPAN; ++j) {
-            bool used = false;
+      for (int r = 0; r < RIN; ++r) {
+        if (!row_used(r)) continue;
 #pragma unroll
-            for (int p = 0; p < PX; ++p) used = used || tap_of(j, p) >= 0;
-            if (!used) continue;
-            float xv[VEC];
-            load_f32<VEC>(row + j * CT + kl0, xv);
+        for (int j = 0; j < SPAN; ++j) {
+          if (!col_used(j)) continue;
+          float xv[VEC];
+          load_f32<VEC>(strip + r * XROW + j * CT, xv);
+#pragma unroll
+          for (int fy = 0; fy < FY; ++fy) {
+            const int y = out_row_of(r, fy);
+            if (y < 0) continue;
 #pragma unroll
             for (int p = 0; p < PX; ++p) {
               const int fx = tap_of(j, p);
               if (fx < 0) continue;
 #pragma unroll
-              for (int v = 0; v < VEC; ++v) acc[p][v] = fmaf(xv[v], wr[fx][v], acc[p][v]);
+              for (int v = 0; v < VEC; ++v) acc[y][p][v] = fmaf(xv[v], wr[fy][fx][v], acc[y][p][v]);
             }
           }
-        } else {
-          // Channel multiplier / small C/G: output channel k reads input channels
-          // (k / KG)·CG + c, c < CG, of its group; scalar shared-memory reads.
+        }
+      }
+    } else if constexpr (DEPTHWISE_PATH) {
+      // Fy-outer: one filter row in registers, applied to the PY output rows.
+#pragma unroll 1
+      for (int fy = 0; fy < FY; ++fy) {
+        float wr[FX][VEC];
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) load_w<VEC>(ws + ((fz * FY + fy) * FX + fx) * BN + kl0, wr[fx]);
+#pragma unroll
+        for (int y = 0; y < PY; ++y) {
+          const elem_t* row = strip + (y * SH + fy * DH) * XROW;
+#pragma unroll
+          for (int j = 0; j < SPAN; ++j) {
+            if (!col_used(j)) continue;
+            float xv[VEC];
+            load_f32<VEC>(row + j * CT, xv);
+#pragma unroll
+            for (int p = 0; p < PX; ++p) {
+              const int fx = tap_of(j, p);
+              if (fx < 0) continue;
+#pragma unroll
+              for (int v = 0; v < VEC; ++v) acc[y][p][v] = fmaf(xv[v], wr[fx][v], acc[y][p][v]);
+            }
+          }
+        }
+      }
+    } else {
+      // Channel multiplier / small C/G: output channel k reads input channels (k / KG)*CG + c,
+      // c < CG, of its group; scalar shared-memory reads.
+      const elem_t* strip0 = strip - kl0;
+#pragma unroll 1
+      for (int fy = 0; fy < FY; ++fy) {
+        const int tap0 = (fz * FY + fy) * FX;
+#pragma unroll
+        for (int y = 0; y < PY; ++y) {
+          const elem_t* row = strip0 + (y * SH + fy * DH) * XROW;
 #pragma unroll
           for (int j = 0; j < SPAN; ++j) {
 #pragma unroll
@@ -388,7 +460,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
                 const elem_t* px = row + j * CT + (kl / KG) * CG;
 #pragma unroll
                 for (int c = 0; c < CG; ++c) {
-                  acc[p][v] = fmaf(to_f32(px[c]), ws[((tap0 + fx) * CG + c) * BN + kl], acc[p][v]);
+                  acc[y][p][v] =
+                      fmaf(to_f32(px[c]), ws[((tap0 + fx) * CG + c) * BN + kl], acc[y][p][v]);
                 }
               }
             }
@@ -396,19 +469,22 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
         }
       }
     }
-    // 4. Stores: SV channels per access; pixels and channels outside the output are skipped.
-    const int oh = oh0 + ty;
-    if (oh < OH) {
+  }
+  // 4. Stores: SV channels per access; pixels and channels outside the output are skipped.
 #pragma unroll
-      for (int p = 0; p < PX; ++p) {
-        const int ow = ow0 + tx0 + p;
-        if (ow >= OW) continue;
-        const int base = (((n * OD + od) * OH + oh) * OW + ow) * K_ + k0 + kl0;
+  for (int y = 0; y < PY; ++y) {
+    const int oh = oh0 + ty0 + y;
+    if (oh >= OH) continue;
 #pragma unroll
-        for (int s = 0; s < VEC; s += SV) {
-          if (k0 + kl0 + s < K_) store_out<SV>(Y + base + s, &acc[p][s]);
-        }
+    for (int p = 0; p < PX; ++p) {
+      const int ow = ow0 + tx0 + p;
+      if (ow >= OW) continue;
+      const int base = (((n * OD + od) * OH + oh) * OW + ow) * K_ + k0 + kl0;
+#pragma unroll
+      for (int s = 0; s < VEC; s += SV) {
+        if (k0 + kl0 + s < K_) store_out<SV>(Y + base + s, &acc[y][p][s]);
       }
     }
   }
 }
+

@@ -84,6 +84,28 @@ const FWD_BODY: &str = include_str!("fwd.cu");
 /// Largest C/G the direct family accepts.
 pub const MAX_DIRECT_CPG: u64 = 4;
 
+/// Registers (f32 values) the depthwise path may spend on the whole filter of a depth slice
+/// plus the accumulators; above it the kernel keeps one filter row at a time (fy-outer order).
+pub const W_REG_BUDGET: u64 = 160;
+
+/// Output rows per thread (`PY`): a CTA's `tile_m / vec_b · tile_n / vec_a` work items
+/// (output row, column group, channel lane) spread evenly over its threads, each thread taking
+/// PY vertically adjacent rows (`validate` requires the division to be exact).
+pub fn rows_per_thread(cfg: &KernelConfig) -> u64 {
+    let items = (cfg.tile_m / cfg.vec_b.max(1)) as u64 * (cfg.tile_n / cfg.vec_a.max(1)) as u64;
+    (items / cfg.threads().max(1) as u64).max(1)
+}
+
+/// True when the depthwise path keeps the whole filter of a depth slice in registers.
+pub fn weights_in_registers(cfg: &KernelConfig, problem: &Problem) -> bool {
+    let vec = cfg.vec_a as u64;
+    problem.cpg() == 1
+        && problem.kpg() == 1
+        && problem.filter[1] * problem.filter[2] * vec
+            + rows_per_thread(cfg) * cfg.vec_b as u64 * vec
+            <= W_REG_BUDGET
+}
+
 /// Everything the direct kernel derives from a (config, problem) pair: tile shape, staged halo,
 /// vector widths, shared memory and grid. Computed without panicking for any config (fields
 /// of an invalid config are clamped to 1 so that the arithmetic stays defined).
@@ -188,11 +210,13 @@ pub fn smem_read_wavefronts(
     let access = (vec * es).min(16);
     let per_phase = (128 / access).min(32) as usize;
     let threads = (cfg.threads() as u64).min(32);
+    let py = rows_per_thread(cfg);
+    let rgh = (th / py).max(1);
     let addrs: Vec<u64> = (0..threads)
         .map(|t| {
             let (lane, pg) = (t % lanes, t / lanes);
-            let (ty, txg) = (pg % th.max(1), pg / th.max(1));
-            ty * problem.stride[1] * xrow * es
+            let (rg, txg) = (pg % rgh, pg / rgh);
+            rg * py * problem.stride[1] * xrow * es
                 + txg * cfg.vec_b as u64 * problem.stride[2] * ct * es
                 + lane * vec * es
         })
@@ -215,17 +239,20 @@ pub fn smem_read_wavefronts(
         .sum()
 }
 
-/// Estimated registers per thread on a problem: accumulators (`VEC × PX`), one input column,
-/// the depthwise path's row of weights (`FX × VEC`) and a fixed allowance.
+/// Estimated registers per thread on a problem: accumulators (`PY × PX × VEC`), one input
+/// column, the depthwise path's weights (the slice's `FY × FX × VEC` filter when
+/// [`weights_in_registers`], else one row of `FX × VEC`) and a fixed allowance.
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     let vec = cfg.vec_a as u64;
     let px = cfg.vec_b as u64;
-    let weights = if problem.cpg() == 1 && problem.kpg() == 1 {
+    let weights = if weights_in_registers(cfg, problem) {
+        problem.filter[1] * problem.filter[2] * vec
+    } else if problem.cpg() == 1 && problem.kpg() == 1 {
         problem.filter[2] * vec
     } else {
         0
     };
-    let est = vec * px + vec + weights + 32;
+    let est = rows_per_thread(cfg) * vec * px + vec + weights + 32;
     est.min(u32::MAX as u64) as u32
 }
 
@@ -270,14 +297,19 @@ pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
             warps_n: cfg.warps_n,
         });
     }
-    for (operand, value) in [("vec_a", cfg.vec_a), ("vec_b", cfg.vec_b)] {
-        if !(value.is_power_of_two() && value <= 8) {
-            return Err(Rejection::BadVectorWidth {
-                operand,
-                value,
-                max: 8,
-            });
-        }
+    if !(cfg.vec_a.is_power_of_two() && cfg.vec_a <= 8) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_a",
+            value: cfg.vec_a,
+            max: 8,
+        });
+    }
+    if !(1..=8).contains(&cfg.vec_b) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_b",
+            value: cfg.vec_b,
+            max: 8,
+        });
     }
     let limits = "direct: tile_k (tile width) in 1..=128 and a multiple of vec_b, tile_m a multiple of tile_k with at most 64 rows and 1024 pixels, tile_n in 1..=256 and a multiple of vec_a";
     let ok = (1..=128).contains(&cfg.tile_k)
@@ -297,7 +329,9 @@ pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
     }
     let items = (cfg.tile_m / cfg.vec_b) * (cfg.tile_n / cfg.vec_a);
     let threads = cfg.threads();
-    if items + 32 <= threads || items > 4 * threads {
+    let th = cfg.tile_m / cfg.tile_k;
+    if !items.is_multiple_of(threads) || items / threads > 16 || !th.is_multiple_of(items / threads)
+    {
         return Err(Rejection::DirectThreadMapping { items, threads });
     }
     Ok(())
@@ -373,7 +407,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         "constexpr bool IS_BF16 = {};",
         problem.dtype == DType::Bf16
     );
-    let ints: [(&str, u64); 36] = [
+    let ints: [(&str, u64); 37] = [
         ("ESZ", problem.dtype.size_bytes()),
         ("N_", problem.n),
         ("ID", problem.input[0]),
@@ -410,6 +444,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         ("WS_BYTES", geo.ws_bytes),
         ("SMEM_BYTES", geo.smem_bytes),
         ("GRID_X", geo.grid[0]),
+        ("W_REG_BUDGET", W_REG_BUDGET),
     ];
     for (k, v) in ints {
         let _ = writeln!(w, "constexpr int {k} = {v};");
@@ -514,16 +549,38 @@ mod tests {
             r(KernelConfig { tile_k: 24, ..base }),
             Err("tile_out_of_range")
         );
-        assert_eq!(r(KernelConfig { warps_m: 4, ..base }), Ok(())); // 2 items per thread
+        // 8x16 pixels x 64 channels / (4 pixels x 8 channels) = 256 items: 1 row per thread on
+        // 256 threads, 2 rows on 128, 4 rows on 64.
+        assert_eq!(r(KernelConfig { warps_m: 4, ..base }), Ok(()));
+        assert_eq!(rows_per_thread(&KernelConfig { warps_m: 4, ..base }), 2);
+        assert_eq!(r(KernelConfig { warps_m: 2, ..base }), Ok(()));
         assert_eq!(
-            r(KernelConfig { warps_m: 1, ..base }),
+            r(KernelConfig { warps_m: 3, ..base }),
             Err("direct_thread_mapping")
         );
-        // 7x8 pixels x 64 channels = 112 items on 128 threads: the last warp is partly idle.
-        assert_eq!(r(config(DType::Bf16, [56, 64, 8], 4, [8, 4])), Ok(()));
+        // 7 rows x 1 column group x 32 lanes = 224 items: 7 warps give 1 row per thread, 1 warp
+        // 7 rows; 2 warps (3.5 rows) and 4 warps (1.75) do not divide.
+        let s7 = config(DType::Bf16, [49, 64, 7], 7, [2, 7]);
+        assert_eq!(r(s7), Ok(()));
+        assert_eq!(rows_per_thread(&s7), 1);
+        assert_eq!(r(KernelConfig { warps_m: 1, ..s7 }), Ok(()));
+        assert_eq!(rows_per_thread(&KernelConfig { warps_m: 1, ..s7 }), 7);
         assert_eq!(
-            r(config(DType::Bf16, [56, 64, 8], 5, [8, 4])),
+            r(KernelConfig { warps_m: 2, ..s7 }),
             Err("direct_thread_mapping")
+        );
+        assert_eq!(
+            r(KernelConfig { warps_m: 4, ..s7 }),
+            Err("direct_thread_mapping")
+        );
+        // 8 rows, 1024 items on 64 threads: 16 rows per thread would not divide 8 rows.
+        let t = config(DType::Bf16, [128, 64, 16], 2, [2, 4]);
+        assert_eq!(r(t), Err("direct_thread_mapping"));
+        // vec_b need not be a power of two (7-pixel strips), vec_a must.
+        assert_eq!(r(config(DType::Bf16, [196, 32, 14], 7, [2, 7])), Ok(()));
+        assert_eq!(
+            r(config(DType::Bf16, [196, 48, 14], 7, [3, 7])),
+            Err("bad_vector_width")
         );
     }
 
