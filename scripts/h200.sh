@@ -17,7 +17,6 @@ Copy $bin to the GPU machine (e.g. with the device tool: carry ["$bin"]), then r
   export GCONV_CACHE_DIR=\${TMPDIR:-/tmp}/gconv-cache
   ./$bin info
   ./$bin selftest --gpu
-  ./$bin selftest --gpu --unverified   # adds the direct family (host-emulation verified only so far)
   ./$bin bench --problems model_zoo --direction fwd --vs cudnn --output bench_fwd.csv
   ./$bin sweep --variant forward --problems forward_2d_test_validation --config configs/forward_bf16.json --vs cudnn --output sweep_fwd.csv
 

@@ -334,7 +334,7 @@ pub struct BenchArgs {
 
 /// Runs `gconv bench`: the default (igemm) and direct forward pools of every dtype present,
 /// swept over the problems, then per problem the best kernel of the pool, the `auto` choice and
-/// the baseline. (`auto` never picks a direct kernel until they are GPU-verified.)
+/// the baseline.
 pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     let dir = Direction::from_token(&a.direction)
         .ok_or_else(|| anyhow!("unknown --direction {:?}", a.direction))?;

@@ -2,10 +2,8 @@
 //! regime (dense, grouped, small C/G, depthwise, channel multiplier) × edge case (odd channels,
 //! G not a power of two, stride > filter, large pad, dilation, 1×1, N = 1, 1D, 3D, asymmetric
 //! filter) — run on the CPU backend (default) or on the GPU (`--gpu`: the GPU reference kernels
-//! and every kernel of the default igemm pool that can run the case), each result compared with
-//! the f64 CPU reference. `--unverified` adds the kernel families that are verified by host
-//! emulation but have not yet passed on a GPU (the direct pool); they run after everything else,
-//! so that a fault of theirs cannot hide a result of the verified ones.
+//! and every kernel of the default igemm pool and of the direct pool that can run the case),
+//! each result compared with the f64 CPU reference.
 
 use crate::dispatch::{run_gpu, source_for, KernelChoice};
 use anyhow::Result;
@@ -29,9 +27,6 @@ pub struct SelftestArgs {
     /// Print a line for every case, not only the failing ones.
     #[arg(long)]
     pub verbose: bool,
-    /// With --gpu: also run the families not yet verified on a GPU (the direct pool), last.
-    #[arg(long, requires = "gpu")]
-    pub unverified: bool,
 }
 
 /// A group regime of the matrix: (name, G, C, K).
@@ -171,7 +166,7 @@ pub fn run(a: SelftestArgs) -> Result<ExitCode> {
         let rt = GpuRuntime::new(0)
             .map_err(|e| anyhow::anyhow!("selftest --gpu: the CUDA backend is not usable: {e}"))?;
         println!("device: {}", rt.info());
-        run_gpu_matrix(&rt, a.seed, a.unverified, &mut t)?;
+        run_gpu_matrix(&rt, a.seed, &mut t)?;
     } else {
         run_cpu_matrix(a.seed, &mut t)?;
     }
@@ -216,11 +211,10 @@ fn run_cpu_matrix(seed: u64, t: &mut Tally) -> Result<()> {
 }
 
 /// Every GPU case: the reference kernel on each matrix problem, and each kernel of the default
-/// igemm pool that can run it; with `unverified`, then each kernel of the direct pool. Sources
-/// are compiled in parallel first (through the cache), then run in that order.
-fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, unverified: bool, t: &mut Tally) -> Result<()> {
+/// igemm pool and of the direct pool that can run it. Sources are compiled in parallel first
+/// (through the cache), then run in that order.
+fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, t: &mut Tally) -> Result<()> {
     let mut jobs = Vec::new();
-    let mut late = Vec::new();
     for (label, p) in matrix()? {
         jobs.push((label.clone(), p, source_for(KernelChoice::Reference, &p)?));
         if p.direction == Direction::Fwd {
@@ -229,16 +223,13 @@ fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, unverified: bool, t: &mut Tally) -
                     jobs.push((label.clone(), p, source_for(KernelChoice::Named(cfg), &p)?));
                 }
             }
-            if unverified {
-                for cfg in direct_forward_pool(p.dtype) {
-                    if can_implement(&cfg, &p).is_ok() {
-                        late.push((label.clone(), p, source_for(KernelChoice::Named(cfg), &p)?));
-                    }
+            for cfg in direct_forward_pool(p.dtype) {
+                if can_implement(&cfg, &p).is_ok() {
+                    jobs.push((label.clone(), p, source_for(KernelChoice::Named(cfg), &p)?));
                 }
             }
         }
     }
-    jobs.extend(late);
     println!("compiling {} kernels ...", jobs.len());
     let compiled: Vec<_> = jobs
         .par_iter()

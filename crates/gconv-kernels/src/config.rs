@@ -1443,9 +1443,14 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
             ([98, 64, 14], 2, [2, 7]),
             ([49, 64, 7], 7, [2, 7]),
             ([49, 128, 7], 2, [2, 7]),
-            // Wider channel vectors (8 and 16 bytes per access).
+            // Wider channel vectors (8 and 16 bytes per access); 4 channels = one group of a
+            // C/G = K/G = 4 layer (the grouped vector path).
             ([128, 64, 16], 8, [4, 4]),
+            ([256, 32, 16], 8, [4, 4]),
+            ([196, 32, 14], 7, [4, 7]),
+            ([392, 32, 28], 7, [4, 7]),
             ([128, 64, 16], 8, [8, 4]),
+            ([128, 32, 16], 8, [8, 2]),
             // One row of 64 pixels for 1D problems.
             ([64, 64, 64], 8, [2, 8]),
         ]
@@ -1510,11 +1515,32 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
     t_math.max(t_l2).max(t_dram) + waves * (kt * 0.1e-6 + 3e-6) + 3e-6
 }
 
-/// Rule-based selection until a learned heuristic exists: among the default forward pool of
-/// the problem's dtype, keep the configs that [`can_implement`] the problem, prefer the
-/// pointwise path when it applies, and return the one with the smallest [`cost_estimate`]
-/// (ties: the earlier pool member). `None` when nothing in the pool runs the problem.
+/// Rule-based selection until a learned heuristic exists. Problems the `direct` family can run
+/// (C/G ≤ 4) get the direct pool member with the smallest [`crate::direct::cost_estimate`];
+/// the others: among the default (igemm) forward pool of the problem's dtype, keep the configs
+/// that [`can_implement`] the problem, prefer the pointwise path when it applies, and return
+/// the one with the smallest [`cost_estimate`]. Ties go to the earlier pool member. `None` when
+/// nothing in the pools runs the problem.
 pub fn auto_select(problem: &Problem) -> Option<KernelConfig> {
+    let direct = direct_forward_pool(problem.dtype)
+        .into_iter()
+        .filter(|c| can_implement(c, problem).is_ok())
+        .map(|c| (crate::direct::cost_estimate(&c, problem), c))
+        .fold(
+            None,
+            |best: Option<(f64, KernelConfig)>, (s, c)| match best {
+                Some((bs, _)) if bs <= s => best,
+                _ => Some((s, c)),
+            },
+        );
+    if let Some((_, c)) = direct {
+        return Some(c);
+    }
+    auto_select_igemm(problem)
+}
+
+/// The igemm part of [`auto_select`].
+pub fn auto_select_igemm(problem: &Problem) -> Option<KernelConfig> {
     let pool: Vec<KernelConfig> = default_forward_pool(problem.dtype)
         .into_iter()
         .filter(|c| can_implement(c, problem).is_ok())

@@ -50,6 +50,8 @@ const S7B: &str = "direct_fwd_bf16_t49x128x7_w2x1_s1_v2x7_gm1_sk1d_simt_gen"; //
 const T7: &str = "direct_fwd_f16_t784x16x28_w7x1_s1_v2x7_gm1_sk1d_simt_gen"; // 28x28, PY 4
 const T32: &str = "direct_fwd_f32_t224x32x28_w4x1_s1_v2x7_gm1_sk1d_simt_gen"; // 8x28, PY 4
 const U2: &str = "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen"; // 16-byte, PY 1
+const GV4: &str = "direct_fwd_bf16_t196x32x14_w7x1_s1_v4x7_gm1_sk1d_simt_gen"; // group vector
+const GV4F: &str = "direct_fwd_f32_t128x32x16_w4x1_s1_v4x4_gm1_sk1d_simt_gen";
 const V32: &str = "direct_fwd_f32_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen";
 const P32: &str = "direct_fwd_f32_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen";
 const Q32: &str = "direct_fwd_f32_t128x64x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen";
@@ -143,6 +145,26 @@ const CASES: &[(&str, &str, &str)] = &[
         "dw7x7_fy_outer",
         G2,
         "fwd_bf16_n1_g64_c64_k64_i13x21_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "cpg4_kpg4_group_vector",
+        GV4,
+        "fwd_bf16_n2_g8_c32_k32_i15x17_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "cpg2_kpg4_group_vector_s2",
+        GV4,
+        "fwd_bf16_n1_g8_c16_k32_i16x16_f5x5_s2x2_p2x2_d1x1",
+    ),
+    (
+        "chan_mult4_group_vector_f32",
+        GV4F,
+        "fwd_f32_n1_g6_c6_k24_i9x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "cpg3_kpg4_group_vector_3d_f32",
+        GV4F,
+        "fwd_f32_n1_g4_c12_k16_i4x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
     ),
     (
         "dw3x3_py7_s2",

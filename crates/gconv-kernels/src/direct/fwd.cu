@@ -178,6 +178,10 @@ __device__ __forceinline__ void load_f32(const elem_t* p, float (&out)[N]) {
     out[1] = to_f32((u16)(v.x >> 16));
     out[2] = to_f32((u16)(v.y & 0xffffu));
     out[3] = to_f32((u16)(v.y >> 16));
+  } else if constexpr (ESZ == 2 && BYTES == 4) {
+    const u32 v = *reinterpret_cast<const u32*>(p);
+    out[0] = to_f32((u16)(v & 0xffffu));
+    out[1] = to_f32((u16)(v >> 16));
   } else if constexpr (ESZ == 4 && BYTES == 8) {
     const v8b v = *reinterpret_cast<const v8b*>(p);
     out[0] = bits_f32(v.x);
@@ -200,6 +204,10 @@ __device__ __forceinline__ void load_w(const float* p, float (&out)[N]) {
       out[i + 2] = bits_f32(v.z);
       out[i + 3] = bits_f32(v.w);
     }
+  } else if constexpr (N == 2) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i) out[i] = p[i];
@@ -263,6 +271,9 @@ constexpr int RIN = (PY - 1) * SH + (FY - 1) * DH + 1;   // input rows of one th
 constexpr int CHUNKS_PER_PIX = CT / VL;
 constexpr int TOTAL_CHUNKS = ITD * ITH * ITW * CHUNKS_PER_PIX;
 constexpr bool DEPTHWISE_PATH = CG == 1 && KG == 1;
+// Grouped (C/G > 1 or channel multiplier) with a thread's VEC output channels inside one group:
+// one vector read gives the group's CG input channels, which feed CG x VEC FMAs per output.
+constexpr bool GROUP_VEC_PATH = !DEPTHWISE_PATH && KG % VEC == 0;
 // Depthwise: the whole FY x FX x VEC filter of a depth slice lives in registers when it fits
 // next to the PY x PX x VEC accumulators (rows-outer order: every staged input value is read
 // from shared memory once per thread); otherwise one filter row at a time (fy-outer order).
@@ -438,9 +449,44 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
           }
         }
       }
+    } else if constexpr (GROUP_VEC_PATH) {
+      // One filter row in registers ([fx][c][v]); per input column one read of the group's CG
+      // channels, each feeding VEC outputs of every pixel of the strip that uses the column.
+      const elem_t* strip0 = strip - kl0 + (kl0 / KG) * CG;
+#pragma unroll 1
+      for (int fy = 0; fy < FY; ++fy) {
+        float wr[FX][CG][VEC];
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) {
+#pragma unroll
+          for (int c = 0; c < CG; ++c) {
+            load_w<VEC>(ws + (((fz * FY + fy) * FX + fx) * CG + c) * BN + kl0, wr[fx][c]);
+          }
+        }
+#pragma unroll
+        for (int y = 0; y < PY; ++y) {
+          const elem_t* row = strip0 + (y * SH + fy * DH) * XROW;
+#pragma unroll
+          for (int j = 0; j < SPAN; ++j) {
+            if (!col_used(j)) continue;
+            float xv[CG];
+            load_f32<CG>(row + j * CT, xv);
+#pragma unroll
+            for (int p = 0; p < PX; ++p) {
+              const int fx = tap_of(j, p);
+              if (fx < 0) continue;
+#pragma unroll
+              for (int c = 0; c < CG; ++c) {
+#pragma unroll
+                for (int v = 0; v < VEC; ++v) acc[y][p][v] = fmaf(xv[c], wr[fx][c][v], acc[y][p][v]);
+              }
+            }
+          }
+        }
+      }
     } else {
-      // Channel multiplier / small C/G: output channel k reads input channels (k / KG)*CG + c,
-      // c < CG, of its group; scalar shared-memory reads.
+      // Channel multiplier / small C/G with a thread's channels spanning groups: output channel
+      // k reads input channels (k / KG)*CG + c, c < CG, of its group; scalar shared-memory reads.
       const elem_t* strip0 = strip - kl0;
 #pragma unroll 1
       for (int fy = 0; fy < FY; ++fy) {

@@ -96,6 +96,14 @@ pub fn rows_per_thread(cfg: &KernelConfig) -> u64 {
     (items / cfg.threads().max(1) as u64).max(1)
 }
 
+/// True when a grouped problem (C/G > 1 or a channel multiplier) takes the vector path: the
+/// thread's `vec_a` output channels lie in one group (`K/G` is a multiple of `vec_a`), so one
+/// shared-memory read gives the group's C/G input channels for all of them.
+pub fn group_vector_path(cfg: &KernelConfig, problem: &Problem) -> bool {
+    !(problem.cpg() == 1 && problem.kpg() == 1)
+        && problem.kpg().is_multiple_of(cfg.vec_a.max(1) as u64)
+}
+
 /// True when the depthwise path keeps the whole filter of a depth slice in registers.
 pub fn weights_in_registers(cfg: &KernelConfig, problem: &Problem) -> bool {
     let vec = cfg.vec_a as u64;
@@ -245,15 +253,54 @@ pub fn smem_read_wavefronts(
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     let vec = cfg.vec_a as u64;
     let px = cfg.vec_b as u64;
-    let weights = if weights_in_registers(cfg, problem) {
-        problem.filter[1] * problem.filter[2] * vec
+    let (weights, column) = if weights_in_registers(cfg, problem) {
+        (problem.filter[1] * problem.filter[2] * vec, vec)
     } else if problem.cpg() == 1 && problem.kpg() == 1 {
-        problem.filter[2] * vec
+        (problem.filter[2] * vec, vec)
+    } else if group_vector_path(cfg, problem) {
+        (problem.filter[2] * problem.cpg() * vec, problem.cpg())
     } else {
-        0
+        (0, vec)
     };
-    let est = rows_per_thread(cfg) * vec * px + vec + weights + 32;
+    let est = rows_per_thread(cfg) * vec * px + column + weights + 32;
     est.min(u32::MAX as u64) as u32
+}
+
+/// Estimated time in seconds of a direct `cfg` on `problem` (H200), the rule behind the direct
+/// part of [`crate::config::auto_select`]:
+///
+/// `max(t_fma, t_dram, t_l2) · q + 2 µs`, where
+/// - `t_fma` = the FMAs of every computed output (partial tiles included) at 11 TFMA/s,
+///   times 1.25 when a thread reads its inputs as scalars;
+/// - `t_dram` = the compulsory bytes at 3.5 TB/s; `t_l2` = every CTA's staged halo tile and
+///   output tile (partial tiles included) at 4 TB/s;
+/// - `q` = the wave quantisation: CTAs rounded up to whole waves of
+///   `132 × CTAs per SM` (CTAs per SM limited by threads, [`register_estimate`] and shared
+///   memory), divided by the CTAs, but at least 1.
+///
+/// The constants were set from the H200 bench of the depthwise zoo layers
+/// (`results/h200/s2/bench_dw2.csv`).
+pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
+    let geo = geometry(cfg, problem);
+    let es = problem.dtype.size_bytes() as f64;
+    let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
+    let outputs = ctas * cfg.tile_m as f64 * cfg.tile_n as f64;
+    let fma_per_output = (problem.filter_volume() * problem.cpg()) as f64;
+    let scalar = problem.cpg() > 1 && !group_vector_path(cfg, problem);
+    let t_fma = outputs * fma_per_output / 1.1e13 * if scalar { 1.25 } else { 1.0 };
+    let t_dram = problem.min_bytes() / 3.5e12;
+    let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
+    let t_l2 = ctas * (halo + cfg.tile_m as f64 * cfg.tile_n as f64 * es) / 4e12;
+    let threads = cfg.threads().max(1) as f64;
+    let regs = register_estimate(cfg, problem).clamp(24, 255) as f64;
+    let per_sm = (233_472.0 / (geo.smem_bytes as f64 + 1024.0))
+        .floor()
+        .min((2048.0 / threads).floor())
+        .min((65_536.0 / (regs.div_euclid(8.0) * 8.0 + 8.0) / threads).floor())
+        .clamp(1.0, 32.0);
+    let wave = 132.0 * per_sm;
+    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
+    t_fma.max(t_dram).max(t_l2) * q + 2e-6
 }
 
 fn fixed(field: &'static str, value: String, expected: &'static str) -> Rejection {
