@@ -1936,12 +1936,29 @@ mod tests {
 
     #[test]
     fn auto_select_follows_the_measured_regimes() {
-        // Depthwise: merge 16 groups; dense-ish grouped: no merge; 1x1: the pointwise path.
-        let dw = auto_select(&prob(
-            "fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",
+        // Depthwise and C/G <= 4: the direct family (7-wide strips on 7/14/28-pixel outputs);
+        // through igemm, depthwise merges 16 groups. Dense-ish grouped: no merge; 1x1: the
+        // pointwise path.
+        let key = "fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1";
+        let dw = auto_select(&prob(key)).unwrap();
+        assert_eq!(dw.family, Family::Direct, "{dw}");
+        let dw7 = auto_select(&prob(
+            "fwd_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1",
         ))
         .unwrap();
-        assert_eq!(dw.group_merge, 16, "{dw}");
+        assert_eq!((dw7.family, dw7.tile_k, dw7.vec_b), (Family::Direct, 7, 7), "{dw7}");
+        let cpg4 = auto_select(&prob(
+            "fwd_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
+        ))
+        .unwrap();
+        assert_eq!(cpg4.family, Family::Direct, "{cpg4}");
+        let cpg8 = auto_select(&prob(
+            "fwd_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+        ))
+        .unwrap();
+        assert_eq!(cpg8.family, Family::Igemm, "{cpg8}");
+        let dw_igemm = auto_select_igemm(&prob(key)).unwrap();
+        assert_eq!(dw_igemm.group_merge, 16, "{dw_igemm}");
         let dense = auto_select(&prob(
             "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
         ))
