@@ -1422,7 +1422,8 @@ pub fn default_forward_pool(dtype: DType) -> Vec<KernelConfig> {
 /// shaped for the 112/56/28/14/7-pixel outputs of the model zoo (16×16, 8×16, 8×32, 8×56,
 /// 8×28, 14×28, 28×28, 14×14, 7×14, 7×7 pixels) of 16–128 channels, a 1×64 tile for 1D
 /// problems; mostly 2 channels per thread (one 4-byte bf16 pair) with a PY × PX block of
-/// 4–49 outputs per thread, plus 4- and 8-channel variants (8- and 16-byte accesses).
+/// 4–49 outputs per thread, plus 4- and 8-channel variants (8- and 16-byte accesses); and
+/// persistent double-buffered (2-stage) versions of six of them.
 /// Every member passes [`validate`].
 pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
     use crate::direct::config as d;
@@ -1456,6 +1457,22 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
         ]
         .into_iter()
         .map(|(t, w, v)| d(dtype, t, w, v))
+        .chain(
+            // Persistent, double-buffered (2 stages): the next tile's halo loads during the math.
+            [
+                ([196, 32, 14], 7, [2, 7]),
+                ([392, 32, 28], 4, [2, 7]),
+                ([256, 32, 16], 8, [2, 4]),
+                ([128, 32, 16], 8, [2, 4]),
+                ([49, 64, 7], 7, [2, 7]),
+                ([784, 16, 28], 7, [2, 7]),
+            ]
+            .into_iter()
+            .map(|(t, w, v)| KernelConfig {
+                stages: 2,
+                ..d(dtype, t, w, v)
+            }),
+        )
         .collect(),
         DType::F32 => [
             ([256, 32, 16], 8, [2, 4]),
@@ -1468,6 +1485,10 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
         ]
         .into_iter()
         .map(|(t, w, v)| d(dtype, t, w, v))
+        .chain(std::iter::once(KernelConfig {
+            stages: 2,
+            ..d(dtype, [224, 32, 28], 4, [2, 7])
+        }))
         .collect(),
     }
 }
@@ -1946,7 +1967,11 @@ mod tests {
             "fwd_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1",
         ))
         .unwrap();
-        assert_eq!((dw7.family, dw7.tile_k, dw7.vec_b), (Family::Direct, 7, 7), "{dw7}");
+        assert_eq!(
+            (dw7.family, dw7.tile_k, dw7.vec_b),
+            (Family::Direct, 7, 7),
+            "{dw7}"
+        );
         let cpg4 = auto_select(&prob(
             "fwd_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
         ))

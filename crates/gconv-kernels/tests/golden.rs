@@ -76,21 +76,39 @@ const CASES: &[(&str, &str)] = &[
         "igemm_fwd_f32_t64x64x16_w2x2_s4_v4x4_gm1_sk2d_simt_gen",
         "fwd_f32_n1_g1_c64_k32_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
+    // direct: depthwise with the filter in registers (rows-outer) and one row at a time
+    // (fy-outer), the grouped vector path, the scalar path, 1D, 3D, persistent (2 stages).
     (
-        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen",
+        "direct_fwd_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen",
         "fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
     ),
     (
-        "direct_fwd_f16_t128x32x16_w4x1_s1_v8x4_gm1_sk1d_simt_gen",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen",
+        "fwd_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "direct_fwd_bf16_t392x32x28_w7x1_s1_v4x7_gm1_sk1d_simt_gen",
+        "fwd_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_fwd_f16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
         "fwd_f16_n2_g6_c6_k24_i7x8_f3x3_s1x1_p1x1_d1x1",
     ),
     (
-        "direct_fwd_f32_t128x32x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen",
+        "direct_fwd_bf16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "fwd_bf16_n2_g8_c16_k8_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_fwd_f32_t128x32x16_w4x1_s1_v4x4_gm1_sk1d_simt_gen",
         "fwd_f32_n4_g128_c128_k128_i16x32x32_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
     ),
     (
-        "direct_fwd_bf16_t64x64x64_w4x1_s1_v8x4_gm1_sk1d_simt_gen",
+        "direct_fwd_bf16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen",
         "fwd_bf16_n2_g32_c32_k32_i100_f5_s2_p2_d2",
+    ),
+    (
+        "direct_fwd_bf16_t196x32x14_w7x1_s2_v2x7_gm1_sk1d_simt_gen",
+        "fwd_bf16_n32_g144_c144_k144_i56x56_f7x7_s1x1_p3x3_d1x1",
     ),
 ];
 

@@ -52,6 +52,9 @@ const T32: &str = "direct_fwd_f32_t224x32x28_w4x1_s1_v2x7_gm1_sk1d_simt_gen"; //
 const U2: &str = "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen"; // 16-byte, PY 1
 const GV4: &str = "direct_fwd_bf16_t196x32x14_w7x1_s1_v4x7_gm1_sk1d_simt_gen"; // group vector
 const GV4F: &str = "direct_fwd_f32_t128x32x16_w4x1_s1_v4x4_gm1_sk1d_simt_gen";
+const PS2: &str = "direct_fwd_bf16_t2x64x2_w1x1_s2_v2x2_gm1_sk1d_simt_gen"; // persistent
+const PS2B: &str = "direct_fwd_bf16_t196x32x14_w7x1_s2_v2x7_gm1_sk1d_simt_gen";
+const PS2F: &str = "direct_fwd_f32_t224x32x28_w4x1_s2_v2x7_gm1_sk1d_simt_gen";
 const V32: &str = "direct_fwd_f32_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen";
 const P32: &str = "direct_fwd_f32_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen";
 const Q32: &str = "direct_fwd_f32_t128x64x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen";
@@ -165,6 +168,21 @@ const CASES: &[(&str, &str, &str)] = &[
         "cpg3_kpg4_group_vector_3d_f32",
         GV4F,
         "fwd_f32_n1_g4_c12_k16_i4x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "persistent_4_tiles_per_cta_uneven",
+        PS2,
+        "fwd_bf16_n1_g160_c160_k160_i47x49_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "persistent_3d_cpg2",
+        PS2B,
+        "fwd_bf16_n2_g16_c32_k32_i3x15x15_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "persistent_dw5x5_f32",
+        PS2F,
+        "fwd_f32_n2_g40_c40_k40_i27x27_f5x5_s1x1_p2x2_d1x1",
     ),
     (
         "dw3x3_py7_s2",

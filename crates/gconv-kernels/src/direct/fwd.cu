@@ -78,6 +78,8 @@ __device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pr
   }
 }
 __device__ __forceinline__ void copy_wait_all() {}
+__device__ __forceinline__ void copy_commit() {}
+__device__ __forceinline__ void copy_wait_prior() {}
 #else
 __device__ __forceinline__ u32 f32_bits(float f) {
   u32 u;
@@ -120,6 +122,11 @@ __device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pr
 }
 __device__ __forceinline__ void copy_wait_all() {
   asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
+__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits for every committed group but the most recent one.
+__device__ __forceinline__ void copy_wait_prior() {
+  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
 }
 #endif
 
@@ -283,8 +290,10 @@ static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input t
 static_assert(WS_BYTES == TAPS * CG * BN * 4, "weight tile size");
 static_assert(BN % KG == 0 && BN % VEC == 0 && TW % PX == 0 && CT % VL == 0, "tile shape");
 static_assert(ITEMS == PY * THREADS && TH % PY == 0, "thread mapping: one item per thread");
-static_assert(SMEM_BYTES == XS_BYTES + WS_BYTES, "launch shared memory");
-static_assert(GRID_X == TILES_W * TILES_H * OD * N_, "launch grid");
+constexpr int SPATIAL_TILES = TILES_W * TILES_H * OD * N_;
+static_assert(STAGES == 1 || STAGES == 2, "stages");
+static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES, "launch shared memory");
+static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES : GRID_X <= SPATIAL_TILES, "launch grid");
 static_assert(C_ % VL == 0 && K_ % SV == 0 && VEC % SV == 0, "vector widths");
 
 // Column j of a window row feeds output p through tap fx = (j - p·SW) / DW when that is exact.
@@ -312,35 +321,29 @@ constexpr bool col_used(int j) {
   return false;
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
-                                                            const void* __restrict__ in1,
-                                                            void* __restrict__ out,
-                                                            void* __restrict__ workspace) {
-  GCONV_DYNAMIC_SMEM(smem);
-  (void)workspace;
-  elem_t* xs = reinterpret_cast<elem_t*>(smem);  // [ITD][ITH] rows of XROW = ITW·CT + pad
-  float* ws = reinterpret_cast<float*>(smem + XS_BYTES);       // [TAPS·CG][BN], f32
-  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
-  const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
-  elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
-  const int tid = threadIdx.x;
-  int bx = blockIdx.x;
-  const int tile_w = bx % TILES_W;
-  bx /= TILES_W;
-  const int tile_h = bx % TILES_H;
-  bx /= TILES_H;
-  const int od = bx % OD;
-  const int n = bx / OD;
-  const int k0 = blockIdx.y * BN;  // first output channel of the CTA
-  const int c0 = blockIdx.y * CT;  // first input channel of the CTA
-  const int oh0 = tile_h * TH;
-  const int ow0 = tile_w * TW;
-  const int id0 = od * SD - PD;
-  const int ih0 = oh0 * SH - PH;
-  const int iw0 = ow0 * SW - PW;
+// Output tile t of the CTA's walk: (n, od, tile row, tile column), tile column fastest.
+struct TileAt {
+  int n, od, oh0, ow0;
+};
+__device__ __forceinline__ TileAt tile_at(int t) {
+  TileAt a;
+  a.ow0 = (t % TILES_W) * TW;
+  t /= TILES_W;
+  a.oh0 = (t % TILES_H) * TH;
+  t /= TILES_H;
+  a.od = t % OD;
+  a.n = t / OD;
+  return a;
+}
 
-  // 1. Input halo tile, once per CTA: VL channels per copy, consecutive threads on consecutive
-  //    channel chunks of one pixel (coalesced), zero-fill for padding and channels beyond C.
+// 1. Input halo tile of output tile `a`: VL channels per copy, consecutive threads on
+//    consecutive channel chunks of one pixel (coalesced), zero-fill for padding and channels
+//    beyond C. Asynchronous (cp.async) on the GPU; the caller commits and waits.
+__device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__ X, TileAt a,
+                                          int c0, int tid) {
+  const int id0 = a.od * SD - PD;
+  const int ih0 = a.oh0 * SH - PH;
+  const int iw0 = a.ow0 * SW - PW;
   for (int i = tid; i < TOTAL_CHUNKS; i += THREADS) {
     const int ch = i % CHUNKS_PER_PIX;
     const int pix = i / CHUNKS_PER_PIX;
@@ -355,11 +358,32 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
     const int soff = rest * XROW + x * CT + ch * VL;  // rest = z·ITH + y
     const bool ok = (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH &&
                     (unsigned)iw < (unsigned)IW && c < C_;
-    const int goff = ok ? (((n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+    const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
     copy_to_smem<VL * ESZ>(xs + soff, X + goff, ok);
   }
+}
+
+__device__ __forceinline__ void compute_tile(const elem_t* xs, const float* ws,
+                                             elem_t* __restrict__ Y, TileAt a, int k0, int tid);
+
+extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
+                                                            const void* __restrict__ in1,
+                                                            void* __restrict__ out,
+                                                            void* __restrict__ workspace) {
+  GCONV_DYNAMIC_SMEM(smem);
+  (void)workspace;
+  // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CT + pad, then [TAPS·CG][BN] f32.
+  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
+  float* ws = reinterpret_cast<float*>(smem + STAGES * XS_BYTES);
+  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
+  const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
+  elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
+  const int tid = threadIdx.x;
+  const int k0 = blockIdx.y * BN;  // first output channel of the CTA
+  const int c0 = blockIdx.y * CT;  // first input channel of the CTA
+
   // 2. Weights of the CTA's output channels, widened to f32 and transposed to [tap·CG][BN]
-  //    (global reads contiguous; zero for channels beyond K).
+  //    (global reads contiguous; zero for channels beyond K); loaded once per CTA.
   for (int i = tid; i < BN * WPK; i += THREADS) {
     const int kl = i / WPK;
     const int r = i % WPK;
@@ -367,14 +391,42 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
     if (k0 + kl < K_) v = to_f32(Wt[k0 * WPK + i]);
     ws[r * BN + kl] = v;
   }
-  copy_wait_all();
-  __syncthreads();
+  if constexpr (STAGES == 1) {
+    // One output tile per CTA.
+    const TileAt a = tile_at(blockIdx.x);
+    load_halo(xs0, X, a, c0, tid);
+    copy_wait_all();
+    __syncthreads();
+    compute_tile(xs0, ws, Y, a, k0, tid);
+  } else {
+    // Persistent CTA: tiles blockIdx.x, blockIdx.x + GRID_X, ...; the halo of the next tile is
+    // in flight (second buffer) while the current one is computed.
+    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
+    int t = blockIdx.x;
+    load_halo(xs0, X, tile_at(t), c0, tid);
+    copy_commit();
+    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
+      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
+      copy_commit();
+      copy_wait_prior();  // every group but the newest: tile t has landed
+      __syncthreads();
+      compute_tile(b ? xs1 : xs0, ws, Y, tile_at(t), k0, tid);
+      __syncthreads();  // all reads of this buffer done before it is refilled
+    }
+  }
+}
 
-  // 3. Each thread: PY adjacent output rows x PX adjacent output columns x VEC adjacent
-  //    output channels. Threads are numbered channel lane fastest, then row group, then column
-  //    group (a warp with fewer than 32 lanes spans row groups, which the row padding puts on
-  //    other banks). A window row is SPAN input columns; each column is read from shared memory
-  //    once per use and feeds every output of the strip that uses it (register sliding window).
+// 3. Each thread: PY adjacent output rows x PX adjacent output columns x VEC adjacent
+//    output channels. Threads are numbered channel lane fastest, then row group, then column
+//    group (a warp with fewer than 32 lanes spans row groups, which the row padding puts on
+//    other banks). A window row is SPAN input columns; each column is read from shared memory
+//    once per use and feeds every output of the strip that uses it (register sliding window).
+__device__ __forceinline__ void compute_tile(const elem_t* xs, const float* ws,
+                                             elem_t* __restrict__ Y, TileAt a, int k0, int tid) {
+  const int n = a.n;
+  const int od = a.od;
+  const int oh0 = a.oh0;
+  const int ow0 = a.ow0;
   const int lane = tid % LANES;
   const int pg = tid / LANES;
   const int ty0 = (pg % RGH) * PY;

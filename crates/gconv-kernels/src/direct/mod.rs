@@ -81,6 +81,9 @@ use std::fmt::Write;
 /// The fixed part of the forward kernel (helpers, derived constants, the kernel body).
 const FWD_BODY: &str = include_str!("fwd.cu");
 
+/// CTAs a persistent (2-stage) direct launch aims for: 8 per SM of the H200's 132.
+pub const PERSISTENT_CTAS: u64 = 132 * 8;
+
 /// Largest C/G the direct family accepts.
 pub const MAX_DIRECT_CPG: u64 = 4;
 
@@ -178,6 +181,16 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
         .unwrap_or(base_row);
     let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
     let ws_bytes = problem.filter_volume() * problem.cpg() * bn * 4;
+    let stages = cfg.stages.clamp(1, 2) as u64;
+    let spatial = out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * problem.n;
+    let channel_blocks = problem.k.div_ceil(bn);
+    // Persistent CTAs (2 stages): about PERSISTENT_CTAS CTAs in all, equal tile counts.
+    let grid_x = if stages == 1 {
+        spatial
+    } else {
+        let per_cta = (spatial * channel_blocks).div_ceil(PERSISTENT_CTAS).max(1);
+        spatial.div_ceil(per_cta)
+    };
     DirectGeometry {
         th,
         tw,
@@ -188,12 +201,8 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
         sv,
         xs_bytes,
         ws_bytes,
-        smem_bytes: xs_bytes + ws_bytes,
-        grid: [
-            out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * problem.n,
-            problem.k.div_ceil(bn),
-            1,
-        ],
+        smem_bytes: stages * xs_bytes + ws_bytes,
+        grid: [grid_x, channel_blocks, 1],
     }
 }
 
@@ -284,13 +293,16 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
     let geo = geometry(cfg, problem);
     let es = problem.dtype.size_bytes() as f64;
     let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
-    let outputs = ctas * cfg.tile_m as f64 * cfg.tile_n as f64;
+    let out = problem.output();
+    let tiles = (out[2].div_ceil(geo.tw) * out[1].div_ceil(geo.th) * out[0] * problem.n) as f64
+        * geo.grid[1] as f64;
+    let outputs = tiles * cfg.tile_m as f64 * cfg.tile_n as f64;
     let fma_per_output = (problem.filter_volume() * problem.cpg()) as f64;
     let scalar = problem.cpg() > 1 && !group_vector_path(cfg, problem);
     let t_fma = outputs * fma_per_output / 1.1e13 * if scalar { 1.25 } else { 1.0 };
     let t_dram = problem.min_bytes() / 3.5e12;
     let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
-    let t_l2 = ctas * (halo + cfg.tile_m as f64 * cfg.tile_n as f64 * es) / 4e12;
+    let t_l2 = tiles * (halo + cfg.tile_m as f64 * cfg.tile_n as f64 * es) / 4e12;
     let threads = cfg.threads().max(1) as f64;
     let regs = register_estimate(cfg, problem).clamp(24, 255) as f64;
     let per_sm = (233_472.0 / (geo.smem_bytes as f64 + 1024.0))
@@ -299,6 +311,7 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
         .min((65_536.0 / (regs.div_euclid(8.0) * 8.0 + 8.0) / threads).floor())
         .clamp(1.0, 32.0);
     let wave = 132.0 * per_sm;
+    // Tiles per CTA are equal up to one (persistent launches), so quantisation is by CTAs.
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     t_fma.max(t_dram).max(t_l2) * q + 2e-6
 }
@@ -322,8 +335,8 @@ pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
     if cfg.math != Math::Simt {
         return Err(fixed("math", cfg.math.token().to_string(), "simt"));
     }
-    if cfg.stages != 1 {
-        return Err(fixed("stages", cfg.stages.to_string(), "1"));
+    if !(1..=2).contains(&cfg.stages) {
+        return Err(fixed("stages", cfg.stages.to_string(), "1 or 2"));
     }
     if cfg.group_merge != 1 {
         return Err(fixed("group_merge", cfg.group_merge.to_string(), "1"));
@@ -454,7 +467,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         "constexpr bool IS_BF16 = {};",
         problem.dtype == DType::Bf16
     );
-    let ints: [(&str, u64); 37] = [
+    let ints: [(&str, u64); 38] = [
         ("ESZ", problem.dtype.size_bytes()),
         ("N_", problem.n),
         ("ID", problem.input[0]),
@@ -492,6 +505,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         ("SMEM_BYTES", geo.smem_bytes),
         ("GRID_X", geo.grid[0]),
         ("W_REG_BUDGET", W_REG_BUDGET),
+        ("STAGES", cfg.stages as u64),
     ];
     for (k, v) in ints {
         let _ = writeln!(w, "constexpr int {k} = {v};");
@@ -548,8 +562,9 @@ mod tests {
         let base = config(DType::Bf16, [128, 64, 16], 8, [8, 4]);
         let r = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
         assert_eq!(r(base), Ok(()));
+        assert_eq!(r(KernelConfig { stages: 2, ..base }), Ok(())); // persistent
         assert_eq!(
-            r(KernelConfig { stages: 2, ..base }),
+            r(KernelConfig { stages: 3, ..base }),
             Err("direct_field_fixed")
         );
         assert_eq!(
@@ -679,6 +694,15 @@ mod tests {
         assert_eq!(g.xs_bytes, 10 * 18 * 64 * 2);
         assert_eq!(g.ws_bytes, 9 * 64 * 4);
         assert_eq!(g.grid, [4 * 7 * 32, 3, 1]);
+        // Persistent (2 stages): two input tiles; 896 tiles x 3 channel blocks over about
+        // 1056 CTAs = 3 tiles per CTA, so 299 CTAs along x.
+        let p2 = KernelConfig { stages: 2, ..c };
+        let g2 = geometry(
+            &p2,
+            &prob("fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1"),
+        );
+        assert_eq!(g2.smem_bytes, 2 * g.xs_bytes + g.ws_bytes);
+        assert_eq!(g2.grid, [299, 3, 1]);
         // Channel multiplier: 64 output channels = 32 groups of 2; odd C: 2-byte chunks.
         let g = geometry(&c, &prob("fwd_bf16_n1_g7_c7_k14_i9x9_f3x3_s2x2_p1x1_d1x1"));
         assert_eq!((g.ct, g.vl, g.sv), (32, 1, 2));

@@ -1,45 +1,47 @@
 // gconv direct forward kernel: generated, do not edit
-// kernel:  direct_fwd_bf16_t64x64x64_w4x1_s1_v8x4_gm1_sk1d_simt_gen
-// problem: fwd_bf16_n2_g32_c32_k32_i100_f5_s2_p2_d2
-// tile 1x64 pixels x 64 channels, halo 1x1x135 x 64 input channels, smem 18560 B
+// kernel:  direct_fwd_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen
+// problem: fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1
+// tile 14x14 pixels x 32 channels, halo 1x16x16 x 32 input channels, smem 18048 B
 #define ELEM unsigned short
 constexpr bool IS_BF16 = true;
 constexpr int ESZ = 2;
-constexpr int N_ = 2;
+constexpr int N_ = 32;
 constexpr int ID = 1;
-constexpr int IH = 1;
-constexpr int IW = 100;
+constexpr int IH = 112;
+constexpr int IW = 112;
 constexpr int OD = 1;
-constexpr int OH = 1;
-constexpr int OW = 48;
+constexpr int OH = 112;
+constexpr int OW = 112;
 constexpr int FZ = 1;
-constexpr int FY = 1;
-constexpr int FX = 5;
+constexpr int FY = 3;
+constexpr int FX = 3;
 constexpr int SD = 1;
 constexpr int SH = 1;
-constexpr int SW = 2;
+constexpr int SW = 1;
 constexpr int PD = 0;
-constexpr int PH = 0;
-constexpr int PW = 2;
+constexpr int PH = 1;
+constexpr int PW = 1;
 constexpr int DD = 1;
 constexpr int DH = 1;
-constexpr int DW = 2;
+constexpr int DW = 1;
 constexpr int G_ = 32;
 constexpr int CG = 1;
 constexpr int KG = 1;
-constexpr int TH = 1;
-constexpr int TW = 64;
-constexpr int BN = 64;
-constexpr int VEC = 8;
-constexpr int PX = 4;
-constexpr int THREADS = 128;
+constexpr int TH = 14;
+constexpr int TW = 14;
+constexpr int BN = 32;
+constexpr int VEC = 2;
+constexpr int PX = 7;
+constexpr int THREADS = 224;
 constexpr int VL = 8;
-constexpr int SV = 8;
-constexpr int XROW = 8640;
-constexpr int XS_BYTES = 17280;
-constexpr int WS_BYTES = 1280;
-constexpr int SMEM_BYTES = 18560;
-constexpr int GRID_X = 2;
+constexpr int SV = 2;
+constexpr int XROW = 528;
+constexpr int XS_BYTES = 16896;
+constexpr int WS_BYTES = 1152;
+constexpr int SMEM_BYTES = 18048;
+constexpr int GRID_X = 2048;
+constexpr int W_REG_BUDGET = 160;
+constexpr int STAGES = 1;
 
 // ---- helpers ----
 // Header-free: 16-bit types are u16. Every inline-PTX use sits in a helper below with a
@@ -121,6 +123,8 @@ __device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pr
   }
 }
 __device__ __forceinline__ void copy_wait_all() {}
+__device__ __forceinline__ void copy_commit() {}
+__device__ __forceinline__ void copy_wait_prior() {}
 #else
 __device__ __forceinline__ u32 f32_bits(float f) {
   u32 u;
@@ -163,6 +167,11 @@ __device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pr
 }
 __device__ __forceinline__ void copy_wait_all() {
   asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
+__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits for every committed group but the most recent one.
+__device__ __forceinline__ void copy_wait_prior() {
+  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
 }
 #endif
 
@@ -221,6 +230,10 @@ __device__ __forceinline__ void load_f32(const elem_t* p, float (&out)[N]) {
     out[1] = to_f32((u16)(v.x >> 16));
     out[2] = to_f32((u16)(v.y & 0xffffu));
     out[3] = to_f32((u16)(v.y >> 16));
+  } else if constexpr (ESZ == 2 && BYTES == 4) {
+    const u32 v = *reinterpret_cast<const u32*>(p);
+    out[0] = to_f32((u16)(v & 0xffffu));
+    out[1] = to_f32((u16)(v >> 16));
   } else if constexpr (ESZ == 4 && BYTES == 8) {
     const v8b v = *reinterpret_cast<const v8b*>(p);
     out[0] = bits_f32(v.x);
@@ -243,6 +256,10 @@ __device__ __forceinline__ void load_w(const float* p, float (&out)[N]) {
       out[i + 2] = bits_f32(v.z);
       out[i + 3] = bits_f32(v.w);
     }
+  } else if constexpr (N == 2) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i) out[i] = p[i];
@@ -298,18 +315,30 @@ constexpr int TILES_W = (OW + TW - 1) / TW;
 constexpr int TILES_H = (OH + TH - 1) / TH;
 constexpr int LANES = BN / VEC;  // channel lanes of a CTA
 constexpr int PGW = TW / PX;     // pixel groups along W
-constexpr int ITEMS = TH * PGW * LANES;
+constexpr int ITEMS = TH * PGW * LANES;  // (channel lane, output row, column group) triples
+constexpr int PY = ITEMS / THREADS;      // adjacent output rows per thread
+constexpr int RGH = TH / PY;             // row groups of the tile
 constexpr int SPAN = (PX - 1) * SW + (FX - 1) * DW + 1;  // input columns of one window row
+constexpr int RIN = (PY - 1) * SH + (FY - 1) * DH + 1;   // input rows of one thread's strip
 constexpr int CHUNKS_PER_PIX = CT / VL;
 constexpr int TOTAL_CHUNKS = ITD * ITH * ITW * CHUNKS_PER_PIX;
 constexpr bool DEPTHWISE_PATH = CG == 1 && KG == 1;
+// Grouped (C/G > 1 or channel multiplier) with a thread's VEC output channels inside one group:
+// one vector read gives the group's CG input channels, which feed CG x VEC FMAs per output.
+constexpr bool GROUP_VEC_PATH = !DEPTHWISE_PATH && KG % VEC == 0;
+// Depthwise: the whole FY x FX x VEC filter of a depth slice lives in registers when it fits
+// next to the PY x PX x VEC accumulators (rows-outer order: every staged input value is read
+// from shared memory once per thread); otherwise one filter row at a time (fy-outer order).
+constexpr bool W_IN_REGS = DEPTHWISE_PATH && FY * FX * VEC + PY * PX * VEC <= W_REG_BUDGET;
 static_assert(XROW >= ITW * CT && (XROW - ITW * CT) * ESZ % 16 == 0, "row stride");
 static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
 static_assert(WS_BYTES == TAPS * CG * BN * 4, "weight tile size");
 static_assert(BN % KG == 0 && BN % VEC == 0 && TW % PX == 0 && CT % VL == 0, "tile shape");
-static_assert(ITEMS + 32 > THREADS && ITEMS <= 4 * THREADS, "thread mapping");
-static_assert(SMEM_BYTES == XS_BYTES + WS_BYTES, "launch shared memory");
-static_assert(GRID_X == TILES_W * TILES_H * OD * N_, "launch grid");
+static_assert(ITEMS == PY * THREADS && TH % PY == 0, "thread mapping: one item per thread");
+constexpr int SPATIAL_TILES = TILES_W * TILES_H * OD * N_;
+static_assert(STAGES == 1 || STAGES == 2, "stages");
+static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES, "launch shared memory");
+static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES : GRID_X <= SPATIAL_TILES, "launch grid");
 static_assert(C_ % VL == 0 && K_ % SV == 0 && VEC % SV == 0, "vector widths");
 
 // Column j of a window row feeds output p through tap fx = (j - p·SW) / DW when that is exact.
@@ -318,35 +347,48 @@ constexpr int tap_of(int j, int p) {
                                                                                 : -1;
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t64x64x64_w4x1_s1_v8x4_gm1_sk1d_simt_gen(const void* __restrict__ in0,
-                                                            const void* __restrict__ in1,
-                                                            void* __restrict__ out,
-                                                            void* __restrict__ workspace) {
-  GCONV_DYNAMIC_SMEM(smem);
-  (void)workspace;
-  elem_t* xs = reinterpret_cast<elem_t*>(smem);  // [ITD][ITH] rows of XROW = ITW·CT + pad
-  float* ws = reinterpret_cast<float*>(smem + XS_BYTES);       // [TAPS·CG][BN], f32
-  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
-  const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
-  elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
-  const int tid = threadIdx.x;
-  int bx = blockIdx.x;
-  const int tile_w = bx % TILES_W;
-  bx /= TILES_W;
-  const int tile_h = bx % TILES_H;
-  bx /= TILES_H;
-  const int od = bx % OD;
-  const int n = bx / OD;
-  const int k0 = blockIdx.y * BN;  // first output channel of the CTA
-  const int c0 = blockIdx.y * CT;  // first input channel of the CTA
-  const int oh0 = tile_h * TH;
-  const int ow0 = tile_w * TW;
-  const int id0 = od * SD - PD;
-  const int ih0 = oh0 * SH - PH;
-  const int iw0 = ow0 * SW - PW;
+// Output row y of a thread's strip that input row r feeds through filter row fy, or -1.
+constexpr int out_row_of(int r, int fy) {
+  return (r - fy * DH >= 0 && (r - fy * DH) % SH == 0 && (r - fy * DH) / SH < PY)
+             ? (r - fy * DH) / SH
+             : -1;
+}
+constexpr bool row_used(int r) {
+  for (int fy = 0; fy < FY; ++fy) {
+    if (out_row_of(r, fy) >= 0) return true;
+  }
+  return false;
+}
+constexpr bool col_used(int j) {
+  for (int p = 0; p < PX; ++p) {
+    if (tap_of(j, p) >= 0) return true;
+  }
+  return false;
+}
 
-  // 1. Input halo tile, once per CTA: VL channels per copy, consecutive threads on consecutive
-  //    channel chunks of one pixel (coalesced), zero-fill for padding and channels beyond C.
+// Output tile t of the CTA's walk: (n, od, tile row, tile column), tile column fastest.
+struct TileAt {
+  int n, od, oh0, ow0;
+};
+__device__ __forceinline__ TileAt tile_at(int t) {
+  TileAt a;
+  a.ow0 = (t % TILES_W) * TW;
+  t /= TILES_W;
+  a.oh0 = (t % TILES_H) * TH;
+  t /= TILES_H;
+  a.od = t % OD;
+  a.n = t / OD;
+  return a;
+}
+
+// 1. Input halo tile of output tile `a`: VL channels per copy, consecutive threads on
+//    consecutive channel chunks of one pixel (coalesced), zero-fill for padding and channels
+//    beyond C. Asynchronous (cp.async) on the GPU; the caller commits and waits.
+__device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__ X, TileAt a,
+                                          int c0, int tid) {
+  const int id0 = a.od * SD - PD;
+  const int ih0 = a.oh0 * SH - PH;
+  const int iw0 = a.ow0 * SW - PW;
   for (int i = tid; i < TOTAL_CHUNKS; i += THREADS) {
     const int ch = i % CHUNKS_PER_PIX;
     const int pix = i / CHUNKS_PER_PIX;
@@ -361,11 +403,32 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t64x64x64_
     const int soff = rest * XROW + x * CT + ch * VL;  // rest = z·ITH + y
     const bool ok = (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH &&
                     (unsigned)iw < (unsigned)IW && c < C_;
-    const int goff = ok ? (((n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+    const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
     copy_to_smem<VL * ESZ>(xs + soff, X + goff, ok);
   }
+}
+
+__device__ __forceinline__ void compute_tile(const elem_t* xs, const float* ws,
+                                             elem_t* __restrict__ Y, TileAt a, int k0, int tid);
+
+extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen(const void* __restrict__ in0,
+                                                            const void* __restrict__ in1,
+                                                            void* __restrict__ out,
+                                                            void* __restrict__ workspace) {
+  GCONV_DYNAMIC_SMEM(smem);
+  (void)workspace;
+  // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CT + pad, then [TAPS·CG][BN] f32.
+  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
+  float* ws = reinterpret_cast<float*>(smem + STAGES * XS_BYTES);
+  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
+  const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
+  elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
+  const int tid = threadIdx.x;
+  const int k0 = blockIdx.y * BN;  // first output channel of the CTA
+  const int c0 = blockIdx.y * CT;  // first input channel of the CTA
+
   // 2. Weights of the CTA's output channels, widened to f32 and transposed to [tap·CG][BN]
-  //    (global reads contiguous; zero for channels beyond K).
+  //    (global reads contiguous; zero for channels beyond K); loaded once per CTA.
   for (int i = tid; i < BN * WPK; i += THREADS) {
     const int kl = i / WPK;
     const int r = i % WPK;
@@ -373,52 +436,161 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t64x64x64_
     if (k0 + kl < K_) v = to_f32(Wt[k0 * WPK + i]);
     ws[r * BN + kl] = v;
   }
-  copy_wait_all();
-  __syncthreads();
+  if constexpr (STAGES == 1) {
+    // One output tile per CTA.
+    const TileAt a = tile_at(blockIdx.x);
+    load_halo(xs0, X, a, c0, tid);
+    copy_wait_all();
+    __syncthreads();
+    compute_tile(xs0, ws, Y, a, k0, tid);
+  } else {
+    // Persistent CTA: tiles blockIdx.x, blockIdx.x + GRID_X, ...; the halo of the next tile is
+    // in flight (second buffer) while the current one is computed.
+    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
+    int t = blockIdx.x;
+    load_halo(xs0, X, tile_at(t), c0, tid);
+    copy_commit();
+    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
+      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
+      copy_commit();
+      copy_wait_prior();  // every group but the newest: tile t has landed
+      __syncthreads();
+      compute_tile(b ? xs1 : xs0, ws, Y, tile_at(t), k0, tid);
+      __syncthreads();  // all reads of this buffer done before it is refilled
+    }
+  }
+}
 
-  // 3. Each work item: PX adjacent output pixels along W × VEC adjacent output channels.
-  //    A window row is SPAN input columns; each column is read from shared memory once and
-  //    feeds every output of the strip that uses it (register sliding window).
-  for (int it = tid; it < ITEMS; it += THREADS) {
-    const int lane = it % LANES;
-    const int pg = it / LANES;
-    const int ty = pg % TH;  // rows fastest: a quarter-warp with fewer than 8 channel lanes
-    const int tx0 = (pg / TH) * PX;  // spans rows, which the row padding puts on other banks
-    const int kl0 = lane * VEC;
-    float acc[PX][VEC];
+// 3. Each thread: PY adjacent output rows x PX adjacent output columns x VEC adjacent
+//    output channels. Threads are numbered channel lane fastest, then row group, then column
+//    group (a warp with fewer than 32 lanes spans row groups, which the row padding puts on
+//    other banks). A window row is SPAN input columns; each column is read from shared memory
+//    once per use and feeds every output of the strip that uses it (register sliding window).
+__device__ __forceinline__ void compute_tile(const elem_t* xs, const float* ws,
+                                             elem_t* __restrict__ Y, TileAt a, int k0, int tid) {
+  const int n = a.n;
+  const int od = a.od;
+  const int oh0 = a.oh0;
+  const int ow0 = a.ow0;
+  const int lane = tid % LANES;
+  const int pg = tid / LANES;
+  const int ty0 = (pg % RGH) * PY;
+  const int tx0 = (pg / RGH) * PX;
+  const int kl0 = lane * VEC;
+  float acc[PY][PX][VEC];
+#pragma unroll
+  for (int y = 0; y < PY; ++y) {
 #pragma unroll
     for (int p = 0; p < PX; ++p) {
 #pragma unroll
-      for (int v = 0; v < VEC; ++v) acc[p][v] = 0.0f;
+      for (int v = 0; v < VEC; ++v) acc[y][p][v] = 0.0f;
     }
-    for (int fz = 0; fz < FZ; ++fz) {
+  }
+  for (int fz = 0; fz < FZ; ++fz) {
+    const elem_t* strip = xs + (fz * ITH + ty0 * SH) * XROW + tx0 * SW * CT + kl0;
+    if constexpr (W_IN_REGS) {
+      // Rows-outer: input row r of the strip feeds output row y through filter row fy when
+      // r = y*SH + fy*DH; all of the slice's weights are in registers.
+      float wr[FY][FX][VEC];
 #pragma unroll
       for (int fy = 0; fy < FY; ++fy) {
-        const elem_t* row = xs + (fz * ITH + ty * SH + fy * DH) * XROW + tx0 * SW * CT;
-        const int tap0 = (fz * FY + fy) * FX;
-        if constexpr (DEPTHWISE_PATH) {
-          float wr[FX][VEC];
 #pragma unroll
-          for (int fx = 0; fx < FX; ++fx) load_w<VEC>(ws + (tap0 + fx) * BN + kl0, wr[fx]);
+        for (int fx = 0; fx < FX; ++fx) {
+          load_w<VEC>(ws + ((fz * FY + fy) * FX + fx) * BN + kl0, wr[fy][fx]);
+        }
+      }
 #pragma unroll
-          for (int j = 0; j < SPAN; ++j) {
-            bool used = false;
+      for (int r = 0; r < RIN; ++r) {
+        if (!row_used(r)) continue;
 #pragma unroll
-            for (int p = 0; p < PX; ++p) used = used || tap_of(j, p) >= 0;
-            if (!used) continue;
-            float xv[VEC];
-            load_f32<VEC>(row + j * CT + kl0, xv);
+        for (int j = 0; j < SPAN; ++j) {
+          if (!col_used(j)) continue;
+          float xv[VEC];
+          load_f32<VEC>(strip + r * XROW + j * CT, xv);
+#pragma unroll
+          for (int fy = 0; fy < FY; ++fy) {
+            const int y = out_row_of(r, fy);
+            if (y < 0) continue;
 #pragma unroll
             for (int p = 0; p < PX; ++p) {
               const int fx = tap_of(j, p);
               if (fx < 0) continue;
 #pragma unroll
-              for (int v = 0; v < VEC; ++v) acc[p][v] = fmaf(xv[v], wr[fx][v], acc[p][v]);
+              for (int v = 0; v < VEC; ++v) acc[y][p][v] = fmaf(xv[v], wr[fy][fx][v], acc[y][p][v]);
             }
           }
-        } else {
-          // Channel multiplier / small C/G: output channel k reads input channels
-          // (k / KG)·CG + c, c < CG, of its group; scalar shared-memory reads.
+        }
+      }
+    } else if constexpr (DEPTHWISE_PATH) {
+      // Fy-outer: one filter row in registers, applied to the PY output rows.
+#pragma unroll 1
+      for (int fy = 0; fy < FY; ++fy) {
+        float wr[FX][VEC];
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) load_w<VEC>(ws + ((fz * FY + fy) * FX + fx) * BN + kl0, wr[fx]);
+#pragma unroll
+        for (int y = 0; y < PY; ++y) {
+          const elem_t* row = strip + (y * SH + fy * DH) * XROW;
+#pragma unroll
+          for (int j = 0; j < SPAN; ++j) {
+            if (!col_used(j)) continue;
+            float xv[VEC];
+            load_f32<VEC>(row + j * CT, xv);
+#pragma unroll
+            for (int p = 0; p < PX; ++p) {
+              const int fx = tap_of(j, p);
+              if (fx < 0) continue;
+#pragma unroll
+              for (int v = 0; v < VEC; ++v) acc[y][p][v] = fmaf(xv[v], wr[fx][v], acc[y][p][v]);
+            }
+          }
+        }
+      }
+    } else if constexpr (GROUP_VEC_PATH) {
+      // One filter row in registers ([fx][c][v]); per input column one read of the group's CG
+      // channels, each feeding VEC outputs of every pixel of the strip that uses the column.
+      const elem_t* strip0 = strip - kl0 + (kl0 / KG) * CG;
+#pragma unroll 1
+      for (int fy = 0; fy < FY; ++fy) {
+        float wr[FX][CG][VEC];
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) {
+#pragma unroll
+          for (int c = 0; c < CG; ++c) {
+            load_w<VEC>(ws + (((fz * FY + fy) * FX + fx) * CG + c) * BN + kl0, wr[fx][c]);
+          }
+        }
+#pragma unroll
+        for (int y = 0; y < PY; ++y) {
+          const elem_t* row = strip0 + (y * SH + fy * DH) * XROW;
+#pragma unroll
+          for (int j = 0; j < SPAN; ++j) {
+            if (!col_used(j)) continue;
+            float xv[CG];
+            load_f32<CG>(row + j * CT, xv);
+#pragma unroll
+            for (int p = 0; p < PX; ++p) {
+              const int fx = tap_of(j, p);
+              if (fx < 0) continue;
+#pragma unroll
+              for (int c = 0; c < CG; ++c) {
+#pragma unroll
+                for (int v = 0; v < VEC; ++v) acc[y][p][v] = fmaf(xv[c], wr[fx][c][v], acc[y][p][v]);
+              }
+            }
+          }
+        }
+      }
+    } else {
+      // Channel multiplier / small C/G with a thread's channels spanning groups: output channel
+      // k reads input channels (k / KG)*CG + c, c < CG, of its group; scalar shared-memory reads.
+      const elem_t* strip0 = strip - kl0;
+#pragma unroll 1
+      for (int fy = 0; fy < FY; ++fy) {
+        const int tap0 = (fz * FY + fy) * FX;
+#pragma unroll
+        for (int y = 0; y < PY; ++y) {
+          const elem_t* row = strip0 + (y * SH + fy * DH) * XROW;
 #pragma unroll
           for (int j = 0; j < SPAN; ++j) {
 #pragma unroll
@@ -431,7 +603,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t64x64x64_
                 const elem_t* px = row + j * CT + (kl / KG) * CG;
 #pragma unroll
                 for (int c = 0; c < CG; ++c) {
-                  acc[p][v] = fmaf(to_f32(px[c]), ws[((tap0 + fx) * CG + c) * BN + kl], acc[p][v]);
+                  acc[y][p][v] =
+                      fmaf(to_f32(px[c]), ws[((tap0 + fx) * CG + c) * BN + kl], acc[y][p][v]);
                 }
               }
             }
@@ -439,19 +612,22 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t64x64x64_
         }
       }
     }
-    // 4. Stores: SV channels per access; pixels and channels outside the output are skipped.
-    const int oh = oh0 + ty;
-    if (oh < OH) {
+  }
+  // 4. Stores: SV channels per access; pixels and channels outside the output are skipped.
 #pragma unroll
-      for (int p = 0; p < PX; ++p) {
-        const int ow = ow0 + tx0 + p;
-        if (ow >= OW) continue;
-        const int base = (((n * OD + od) * OH + oh) * OW + ow) * K_ + k0 + kl0;
+  for (int y = 0; y < PY; ++y) {
+    const int oh = oh0 + ty0 + y;
+    if (oh >= OH) continue;
 #pragma unroll
-        for (int s = 0; s < VEC; s += SV) {
-          if (k0 + kl0 + s < K_) store_out<SV>(Y + base + s, &acc[p][s]);
-        }
+    for (int p = 0; p < PX; ++p) {
+      const int ow = ow0 + tx0 + p;
+      if (ow >= OW) continue;
+      const int base = (((n * OD + od) * OH + oh) * OW + ow) * K_ + k0 + kl0;
+#pragma unroll
+      for (int s = 0; s < VEC; s += SV) {
+        if (k0 + kl0 + s < K_) store_out<SV>(Y + base + s, &acc[y][p][s]);
       }
     }
   }
 }
+
