@@ -1,8 +1,10 @@
 //! Compiles every config of the default forward pool (all dtypes) with NVRTC to an sm_90 CUBIN,
 //! each on a representative problem it can implement, and every config of the direct forward
 //! pool on each of the direct problems (depthwise 3×3 and 7×7, a channel multiplier, a 3D
-//! depthwise layer), printing registers, spills and compile time per kernel and a count line.
-//! Fails on any compile error, or when a pool config runs none of its representative problems.
+//! depthwise layer) that it can implement, printing registers, spills and compile time per
+//! kernel and a count line. Fails on any compile error, when an igemm config runs none of its
+//! representative problems, when a direct config runs fewer than 2 of the direct problems, or
+//! when `emit` disagrees with `can_implement`.
 //! Needs only NVRTC, no GPU.
 //!
 //! When libnvrtc cannot be loaded it prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_NVRTC=1`
@@ -67,8 +69,10 @@ fn default_forward_pool_compiles() {
             }
         }
     }
+    let mut skipped = 0usize;
     for dt in DType::ALL {
         for cfg in direct_forward_pool(dt) {
+            let mut implemented = 0usize;
             for key in DIRECT_PROBLEMS {
                 let p: Problem = match key.replace("{dt}", dt.token()).parse() {
                     Ok(p) => p,
@@ -77,10 +81,25 @@ fn default_forward_pool_compiles() {
                         continue;
                     }
                 };
+                // A problem the config cannot run (e.g. a double-buffered f32 3D halo over the
+                // shared-memory limit) is skipped; emit must agree with can_implement.
+                if let Err(e) = can_implement(&cfg, &p) {
+                    skipped += 1;
+                    if emit(&cfg, &p).is_ok() {
+                        errors.push(format!("{cfg} on {p}: emitted although rejected: {e}"));
+                    }
+                    continue;
+                }
+                implemented += 1;
                 match emit(&cfg, &p) {
                     Ok(src) => jobs.push((p, src)),
                     Err(e) => errors.push(format!("{cfg} on {p}: emit rejected: {e}")),
                 }
+            }
+            if implemented < 2 {
+                errors.push(format!(
+                    "{cfg}: runs only {implemented} of the direct problems"
+                ));
             }
         }
     }
@@ -146,7 +165,7 @@ fn default_forward_pool_compiles() {
         }
     }
     println!(
-        "compile_pool: {ok} of {} pool kernels compiled ({} with spills), {} errors; {:.1} s of NVRTC time on {threads} thread(s), {wall:.1} s wall",
+        "compile_pool: {ok} of {} pool kernels compiled ({} with spills), {} errors, {skipped} (direct config, problem) pairs the config cannot run; {:.1} s of NVRTC time on {threads} thread(s), {wall:.1} s wall",
         jobs.len(),
         spilled,
         errors.len(),

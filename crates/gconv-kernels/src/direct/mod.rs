@@ -3,72 +3,73 @@
 //! in 1D/2D/3D with any stride, padding and dilation, f32/f16/bf16 storage and f32 accumulation,
 //! on the NHWC (NHWGC) layouts of DESIGN.md §1.
 //!
-//! **Status: verified by host emulation only, not yet on a GPU.** The generated CUDA C++ is
-//! compiled with g++ against a host shim and compared with the f64 CPU reference by
-//! `tests/host_emulation.rs`; every pool member compiles to an sm_90 CUBIN with NVRTC. None of
-//! them has run on an H200 yet, so [`crate::config::auto_select`] never picks a direct kernel;
-//! they are in the GPU selftest matrix and the `gconv bench` pool so that the next GPU session
-//! verifies and measures them.
+//! **Verification.** On the H200, `gconv selftest --gpu` runs every direct pool member on every
+//! forward case of the correctness matrix it can implement (with the igemm pool and the
+//! reference kernels: 1534 passed, 0 failed — `results/h200/s2/selftest3.log`), and `gconv
+//! bench` verifies every result before timing it. In CI the generated CUDA C++ runs on the CPU
+//! through a g++ shim (`tests/host_emulation.rs`, one std::thread per CUDA thread, NaN-poisoned
+//! shared memory and outputs, AddressSanitizer) against the f64 reference, and every pool
+//! member compiles to an sm_90 CUBIN with NVRTC.
 //!
 //! # KernelConfig fields (how the shared fields are reused)
 //!
 //! | field | direct meaning |
 //! |---|---|
-//! | `tile_m` | output pixels per CTA, `TH × TW` (one output depth slice per CTA) |
-//! | `tile_k` | `TW`, the CTA tile width along W (`TH = tile_m / tile_k`) |
-//! | `tile_n` | `BN`, output channels per CTA (whole groups: K/G divides it) |
-//! | `vec_a` | `VEC`, adjacent output channels per thread (8 for f16/bf16 = 16-byte accesses) |
-//! | `vec_b` | `PX`, adjacent output pixels along W per thread (the register sliding window) |
+//! | `tile_m` | output pixels per CTA tile, `TH × TW` (one output depth slice per tile) |
+//! | `tile_k` | `TW`, the tile width along W (`TH = tile_m / tile_k`) |
+//! | `tile_n` | `BN`, output channels per CTA |
+//! | `vec_a` | `VEC`, adjacent output channels per thread (a power of two ≤ 8) |
+//! | `vec_b` | `PX`, adjacent output pixels along W per thread (1..=8, e.g. 7 for 7/14/28-wide outputs) |
 //! | `warps_m` | warps per CTA (1..=8); `warps_n` is 1 |
-//! | `stages`, `group_merge`, `split_k`, `math`, `fast_path` | fixed: `1`, `1`, `1d`, `simt`, `gen` |
+//! | `stages` | 1: one tile per CTA; 2: persistent CTAs that walk several tiles with the next tile's halo in flight (double-buffered) |
+//! | `group_merge`, `split_k`, `math`, `fast_path` | fixed: `1`, `1d`, `simt`, `gen` |
 //!
-//! A CTA has `(tile_m / PX) × (BN / VEC)` work items (pixel groups × channel lanes), walked by
-//! its threads in strides of the thread count; `validate` asks for more than `threads − 32`
-//! items (no idle warp) and at most `4 × threads`. 7-row tiles (`t112x64x16`, `t56x64x8`) fit
-//! the 7×7, 14×14 and 28×28 outputs of the model zoo. Example:
-//! `direct_fwd_bf16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_simt_gen` = an 8×16-pixel × 64-channel
-//! tile, 256 threads, each computing 4 pixels × 8 channels.
+//! A tile has `TH × TW/PX × BN/VEC` work items (output row, column group, channel lane);
+//! `validate` requires them to be exactly `threads × PY` with `PY` ≤ 16 dividing `TH`
+//! ([`rows_per_thread`]): each thread computes a `PY × PX × VEC` block of outputs. Example:
+//! `direct_fwd_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen` = 14×14 pixels × 32 channels,
+//! 224 threads, each 2 rows × 7 pixels × 2 channels.
 //!
 //! # What one CTA does
 //!
-//! Grid = (⌈Wo/TW⌉·⌈Ho/TH⌉·Do·N, ⌈K/BN⌉, 1). CTA (x, y) owns output pixels
-//! `[oh0, oh0+TH) × [ow0, ow0+TW)` of one (n, od) and output channels `[y·BN, (y+1)·BN)`, which
-//! read the `CT = BN/(K/G)·(C/G)` input channels of the same groups.
+//! Grid = (spatial tiles, or fewer for persistent CTAs, ⌈K/BN⌉, 1). CTA (x, y) owns output
+//! channels `[y·BN, (y+1)·BN)`, which read the `CT = BN/(K/G)·(C/G)` input channels of the same
+//! groups, and one or more output tiles `[oh0, oh0+TH) × [ow0, ow0+TW)` of one (n, od).
 //!
-//! 1. **Input halo tile, loaded once**: `FZ × ITH × ITW × CT` elements in shared memory, in the
-//!    input dtype, `ITH = (TH−1)·SH + (FY−1)·DH + 1`, `ITW = (TW−1)·SW + (FX−1)·DW + 1`;
-//!    consecutive threads copy consecutive `VL`-channel chunks of one pixel (`VL` = 16 bytes
-//!    when C allows) with `cp.async` zero-fill for padding and channels beyond C.
-//! 2. **Weights**: the CTA's `BN × taps × C/G` weights, widened to f32 and transposed to
-//!    `[tap·C/G][BN]` in shared memory (contiguous global reads).
-//! 3. **Math**: a thread takes PX adjacent outputs along W × VEC adjacent channels. Per filter
-//!    row it keeps the row's weights in registers (`FX × VEC` floats) and walks the
-//!    `SPAN = (PX−1)·SW + (FX−1)·DW + 1` input columns once, each column a 16-byte shared
-//!    read of VEC channels that feeds every output of the strip using it (register sliding
-//!    window), f32 FMA. The channel-multiplier / C/G > 1 path reads scalars instead.
-//! 4. **Stores**: straight from registers, `SV` channels (16 bytes when K allows) per access;
-//!    the 8 channel lanes of a quarter-warp write one contiguous 128-byte line per pixel.
+//! 1. **Weights**, once per CTA: `BN × taps × C/G`, widened to f32, transposed to
+//!    `[tap·C/G][BN]` in shared memory.
+//! 2. **Input halo tile** per output tile: `FZ × ITH × ITW × CT` elements in shared memory,
+//!    `ITH = (TH−1)·SH + (FY−1)·DH + 1`, `ITW = (TW−1)·SW + (FX−1)·DW + 1`; consecutive threads
+//!    copy consecutive `VL`-channel chunks of one pixel (16 bytes when C allows) with `cp.async`
+//!    zero-fill for padding and channels beyond C. With 2 stages the next tile's halo is issued
+//!    into the second buffer before the current tile is computed.
+//! 3. **Math**, f32 FMA, register sliding windows: a window row is the `SPAN = (PX−1)·SW +
+//!    (FX−1)·DW + 1` input columns that feed the thread's PX outputs; each column read feeds
+//!    every output that uses it. Four paths, chosen at generation time:
+//!    - depthwise, filter in registers (rows-outer, [`weights_in_registers`]): the whole
+//!      `FY × FX × VEC` filter of a depth slice in registers, each of the thread's
+//!      `(PY−1)·SH + (FY−1)·DH + 1` input rows read once and applied to every output row it feeds;
+//!    - depthwise, one filter row at a time (fy-outer) when the filter does not fit;
+//!    - grouped vector ([`group_vector_path`], C/G > 1 or a channel multiplier with the thread's
+//!      VEC channels in one group): one read gives the group's C/G input channels, feeding
+//!      `C/G × VEC` FMAs per output;
+//!    - scalar: any other small-C/G layout, one shared-memory read per FMA.
+//! 4. **Stores** straight from registers, `SV` channels (16 bytes at most) per access.
 //!
-//! Shared memory = `round16(FZ·ITH·XROW·esize) + taps·(C/G)·BN·4` bytes (checked against the
-//! 227 KB limit by `can_implement`), `XROW = ITW·CT` + 0–7 16-byte chunks of row padding.
-//! Work items are numbered channel lane fastest, then output row, then column group, so a
-//! quarter-warp with fewer than 8 channel lanes (BN·esize < 128 bytes) reads several rows;
-//! the padding is chosen by a bank model ([`smem_read_wavefronts`]) to put them on different
-//! banks (e.g. 4 lanes, 3×3 stride 1: the 18-pixel rows get one pixel of padding).
+//! Shared memory = `stages · round16(FZ·ITH·XROW·esize) + taps·(C/G)·BN·4` bytes (checked
+//! against the 227 KB limit by `can_implement`), `XROW = ITW·CT` + 0–7 16-byte chunks of row
+//! padding chosen by a bank model ([`smem_read_wavefronts`]) so that a warp whose lanes span
+//! several row groups reads distinct banks.
 //!
-//! # Traffic and expected limits (H200, not yet measured)
+//! # Measured (H200, `results/h200/s2/`)
 //!
-//! DRAM traffic per output element is the compulsory X + Y bytes (W is tiny); the halo is
-//! re-read from L2: an 8×16 tile with a 3×3 filter stages 10×18 = 180 pixels for 128 outputs
-//! (1.41×), i.e. about `1.41·esize` bytes L2→SM per output plus `esize` written. Math per
-//! output is `taps` f32 FMAs: 9 for 3×3 needs about 11 TFMA/s at 4.8 TB/s in bf16, a third of
-//! the H200's FFMA rate, so 3×3 and 5×5 should be memory bound; 7×7 (49 FMAs) is FFMA bound at
-//! roughly 0.55 of the DRAM roofline. Known limits, for the next (GPU) iteration: no overlap of
-//! a CTA's halo load with its own math (overlap comes only from co-resident CTAs: 84 registers
-//! on the 4-pixel bf16 configs give 3 CTAs of 256 threads per SM, the 2-pixel configs 62–64
-//! registers and 4); 3D problems stage `FZ` depth slices per output slice (one output depth per
-//! CTA), which costs L2 but not DRAM traffic; weights of the channel-multiplier path are read
-//! from shared memory per FMA.
+//! On the 17 forward zoo layers with C/G ≤ 4, the best pool member is 1.21–16.8× faster than
+//! cuDNN's best engine (geomean 2.05×, `bench_direct4.csv`), at 0.09–0.66 of the roofline. ncu
+//! on the 3×3 layers (`ncu2.txt`, `ncu4.txt`): issue slots about 62 % busy, DRAM 28–36 % — the
+//! kernels are latency/issue bound (halo address arithmetic, 16-bit unpacking, one tile's load
+//! not overlapped with its own math at 1 stage), not bandwidth bound; the 7×7 layers sit at
+//! about 40 % of the FFMA rate. Known limits: 3D problems stage `FZ` depth slices per output
+//! slice (L2, not DRAM, traffic); C not a multiple of 2 falls back to 2-byte copies.
 
 use crate::config::{
     validate, Family, FastPath, KernelConfig, Math, Rejection, SplitKMode, MAX_REGISTERS,
@@ -275,20 +276,61 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     est.min(u32::MAX as u64) as u32
 }
 
+/// Estimated instructions one thread issues for one output tile of `cfg` on `problem`: the
+/// shared-memory reads of the window (and their 16-bit unpacking), the FMAs, the halo copies
+/// (about 25 instructions each, address arithmetic included), the weight staging and the stores.
+pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem) -> f64 {
+    let geo = geometry(cfg, problem);
+    let (vec, px, py) = (
+        cfg.vec_a as f64,
+        cfg.vec_b as f64,
+        rows_per_thread(cfg) as f64,
+    );
+    let [fz, fy, fx] = problem.filter.map(|v| v as f64);
+    let (sh, sw) = (problem.stride[1] as f64, problem.stride[2] as f64);
+    let (dh, dw) = (problem.dilation[1] as f64, problem.dilation[2] as f64);
+    let span = (px - 1.0) * sw + (fx - 1.0) * dw + 1.0;
+    let rin = (py - 1.0) * sh + (fy - 1.0) * dh + 1.0;
+    let cpg = problem.cpg() as f64;
+    let unpack = if problem.dtype.size_bytes() == 2 {
+        1.0
+    } else {
+        0.0
+    };
+    let fmas = py * px * vec * fz * fy * fx * cpg;
+    let window = if weights_in_registers(cfg, problem) {
+        fz * rin * span * (1.0 + vec * unpack)
+    } else if problem.cpg() == 1 && problem.kpg() == 1 {
+        fz * fy * py * span * (1.0 + vec * unpack)
+    } else if group_vector_path(cfg, problem) {
+        fz * fy * py * span * (1.0 + cpg * unpack)
+    } else {
+        2.0 * fmas
+    };
+    let threads = cfg.threads().max(1) as f64;
+    let chunks = (geo.halo[0] * geo.halo[1] * geo.halo[2] * (geo.ct / geo.vl.max(1))) as f64;
+    let halo = (chunks / threads).ceil() * 25.0;
+    let weights = ((problem.filter_volume() * problem.cpg()) as f64 * cfg.tile_n as f64 / threads)
+        .ceil()
+        * 12.0;
+    let stores = py * px * (vec / geo.sv.max(1) as f64) * 8.0;
+    window + fmas + halo + weights + stores
+}
+
 /// Estimated time in seconds of a direct `cfg` on `problem` (H200), the rule behind the direct
 /// part of [`crate::config::auto_select`]:
 ///
-/// `max(t_fma, t_dram, t_l2) · q + 2 µs`, where
-/// - `t_fma` = the FMAs of every computed output (partial tiles included) at 11 TFMA/s,
-///   times 1.25 when a thread reads its inputs as scalars;
+/// `max(t_issue, t_dram, t_l2) · q + 2 µs`, where
+/// - `t_issue` = [`thread_instructions`] × threads × output tiles at 1.7e13 thread-instructions
+///   per second (132 SMs × 4 schedulers × 32 lanes at about 60 % of 1.98 GHz);
 /// - `t_dram` = the compulsory bytes at 3.5 TB/s; `t_l2` = every CTA's staged halo tile and
 ///   output tile (partial tiles included) at 4 TB/s;
 /// - `q` = the wave quantisation: CTAs rounded up to whole waves of
 ///   `132 × CTAs per SM` (CTAs per SM limited by threads, [`register_estimate`] and shared
 ///   memory), divided by the CTAs, but at least 1.
 ///
-/// The constants were set from the H200 bench of the depthwise zoo layers
-/// (`results/h200/s2/bench_dw2.csv`).
+/// The constants were set from the H200 benches of the direct-capable zoo layers
+/// (`results/h200/s2/bench_dw2.csv`, `bench_direct4.csv`).
 pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
     let geo = geometry(cfg, problem);
     let es = problem.dtype.size_bytes() as f64;
@@ -296,14 +338,11 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
     let out = problem.output();
     let tiles = (out[2].div_ceil(geo.tw) * out[1].div_ceil(geo.th) * out[0] * problem.n) as f64
         * geo.grid[1] as f64;
-    let outputs = tiles * cfg.tile_m as f64 * cfg.tile_n as f64;
-    let fma_per_output = (problem.filter_volume() * problem.cpg()) as f64;
-    let scalar = problem.cpg() > 1 && !group_vector_path(cfg, problem);
-    let t_fma = outputs * fma_per_output / 1.1e13 * if scalar { 1.25 } else { 1.0 };
+    let threads = cfg.threads().max(1) as f64;
+    let t_issue = tiles * threads * thread_instructions(cfg, problem) / 1.7e13;
     let t_dram = problem.min_bytes() / 3.5e12;
     let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
     let t_l2 = tiles * (halo + cfg.tile_m as f64 * cfg.tile_n as f64 * es) / 4e12;
-    let threads = cfg.threads().max(1) as f64;
     let regs = register_estimate(cfg, problem).clamp(24, 255) as f64;
     let per_sm = (233_472.0 / (geo.smem_bytes as f64 + 1024.0))
         .floor()
@@ -313,7 +352,7 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
     let wave = 132.0 * per_sm;
     // Tiles per CTA are equal up to one (persistent launches), so quantisation is by CTAs.
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
-    t_fma.max(t_dram).max(t_l2) * q + 2e-6
+    t_issue.max(t_dram).max(t_l2) * q + 2e-6
 }
 
 fn fixed(field: &'static str, value: String, expected: &'static str) -> Rejection {

@@ -193,11 +193,23 @@ __device__ __forceinline__ void from_f32(float v, u16& out) {
     out = f32_to_f16(v);
   }
 }
+// Two values rounded to the 16-bit dtype and packed (lo in the low half): one cvt.rn.*x2 on
+// the GPU.
 __device__ __forceinline__ u32 pack_pair(float lo, float hi) {
+#ifdef GCONV_HOST_EMULATION
   u16 a, b;
   from_f32(lo, a);
   from_f32(hi, b);
   return (u32)a | ((u32)b << 16);
+#else
+  u32 r;
+  if constexpr (IS_BF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+#endif
 }
 
 // N elements from shared memory (N·ESZ-byte aligned) widened to f32, in 16/8/4-byte reads.
@@ -322,6 +334,10 @@ constexpr int SPAN = (PX - 1) * SW + (FX - 1) * DW + 1;  // input columns of one
 constexpr int RIN = (PY - 1) * SH + (FY - 1) * DH + 1;   // input rows of one thread's strip
 constexpr int CHUNKS_PER_PIX = CT / VL;
 constexpr int TOTAL_CHUNKS = ITD * ITH * ITW * CHUNKS_PER_PIX;
+constexpr int ROWCHUNKS = ITW * CHUNKS_PER_PIX;  // copies per staged row
+constexpr int HALO_ROWS = ITD * ITH;
+// Rows copied per pass when a row has at most THREADS copies, else 0 (generic loop).
+constexpr int RSTEP = THREADS / ROWCHUNKS;
 constexpr bool DEPTHWISE_PATH = CG == 1 && KG == 1;
 // Grouped (C/G > 1 or channel multiplier) with a thread's VEC output channels inside one group:
 // one vector read gives the group's CG input channels, which feed CG x VEC FMAs per output.
@@ -389,6 +405,28 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
   const int id0 = a.od * SD - PD;
   const int ih0 = a.oh0 * SH - PH;
   const int iw0 = a.ow0 * SW - PW;
+  if constexpr (RSTEP >= 1) {
+    // Row-strided: a thread keeps one (column, channel chunk) of the halo rows and walks rows
+    // RSTEP apart, so the column decode and checks happen once per tile.
+    const int rc = tid % ROWCHUNKS;
+    const int r0 = tid / ROWCHUNKS;
+    if (r0 >= RSTEP) return;
+    const int ch = rc % CHUNKS_PER_PIX;
+    const int x = rc / CHUNKS_PER_PIX;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const bool col_ok = (unsigned)iw < (unsigned)IW && c < C_;
+    elem_t* dst = xs + x * CT + ch * VL;
+    for (int r = r0; r < HALO_ROWS; r += RSTEP) {
+      const int z = r / ITH;
+      const int id = id0 + z * DD;
+      const int ih = ih0 + (r - z * ITH);
+      const bool ok = col_ok && (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH;
+      const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+      copy_to_smem<VL * ESZ>(dst + r * XROW, X + goff, ok);
+    }
+    return;
+  }
   for (int i = tid; i < TOTAL_CHUNKS; i += THREADS) {
     const int ch = i % CHUNKS_PER_PIX;
     const int pix = i / CHUNKS_PER_PIX;
