@@ -5,7 +5,10 @@ use crate::backend::BackendChoice;
 use crate::worker::CudaExecutor;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
-use gconv_kernels::config::{auto_select, default_forward_pool, direct_forward_pool};
+use gconv_kernels::config::{
+    auto_select, auto_select_direct, auto_select_igemm, default_forward_pool, direct_forward_pool,
+    KernelConfig,
+};
 use gconv_kernels::Arch;
 use gconv_problem::{DType, DeviceSpec, Direction, Problem};
 use gconv_tune::registry::registry;
@@ -332,9 +335,9 @@ pub struct BenchArgs {
     pub run: RunnerArgs,
 }
 
-/// Runs `gconv bench`: the default (igemm) and direct forward pools of every dtype present,
-/// swept over the problems, then per problem the best kernel of the pool, the `auto` choice and
-/// the baseline.
+/// Runs `gconv bench`: the default (igemm) and direct forward pools of every dtype present
+/// (or one of them with `--family`), swept over the problems, then per problem the best kernel
+/// of the pool, the `auto` choice (within the timed family) and the baseline.
 pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     let dir = Direction::from_token(&a.direction)
         .ok_or_else(|| anyhow!("unknown --direction {:?}", a.direction))?;
@@ -371,7 +374,12 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     let o = sweep_options(&a.run, backend)?;
     let report = run_sweep(&kernels, &problems, &o)?;
     let rows = report.all_rows();
-    print_bench_table(&problems, &rows, &o.device);
+    let auto: AutoRule = match a.family.as_str() {
+        "igemm" => auto_select_igemm,
+        "direct" => auto_select_direct,
+        _ => auto_select,
+    };
+    print_bench_table(&problems, &rows, &o.device, auto);
     println!("rows in {}", report.output.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -386,7 +394,10 @@ fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a Swe
         })
 }
 
-fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec) {
+/// The selection rule whose pick the bench table shows as `auto`.
+type AutoRule = fn(&Problem) -> Option<KernelConfig>;
+
+fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec, auto: AutoRule) {
     println!(
         "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
         "problem", "best ms", "roof", "auto ms", "base ms", "best/base", "auto/base"
@@ -397,7 +408,7 @@ fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec) 
     for p in problems {
         let b = best(rows, p, false);
         let cu = best(rows, p, true).and_then(|r| r.ok_latency_ms());
-        let auto_name = auto_select(p).map(|c| c.to_string());
+        let auto_name = auto(p).map(|c| c.to_string());
         let auto_ms = auto_name.as_ref().and_then(|n| {
             rows.iter()
                 .find(|r| r.problem == *p && &r.kernel == n)
@@ -484,7 +495,7 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
             problems.push(r.problem);
         }
     }
-    print_bench_table(&problems, &rows, &dev);
+    print_bench_table(&problems, &rows, &dev, auto_select);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -864,9 +864,9 @@ pub enum Rejection {
         /// The only accepted value.
         expected: &'static str,
     },
-    /// The `direct` thread mapping is unbalanced: (tile_m / vec_b) pixel groups ×
-    /// (tile_n / vec_a) channel lanes must exceed threads − 32 (no idle warp) and be at most
-    /// threads × PY with PY output rows per thread dividing the tile height.
+    /// The `direct` thread mapping does not divide: (tile_m / vec_b) pixel groups ×
+    /// (tile_n / vec_a) channel lanes must be exactly threads × PY, with PY ≤ 16 output rows
+    /// per thread dividing the tile height.
     #[error("direct work items {items} (tile rows x column groups x channel lanes) must be {threads} threads x PY, with PY <= 16 rows per thread dividing the tile height")]
     DirectThreadMapping {
         /// Work items of one CTA.
@@ -1543,7 +1543,13 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
 /// the one with the smallest [`cost_estimate`]. Ties go to the earlier pool member. `None` when
 /// nothing in the pools runs the problem.
 pub fn auto_select(problem: &Problem) -> Option<KernelConfig> {
-    let direct = direct_forward_pool(problem.dtype)
+    auto_select_direct(problem).or_else(|| auto_select_igemm(problem))
+}
+
+/// The direct part of [`auto_select`]: the direct pool member that can run `problem` with the
+/// smallest [`crate::direct::cost_estimate`] (ties: the earlier member).
+pub fn auto_select_direct(problem: &Problem) -> Option<KernelConfig> {
+    direct_forward_pool(problem.dtype)
         .into_iter()
         .filter(|c| can_implement(c, problem).is_ok())
         .map(|c| (crate::direct::cost_estimate(&c, problem), c))
@@ -1553,11 +1559,8 @@ pub fn auto_select(problem: &Problem) -> Option<KernelConfig> {
                 Some((bs, _)) if bs <= s => best,
                 _ => Some((s, c)),
             },
-        );
-    if let Some((_, c)) = direct {
-        return Some(c);
-    }
-    auto_select_igemm(problem)
+        )
+        .map(|(_, c)| c)
 }
 
 /// The igemm part of [`auto_select`].

@@ -175,12 +175,12 @@ const CASES: &[(&str, &str, &str)] = &[
         "fwd_bf16_n1_g160_c160_k160_i47x49_f3x3_s1x1_p1x1_d1x1",
     ),
     (
-        "persistent_3d_cpg2",
+        "stages2_3d_cpg2_one_tile_per_cta",
         PS2B,
         "fwd_bf16_n2_g16_c32_k32_i3x15x15_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
     ),
     (
-        "persistent_dw5x5_f32",
+        "stages2_dw5x5_f32_one_tile_per_cta",
         PS2F,
         "fwd_f32_n2_g40_c40_k40_i27x27_f5x5_s1x1_p2x2_d1x1",
     ),
@@ -514,6 +514,17 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
             Ok(()),
             "{label}: {name} on {key}"
         );
+        if label.starts_with("persistent_") {
+            // The case must really walk several tiles per CTA (both buffers in turn).
+            let g = gconv_kernels::direct::geometry(&cfg, &problem);
+            let out = problem.output();
+            let tiles = out[2].div_ceil(g.tw) * out[1].div_ceil(g.th) * out[0] * problem.n;
+            assert!(
+                tiles >= 3 * g.grid[0],
+                "{label}: {tiles} tiles on {} CTAs",
+                g.grid[0]
+            );
+        }
         jobs.push(Job {
             label: label.to_string(),
             cfg,
