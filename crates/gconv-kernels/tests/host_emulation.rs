@@ -1,4 +1,4 @@
-//! Host emulation of the generated `direct` kernels: the CUDA C++ of each (kernel, problem) pair
+//! Host emulation of the generated `direct` and `igemm` kernels: the CUDA C++ of each (kernel, problem) pair
 //! is compiled with g++ (C++20) against `tests/host_shim.h` — one `std::thread` per CUDA thread,
 //! `__syncthreads` as a `std::barrier`, blocks run one at a time, shared memory poisoned with
 //! NaN bytes before each block, inputs in exactly sized heap buffers under AddressSanitizer
@@ -13,6 +13,13 @@
 //! items per thread, tiles partially outside the output. Two mutations must be detected: a
 //! corrupted weight (the emulated kernel gets a changed W, the reference the original) and a
 //! broken shim that drops the grid's last block.
+//!
+//! `igemm_kernels_match_the_reference_under_host_emulation` runs the tensor-core family the same
+//! way: the shim emulates `ldmatrix.x4` and `mma.sync.m16n8k16` as warp collectives (a
+//! per-warp barrier and staging area, the fragment layouts of the PTX ISA), `cp.async` as a
+//! synchronous copy or zero fill; 13 cases cover every flag of the family (bf16/f16 mma, f32
+//! FFMA, group merge 4/8/16 with tap packing, the pointwise path, split-K with its reduction
+//! launch, 1D/3D, stride/padding/dilation, odd channels), plus one corrupted-weight mutation.
 //!
 //! `host_conversions_are_bit_exact` checks the portable f32↔bf16/f16 conversions that stand in
 //! for inline PTX under `GCONV_HOST_EMULATION` against the `half` crate, bit for bit. Two slow
@@ -505,16 +512,10 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
     let dir = work_dir("direct_kernels_match_the_reference_under_host_emulation");
     std::fs::create_dir_all(&dir).expect("create the emulation work directory");
     let asan = asan_available(&dir);
-    let mut jobs = Vec::new();
-    for (label, name, key) in CASES {
-        let cfg: KernelConfig = name.parse().unwrap_or_else(|e| panic!("{e}"));
-        let problem: Problem = key.parse().unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            can_implement(&cfg, &problem),
-            Ok(()),
-            "{label}: {name} on {key}"
-        );
-        if label.starts_with("persistent_") {
+    let mut jobs = case_jobs(CASES);
+    for job in &jobs {
+        if job.label.starts_with("persistent_") {
+            let (label, cfg, problem) = (&job.label, job.cfg, job.problem);
             // The case must really walk several tiles per CTA (both buffers in turn).
             let g = gconv_kernels::direct::geometry(&cfg, &problem);
             let out = problem.output();
@@ -525,12 +526,6 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
                 g.grid[0]
             );
         }
-        jobs.push(Job {
-            label: label.to_string(),
-            cfg,
-            problem,
-            mutation: Mutation::None,
-        });
     }
     // Mutations, on cases whose clean run is in the matrix.
     for (label, mutation) in [
@@ -549,10 +544,66 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
             mutation,
         });
     }
-    let (outcomes, secs, threads) = run_all(&jobs, &dir, asan);
-    let mut errors = Vec::new();
-    let (mut passed, mut failed, mut detected) = (0, 0, 0);
-    for (_, o) in &outcomes {
+    run_and_assert("host_emulation", &jobs, &dir, asan, (CASES.len(), 2));
+}
+
+/// Runs the jobs, prints a line per outcome and a summary, and asserts that no clean case
+/// failed, that `expect.0` clean cases passed and that `expect.1` mutations were caught.
+fn run_and_assert(name: &str, jobs: &[Job], dir: &Path, asan: bool, expect: (usize, usize)) {
+    let (outcomes, secs, threads) = run_all(jobs, dir, asan);
+    let t = tally(&outcomes);
+    println!(
+        "{name}: {} passed, {} failed, {} of {} mutation(s) detected; AddressSanitizer {}; {secs:.1} s on {threads} thread(s)",
+        t.passed,
+        t.failed,
+        t.detected,
+        expect.1,
+        if asan { "on" } else { "unavailable" },
+    );
+    assert!(t.errors.is_empty(), "{name}:\n{}", t.errors.join("\n"));
+    assert_eq!((t.passed, t.detected), expect);
+}
+
+/// Parses (label, kernel, problem) cases into clean jobs; every kernel must implement its problem.
+fn case_jobs(cases: &[(&str, &str, &str)]) -> Vec<Job> {
+    cases
+        .iter()
+        .map(|(label, name, key)| {
+            let cfg: KernelConfig = name.parse().unwrap_or_else(|e| panic!("{e}"));
+            let problem: Problem = key.parse().unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                can_implement(&cfg, &problem),
+                Ok(()),
+                "{label}: {name} on {key}"
+            );
+            Job {
+                label: label.to_string(),
+                cfg,
+                problem,
+                mutation: Mutation::None,
+            }
+        })
+        .collect()
+}
+
+/// Counts of a matrix run: clean cases passed/failed, mutations caught, and the lines of every
+/// failure (a clean case that failed, or a mutation that was not caught by the comparison).
+struct Tallied {
+    passed: usize,
+    failed: usize,
+    detected: usize,
+    errors: Vec<String>,
+}
+
+/// Prints one line per outcome and tallies them.
+fn tally(outcomes: &[(usize, Outcome)]) -> Tallied {
+    let mut t = Tallied {
+        passed: 0,
+        failed: 0,
+        detected: 0,
+        errors: Vec::new(),
+    };
+    for (_, o) in outcomes {
         let line = match &o.result {
             Ok((ok, abs, rel, bad)) => format!(
                 "{:<32} {} {}  max_abs {abs:.2e} max_rel {rel:.2e} ({bad} bad){}",
@@ -566,23 +617,118 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
         println!("{line}");
         let ok = matches!(o.result, Ok((true, ..)));
         match o.mutation {
-            Mutation::None if ok => passed += 1,
+            Mutation::None if ok => t.passed += 1,
             Mutation::None => {
-                failed += 1;
-                errors.push(line);
+                t.failed += 1;
+                t.errors.push(line);
             }
             // A mutation must be caught by the comparison (not by a crash of the harness).
-            _ if matches!(o.result, Ok((false, ..))) => detected += 1,
-            _ => errors.push(format!("mutation NOT detected: {line}")),
+            _ if matches!(o.result, Ok((false, ..))) => t.detected += 1,
+            _ => t.errors.push(format!("mutation NOT detected: {line}")),
         }
     }
-    println!(
-        "host_emulation: {passed} passed, {failed} failed, {detected} of 2 mutations detected; AddressSanitizer {}; {:.1} s on {threads} thread(s)",
-        if asan { "on" } else { "unavailable" },
-        secs
+    t
+}
+
+/// igemm cases (label, kernel, problem): every flag of the family — bf16/f16 mma.sync, f32
+/// CUDA-core math, group merge 4/8/16, the pointwise path, split-K (two launches through the
+/// workspace), 1D/3D, stride/padding/dilation, partial M/N tiles, odd channels (2-byte loads),
+/// tap packing — on problems small enough to emulate.
+const IGEMM_CASES: &[(&str, &str, &str)] = &[
+    (
+        "dense_bf16",
+        "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g1_c64_k64_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "grouped_f16",
+        "igemm_fwd_f16_t128x128x32_w2x2_s4_v8x8_gm1_sk1d_mma_gen",
+        "fwd_f16_n1_g4_c128_k128_i7x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stride_pad_dil",
+        "igemm_fwd_bf16_t64x64x64_w2x2_s3_v8x8_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g2_c64_k128_i11x13_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "gm4",
+        "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm4_sk1d_mma_gen",
+        "fwd_bf16_n1_g16_c128_k128_i8x8_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "gm16_depthwise_tap_packing",
+        "igemm_fwd_bf16_t128x16x16_w4x1_s4_v8x8_gm16_sk1d_mma_gen",
+        "fwd_bf16_n2_g32_c32_k32_i9x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "pointwise_f16",
+        "igemm_fwd_f16_t128x128x32_w2x2_s4_v8x8_gm1_sk1d_mma_pw",
+        "fwd_f16_n2_g4_c256_k256_i5x7_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "rank1",
+        "igemm_fwd_bf16_t64x32x32_w2x1_s5_v8x8_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g3_c48_k96_i40_f5_s1_p2_d1",
+    ),
+    (
+        "rank3_f16",
+        "igemm_fwd_f16_t64x64x32_w2x2_s4_v8x8_gm1_sk1d_mma_gen",
+        "fwd_f16_n1_g2_c64_k64_i4x6x6_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "odd_channels_s2",
+        "igemm_fwd_bf16_t32x32x32_w1x1_s2_v8x8_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g1_c7_k9_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "split_k4",
+        "igemm_fwd_bf16_t64x64x32_w2x2_s4_v8x8_gm1_sk4d_mma_gen",
+        "fwd_bf16_n1_g1_c256_k64_i5x5_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "f32_simt",
+        "igemm_fwd_f32_t128x128x16_w4x2_s3_v4x4_gm1_sk1d_simt_gen",
+        "fwd_f32_n2_g1_c64_k64_i7x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "f32_simt_gm8",
+        "igemm_fwd_f32_t128x32x32_w4x1_s3_v4x4_gm8_sk1d_simt_gen",
+        "fwd_f32_n2_g16_c64_k64_i6x6_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "f32_pointwise",
+        "igemm_fwd_f32_t64x64x32_w2x2_s5_v4x4_gm1_sk1d_simt_pw",
+        "fwd_f32_n2_g1_c96_k80_i9x9_f1x1_s1x1_p0x0_d1x1",
+    ),
+];
+
+/// The igemm family's CUDA C++ (mma.sync, ldmatrix, cp.async pipelines, swizzled shared memory,
+/// split-K reduction) on the CPU through the shim's warp-collective emulation, against the f64
+/// reference; plus a planted corrupted weight that must be caught.
+#[test]
+fn igemm_kernels_match_the_reference_under_host_emulation() {
+    if skip_without_cxx("igemm_kernels_match_the_reference_under_host_emulation") {
+        return;
+    }
+    let dir = work_dir("igemm_kernels_match_the_reference_under_host_emulation");
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(IGEMM_CASES);
+    let base = jobs[0].cfg;
+    let base_p = jobs[0].problem;
+    jobs.push(Job {
+        label: "dense_bf16+CorruptWeight".to_string(),
+        cfg: base,
+        problem: base_p,
+        mutation: Mutation::CorruptWeight,
+    });
+    run_and_assert(
+        "igemm host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (IGEMM_CASES.len(), 1),
     );
-    assert!(errors.is_empty(), "host emulation:\n{}", errors.join("\n"));
-    assert_eq!(passed, CASES.len());
 }
 
 /// The forward cases of `gconv selftest`'s matrix that a direct kernel can run (C/G <= 4),

@@ -5,7 +5,9 @@
 // std::barrier, which also implements __syncthreads(). Dynamic shared memory is one buffer,
 // poisoned with 0xFF bytes (NaN in every dtype) before each block so that a read of shared
 // memory nobody wrote shows up in the output. Built-ins (threadIdx, blockIdx, blockDim,
-// gridDim) are thread_local and set per emulated thread.
+// gridDim) are thread_local and set per emulated thread. Warp-collective PTX (ldmatrix.x4,
+// mma.sync.m16n8k16) is emulated through a per-warp barrier and staging area; the portable
+// f32/bf16/f16 conversions stand in for the cvt instructions.
 //
 // Mutation switches (the harness proves it can fail):
 //   GCONV_SHIM_DROP_LAST_BLOCK  the last block of the grid is not run
@@ -18,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -53,6 +56,146 @@ thread_local dim3 gridDim;
 static std::barrier<>* gconv_host_barrier = nullptr;
 static unsigned char* gconv_host_smem = nullptr;
 
+// Warp-collective instructions (ldmatrix, mma.sync) exchange data through a per-warp staging
+// area, bracketed by a per-warp barrier of 32 threads. Blocks whose size is not a multiple of
+// 32 cannot use them.
+struct GconvHostWarp {
+  std::barrier<>* bar;
+  unsigned int addr[32];
+  unsigned int a[32][4];
+  unsigned int b[32][2];
+};
+static GconvHostWarp* gconv_host_warps = nullptr;
+static unsigned gconv_host_nwarps = 0;
+
+inline unsigned gconv_host_tid() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+inline GconvHostWarp& gconv_host_warp() {
+  const unsigned w = gconv_host_tid() / 32;
+  if (w >= gconv_host_nwarps) {
+    std::fprintf(stderr, "warp-collective op in a block of %u warps (thread %u)\n",
+                 gconv_host_nwarps, gconv_host_tid());
+    std::abort();
+  }
+  return gconv_host_warps[w];
+}
+
+// ---- portable replacements for conversion PTX (bit-exact, see host_conversions_are_bit_exact)
+inline unsigned int gconv_host_f32_bits(float f) {
+  unsigned int u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float gconv_host_bits_f32(unsigned int u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+// f16 bits -> f32, exact (subnormals normalised).
+inline float gconv_host_f16_to_f32(unsigned short h) {
+  const unsigned int sign = (unsigned int)(h & 0x8000u) << 16;
+  unsigned int e = (h >> 10) & 0x1fu;
+  unsigned int m = h & 0x3ffu;
+  if (e == 0) {
+    if (m == 0) return gconv_host_bits_f32(sign);
+    e = 113;
+    while (!(m & 0x400u)) {
+      m <<= 1;
+      --e;
+    }
+    return gconv_host_bits_f32(sign | (e << 23) | ((m & 0x3ffu) << 13));
+  }
+  if (e == 31) return gconv_host_bits_f32(sign | 0x7f800000u | (m << 13));
+  return gconv_host_bits_f32(sign | ((e + 112) << 23) | (m << 13));
+}
+// f32 -> f16 bits, round to nearest even (overflow to inf, subnormals, NaN kept NaN).
+inline unsigned short gconv_host_f32_to_f16(float f) {
+  const unsigned int x = gconv_host_f32_bits(f);
+  const unsigned int sign = (x >> 16) & 0x8000u;
+  const unsigned int ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return (unsigned short)(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (ax >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);
+  if (ax < 0x38800000u) {
+    if (ax <= 0x33000000u) return (unsigned short)sign;
+    const unsigned int e = ax >> 23;
+    const unsigned int m = (ax & 0x7fffffu) | 0x800000u;
+    const unsigned int shift = 126 - e;
+    unsigned int r = m >> shift;
+    const unsigned int rem = m & ((1u << shift) - 1);
+    const unsigned int half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (r & 1u))) ++r;
+    return (unsigned short)(sign | r);
+  }
+  unsigned int r = (ax - 0x38000000u) >> 13;
+  const unsigned int rem = ax & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
+  return (unsigned short)(sign | r);
+}
+// f32 -> bf16 bits, round to nearest even (NaN kept NaN).
+inline unsigned short gconv_host_f32_to_bf16(float f) {
+  const unsigned int x = gconv_host_f32_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u);
+  return (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+inline float gconv_host_half_to_f32(unsigned short v, bool bf16) {
+  return bf16 ? gconv_host_bits_f32((unsigned int)v << 16) : gconv_host_f16_to_f32(v);
+}
+
+// Shared-memory "addresses" of the emulation are byte offsets into the block's buffer.
+inline unsigned int gconv_host_smem_offset(const void* p) {
+  return (unsigned int)(static_cast<const unsigned char*>(p) - gconv_host_smem);
+}
+
+// ldmatrix.sync.aligned.m8n8.x4.shared.b16: thread 8·i + j gives the address of row j of
+// matrix i; lane l receives, from each matrix i, row l/4, elements 2·(l%4) and 2·(l%4)+1.
+inline void gconv_host_ldmatrix_x4(unsigned int (&r)[4], unsigned int addr) {
+  GconvHostWarp& w = gconv_host_warp();
+  const unsigned lane = gconv_host_tid() % 32;
+  w.addr[lane] = addr;
+  w.bar->arrive_and_wait();
+  for (unsigned i = 0; i < 4; ++i) {
+    std::memcpy(&r[i], gconv_host_smem + w.addr[8 * i + lane / 4] + 4 * (lane % 4), 4);
+  }
+  w.bar->arrive_and_wait();
+}
+
+// mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}: D(16x8) += A(16x16) · B(16x8), f32
+// accumulation in k order. Fragments (g = lane/4, t = lane%4): a0 = A[g][2t..2t+1],
+// a1 = A[g+8][2t..], a2 = A[g][2t+8..], a3 = A[g+8][2t+8..]; b0 = B[2t..2t+1][g],
+// b1 = B[2t+8..2t+9][g]; d0,d1 = D[g][2t], D[g][2t+1]; d2,d3 = D[g+8][2t], D[g+8][2t+1].
+inline void gconv_host_mma16816(float (&d)[4], const unsigned int (&a)[4], unsigned int b0,
+                                unsigned int b1, bool bf16) {
+  GconvHostWarp& w = gconv_host_warp();
+  const unsigned lane = gconv_host_tid() % 32;
+  for (int i = 0; i < 4; ++i) w.a[lane][i] = a[i];
+  w.b[lane][0] = b0;
+  w.b[lane][1] = b1;
+  w.bar->arrive_and_wait();
+  const unsigned g = lane / 4, t = lane % 4;
+  auto half_of = [&](unsigned int reg, int hi) {
+    return gconv_host_half_to_f32((unsigned short)(hi ? reg >> 16 : reg & 0xffffu), bf16);
+  };
+  // A[row][k] for row in {g, g+8}; B[k][col] for col in {2t, 2t+1}.
+  auto A = [&](unsigned row, unsigned k) {
+    const unsigned src = (row % 8) * 4 + (k % 8) / 2;
+    const int reg = (row >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0);
+    return half_of(w.a[src][reg], k % 2);
+  };
+  auto B = [&](unsigned k, unsigned col) {
+    const unsigned src = col * 4 + (k % 8) / 2;
+    return half_of(w.b[src][k >= 8 ? 1 : 0], k % 2);
+  };
+  for (int e = 0; e < 4; ++e) {
+    const unsigned row = g + (e >= 2 ? 8 : 0);
+    const unsigned col = 2 * t + (e % 2);
+    float acc = d[e];
+    for (unsigned k = 0; k < 16; ++k) acc = std::fmaf(A(row, k), B(k, col), acc);
+    d[e] = acc;
+  }
+  w.bar->arrive_and_wait();
+}
+
 inline void __syncthreads() { gconv_host_barrier->arrive_and_wait(); }
 
 template <typename T>
@@ -72,6 +215,14 @@ inline int gconv_host_launch(gconv_host_kernel kernel, dim3 grid, dim3 block, si
   gconv_host_smem = static_cast<unsigned char*>(std::aligned_alloc(16, smem_alloc));
   std::barrier<> bar(threads);
   gconv_host_barrier = &bar;
+  gconv_host_nwarps = threads % 32 == 0 ? threads / 32 : 0;
+  std::vector<GconvHostWarp> warps(gconv_host_nwarps);
+  std::vector<std::unique_ptr<std::barrier<>>> warp_bars;
+  for (auto& w : warps) {
+    warp_bars.push_back(std::make_unique<std::barrier<>>(32));
+    w.bar = warp_bars.back().get();
+  }
+  gconv_host_warps = warps.data();
   unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
 #ifdef GCONV_SHIM_DROP_LAST_BLOCK
   blocks -= 1;
@@ -95,6 +246,8 @@ inline int gconv_host_launch(gconv_host_kernel kernel, dim3 grid, dim3 block, si
   }
   for (auto& th : pool) th.join();
   gconv_host_barrier = nullptr;
+  gconv_host_warps = nullptr;
+  gconv_host_nwarps = 0;
   std::free(gconv_host_smem);
   gconv_host_smem = nullptr;
   return 0;

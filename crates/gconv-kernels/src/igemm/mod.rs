@@ -1,6 +1,11 @@
 //! The `igemm` family, forward direction: implicit GEMM per group with groups on the grid, one
 //! launch per grouped convolution (plus a reduction launch for split-K).
 //!
+//! Verified on the H200 by `gconv selftest --gpu` (every default-pool member on every forward
+//! case of the matrix) and in CI by host emulation (`tests/host_emulation.rs`: the same CUDA C++
+//! on the CPU, with `ldmatrix`/`mma.sync` emulated as warp collectives, `GCONV_HOST_EMULATION`
+//! branches of the PTX helpers in `fwd.cu`).
+//!
 //! For each group block of `gm` adjacent groups the GEMM is M = N·Do·Ho·Wo output pixels,
 //! N = gm·K/G merged output channels, K = taps × gm·C/G, walked as filter taps outer and channel
 //! blocks of `tile_k` inner. Grid = (⌈M/tile_m⌉, ⌈gm·K/G / tile_n⌉, G/gm · split_k).

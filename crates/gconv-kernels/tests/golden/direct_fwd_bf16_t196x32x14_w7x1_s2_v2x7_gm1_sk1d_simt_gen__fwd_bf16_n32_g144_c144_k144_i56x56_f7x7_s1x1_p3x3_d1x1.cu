@@ -57,62 +57,12 @@ struct alignas(8) v8b { u32 x, y; };
 #endif
 
 #ifdef GCONV_HOST_EMULATION
-__device__ __forceinline__ u32 f32_bits(float f) {
-  u32 u;
-  __builtin_memcpy(&u, &f, 4);
-  return u;
-}
-__device__ __forceinline__ float bits_f32(u32 u) {
-  float f;
-  __builtin_memcpy(&f, &u, 4);
-  return f;
-}
-// f16 bits -> f32, exact (subnormals normalised).
-__device__ __forceinline__ float f16_to_f32(u16 h) {
-  const u32 sign = (u32)(h & 0x8000u) << 16;
-  u32 e = (h >> 10) & 0x1fu;
-  u32 m = h & 0x3ffu;
-  if (e == 0) {
-    if (m == 0) return bits_f32(sign);
-    e = 113;
-    while (!(m & 0x400u)) {
-      m <<= 1;
-      --e;
-    }
-    return bits_f32(sign | (e << 23) | ((m & 0x3ffu) << 13));
-  }
-  if (e == 31) return bits_f32(sign | 0x7f800000u | (m << 13));
-  return bits_f32(sign | ((e + 112) << 23) | (m << 13));
-}
-// f32 -> f16 bits, round to nearest even (overflow to inf, subnormals, NaN kept NaN).
-__device__ __forceinline__ u16 f32_to_f16(float f) {
-  const u32 x = f32_bits(f);
-  const u32 sign = (x >> 16) & 0x8000u;
-  const u32 ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return (u16)(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
-  if (ax >= 0x477ff000u) return (u16)(sign | 0x7c00u);
-  if (ax < 0x38800000u) {
-    if (ax <= 0x33000000u) return (u16)sign;
-    const u32 e = ax >> 23;
-    const u32 m = (ax & 0x7fffffu) | 0x800000u;
-    const u32 shift = 126 - e;
-    u32 r = m >> shift;
-    const u32 rem = m & ((1u << shift) - 1);
-    const u32 half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (r & 1u))) ++r;
-    return (u16)(sign | r);
-  }
-  u32 r = (ax - 0x38000000u) >> 13;
-  const u32 rem = ax & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
-  return (u16)(sign | r);
-}
-// f32 -> bf16 bits, round to nearest even (NaN kept NaN).
-__device__ __forceinline__ u16 f32_to_bf16(float f) {
-  const u32 x = f32_bits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (u16)((x >> 16) | 0x40u);
-  return (u16)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
+// The shim's bit-exact portable conversions (crates/gconv-kernels/tests/host_shim.h).
+__device__ __forceinline__ u32 f32_bits(float f) { return gconv_host_f32_bits(f); }
+__device__ __forceinline__ float bits_f32(u32 u) { return gconv_host_bits_f32(u); }
+__device__ __forceinline__ float f16_to_f32(u16 h) { return gconv_host_f16_to_f32(h); }
+__device__ __forceinline__ u16 f32_to_f16(float f) { return gconv_host_f32_to_f16(f); }
+__device__ __forceinline__ u16 f32_to_bf16(float f) { return gconv_host_f32_to_bf16(f); }
 // Copy BYTES from global to shared, or zero-fill when !pred (the cp.async src-size 0 idiom).
 template <int BYTES>
 __device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pred) {

@@ -51,15 +51,46 @@ struct alignas(16) v16b { u32 x, y, z, w; };
 struct alignas(8) v8b { u32 x, y; };
 struct alignas(16) f4 { float x, y, z, w; };
 
+#ifndef GCONV_DYNAMIC_SMEM
+#define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
+#endif
+
+// XOR swizzle of 16-byte chunks inside each 128-byte line (bits [4,7) ^= bits [7,10)):
+// eight consecutive tile rows at the same logical chunk land in eight different bank groups.
+__device__ __forceinline__ u32 swz(u32 off) { return off ^ (((off >> 7) & 7u) << 4); }
+
+#ifdef GCONV_HOST_EMULATION
+// Host emulation (crates/gconv-kernels/tests/host_shim.h): shared "addresses" are byte offsets
+// into the block's buffer, cp.async is a synchronous copy (or zero fill), ldmatrix and mma.sync
+// are warp collectives of the shim, conversions are the shim's bit-exact portable versions.
+__device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  if (pred) {
+    std::memcpy(gconv_host_smem + dst, src, BYTES);
+  } else {
+    std::memset(gconv_host_smem + dst, 0, BYTES);
+  }
+}
+__device__ __forceinline__ void cp_async_commit() {}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {}
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  gconv_host_mma16816(d, a, b0, b1, IS_BF16);
+}
+__device__ __forceinline__ u16 to_half_bits(float x) {
+  return IS_BF16 ? gconv_host_f32_to_bf16(x) : gconv_host_f32_to_f16(x);
+}
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
+  return (u32)to_half_bits(lo) | ((u32)to_half_bits(hi) << 16);
+}
+#else
 __device__ __forceinline__ u32 smem_u32(const void* p) {
   u32 r;
   asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
   return r;
 }
-
-// XOR swizzle of 16-byte chunks inside each 128-byte line (bits [4,7) ^= bits [7,10)):
-// eight consecutive tile rows at the same logical chunk land in eight different bank groups.
-__device__ __forceinline__ u32 swz(u32 off) { return off ^ (((off >> 7) & 7u) << 4); }
 
 template <int BYTES, bool L1>
 __device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
@@ -117,6 +148,8 @@ __device__ __forceinline__ u16 to_half_bits(float x) {
   }
   return r;
 }
+
+#endif
 
 template <int BYTES>
 __device__ __forceinline__ void copy_bytes(void* dst, const void* src) {
@@ -181,7 +214,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t128x128x16_
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
-  extern __shared__ __align__(128) unsigned char smem[];
+  GCONV_DYNAMIC_SMEM(smem);
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
