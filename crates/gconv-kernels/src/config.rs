@@ -1553,14 +1553,18 @@ pub fn auto_select_direct(problem: &Problem) -> Option<KernelConfig> {
         .into_iter()
         .filter(|c| can_implement(c, problem).is_ok())
         .map(|c| (crate::direct::cost_estimate(&c, problem), c))
-        .fold(
-            None,
-            |best: Option<(f64, KernelConfig)>, (s, c)| match best {
-                Some((bs, _)) if bs <= s => best,
-                _ => Some((s, c)),
-            },
-        )
+        .reduce(cheaper)
         .map(|(_, c)| c)
+}
+
+/// The cheaper of two (estimated cost, config) pairs; a tie keeps the first (the earlier pool
+/// member).
+fn cheaper(a: (f64, KernelConfig), b: (f64, KernelConfig)) -> (f64, KernelConfig) {
+    if a.0 <= b.0 {
+        a
+    } else {
+        b
+    }
 }
 
 /// The igemm part of [`auto_select`].
@@ -1573,13 +1577,7 @@ pub fn auto_select_igemm(problem: &Problem) -> Option<KernelConfig> {
     pool.into_iter()
         .filter(|c| !pointwise_applies || c.fast_path == FastPath::Pointwise)
         .map(|c| (cost_estimate(&c, problem), c))
-        .fold(
-            None,
-            |best: Option<(f64, KernelConfig)>, (s, c)| match best {
-                Some((bs, _)) if bs <= s => best,
-                _ => Some((s, c)),
-            },
-        )
+        .reduce(cheaper)
         .map(|(_, c)| c)
 }
 
