@@ -42,7 +42,7 @@ const REGIMES: [(&str, i64, i64, i64); 5] = [
 struct Edge(&'static str, [i64; 4], &'static [[i64; 5]]);
 
 /// Spatial rows are (input, filter, stride, pad, dilation) per dimension, D,H,W order.
-const EDGES: [Edge; 13] = [
+const EDGES: [Edge; 14] = [
     Edge(
         "odd_channels",
         [2, 2, 6, 10],
@@ -90,6 +90,13 @@ const EDGES: [Edge; 13] = [
         "asym_7x1",
         [2, 4, 16, 8],
         &[[9, 7, 1, 3, 1], [8, 1, 1, 0, 1]],
+    ),
+    // C/G 16 with stride, padding and dilation: the tensor-core direct path (C/G and K/G
+    // multiples of 8) off the unit-stride case.
+    Edge(
+        "grouped_s2_dil",
+        [2, 4, 64, 64],
+        &[[13, 3, 2, 2, 2], [15, 3, 2, 2, 2]],
     ),
     // Enough output tiles (24 images x 8 x 8 tiles of 7 x 7) that the persistent direct
     // kernels walk two tiles per CTA through both shared-memory buffers.

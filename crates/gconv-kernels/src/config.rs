@@ -882,6 +882,16 @@ pub enum Rejection {
         /// Largest accepted.
         max: u64,
     },
+    /// The `direct` tensor-core path needs C/G and K/G multiples of 8.
+    #[error(
+        "direct mma kernels need C/G and K/G multiples of 8 (problem C/G = {cpg}, K/G = {kpg})"
+    )]
+    DirectMmaChannels {
+        /// C/G of the problem.
+        cpg: u64,
+        /// K/G of the problem.
+        kpg: u64,
+    },
     /// The `direct` channel tile must hold whole groups: K/G must divide tile_n.
     #[error("direct kernels need K/G={kpg} to divide tile_n={tile_n} (whole groups per CTA)")]
     DirectChannelTile {
@@ -925,6 +935,7 @@ impl Rejection {
             Rejection::DirectThreadMapping { .. } => "direct_thread_mapping",
             Rejection::DirectChannelsPerGroup { .. } => "direct_channels_per_group",
             Rejection::DirectChannelTile { .. } => "direct_channel_tile",
+            Rejection::DirectMmaChannels { .. } => "direct_mma_channels",
         }
     }
 
@@ -1473,6 +1484,36 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
                 ..d(dtype, t, w, v)
             }),
         )
+        .chain(
+            // Tensor cores (math = mma, C/G and K/G multiples of 8): vec = [unit channel
+            // cap, m16 blocks per unit]. Channel tiles of 64 (and 48/56/96/112 for K/G = 24,
+            // 48, 56), pixel tiles for 56/28/14/7-wide outputs.
+            [
+                ([224, 64, 28], 8, [8, 2]),
+                ([224, 64, 28], 8, [32, 2]),
+                ([112, 64, 28], 4, [16, 1]),
+                ([112, 64, 28], 4, [64, 1]),
+                ([128, 64, 16], 8, [8, 2]),
+                ([256, 64, 16], 8, [16, 2]),
+                ([196, 64, 14], 8, [16, 2]),
+                ([112, 64, 14], 4, [32, 1]),
+                ([98, 64, 14], 4, [16, 1]),
+                ([196, 128, 14], 8, [64, 1]),
+                ([49, 64, 7], 4, [32, 1]),
+                ([49, 128, 7], 8, [32, 1]),
+                ([128, 48, 16], 4, [32, 2]),
+                ([196, 48, 14], 8, [32, 1]),
+                ([196, 96, 14], 8, [32, 2]),
+                ([196, 56, 14], 8, [64, 1]),
+                ([112, 112, 14], 8, [64, 1]),
+                ([64, 64, 64], 4, [16, 1]),
+            ]
+            .into_iter()
+            .map(|(t, w, v)| KernelConfig {
+                math: Math::Mma,
+                ..d(dtype, t, w, v)
+            }),
+        )
         .collect(),
         DType::F32 => [
             ([256, 32, 16], 8, [2, 4]),
@@ -1537,8 +1578,9 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
 }
 
 /// Rule-based selection until a learned heuristic exists. Problems the `direct` family can run
-/// (C/G ≤ 4) get the direct pool member with the smallest [`crate::direct::cost_estimate`];
-/// the others: among the default (igemm) forward pool of the problem's dtype, keep the configs
+/// (C/G ≤ 4 on CUDA cores; C/G and K/G multiples of 8 up to C/G 64 with a filter larger than
+/// 1×1 on tensor cores, [`crate::direct::mma::auto_eligible`]) get the direct pool member with
+/// the smallest [`crate::direct::cost_estimate`]; the others: among the default (igemm) forward pool of the problem's dtype, keep the configs
 /// that [`can_implement`] the problem, prefer the pointwise path when it applies, and return
 /// the one with the smallest [`cost_estimate`]. Ties go to the earlier pool member. `None` when
 /// nothing in the pools runs the problem.
@@ -1551,7 +1593,10 @@ pub fn auto_select(problem: &Problem) -> Option<KernelConfig> {
 pub fn auto_select_direct(problem: &Problem) -> Option<KernelConfig> {
     direct_forward_pool(problem.dtype)
         .into_iter()
-        .filter(|c| can_implement(c, problem).is_ok())
+        .filter(|c| {
+            (c.math != Math::Mma || crate::direct::mma::auto_eligible(problem))
+                && can_implement(c, problem).is_ok()
+        })
         .map(|c| (crate::direct::cost_estimate(&c, problem), c))
         .reduce(cheaper)
         .map(|(_, c)| c)
@@ -1982,7 +2027,17 @@ mod tests {
             "fwd_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
         ))
         .unwrap();
-        assert_eq!(cpg8.family, Family::Igemm, "{cpg8}");
+        assert_eq!(
+            (cpg8.family, cpg8.math),
+            (Family::Direct, Math::Mma),
+            "{cpg8}"
+        );
+        // C/G 128 and 1x1 layers stay on igemm.
+        let pw128 = auto_select(&prob(
+            "fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
+        ))
+        .unwrap();
+        assert_eq!(pw128.family, Family::Igemm, "{pw128}");
         let dw_igemm = auto_select_igemm(&prob(key)).unwrap();
         assert_eq!(dw_igemm.group_merge, 16, "{dw_igemm}");
         let dense = auto_select(&prob(

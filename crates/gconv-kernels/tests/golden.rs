@@ -110,6 +110,15 @@ const CASES: &[(&str, &str)] = &[
         "direct_fwd_bf16_t196x32x14_w7x1_s2_v2x7_gm1_sk1d_simt_gen",
         "fwd_bf16_n32_g144_c144_k144_i56x56_f7x7_s1x1_p3x3_d1x1",
     ),
+    // direct on tensor cores: C/G 8 (odd chunk count, x2 B loads) and C/G 32 (x4 B loads).
+    (
+        "direct_fwd_bf16_t224x64x28_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_fwd_f16_t49x64x7_w4x1_s1_v32x1_gm1_sk1d_mma_gen",
+        "fwd_f16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 fn golden_dir() -> PathBuf {
@@ -184,4 +193,8 @@ fn golden_set_covers_every_path() {
         assert!(cfgs.iter().any(|c| c.family == family), "{family:?}");
     }
     assert!(cfgs.iter().any(|c| c.split_k > 1));
+    assert!(cfgs
+        .iter()
+        .any(|c| c.family == gconv_kernels::config::Family::Direct
+            && c.math == gconv_kernels::config::Math::Mma));
 }

@@ -731,6 +731,109 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
     );
 }
 
+/// Tensor-core direct cases (label, kernel, problem): C/G 8/16/24/32/56, channel multiplier,
+/// odd and even k8-chunk counts (a half last k16 step), NW with an odd number of n8 blocks
+/// (`ldmatrix.x2` for B), padded m16 blocks past the tile, channel tails inside a CTA, stride/
+/// padding/dilation, 1D/3D, f16, and a persistent CTA walking 3 tiles.
+const MMA_CASES: &[(&str, &str, &str)] = &[
+    (
+        "mma_cg8_two_channel_blocks",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g16_c128_k128_i10x18_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_cg16_f16_padded_blocks",
+        "direct_fwd_f16_t196x64x14_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
+        "fwd_f16_n2_g8_c128_k128_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_cg32_7x7",
+        "direct_fwd_bf16_t49x64x7_w4x1_s1_v32x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g4_c128_k128_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_cg24_x2_b_fragments",
+        "direct_fwd_bf16_t196x48x14_w8x1_s1_v32x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g4_c96_k96_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_cg56",
+        "direct_fwd_bf16_t196x56x14_w8x1_s1_v64x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g2_c112_k112_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_chan_mult",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g4_c32_k64_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_stride_pad_dil_tail",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g4_c32_k32_i13x15_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "mma_rank1",
+        "direct_fwd_bf16_t64x64x64_w4x1_s1_v16x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g4_c64_k64_i70_f5_s1_p2_d1",
+    ),
+    (
+        "mma_rank3_f16",
+        "direct_fwd_f16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "fwd_f16_n1_g8_c64_k64_i4x6x6_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "mma_5x5_multi_unit",
+        "direct_fwd_bf16_t224x64x28_w8x1_s1_v32x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g2_c32_k64_i12x30_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "persistent_mma_3_tiles_per_cta",
+        "direct_fwd_bf16_t16x8x4_w1x1_s2_v8x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g1_c8_k8_i192x200_f3x3_s1x1_p1x1_d1x1",
+    ),
+];
+
+/// The tensor-core direct path under the shim's ldmatrix/mma emulation (shared-memory row
+/// addresses checked for alignment and bounds), against the f64 reference; plus a planted
+/// corrupted weight that must be caught.
+#[test]
+fn direct_mma_kernels_match_the_reference_under_host_emulation() {
+    if skip_without_cxx("direct_mma_kernels_match_the_reference_under_host_emulation") {
+        return;
+    }
+    let dir = work_dir("direct_mma_kernels_match_the_reference_under_host_emulation");
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(MMA_CASES);
+    for job in &jobs {
+        if job.label.starts_with("persistent_") {
+            let g = gconv_kernels::direct::geometry(&job.cfg, &job.problem);
+            let out = job.problem.output();
+            let tiles = out[2].div_ceil(g.tw) * out[1].div_ceil(g.th) * out[0] * job.problem.n;
+            assert!(
+                tiles >= 3 * g.grid[0],
+                "{}: {tiles} tiles on {} CTAs",
+                job.label,
+                g.grid[0]
+            );
+        }
+    }
+    let (cfg, problem) = (jobs[0].cfg, jobs[0].problem);
+    jobs.push(Job {
+        label: "mma_cg8+CorruptWeight".to_string(),
+        cfg,
+        problem,
+        mutation: Mutation::CorruptWeight,
+    });
+    run_and_assert(
+        "direct mma host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (MMA_CASES.len(), 1),
+    );
+}
+
 /// The forward cases of `gconv selftest`'s matrix that a direct kernel can run (C/G <= 4),
 /// as (label, N, G, C, K, spatial rows (input, filter, stride, pad, dilation) in D,H,W order).
 type SelftestCase = (&'static str, [i64; 4], &'static [[i64; 5]]);

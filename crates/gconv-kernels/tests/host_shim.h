@@ -55,6 +55,7 @@ thread_local dim3 gridDim;
 
 static std::barrier<>* gconv_host_barrier = nullptr;
 static unsigned char* gconv_host_smem = nullptr;
+static size_t gconv_host_smem_bytes = 0;  // dynamic shared memory of the launch
 
 // Warp-collective instructions (ldmatrix, mma.sync) exchange data through a per-warp staging
 // area, bracketed by a per-warp barrier of 32 threads. Blocks whose size is not a multiple of
@@ -143,6 +144,14 @@ inline float gconv_host_half_to_f32(unsigned short v, bool bf16) {
 }
 
 // Shared-memory "addresses" of the emulation are byte offsets into the block's buffer.
+// ldmatrix rows are 16 bytes at a 16-byte aligned address inside the launch's shared memory.
+inline void gconv_host_check_row(unsigned int addr) {
+  if (addr % 16 != 0 || (size_t)addr + 16 > gconv_host_smem_bytes) {
+    std::fprintf(stderr, "ldmatrix row address %u: misaligned or outside %zu bytes of shared memory\n",
+                 addr, gconv_host_smem_bytes);
+    std::abort();
+  }
+}
 inline unsigned int gconv_host_smem_offset(const void* p) {
   return (unsigned int)(static_cast<const unsigned char*>(p) - gconv_host_smem);
 }
@@ -152,9 +161,24 @@ inline unsigned int gconv_host_smem_offset(const void* p) {
 inline void gconv_host_ldmatrix_x4(unsigned int (&r)[4], unsigned int addr) {
   GconvHostWarp& w = gconv_host_warp();
   const unsigned lane = gconv_host_tid() % 32;
+  gconv_host_check_row(addr);
   w.addr[lane] = addr;
   w.bar->arrive_and_wait();
   for (unsigned i = 0; i < 4; ++i) {
+    std::memcpy(&r[i], gconv_host_smem + w.addr[8 * i + lane / 4] + 4 * (lane % 4), 4);
+  }
+  w.bar->arrive_and_wait();
+}
+
+// ldmatrix.sync.aligned.m8n8.x2.shared.b16: threads 0-15 give the row addresses of the two
+// matrices (the addresses of threads 16-31 are not used).
+inline void gconv_host_ldmatrix_x2(unsigned int (&r)[2], unsigned int addr) {
+  GconvHostWarp& w = gconv_host_warp();
+  const unsigned lane = gconv_host_tid() % 32;
+  if (lane < 16) gconv_host_check_row(addr);
+  w.addr[lane] = addr;
+  w.bar->arrive_and_wait();
+  for (unsigned i = 0; i < 2; ++i) {
     std::memcpy(&r[i], gconv_host_smem + w.addr[8 * i + lane / 4] + 4 * (lane % 4), 4);
   }
   w.bar->arrive_and_wait();
@@ -213,6 +237,7 @@ inline int gconv_host_launch(gconv_host_kernel kernel, dim3 grid, dim3 block, si
   const unsigned threads = block.x * block.y * block.z;
   const size_t smem_alloc = (smem_bytes + 15) / 16 * 16 + 16;
   gconv_host_smem = static_cast<unsigned char*>(std::aligned_alloc(16, smem_alloc));
+  gconv_host_smem_bytes = smem_bytes;
   std::barrier<> bar(threads);
   gconv_host_barrier = &bar;
   gconv_host_nwarps = threads % 32 == 0 ? threads / 32 : 0;

@@ -79,7 +79,12 @@ use crate::source::{Arch, KernelSource, Launch};
 use gconv_problem::{DType, Direction, Problem};
 use std::fmt::Write;
 
-/// The fixed part of the forward kernel (helpers, derived constants, the kernel body).
+pub mod mma;
+
+/// The part of the forward kernel both math paths share: helpers, conversions, the derived
+/// tile constants, the tile walk and the halo copy.
+const COMMON: &str = include_str!("common.cu");
+/// The CUDA-core (simt) kernel body.
 const FWD_BODY: &str = include_str!("fwd.cu");
 
 /// CTAs a persistent (2-stage) direct launch aims for: 8 per SM of the H200's 132.
@@ -129,6 +134,13 @@ pub struct DirectGeometry {
     pub tw: u64,
     /// Input channels staged per CTA.
     pub ct: u64,
+    /// Shared-memory stride of one staged pixel in elements: `CT` on the simt path; on the mma
+    /// path `CT` or `CT + 8`, whichever is an odd number of 16-byte chunks, so that the eight
+    /// row addresses of an `ldmatrix` phase (eight adjacent pixels) hit eight bank groups.
+    pub cts: u64,
+    /// Weight-tile row stride in elements (mma path: `round16(taps·C/G) + 8`, an odd number of
+    /// 16-byte chunks; simt path: `taps·C/G`, f32 transposed, see `ws_bytes`).
+    pub wrow: u64,
     /// Staged depth slices (`FZ`), halo rows and halo columns.
     pub halo: [u64; 3],
     /// Shared-memory row stride in elements: `ITW·CT` plus a padding of 0–7 16-byte chunks
@@ -165,6 +177,18 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let bn = cfg.tile_n.max(1) as u64;
     let kpg = problem.kpg().max(1);
     let ct = (bn / kpg).max(1) * problem.cpg();
+    let is_mma = cfg.math == Math::Mma;
+    let cts = if is_mma && (ct / 8).is_multiple_of(2) {
+        ct + 8
+    } else {
+        ct
+    };
+    let taps_c = problem.filter_volume() * problem.cpg();
+    let wrow = if is_mma {
+        taps_c.div_ceil(16) * 16 + 8
+    } else {
+        taps_c
+    };
     let vmax = 16 / es;
     let out = problem.output();
     let halo = [
@@ -174,14 +198,22 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     ];
     let vl = largest_pow2_dividing(problem.c, vmax.min(largest_pow2_dividing(ct, vmax)));
     let sv = largest_pow2_dividing(problem.k, vmax.min(cfg.vec_a.max(1) as u64));
-    let base_row = halo[2] * ct;
+    let base_row = halo[2] * cts;
     let pad_chunk = 16 / es; // elements per 16-byte chunk
-    let xrow = (0..8u64)
-        .map(|pad| base_row + pad * pad_chunk)
-        .min_by_key(|&xrow| smem_read_wavefronts(cfg, problem, th, ct, xrow))
-        .unwrap_or(base_row);
+    let xrow = if is_mma {
+        base_row
+    } else {
+        (0..8u64)
+            .map(|pad| base_row + pad * pad_chunk)
+            .min_by_key(|&xrow| smem_read_wavefronts(cfg, problem, th, ct, xrow))
+            .unwrap_or(base_row)
+    };
     let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
-    let ws_bytes = problem.filter_volume() * problem.cpg() * bn * 4;
+    let ws_bytes = if is_mma {
+        wrow * bn * es
+    } else {
+        taps_c * bn * 4
+    };
     let stages = cfg.stages.clamp(1, 2) as u64;
     let spatial = out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * problem.n;
     let channel_blocks = problem.k.div_ceil(bn);
@@ -196,6 +228,8 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
         th,
         tw,
         ct,
+        cts,
+        wrow,
         halo,
         xrow,
         vl,
@@ -261,6 +295,9 @@ pub fn smem_read_wavefronts(
 /// column, the depthwise path's weights (the slice's `FY × FX × VEC` filter when
 /// [`weights_in_registers`], else one row of `FX × VEC`) and a fixed allowance.
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
+    if cfg.math == Math::Mma {
+        return mma::register_estimate(cfg, problem);
+    }
     let vec = cfg.vec_a as u64;
     let px = cfg.vec_b as u64;
     let (weights, column) = if weights_in_registers(cfg, problem) {
@@ -343,6 +380,9 @@ pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem) -> f64 {
 /// allows for most pool members, and the model has no load/compute-overlap term, so it does not
 /// pick a 2-stage member on the measured layers although one is the fastest on 3 of 17.
 pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
+    if cfg.math == Math::Mma {
+        return mma::cost_estimate(cfg, problem);
+    }
     let geo = geometry(cfg, problem);
     let es = problem.dtype.size_bytes() as f64;
     let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
@@ -384,8 +424,8 @@ pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
             direction: cfg.direction.token(),
         });
     }
-    if cfg.math != Math::Simt {
-        return Err(fixed("math", cfg.math.token().to_string(), "simt"));
+    if !matches!(cfg.math, Math::Simt | Math::Mma) {
+        return Err(fixed("math", cfg.math.token().to_string(), "simt or mma"));
     }
     if !(1..=2).contains(&cfg.stages) {
         return Err(fixed("stages", cfg.stages.to_string(), "1 or 2"));
@@ -408,6 +448,9 @@ pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
             warps_m: cfg.warps_m,
             warps_n: cfg.warps_n,
         });
+    }
+    if cfg.math == Math::Mma {
+        return mma::validate(cfg);
     }
     if !(cfg.vec_a.is_power_of_two() && cfg.vec_a <= 8) {
         return Err(Rejection::BadVectorWidth {
@@ -452,7 +495,9 @@ pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
 /// The problem rules of the direct family (called by [`crate::config::can_implement`] after
 /// the direction and dtype checks; the 32-bit offset and grid limits follow there).
 pub(crate) fn can_implement_direct(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
-    if problem.cpg() > MAX_DIRECT_CPG {
+    if cfg.math == Math::Mma {
+        mma::can_implement_channels(cfg, problem)?;
+    } else if problem.cpg() > MAX_DIRECT_CPG {
         return Err(Rejection::DirectChannelsPerGroup {
             cpg: problem.cpg(),
             max: MAX_DIRECT_CPG,
@@ -519,7 +564,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         "constexpr bool IS_BF16 = {};",
         problem.dtype == DType::Bf16
     );
-    let ints: [(&str, u64); 38] = [
+    let ints: [(&str, u64); 39] = [
         ("ESZ", problem.dtype.size_bytes()),
         ("N_", problem.n),
         ("ID", problem.input[0]),
@@ -551,6 +596,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         ("THREADS", cfg.threads() as u64),
         ("VL", geo.vl),
         ("SV", geo.sv),
+        ("CTS", geo.cts),
         ("XROW", geo.xrow),
         ("XS_BYTES", geo.xs_bytes),
         ("WS_BYTES", geo.ws_bytes),
@@ -562,7 +608,15 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
     for (k, v) in ints {
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
-    let code = format!("{h}\n{}", FWD_BODY.replace("@ENTRY@", &name));
+    let body = if cfg.math == Math::Mma {
+        for (k, v) in mma::constants(cfg, problem) {
+            let _ = writeln!(w, "constexpr int {k} = {v};");
+        }
+        mma::BODY
+    } else {
+        FWD_BODY
+    };
+    let code = format!("{h}\n{COMMON}\n{}", body.replace("@ENTRY@", &name));
     Ok(KernelSource {
         kernel_name: name.clone(),
         code,
@@ -621,7 +675,7 @@ mod tests {
         );
         assert_eq!(
             r(KernelConfig {
-                math: Math::Mma,
+                math: Math::Tf32,
                 ..base
             }),
             Err("direct_field_fixed")
@@ -817,9 +871,33 @@ mod tests {
     }
 
     #[test]
-    fn every_pool_config_emits_on_depthwise_layers() {
+    fn every_pool_config_emits_on_its_layers() {
+        // simt members on depthwise layers; mma members on C/G 8/16/24/32/56 layers (each
+        // member runs at least two of them, every layer has at least two members).
+        let mma_keys = [
+            "fwd_{dt}_n2_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g32_c512_k512_i14x14_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g2_c48_k48_i56x56_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g14_c336_k336_i14x14_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g8_c448_k448_i14x14_f3x3_s1x1_p1x1_d1x1",
+        ];
+        let mut per_key = [0usize; 6];
         for dt in DType::ALL {
             for c in direct_forward_pool(dt) {
+                if c.math == Math::Mma {
+                    let mut n = 0;
+                    for (i, key) in mma_keys.iter().enumerate() {
+                        let p = prob(&key.replace("{dt}", dt.token()));
+                        if can_implement(&c, &p).is_ok() {
+                            emit(&c, &p).unwrap_or_else(|e| panic!("{c} on {p}: {e}"));
+                            n += 1;
+                            per_key[i] += 1;
+                        }
+                    }
+                    assert!(n >= 2, "{c}: {n} layers");
+                    continue;
+                }
                 for key in [
                     "fwd_{dt}_n2_g32_c32_k32_i10x10_f3x3_s1x1_p1x1_d1x1",
                     "fwd_{dt}_n2_g144_c144_k144_i14x14_f7x7_s1x1_p3x3_d1x1",
@@ -829,5 +907,6 @@ mod tests {
                 }
             }
         }
+        assert!(per_key.iter().all(|&n| n >= 2), "{per_key:?}");
     }
 }

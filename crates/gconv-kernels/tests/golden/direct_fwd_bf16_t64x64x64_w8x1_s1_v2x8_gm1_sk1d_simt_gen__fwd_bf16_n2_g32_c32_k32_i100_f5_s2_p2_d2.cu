@@ -35,6 +35,7 @@ constexpr int PX = 8;
 constexpr int THREADS = 256;
 constexpr int VL = 8;
 constexpr int SV = 2;
+constexpr int CTS = 64;
 constexpr int XROW = 8640;
 constexpr int XS_BYTES = 17280;
 constexpr int WS_BYTES = 1280;
@@ -263,11 +264,11 @@ __device__ __forceinline__ void store_out(elem_t* dst, const float* v) {
   }
 }
 
-// ---- derived constants ----
+// ---- derived constants shared by both math paths ----
 constexpr int C_ = G_ * CG;
 constexpr int K_ = G_ * KG;
 constexpr int GPB = BN / KG;  // groups per CTA
-constexpr int CT = GPB * CG;  // input channels per CTA (shared-memory channel stride)
+constexpr int CT = GPB * CG;  // input channels per CTA
 constexpr int TAPS = FZ * FY * FX;
 constexpr int WPK = TAPS * CG;                       // weights per output channel
 constexpr int ITD = FZ;                              // depth slices staged (one per z tap)
@@ -275,62 +276,22 @@ constexpr int ITH = (TH - 1) * SH + (FY - 1) * DH + 1;  // halo rows
 constexpr int ITW = (TW - 1) * SW + (FX - 1) * DW + 1;  // halo columns
 constexpr int TILES_W = (OW + TW - 1) / TW;
 constexpr int TILES_H = (OH + TH - 1) / TH;
-constexpr int LANES = BN / VEC;  // channel lanes of a CTA
-constexpr int PGW = TW / PX;     // pixel groups along W
-constexpr int ITEMS = TH * PGW * LANES;  // (channel lane, output row, column group) triples
-constexpr int PY = ITEMS / THREADS;      // adjacent output rows per thread
-constexpr int RGH = TH / PY;             // row groups of the tile
-constexpr int SPAN = (PX - 1) * SW + (FX - 1) * DW + 1;  // input columns of one window row
-constexpr int RIN = (PY - 1) * SH + (FY - 1) * DH + 1;   // input rows of one thread's strip
 constexpr int CHUNKS_PER_PIX = CT / VL;
 constexpr int TOTAL_CHUNKS = ITD * ITH * ITW * CHUNKS_PER_PIX;
 constexpr int ROWCHUNKS = ITW * CHUNKS_PER_PIX;  // copies per staged row
 constexpr int HALO_ROWS = ITD * ITH;
 // Rows copied per pass when a row has at most THREADS copies, else 0 (generic loop).
 constexpr int RSTEP = THREADS / ROWCHUNKS;
-constexpr bool DEPTHWISE_PATH = CG == 1 && KG == 1;
-// Grouped (C/G > 1 or channel multiplier) with a thread's VEC output channels inside one group:
-// one vector read gives the group's CG input channels, which feed CG x VEC FMAs per output.
-constexpr bool GROUP_VEC_PATH = !DEPTHWISE_PATH && KG % VEC == 0;
-// Depthwise: the whole FY x FX x VEC filter of a depth slice lives in registers when it fits
-// next to the PY x PX x VEC accumulators (rows-outer order: every staged input value is read
-// from shared memory once per thread); otherwise one filter row at a time (fy-outer order).
-constexpr bool W_IN_REGS = DEPTHWISE_PATH && FY * FX * VEC + PY * PX * VEC <= W_REG_BUDGET;
-static_assert(XROW >= ITW * CT && (XROW - ITW * CT) * ESZ % 16 == 0, "row stride");
-static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
-static_assert(WS_BYTES == TAPS * CG * BN * 4, "weight tile size");
-static_assert(BN % KG == 0 && BN % VEC == 0 && TW % PX == 0 && CT % VL == 0, "tile shape");
-static_assert(ITEMS == PY * THREADS && TH % PY == 0, "thread mapping: one item per thread");
 constexpr int SPATIAL_TILES = TILES_W * TILES_H * OD * N_;
+// CTS: shared-memory stride of one staged pixel (CT, or CT plus 16 bytes on the mma path).
+static_assert(CTS >= CT && (CTS - CT) * ESZ % 16 == 0, "pixel stride");
+static_assert(XROW >= ITW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stride");
+static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
+static_assert(BN % KG == 0 && CT % VL == 0, "tile shape");
 static_assert(STAGES == 1 || STAGES == 2, "stages");
 static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES, "launch shared memory");
 static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES : GRID_X <= SPATIAL_TILES, "launch grid");
-static_assert(C_ % VL == 0 && K_ % SV == 0 && VEC % SV == 0, "vector widths");
-
-// Column j of a window row feeds output p through tap fx = (j - p·SW) / DW when that is exact.
-constexpr int tap_of(int j, int p) {
-  return (j - p * SW >= 0 && (j - p * SW) % DW == 0 && (j - p * SW) / DW < FX) ? (j - p * SW) / DW
-                                                                                : -1;
-}
-
-// Output row y of a thread's strip that input row r feeds through filter row fy, or -1.
-constexpr int out_row_of(int r, int fy) {
-  return (r - fy * DH >= 0 && (r - fy * DH) % SH == 0 && (r - fy * DH) / SH < PY)
-             ? (r - fy * DH) / SH
-             : -1;
-}
-constexpr bool row_used(int r) {
-  for (int fy = 0; fy < FY; ++fy) {
-    if (out_row_of(r, fy) >= 0) return true;
-  }
-  return false;
-}
-constexpr bool col_used(int j) {
-  for (int p = 0; p < PX; ++p) {
-    if (tap_of(j, p) >= 0) return true;
-  }
-  return false;
-}
+static_assert(C_ % VL == 0, "vector widths");
 
 // Output tile t of the CTA's walk: (n, od, tile row, tile column), tile column fastest.
 struct TileAt {
@@ -366,7 +327,7 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
     const int iw = iw0 + x;
     const int c = c0 + ch * VL;
     const bool col_ok = (unsigned)iw < (unsigned)IW && c < C_;
-    elem_t* dst = xs + x * CT + ch * VL;
+    elem_t* dst = xs + x * CTS + ch * VL;
     for (int r = r0; r < HALO_ROWS; r += RSTEP) {
       const int z = r / ITH;
       const int id = id0 + z * DD;
@@ -388,12 +349,60 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
     const int ih = ih0 + y;
     const int iw = iw0 + x;
     const int c = c0 + ch * VL;
-    const int soff = rest * XROW + x * CT + ch * VL;  // rest = z·ITH + y
+    const int soff = rest * XROW + x * CTS + ch * VL;  // rest = z·ITH + y
     const bool ok = (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH &&
                     (unsigned)iw < (unsigned)IW && c < C_;
     const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
     copy_to_smem<VL * ESZ>(xs + soff, X + goff, ok);
   }
+}
+
+// ---- derived constants of the CUDA-core (simt) path ----
+constexpr int LANES = BN / VEC;  // channel lanes of a CTA
+constexpr int PGW = TW / PX;     // pixel groups along W
+constexpr int ITEMS = TH * PGW * LANES;  // (channel lane, output row, column group) triples
+constexpr int PY = ITEMS / THREADS;      // adjacent output rows per thread
+constexpr int RGH = TH / PY;             // row groups of the tile
+constexpr int SPAN = (PX - 1) * SW + (FX - 1) * DW + 1;  // input columns of one window row
+constexpr int RIN = (PY - 1) * SH + (FY - 1) * DH + 1;   // input rows of one thread's strip
+constexpr bool DEPTHWISE_PATH = CG == 1 && KG == 1;
+// Grouped (C/G > 1 or channel multiplier) with a thread's VEC output channels inside one group:
+// one vector read gives the group's CG input channels, which feed CG x VEC FMAs per output.
+constexpr bool GROUP_VEC_PATH = !DEPTHWISE_PATH && KG % VEC == 0;
+// Depthwise: the whole FY x FX x VEC filter of a depth slice lives in registers when it fits
+// next to the PY x PX x VEC accumulators (rows-outer order: every staged input value is read
+// from shared memory once per thread); otherwise one filter row at a time (fy-outer order).
+constexpr bool W_IN_REGS = DEPTHWISE_PATH && FY * FX * VEC + PY * PX * VEC <= W_REG_BUDGET;
+static_assert(CTS == CT, "simt: unpadded pixels");
+static_assert(WS_BYTES == TAPS * CG * BN * 4, "weight tile size");
+static_assert(BN % VEC == 0 && TW % PX == 0, "tile shape");
+static_assert(ITEMS == PY * THREADS && TH % PY == 0, "thread mapping: one item per thread");
+static_assert(K_ % SV == 0 && VEC % SV == 0, "vector widths");
+
+
+// Column j of a window row feeds output p through tap fx = (j - p·SW) / DW when that is exact.
+constexpr int tap_of(int j, int p) {
+  return (j - p * SW >= 0 && (j - p * SW) % DW == 0 && (j - p * SW) / DW < FX) ? (j - p * SW) / DW
+                                                                                : -1;
+}
+
+// Output row y of a thread's strip that input row r feeds through filter row fy, or -1.
+constexpr int out_row_of(int r, int fy) {
+  return (r - fy * DH >= 0 && (r - fy * DH) % SH == 0 && (r - fy * DH) / SH < PY)
+             ? (r - fy * DH) / SH
+             : -1;
+}
+constexpr bool row_used(int r) {
+  for (int fy = 0; fy < FY; ++fy) {
+    if (out_row_of(r, fy) >= 0) return true;
+  }
+  return false;
+}
+constexpr bool col_used(int j) {
+  for (int p = 0; p < PX; ++p) {
+    if (tap_of(j, p) >= 0) return true;
+  }
+  return false;
 }
 
 __device__ __forceinline__ void compute_tile(const elem_t* xs, const float* ws,

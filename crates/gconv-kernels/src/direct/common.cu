@@ -1,0 +1,312 @@
+// ---- helpers ----
+// Header-free: 16-bit types are u16. Every inline-PTX use sits in a helper below with a
+// portable alternative under GCONV_HOST_EMULATION (the host emulation harness of
+// crates/gconv-kernels/tests/host_emulation.rs compiles this file with g++).
+typedef unsigned int u32;
+typedef unsigned short u16;
+struct alignas(16) v16b { u32 x, y, z, w; };
+struct alignas(8) v8b { u32 x, y; };
+
+#ifndef GCONV_DYNAMIC_SMEM
+#define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(16) unsigned char name[]
+#endif
+
+#ifdef GCONV_HOST_EMULATION
+// The shim's bit-exact portable conversions (crates/gconv-kernels/tests/host_shim.h).
+__device__ __forceinline__ u32 f32_bits(float f) { return gconv_host_f32_bits(f); }
+__device__ __forceinline__ float bits_f32(u32 u) { return gconv_host_bits_f32(u); }
+__device__ __forceinline__ float f16_to_f32(u16 h) { return gconv_host_f16_to_f32(h); }
+__device__ __forceinline__ u16 f32_to_f16(float f) { return gconv_host_f32_to_f16(f); }
+__device__ __forceinline__ u16 f32_to_bf16(float f) { return gconv_host_f32_to_bf16(f); }
+// Copy BYTES from global to shared, or zero-fill when !pred (the cp.async src-size 0 idiom).
+template <int BYTES>
+__device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pred) {
+  if (pred) {
+    __builtin_memcpy(dst, src, BYTES);
+  } else {
+    __builtin_memset(dst, 0, BYTES);
+  }
+}
+__device__ __forceinline__ void copy_wait_all() {}
+__device__ __forceinline__ void copy_commit() {}
+__device__ __forceinline__ void copy_wait_prior() {}
+#else
+__device__ __forceinline__ u32 f32_bits(float f) {
+  u32 u;
+  asm("mov.b32 %0, %1;" : "=r"(u) : "f"(f));
+  return u;
+}
+__device__ __forceinline__ float bits_f32(u32 u) {
+  float f;
+  asm("mov.b32 %0, %1;" : "=f"(f) : "r"(u));
+  return f;
+}
+__device__ __forceinline__ float f16_to_f32(u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ u16 f32_to_f16(float f) {
+  u16 r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+__device__ __forceinline__ u16 f32_to_bf16(float f) {
+  u16 r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+// cp.async with src-size zero-fill for 4/8/16 bytes (L1-allocating: halo pixels are re-read by
+// the neighbouring CTA); 2-byte elements go through registers.
+template <int BYTES>
+__device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pred) {
+  if constexpr (BYTES == 2) {
+    *reinterpret_cast<u16*>(dst) = pred ? *reinterpret_cast<const u16*>(src) : (u16)0;
+  } else {
+    u32 d;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(d) : "l"(dst));
+    const int n = pred ? BYTES : 0;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES), "r"(n)
+                 : "memory");
+  }
+}
+__device__ __forceinline__ void copy_wait_all() {
+  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
+__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits for every committed group but the most recent one.
+__device__ __forceinline__ void copy_wait_prior() {
+  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+}
+#endif
+
+// ---- element conversions ----
+typedef ELEM elem_t;
+__device__ __forceinline__ float to_f32(float v) { return v; }
+__device__ __forceinline__ float to_f32(u16 v) {
+  if constexpr (IS_BF16) {
+    return bits_f32((u32)v << 16);
+  } else {
+    return f16_to_f32(v);
+  }
+}
+__device__ __forceinline__ void from_f32(float v, float& out) { out = v; }
+__device__ __forceinline__ void from_f32(float v, u16& out) {
+  if constexpr (IS_BF16) {
+    out = f32_to_bf16(v);
+  } else {
+    out = f32_to_f16(v);
+  }
+}
+// Two values rounded to the 16-bit dtype and packed (lo in the low half): one cvt.rn.*x2 on
+// the GPU.
+__device__ __forceinline__ u32 pack_pair(float lo, float hi) {
+#ifdef GCONV_HOST_EMULATION
+  u16 a, b;
+  from_f32(lo, a);
+  from_f32(hi, b);
+  return (u32)a | ((u32)b << 16);
+#else
+  u32 r;
+  if constexpr (IS_BF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+#endif
+}
+
+// N elements from shared memory (N·ESZ-byte aligned) widened to f32, in 16/8/4-byte reads.
+template <int N>
+__device__ __forceinline__ void load_f32(const elem_t* p, float (&out)[N]) {
+  constexpr int BYTES = N * ESZ;
+  if constexpr (ESZ == 4 && BYTES >= 16) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      out[i] = bits_f32(v.x);
+      out[i + 1] = bits_f32(v.y);
+      out[i + 2] = bits_f32(v.z);
+      out[i + 3] = bits_f32(v.w);
+    }
+  } else if constexpr (ESZ == 2 && BYTES >= 16) {
+#pragma unroll
+    for (int i = 0; i < N; i += 8) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      const u32 w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        out[i + 2 * j] = to_f32((u16)(w[j] & 0xffffu));
+        out[i + 2 * j + 1] = to_f32((u16)(w[j] >> 16));
+      }
+    }
+  } else if constexpr (ESZ == 2 && BYTES == 8) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = to_f32((u16)(v.x & 0xffffu));
+    out[1] = to_f32((u16)(v.x >> 16));
+    out[2] = to_f32((u16)(v.y & 0xffffu));
+    out[3] = to_f32((u16)(v.y >> 16));
+  } else if constexpr (ESZ == 2 && BYTES == 4) {
+    const u32 v = *reinterpret_cast<const u32*>(p);
+    out[0] = to_f32((u16)(v & 0xffffu));
+    out[1] = to_f32((u16)(v >> 16));
+  } else if constexpr (ESZ == 4 && BYTES == 8) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = to_f32(p[i]);
+  }
+}
+
+// N f32 values from shared memory (16-byte reads when N is a multiple of 4).
+template <int N>
+__device__ __forceinline__ void load_w(const float* p, float (&out)[N]) {
+  if constexpr (N % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      out[i] = bits_f32(v.x);
+      out[i + 1] = bits_f32(v.y);
+      out[i + 2] = bits_f32(v.z);
+      out[i + 3] = bits_f32(v.w);
+    }
+  } else if constexpr (N == 2) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = p[i];
+  }
+}
+
+// Stores N (= SV) converted values to global memory in one access of N·ESZ bytes.
+template <int N>
+__device__ __forceinline__ void store_out(elem_t* dst, const float* v) {
+  if constexpr (ESZ == 4 && N == 4) {
+    v16b o;
+    o.x = f32_bits(v[0]);
+    o.y = f32_bits(v[1]);
+    o.z = f32_bits(v[2]);
+    o.w = f32_bits(v[3]);
+    *reinterpret_cast<v16b*>(dst) = o;
+  } else if constexpr (ESZ == 4 && N == 2) {
+    v8b o;
+    o.x = f32_bits(v[0]);
+    o.y = f32_bits(v[1]);
+    *reinterpret_cast<v8b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 8) {
+    v16b o;
+    o.x = pack_pair(v[0], v[1]);
+    o.y = pack_pair(v[2], v[3]);
+    o.z = pack_pair(v[4], v[5]);
+    o.w = pack_pair(v[6], v[7]);
+    *reinterpret_cast<v16b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 4) {
+    v8b o;
+    o.x = pack_pair(v[0], v[1]);
+    o.y = pack_pair(v[2], v[3]);
+    *reinterpret_cast<v8b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 2) {
+    *reinterpret_cast<u32*>(dst) = pack_pair(v[0], v[1]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) from_f32(v[i], dst[i]);
+  }
+}
+
+// ---- derived constants shared by both math paths ----
+constexpr int C_ = G_ * CG;
+constexpr int K_ = G_ * KG;
+constexpr int GPB = BN / KG;  // groups per CTA
+constexpr int CT = GPB * CG;  // input channels per CTA
+constexpr int TAPS = FZ * FY * FX;
+constexpr int WPK = TAPS * CG;                       // weights per output channel
+constexpr int ITD = FZ;                              // depth slices staged (one per z tap)
+constexpr int ITH = (TH - 1) * SH + (FY - 1) * DH + 1;  // halo rows
+constexpr int ITW = (TW - 1) * SW + (FX - 1) * DW + 1;  // halo columns
+constexpr int TILES_W = (OW + TW - 1) / TW;
+constexpr int TILES_H = (OH + TH - 1) / TH;
+constexpr int CHUNKS_PER_PIX = CT / VL;
+constexpr int TOTAL_CHUNKS = ITD * ITH * ITW * CHUNKS_PER_PIX;
+constexpr int ROWCHUNKS = ITW * CHUNKS_PER_PIX;  // copies per staged row
+constexpr int HALO_ROWS = ITD * ITH;
+// Rows copied per pass when a row has at most THREADS copies, else 0 (generic loop).
+constexpr int RSTEP = THREADS / ROWCHUNKS;
+constexpr int SPATIAL_TILES = TILES_W * TILES_H * OD * N_;
+// CTS: shared-memory stride of one staged pixel (CT, or CT plus 16 bytes on the mma path).
+static_assert(CTS >= CT && (CTS - CT) * ESZ % 16 == 0, "pixel stride");
+static_assert(XROW >= ITW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stride");
+static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
+static_assert(BN % KG == 0 && CT % VL == 0, "tile shape");
+static_assert(STAGES == 1 || STAGES == 2, "stages");
+static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES, "launch shared memory");
+static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES : GRID_X <= SPATIAL_TILES, "launch grid");
+static_assert(C_ % VL == 0, "vector widths");
+
+// Output tile t of the CTA's walk: (n, od, tile row, tile column), tile column fastest.
+struct TileAt {
+  int n, od, oh0, ow0;
+};
+__device__ __forceinline__ TileAt tile_at(int t) {
+  TileAt a;
+  a.ow0 = (t % TILES_W) * TW;
+  t /= TILES_W;
+  a.oh0 = (t % TILES_H) * TH;
+  t /= TILES_H;
+  a.od = t % OD;
+  a.n = t / OD;
+  return a;
+}
+
+// 1. Input halo tile of output tile `a`: VL channels per copy, consecutive threads on
+//    consecutive channel chunks of one pixel (coalesced), zero-fill for padding and channels
+//    beyond C. Asynchronous (cp.async) on the GPU; the caller commits and waits.
+__device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__ X, TileAt a,
+                                          int c0, int tid) {
+  const int id0 = a.od * SD - PD;
+  const int ih0 = a.oh0 * SH - PH;
+  const int iw0 = a.ow0 * SW - PW;
+  if constexpr (RSTEP >= 1) {
+    // Row-strided: a thread keeps one (column, channel chunk) of the halo rows and walks rows
+    // RSTEP apart, so the column decode and checks happen once per tile.
+    const int rc = tid % ROWCHUNKS;
+    const int r0 = tid / ROWCHUNKS;
+    if (r0 >= RSTEP) return;
+    const int ch = rc % CHUNKS_PER_PIX;
+    const int x = rc / CHUNKS_PER_PIX;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const bool col_ok = (unsigned)iw < (unsigned)IW && c < C_;
+    elem_t* dst = xs + x * CTS + ch * VL;
+    for (int r = r0; r < HALO_ROWS; r += RSTEP) {
+      const int z = r / ITH;
+      const int id = id0 + z * DD;
+      const int ih = ih0 + (r - z * ITH);
+      const bool ok = col_ok && (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH;
+      const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+      copy_to_smem<VL * ESZ>(dst + r * XROW, X + goff, ok);
+    }
+    return;
+  }
+  for (int i = tid; i < TOTAL_CHUNKS; i += THREADS) {
+    const int ch = i % CHUNKS_PER_PIX;
+    const int pix = i / CHUNKS_PER_PIX;
+    const int x = pix % ITW;
+    const int rest = pix / ITW;
+    const int y = rest % ITH;
+    const int z = rest / ITH;
+    const int id = id0 + z * DD;
+    const int ih = ih0 + y;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const int soff = rest * XROW + x * CTS + ch * VL;  // rest = z·ITH + y
+    const bool ok = (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH &&
+                    (unsigned)iw < (unsigned)IW && c < C_;
+    const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+    copy_to_smem<VL * ESZ>(xs + soff, X + goff, ok);
+  }
+}

@@ -1,0 +1,221 @@
+// ---- tensor-core (mma.sync) path of the direct family ----
+// The staged halo is the implicit-GEMM A operand: row m of an m16 block is an output pixel of
+// the tile, column k = (tap, channel) of its group, and ldmatrix takes each lane's row address
+// straight from the halo (pixel base + the tap's row/column offset), so the input is read from
+// global memory once per tile instead of once per tap. Work unit of a warp: NW output channels
+// (one group or part of one) x MB m16 blocks of pixels; units are dealt to warps round robin.
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ u32 smem_addr(const void* p) { return gconv_host_smem_offset(p); }
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
+__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  gconv_host_mma16816(d, a, b0, b1, IS_BF16);
+}
+#else
+__device__ __forceinline__ u32 smem_addr(const void* p) {
+  u32 r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(addr));
+}
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  if constexpr (IS_BF16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+#endif
+
+constexpr int WARPS = THREADS / 32;
+constexpr int NB = NW / 8;                   // n8 blocks of a unit
+constexpr int MT = TH * TW;                  // pixels of a tile
+constexpr int MBLK = (MT + 15) / 16;         // m16 blocks of a tile (the last may be partial)
+constexpr int UM = (MBLK + MB - 1) / MB;     // units along the pixels
+constexpr int UN = BN / NW;                  // units along the channels
+constexpr int UNITS = UM * UN;
+constexpr int CPT = CG / 8;                  // 8-channel chunks per tap
+constexpr int KCH = TAPS * CPT;              // k8 chunks of the reduction, tap-major
+constexpr int KSTEPS = (KCH + 1) / 2;        // k16 steps (an odd KCH leaves half a step)
+constexpr int WCH = WPK / 8;                 // 16-byte chunks of one output channel's weights
+static_assert(!(ESZ == 4), "mma path: 16-bit data");
+static_assert(CG % 8 == 0 && KG % 8 == 0 && NW % 8 == 0 && KG % NW == 0, "mma channel blocks");
+static_assert(CTS % 8 == 0 && (CTS / 8) % 2 == 1, "pixel stride: odd number of 16-byte chunks");
+static_assert(WROW >= KSTEPS * 16 && WROW % 8 == 0 && (WROW / 8) % 2 == 1, "weight row stride");
+static_assert(WS_BYTES == BN * WROW * ESZ, "weight tile size");
+static_assert(VL == 8, "16-byte halo copies");
+
+// Element offset in the halo of k8 chunk j (tap-major: tap = j / CPT, channels (j % CPT)·8..).
+constexpr int chunk_off(int j) {
+  const int tap = j / CPT;
+  const int fz = tap / (FY * FX);
+  const int fy = (tap / FX) % FY;
+  const int fx = tap % FX;
+  return (fz * ITH + fy * DH) * XROW + fx * DW * CTS + (j % CPT) * 8;
+}
+
+__device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __restrict__ Y,
+                                                 TileAt a, int k0, int tid) {
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  // ldmatrix roles: A lane -> pixel row (lane & 7) + 8·bit3, chunk 2s + bit4; B lane -> channel
+  // row (lane & 7) + 8·bit4 (second n8 block of an x4), k half bit3.
+  const int arow = (lane & 7) + ((lane >> 3) & 1) * 8;
+  const bool ahi = (lane >> 4) != 0;
+  const int brow = (lane & 7) + (lane >> 4) * 8;
+  const int bk = ((lane >> 3) & 1) * 8;
+  // Epilogue roles: accumulator rows lane/4 and lane/4 + 8, channel pair 2·(lane % 4).
+  const int crow = lane >> 2;
+  const int cq = (lane & 3) * 2;
+#pragma unroll 1
+  for (int u = warp; u < UNITS; u += WARPS) {
+    const int n0 = (u % UN) * NW;  // first channel of the unit inside the CTA's BN
+    const int m0 = (u / UN) * MB;  // first m16 block
+    const int cbase = (n0 / KG) * CG;
+    u32 abase[MB];
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      int p = (m0 + b) * 16 + arow;
+      if (p >= MT) p = 0;  // rows past the tile: any staged pixel, never stored
+      const int ty = p / TW;
+      const int tx = p - ty * TW;
+      abase[b] = xs_a + (u32)((ty * SH * XROW + tx * SW * CTS + cbase) * ESZ);
+    }
+    const u32 bbase = ws_a + (u32)(((n0 + brow) * WROW + bk) * ESZ);
+    float acc[MB][NB][4];
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+#pragma unroll
+      for (int j = 0; j < NB; ++j) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[b][j][e] = 0.0f;
+      }
+    }
+#pragma unroll
+    for (int s = 0; s < KSTEPS; ++s) {
+      const bool half = 2 * s + 1 >= KCH;  // last step of an odd chunk count: k 8..15 are zero
+      const int off_lo = chunk_off(2 * s);
+      const int off_hi = half ? off_lo : chunk_off(2 * s + 1);
+      const u32 aoff = (u32)((ahi ? off_hi : off_lo) * ESZ);
+      u32 bf[NB][2];
+#pragma unroll
+      for (int j = 0; j + 1 < NB; j += 2) {
+        u32 r[4];
+        ldsm_x4(r, bbase + (u32)((j * 8 * WROW + s * 16) * ESZ));
+        bf[j][0] = r[0];
+        bf[j][1] = r[1];
+        bf[j + 1][0] = r[2];
+        bf[j + 1][1] = r[3];
+      }
+      if constexpr (NB % 2 == 1) {
+        u32 r[2];
+        ldsm_x2(r, bbase + (u32)(((NB - 1) * 8 * WROW + s * 16) * ESZ));
+        bf[NB - 1][0] = r[0];
+        bf[NB - 1][1] = r[1];
+      }
+#pragma unroll
+      for (int b = 0; b < MB; ++b) {
+        u32 af[4];
+        ldsm_x4(af, abase[b] + aoff);
+        if (half) {
+          af[2] = 0u;
+          af[3] = 0u;
+        }
+#pragma unroll
+        for (int j = 0; j < NB; ++j) mma16816(acc[b][j], af, bf[j][0], bf[j][1]);
+      }
+    }
+    // Stores: each lane writes packed channel pairs of two pixels per n8 block.
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int p = (m0 + b) * 16 + crow + 8 * h;
+        if (p >= MT) continue;
+        const int ty = p / TW;
+        const int tx = p - ty * TW;
+        const int oh = a.oh0 + ty;
+        const int ow = a.ow0 + tx;
+        if (oh >= OH || ow >= OW) continue;
+        elem_t* dst = Y + (((a.n * OD + a.od) * OH + oh) * OW + ow) * K_ + k0 + n0 + cq;
+#pragma unroll
+        for (int j = 0; j < NB; ++j) {
+          if (k0 + n0 + j * 8 < K_) {
+            *reinterpret_cast<u32*>(dst + j * 8) = pack_pair(acc[b][j][2 * h], acc[b][j][2 * h + 1]);
+          }
+        }
+      }
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
+                                                            const void* __restrict__ in1,
+                                                            void* __restrict__ out,
+                                                            void* __restrict__ workspace) {
+  GCONV_DYNAMIC_SMEM(smem);
+  (void)workspace;
+  // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CTS elements, then the weights as
+  // [BN][WROW] 16-bit values (k = tap·CG + c, zero past TAPS·CG).
+  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
+  elem_t* ws = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES);
+  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
+  const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
+  elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
+  const int tid = threadIdx.x;
+  const int k0 = blockIdx.y * BN;  // first output channel of the CTA
+  const int c0 = blockIdx.y * CT;  // first input channel of the CTA
+
+  // Weights of the CTA's channels, 16-byte copies (zero for channels beyond K), and the zero
+  // padding of each row past TAPS·CG (read by the last k16 step).
+  for (int i = tid; i < BN * WCH; i += THREADS) {
+    const int kl = i / WCH;
+    const int q = i - kl * WCH;
+    const bool ok = k0 + kl < K_;
+    copy_to_smem<16>(ws + kl * WROW + q * 8, Wt + (ok ? (k0 + kl) * WPK + q * 8 : 0), ok);
+  }
+  constexpr int PADCH = (WROW - WPK) / 8;
+  for (int i = tid; i < BN * PADCH; i += THREADS) {
+    const int kl = i / PADCH;
+    const int q = i - kl * PADCH;
+    *reinterpret_cast<v16b*>(ws + kl * WROW + WPK + q * 8) = v16b{0u, 0u, 0u, 0u};
+  }
+  const u32 ws_a = smem_addr(ws);
+  if constexpr (STAGES == 1) {
+    const TileAt a = tile_at(blockIdx.x);
+    load_halo(xs0, X, a, c0, tid);
+    copy_wait_all();
+    __syncthreads();
+    compute_tile_mma(smem_addr(xs0), ws_a, Y, a, k0, tid);
+  } else {
+    // Persistent CTA: tiles blockIdx.x, blockIdx.x + GRID_X, ...; the next tile's halo is in
+    // flight (second buffer) while the current one is computed.
+    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
+    int t = blockIdx.x;
+    load_halo(xs0, X, tile_at(t), c0, tid);
+    copy_commit();
+    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
+      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
+      copy_commit();
+      copy_wait_prior();  // every group but the newest: tile t has landed
+      __syncthreads();
+      compute_tile_mma(smem_addr(b ? xs1 : xs0), ws_a, Y, tile_at(t), k0, tid);
+      __syncthreads();  // all reads of this buffer done before it is refilled
+    }
+  }
+}

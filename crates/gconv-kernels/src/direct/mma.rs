@@ -1,0 +1,193 @@
+//! The tensor-core path of the `direct` family (`math = mma`): grouped convolutions whose
+//! C/G and K/G are multiples of 8 (C/G 8–64 in practice, the ResNeXt/RegNet-style layers where
+//! the igemm family's block-diagonal group merge wastes most of its MMA work).
+//!
+//! A CTA stages the input halo of its output tile once, like the simt path (`common.cu`), and
+//! then treats it as the A operand of an implicit GEMM: row m of an m16 block is an output
+//! pixel of the tile and column k = (tap, input channel of the pixel's group). `ldmatrix` takes
+//! every lane's row address straight from the halo (pixel base + the tap's row/column offset),
+//! so no im2col copy exists and each input value is loaded from global memory once per tile,
+//! not once per tap. The CTA's weights sit in shared memory as `[BN][WROW]` 16-bit rows (the B
+//! operand, `k = tap·C/G + c`, zero past `taps·C/G`). A warp's work unit is `NW` output
+//! channels of one group × `MB` m16 blocks of pixels; each k16 step loads the unit's B
+//! fragments once and reuses them for the MB blocks (`mma.sync.m16n8k16`, f32 accumulation).
+//! Stores are packed channel pairs (`cvt.rn.*x2`) straight from the accumulators.
+//!
+//! Field mapping (the simt table in [`crate::direct`] for the shared fields):
+//!
+//! | field | mma meaning |
+//! |---|---|
+//! | `tile_m`, `tile_k`, `tile_n` | tile pixels `TH × TW`, `TW`, output channels `BN` (whole groups) |
+//! | `vec_a` | channels of a warp unit, a cap: `NW` = the largest multiple of 8 that divides K/G and is ≤ `vec_a` ([`unit_channels`]) |
+//! | `vec_b` | `MB`, m16 blocks (16 pixels each) of a warp unit, 1..=8 |
+//! | `warps_m` | warps; units are dealt to warps round robin |
+//! | `stages` | as on the simt path (1: one tile per CTA, 2: persistent, double-buffered) |
+//!
+//! Shared memory: the halo with a pixel stride `CTS` of an odd number of 16-byte chunks (the
+//! eight row addresses of an `ldmatrix` phase, eight adjacent pixels, fall into eight bank
+//! groups) and the weight rows with an odd number of 16-byte chunks (same reason).
+
+use super::{geometry, DirectGeometry};
+use crate::config::{KernelConfig, Rejection};
+use gconv_problem::{DType, Problem};
+
+/// The tensor-core kernel body (after `common.cu`).
+pub(super) const BODY: &str = include_str!("fwd_mma.cu");
+
+/// `NW`: output channels of one warp work unit — the largest multiple of 8 that divides K/G and
+/// is at most `vec_a` (8 when none is larger; `can_implement` requires 8 | K/G).
+pub fn unit_channels(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    let kpg = problem.kpg();
+    let cap = (cfg.vec_a as u64).max(8);
+    (1..=cap / 8)
+        .rev()
+        .map(|i| 8 * i)
+        .find(|&d| kpg.is_multiple_of(d))
+        .unwrap_or(8)
+}
+
+/// `MB`: m16 blocks of a warp unit.
+pub fn unit_blocks(cfg: &KernelConfig) -> u64 {
+    cfg.vec_b.max(1) as u64
+}
+
+/// Work of one output tile: (warp units, k16 steps, m16 blocks per unit incl. the padding of the
+/// last unit, n8 blocks per unit).
+pub fn tile_work(cfg: &KernelConfig, problem: &Problem) -> (u64, u64, u64, u64) {
+    let nw = unit_channels(cfg, problem);
+    let mb = unit_blocks(cfg);
+    let mblk = (cfg.tile_m as u64).div_ceil(16);
+    let units = mblk.div_ceil(mb) * (cfg.tile_n as u64 / nw).max(1);
+    let ksteps = (problem.filter_volume() * problem.cpg() / 8).div_ceil(2);
+    (units, ksteps, mb, nw / 8)
+}
+
+/// Largest C/G for which [`crate::config::auto_select`] considers the mma path.
+pub const MAX_AUTO_CPG: u64 = 64;
+
+/// True when `auto_select` considers the mma direct members for `problem`: C/G and K/G
+/// multiples of 8, C/G ≤ [`MAX_AUTO_CPG`], and a filter larger than 1×1 (the halo reuse that
+/// sets the path apart; pointwise layers keep igemm's pointwise path).
+pub fn auto_eligible(problem: &Problem) -> bool {
+    problem.cpg().is_multiple_of(8)
+        && problem.kpg().is_multiple_of(8)
+        && problem.cpg() <= MAX_AUTO_CPG
+        && problem.filter_volume() > 1
+}
+
+/// Structural rules of the mma path (called by the direct family's `validate`).
+pub(super) fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.dtype == DType::F32 {
+        return Err(Rejection::MathDtypeMismatch {
+            math: cfg.math.token(),
+            dtype: cfg.dtype.token(),
+        });
+    }
+    if !matches!(cfg.vec_a, 8 | 16 | 32 | 64) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_a",
+            value: cfg.vec_a,
+            max: 64,
+        });
+    }
+    if !(1..=8).contains(&cfg.vec_b) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_b",
+            value: cfg.vec_b,
+            max: 8,
+        });
+    }
+    let limits = "direct mma: tile_k (tile width) in 1..=128, tile_m a multiple of tile_k with at most 64 rows and 1024 pixels, tile_n a multiple of 8 in 8..=256";
+    let ok = (1..=128).contains(&cfg.tile_k)
+        && (1..=1024).contains(&cfg.tile_m)
+        && cfg.tile_m.is_multiple_of(cfg.tile_k)
+        && cfg.tile_m / cfg.tile_k <= 64
+        && (8..=256).contains(&cfg.tile_n)
+        && cfg.tile_n.is_multiple_of(8);
+    if !ok {
+        return Err(Rejection::TileOutOfRange {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            tile_k: cfg.tile_k,
+            limits,
+        });
+    }
+    Ok(())
+}
+
+/// The channel rule of the mma path: C/G and K/G multiples of 8 (16-byte `ldmatrix` rows of
+/// one group; n8 blocks inside one group).
+pub(super) fn can_implement_channels(
+    cfg: &KernelConfig,
+    problem: &Problem,
+) -> Result<(), Rejection> {
+    let _ = cfg;
+    if !problem.cpg().is_multiple_of(8) || !problem.kpg().is_multiple_of(8) {
+        return Err(Rejection::DirectMmaChannels {
+            cpg: problem.cpg(),
+            kpg: problem.kpg(),
+        });
+    }
+    Ok(())
+}
+
+/// Registers per thread: the `MB × NB × 4` accumulators, the unit's B fragments, one A
+/// fragment, the MB row addresses and a fixed allowance.
+pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
+    let (_, _, mb, nb) = tile_work(cfg, problem);
+    let est = 4 * mb * nb + 2 * nb + 4 + mb + 40;
+    est.min(u32::MAX as u64) as u32
+}
+
+/// The mma path's generated constants (after the shared ones).
+pub(super) fn constants(cfg: &KernelConfig, problem: &Problem) -> [(&'static str, u64); 3] {
+    let geo: DirectGeometry = geometry(cfg, problem);
+    [
+        ("NW", unit_channels(cfg, problem)),
+        ("MB", unit_blocks(cfg)),
+        ("WROW", geo.wrow),
+    ]
+}
+
+/// Estimated time in seconds of an mma direct `cfg` on `problem` (H200):
+/// `max(t_smem, t_mma, t_l2, t_dram) · q + 2 µs`, where
+/// - `t_smem`: every tile's `ldmatrix.x4` (512 bytes each; an x2 counts half), halo and weight
+///   fills and output stores through the SMs' shared-memory pipes at 2.2e13 B/s (132 SMs ×
+///   128 B/clk at about 1.98 GHz, 65 %);
+/// - `t_mma`: m16n8k16 instructions (4096 MACs each) at 3.3e14 MAC/s (`mma.sync` at about two
+///   thirds of the 989 TFLOP/s dense peak);
+/// - `t_l2`: every tile's staged halo, its weight tile and its outputs at 8 TB/s;
+/// - `t_dram`: compulsory bytes at 3.5 TB/s;
+/// - `q`: wave quantisation of the CTAs (CTAs per SM limited by threads, registers and shared
+///   memory), at least 1.
+///
+/// Not fitted on measurements yet (first H200 run of the path).
+pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
+    let geo = geometry(cfg, problem);
+    let es = problem.dtype.size_bytes() as f64;
+    let out = problem.output();
+    let spatial = (out[2].div_ceil(geo.tw) * out[1].div_ceil(geo.th) * out[0] * problem.n) as f64;
+    let tiles = spatial * geo.grid[1] as f64;
+    let (units, ksteps, mb, nb) = tile_work(cfg, problem);
+    let (units, ksteps, mb, nb) = (units as f64, ksteps as f64, mb as f64, nb as f64);
+    let ldsm = units * ksteps * (mb + nb / 2.0);
+    let mmas = units * ksteps * mb * nb;
+    let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
+    let wbytes = geo.ws_bytes as f64;
+    let obytes = cfg.tile_m as f64 * cfg.tile_n as f64 * es;
+    let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
+    let t_smem = (tiles * (ldsm * 512.0 + halo + obytes) + ctas * wbytes) / 2.2e13;
+    let t_mma = tiles * mmas * 4096.0 / 3.3e14;
+    let t_l2 = (tiles * (halo + obytes) + ctas * wbytes) / 8e12;
+    let t_dram = problem.min_bytes() / 3.5e12;
+    let threads = cfg.threads().max(1) as f64;
+    let regs = register_estimate(cfg, problem).clamp(24, 255) as f64;
+    let per_sm = (233_472.0 / (geo.smem_bytes as f64 + 1024.0))
+        .floor()
+        .min((2048.0 / threads).floor())
+        .min((65_536.0 / (regs.div_euclid(8.0) * 8.0 + 8.0) / threads).floor())
+        .clamp(1.0, 32.0);
+    let wave = 132.0 * per_sm;
+    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
+    t_smem.max(t_mma).max(t_l2).max(t_dram) * q + 2e-6
+}
