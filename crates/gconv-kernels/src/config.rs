@@ -65,6 +65,9 @@ pub enum Math {
     Simt,
     /// `mma.sync` m16n8k8 TF32 (f32 data rounded to tf32; explicit opt-in).
     Tf32,
+    /// Hopper `wgmma.mma_async` m64nNk16 (warpgroup MMA, operands read by the tensor cores
+    /// from 128-byte-swizzled shared memory, f32 accumulation; f16/bf16; compiled for sm_90a).
+    Wgmma,
 }
 
 /// Specialised code paths.
@@ -199,13 +202,14 @@ impl SplitKMode {
 
 impl Math {
     /// All math kinds, in index order.
-    pub const ALL: [Math; 3] = [Math::Mma, Math::Simt, Math::Tf32];
+    pub const ALL: [Math; 4] = [Math::Mma, Math::Simt, Math::Tf32, Math::Wgmma];
     /// Name token.
     pub fn token(self) -> &'static str {
         match self {
             Math::Mma => "mma",
             Math::Simt => "simt",
             Math::Tf32 => "tf32",
+            Math::Wgmma => "wgmma",
         }
     }
 }
@@ -964,7 +968,17 @@ pub fn smem_bytes(cfg: &KernelConfig) -> u32 {
         .tile_m
         .saturating_mul(cfg.tile_n.saturating_add(EPILOGUE_PAD))
         .saturating_mul(out_es);
-    pipeline.max(epilogue)
+    // wgmma: the kernel rounds its shared-memory base up to 1024 bytes (the 128-byte swizzle
+    // repeats every 8 rows of 128 bytes and is applied to absolute addresses).
+    let align = if cfg.math == Math::Wgmma { 1024 } else { 0 };
+    pipeline.max(epilogue).saturating_add(align)
+}
+
+/// wgmma geometry of a config: (warpgroups, m64 blocks per warpgroup, accumulators per thread
+/// per m64 block).
+pub fn wgmma_shape(cfg: &KernelConfig) -> (u32, u32, u32) {
+    let wg = (cfg.warps_m * cfg.warps_n / 4).max(1);
+    (wg, (cfg.tile_m / (64 * wg)).max(1), cfg.tile_n / 2)
 }
 
 /// Estimated registers per thread: accumulators, fragments (double-buffered for mma), loader
@@ -983,6 +997,10 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
             (tm * tn, 4 * (tm + tn))
         }
         Math::Mma | Math::Tf32 => (wm * wn / 32, 2 * (wm / 16 * 4 + wn / 8 * 2)),
+        Math::Wgmma => {
+            let (_, mwg, nacc) = wgmma_shape(cfg);
+            (mwg * nacc, 0)
+        }
     };
     acc + frags + loaders + 28
 }
@@ -1005,7 +1023,7 @@ pub fn validate(cfg: &KernelConfig, arch: Arch) -> Result<(), Rejection> {
     }
     let math_ok = matches!(
         (cfg.dtype, cfg.math),
-        (DType::F16 | DType::Bf16, Math::Mma) | (DType::F32, Math::Simt | Math::Tf32)
+        (DType::F16 | DType::Bf16, Math::Mma | Math::Wgmma) | (DType::F32, Math::Simt | Math::Tf32)
     );
     if !math_ok {
         return Err(Rejection::MathDtypeMismatch {
@@ -1024,6 +1042,30 @@ pub fn validate(cfg: &KernelConfig, arch: Arch) -> Result<(), Rejection> {
             warps_m: cfg.warps_m,
             warps_n: cfg.warps_n,
         });
+    }
+    if cfg.math == Math::Wgmma {
+        // One or two warpgroups stacked along M, each owning 64 or 128 rows and the whole
+        // tile_n (m64nNk16 with N = tile_n); K-tiles of one 128-byte swizzle row.
+        if cfg.warps_n != 1 || !matches!(cfg.warps_m, 4 | 8) {
+            return Err(Rejection::BadWarpCount {
+                warps_m: cfg.warps_m,
+                warps_n: cfg.warps_n,
+            });
+        }
+        let (wg, mwg, nacc) = wgmma_shape(cfg);
+        let ok = cfg.tile_k == 64
+            && matches!(cfg.tile_n, 64 | 128 | 256)
+            && (mwg == 1 || mwg == 2)
+            && cfg.tile_m == 64 * wg * mwg
+            && mwg * nacc <= 128;
+        if !ok {
+            return Err(Rejection::TileOutOfRange {
+                tile_m: cfg.tile_m,
+                tile_n: cfg.tile_n,
+                tile_k: cfg.tile_k,
+                limits: "wgmma: tile_k = 64, tile_n in {64, 128, 256}, tile_m = 64 or 128 rows per warpgroup, at most 128 accumulators per thread",
+            });
+        }
     }
     let (k_lo, k_hi, limits) = match cfg.math {
         Math::Simt => (
@@ -1388,6 +1430,22 @@ pub fn default_forward_pool(dtype: DType) -> Vec<KernelConfig> {
             ] {
                 v.push(cfg(d, t, w, s, 1, P));
             }
+            // Warpgroup MMA (sm_90a): one or two warpgroups along M, K-tiles of 64.
+            for (t, w, s, fp) in [
+                ([128, 128, 64], [8, 1], 4, G),
+                ([128, 128, 64], [4, 1], 4, G),
+                ([256, 128, 64], [8, 1], 3, G),
+                ([128, 256, 64], [8, 1], 3, G),
+                ([64, 128, 64], [4, 1], 5, G),
+                ([128, 64, 64], [8, 1], 5, G),
+                ([128, 128, 64], [8, 1], 4, P),
+                ([256, 128, 64], [8, 1], 3, P),
+            ] {
+                v.push(KernelConfig {
+                    math: Math::Wgmma,
+                    ..cfg(d, t, w, s, 1, fp)
+                });
+            }
         }
         DType::F32 => {
             let d = dtype;
@@ -1569,6 +1627,7 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
     let (bm, bn, bk) = (cfg.tile_m as f64, cfg.tile_n as f64, cfg.tile_k as f64);
     let rate = match cfg.math {
         Math::Simt => 1.4e11,
+        Math::Wgmma => 3.0e12,
         _ => 1.5e12,
     };
     let t_math = waves * share * bm * bn * bk * kt / rate;

@@ -110,6 +110,15 @@ const CASES: &[(&str, &str)] = &[
         "direct_fwd_bf16_t196x32x14_w7x1_s2_v2x7_gm1_sk1d_simt_gen",
         "fwd_bf16_n32_g144_c144_k144_i56x56_f7x7_s1x1_p3x3_d1x1",
     ),
+    // igemm on warpgroup MMA (sm_90a): two warpgroups, and the pointwise path.
+    (
+        "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_gen",
+        "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_f16_t256x128x64_w8x1_s3_v8x8_gm1_sk1d_wgmma_pw",
+        "fwd_f16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
+    ),
     // direct on tensor cores: C/G 8 (odd chunk count, x2 B loads) and C/G 32 (x4 B loads).
     (
         "direct_fwd_bf16_t224x64x28_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
@@ -197,4 +206,7 @@ fn golden_set_covers_every_path() {
         .iter()
         .any(|c| c.family == gconv_kernels::config::Family::Direct
             && c.math == gconv_kernels::config::Math::Mma));
+    assert!(cfgs
+        .iter()
+        .any(|c| c.math == gconv_kernels::config::Math::Wgmma));
 }

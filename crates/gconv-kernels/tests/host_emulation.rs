@@ -700,6 +700,44 @@ const IGEMM_CASES: &[(&str, &str, &str)] = &[
         "igemm_fwd_f32_t64x64x32_w2x2_s5_v4x4_gm1_sk1d_simt_pw",
         "fwd_f32_n2_g1_c96_k80_i9x9_f1x1_s1x1_p0x0_d1x1",
     ),
+    // Warpgroup MMA: descriptors over the 128-byte swizzled tiles, 1 and 2 warpgroups, 1 and
+    // 2 m64 blocks per warpgroup, N = 64/128/256 with partial tiles, tap packing, the 2-byte
+    // register-staged loads, the pointwise path and split-K.
+    (
+        "wgmma_dense_2wg",
+        "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_gen",
+        "fwd_bf16_n2_g1_c128_k128_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_1wg_two_m64_f16_packed_taps",
+        "igemm_fwd_f16_t128x128x64_w4x1_s4_v8x8_gm1_sk1d_wgmma_gen",
+        "fwd_f16_n1_g2_c64_k256_i8x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_n256_partial",
+        "igemm_fwd_bf16_t128x256x64_w8x1_s3_v8x8_gm1_sk1d_wgmma_gen",
+        "fwd_bf16_n1_g1_c64_k192_i7x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_stride_pad_dil",
+        "igemm_fwd_bf16_t64x128x64_w4x1_s5_v8x8_gm1_sk1d_wgmma_gen",
+        "fwd_bf16_n2_g2_c128_k128_i11x13_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "wgmma_pointwise",
+        "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_pw",
+        "fwd_bf16_n2_g4_c256_k256_i5x7_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "wgmma_odd_channels",
+        "igemm_fwd_bf16_t128x64x64_w8x1_s5_v8x8_gm1_sk1d_wgmma_gen",
+        "fwd_bf16_n2_g1_c7_k9_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgmma_split_k4",
+        "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk4d_wgmma_gen",
+        "fwd_bf16_n1_g1_c256_k64_i5x5_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 /// The igemm family's CUDA C++ (mma.sync, ldmatrix, cp.async pipelines, swizzled shared memory,
@@ -722,12 +760,23 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         problem: base_p,
         mutation: Mutation::CorruptWeight,
     });
+    let wg = jobs
+        .iter()
+        .find(|j| j.label == "wgmma_dense_2wg")
+        .map(|j| (j.cfg, j.problem))
+        .expect("wgmma case");
+    jobs.push(Job {
+        label: "wgmma_dense_2wg+CorruptWeight".to_string(),
+        cfg: wg.0,
+        problem: wg.1,
+        mutation: Mutation::CorruptWeight,
+    });
     run_and_assert(
         "igemm host_emulation",
         &jobs,
         &dir,
         asan,
-        (IGEMM_CASES.len(), 1),
+        (IGEMM_CASES.len(), 2),
     );
 }
 

@@ -87,6 +87,11 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
     );
     let _ = writeln!(
         w,
+        "#define GCONV_MATH_WGMMA {}",
+        u8::from(cfg.math == Math::Wgmma)
+    );
+    let _ = writeln!(
+        w,
         "#define GCONV_SPLIT_REDUCE {}",
         u8::from(cfg.split_k > 1)
     );
@@ -147,6 +152,9 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
     let _ = writeln!(w, "constexpr bool POINTWISE = {pointwise};");
     // L1-allocating copies for A when taps re-read neighbouring pixels; L2-only otherwise.
     let _ = writeln!(w, "constexpr bool A_L1 = {};", taps > 1);
+    if cfg.math == Math::Wgmma {
+        wgmma_helpers(w, cfg, problem.dtype);
+    }
     let code = format!("{h}\n{}", FWD_BODY.replace("@ENTRY@", &name));
 
     let g = grid(cfg, problem);
@@ -170,10 +178,65 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
     Ok(KernelSource {
         kernel_name: name,
         code,
-        arch: Arch::Sm90,
+        arch: if cfg.math == Math::Wgmma {
+            Arch::Sm90a
+        } else {
+            Arch::Sm90
+        },
         launches,
         workspace_bytes,
     })
+}
+
+/// The wgmma helpers of one config, generated because the instruction names its N and lists
+/// every accumulator register as an operand: `wgmma_tile` (one m64nNk16, A and B from
+/// shared-memory descriptors, accumulate) and `wgmma_hold` (an empty asm that keeps the
+/// compiler from moving accumulator accesses across the asynchronous window). Under
+/// `GCONV_HOST_EMULATION` the shim's `gconv_host_wgmma` computes the same product from the
+/// descriptors.
+fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType) {
+    let n = cfg.tile_n;
+    let nacc = n / 2;
+    let ty = if dtype == DType::Bf16 { "bf16" } else { "f16" };
+    let regs = (0..nacc)
+        .map(|i| format!("%{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let outs = (0..nacc)
+        .map(|i| format!("\"+f\"(d[{i}])"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let _ = writeln!(w, "constexpr int WG_NACC = {nacc};");
+    let _ = writeln!(w, "#ifdef GCONV_HOST_EMULATION");
+    let _ = writeln!(
+        w,
+        "__device__ __forceinline__ void wgmma_tile(float (&d)[{nacc}], unsigned long long da, unsigned long long db) {{ gconv_host_wgmma(d, {nacc}, da, db, {}); }}",
+        dtype == DType::Bf16
+    );
+    let _ = writeln!(
+        w,
+        "__device__ __forceinline__ void wgmma_hold(float (&d)[{nacc}]) {{ (void)d; }}"
+    );
+    let _ = writeln!(w, "#else");
+    let _ = writeln!(
+        w,
+        "__device__ __forceinline__ void wgmma_tile(float (&d)[{nacc}], unsigned long long da, unsigned long long db) {{"
+    );
+    let _ = writeln!(
+        w,
+        "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{regs}}}, %{}, %{}, p, 1, 1, 0, 0;\\n}}\\n\"",
+        nacc + 2,
+        nacc,
+        nacc + 1
+    );
+    let _ = writeln!(w, "               : {outs}");
+    let _ = writeln!(w, "               : \"l\"(da), \"l\"(db), \"r\"(1));");
+    let _ = writeln!(w, "}}");
+    let _ = writeln!(
+        w,
+        "__device__ __forceinline__ void wgmma_hold(float (&d)[{nacc}]) {{ asm volatile(\"\" : {outs} :: \"memory\"); }}"
+    );
+    let _ = writeln!(w, "#endif");
 }
 
 #[cfg(test)]

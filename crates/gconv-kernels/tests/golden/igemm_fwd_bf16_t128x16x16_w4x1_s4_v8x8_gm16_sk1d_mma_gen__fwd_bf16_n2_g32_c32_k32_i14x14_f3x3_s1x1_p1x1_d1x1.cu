@@ -3,6 +3,7 @@
 // problem: fwd_bf16_n2_g32_c32_k32_i14x14_f3x3_s1x1_p1x1_d1x1
 // effective vector widths (elements): A 8, B 1, C 8
 #define GCONV_MATH_MMA 1
+#define GCONV_MATH_WGMMA 0
 #define GCONV_SPLIT_REDUCE 0
 #define ELEM unsigned short
 constexpr bool IS_BF16 = true;
@@ -151,6 +152,31 @@ __device__ __forceinline__ u16 to_half_bits(float x) {
 
 #endif
 
+#if GCONV_MATH_WGMMA
+typedef unsigned long long u64;
+// Shared-memory matrix descriptor of a K-major operand tile in the 128-byte swizzle layout
+// (PTX ISA, warpgroup "matrix descriptor"): start address >> 4 in bits 0-13, leading byte
+// offset (not used by swizzled K-major layouts; 1) in bits 16-29, stride byte offset between
+// 8-row groups (8 rows x 128 bytes = 1024) >> 4 in bits 32-45, base offset 0 (the tiles start
+// 1024-byte aligned) in bits 49-51, swizzle mode 1 (128 bytes) in bits 62-63. Advancing the
+// start address by 32 bytes steps one k16 slice inside the 64-element row.
+__device__ __forceinline__ u64 wg_desc(u32 saddr) {
+  return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)1 << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
+}
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ void wgmma_fence() {}
+__device__ __forceinline__ void wgmma_commit() {}
+__device__ __forceinline__ void wgmma_wait_all() {}
+__device__ __forceinline__ void fence_proxy_async() {}
+#else
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// cp.async and st.shared write through the generic proxy, wgmma reads through the async proxy.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+#endif
+#endif
+
 template <int BYTES>
 __device__ __forceinline__ void copy_bytes(void* dst, const void* src) {
   if constexpr (BYTES == 16) {
@@ -183,6 +209,7 @@ constexpr int KPS = (KT + SPLIT - 1) / SPLIT;
 constexpr int THREADS = 32 * WARPS_M * WARPS_N;
 constexpr int WM = BM / WARPS_M;
 constexpr int WN = BN / WARPS_N;
+static_assert(WM > 0 && WN > 0, "warp tile");
 constexpr int ROWB = BK * ESZ;  // bytes per shared-memory tile row
 constexpr int A_STAGE = BM * ROWB;
 constexpr int B_STAGE = BN * ROWB;
@@ -226,7 +253,14 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_
   const int n0 = blockIdx.y * BN;
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0) + gb * CEFF;
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
+#if GCONV_MATH_WGMMA
+  // 1024-byte aligned base: the hardware applies the 128-byte swizzle to absolute addresses.
+  const u32 sbase = (smem_u32(smem) + 1023u) & ~1023u;
+  unsigned char* const smem_al = smem + (sbase - smem_u32(smem));
+#else
   const u32 sbase = smem_u32(smem);
+  unsigned char* const smem_al = smem;
+#endif
   const u32 sbase_b = sbase + STAGES * A_STAGE;
 
   // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
@@ -377,7 +411,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_
 #pragma unroll
           for (int q = 0; q < CPT_A; ++q) {
             const int col = a_tcol + q * TPR_A;
-            *reinterpret_cast<u16*>(smem + stage * A_STAGE + swz(row * ROWB + col * ESZ)) = a_reg[j][q];
+            *reinterpret_cast<u16*>(smem_al + stage * A_STAGE + swz(row * ROWB + col * ESZ)) = a_reg[j][q];
           }
         }
       }
@@ -390,7 +424,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_
 #pragma unroll
           for (int q = 0; q < CPT_B; ++q) {
             const int col = b_tcol + q * TPR_B;
-            *reinterpret_cast<u16*>(smem + STAGES * A_STAGE + stage * B_STAGE + swz(row * ROWB + col * ESZ)) =
+            *reinterpret_cast<u16*>(smem_al + STAGES * A_STAGE + stage * B_STAGE + swz(row * ROWB + col * ESZ)) =
                 b_reg[j][q];
           }
         }
@@ -398,7 +432,34 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_
     }
   };
 
-#if GCONV_MATH_MMA
+#if GCONV_MATH_WGMMA
+  // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
+  constexpr int NWG = THREADS / 128;
+  constexpr int MWG = BM / (64 * NWG);
+  static_assert(BK == 64 && BM == 64 * NWG * MWG && WG_NACC == BN / 2, "wgmma tile");
+  const int wg = warp >> 2;
+  (void)wm;
+  (void)wn;
+  float acc[MWG][WG_NACC];
+#pragma unroll
+  for (int i = 0; i < MWG; ++i)
+#pragma unroll
+    for (int r = 0; r < WG_NACC; ++r) acc[i][r] = 0.f;
+  auto compute = [&](int stage) {
+    const u32 sa = sbase + stage * A_STAGE + wg * MWG * 64 * ROWB;
+    const u32 sb = sbase_b + stage * B_STAGE;
+    wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < BK / 16; ++ks) {
+#pragma unroll
+      for (int i = 0; i < MWG; ++i) wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), wg_desc(sb + ks * 32));
+    }
+    wgmma_commit();
+    wgmma_wait_all();
+#pragma unroll
+    for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
+  };
+#elif GCONV_MATH_MMA
   // ---- tensor-core math: warp tile WM x WN of m16n8k16 ----
   constexpr int MI = WM / 16, NI = WN / 8;
   float acc[MI][NI][4];
@@ -482,6 +543,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_
   int rs = 0, ws = STAGES - 1;
   for (int kt = 0; kt < nkt; ++kt) {
     cp_async_wait<STAGES - 2>();
+#if GCONV_MATH_WGMMA
+    fence_proxy_async();  // this thread's copies (and flushes) visible to the tensor cores
+#endif
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
     if (more) fetch(ws);
@@ -495,7 +559,28 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_
   __syncthreads();
 
   // ---- epilogue: restage through shared memory, then coalesced VC-wide stores ----
-#if GCONV_MATH_MMA
+#if GCONV_MATH_WGMMA
+  // m64nN accumulator layout: warp w of the warpgroup holds rows 16w + lane/4 (+8); register
+  // 4j + e holds column 8j + 2(lane % 4) + (e % 2).
+#pragma unroll
+  for (int i = 0; i < MWG; ++i)
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int row = (wg * MWG + i) * 64 + (warp & 3) * 16 + (lane >> 2);
+      const int col = j * 8 + (lane & 3) * 2;
+      if constexpr (OUT_ESZ == 2) {
+        *reinterpret_cast<u32*>(smem + (row * CROW + col) * 2) = pack2(acc[i][4 * j], acc[i][4 * j + 1]);
+        *reinterpret_cast<u32*>(smem + ((row + 8) * CROW + col) * 2) = pack2(acc[i][4 * j + 2], acc[i][4 * j + 3]);
+      } else {
+        float* p0 = reinterpret_cast<float*>(smem + (row * CROW + col) * 4);
+        float* p1 = reinterpret_cast<float*>(smem + ((row + 8) * CROW + col) * 4);
+        p0[0] = acc[i][4 * j];
+        p0[1] = acc[i][4 * j + 1];
+        p1[0] = acc[i][4 * j + 2];
+        p1[1] = acc[i][4 * j + 3];
+      }
+    }
+#elif GCONV_MATH_MMA
 #pragma unroll
   for (int i = 0; i < MI; ++i)
 #pragma unroll
