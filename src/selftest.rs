@@ -42,7 +42,7 @@ const REGIMES: [(&str, i64, i64, i64); 5] = [
 struct Edge(&'static str, [i64; 4], &'static [[i64; 5]]);
 
 /// Spatial rows are (input, filter, stride, pad, dilation) per dimension, D,H,W order.
-const EDGES: [Edge; 14] = [
+const EDGES: [Edge; 15] = [
     Edge(
         "odd_channels",
         [2, 2, 6, 10],
@@ -103,6 +103,13 @@ const EDGES: [Edge; 14] = [
     Edge(
         "many_tiles",
         [24, 16, 16, 16],
+        &[[56, 3, 1, 1, 1], [56, 3, 1, 1, 1]],
+    ),
+    // The same for the persistent tensor-core direct members (C/G 8): 96 images x 16 to 28
+    // tiles each, two or three tiles per CTA.
+    Edge(
+        "many_tiles_cpg8",
+        [96, 2, 16, 16],
         &[[56, 3, 1, 1, 1], [56, 3, 1, 1, 1]],
     ),
 ];

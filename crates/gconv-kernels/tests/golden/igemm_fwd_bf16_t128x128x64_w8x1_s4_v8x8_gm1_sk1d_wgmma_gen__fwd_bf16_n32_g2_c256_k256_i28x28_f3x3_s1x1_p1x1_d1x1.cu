@@ -178,12 +178,15 @@ __device__ __forceinline__ u64 wg_desc(u32 saddr) {
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void wgmma_fence() {}
 __device__ __forceinline__ void wgmma_commit() {}
-__device__ __forceinline__ void wgmma_wait_all() {}
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {}
 __device__ __forceinline__ void fence_proxy_async() {}
 #else
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// Waits until at most N committed wgmma groups of this warpgroup are pending.
+template <int N>
+__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
 // cp.async and st.shared write through the generic proxy, wgmma reads through the async proxy.
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 #endif
@@ -457,9 +460,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x128x64
   for (int i = 0; i < MWG; ++i)
 #pragma unroll
     for (int r = 0; r < WG_NACC; ++r) acc[i][r] = 0.f;
+  // Issues the k-tile's wgmma batch and retires the previous one (at most one batch in flight
+  // behind the barrier of the next k-tile).
   auto compute = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE + wg * MWG * 64 * ROWB;
     const u32 sb = sbase_b + stage * B_STAGE;
+#pragma unroll
+    for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < BK / 16; ++ks) {
@@ -467,7 +474,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x128x64
       for (int i = 0; i < MWG; ++i) wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), wg_desc(sb + ks * 32));
     }
     wgmma_commit();
-    wgmma_wait_all();
+    wgmma_wait<1>();
 #pragma unroll
     for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
   };
@@ -544,6 +551,35 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x128x64
 #endif
 
   // ---- multistage cp.async pipeline: one barrier per k-tile ----
+#if GCONV_MATH_WGMMA
+  // Prefetch distance STAGES - 2: the stage refilled in iteration kt was last read by the
+  // wgmma batch of k-tile kt - 2, which every warpgroup retired (wait_group 1 in iteration
+  // kt - 1) before the barrier of iteration kt; the batch of kt - 1 may still be running.
+  constexpr int PF = STAGES - 2;
+  static_assert(PF >= 1, "wgmma pipelines need 3 or more stages");
+#pragma unroll
+  for (int s = 0; s < PF; ++s) {
+    if (s < nkt) {
+      fetch(s);
+      flush(s);
+    }
+    cp_async_commit();
+  }
+  for (int kt = 0; kt < nkt; ++kt) {
+    cp_async_wait<PF - 1>();
+    fence_proxy_async();  // this thread's copies (and flushes) visible to the tensor cores
+    __syncthreads();
+    const bool more = kt + PF < nkt;
+    const int ws = (kt + PF) % STAGES;
+    if (more) fetch(ws);
+    cp_async_commit();
+    compute(kt % STAGES);
+    if (more) flush(ws);
+  }
+  wgmma_wait<0>();
+#pragma unroll
+  for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
+#else
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < nkt) {
@@ -555,9 +591,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x128x64
   int rs = 0, ws = STAGES - 1;
   for (int kt = 0; kt < nkt; ++kt) {
     cp_async_wait<STAGES - 2>();
-#if GCONV_MATH_WGMMA
-    fence_proxy_async();  // this thread's copies (and flushes) visible to the tensor cores
-#endif
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
     if (more) fetch(ws);
@@ -567,6 +600,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x128x64
     rs = (rs + 1 == STAGES) ? 0 : rs + 1;
     ws = (ws + 1 == STAGES) ? 0 : ws + 1;
   }
+#endif
   cp_async_wait<0>();
   __syncthreads();
 
