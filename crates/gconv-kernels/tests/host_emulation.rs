@@ -837,7 +837,7 @@ const MMA_CASES: &[(&str, &str, &str)] = &[
     ),
     (
         "persistent_mma_3_tiles_per_cta",
-        "direct_fwd_bf16_t16x8x4_w1x1_s2_v8x1_gm1_sk1d_mma_gen",
+        "direct_fwd_bf16_t16x8x4_w8x1_s2_v8x1_gm1_sk1d_mma_gen",
         "fwd_bf16_n1_g1_c8_k8_i192x200_f3x3_s1x1_p1x1_d1x1",
     ),
 ];

@@ -139,6 +139,17 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     est.min(u32::MAX as u64) as u32
 }
 
+/// CTAs of an mma direct config that fit on one SM (shared memory `smem_bytes` plus the 1 KB
+/// the system reserves per CTA, threads, [`register_estimate`] rounded up to 8), 1..=32.
+pub fn ctas_per_sm(cfg: &KernelConfig, problem: &Problem, smem_bytes: u64) -> u64 {
+    let threads = cfg.threads().max(1) as u64;
+    let regs = (register_estimate(cfg, problem).clamp(24, 255) as u64).div_ceil(8) * 8;
+    (233_472 / (smem_bytes + 1024))
+        .min(2048 / threads)
+        .min(65_536 / (regs * threads))
+        .clamp(1, 32)
+}
+
 /// The mma path's generated constants (after the shared ones).
 pub(super) fn constants(cfg: &KernelConfig, problem: &Problem) -> [(&'static str, u64); 3] {
     let geo: DirectGeometry = geometry(cfg, problem);

@@ -217,11 +217,19 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let stages = cfg.stages.clamp(1, 2) as u64;
     let spatial = out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * problem.n;
     let channel_blocks = problem.k.div_ceil(bn);
-    // Persistent CTAs (2 stages): about PERSISTENT_CTAS CTAs in all, equal tile counts.
+    // Persistent CTAs (2 stages): about PERSISTENT_CTAS CTAs in all (simt), or one wave of the
+    // CTAs that fit on the SMs (mma: each CTA loads its weight tile once for all its tiles),
+    // equal tile counts.
+    let target = if is_mma {
+        let smem = stages * xs_bytes + ws_bytes;
+        132 * mma::ctas_per_sm(cfg, problem, smem)
+    } else {
+        PERSISTENT_CTAS
+    };
     let grid_x = if stages == 1 {
         spatial
     } else {
-        let per_cta = (spatial * channel_blocks).div_ceil(PERSISTENT_CTAS).max(1);
+        let per_cta = (spatial * channel_blocks).div_ceil(target).max(1);
         spatial.div_ceil(per_cta)
     };
     DirectGeometry {
