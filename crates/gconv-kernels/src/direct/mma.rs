@@ -62,8 +62,10 @@ pub fn tile_work(cfg: &KernelConfig, problem: &Problem) -> (u64, u64, u64, u64) 
     (units, ksteps, mb, nw / 8)
 }
 
-/// Largest C/G for which [`crate::config::auto_select`] considers the mma path.
-pub const MAX_AUTO_CPG: u64 = 64;
+/// Largest C/G for which [`crate::config::auto_select`] considers the mma path: measured on
+/// the H200, the best mma direct member beats igemm at C/G 56 (`g8_c448`, 0.0157 vs 0.0177 ms)
+/// and loses at C/G 64 (`g4_c256_i32x32`, 0.0223 vs 0.0183 ms).
+pub const MAX_AUTO_CPG: u64 = 56;
 
 /// True when `auto_select` considers the mma direct members for `problem`: C/G and K/G
 /// multiples of 8, C/G ≤ [`MAX_AUTO_CPG`], and a filter larger than 1×1 (the halo reuse that
