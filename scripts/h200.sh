@@ -17,9 +17,11 @@ Copy $bin to the GPU machine (e.g. with the device tool: carry ["$bin"]), then r
   export GCONV_CACHE_DIR=\${TMPDIR:-/tmp}/gconv-cache
   ./$bin info
   ./$bin selftest --gpu
-  # 6-7 minutes on a bare machine (NVRTC compiles ~50 kernels per problem, cuDNN ~25 engines)
+  # about 8 minutes on a bare machine (NVRTC compiles ~90 kernels per problem, cuDNN ~25 engines)
   ./$bin bench --problems model_zoo --direction fwd --vs cudnn --output bench_fwd.csv --batch-size 60
   ./$bin bench --problems configs/problems_fwd_unseen.txt --vs cudnn --output bench_unseen.csv
+  ./$bin bench --problems configs/problems_mma_fwd.txt --vs cudnn --output bench_mma.csv --batch-size 60
+  ./$bin bench --problems configs/problems_dense_fwd.txt --vs cudnn --output bench_dense.csv --batch-size 60
   scripts/ncu_best.sh bench_fwd.csv fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1 direct
   ./$bin sweep --variant forward --problems forward_2d_test_validation --config configs/forward_bf16.json --vs cudnn --output sweep_fwd.csv
 

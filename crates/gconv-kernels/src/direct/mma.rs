@@ -23,6 +23,21 @@
 //! | `warps_m` | warps; units are dealt to warps round robin |
 //! | `stages` | as on the simt path (1: one tile per CTA, 2: persistent, double-buffered) |
 //!
+//! Persistent members (`stages` 2) launch one wave of the CTAs that fit on the SMs
+//! ([`ctas_per_sm`]), so each CTA stages its weight tile once for several output tiles.
+//!
+//! **Verified**: `gconv selftest --gpu` runs every mma member on every forward case of the
+//! matrix it can implement (edges `grouped_s2_dil` and `many_tiles_cpg8` were added for it; the
+//! whole matrix 2540 passed, 0 failed — `results/h200/s3/selftest_final.log`); in CI 11 host
+//! emulation cases and a planted corrupted weight (`tests/host_emulation.rs`).
+//!
+//! **Measured** (H200, `results/h200/s3/bench_zoo_final.csv`): on the 7 forward zoo layers with
+//! C/G 8–56 the best member is 1.63–3.43× faster than cuDNN (C/G 8 28×28: 0.0163 vs 0.0281 ms;
+//! g14 C/G 24: 3.43×), except the 7×7 C/G 32 layer, where igemm's small tile wins (1.01×): there
+//! every CTA loads 38 KB of weights for 49 pixels. ncu on the C/G 8 layer (`ncu_mma.txt`):
+//! L1/shared pipe 88 % busy, issue slots 42 %, DRAM 12 % — shared-memory bound (each A
+//! fragment feeds one n8 block when K/G = 8).
+//!
 //! Shared memory: the halo with a pixel stride `CTS` of an odd number of 16-byte chunks (the
 //! eight row addresses of an `ldmatrix` phase, eight adjacent pixels, fall into eight bank
 //! groups) and the weight rows with an odd number of 16-byte chunks (same reason).
@@ -174,7 +189,8 @@ pub(super) fn constants(cfg: &KernelConfig, problem: &Problem) -> [(&'static str
 /// - `q`: wave quantisation of the CTAs (CTAs per SM limited by threads, registers and shared
 ///   memory), at least 1.
 ///
-/// Not fitted on measurements yet (first H200 run of the path).
+/// Not fitted on measurements: on the 7 C/G 8–56 zoo layers its pick reaches 0.96 of the best
+/// mma member in geometric mean, 0.82 at worst (the 3D layer; `results/h200/s3/bench_zoo_final.csv`).
 pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
     let geo = geometry(cfg, problem);
     let es = problem.dtype.size_bytes() as f64;

@@ -1,17 +1,20 @@
-//! The `direct` family, forward direction: a CUDA-core direct convolution for the memory-bound
-//! small-C/G regimes — depthwise (C = K = G), channel multiplier (C = G, K = m·G) and C/G ≤ 4 —
-//! in 1D/2D/3D with any stride, padding and dilation, f32/f16/bf16 storage and f32 accumulation,
-//! on the NHWC (NHWGC) layouts of DESIGN.md §1.
+//! The `direct` family, forward direction: a direct convolution over a shared-memory halo tile
+//! per output tile for the memory-bound small-C/G regimes — depthwise (C = K = G), channel
+//! multiplier (C = G, K = m·G) and C/G ≤ 4 on CUDA cores (`math = simt`, this module) — in
+//! 1D/2D/3D with any stride, padding and dilation, f32/f16/bf16 storage and f32 accumulation,
+//! on the NHWC (NHWGC) layouts of DESIGN.md §1; and, on tensor cores (`math = mma`, module
+//! [`mma`]), grouped layers whose C/G and K/G are multiples of 8. Both paths share the tile walk
+//! and the halo copy (`common.cu`).
 //!
 //! **Verification.** On the H200, `gconv selftest --gpu` runs every direct pool member on every
 //! forward case of the correctness matrix it can implement (with the igemm pool and the
-//! reference kernels: 1648 passed, 0 failed — `results/h200/s2/selftest_final.log`), and `gconv
+//! reference kernels: 2540 passed, 0 failed — `results/h200/s3/selftest_final.log`), and `gconv
 //! bench` verifies every result before timing it. In CI the generated CUDA C++ runs on the CPU
 //! through a g++ shim (`tests/host_emulation.rs`, one std::thread per CUDA thread, NaN-poisoned
 //! shared memory and outputs, AddressSanitizer) against the f64 reference, and every pool
 //! member compiles to an sm_90 CUBIN with NVRTC.
 //!
-//! # KernelConfig fields (how the shared fields are reused)
+//! # KernelConfig fields (how the shared fields are reused; simt path, see [`mma`] for the other)
 //!
 //! | field | direct meaning |
 //! |---|---|
@@ -22,7 +25,8 @@
 //! | `vec_b` | `PX`, adjacent output pixels along W per thread (1..=8, e.g. 7 for 7/14/28-wide outputs) |
 //! | `warps_m` | warps per CTA (1..=8); `warps_n` is 1 |
 //! | `stages` | 1: one tile per CTA; 2: persistent CTAs that walk several tiles with the next tile's halo in flight (double-buffered) |
-//! | `group_merge`, `split_k`, `math`, `fast_path` | fixed: `1`, `1d`, `simt`, `gen` |
+//! | `math` | `simt` (this table) or `mma` (the tensor-core path, [`mma`]) |
+//! | `group_merge`, `split_k`, `fast_path` | fixed: `1`, `1d`, `gen` |
 //!
 //! A tile has `TH × TW/PX × BN/VEC` work items (output row, column group, channel lane);
 //! `validate` requires them to be exactly `threads × PY` with `PY` ≤ 16 dividing `TH`
