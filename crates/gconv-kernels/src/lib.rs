@@ -12,6 +12,10 @@ pub mod source;
 
 pub use source::{Arch, KernelSource, Launch};
 
+/// Tensor-core PTX helpers (`smem_u32`, `ldmatrix` x4/x2, `mma.sync` m16n8k16) with their
+/// host-emulation alternatives, emitted into every igemm and direct-mma module.
+pub(crate) const MMA_PTX: &str = include_str!("mma_ptx.cu");
+
 use config::{Family, KernelConfig, Rejection};
 use gconv_problem::Problem;
 

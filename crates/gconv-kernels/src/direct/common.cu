@@ -310,3 +310,33 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
     copy_to_smem<VL * ESZ>(xs + soff, X + goff, ok);
   }
 }
+
+// The CTA's walk over its output tiles: `compute(xs, tile)` on each, with xs the staged halo.
+// STAGES 1: tile blockIdx.x only. STAGES 2 (persistent): tiles blockIdx.x, blockIdx.x + GRID_X,
+// ..., the next tile's halo in flight in the second buffer while the current one is computed.
+// Copies the caller issued before (the weights) complete with the first tile's group.
+template <class F>
+__device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __restrict__ X,
+                                           int c0, int tid, F compute) {
+  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
+  if constexpr (STAGES == 1) {
+    const TileAt a = tile_at(blockIdx.x);
+    load_halo(xs0, X, a, c0, tid);
+    copy_wait_all();
+    __syncthreads();
+    compute(xs0, a);
+  } else {
+    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
+    int t = blockIdx.x;
+    load_halo(xs0, X, tile_at(t), c0, tid);
+    copy_commit();
+    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
+      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
+      copy_commit();
+      copy_wait_prior();  // every group but the newest: tile t has landed
+      __syncthreads();
+      compute(b ? xs1 : xs0, tile_at(t));
+      __syncthreads();  // all reads of this buffer done before it is refilled
+    }
+  }
+}

@@ -4,43 +4,7 @@
 // straight from the halo (pixel base + the tap's row/column offset), so the input is read from
 // global memory once per tile instead of once per tap. Work unit of a warp: NW output channels
 // (one group or part of one) x MB m16 blocks of pixels; units are dealt to warps round robin.
-#ifdef GCONV_HOST_EMULATION
-__device__ __forceinline__ u32 smem_addr(const void* p) { return gconv_host_smem_offset(p); }
-__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
-__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
-__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
-  gconv_host_mma16816(d, a, b0, b1, IS_BF16);
-}
-#else
-__device__ __forceinline__ u32 smem_addr(const void* p) {
-  u32 r;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
-  return r;
-}
-__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
-               : "=r"(r[0]), "=r"(r[1])
-               : "r"(addr));
-}
-__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
-  if constexpr (IS_BF16) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-}
-#endif
+// (smem_u32, ldsm_x4/x2 and mma16816: mma_ptx.cu, emitted before this file.)
 
 constexpr int WARPS = THREADS / 32;
 constexpr int NB = NW / 8;                   // n8 blocks of a unit
@@ -172,7 +136,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   (void)workspace;
   // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CTS elements, then the weights as
   // [BN][WROW] 16-bit values (k = tap·CG + c, zero past TAPS·CG).
-  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
   elem_t* ws = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES);
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
@@ -195,27 +158,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
     const int q = i - kl * PADCH;
     *reinterpret_cast<v16b*>(ws + kl * WROW + WPK + q * 8) = v16b{0u, 0u, 0u, 0u};
   }
-  const u32 ws_a = smem_addr(ws);
-  if constexpr (STAGES == 1) {
-    const TileAt a = tile_at(blockIdx.x);
-    load_halo(xs0, X, a, c0, tid);
-    copy_wait_all();
-    __syncthreads();
-    compute_tile_mma(smem_addr(xs0), ws_a, Y, a, k0, tid);
-  } else {
-    // Persistent CTA: tiles blockIdx.x, blockIdx.x + GRID_X, ...; the next tile's halo is in
-    // flight (second buffer) while the current one is computed.
-    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
-    int t = blockIdx.x;
-    load_halo(xs0, X, tile_at(t), c0, tid);
-    copy_commit();
-    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
-      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
-      copy_commit();
-      copy_wait_prior();  // every group but the newest: tile t has landed
-      __syncthreads();
-      compute_tile_mma(smem_addr(b ? xs1 : xs0), ws_a, Y, tile_at(t), k0, tid);
-      __syncthreads();  // all reads of this buffer done before it is refilled
-    }
-  }
+  const u32 ws_a = smem_u32(ws);
+  walk_tiles(smem, X, c0, tid,
+             [&](const elem_t* xs, TileAt a) { compute_tile_mma(smem_u32(xs), ws_a, Y, a, k0, tid); });
 }

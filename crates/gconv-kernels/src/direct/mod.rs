@@ -620,15 +620,18 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
     for (k, v) in ints {
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
-    let body = if cfg.math == Math::Mma {
+    let code = if cfg.math == Math::Mma {
         for (k, v) in mma::constants(cfg, problem) {
             let _ = writeln!(w, "constexpr int {k} = {v};");
         }
-        mma::BODY
+        format!(
+            "{h}\n{COMMON}\n{}\n{}",
+            crate::MMA_PTX,
+            mma::BODY.replace("@ENTRY@", &name)
+        )
     } else {
-        FWD_BODY
+        format!("{h}\n{COMMON}\n{}", FWD_BODY.replace("@ENTRY@", &name))
     };
-    let code = format!("{h}\n{COMMON}\n{}", body.replace("@ENTRY@", &name));
     Ok(KernelSource {
         kernel_name: name.clone(),
         code,

@@ -173,7 +173,11 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
     if cfg.math == Math::Wgmma {
         wgmma_helpers(w, cfg, problem.dtype);
     }
-    let code = format!("{h}\n{}", FWD_BODY.replace("@ENTRY@", &name));
+    let code = format!(
+        "{h}\n{}\n{}",
+        crate::MMA_PTX,
+        FWD_BODY.replace("@ENTRY@", &name)
+    );
 
     let g = grid(cfg, problem);
     let mut launches = vec![Launch {

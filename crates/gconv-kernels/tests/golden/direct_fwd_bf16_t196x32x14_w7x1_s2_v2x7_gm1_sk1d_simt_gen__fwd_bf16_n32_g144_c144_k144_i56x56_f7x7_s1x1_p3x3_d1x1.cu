@@ -357,6 +357,36 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
   }
 }
 
+// The CTA's walk over its output tiles: `compute(xs, tile)` on each, with xs the staged halo.
+// STAGES 1: tile blockIdx.x only. STAGES 2 (persistent): tiles blockIdx.x, blockIdx.x + GRID_X,
+// ..., the next tile's halo in flight in the second buffer while the current one is computed.
+// Copies the caller issued before (the weights) complete with the first tile's group.
+template <class F>
+__device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __restrict__ X,
+                                           int c0, int tid, F compute) {
+  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
+  if constexpr (STAGES == 1) {
+    const TileAt a = tile_at(blockIdx.x);
+    load_halo(xs0, X, a, c0, tid);
+    copy_wait_all();
+    __syncthreads();
+    compute(xs0, a);
+  } else {
+    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
+    int t = blockIdx.x;
+    load_halo(xs0, X, tile_at(t), c0, tid);
+    copy_commit();
+    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
+      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
+      copy_commit();
+      copy_wait_prior();  // every group but the newest: tile t has landed
+      __syncthreads();
+      compute(b ? xs1 : xs0, tile_at(t));
+      __syncthreads();  // all reads of this buffer done before it is refilled
+    }
+  }
+}
+
 // ---- derived constants of the CUDA-core (simt) path ----
 constexpr int LANES = BN / VEC;  // channel lanes of a CTA
 constexpr int PGW = TW / PX;     // pixel groups along W
@@ -415,7 +445,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t196x32x14
   GCONV_DYNAMIC_SMEM(smem);
   (void)workspace;
   // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CT + pad, then [TAPS·CG][BN] f32.
-  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
   float* ws = reinterpret_cast<float*>(smem + STAGES * XS_BYTES);
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
@@ -433,29 +462,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t196x32x14
     if (k0 + kl < K_) v = to_f32(Wt[k0 * WPK + i]);
     ws[r * BN + kl] = v;
   }
-  if constexpr (STAGES == 1) {
-    // One output tile per CTA.
-    const TileAt a = tile_at(blockIdx.x);
-    load_halo(xs0, X, a, c0, tid);
-    copy_wait_all();
-    __syncthreads();
-    compute_tile(xs0, ws, Y, a, k0, tid);
-  } else {
-    // Persistent CTA: tiles blockIdx.x, blockIdx.x + GRID_X, ...; the halo of the next tile is
-    // in flight (second buffer) while the current one is computed.
-    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
-    int t = blockIdx.x;
-    load_halo(xs0, X, tile_at(t), c0, tid);
-    copy_commit();
-    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
-      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
-      copy_commit();
-      copy_wait_prior();  // every group but the newest: tile t has landed
-      __syncthreads();
-      compute_tile(b ? xs1 : xs0, ws, Y, tile_at(t), k0, tid);
-      __syncthreads();  // all reads of this buffer done before it is refilled
-    }
-  }
+  walk_tiles(smem, X, c0, tid,
+             [&](const elem_t* xs, TileAt a) { compute_tile(xs, ws, Y, a, k0, tid); });
 }
 
 // 3. Each thread: PY adjacent output rows x PX adjacent output columns x VEC adjacent

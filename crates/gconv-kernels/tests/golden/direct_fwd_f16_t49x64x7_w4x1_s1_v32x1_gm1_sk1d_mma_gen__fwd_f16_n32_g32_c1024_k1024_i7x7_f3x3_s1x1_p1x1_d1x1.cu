@@ -360,25 +360,56 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
   }
 }
 
-// ---- tensor-core (mma.sync) path of the direct family ----
-// The staged halo is the implicit-GEMM A operand: row m of an m16 block is an output pixel of
-// the tile, column k = (tap, channel) of its group, and ldmatrix takes each lane's row address
-// straight from the halo (pixel base + the tap's row/column offset), so the input is read from
-// global memory once per tile instead of once per tap. Work unit of a warp: NW output channels
-// (one group or part of one) x MB m16 blocks of pixels; units are dealt to warps round robin.
+// The CTA's walk over its output tiles: `compute(xs, tile)` on each, with xs the staged halo.
+// STAGES 1: tile blockIdx.x only. STAGES 2 (persistent): tiles blockIdx.x, blockIdx.x + GRID_X,
+// ..., the next tile's halo in flight in the second buffer while the current one is computed.
+// Copies the caller issued before (the weights) complete with the first tile's group.
+template <class F>
+__device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __restrict__ X,
+                                           int c0, int tid, F compute) {
+  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
+  if constexpr (STAGES == 1) {
+    const TileAt a = tile_at(blockIdx.x);
+    load_halo(xs0, X, a, c0, tid);
+    copy_wait_all();
+    __syncthreads();
+    compute(xs0, a);
+  } else {
+    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
+    int t = blockIdx.x;
+    load_halo(xs0, X, tile_at(t), c0, tid);
+    copy_commit();
+    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
+      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
+      copy_commit();
+      copy_wait_prior();  // every group but the newest: tile t has landed
+      __syncthreads();
+      compute(b ? xs1 : xs0, tile_at(t));
+      __syncthreads();  // all reads of this buffer done before it is refilled
+    }
+  }
+}
+
+// ---- tensor-core PTX helpers shared by the igemm and direct (mma) kernels ----
+// Every inline-PTX use has a portable alternative under GCONV_HOST_EMULATION (the shim of
+// crates/gconv-kernels/tests/host_shim.h: shared "addresses" are byte offsets into the block's
+// buffer, ldmatrix and mma.sync are warp collectives).
+typedef unsigned int u32;
 #ifdef GCONV_HOST_EMULATION
-__device__ __forceinline__ u32 smem_addr(const void* p) { return gconv_host_smem_offset(p); }
+__device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
 __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
 __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
 __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
   gconv_host_mma16816(d, a, b0, b1, IS_BF16);
 }
 #else
-__device__ __forceinline__ u32 smem_addr(const void* p) {
+// Shared-window address of a generic pointer into shared memory.
+__device__ __forceinline__ u32 smem_u32(const void* p) {
   u32 r;
   asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
   return r;
 }
+// ldmatrix: lane 8·i + j gives the address of row j of 8x8 matrix i (16 bytes, 16-aligned).
 __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -389,6 +420,7 @@ __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
                : "=r"(r[0]), "=r"(r[1])
                : "r"(addr));
 }
+// D(16x8, f32) += A(16x16) · B(16x8), 16-bit inputs.
 __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
   if constexpr (IS_BF16) {
     asm volatile(
@@ -403,6 +435,14 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b
   }
 }
 #endif
+
+// ---- tensor-core (mma.sync) path of the direct family ----
+// The staged halo is the implicit-GEMM A operand: row m of an m16 block is an output pixel of
+// the tile, column k = (tap, channel) of its group, and ldmatrix takes each lane's row address
+// straight from the halo (pixel base + the tap's row/column offset), so the input is read from
+// global memory once per tile instead of once per tap. Work unit of a warp: NW output channels
+// (one group or part of one) x MB m16 blocks of pixels; units are dealt to warps round robin.
+// (smem_u32, ldsm_x4/x2 and mma16816: mma_ptx.cu, emitted before this file.)
 
 constexpr int WARPS = THREADS / 32;
 constexpr int NB = NW / 8;                   // n8 blocks of a unit
@@ -534,7 +574,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_f16_t49x64x7_w4
   (void)workspace;
   // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CTS elements, then the weights as
   // [BN][WROW] 16-bit values (k = tap·CG + c, zero past TAPS·CG).
-  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
   elem_t* ws = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES);
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
@@ -557,27 +596,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_f16_t49x64x7_w4
     const int q = i - kl * PADCH;
     *reinterpret_cast<v16b*>(ws + kl * WROW + WPK + q * 8) = v16b{0u, 0u, 0u, 0u};
   }
-  const u32 ws_a = smem_addr(ws);
-  if constexpr (STAGES == 1) {
-    const TileAt a = tile_at(blockIdx.x);
-    load_halo(xs0, X, a, c0, tid);
-    copy_wait_all();
-    __syncthreads();
-    compute_tile_mma(smem_addr(xs0), ws_a, Y, a, k0, tid);
-  } else {
-    // Persistent CTA: tiles blockIdx.x, blockIdx.x + GRID_X, ...; the next tile's halo is in
-    // flight (second buffer) while the current one is computed.
-    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
-    int t = blockIdx.x;
-    load_halo(xs0, X, tile_at(t), c0, tid);
-    copy_commit();
-    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
-      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
-      copy_commit();
-      copy_wait_prior();  // every group but the newest: tile t has landed
-      __syncthreads();
-      compute_tile_mma(smem_addr(b ? xs1 : xs0), ws_a, Y, tile_at(t), k0, tid);
-      __syncthreads();  // all reads of this buffer done before it is refilled
-    }
-  }
+  const u32 ws_a = smem_u32(ws);
+  walk_tiles(smem, X, c0, tid,
+             [&](const elem_t* xs, TileAt a) { compute_tile_mma(smem_u32(xs), ws_a, Y, a, k0, tid); });
 }

@@ -45,6 +45,52 @@ constexpr int CPAD = 8;
 constexpr bool POINTWISE = true;
 constexpr bool A_L1 = false;
 
+// ---- tensor-core PTX helpers shared by the igemm and direct (mma) kernels ----
+// Every inline-PTX use has a portable alternative under GCONV_HOST_EMULATION (the shim of
+// crates/gconv-kernels/tests/host_shim.h: shared "addresses" are byte offsets into the block's
+// buffer, ldmatrix and mma.sync are warp collectives).
+typedef unsigned int u32;
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
+__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  gconv_host_mma16816(d, a, b0, b1, IS_BF16);
+}
+#else
+// Shared-window address of a generic pointer into shared memory.
+__device__ __forceinline__ u32 smem_u32(const void* p) {
+  u32 r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
+// ldmatrix: lane 8·i + j gives the address of row j of 8x8 matrix i (16 bytes, 16-aligned).
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(addr));
+}
+// D(16x8, f32) += A(16x16) · B(16x8), 16-bit inputs.
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  if constexpr (IS_BF16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+#endif
+
 // ---- helpers (header-free: 16-bit types are u16, conversions by inline PTX) ----
 typedef unsigned int u32;
 typedef unsigned short u16;
@@ -61,10 +107,9 @@ struct alignas(16) f4 { float x, y, z, w; };
 __device__ __forceinline__ u32 swz(u32 off) { return off ^ (((off >> 7) & 7u) << 4); }
 
 #ifdef GCONV_HOST_EMULATION
-// Host emulation (crates/gconv-kernels/tests/host_shim.h): shared "addresses" are byte offsets
-// into the block's buffer, cp.async is a synchronous copy (or zero fill), ldmatrix and mma.sync
-// are warp collectives of the shim, conversions are the shim's bit-exact portable versions.
-__device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
+// Host emulation (crates/gconv-kernels/tests/host_shim.h): cp.async is a synchronous copy (or
+// zero fill), conversions are the shim's bit-exact portable versions (smem_u32, ldmatrix and
+// mma.sync: mma_ptx.cu, emitted before this file).
 template <int BYTES, bool L1>
 __device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
   if (pred) {
@@ -76,10 +121,6 @@ __device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
 __device__ __forceinline__ void cp_async_commit() {}
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {}
-__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
-__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
-  gconv_host_mma16816(d, a, b0, b1, IS_BF16);
-}
 __device__ __forceinline__ u16 to_half_bits(float x) {
   return IS_BF16 ? gconv_host_f32_to_bf16(x) : gconv_host_f32_to_f16(x);
 }
@@ -87,12 +128,6 @@ __device__ __forceinline__ u32 pack2(float lo, float hi) {
   return (u32)to_half_bits(lo) | ((u32)to_half_bits(hi) << 16);
 }
 #else
-__device__ __forceinline__ u32 smem_u32(const void* p) {
-  u32 r;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
-  return r;
-}
-
 template <int BYTES, bool L1>
 __device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
   const int n = pred ? BYTES : 0;  // src-size 0: the destination is zero-filled
@@ -109,26 +144,6 @@ __device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
-
-__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-
-__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
-  if constexpr (IS_BF16) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-}
 
 // Two f32 -> packed 16-bit pair (lo at the lower address), round to nearest even.
 __device__ __forceinline__ u32 pack2(float lo, float hi) {
