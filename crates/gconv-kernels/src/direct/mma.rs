@@ -32,9 +32,10 @@
 //! emulation cases and a planted corrupted weight (`tests/host_emulation.rs`).
 //!
 //! **Measured** (H200, `results/h200/s3/bench_zoo_final.csv`): on the 7 forward zoo layers with
-//! C/G 8–56 the best member is 1.63–3.43× faster than cuDNN (C/G 8 28×28: 0.0163 vs 0.0281 ms;
-//! g14 C/G 24: 3.43×), except the 7×7 C/G 32 layer, where igemm's small tile wins (1.01×): there
-//! every CTA loads 38 KB of weights for 49 pixels. ncu on the C/G 8 layer (`ncu_mma.txt`):
+//! C/G 8–56 it is the fastest kernel on five, 1.63–3.43× faster than cuDNN (C/G 8 28×28: 0.0163
+//! vs 0.0281 ms, 1.72×; C/G 16: 1.63×; C/G 24: 3.36× and 3.43×; 3D C/G 8: 2.08×); at C/G 56 a
+//! wgmma igemm member is 3 % faster, and on the 7×7 C/G 32 layer igemm's small tile wins (1.01×
+//! cuDNN; there every CTA loads 38 KB of weights for 49 pixels). ncu on the C/G 8 layer (`ncu_mma.txt`):
 //! L1/shared pipe 88 % busy, issue slots 42 %, DRAM 12 % — shared-memory bound (each A
 //! fragment feeds one n8 block when K/G = 8).
 //!
@@ -78,8 +79,9 @@ pub fn tile_work(cfg: &KernelConfig, problem: &Problem) -> (u64, u64, u64, u64) 
 }
 
 /// Largest C/G for which [`crate::config::auto_select`] considers the mma path: measured on
-/// the H200, the best mma direct member beats igemm at C/G 56 (`g8_c448`, 0.0157 vs 0.0177 ms)
-/// and loses at C/G 64 (`g4_c256_i32x32`, 0.0223 vs 0.0183 ms).
+/// the H200 (`results/h200/s3/`), the best mma direct member is within 3 % of the best igemm
+/// member at C/G 56 (`g8_c448`: 0.0161 vs 0.0157 ms, wgmma) and loses at C/G 64
+/// (`g4_c256_i32x32`: 0.0222 vs 0.0183 ms); at C/G 8–32 it wins by 1.1–2×.
 pub const MAX_AUTO_CPG: u64 = 56;
 
 /// True when `auto_select` considers the mma direct members for `problem`: C/G and K/G
