@@ -7,8 +7,8 @@ use anyhow::{anyhow, Context, Result};
 use gconv_cuda::{
     compile_cached, CacheHit, CompileOptions, CompiledKernel, GpuRuntime, Timing, TimingOptions,
 };
-use gconv_kernels::config::{auto_select, can_implement, validate, KernelConfig};
-use gconv_kernels::{emit, reference as gpu_ref, Arch, KernelSource};
+use gconv_kernels::config::{auto_select, can_implement, required_arch, validate, KernelConfig};
+use gconv_kernels::{emit, reference as gpu_ref, KernelSource};
 use gconv_problem::{HostTensor, Problem};
 
 /// Problems up to this many FLOPs are verified against the CPU reference; larger ones against
@@ -37,7 +37,7 @@ impl KernelChoice {
                 let cfg: KernelConfig = s
                     .parse()
                     .map_err(|e| anyhow!("invalid kernel name {s:?}: {e}"))?;
-                validate(&cfg, Arch::Sm90)
+                validate(&cfg, required_arch(&cfg))
                     .map_err(|r| anyhow!("kernel {s:?} is rejected by validate: {r}"))?;
                 Ok(KernelChoice::Named(cfg))
             }

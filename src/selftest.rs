@@ -106,7 +106,7 @@ const EDGES: [Edge; 15] = [
         &[[56, 3, 1, 1, 1], [56, 3, 1, 1, 1]],
     ),
     // The same for the persistent tensor-core direct members (C/G 8): 96 images x 16 to 28
-    // tiles each, two or three tiles per CTA.
+    // tiles each, several tiles per CTA (4 to 16 with one wave of resident CTAs).
     Edge(
         "many_tiles_cpg8",
         [96, 2, 16, 16],

@@ -423,7 +423,7 @@ impl KernelConfig {
                     &|m: Math| [m.token(), m.token()],
                     field,
                     value,
-                    "mma, simt or tf32",
+                    "mma, simt, tf32 or wgmma",
                 )?
             }
             "fast_path" => {
@@ -605,7 +605,7 @@ impl FromStr for KernelConfig {
         let math = Math::ALL
             .into_iter()
             .find(|m| m.token() == t[9])
-            .ok_or_else(|| unknown("math", t[9], "mma, simt or tf32"))?;
+            .ok_or_else(|| unknown("math", t[9], "mma, simt, tf32 or wgmma"))?;
         let fast_path = FastPath::ALL
             .into_iter()
             .find(|f| f.token() == t[10])
@@ -677,6 +677,16 @@ pub enum Rejection {
     MathNotImplemented {
         /// Math token.
         math: &'static str,
+    },
+    /// The math path needs another target architecture than the one asked for.
+    #[error("math {math} needs --arch {needs} (asked for {arch})")]
+    ArchRequired {
+        /// Math token.
+        math: &'static str,
+        /// The architecture the math path needs.
+        needs: &'static str,
+        /// The architecture asked for.
+        arch: &'static str,
     },
     /// Warp counts must be ≥ 1 with a product of 1, 2, 4 or 8.
     #[error("warp layout {warps_m}x{warps_n} is invalid (1, 2, 4 or 8 warps in all)")]
@@ -914,6 +924,7 @@ impl Rejection {
             Rejection::DirectionNotImplemented { .. } => "direction_not_implemented",
             Rejection::MathDtypeMismatch { .. } => "math_dtype_mismatch",
             Rejection::MathNotImplemented { .. } => "math_not_implemented",
+            Rejection::ArchRequired { .. } => "arch_required",
             Rejection::BadWarpCount { .. } => "bad_warp_count",
             Rejection::TileOutOfRange { .. } => "tile_out_of_range",
             Rejection::TileNotMultipleOfWarps { .. } => "tile_not_multiple_of_warps",
@@ -1009,9 +1020,26 @@ fn pow2_in(v: u32, lo: u32, hi: u32) -> bool {
     v.is_power_of_two() && v >= lo && v <= hi
 }
 
-/// Is `cfg` a kernel at all on `arch`? The single structural gate.
+/// The architecture a config's module is compiled for: sm_90a for `wgmma` (arch-specific
+/// instructions), sm_90 otherwise (an sm_90 CUBIN also runs on sm_90a parts).
+pub fn required_arch(cfg: &KernelConfig) -> Arch {
+    if cfg.math == Math::Wgmma {
+        Arch::Sm90a
+    } else {
+        Arch::Sm90
+    }
+}
+
+/// Is `cfg` a kernel at all on `arch`? The single structural gate. Every rule holds for sm_90
+/// and sm_90a alike except that `wgmma` needs sm_90a ([`required_arch`]).
 pub fn validate(cfg: &KernelConfig, arch: Arch) -> Result<(), Rejection> {
-    let _ = arch; // every rule below holds for sm_90 and sm_90a alike
+    if cfg.math == Math::Wgmma && arch != Arch::Sm90a {
+        return Err(Rejection::ArchRequired {
+            math: cfg.math.token(),
+            needs: Arch::Sm90a.nvrtc_arch(),
+            arch: arch.nvrtc_arch(),
+        });
+    }
     if cfg.family == Family::Direct {
         return crate::direct::validate_direct(cfg);
     }
@@ -1238,9 +1266,10 @@ pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
     ]
 }
 
-/// Does `cfg` run `problem`? Calls [`validate`] first (sm_90 rules), then the problem rules.
+/// Does `cfg` run `problem`? Calls [`validate`] first (for the config's [`required_arch`]),
+/// then the problem rules.
 pub fn can_implement(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
-    validate(cfg, Arch::Sm90)?;
+    validate(cfg, required_arch(cfg))?;
     if cfg.direction != problem.direction {
         return Err(Rejection::DirectionMismatch {
             config: cfg.direction.token(),
@@ -1749,7 +1778,7 @@ mod tests {
         assert!(pool.len() >= 60, "pool has {} configs", pool.len());
         let mut names = HashSet::new();
         for c in &pool {
-            validate(c, Arch::Sm90).unwrap_or_else(|e| panic!("{c}: {e}"));
+            validate(c, required_arch(c)).unwrap_or_else(|e| panic!("{c}: {e}"));
             let name = c.to_string();
             assert_eq!(name.parse::<KernelConfig>().as_ref(), Ok(c), "{name}");
             assert!(names.insert(name.clone()), "duplicate {name}");
@@ -2056,6 +2085,58 @@ mod tests {
     }
 
     #[test]
+    fn wgmma_needs_sm90a_and_its_own_tile_rules() {
+        let c: KernelConfig = "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_gen"
+            .parse()
+            .unwrap();
+        assert_eq!(required_arch(&c), Arch::Sm90a);
+        assert_eq!(validate(&c, Arch::Sm90a), Ok(()));
+        let e = validate(&c, Arch::Sm90).unwrap_err();
+        assert_eq!(e.reason(), "arch_required");
+        assert!(e.to_string().contains("sm_90a"), "{e}");
+        let r = |c: KernelConfig| validate(&c, Arch::Sm90a).map_err(|e| e.reason());
+        assert_eq!(
+            r(KernelConfig { tile_k: 32, ..c }),
+            Err("tile_out_of_range")
+        );
+        assert_eq!(r(KernelConfig { stages: 2, ..c }), Err("tile_out_of_range"));
+        assert_eq!(
+            r(KernelConfig { tile_n: 96, ..c }),
+            Err("tile_out_of_range")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                warps_m: 4,
+                warps_n: 2,
+                ..c
+            }),
+            Err("bad_warp_count")
+        );
+        // 2 warpgroups x 2 m64 blocks x 256 columns = 256 accumulators per thread: too many.
+        assert_eq!(
+            r(KernelConfig {
+                tile_m: 256,
+                tile_n: 256,
+                stages: 3,
+                ..c
+            }),
+            Err("tile_out_of_range")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                dtype: DType::F32,
+                ..c
+            }),
+            Err("math_dtype_mismatch")
+        );
+        // can_implement uses the config's own architecture.
+        let p: Problem = "fwd_bf16_n2_g2_c256_k256_i9x9_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        assert_eq!(can_implement(&c, &p), Ok(()));
+    }
+
+    #[test]
     fn auto_select_returns_admissible_configs() {
         for key in [
             "fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
@@ -2154,7 +2235,7 @@ mod tests {
             (1u32..300, 1u32..300, 1u32..100),
             (0u32..10, 0u32..10, 0u32..8),
             (0u32..20, 0u32..20, 0u32..40, 0u32..100),
-            (0usize..2, 0usize..3, 0usize..2),
+            (0usize..2, 0usize..4, 0usize..2),
         )
             .prop_map(|(a, b, c, d, e)| KernelConfig {
                 family: Family::ALL[a.0],

@@ -15,11 +15,27 @@
 //! broken shim that drops the grid's last block.
 //!
 //! `igemm_kernels_match_the_reference_under_host_emulation` runs the tensor-core family the same
-//! way: the shim emulates `ldmatrix.x4` and `mma.sync.m16n8k16` as warp collectives (a
-//! per-warp barrier and staging area, the fragment layouts of the PTX ISA), `cp.async` as a
-//! synchronous copy or zero fill; 13 cases cover every flag of the family (bf16/f16 mma, f32
-//! FFMA, group merge 4/8/16 with tap packing, the pointwise path, split-K with its reduction
-//! launch, 1D/3D, stride/padding/dilation, odd channels), plus one corrupted-weight mutation.
+//! way: the shim emulates `ldmatrix.x4/x2` and `mma.sync.m16n8k16` as warp collectives (a
+//! per-warp barrier and staging area, the fragment layouts of the PTX ISA; every row address
+//! checked for alignment and bounds), `wgmma.mma_async` from its shared-memory descriptors
+//! (start address, stride, 128-byte swizzle decoded), `cp.async` as a synchronous copy or zero
+//! fill; 20 cases cover every flag of the family (bf16/f16 mma, f32 FFMA, group merge 4/8/16
+//! with tap packing, the pointwise path, split-K with its reduction launch, 1D/3D,
+//! stride/padding/dilation, odd channels; wgmma with 1/2 warpgroups, 1/2 m64 blocks, N
+//! 64/128/256), plus a corrupted-weight mutation for mma.sync and one for wgmma.
+//!
+//! `direct_mma_kernels_match_the_reference_under_host_emulation` does the same for the direct
+//! family's tensor-core path (11 cases: C/G 8–56, channel multiplier, odd k8-chunk counts,
+//! padded m16 blocks, channel tails, stride/padding/dilation, 1D/3D, f16, a persistent CTA
+//! walking 3 tiles) plus a corrupted weight.
+//!
+//! What the shim cannot see: it executes asynchronous operations when they are issued (a
+//! `cp.async` copies at once, a `wgmma` multiplies at once), so a pipeline that waits too little
+//! still computes the right numbers here. For `wgmma` the shim records a checksum of each
+//! batch's shared-memory operands at issue and checks it again when `wgmma.wait_group` retires
+//! the batch: an operand stage that was overwritten while its batch was in flight aborts the run
+//! (the planted `wgmma_early_refill` mutation checks that this is caught). Missing
+//! `cp.async.wait_group`s and proxy fences are only caught on the GPU (`gconv selftest --gpu`).
 //!
 //! `host_conversions_are_bit_exact` checks the portable f32↔bf16/f16 conversions that stand in
 //! for inline PTX under `GCONV_HOST_EMULATION` against the `half` crate, bit for bit. Two slow
@@ -272,6 +288,9 @@ enum Mutation {
     CorruptWeight,
     /// The shim drops the last block of the grid.
     DropLastBlock,
+    /// The wgmma pipeline prefetches one k-tile further (`stages - 1`), refilling the stage the
+    /// batch still in flight reads: the shim's in-flight operand check must abort the run.
+    WgmmaEarlyRefill,
 }
 
 struct Job {
@@ -387,11 +406,19 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
     let stem = format!("{}__{}__{:?}", src.kernel_name, p, job.mutation);
     let cpp = dir.join(format!("{stem}.cpp"));
     let exe = dir.join(&stem);
-    let text = format!(
-        "#include \"host_shim.h\"\n{}\n{}",
-        src.code,
-        host_main(&src, p)
-    );
+    let code = if job.mutation == Mutation::WgmmaEarlyRefill {
+        let planted = src.code.replace(
+            "constexpr int PF = STAGES - 2;",
+            "constexpr int PF = STAGES - 1;",
+        );
+        if planted == src.code {
+            return Err("mutation: the wgmma prefetch distance was not found".to_string());
+        }
+        planted
+    } else {
+        src.code.clone()
+    };
+    let text = format!("#include \"host_shim.h\"\n{}\n{}", code, host_main(&src, p));
     std::fs::write(&cpp, text).map_err(|e| format!("write {}: {e}", cpp.display()))?;
     let mut cmd = Command::new("g++");
     cmd.args(["-std=c++20", "-O1", "-pthread", "-fno-strict-aliasing"])
@@ -622,6 +649,11 @@ fn tally(outcomes: &[(usize, Outcome)]) -> Tallied {
                 t.failed += 1;
                 t.errors.push(line);
             }
+            // The early refill must be caught by the shim's in-flight operand check.
+            Mutation::WgmmaEarlyRefill if matches!(&o.result, Err(e) if e.contains("changed while its batch was in flight")) => {
+                t.detected += 1
+            }
+            Mutation::WgmmaEarlyRefill => t.errors.push(format!("mutation NOT detected: {line}")),
             // A mutation must be caught by the comparison (not by a crash of the harness).
             _ if matches!(o.result, Ok((false, ..))) => t.detected += 1,
             _ => t.errors.push(format!("mutation NOT detected: {line}")),
@@ -771,12 +803,18 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         problem: wg.1,
         mutation: Mutation::CorruptWeight,
     });
+    jobs.push(Job {
+        label: "wgmma_dense_2wg+WgmmaEarlyRefill".to_string(),
+        cfg: wg.0,
+        problem: wg.1,
+        mutation: Mutation::WgmmaEarlyRefill,
+    });
     run_and_assert(
         "igemm host_emulation",
         &jobs,
         &dir,
         asan,
-        (IGEMM_CASES.len(), 2),
+        (IGEMM_CASES.len(), 3),
     );
 }
 

@@ -227,37 +227,89 @@ inline void gconv_host_mma16816(float (&d)[4], const unsigned int (&a)[4], unsig
 // groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63, must be 1 = 128 bytes): row r,
 // byte b of the k16 slice sits at start + (r/8)·SBO + (r%8)·128 + b, with address bits [4,7)
 // XORed with bits [7,10).
+inline unsigned short gconv_host_wgmma_at(unsigned long long desc, unsigned row, unsigned k) {
+  if ((desc >> 62) != 1 || ((desc >> 49) & 7) != 0) {
+    std::fprintf(stderr, "wgmma descriptor %llx: only the 128-byte swizzle with base offset 0 is emulated\n", desc);
+    std::abort();
+  }
+  const unsigned start = (unsigned)(desc & 0x3FFF) << 4;
+  const unsigned sbo = (unsigned)((desc >> 32) & 0x3FFF) << 4;
+  unsigned a = start + (row / 8) * sbo + (row % 8) * 128 + 2 * k;
+  a ^= ((a >> 7) & 7u) << 4;
+  if ((size_t)a + 2 > gconv_host_smem_bytes) {
+    std::fprintf(stderr, "wgmma operand address %u outside %zu bytes of shared memory\n", a, gconv_host_smem_bytes);
+    std::abort();
+  }
+  unsigned short v;
+  std::memcpy(&v, gconv_host_smem + a, 2);
+  return v;
+}
+
+// The checksum of the operand values a thread reads for one wgmma (its A rows, its B columns).
+inline unsigned long long gconv_host_wgmma_sum(int nacc, unsigned long long da, unsigned long long db) {
+  const unsigned t = gconv_host_tid() % 128, w = t / 32, l = t % 32;
+  unsigned long long h = 1469598103934665603ull;
+  for (unsigned r = 0; r < 2; ++r) {
+    for (unsigned k = 0; k < 16; ++k) h = (h ^ gconv_host_wgmma_at(da, 16 * w + l / 4 + 8 * r, k)) * 1099511628211ull;
+  }
+  for (int j = 0; j < nacc / 4; ++j) {
+    for (unsigned c = 0; c < 2; ++c) {
+      for (unsigned k = 0; k < 16; ++k) h = (h ^ gconv_host_wgmma_at(db, 8 * j + 2 * (l % 4) + c, k)) * 1099511628211ull;
+    }
+  }
+  return h;
+}
+
+// One issued wgmma of this thread: its descriptors, width and operand checksum at issue.
+struct GconvHostWgmmaOp {
+  unsigned long long da, db, sum;
+  int nacc;
+};
+// Issued but not committed; committed groups, oldest first.
+static thread_local std::vector<GconvHostWgmmaOp> gconv_host_wg_open;
+static thread_local std::vector<std::vector<GconvHostWgmmaOp>> gconv_host_wg_groups;
+
+// wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16} with A and B from shared-memory
+// descriptors (K-major, 128-byte swizzle), computed at issue: thread t of the warpgroup
+// (warp w = t/32 in it, lane l) owns D[16w + l/4 (+8)][8j + 2(l%4) (+1)] in registers
+// 4j..4j+3. A descriptor gives the start address (bits 0-13, >> 4), the stride between 8-row
+// groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63, must be 1 = 128 bytes): row r,
+// byte b of the k16 slice sits at start + (r/8)·SBO + (r%8)·128 + b, with address bits [4,7)
+// XORed with bits [7,10). The operands' checksum is kept until wait_group retires the batch.
 inline void gconv_host_wgmma(float* d, int nacc, unsigned long long da, unsigned long long db,
                              bool bf16) {
   const unsigned t = gconv_host_tid() % 128, w = t / 32, l = t % 32;
-  auto at = [](unsigned long long desc, unsigned row, unsigned k) {
-    if ((desc >> 62) != 1 || ((desc >> 49) & 7) != 0) {
-      std::fprintf(stderr, "wgmma descriptor %llx: only the 128-byte swizzle with base offset 0 is emulated\n", desc);
-      std::abort();
-    }
-    const unsigned start = (unsigned)(desc & 0x3FFF) << 4;
-    const unsigned sbo = (unsigned)((desc >> 32) & 0x3FFF) << 4;
-    unsigned a = start + (row / 8) * sbo + (row % 8) * 128 + 2 * k;
-    a ^= ((a >> 7) & 7u) << 4;
-    if ((size_t)a + 2 > gconv_host_smem_bytes) {
-      std::fprintf(stderr, "wgmma operand address %u outside %zu bytes of shared memory\n", a, gconv_host_smem_bytes);
-      std::abort();
-    }
-    unsigned short v;
-    std::memcpy(&v, gconv_host_smem + a, 2);
-    return v;
-  };
   for (int j = 0; j < nacc / 4; ++j) {
     for (int e = 0; e < 4; ++e) {
       const unsigned row = 16 * w + l / 4 + (e >= 2 ? 8 : 0);
       const unsigned col = 8 * j + 2 * (l % 4) + (e % 2);
       float acc = d[4 * j + e];
       for (unsigned k = 0; k < 16; ++k) {
-        acc = std::fmaf(gconv_host_half_to_f32(at(da, row, k), bf16),
-                        gconv_host_half_to_f32(at(db, col, k), bf16), acc);
+        acc = std::fmaf(gconv_host_half_to_f32(gconv_host_wgmma_at(da, row, k), bf16),
+                        gconv_host_half_to_f32(gconv_host_wgmma_at(db, col, k), bf16), acc);
       }
       d[4 * j + e] = acc;
     }
+  }
+  gconv_host_wg_open.push_back({da, db, gconv_host_wgmma_sum(nacc, da, db), nacc});
+}
+// wgmma.commit_group: the issued operations become one group.
+inline void gconv_host_wgmma_commit() {
+  gconv_host_wg_groups.push_back(std::move(gconv_host_wg_open));
+  gconv_host_wg_open.clear();
+}
+// wgmma.wait_group n: retires all but the n newest groups; an operand that changed since its
+// operation was issued means the kernel overwrote shared memory a batch in flight still reads.
+inline void gconv_host_wgmma_wait(int n) {
+  while ((int)gconv_host_wg_groups.size() > n) {
+    for (const GconvHostWgmmaOp& op : gconv_host_wg_groups.front()) {
+      if (gconv_host_wgmma_sum(op.nacc, op.da, op.db) != op.sum) {
+        std::fprintf(stderr, "wgmma operand in shared memory changed while its batch was in flight (thread %u)\n",
+                     gconv_host_tid());
+        std::abort();
+      }
+    }
+    gconv_host_wg_groups.erase(gconv_host_wg_groups.begin());
   }
 }
 

@@ -81,7 +81,8 @@ pub fn tile_work(cfg: &KernelConfig, problem: &Problem) -> (u64, u64, u64, u64) 
 /// Largest C/G for which [`crate::config::auto_select`] considers the mma path: measured on
 /// the H200 (`results/h200/s3/`), the best mma direct member is within 3 % of the best igemm
 /// member at C/G 56 (`g8_c448`: 0.0161 vs 0.0157 ms, wgmma) and loses at C/G 64
-/// (`g4_c256_i32x32`: 0.0222 vs 0.0183 ms); at C/G 8–32 it wins by 1.1–2×.
+/// (`g4_c256_i32x32`: 0.0222 vs 0.0183 ms); at C/G 8–24 it wins by 1.7–2× (`bench_zoo_final.csv`)
+/// and on the 7×7 C/G 32 layer it loses by 6 % (0.0093 vs 0.0088 ms).
 pub const MAX_AUTO_CPG: u64 = 56;
 
 /// True when `auto_select` considers the mma direct members for `problem`: C/G and K/G
@@ -159,7 +160,11 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 }
 
 /// CTAs of an mma direct config that fit on one SM (shared memory `smem_bytes` plus the 1 KB
-/// the system reserves per CTA, threads, [`register_estimate`] rounded up to 8), 1..=32.
+/// the system reserves per CTA, threads, [`register_estimate`] rounded up to 8), 1..=32; used by
+/// the persistent grid and the cost model alike. The register estimate matches ptxas on the
+/// pool members; it can undercount for configs with many k16 steps and large MB (e.g. 86 vs
+/// 170 for MB 8 on a C/G 64 layer), which then launch more persistent CTAs than fit in one wave
+/// (correct, slower).
 pub fn ctas_per_sm(cfg: &KernelConfig, problem: &Problem, smem_bytes: u64) -> u64 {
     let threads = cfg.threads().max(1) as u64;
     let regs = (register_estimate(cfg, problem).clamp(24, 255) as u64).div_ceil(8) * 8;
@@ -211,14 +216,7 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
     let t_mma = tiles * mmas * 4096.0 / 3.3e14;
     let t_l2 = (tiles * (halo + obytes) + ctas * wbytes) / 8e12;
     let t_dram = problem.min_bytes() / 3.5e12;
-    let threads = cfg.threads().max(1) as f64;
-    let regs = register_estimate(cfg, problem).clamp(24, 255) as f64;
-    let per_sm = (233_472.0 / (geo.smem_bytes as f64 + 1024.0))
-        .floor()
-        .min((2048.0 / threads).floor())
-        .min((65_536.0 / (regs.div_euclid(8.0) * 8.0 + 8.0) / threads).floor())
-        .clamp(1.0, 32.0);
-    let wave = 132.0 * per_sm;
+    let wave = 132.0 * ctas_per_sm(cfg, problem, geo.smem_bytes) as f64;
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     t_smem.max(t_mma).max(t_l2).max(t_dram) * q + 2e-6
 }

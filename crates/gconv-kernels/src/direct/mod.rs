@@ -546,7 +546,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
             family: cfg.family.token(),
         });
     }
-    validate(cfg, Arch::Sm90)?;
+    validate(cfg, crate::config::required_arch(cfg))?;
     crate::config::can_implement(cfg, problem)?;
     let name = cfg.to_string();
     let geo = geometry(cfg, problem);

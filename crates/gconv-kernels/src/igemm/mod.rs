@@ -76,7 +76,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
             family: cfg.family.token(),
         });
     }
-    validate(cfg, Arch::Sm90)?;
+    validate(cfg, crate::config::required_arch(cfg))?;
     can_implement(cfg, problem)?;
     let name = cfg.to_string();
     let ev = effective_vectors(cfg, problem);

@@ -180,9 +180,9 @@ __device__ __forceinline__ u64 wg_desc(u32 saddr) {
 }
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void wgmma_fence() {}
-__device__ __forceinline__ void wgmma_commit() {}
+__device__ __forceinline__ void wgmma_commit() { gconv_host_wgmma_commit(); }
 template <int N>
-__device__ __forceinline__ void wgmma_wait() {}
+__device__ __forceinline__ void wgmma_wait() { gconv_host_wgmma_wait(N); }
 __device__ __forceinline__ void fence_proxy_async() {}
 #else
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
