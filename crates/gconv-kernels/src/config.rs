@@ -23,7 +23,9 @@
 //! - `family`: `igemm` | `direct`; `dir`: `fwd` | `dgrad` | `wgrad`; `dtype`: `f32` | `f16` | `bf16`
 //! - numbers are plain decimal (no sign, no leading zeros), so `print(parse(s)) == s`
 //! - `sk{n}d` = deterministic split-K reduction (f32 workspace), `sk{n}a` = atomic
-//! - `math`: `mma` (tensor cores, f16/bf16) | `simt` (CUDA-core FFMA, f32) | `tf32`
+//! - `math`: `mma` (`mma.sync` tensor cores, f16/bf16) | `simt` (CUDA-core FFMA; the direct
+//!   family's f16/bf16 path too) | `tf32` (grammar only) | `wgmma` (Hopper warpgroup MMA,
+//!   f16/bf16, igemm only, compiled for sm_90a: [`required_arch`])
 //! - `fast_path`: `gen` (general) | `pw` (pointwise: 1×1 filter, stride 1, no padding)
 //!
 //! Example: `igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen`.

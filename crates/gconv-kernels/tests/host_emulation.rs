@@ -10,9 +10,10 @@
 //! The matrix covers depthwise 3×3/5×5/7×7, stride 2, stride > filter, dilation 2, large
 //! padding, odd sizes and channel counts (2-byte loads), channel tails inside a CTA, N = 1,
 //! 1D and 3D, f32/f16/bf16, channel multipliers, C/G = 2 and 4, several tile shapes and work
-//! items per thread, tiles partially outside the output. Two mutations must be detected: a
-//! corrupted weight (the emulated kernel gets a changed W, the reference the original) and a
-//! broken shim that drops the grid's last block.
+//! items per thread, tiles partially outside the output. Three mutations must be detected: a
+//! corrupted weight (the emulated kernel gets a changed W, the reference the original), a
+//! broken shim that drops the grid's last block, and a persistent kernel that skips its halo
+//! wait.
 //!
 //! `igemm_kernels_match_the_reference_under_host_emulation` runs the tensor-core family the same
 //! way: the shim emulates `ldmatrix.x4/x2` and `mma.sync.m16n8k16` as warp collectives (a
@@ -22,20 +23,23 @@
 //! fill; 20 cases cover every flag of the family (bf16/f16 mma, f32 FFMA, group merge 4/8/16
 //! with tap packing, the pointwise path, split-K with its reduction launch, 1D/3D,
 //! stride/padding/dilation, odd channels; wgmma with 1/2 warpgroups, 1/2 m64 blocks, N
-//! 64/128/256), plus a corrupted-weight mutation for mma.sync and one for wgmma.
+//! 64/128/256; each wgmma case twice, with deferred and with eager copies), plus a
+//! corrupted-weight mutation for mma.sync and one for wgmma and the two pipeline mutations.
 //!
 //! `direct_mma_kernels_match_the_reference_under_host_emulation` does the same for the direct
 //! family's tensor-core path (11 cases: C/G 8–56, channel multiplier, odd k8-chunk counts,
 //! padded m16 blocks, channel tails, stride/padding/dilation, 1D/3D, f16, a persistent CTA
-//! walking 3 tiles) plus a corrupted weight.
+//! walking 4 tiles) plus a corrupted weight.
 //!
-//! What the shim cannot see: it executes asynchronous operations when they are issued (a
-//! `cp.async` copies at once, a `wgmma` multiplies at once), so a pipeline that waits too little
-//! still computes the right numbers here. For `wgmma` the shim records a checksum of each
-//! batch's shared-memory operands at issue and checks it again when `wgmma.wait_group` retires
-//! the batch: an operand stage that was overwritten while its batch was in flight aborts the run
-//! (the planted `wgmma_early_refill` mutation checks that this is caught). Missing
-//! `cp.async.wait_group`s and proxy fences are only caught on the GPU (`gconv selftest --gpu`).
+//! Asynchronous operations: the shim performs each `cp.async` when the `cp.async.wait_group`
+//! that covers it runs (the latest the hardware may land it), so a kernel that reads a stage
+//! before waiting for it reads the NaN poison (planted mutations `SkipHaloWait` and
+//! `ShortPipelineWait` are caught). A `wgmma` multiplies at issue, and the shim keeps a checksum
+//! of its shared-memory operands until `wgmma.wait_group` retires its batch; every wgmma case
+//! also runs with eager copies (`GCONV_SHIM_EAGER_COPIES`: copies land at issue), where a stage
+//! refilled while a batch still reads it changes the checksum and aborts the run (planted
+//! mutation `WgmmaEarlyRefill`). Missing proxy fences are only caught on the GPU
+//! (`gconv selftest --gpu`).
 //!
 //! `host_conversions_are_bit_exact` checks the portable f32↔bf16/f16 conversions that stand in
 //! for inline PTX under `GCONV_HOST_EMULATION` against the `half` crate, bit for bit. Two slow
@@ -291,6 +295,11 @@ enum Mutation {
     /// The wgmma pipeline prefetches one k-tile further (`stages - 1`), refilling the stage the
     /// batch still in flight reads: the shim's in-flight operand check must abort the run.
     WgmmaEarlyRefill,
+    /// The persistent direct kernel computes a tile without waiting for its halo copies (the
+    /// shim defers each cp.async to its wait_group): the comparison must fail.
+    SkipHaloWait,
+    /// The igemm pipeline waits for one k-tile less than it reads: the comparison must fail.
+    ShortPipelineWait,
 }
 
 struct Job {
@@ -298,6 +307,11 @@ struct Job {
     cfg: KernelConfig,
     problem: Problem,
     mutation: Mutation,
+    /// Compile the shim with `GCONV_SHIM_EAGER_COPIES`: each cp.async lands when it is issued
+    /// (the earliest the hardware may complete it) instead of at its wait_group (the latest),
+    /// so that a stage refilled while a wgmma batch still reads it changes that batch's
+    /// operands.
+    eager_copies: bool,
 }
 
 struct Outcome {
@@ -403,20 +417,35 @@ fn host_main(src: &KernelSource, p: &Problem) -> String {
 fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize), String> {
     let p = &job.problem;
     let src = emit(&job.cfg, p).map_err(|e| format!("emit: {e}"))?;
-    let stem = format!("{}__{}__{:?}", src.kernel_name, p, job.mutation);
+    let stem = format!(
+        "{}__{}__{:?}{}",
+        src.kernel_name,
+        p,
+        job.mutation,
+        if job.eager_copies { "__eager" } else { "" }
+    );
     let cpp = dir.join(format!("{stem}.cpp"));
     let exe = dir.join(&stem);
-    let code = if job.mutation == Mutation::WgmmaEarlyRefill {
-        let planted = src.code.replace(
+    // Source mutations: (text in the generated code, its replacement).
+    let planted = match job.mutation {
+        Mutation::WgmmaEarlyRefill => Some((
             "constexpr int PF = STAGES - 2;",
             "constexpr int PF = STAGES - 1;",
-        );
-        if planted == src.code {
-            return Err("mutation: the wgmma prefetch distance was not found".to_string());
-        }
-        planted
-    } else {
-        src.code.clone()
+        )),
+        Mutation::SkipHaloWait => Some((
+            "      copy_wait_prior();  // every group but the newest: tile t has landed",
+            "",
+        )),
+        Mutation::ShortPipelineWait => Some((
+            "    cp_async_wait<STAGES - 2>();",
+            "    cp_async_wait<STAGES - 1>();",
+        )),
+        _ => None,
+    };
+    let code = match planted {
+        Some((from, to)) if src.code.contains(from) => src.code.replace(from, to),
+        Some((from, _)) => return Err(format!("mutation: {from:?} not found in the source")),
+        None => src.code.clone(),
     };
     let text = format!("#include \"host_shim.h\"\n{}\n{}", code, host_main(&src, p));
     std::fs::write(&cpp, text).map_err(|e| format!("write {}: {e}", cpp.display()))?;
@@ -429,6 +458,9 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
     }
     if job.mutation == Mutation::DropLastBlock {
         cmd.arg("-DGCONV_SHIM_DROP_LAST_BLOCK");
+    }
+    if job.eager_copies {
+        cmd.arg("-DGCONV_SHIM_EAGER_COPIES");
     }
     let out = cmd
         .arg("-o")
@@ -558,6 +590,7 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
     for (label, mutation) in [
         ("dw3x3_partial_tiles", Mutation::CorruptWeight),
         ("dw7x7_g144_slices", Mutation::DropLastBlock),
+        ("persistent_4_tiles_per_cta_uneven", Mutation::SkipHaloWait),
     ] {
         let base = jobs
             .iter()
@@ -569,9 +602,10 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
             cfg: base.0,
             problem: base.1,
             mutation,
+            eager_copies: false,
         });
     }
-    run_and_assert("host_emulation", &jobs, &dir, asan, (CASES.len(), 2));
+    run_and_assert("host_emulation", &jobs, &dir, asan, (CASES.len(), 3));
 }
 
 /// Runs the jobs, prints a line per outcome and a summary, and asserts that no clean case
@@ -608,6 +642,7 @@ fn case_jobs(cases: &[(&str, &str, &str)]) -> Vec<Job> {
                 cfg,
                 problem,
                 mutation: Mutation::None,
+                eager_copies: false,
             }
         })
         .collect()
@@ -791,7 +826,24 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         cfg: base,
         problem: base_p,
         mutation: Mutation::CorruptWeight,
+        eager_copies: false,
     });
+    // Every wgmma case also with eager copies (refills land at issue, so a refill racing an
+    // in-flight batch changes its operands); deferred copies (the default) catch reads of a
+    // stage before its wait_group.
+    let eager: Vec<Job> = jobs
+        .iter()
+        .filter(|j| j.label.starts_with("wgmma_"))
+        .map(|j| Job {
+            label: format!("{}@eager", j.label),
+            cfg: j.cfg,
+            problem: j.problem,
+            mutation: Mutation::None,
+            eager_copies: true,
+        })
+        .collect();
+    let n_eager = eager.len();
+    jobs.extend(eager);
     let wg = jobs
         .iter()
         .find(|j| j.label == "wgmma_dense_2wg")
@@ -802,26 +854,35 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         cfg: wg.0,
         problem: wg.1,
         mutation: Mutation::CorruptWeight,
+        eager_copies: false,
     });
     jobs.push(Job {
         label: "wgmma_dense_2wg+WgmmaEarlyRefill".to_string(),
         cfg: wg.0,
         problem: wg.1,
         mutation: Mutation::WgmmaEarlyRefill,
+        eager_copies: true,
+    });
+    jobs.push(Job {
+        label: "dense_bf16+ShortPipelineWait".to_string(),
+        cfg: base,
+        problem: base_p,
+        mutation: Mutation::ShortPipelineWait,
+        eager_copies: false,
     });
     run_and_assert(
         "igemm host_emulation",
         &jobs,
         &dir,
         asan,
-        (IGEMM_CASES.len(), 3),
+        (IGEMM_CASES.len() + n_eager, 4),
     );
 }
 
 /// Tensor-core direct cases (label, kernel, problem): C/G 8/16/24/32/56, channel multiplier,
 /// odd and even k8-chunk counts (a half last k16 step), NW with an odd number of n8 blocks
 /// (`ldmatrix.x2` for B), padded m16 blocks past the tile, channel tails inside a CTA, stride/
-/// padding/dilation, 1D/3D, f16, and a persistent CTA walking 3 tiles.
+/// padding/dilation, 1D/3D, f16, and a persistent CTA walking 4 tiles.
 const MMA_CASES: &[(&str, &str, &str)] = &[
     (
         "mma_cg8_two_channel_blocks",
@@ -874,9 +935,10 @@ const MMA_CASES: &[(&str, &str, &str)] = &[
         "fwd_bf16_n1_g2_c32_k64_i12x30_f5x5_s1x1_p2x2_d1x1",
     ),
     (
-        "persistent_mma_3_tiles_per_cta",
-        "direct_fwd_bf16_t16x8x4_w8x1_s2_v8x1_gm1_sk1d_mma_gen",
-        "fwd_bf16_n1_g1_c8_k8_i192x200_f3x3_s1x1_p1x1_d1x1",
+        // 127 KB of shared memory: one CTA per SM, 132 CTAs for 400 tiles.
+        "persistent_mma_4_tiles_per_cta",
+        "direct_fwd_bf16_t16x64x4_w1x1_s2_v64x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g1_c96_k64_i80x80_f3x3_s1x1_p1x1_d1x1",
     ),
 ];
 
@@ -911,6 +973,7 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
         cfg,
         problem,
         mutation: Mutation::CorruptWeight,
+        eager_copies: false,
     });
     run_and_assert(
         "direct mma host_emulation",
@@ -1018,6 +1081,7 @@ fn direct_pool_on_the_selftest_matrix() {
                         cfg,
                         problem: p,
                         mutation: Mutation::None,
+                        eager_copies: false,
                     });
                 }
             }
@@ -1080,6 +1144,7 @@ fn direct_pool_on_the_depthwise_zoo_layers_n1() {
                     cfg,
                     problem: p,
                     mutation: Mutation::None,
+                    eager_copies: false,
                 });
             }
         }

@@ -5,12 +5,17 @@
 // std::barrier, which also implements __syncthreads(). Dynamic shared memory is one buffer,
 // poisoned with 0xFF bytes (NaN in every dtype) before each block so that a read of shared
 // memory nobody wrote shows up in the output. Built-ins (threadIdx, blockIdx, blockDim,
-// gridDim) are thread_local and set per emulated thread. Warp-collective PTX (ldmatrix.x4,
-// mma.sync.m16n8k16) is emulated through a per-warp barrier and staging area; the portable
+// gridDim) are thread_local and set per emulated thread. Warp-collective PTX (ldmatrix.x4/x2,
+// mma.sync.m16n8k16) is emulated through a per-warp barrier and staging area; wgmma is
+// computed from its shared-memory descriptors at issue, with an operand checksum checked again
+// when its batch retires; cp.async is deferred to the wait_group that covers it; the portable
 // f32/bf16/f16 conversions stand in for the cvt instructions.
 //
-// Mutation switches (the harness proves it can fail):
-//   GCONV_SHIM_DROP_LAST_BLOCK  the last block of the grid is not run
+// Switches:
+//   GCONV_SHIM_DROP_LAST_BLOCK  the last block of the grid is not run (a mutation)
+//   GCONV_SHIM_EAGER_COPIES     cp.async lands at issue instead of at its wait_group (the other
+//                               extreme of the hardware's freedom: catches stages refilled
+//                               while a wgmma batch still reads them)
 #pragma once
 #define GCONV_HOST_EMULATION 1
 
@@ -260,6 +265,52 @@ inline unsigned long long gconv_host_wgmma_sum(int nacc, unsigned long long da, 
   return h;
 }
 
+// cp.async of this thread, deferred: a copy (or zero fill) is performed when the
+// cp.async.wait_group that covers its commit group runs, the latest moment the hardware may
+// complete it, so a kernel that reads a stage before waiting for it reads the NaN poison.
+struct GconvHostCopy {
+  unsigned dst;
+  const void* src;
+  int bytes;
+  bool pred;
+};
+static thread_local std::vector<GconvHostCopy> gconv_host_cp_open;
+static thread_local std::vector<std::vector<GconvHostCopy>> gconv_host_cp_groups;
+inline void gconv_host_cp_async(unsigned dst, const void* src, int bytes, bool pred) {
+  if (dst % (unsigned)bytes != 0 || (size_t)dst + bytes > gconv_host_smem_bytes) {
+    std::fprintf(stderr, "cp.async of %d bytes to %u: misaligned or outside %zu bytes of shared memory\n",
+                 bytes, dst, gconv_host_smem_bytes);
+    std::abort();
+  }
+#ifdef GCONV_SHIM_EAGER_COPIES
+  // The earliest the hardware may complete the copy: at issue.
+  if (pred) {
+    std::memcpy(gconv_host_smem + dst, src, bytes);
+  } else {
+    std::memset(gconv_host_smem + dst, 0, bytes);
+  }
+#else
+  gconv_host_cp_open.push_back({dst, src, bytes, pred});
+#endif
+}
+inline void gconv_host_cp_commit() {
+  gconv_host_cp_groups.push_back(std::move(gconv_host_cp_open));
+  gconv_host_cp_open.clear();
+}
+// cp.async.wait_group n: completes all but the n newest committed groups.
+inline void gconv_host_cp_wait(int n) {
+  while ((int)gconv_host_cp_groups.size() > n) {
+    for (const GconvHostCopy& c : gconv_host_cp_groups.front()) {
+      if (c.pred) {
+        std::memcpy(gconv_host_smem + c.dst, c.src, c.bytes);
+      } else {
+        std::memset(gconv_host_smem + c.dst, 0, c.bytes);
+      }
+    }
+    gconv_host_cp_groups.erase(gconv_host_cp_groups.begin());
+  }
+}
+
 // One issued wgmma of this thread: its descriptors, width and operand checksum at issue.
 struct GconvHostWgmmaOp {
   unsigned long long da, db, sum;
@@ -359,6 +410,10 @@ inline int gconv_host_launch(gconv_host_kernel kernel, dim3 grid, dim3 block, si
         blockIdx = uint3{(unsigned)(b % grid.x), (unsigned)((b / grid.x) % grid.y),
                          (unsigned)(b / ((unsigned long long)grid.x * grid.y))};
         kernel(in0, in1, out, workspace);
+        // Copies a kernel left in flight complete before the block's shared memory is reused
+        // (the hardware does not retire a CTA with copies outstanding).
+        gconv_host_cp_commit();
+        gconv_host_cp_wait(0);
       }
     });
   }

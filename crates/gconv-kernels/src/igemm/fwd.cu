@@ -14,20 +14,16 @@ struct alignas(16) f4 { float x, y, z, w; };
 __device__ __forceinline__ u32 swz(u32 off) { return off ^ (((off >> 7) & 7u) << 4); }
 
 #ifdef GCONV_HOST_EMULATION
-// Host emulation (crates/gconv-kernels/tests/host_shim.h): cp.async is a synchronous copy (or
-// zero fill), conversions are the shim's bit-exact portable versions (smem_u32, ldmatrix and
-// mma.sync: mma_ptx.cu, emitted before this file).
+// Host emulation (crates/gconv-kernels/tests/host_shim.h): a cp.async is performed (copy or
+// zero fill) when the wait_group that covers it runs, conversions are the shim's bit-exact
+// portable versions (smem_u32, ldmatrix and mma.sync: mma_ptx.cu, emitted before this file).
 template <int BYTES, bool L1>
 __device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
-  if (pred) {
-    std::memcpy(gconv_host_smem + dst, src, BYTES);
-  } else {
-    std::memset(gconv_host_smem + dst, 0, BYTES);
-  }
+  gconv_host_cp_async(dst, src, BYTES, pred);
 }
-__device__ __forceinline__ void cp_async_commit() {}
+__device__ __forceinline__ void cp_async_commit() { gconv_host_cp_commit(); }
 template <int N>
-__device__ __forceinline__ void cp_async_wait() {}
+__device__ __forceinline__ void cp_async_wait() { gconv_host_cp_wait(N); }
 __device__ __forceinline__ u16 to_half_bits(float x) {
   return IS_BF16 ? gconv_host_f32_to_bf16(x) : gconv_host_f32_to_f16(x);
 }

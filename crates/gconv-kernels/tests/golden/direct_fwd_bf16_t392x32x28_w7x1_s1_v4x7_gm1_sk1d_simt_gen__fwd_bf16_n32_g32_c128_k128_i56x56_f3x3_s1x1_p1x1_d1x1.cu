@@ -65,17 +65,26 @@ __device__ __forceinline__ float f16_to_f32(u16 h) { return gconv_host_f16_to_f3
 __device__ __forceinline__ u16 f32_to_f16(float f) { return gconv_host_f32_to_f16(f); }
 __device__ __forceinline__ u16 f32_to_bf16(float f) { return gconv_host_f32_to_bf16(f); }
 // Copy BYTES from global to shared, or zero-fill when !pred (the cp.async src-size 0 idiom).
+// 4/8/16 bytes are cp.async on the GPU: the shim defers them to the wait_group that covers
+// them (a read before that wait sees the NaN-poisoned shared memory); 2 bytes are synchronous.
 template <int BYTES>
 __device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pred) {
-  if (pred) {
-    __builtin_memcpy(dst, src, BYTES);
+  if constexpr (BYTES == 2) {
+    if (pred) {
+      __builtin_memcpy(dst, src, BYTES);
+    } else {
+      __builtin_memset(dst, 0, BYTES);
+    }
   } else {
-    __builtin_memset(dst, 0, BYTES);
+    gconv_host_cp_async(gconv_host_smem_offset(dst), src, BYTES, pred);
   }
 }
-__device__ __forceinline__ void copy_wait_all() {}
-__device__ __forceinline__ void copy_commit() {}
-__device__ __forceinline__ void copy_wait_prior() {}
+__device__ __forceinline__ void copy_wait_all() {
+  gconv_host_cp_commit();
+  gconv_host_cp_wait(0);
+}
+__device__ __forceinline__ void copy_commit() { gconv_host_cp_commit(); }
+__device__ __forceinline__ void copy_wait_prior() { gconv_host_cp_wait(1); }
 #else
 __device__ __forceinline__ u32 f32_bits(float f) {
   u32 u;
