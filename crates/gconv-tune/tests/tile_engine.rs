@@ -426,3 +426,30 @@ fn cpu_pipeline_end_to_end() {
     assert!(text.contains("fwd:"), "{text}");
     assert!(text.contains("vs best baseline"), "{text}");
 }
+
+#[test]
+fn shipped_tensor_core_configs_expand() {
+    // The warpgroup-MMA space needs sm_90a; asked for sm_90 every combination is rejected with
+    // the typed reason, not silently dropped or compiled for the wrong target.
+    let wg = repo_file("configs/forward_wgmma_bf16.json");
+    let r = build_instances(&wg, Arch::Sm90a, None).unwrap();
+    assert!(r.kernels.len() >= 100, "{}", r.kernels.len());
+    assert!(r
+        .kernels
+        .iter()
+        .all(|k| k.ends_with("_wgmma_gen") || k.ends_with("_wgmma_pw")));
+    let e = build_instances(&wg, Arch::Sm90, None).unwrap_err();
+    assert!(e.to_string().contains("arch_required"), "{e}");
+    // The direct family on tensor cores (sm_90).
+    let dm = build_instances(
+        &repo_file("configs/forward_direct_mma_bf16.json"),
+        Arch::Sm90,
+        None,
+    )
+    .unwrap();
+    assert!(dm.kernels.len() >= 1000, "{}", dm.kernels.len());
+    assert!(dm
+        .kernels
+        .iter()
+        .all(|k| k.starts_with("direct_") && k.ends_with("_mma_gen")));
+}
