@@ -7,7 +7,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use gconv_kernels::config::{
     auto_select, auto_select_direct, auto_select_igemm, default_forward_pool, direct_forward_pool,
-    KernelConfig,
+    required_arch, KernelConfig,
 };
 use gconv_kernels::Arch;
 use gconv_problem::{DType, DeviceSpec, Direction, Problem};
@@ -349,7 +349,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
         bail!("no kernel pool exists for {dir} yet");
     }
     let dtypes: BTreeSet<DType> = problems.iter().map(|p| p.dtype).collect();
-    let kernels: Vec<String> = dtypes
+    let configs: Vec<KernelConfig> = dtypes
         .iter()
         .flat_map(|d| {
             let igemm = if a.family == "direct" {
@@ -364,14 +364,15 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
             };
             igemm.into_iter().chain(direct)
         })
-        .map(|c| c.to_string())
         .collect();
+    let kernels: Vec<String> = configs.iter().map(|c| c.to_string()).collect();
     let backend = resolve_backend(a.run.backend)?;
     if backend != "cuda" {
         bail!("gconv bench measures GPU kernels; it needs the CUDA backend");
     }
     check_baseline(a.run.vs.as_deref(), backend)?;
-    let o = sweep_options(&a.run, backend)?;
+    let mut o = sweep_options(&a.run, backend)?;
+    o.arch = pool_arch(&configs);
     let report = run_sweep(&kernels, &problems, &o)?;
     let rows = report.all_rows();
     let auto: AutoRule = match a.family.as_str() {
@@ -382,6 +383,17 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     print_bench_table(&problems, &rows, &o.device, auto);
     println!("rows in {}", report.output.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The architecture the bench gates its pools on: sm_90a when a member needs it (the
+/// warpgroup-MMA igemm members; every sm_90 kernel is also valid for sm_90a), else sm_90. Gating
+/// on sm_90 would reject those members as `arch_required` and leave them out of the bench.
+fn pool_arch(pool: &[KernelConfig]) -> Arch {
+    if pool.iter().any(|c| required_arch(c) == Arch::Sm90a) {
+        Arch::Sm90a
+    } else {
+        Arch::Sm90
+    }
 }
 
 fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a SweepRow> {
@@ -591,4 +603,41 @@ pub fn worker(a: WorkerArgs) -> Result<ExitCode> {
     };
     eprintln!("worker: {n} jobs done");
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gconv_kernels::config::{can_implement, Math};
+    use gconv_tune::sweep::{DefaultGate, KernelGate};
+
+    /// The bench's gate admits every pool member that can run the problem, the warpgroup-MMA
+    /// (sm_90a) ones included (gated on sm_90 they were all rejected as `arch_required`).
+    #[test]
+    fn bench_gate_admits_every_runnable_pool_member() {
+        let p: Problem = "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .expect("key");
+        let pool: Vec<KernelConfig> = default_forward_pool(DType::Bf16)
+            .into_iter()
+            .chain(direct_forward_pool(DType::Bf16))
+            .collect();
+        assert_eq!(pool_arch(&pool), Arch::Sm90a);
+        let gate = DefaultGate {
+            arch: pool_arch(&pool),
+        };
+        let mut wgmma = 0;
+        for c in pool.iter().filter(|c| can_implement(c, &p).is_ok()) {
+            gate.admit(&c.to_string(), &p)
+                .unwrap_or_else(|e| panic!("{c}: {e:?}"));
+            wgmma += usize::from(c.math == Math::Wgmma);
+        }
+        assert!(wgmma > 0, "no warpgroup-MMA member runs {p}");
+        // And the auto pick is one of the admitted members.
+        let pick = auto_select(&p).expect("auto picks a kernel");
+        assert!(gate.admit(&pick.to_string(), &p).is_ok(), "{pick}");
+        // A pool without sm_90a members stays on sm_90.
+        let direct = direct_forward_pool(DType::Bf16);
+        assert_eq!(pool_arch(&direct), Arch::Sm90);
+    }
 }
