@@ -22,7 +22,7 @@
 //! (start address, stride, 128-byte swizzle decoded), `cp.async` as a synchronous copy or zero
 //! fill; 20 cases cover every flag of the family (bf16/f16 mma, f32 FFMA, group merge 4/8/16
 //! with tap packing, the pointwise path, split-K with its reduction launch, 1D/3D,
-//! stride/padding/dilation, odd channels; wgmma with 1/2 warpgroups, 1/2 m64 blocks, N
+//! stride/padding/dilation, odd channels; wgmma with 1/2/3 warpgroups, 1/2 m64 blocks, N
 //! 64/128/256; each wgmma case twice, with deferred and with eager copies), plus a
 //! corrupted-weight mutation for mma.sync and one for wgmma and the two pipeline mutations.
 //!
@@ -767,7 +767,7 @@ const IGEMM_CASES: &[(&str, &str, &str)] = &[
         "igemm_fwd_f32_t64x64x32_w2x2_s5_v4x4_gm1_sk1d_simt_pw",
         "fwd_f32_n2_g1_c96_k80_i9x9_f1x1_s1x1_p0x0_d1x1",
     ),
-    // Warpgroup MMA: descriptors over the 128-byte swizzled tiles, 1 and 2 warpgroups, 1 and
+    // Warpgroup MMA: descriptors over the 128-byte swizzled tiles, 1, 2 and 3 warpgroups, 1 and
     // 2 m64 blocks per warpgroup, N = 64/128/256 with partial tiles, tap packing, the 2-byte
     // register-staged loads, the pointwise path and split-K.
     (
@@ -799,6 +799,11 @@ const IGEMM_CASES: &[(&str, &str, &str)] = &[
         "wgmma_odd_channels",
         "igemm_fwd_bf16_t128x64x64_w8x1_s5_v8x8_gm1_sk1d_wgmma_gen",
         "fwd_bf16_n2_g1_c7_k9_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgmma_3wg_192_rows",
+        "igemm_fwd_bf16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmma_gen",
+        "fwd_bf16_n2_g2_c256_k256_i9x11_f3x3_s1x1_p1x1_d1x1",
     ),
     (
         "wgmma_split_k4",
