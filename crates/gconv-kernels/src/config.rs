@@ -898,9 +898,10 @@ pub enum Rejection {
         /// Largest accepted.
         max: u64,
     },
-    /// The `direct` tensor-core path needs C/G and K/G multiples of 8.
+    /// The `direct` tensor-core path needs C/G and K/G (of the merged groups, gm·C/G and
+    /// gm·K/G, with group merge) multiples of 8.
     #[error(
-        "direct mma kernels need C/G and K/G multiples of 8 (problem C/G = {cpg}, K/G = {kpg})"
+        "direct mma kernels need C/G and K/G multiples of 8, after group merge (merged C/G = {cpg}, K/G = {kpg}; a larger gm merges more groups)"
     )]
     DirectMmaChannels {
         /// C/G of the problem.
@@ -1639,6 +1640,32 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
                 ..d(dtype, t, w, v)
             }),
         )
+        .chain(
+            // Tensor cores for depthwise and C/G 1–4 through block-diagonal group merge
+            // (`direct::kernel_problem`): gm groups form one merged group of gm·C/G ≥ 8
+            // channels; (tile, warps, vec, gm, stages).
+            [
+                ([224, 64, 28], 8, [8, 2], 8, 1),
+                ([224, 32, 28], 4, [8, 2], 8, 1),
+                ([196, 32, 14], 4, [8, 2], 8, 1),
+                ([128, 32, 16], 4, [8, 2], 8, 1),
+                ([196, 64, 14], 8, [8, 2], 8, 1),
+                ([128, 64, 16], 8, [8, 2], 8, 1),
+                ([256, 64, 16], 8, [8, 4], 8, 1),
+                ([49, 64, 7], 4, [8, 1], 8, 1),
+                ([196, 64, 14], 8, [16, 2], 16, 1),
+                ([224, 64, 28], 8, [8, 2], 8, 2),
+                ([224, 64, 28], 8, [8, 2], 2, 1),
+                ([128, 64, 16], 8, [8, 2], 2, 1),
+            ]
+            .into_iter()
+            .map(|(t, w, v, gm, s)| KernelConfig {
+                math: Math::Mma,
+                group_merge: gm,
+                stages: s,
+                ..d(dtype, t, w, v)
+            }),
+        )
         .collect(),
         DType::F32 => [
             ([256, 32, 16], 8, [2, 4]),
@@ -1716,7 +1743,8 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
 
 /// Rule-based selection until a learned heuristic exists. Problems the `direct` family can run
 /// (C/G ≤ 4 on CUDA cores; C/G and K/G multiples of 8 up to C/G 56 with a filter larger than
-/// 1×1 on tensor cores, [`crate::direct::mma::auto_eligible`]) get the direct pool member with
+/// 1×1 on tensor cores, [`crate::direct::mma::auto_eligible`]; the group-merged tensor-core
+/// members are not considered yet) get the direct pool member with
 /// the smallest [`crate::direct::cost_estimate`]; the others: among the default (igemm) forward pool of the problem's dtype, keep the configs
 /// that [`can_implement`] the problem, prefer the pointwise path when it applies, and return
 /// the one with the smallest [`cost_estimate`]. Ties go to the earlier pool member. `None` when
@@ -1731,7 +1759,8 @@ pub fn auto_select_direct(problem: &Problem) -> Option<KernelConfig> {
     direct_forward_pool(problem.dtype)
         .into_iter()
         .filter(|c| {
-            (c.math != Math::Mma || crate::direct::mma::auto_eligible(problem))
+            (c.math != Math::Mma
+                || (c.group_merge == 1 && crate::direct::mma::auto_eligible(problem)))
                 && can_implement(c, problem).is_ok()
         })
         .map(|c| (crate::direct::cost_estimate(&c, problem), c))

@@ -128,6 +128,11 @@ const CASES: &[(&str, &str)] = &[
         "direct_fwd_f16_t49x64x7_w4x1_s1_v32x1_gm1_sk1d_mma_gen",
         "fwd_f16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
+    // ... and depthwise through block-diagonal group merge (gm 8).
+    (
+        "direct_fwd_bf16_t224x64x28_w8x1_s1_v8x2_gm8_sk1d_mma_gen",
+        "fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 fn golden_dir() -> PathBuf {

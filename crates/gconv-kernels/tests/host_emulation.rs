@@ -300,6 +300,9 @@ enum Mutation {
     SkipHaloWait,
     /// The igemm pipeline waits for one k-tile less than it reads: the comparison must fail.
     ShortPipelineWait,
+    /// The merged-group weight fill ignores the block-diagonal mask (every output channel
+    /// reads the other merged groups' channels too): the comparison must fail.
+    MergeFullRows,
 }
 
 struct Job {
@@ -439,6 +442,10 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
         Mutation::ShortPipelineWait => Some((
             "    cp_async_wait<STAGES - 2>();",
             "    cp_async_wait<STAGES - 1>();",
+        )),
+        Mutation::MergeFullRows => Some((
+            "const bool ok = k0 + kl < K_ && (unsigned)c < (unsigned)CG0;",
+            "const bool ok = k0 + kl < K_ && c >= 0;",
         )),
         _ => None,
     };
@@ -887,7 +894,9 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
 /// Tensor-core direct cases (label, kernel, problem): C/G 8/16/24/32/56, channel multiplier,
 /// odd and even k8-chunk counts (a half last k16 step), NW with an odd number of n8 blocks
 /// (`ldmatrix.x2` for B), padded m16 blocks past the tile, channel tails inside a CTA, stride/
-/// padding/dilation, 1D/3D, f16, and a persistent CTA walking 4 tiles.
+/// padding/dilation, 1D/3D, f16, a persistent CTA walking 4 tiles; and group merge
+/// (depthwise, C/G 2 and 4, channel multiplier on tensor cores through block-diagonal merged
+/// groups).
 const MMA_CASES: &[(&str, &str, &str)] = &[
     (
         "mma_cg8_two_channel_blocks",
@@ -939,6 +948,49 @@ const MMA_CASES: &[(&str, &str, &str)] = &[
         "direct_fwd_bf16_t224x64x28_w8x1_s1_v32x2_gm1_sk1d_mma_gen",
         "fwd_bf16_n1_g2_c32_k64_i12x30_f5x5_s1x1_p2x2_d1x1",
     ),
+    // Group merge (block-diagonal merged groups): depthwise gm 8 and 16, stride 2, 5x5, C/G 2
+    // and 4, a channel multiplier, f16, 3D, and a persistent CTA.
+    (
+        "mma_gm8_depthwise",
+        "direct_fwd_bf16_t224x64x28_w8x1_s1_v8x2_gm8_sk1d_mma_gen",
+        "fwd_bf16_n2_g96_c96_k96_i9x30_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_gm16_depthwise_s2_tail",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v16x2_gm16_sk1d_mma_gen",
+        "fwd_bf16_n1_g80_c80_k80_i15x21_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "mma_gm8_depthwise_5x5_f16",
+        "direct_fwd_f16_t196x64x14_w8x1_s1_v8x2_gm8_sk1d_mma_gen",
+        "fwd_f16_n1_g64_c64_k64_i14x14_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "mma_gm2_cpg4",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm2_sk1d_mma_gen",
+        "fwd_bf16_n2_g16_c64_k64_i10x18_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_gm4_cpg2_dil",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm4_sk1d_mma_gen",
+        "fwd_bf16_n1_g16_c32_k32_i12x12_f3x3_s1x1_p2x2_d2x2",
+    ),
+    (
+        "mma_gm8_chan_mult",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v16x2_gm8_sk1d_mma_gen",
+        "fwd_bf16_n1_g16_c16_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_gm8_rank3",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm8_sk1d_mma_gen",
+        "fwd_bf16_n1_g32_c32_k32_i4x6x6_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        // 83 KB of shared memory: two CTAs per SM, 264 CTAs for 800 tiles.
+        "persistent_mma_gm8_depthwise",
+        "direct_fwd_bf16_t16x256x4_w1x1_s2_v8x1_gm8_sk1d_mma_gen",
+        "fwd_bf16_n2_g256_c256_k256_i80x80_f3x3_s1x1_p1x1_d1x1",
+    ),
     (
         // 127 KB of shared memory: one CTA per SM, 132 CTAs for 400 tiles.
         "persistent_mma_4_tiles_per_cta",
@@ -980,12 +1032,26 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
         mutation: Mutation::CorruptWeight,
         eager_copies: false,
     });
+    let gm = jobs
+        .iter()
+        .find(|j| j.label == "mma_gm8_depthwise")
+        .map(|j| (j.cfg, j.problem))
+        .expect("group-merge case");
+    for mutation in [Mutation::CorruptWeight, Mutation::MergeFullRows] {
+        jobs.push(Job {
+            label: format!("mma_gm8_depthwise+{mutation:?}"),
+            cfg: gm.0,
+            problem: gm.1,
+            mutation,
+            eager_copies: false,
+        });
+    }
     run_and_assert(
         "direct mma host_emulation",
         &jobs,
         &dir,
         asan,
-        (MMA_CASES.len(), 1),
+        (MMA_CASES.len(), 3),
     );
 }
 

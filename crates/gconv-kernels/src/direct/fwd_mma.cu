@@ -23,6 +23,7 @@ static_assert(CTS % 8 == 0 && (CTS / 8) % 2 == 1, "pixel stride: odd number of 1
 static_assert(WROW >= KSTEPS * 16 && WROW % 8 == 0 && (WROW / 8) % 2 == 1, "weight row stride");
 static_assert(WS_BYTES == BN * WROW * ESZ, "weight tile size");
 static_assert(VL == 8, "16-byte halo copies");
+static_assert(GM >= 1 && CG == GM * CG0 && KG == GM * KG0, "merged groups");
 
 // Element offset in the halo of k8 chunk j (tap-major: tap = j / CPT, channels (j % CPT)·8..).
 constexpr int chunk_off(int j) {
@@ -146,11 +147,26 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
 
   // Weights of the CTA's channels, 16-byte copies (zero for channels beyond K), and the zero
   // padding of each row past TAPS·CG (read by the last k16 step).
-  for (int i = tid; i < BN * WCH; i += THREADS) {
-    const int kl = i / WCH;
-    const int q = i - kl * WCH;
-    const bool ok = k0 + kl < K_;
-    copy_to_smem<16>(ws + kl * WROW + q * 8, Wt + (ok ? (k0 + kl) * WPK + q * 8 : 0), ok);
+  if constexpr (GM == 1) {
+    for (int i = tid; i < BN * WCH; i += THREADS) {
+      const int kl = i / WCH;
+      const int q = i - kl * WCH;
+      const bool ok = k0 + kl < K_;
+      copy_to_smem<16>(ws + kl * WROW + q * 8, Wt + (ok ? (k0 + kl) * WPK + q * 8 : 0), ok);
+    }
+  } else {
+    // Merged groups (GM of the problem's groups of CG0 x KG0 channels per kernel group of
+    // CG x KG): block-diagonal rows. Output channel k reads its own group's CG0 channels of
+    // each tap; the other channels of the merged row are zero. Element by element through
+    // registers (rows of TAPS·CG0 elements are not 16-byte aligned in general).
+    for (int i = tid; i < BN * WPK; i += THREADS) {
+      const int kl = i / WPK;
+      const int e = i - kl * WPK;
+      const int tap = e / CG;
+      const int c = e - tap * CG - ((k0 + kl) % KG) / KG0 * CG0;  // channel in k's own group
+      const bool ok = k0 + kl < K_ && (unsigned)c < (unsigned)CG0;
+      ws[kl * WROW + e] = ok ? Wt[(k0 + kl) * (TAPS * CG0) + tap * CG0 + c] : (elem_t)0;
+    }
   }
   constexpr int PADCH = (WROW - WPK) / 8;
   for (int i = tid; i < BN * PADCH; i += THREADS) {

@@ -43,7 +43,7 @@
 //! eight row addresses of an `ldmatrix` phase, eight adjacent pixels, fall into eight bank
 //! groups) and the weight rows with an odd number of 16-byte chunks (same reason).
 
-use super::{geometry, DirectGeometry};
+use super::{geometry_of, DirectGeometry};
 use crate::config::{KernelConfig, Rejection};
 use gconv_problem::{DType, Problem};
 
@@ -174,13 +174,22 @@ pub fn ctas_per_sm(cfg: &KernelConfig, problem: &Problem, smem_bytes: u64) -> u6
         .clamp(1, 32)
 }
 
-/// The mma path's generated constants (after the shared ones).
-pub(super) fn constants(cfg: &KernelConfig, problem: &Problem) -> [(&'static str, u64); 3] {
-    let geo: DirectGeometry = geometry(cfg, problem);
+/// The mma path's generated constants (after the shared ones, whose G_/CG/KG are the merged
+/// groups of `kp` = [`super::kernel_problem`]): the unit shape, the weight row stride, and the
+/// group merge with the real C/G and K/G (`CG0`, `KG0`) for the block-diagonal weight fill.
+pub(super) fn constants(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    kp: &Problem,
+) -> [(&'static str, u64); 6] {
+    let geo: DirectGeometry = geometry_of(cfg, kp);
     [
-        ("NW", unit_channels(cfg, problem)),
+        ("NW", unit_channels(cfg, kp)),
         ("MB", unit_blocks(cfg)),
         ("WROW", geo.wrow),
+        ("GM", problem.g / kp.g),
+        ("CG0", problem.cpg()),
+        ("KG0", problem.kpg()),
     ]
 }
 
@@ -199,7 +208,7 @@ pub(super) fn constants(cfg: &KernelConfig, problem: &Problem) -> [(&'static str
 /// Not fitted on measurements: on the 7 C/G 8–56 zoo layers its pick reaches 0.96 of the best
 /// mma member in geometric mean, 0.82 at worst (the 3D layer; `results/h200/s3/bench_zoo_final.csv`).
 pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
-    let geo = geometry(cfg, problem);
+    let geo = geometry_of(cfg, problem);
     let es = problem.dtype.size_bytes() as f64;
     let out = problem.output();
     let spatial = (out[2].div_ceil(geo.tw) * out[1].div_ceil(geo.th) * out[0] * problem.n) as f64;

@@ -76,8 +76,8 @@
 //! slice (L2, not DRAM, traffic); C not a multiple of 2 falls back to 2-byte copies.
 
 use crate::config::{
-    validate, Family, FastPath, KernelConfig, Math, Rejection, SplitKMode, MAX_REGISTERS,
-    MAX_SMEM_BYTES,
+    validate, Family, FastPath, KernelConfig, Math, Rejection, SplitKMode, MAX_GROUP_MERGE,
+    MAX_REGISTERS, MAX_SMEM_BYTES,
 };
 use crate::source::{Arch, KernelSource, Launch};
 use gconv_problem::{DType, Direction, Problem};
@@ -173,8 +173,34 @@ fn largest_pow2_dividing(n: u64, cap: u64) -> u64 {
     v
 }
 
-/// The derived geometry of `cfg` on `problem` (see the module doc).
+/// The convolution the kernel computes. For a tensor-core (`mma`) config with `group_merge`
+/// gm > 1: the same convolution seen as G/gm merged groups of gm·C/G input and gm·K/G output
+/// channels (adjacent groups are adjacent in the NHWC channel dimension) whose weights are
+/// block-diagonal — output channel k of a merged group reads only the C/G channels of its own
+/// group, the rest of the merged row is zero in shared memory. This is how depthwise and
+/// C/G 1–4 layers reach the tensor cores (gm·C/G a multiple of 8). Otherwise `problem` itself.
+/// The `mma` module's functions take this problem; [`geometry`], [`register_estimate`],
+/// [`cost_estimate`], the gates and [`emit`] take the real one and convert once.
+pub fn kernel_problem(cfg: &KernelConfig, problem: &Problem) -> Problem {
+    let gm = cfg.group_merge.max(1) as u64;
+    if cfg.math == Math::Mma && gm > 1 && problem.g.is_multiple_of(gm) {
+        Problem {
+            g: problem.g / gm,
+            ..*problem
+        }
+    } else {
+        *problem
+    }
+}
+
+/// The derived geometry of `cfg` on `problem` (see the module doc; merged groups per
+/// [`kernel_problem`]).
 pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
+    geometry_of(cfg, &kernel_problem(cfg, problem))
+}
+
+/// [`geometry`] on the kernel's own problem ([`kernel_problem`], already merged).
+pub(crate) fn geometry_of(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let es = problem.dtype.size_bytes();
     let tw = cfg.tile_k.max(1) as u64;
     let th = (cfg.tile_m as u64 / tw).max(1);
@@ -308,7 +334,7 @@ pub fn smem_read_wavefronts(
 /// [`weights_in_registers`], else one row of `FX × VEC`) and a fixed allowance.
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     if cfg.math == Math::Mma {
-        return mma::register_estimate(cfg, problem);
+        return mma::register_estimate(cfg, &kernel_problem(cfg, problem));
     }
     let vec = cfg.vec_a as u64;
     let px = cfg.vec_b as u64;
@@ -393,7 +419,7 @@ pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem) -> f64 {
 /// pick a 2-stage member on the measured layers although one is the fastest on 3 of 17.
 pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
     if cfg.math == Math::Mma {
-        return mma::cost_estimate(cfg, problem);
+        return mma::cost_estimate(cfg, &kernel_problem(cfg, problem));
     }
     let geo = geometry(cfg, problem);
     let es = problem.dtype.size_bytes() as f64;
@@ -442,8 +468,20 @@ pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
     if !(1..=2).contains(&cfg.stages) {
         return Err(fixed("stages", cfg.stages.to_string(), "1 or 2"));
     }
-    if cfg.group_merge != 1 {
-        return Err(fixed("group_merge", cfg.group_merge.to_string(), "1"));
+    // Group merge exists on the tensor-core path only (block-diagonal merged groups,
+    // [`kernel_problem`]).
+    if cfg.math == Math::Mma {
+        if !(cfg.group_merge.is_power_of_two() && cfg.group_merge <= MAX_GROUP_MERGE) {
+            return Err(Rejection::BadGroupMerge {
+                gm: cfg.group_merge,
+            });
+        }
+    } else if cfg.group_merge != 1 {
+        return Err(fixed(
+            "group_merge",
+            cfg.group_merge.to_string(),
+            "1 (simt)",
+        ));
     }
     if cfg.split_k != 1 || cfg.split_k_mode != SplitKMode::Deterministic {
         return Err(fixed(
@@ -508,16 +546,24 @@ pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
 /// the direction and dtype checks; the 32-bit offset and grid limits follow there).
 pub(crate) fn can_implement_direct(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     if cfg.math == Math::Mma {
-        mma::can_implement_channels(cfg, problem)?;
+        if !problem.g.is_multiple_of(cfg.group_merge as u64) {
+            return Err(Rejection::GroupMergeNotDivisor {
+                gm: cfg.group_merge,
+                g: problem.g,
+            });
+        }
+        mma::can_implement_channels(cfg, &kernel_problem(cfg, problem))?;
     } else if problem.cpg() > MAX_DIRECT_CPG {
         return Err(Rejection::DirectChannelsPerGroup {
             cpg: problem.cpg(),
             max: MAX_DIRECT_CPG,
         });
     }
-    if !(cfg.tile_n as u64).is_multiple_of(problem.kpg()) {
+    // Whole (merged) groups per CTA.
+    let kpg = kernel_problem(cfg, problem).kpg();
+    if !(cfg.tile_n as u64).is_multiple_of(kpg) {
         return Err(Rejection::DirectChannelTile {
-            kpg: problem.kpg(),
+            kpg,
             tile_n: cfg.tile_n,
         });
     }
@@ -551,6 +597,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
     let name = cfg.to_string();
     let geo = geometry(cfg, problem);
     let out = problem.output();
+    let kp = kernel_problem(cfg, problem);
     let mut h = String::new();
     let w = &mut h;
     // Writing to a String cannot fail.
@@ -597,9 +644,9 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         ("DD", problem.dilation[0]),
         ("DH", problem.dilation[1]),
         ("DW", problem.dilation[2]),
-        ("G_", problem.g),
-        ("CG", problem.cpg()),
-        ("KG", problem.kpg()),
+        ("G_", kp.g),
+        ("CG", kp.cpg()),
+        ("KG", kp.kpg()),
         ("TH", geo.th),
         ("TW", geo.tw),
         ("BN", cfg.tile_n as u64),
@@ -621,7 +668,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
     let code = if cfg.math == Math::Mma {
-        for (k, v) in mma::constants(cfg, problem) {
+        for (k, v) in mma::constants(cfg, problem, &kp) {
             let _ = writeln!(w, "constexpr int {k} = {v};");
         }
         format!(
@@ -886,9 +933,75 @@ mod tests {
     }
 
     #[test]
+    fn group_merge_rules() {
+        let mma = KernelConfig {
+            math: Math::Mma,
+            group_merge: 8,
+            ..config(DType::Bf16, [224, 64, 28], 8, [8, 2])
+        };
+        let v = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+        assert_eq!(v(mma), Ok(()));
+        for gm in [3, 32] {
+            assert_eq!(
+                v(KernelConfig {
+                    group_merge: gm,
+                    ..mma
+                }),
+                Err("bad_group_merge"),
+                "gm {gm}"
+            );
+        }
+        let simt = KernelConfig {
+            group_merge: 2,
+            ..config(DType::Bf16, [224, 32, 28], 4, [2, 7])
+        };
+        assert_eq!(v(simt), Err("direct_field_fixed"));
+        let ci = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
+        // Depthwise: 8 merged groups of one channel are one group of 8 (block-diagonal).
+        let dw = prob("fwd_bf16_n2_g96_c96_k96_i28x28_f3x3_s1x1_p1x1_d1x1");
+        assert_eq!(
+            ci(&mma, "fwd_bf16_n2_g96_c96_k96_i28x28_f3x3_s1x1_p1x1_d1x1"),
+            Ok(())
+        );
+        let kp = kernel_problem(&mma, &dw);
+        assert_eq!((kp.g, kp.cpg(), kp.kpg(), kp.c, kp.k), (12, 8, 8, 96, 96));
+        assert_eq!(kernel_problem(&simt, &dw), dw);
+        assert_eq!(
+            ci(&mma, "fwd_bf16_n2_g60_c60_k60_i28x28_f3x3_s1x1_p1x1_d1x1"),
+            Err("group_merge_not_divisor")
+        );
+        let gm2 = KernelConfig {
+            group_merge: 2,
+            ..mma
+        };
+        assert_eq!(
+            ci(&gm2, "fwd_bf16_n2_g96_c96_k96_i28x28_f3x3_s1x1_p1x1_d1x1"),
+            Err("direct_mma_channels")
+        );
+        assert_eq!(
+            ci(&gm2, "fwd_bf16_n2_g32_c128_k128_i14x14_f3x3_s1x1_p1x1_d1x1"),
+            Ok(())
+        );
+        // The merged geometry: 64 output channels per CTA = 8 merged groups of 8 channels.
+        let g = geometry(&mma, &dw);
+        assert_eq!((g.ct, g.grid[1]), (64, 2));
+        let e = emit(&mma, &dw).expect("emits");
+        for line in [
+            "constexpr int G_ = 12;",
+            "constexpr int CG = 8;",
+            "constexpr int GM = 8;",
+            "constexpr int CG0 = 1;",
+            "constexpr int KG0 = 1;",
+        ] {
+            assert!(e.code.contains(line), "{line}");
+        }
+    }
+
+    #[test]
     fn every_pool_config_emits_on_its_layers() {
-        // simt members on depthwise layers; mma members on C/G 8/16/24/32/56 layers (each
-        // member runs at least two of them, every layer has at least two members).
+        // simt members on depthwise layers; mma members on C/G 8/16/24/32/56 layers and (group
+        // merge) depthwise and C/G 4 layers (each member runs at least two of them, every
+        // layer has at least two members).
         let mma_keys = [
             "fwd_{dt}_n2_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
             "fwd_{dt}_n2_g32_c512_k512_i14x14_f3x3_s1x1_p1x1_d1x1",
@@ -896,8 +1009,10 @@ mod tests {
             "fwd_{dt}_n2_g2_c48_k48_i56x56_f3x3_s1x1_p1x1_d1x1",
             "fwd_{dt}_n2_g14_c336_k336_i14x14_f3x3_s1x1_p1x1_d1x1",
             "fwd_{dt}_n2_g8_c448_k448_i14x14_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g96_c96_k96_i28x28_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g32_c128_k128_i14x14_f3x3_s2x2_p1x1_d1x1",
         ];
-        let mut per_key = [0usize; 6];
+        let mut per_key = [0usize; 8];
         for dt in DType::ALL {
             for c in direct_forward_pool(dt) {
                 if c.math == Math::Mma {
