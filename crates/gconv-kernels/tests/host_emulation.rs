@@ -300,8 +300,9 @@ enum Mutation {
     SkipHaloWait,
     /// The igemm pipeline waits for one k-tile less than it reads: the comparison must fail.
     ShortPipelineWait,
-    /// The merged-group weight fill ignores the block-diagonal mask (every output channel
-    /// reads the other merged groups' channels too): the comparison must fail.
+    /// The merged-group weight expansion puts every output channel's weights in the first
+    /// group's block of its merged row (the block-diagonal offset dropped): the comparison must
+    /// fail.
     MergeFullRows,
 }
 
@@ -444,8 +445,8 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
             "    cp_async_wait<STAGES - 1>();",
         )),
         Mutation::MergeFullRows => Some((
-            "const bool ok = k0 + kl < K_ && (unsigned)c < (unsigned)CG0;",
-            "const bool ok = k0 + kl < K_ && c >= 0;",
+            "const int c = e - tap * CG - ((k0 + kl) % KG) / KG0 * CG0;",
+            "const int c = e - tap * CG;",
         )),
         _ => None,
     };

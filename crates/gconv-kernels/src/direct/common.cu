@@ -252,7 +252,7 @@ static_assert(XROW >= ITW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stri
 static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
 static_assert(BN % KG == 0 && CT % VL == 0, "tile shape");
 static_assert(STAGES == 1 || STAGES == 2, "stages");
-static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES, "launch shared memory");
+static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES + RAW_BYTES, "launch shared memory");
 static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES : GRID_X <= SPATIAL_TILES, "launch grid");
 static_assert(C_ % VL == 0, "vector widths");
 

@@ -24,6 +24,8 @@ static_assert(WROW >= KSTEPS * 16 && WROW % 8 == 0 && (WROW / 8) % 2 == 1, "weig
 static_assert(WS_BYTES == BN * WROW * ESZ, "weight tile size");
 static_assert(VL == 8, "16-byte halo copies");
 static_assert(GM >= 1 && CG == GM * CG0 && KG == GM * KG0, "merged groups");
+static_assert(GM == 1 ? RAW_BYTES == 0 : RAW_BYTES >= BN * TAPS * CG0 * ESZ && (BN * TAPS * CG0) % 8 == 0,
+              "raw weight area");
 
 // Element offset in the halo of k8 chunk j (tap-major: tap = j / CPT, channels (j % CPT)·8..).
 constexpr int chunk_off(int j) {
@@ -129,6 +131,21 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
   }
 }
 
+// Group merge: block-diagonal merged rows from the raw weights (landed with the first tile's
+// copies). Output channel k (row kl) of a merged group reads its own group's CG0 channels of
+// each tap; the other channels of the merged row are zero (as are rows past K, whose raw
+// weights were zero-filled).
+__device__ __forceinline__ void expand_merged(elem_t* ws, const elem_t* raw, int k0, int tid) {
+  for (int i = tid; i < BN * WPK; i += THREADS) {
+    const int kl = i / WPK;
+    const int e = i - kl * WPK;
+    const int tap = e / CG;
+    const int c = e - tap * CG - ((k0 + kl) % KG) / KG0 * CG0;  // channel in k's own group
+    const bool ok = (unsigned)c < (unsigned)CG0;
+    ws[kl * WROW + e] = ok ? raw[(kl * TAPS + tap) * CG0 + c] : (elem_t)0;
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
@@ -156,16 +173,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
     }
   } else {
     // Merged groups (GM of the problem's groups of CG0 x KG0 channels per kernel group of
-    // CG x KG): block-diagonal rows. Output channel k reads its own group's CG0 channels of
-    // each tap; the other channels of the merged row are zero. Element by element through
-    // registers (rows of TAPS·CG0 elements are not 16-byte aligned in general).
-    for (int i = tid; i < BN * WPK; i += THREADS) {
-      const int kl = i / WPK;
-      const int e = i - kl * WPK;
-      const int tap = e / CG;
-      const int c = e - tap * CG - ((k0 + kl) % KG) / KG0 * CG0;  // channel in k's own group
-      const bool ok = k0 + kl < K_ && (unsigned)c < (unsigned)CG0;
-      ws[kl * WROW + e] = ok ? Wt[(k0 + kl) * (TAPS * CG0) + tap * CG0 + c] : (elem_t)0;
+    // CG x KG): the CTA's real weights, BN rows of TAPS·CG0 elements, are one contiguous
+    // block of global memory (a multiple of 16 bytes: BN, K and k0 are multiples of 8); they
+    // land in the raw area with the first tile's copies and are expanded into block-diagonal
+    // rows before the first tile's math (expand_merged).
+    elem_t* raw = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES + WS_BYTES);
+    constexpr int RAWCH = BN * TAPS * CG0 / 8;
+    const int valid = (K_ - k0 < BN ? K_ - k0 : BN) * TAPS * CG0 / 8;  // rows: a multiple of 8
+    for (int i = tid; i < RAWCH; i += THREADS) {
+      const bool ok = i < valid;
+      copy_to_smem<16>(raw + i * 8, Wt + (ok ? k0 * TAPS * CG0 + i * 8 : 0), ok);
     }
   }
   constexpr int PADCH = (WROW - WPK) / 8;
@@ -175,6 +192,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
     *reinterpret_cast<v16b*>(ws + kl * WROW + WPK + q * 8) = v16b{0u, 0u, 0u, 0u};
   }
   const u32 ws_a = smem_u32(ws);
-  walk_tiles(smem, X, c0, tid,
-             [&](const elem_t* xs, TileAt a) { compute_tile_mma(smem_u32(xs), ws_a, Y, a, k0, tid); });
+  bool expand = GM > 1;  // uniform across the CTA
+  walk_tiles(smem, X, c0, tid, [&](const elem_t* xs, TileAt a) {
+    if (expand) {
+      expand_merged(ws, reinterpret_cast<const elem_t*>(smem + STAGES * XS_BYTES + WS_BYTES), k0, tid);
+      __syncthreads();
+      expand = false;
+    }
+    compute_tile_mma(smem_u32(xs), ws_a, Y, a, k0, tid);
+  });
 }

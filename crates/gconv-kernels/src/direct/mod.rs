@@ -157,8 +157,12 @@ pub struct DirectGeometry {
     pub sv: u64,
     /// Bytes of the input tile (rounded up to 16).
     pub xs_bytes: u64,
-    /// Bytes of the f32 weight tile.
+    /// Bytes of the weight tile (simt: f32 transposed; mma: 16-bit `[BN][WROW]` rows).
     pub ws_bytes: u64,
+    /// Bytes of the raw weight area of a group-merged mma config (the CTA's real weights,
+    /// `BN × taps × C/G` elements, copied in before they are expanded into block-diagonal
+    /// rows; rounded up to 16), else 0.
+    pub raw_bytes: u64,
     /// Dynamic shared memory of the launch.
     pub smem_bytes: u64,
     /// Launch grid.
@@ -244,6 +248,13 @@ pub(crate) fn geometry_of(cfg: &KernelConfig, problem: &Problem) -> DirectGeomet
     } else {
         taps_c * bn * 4
     };
+    // Group merge (mma): `problem` is the merged one, its C/G is gm times the real C/G.
+    let gm = cfg.group_merge.max(1) as u64;
+    let raw_bytes = if is_mma && gm > 1 {
+        (bn * problem.filter_volume() * (problem.cpg() / gm) * es).div_ceil(16) * 16
+    } else {
+        0
+    };
     let stages = cfg.stages.clamp(1, 2) as u64;
     let spatial = out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * problem.n;
     let channel_blocks = problem.k.div_ceil(bn);
@@ -251,7 +262,7 @@ pub(crate) fn geometry_of(cfg: &KernelConfig, problem: &Problem) -> DirectGeomet
     // CTAs that fit on the SMs (mma: each CTA loads its weight tile once for all its tiles),
     // equal tile counts.
     let target = if is_mma {
-        let smem = stages * xs_bytes + ws_bytes;
+        let smem = stages * xs_bytes + ws_bytes + raw_bytes;
         132 * mma::ctas_per_sm(cfg, problem, smem)
     } else {
         PERSISTENT_CTAS
@@ -274,7 +285,8 @@ pub(crate) fn geometry_of(cfg: &KernelConfig, problem: &Problem) -> DirectGeomet
         sv,
         xs_bytes,
         ws_bytes,
-        smem_bytes: stages * xs_bytes + ws_bytes,
+        raw_bytes,
+        smem_bytes: stages * xs_bytes + ws_bytes + raw_bytes,
         grid: [grid_x, channel_blocks, 1],
     }
 }
@@ -623,7 +635,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         "constexpr bool IS_BF16 = {};",
         problem.dtype == DType::Bf16
     );
-    let ints: [(&str, u64); 39] = [
+    let ints: [(&str, u64); 40] = [
         ("ESZ", problem.dtype.size_bytes()),
         ("N_", problem.n),
         ("ID", problem.input[0]),
@@ -659,6 +671,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejec
         ("XROW", geo.xrow),
         ("XS_BYTES", geo.xs_bytes),
         ("WS_BYTES", geo.ws_bytes),
+        ("RAW_BYTES", geo.raw_bytes),
         ("SMEM_BYTES", geo.smem_bytes),
         ("GRID_X", geo.grid[0]),
         ("W_REG_BUDGET", W_REG_BUDGET),
@@ -1000,7 +1013,7 @@ mod tests {
     #[test]
     fn every_pool_config_emits_on_its_layers() {
         // simt members on depthwise layers; mma members on C/G 8/16/24/32/56 layers and (group
-        // merge) depthwise and C/G 4 layers (each member runs at least two of them, every
+        // merge) C/G 2 and 4 layers (each member runs at least two of them, every
         // layer has at least two members).
         let mma_keys = [
             "fwd_{dt}_n2_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
@@ -1009,7 +1022,7 @@ mod tests {
             "fwd_{dt}_n2_g2_c48_k48_i56x56_f3x3_s1x1_p1x1_d1x1",
             "fwd_{dt}_n2_g14_c336_k336_i14x14_f3x3_s1x1_p1x1_d1x1",
             "fwd_{dt}_n2_g8_c448_k448_i14x14_f3x3_s1x1_p1x1_d1x1",
-            "fwd_{dt}_n2_g96_c96_k96_i28x28_f3x3_s1x1_p1x1_d1x1",
+            "fwd_{dt}_n2_g16_c32_k32_i28x28_f3x3_s1x1_p1x1_d1x1",
             "fwd_{dt}_n2_g32_c128_k128_i14x14_f3x3_s2x2_p1x1_d1x1",
         ];
         let mut per_key = [0usize; 8];

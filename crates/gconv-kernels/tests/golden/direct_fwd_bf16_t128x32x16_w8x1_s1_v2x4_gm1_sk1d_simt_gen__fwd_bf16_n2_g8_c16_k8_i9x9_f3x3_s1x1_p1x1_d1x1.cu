@@ -39,6 +39,7 @@ constexpr int CTS = 64;
 constexpr int XROW = 1152;
 constexpr int XS_BYTES = 23040;
 constexpr int WS_BYTES = 2304;
+constexpr int RAW_BYTES = 0;
 constexpr int SMEM_BYTES = 25344;
 constexpr int GRID_X = 4;
 constexpr int W_REG_BUDGET = 160;
@@ -298,7 +299,7 @@ static_assert(XROW >= ITW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stri
 static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
 static_assert(BN % KG == 0 && CT % VL == 0, "tile shape");
 static_assert(STAGES == 1 || STAGES == 2, "stages");
-static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES, "launch shared memory");
+static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES + RAW_BYTES, "launch shared memory");
 static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES : GRID_X <= SPATIAL_TILES, "launch grid");
 static_assert(C_ % VL == 0, "vector widths");
 

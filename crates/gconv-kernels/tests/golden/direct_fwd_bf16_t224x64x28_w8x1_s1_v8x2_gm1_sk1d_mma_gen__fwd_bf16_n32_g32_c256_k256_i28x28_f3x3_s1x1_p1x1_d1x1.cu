@@ -39,6 +39,7 @@ constexpr int CTS = 72;
 constexpr int XROW = 2160;
 constexpr int XS_BYTES = 43200;
 constexpr int WS_BYTES = 11264;
+constexpr int RAW_BYTES = 0;
 constexpr int SMEM_BYTES = 54464;
 constexpr int GRID_X = 128;
 constexpr int W_REG_BUDGET = 160;
@@ -304,7 +305,7 @@ static_assert(XROW >= ITW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stri
 static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
 static_assert(BN % KG == 0 && CT % VL == 0, "tile shape");
 static_assert(STAGES == 1 || STAGES == 2, "stages");
-static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES, "launch shared memory");
+static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES + RAW_BYTES, "launch shared memory");
 static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES : GRID_X <= SPATIAL_TILES, "launch grid");
 static_assert(C_ % VL == 0, "vector widths");
 
@@ -474,6 +475,8 @@ static_assert(WROW >= KSTEPS * 16 && WROW % 8 == 0 && (WROW / 8) % 2 == 1, "weig
 static_assert(WS_BYTES == BN * WROW * ESZ, "weight tile size");
 static_assert(VL == 8, "16-byte halo copies");
 static_assert(GM >= 1 && CG == GM * CG0 && KG == GM * KG0, "merged groups");
+static_assert(GM == 1 ? RAW_BYTES == 0 : RAW_BYTES >= BN * TAPS * CG0 * ESZ && (BN * TAPS * CG0) % 8 == 0,
+              "raw weight area");
 
 // Element offset in the halo of k8 chunk j (tap-major: tap = j / CPT, channels (j % CPT)·8..).
 constexpr int chunk_off(int j) {
@@ -579,6 +582,21 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
   }
 }
 
+// Group merge: block-diagonal merged rows from the raw weights (landed with the first tile's
+// copies). Output channel k (row kl) of a merged group reads its own group's CG0 channels of
+// each tap; the other channels of the merged row are zero (as are rows past K, whose raw
+// weights were zero-filled).
+__device__ __forceinline__ void expand_merged(elem_t* ws, const elem_t* raw, int k0, int tid) {
+  for (int i = tid; i < BN * WPK; i += THREADS) {
+    const int kl = i / WPK;
+    const int e = i - kl * WPK;
+    const int tap = e / CG;
+    const int c = e - tap * CG - ((k0 + kl) % KG) / KG0 * CG0;  // channel in k's own group
+    const bool ok = (unsigned)c < (unsigned)CG0;
+    ws[kl * WROW + e] = ok ? raw[(kl * TAPS + tap) * CG0 + c] : (elem_t)0;
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t224x64x28_w8x1_s1_v8x2_gm1_sk1d_mma_gen(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
@@ -606,16 +624,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t224x64x28
     }
   } else {
     // Merged groups (GM of the problem's groups of CG0 x KG0 channels per kernel group of
-    // CG x KG): block-diagonal rows. Output channel k reads its own group's CG0 channels of
-    // each tap; the other channels of the merged row are zero. Element by element through
-    // registers (rows of TAPS·CG0 elements are not 16-byte aligned in general).
-    for (int i = tid; i < BN * WPK; i += THREADS) {
-      const int kl = i / WPK;
-      const int e = i - kl * WPK;
-      const int tap = e / CG;
-      const int c = e - tap * CG - ((k0 + kl) % KG) / KG0 * CG0;  // channel in k's own group
-      const bool ok = k0 + kl < K_ && (unsigned)c < (unsigned)CG0;
-      ws[kl * WROW + e] = ok ? Wt[(k0 + kl) * (TAPS * CG0) + tap * CG0 + c] : (elem_t)0;
+    // CG x KG): the CTA's real weights, BN rows of TAPS·CG0 elements, are one contiguous
+    // block of global memory (a multiple of 16 bytes: BN, K and k0 are multiples of 8); they
+    // land in the raw area with the first tile's copies and are expanded into block-diagonal
+    // rows before the first tile's math (expand_merged).
+    elem_t* raw = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES + WS_BYTES);
+    constexpr int RAWCH = BN * TAPS * CG0 / 8;
+    const int valid = (K_ - k0 < BN ? K_ - k0 : BN) * TAPS * CG0 / 8;  // rows: a multiple of 8
+    for (int i = tid; i < RAWCH; i += THREADS) {
+      const bool ok = i < valid;
+      copy_to_smem<16>(raw + i * 8, Wt + (ok ? k0 * TAPS * CG0 + i * 8 : 0), ok);
     }
   }
   constexpr int PADCH = (WROW - WPK) / 8;
@@ -625,6 +643,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t224x64x28
     *reinterpret_cast<v16b*>(ws + kl * WROW + WPK + q * 8) = v16b{0u, 0u, 0u, 0u};
   }
   const u32 ws_a = smem_u32(ws);
-  walk_tiles(smem, X, c0, tid,
-             [&](const elem_t* xs, TileAt a) { compute_tile_mma(smem_u32(xs), ws_a, Y, a, k0, tid); });
+  bool expand = GM > 1;  // uniform across the CTA
+  walk_tiles(smem, X, c0, tid, [&](const elem_t* xs, TileAt a) {
+    if (expand) {
+      expand_merged(ws, reinterpret_cast<const elem_t*>(smem + STAGES * XS_BYTES + WS_BYTES), k0, tid);
+      __syncthreads();
+      expand = false;
+    }
+    compute_tile_mma(smem_u32(xs), ws_a, Y, a, k0, tid);
+  });
 }
