@@ -1577,6 +1577,10 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
             ([128, 32, 16], 8, [8, 2]),
             // One row of 64 pixels for 1D problems.
             ([64, 64, 64], 8, [2, 8]),
+            // Winners of the session-4 sweep of the simt space on the weakest depthwise layers
+            // (`results/h200/s4/sweep_dw.csv`: 112² stride 2 and 56² 3×3).
+            ([98, 32, 7], 7, [2, 7]),
+            ([196, 32, 14], 7, [2, 2]),
         ]
         .into_iter()
         .map(|(t, w, v)| d(dtype, t, w, v))
