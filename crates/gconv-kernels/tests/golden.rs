@@ -110,7 +110,8 @@ const CASES: &[(&str, &str)] = &[
         "direct_fwd_bf16_t196x32x14_w7x1_s2_v2x7_gm1_sk1d_simt_gen",
         "fwd_bf16_n32_g144_c144_k144_i56x56_f7x7_s1x1_p3x3_d1x1",
     ),
-    // igemm on warpgroup MMA (sm_90a): two warpgroups, and the pointwise path.
+    // igemm on warpgroup MMA (sm_90a): two warpgroups, and the pointwise path (three
+    // warpgroups: host emulation).
     (
         "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_gen",
         "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",

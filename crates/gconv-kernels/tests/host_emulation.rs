@@ -20,16 +20,17 @@
 //! per-warp barrier and staging area, the fragment layouts of the PTX ISA; every row address
 //! checked for alignment and bounds), `wgmma.mma_async` from its shared-memory descriptors
 //! (start address, stride, 128-byte swizzle decoded), `cp.async` as a synchronous copy or zero
-//! fill; 20 cases cover every flag of the family (bf16/f16 mma, f32 FFMA, group merge 4/8/16
+//! fill; 21 cases cover every flag of the family (bf16/f16 mma, f32 FFMA, group merge 4/8/16
 //! with tap packing, the pointwise path, split-K with its reduction launch, 1D/3D,
 //! stride/padding/dilation, odd channels; wgmma with 1/2/3 warpgroups, 1/2 m64 blocks, N
 //! 64/128/256; each wgmma case twice, with deferred and with eager copies), plus a
 //! corrupted-weight mutation for mma.sync and one for wgmma and the two pipeline mutations.
 //!
 //! `direct_mma_kernels_match_the_reference_under_host_emulation` does the same for the direct
-//! family's tensor-core path (11 cases: C/G 8–56, channel multiplier, odd k8-chunk counts,
-//! padded m16 blocks, channel tails, stride/padding/dilation, 1D/3D, f16, a persistent CTA
-//! walking 4 tiles) plus a corrupted weight.
+//! family's tensor-core path (19 cases: C/G 8–56, channel multiplier, odd k8-chunk counts,
+//! padded m16 blocks, channel tails, stride/padding/dilation, 1D/3D, f16, persistent CTAs
+//! walking 4 tiles; block-diagonal group merge on depthwise (gm 8/16), C/G 2/4 and channel
+//! multiplier layers) plus corrupted weights and a merge mutation (`MergeFullRows`).
 //!
 //! Asynchronous operations: the shim performs each `cp.async` when the `cp.async.wait_group`
 //! that covers it runs (the latest the hardware may land it), so a kernel that reads a stage

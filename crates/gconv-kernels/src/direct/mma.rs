@@ -22,14 +22,25 @@
 //! | `vec_b` | `MB`, m16 blocks (16 pixels each) of a warp unit, 1..=8 |
 //! | `warps_m` | warps; units are dealt to warps round robin |
 //! | `stages` | as on the simt path (1: one tile per CTA, 2: persistent, double-buffered) |
+//! | `group_merge` | gm: adjacent groups computed as one merged group of gm·C/G input and gm·K/G output channels with block-diagonal weights ([`super::kernel_problem`]), 1..=16 |
+//!
+//! **Group merge** (gm > 1) brings layers whose C/G is not a multiple of 8 (C/G 1–4, channel
+//! multipliers) to this path: the merged group's input channels are contiguous in NHWC, so the
+//! halo, the `ldmatrix` addressing and the stores are those of a C/G = gm·C/G layer; only the
+//! weights differ. The CTA's real weights (`BN × taps × C/G`, one contiguous block of global
+//! memory) land in a raw area with the first tile's copies and are expanded in shared memory
+//! into merged rows that are zero outside each output channel's own group. The functions of
+//! this module take the merged problem ([`super::kernel_problem`]).
 //!
 //! Persistent members (`stages` 2) launch one wave of the CTAs that fit on the SMs
 //! ([`ctas_per_sm`]), so each CTA stages its weight tile once for several output tiles.
 //!
 //! **Verified**: `gconv selftest --gpu` runs every mma member on every forward case of the
 //! matrix it can implement (edges `grouped_s2_dil` and `many_tiles_cpg8` were added for it; the
-//! whole matrix 2540 passed, 0 failed — `results/h200/s3/selftest_final.log`); in CI 11 host
-//! emulation cases and a planted corrupted weight (`tests/host_emulation.rs`).
+//! whole matrix 2826 passed, 0 failed — `results/h200/s4/selftest.log`); in CI 19 host
+//! emulation cases (8 with group merge: depthwise gm 8/16, C/G 2 and 4, a channel multiplier,
+//! 5×5, stride 2, dilation, 3D, f16, persistent) and three planted mutations (corrupted weights,
+//! the block-diagonal offset dropped; `tests/host_emulation.rs`).
 //!
 //! **Measured** (H200, `results/h200/s3/bench_zoo_final.csv`): on the 7 forward zoo layers with
 //! C/G 8–56 it is the fastest kernel on five, 1.63–3.43× faster than cuDNN (C/G 8 28×28: 0.0163
@@ -38,6 +49,13 @@
 //! cuDNN; there every CTA loads 38 KB of weights for 49 pixels). ncu on the C/G 8 layer (`ncu_mma.txt`):
 //! L1/shared pipe 88 % busy, issue slots 42 %, DRAM 12 % — shared-memory bound (each A
 //! fragment feeds one n8 block when K/G = 8).
+//!
+//! Group merge (`results/h200/s4/bench_zoo.csv`, `bench_dw_gm.csv`): on the C/G 4 zoo layer
+//! (`g32_c128` 56×56) gm 2 is the fastest kernel, 0.0341 ms vs 0.0359 for the best CUDA-core
+//! member (1.40× cuDNN). Depthwise through gm 8 was 1.9–2.9× slower than the CUDA-core members
+//! on all 14 depthwise zoo layers (measured before the raw-area weight staging; the same
+//! shared-memory bound at 8 merged channels, now against 9 FMAs per output), so the default
+//! pool has gm 2 and 4 members only.
 //!
 //! Shared memory: the halo with a pixel stride `CTS` of an odd number of 16-byte chunks (the
 //! eight row addresses of an `ldmatrix` phase, eight adjacent pixels, fall into eight bank

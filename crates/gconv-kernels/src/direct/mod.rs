@@ -8,7 +8,7 @@
 //!
 //! **Verification.** On the H200, `gconv selftest --gpu` runs every direct pool member on every
 //! forward case of the correctness matrix it can implement (with the igemm pool and the
-//! reference kernels: 2540 passed, 0 failed — `results/h200/s3/selftest_final.log`), and `gconv
+//! reference kernels: 2826 passed, 0 failed — `results/h200/s4/selftest.log`), and `gconv
 //! bench` verifies every result before timing it. In CI the generated CUDA C++ runs on the CPU
 //! through a g++ shim (`tests/host_emulation.rs`, one std::thread per CUDA thread, NaN-poisoned
 //! shared memory and outputs, AddressSanitizer) against the f64 reference, and every pool
@@ -26,7 +26,8 @@
 //! | `warps_m` | warps per CTA (1..=8); `warps_n` is 1 |
 //! | `stages` | 1: one tile per CTA; 2: persistent CTAs that walk several tiles with the next tile's halo in flight (double-buffered) |
 //! | `math` | `simt` (this table) or `mma` (the tensor-core path, [`mma`]) |
-//! | `group_merge`, `split_k`, `fast_path` | fixed: `1`, `1d`, `gen` |
+//! | `group_merge` | `1` on this path (the mma path merges groups, see [`mma`]) |
+//! | `split_k`, `fast_path` | fixed: `1d`, `gen` |
 //!
 //! A tile has `TH × TW/PX × BN/VEC` work items (output row, column group, channel lane);
 //! `validate` requires them to be exactly `threads × PY` with `PY` ≤ 16 dividing `TH`

@@ -2,8 +2,8 @@
 //! launch per grouped convolution (plus a reduction launch for split-K).
 //!
 //! Verified on the H200 by `gconv selftest --gpu` (every default-pool member on every forward
-//! case of the matrix; with the direct pool and the reference kernels 2540 passed, 0 failed —
-//! `results/h200/s3/selftest_final.log`) and in CI by host emulation (`tests/host_emulation.rs`:
+//! case of the matrix; with the direct pool and the reference kernels 2826 passed, 0 failed —
+//! `results/h200/s4/selftest.log`) and in CI by host emulation (`tests/host_emulation.rs`:
 //! the same CUDA C++ on the CPU, with `ldmatrix`/`mma.sync` emulated as warp collectives and
 //! `wgmma` computed from its shared-memory descriptors, `GCONV_HOST_EMULATION` branches of the
 //! PTX helpers in `fwd.cu`).
@@ -33,7 +33,7 @@
 //! - **Math**: f16/bf16 `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}` (f32 accumulation);
 //!   f32 FFMA on CUDA cores with a 4×8 lane layout and 16-byte shared loads; or (`math =
 //!   wgmma`, sm_90a) `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}` with N = tile_n:
-//!   one or two warpgroups stacked along M, each owning 64 or 128 rows of the tile, both
+//!   one to three warpgroups stacked along M, each owning 64 or 128 rows of the tile, both
 //!   operands read by the tensor cores from the shared-memory tiles through matrix descriptors
 //!   (K-major, 128-byte swizzle — the loaders' XOR swizzle with 128-byte rows, tile_k = 64, is
 //!   that layout once the tiles start 1024-byte aligned, which the kernel arranges).
@@ -41,13 +41,16 @@
 //!   k-tile and retired one k-tile later (`wait_group 1`), prefetch distance `stages − 2` so
 //!   that no stage is refilled while a batch may still read it. The asm of each N lists the
 //!   accumulators as operands, so it is generated per config (`wgmma_helpers`).
-//! - **Measured** (H200, `results/h200/s3/`): the wgmma members reach 498–503 TF/s (50–51 % of
-//!   the 989 TF/s bf16 spec) on the C/G 128 zoo layer (`g2_c256`, 0.97–0.98× cuDNN, whose best
-//!   engine is at 52 %) and 639 TF/s (65 %) on a dense 256-channel 56×56 layer (0.82× cuDNN at
-//!   79 %);
-//!   the mma.sync members top out near 300–400 TF/s. A 128×128 tile with one CTA per SM is
-//!   L2-bandwidth bound (32 KB per 1 M MACs); warp-specialised TMA producers and cluster
-//!   multicast are the next step.
+//! - **Measured** (H200, `results/h200/s3/`, `s4/`): on the C/G 128 zoo layer (`g2_c256`) the
+//!   192×128 tile (three warpgroups, 262 CTAs = two full waves on 132 SMs, 20 % fewer bytes per
+//!   MAC than 128×128) takes 0.0285 ms = 519 TF/s (52 % of the 989 TF/s bf16 spec), 1.05× and
+//!   1.006× cuDNN in two runs (its best engine measured 0.0287–0.0300 ms); 128×128 reached
+//!   0.0293–0.0296 ms. A dense 256-channel 56×56 layer reaches 639–659 TF/s (0.82–0.85×
+//!   cuDNN, whose best is at 79 %). Two merged C/G 32 groups in a 256×64 tile (`gm2`) are the fastest kernel on
+//!   the 7×7 C/G 32 zoo layer (1.07×). A 128×128 tile with one CTA per SM moves 32 KB through
+//!   L2 per 1 M MACs and issues copies and MMAs from the same warps behind one barrier per
+//!   k-tile; warp-specialised TMA producers with mbarriers and cluster multicast of the weight
+//!   tile are the next step.
 //! - **Epilogue**: accumulators are converted (`cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`) and
 //!   restaged through shared memory, then written with coalesced stores of up to 16 bytes.
 //! - **Split-K** (deterministic): each split writes f32 partials to a workspace plane; a second
