@@ -2168,6 +2168,35 @@ mod tests {
             }),
             Err("tile_out_of_range")
         );
+        // Three warpgroups (12 warps, wgmma only): one m64 block each, at most 64 accumulators.
+        let w12 = KernelConfig {
+            tile_m: 192,
+            warps_m: 12,
+            ..c
+        };
+        assert_eq!(r(w12), Ok(()));
+        assert_eq!(w12.threads(), 384);
+        assert_eq!(wgmma_shape(&w12), (3, 1, 64));
+        assert_eq!(
+            r(KernelConfig {
+                tile_n: 256,
+                stages: 3,
+                ..w12
+            }),
+            Err("tile_out_of_range")
+        );
+        assert_eq!(
+            r(KernelConfig { tile_m: 384, ..w12 }),
+            Err("tile_out_of_range")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                math: Math::Mma,
+                tile_k: 32,
+                ..w12
+            }),
+            Err("bad_warp_count")
+        );
         assert_eq!(
             r(KernelConfig {
                 dtype: DType::F32,
