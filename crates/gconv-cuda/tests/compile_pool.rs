@@ -32,14 +32,15 @@ const CANDIDATES: &[&str] = &[
 ];
 
 /// Problems every direct pool config is compiled on when it can run them (each config must
-/// run at least 2): depthwise 3×3 and 7×7, a channel multiplier, C/G = 4 (the grouped vector
-/// path), a 3D depthwise layer; for the tensor-core (mma) members C/G 8, 16, 24, 32 and 56
+/// run at least 2): depthwise 3×3 and 7×7, a channel multiplier, C/G = 4 3×3 and 5×5 (the
+/// grouped vector path, and the group-merged tensor-core members), a 3D depthwise layer; for the tensor-core (mma) members C/G 8, 16, 24, 32 and 56
 /// layers and a 3D C/G 8 layer.
 const DIRECT_PROBLEMS: &[&str] = &[
     "fwd_{dt}_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
     "fwd_{dt}_n32_g144_c144_k144_i56x56_f7x7_s1x1_p3x3_d1x1",
     "fwd_{dt}_n8_g32_c32_k64_i56x56_f3x3_s2x2_p1x1_d1x1",
     "fwd_{dt}_n8_g32_c128_k128_i28x28_f3x3_s1x1_p1x1_d1x1",
+    "fwd_{dt}_n8_g16_c64_k64_i28x28_f5x5_s1x1_p2x2_d1x1",
     "fwd_{dt}_n4_g128_c128_k128_i16x32x32_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
     "fwd_{dt}_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     "fwd_{dt}_n32_g32_c512_k512_i14x14_f3x3_s1x1_p1x1_d1x1",

@@ -909,13 +909,26 @@ pub enum Rejection {
         /// K/G of the problem.
         kpg: u64,
     },
-    /// The `direct` channel tile must hold whole groups: K/G must divide tile_n.
-    #[error("direct kernels need K/G={kpg} to divide tile_n={tile_n} (whole groups per CTA)")]
+    /// The `direct` channel tile must hold whole groups: K/G (gm·K/G with group merge) must
+    /// divide tile_n.
+    #[error("direct kernels need K/G={kpg} (gm·K/G with group merge) to divide tile_n={tile_n} (whole groups per CTA)")]
     DirectChannelTile {
-        /// K/G of the problem.
+        /// K/G of the (merged) groups.
         kpg: u64,
         /// tile_n.
         tile_n: u32,
+    },
+    /// Group merge on the direct tensor-core path only serves layers whose C/G or K/G is not
+    /// a multiple of 8; merging groups that already are would multiply the MMA work by gm for
+    /// nothing (zero blocks).
+    #[error("direct mma group_merge {gm} is needless: C/G={cpg} and K/G={kpg} are already multiples of 8 (use gm1)")]
+    DirectGroupMergeNeedless {
+        /// gm.
+        gm: u32,
+        /// C/G of the problem.
+        cpg: u64,
+        /// K/G of the problem.
+        kpg: u64,
     },
 }
 
@@ -954,6 +967,7 @@ impl Rejection {
             Rejection::DirectChannelsPerGroup { .. } => "direct_channels_per_group",
             Rejection::DirectChannelTile { .. } => "direct_channel_tile",
             Rejection::DirectMmaChannels { .. } => "direct_mma_channels",
+            Rejection::DirectGroupMergeNeedless { .. } => "direct_group_merge_needless",
         }
     }
 
@@ -1079,7 +1093,7 @@ pub fn validate(cfg: &KernelConfig, arch: Arch) -> Result<(), Rejection> {
     if cfg.math == Math::Wgmma {
         // One to three warpgroups stacked along M, each owning 64 or 128 rows and the whole
         // tile_n (m64nNk16 with N = tile_n); K-tiles of one 128-byte swizzle row. Three
-        // warpgroups (384 threads, 170 registers each at most) own one m64 block of at most
+        // warpgroups (384 threads, 168 registers each at most) own one m64 block of at most
         // 64 accumulators each.
         if cfg.warps_n != 1 || !matches!(cfg.warps_m, 4 | 8 | 12) {
             return Err(Rejection::BadWarpCount {
@@ -1469,7 +1483,7 @@ pub fn default_forward_pool(dtype: DType) -> Vec<KernelConfig> {
                 v.push(cfg(d, t, w, s, 1, P));
             }
             // Warpgroup MMA (sm_90a): one to three warpgroups along M, K-tiles of 64. The
-            // 192-row tiles move 20 % fewer bytes per MAC than 128×128 and, for K/G = 128, fill
+            // 192-row tiles move 17 % fewer bytes per MAC than 128×128 and, for K/G = 128, fill
             // two waves where 256-row tiles leave the second half empty.
             for (t, w, s, fp) in [
                 ([192, 128, 64], [12, 1], 4, G),
@@ -1656,7 +1670,7 @@ pub fn direct_forward_pool(dtype: DType) -> Vec<KernelConfig> {
             // (`direct::kernel_problem`): gm groups form one merged group of gm·C/G = 8
             // channels; (tile, warps, vec, gm, stages). Depthwise (gm 8) members were measured
             // and left out: at 8 merged channels the path is bound by its shared-memory pipe
-            // (one ldmatrix per m16n8k16), 2–4× slower than the CUDA-core members on the 14
+            // (one ldmatrix per m16n8k16), 1.9–2.9× slower than the CUDA-core members on the 14
             // depthwise zoo layers (`results/h200/s4/bench_dw_gm.csv`).
             [
                 ([224, 64, 28], 8, [8, 2], 2, 1),

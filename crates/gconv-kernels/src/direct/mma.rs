@@ -22,7 +22,7 @@
 //! | `vec_b` | `MB`, m16 blocks (16 pixels each) of a warp unit, 1..=8 |
 //! | `warps_m` | warps; units are dealt to warps round robin |
 //! | `stages` | as on the simt path (1: one tile per CTA, 2: persistent, double-buffered) |
-//! | `group_merge` | gm: adjacent groups computed as one merged group of gm·C/G input and gm·K/G output channels with block-diagonal weights ([`super::kernel_problem`]), 1..=16 |
+//! | `group_merge` | gm: adjacent groups computed as one merged group of gm·C/G input and gm·K/G output channels with block-diagonal weights ([`super::kernel_problem`]), a power of two ≤ 16, only for layers whose C/G or K/G is not a multiple of 8 |
 //!
 //! **Group merge** (gm > 1) brings layers whose C/G is not a multiple of 8 (C/G 1–4, channel
 //! multipliers) to this path: the merged group's input channels are contiguous in NHWC, so the
@@ -30,7 +30,9 @@
 //! weights differ. The CTA's real weights (`BN × taps × C/G`, one contiguous block of global
 //! memory) land in a raw area with the first tile's copies and are expanded in shared memory
 //! into merged rows that are zero outside each output channel's own group. The functions of
-//! this module take the merged problem ([`super::kernel_problem`]).
+//! this module take the merged problem ([`super::kernel_problem`]), except [`auto_eligible`],
+//! which takes the real one (`auto` considers gm 1 members only). The cost model does not yet
+//! model merging (it counts the expanded weight tile and the merged problem's weight bytes).
 //!
 //! Persistent members (`stages` 2) launch one wave of the CTAs that fit on the SMs
 //! ([`ctas_per_sm`]), so each CTA stages its weight tile once for several output tiles.

@@ -565,6 +565,14 @@ pub(crate) fn can_implement_direct(cfg: &KernelConfig, problem: &Problem) -> Res
                 g: problem.g,
             });
         }
+        if cfg.group_merge > 1 && problem.cpg().is_multiple_of(8) && problem.kpg().is_multiple_of(8)
+        {
+            return Err(Rejection::DirectGroupMergeNeedless {
+                gm: cfg.group_merge,
+                cpg: problem.cpg(),
+                kpg: problem.kpg(),
+            });
+        }
         mma::can_implement_channels(cfg, &kernel_problem(cfg, problem))?;
     } else if problem.cpg() > MAX_DIRECT_CPG {
         return Err(Rejection::DirectChannelsPerGroup {
@@ -996,6 +1004,17 @@ mod tests {
             ci(&gm2, "fwd_bf16_n2_g32_c128_k128_i14x14_f3x3_s1x1_p1x1_d1x1"),
             Ok(())
         );
+        // Groups whose channels already fill whole k8 chunks are not merged.
+        assert_eq!(
+            ci(&gm2, "fwd_bf16_n2_g32_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1"),
+            Err("direct_group_merge_needless")
+        );
+        let e = can_implement(
+            &gm2,
+            &prob("fwd_bf16_n2_g32_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("gm1"), "{e}");
         // The merged geometry: 64 output channels per CTA = 8 merged groups of 8 channels.
         let g = geometry(&mma, &dw);
         assert_eq!((g.ct, g.grid[1]), (64, 2));
@@ -1025,8 +1044,9 @@ mod tests {
             "fwd_{dt}_n2_g8_c448_k448_i14x14_f3x3_s1x1_p1x1_d1x1",
             "fwd_{dt}_n2_g16_c32_k32_i28x28_f3x3_s1x1_p1x1_d1x1",
             "fwd_{dt}_n2_g32_c128_k128_i14x14_f3x3_s2x2_p1x1_d1x1",
+            "fwd_{dt}_n2_g8_c32_k32_i28x28_f5x5_s1x1_p2x2_d1x1",
         ];
-        let mut per_key = [0usize; 8];
+        let mut per_key = [0usize; 9];
         for dt in DType::ALL {
             for c in direct_forward_pool(dt) {
                 if c.math == Math::Mma {

@@ -604,7 +604,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_f16_t49x64x7_w4
   GCONV_DYNAMIC_SMEM(smem);
   (void)workspace;
   // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CTS elements, then the weights as
-  // [BN][WROW] 16-bit values (k = tap·CG + c, zero past TAPS·CG).
+  // [BN][WROW] 16-bit values (k = tap·CG + c, zero past TAPS·CG), then (GM > 1 only) the raw
+  // real weights, RAW_BYTES.
   elem_t* ws = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES);
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
