@@ -17,9 +17,10 @@ Copy $bin to the GPU machine (e.g. with the device tool: carry ["$bin"]), then r
   export GCONV_CACHE_DIR=\${TMPDIR:-/tmp}/gconv-cache
   ./$bin info
   ./$bin selftest --gpu
-  # about 8 minutes on a bare machine (NVRTC compiles ~90 kernels per problem, cuDNN ~25 engines)
-  ./$bin bench --problems model_zoo --direction fwd --vs cudnn --output bench_fwd.csv --batch-size 60
-  ./$bin bench --problems configs/problems_fwd_unseen.txt --vs cudnn --output bench_unseen.csv
+  # about 7 minutes on a bare machine (NVRTC compiles ~110 kernels per problem on 16 threads,
+  # cuDNN ~25 engines); results/h200/s4/README.md lists the runs of the latest session
+  ./$bin bench --problems model_zoo --direction fwd --vs cudnn --output bench_fwd.csv --batch-size 200 --workers 16
+  ./$bin bench --problems configs/problems_fwd_unseen.txt --vs cudnn --output bench_unseen.csv --batch-size 200 --workers 16
   ./$bin bench --problems configs/problems_mma_fwd.txt --vs cudnn --output bench_mma.csv --batch-size 60
   ./$bin bench --problems configs/problems_dense_fwd.txt --vs cudnn --output bench_dense.csv --batch-size 60
   scripts/ncu_best.sh bench_fwd.csv fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1 direct
