@@ -43,8 +43,9 @@
 //!   accumulators as operands, so it is generated per config (`wgmma_helpers`).
 //! - **Measured** (H200, `results/h200/s3/`, `s4/`): on the C/G 128 zoo layer (`g2_c256`) the
 //!   192×128 tile (three warpgroups, 262 CTAs = two full waves on 132 SMs, 17 % fewer bytes per
-//!   MAC than 128×128) takes 0.0285 ms = 519 TF/s (52 % of the 989 TF/s bf16 spec), 1.05× and
-//!   1.006× cuDNN in two runs (its best engine measured 0.0287–0.0300 ms); 128×128 reached
+//!   MAC than 128×128) takes 0.0285 ms = 519 TF/s (52 % of the 989 TF/s bf16 spec): 1.05×,
+//!   1.006× and 1.001× cuDNN in three runs (its best engine measured 0.0285–0.0300 ms), so at
+//!   par rather than ahead; 128×128 reached
 //!   0.0293–0.0296 ms. A dense 256-channel 56×56 layer reaches 639–659 TF/s (0.82–0.85×
 //!   cuDNN, whose best is at 79 %). Two merged C/G 32 groups in a 256×64 tile (`gm2`) are the fastest kernel on
 //!   the 7×7 C/G 32 zoo layer (1.07×). A 128×128 tile with one CTA per SM moves 32 KB through
