@@ -452,4 +452,16 @@ fn shipped_tensor_core_configs_expand() {
         .kernels
         .iter()
         .all(|k| k.starts_with("direct_") && k.ends_with("_mma_gen")));
+    // ... and with block-diagonal group merge (C/G 1-4 layers).
+    let gm = build_instances(
+        &repo_file("configs/forward_direct_mma_gm_bf16.json"),
+        Arch::Sm90,
+        None,
+    )
+    .unwrap();
+    assert!(gm.kernels.len() >= 1000, "{}", gm.kernels.len());
+    assert!(gm
+        .kernels
+        .iter()
+        .all(|k| k.starts_with("direct_") && k.ends_with("_mma_gen") && !k.contains("_gm1_")));
 }
