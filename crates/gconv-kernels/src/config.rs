@@ -1033,7 +1033,7 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
     acc + frags + loaders + 28
 }
 
-fn pow2_in(v: u32, lo: u32, hi: u32) -> bool {
+pub(crate) fn pow2_in(v: u32, lo: u32, hi: u32) -> bool {
     v.is_power_of_two() && v >= lo && v <= hi
 }
 

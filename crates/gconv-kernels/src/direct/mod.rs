@@ -77,8 +77,8 @@
 //! slice (L2, not DRAM, traffic); C not a multiple of 2 falls back to 2-byte copies.
 
 use crate::config::{
-    validate, Family, FastPath, KernelConfig, Math, Rejection, SplitKMode, MAX_GROUP_MERGE,
-    MAX_REGISTERS, MAX_SMEM_BYTES,
+    pow2_in, validate, Family, FastPath, KernelConfig, Math, Rejection, SplitKMode,
+    MAX_GROUP_MERGE, MAX_REGISTERS, MAX_SMEM_BYTES,
 };
 use crate::source::{Arch, KernelSource, Launch};
 use gconv_problem::{DType, Direction, Problem};
@@ -484,7 +484,7 @@ pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
     // Group merge exists on the tensor-core path only (block-diagonal merged groups,
     // [`kernel_problem`]).
     if cfg.math == Math::Mma {
-        if !(cfg.group_merge.is_power_of_two() && cfg.group_merge <= MAX_GROUP_MERGE) {
+        if !pow2_in(cfg.group_merge, 1, MAX_GROUP_MERGE) {
             return Err(Rejection::BadGroupMerge {
                 gm: cfg.group_merge,
             });
@@ -558,6 +558,7 @@ pub(crate) fn validate_direct(cfg: &KernelConfig) -> Result<(), Rejection> {
 /// The problem rules of the direct family (called by [`crate::config::can_implement`] after
 /// the direction and dtype checks; the 32-bit offset and grid limits follow there).
 pub(crate) fn can_implement_direct(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+    let kp = kernel_problem(cfg, problem);
     if cfg.math == Math::Mma {
         if !problem.g.is_multiple_of(cfg.group_merge as u64) {
             return Err(Rejection::GroupMergeNotDivisor {
@@ -573,7 +574,7 @@ pub(crate) fn can_implement_direct(cfg: &KernelConfig, problem: &Problem) -> Res
                 kpg: problem.kpg(),
             });
         }
-        mma::can_implement_channels(cfg, &kernel_problem(cfg, problem))?;
+        mma::can_implement_channels(cfg, &kp)?;
     } else if problem.cpg() > MAX_DIRECT_CPG {
         return Err(Rejection::DirectChannelsPerGroup {
             cpg: problem.cpg(),
@@ -581,7 +582,7 @@ pub(crate) fn can_implement_direct(cfg: &KernelConfig, problem: &Problem) -> Res
         });
     }
     // Whole (merged) groups per CTA.
-    let kpg = kernel_problem(cfg, problem).kpg();
+    let kpg = kp.kpg();
     if !(cfg.tile_n as u64).is_multiple_of(kpg) {
         return Err(Rejection::DirectChannelTile {
             kpg,

@@ -607,6 +607,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_f16_t49x64x7_w4
   // [BN][WROW] 16-bit values (k = tap·CG + c, zero past TAPS·CG), then (GM > 1 only) the raw
   // real weights, RAW_BYTES.
   elem_t* ws = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES);
+  elem_t* raw = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES + WS_BYTES);  // GM > 1 only
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
   elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
@@ -629,7 +630,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_f16_t49x64x7_w4
     // block of global memory (a multiple of 16 bytes: BN, K and k0 are multiples of 8); they
     // land in the raw area with the first tile's copies and are expanded into block-diagonal
     // rows before the first tile's math (expand_merged).
-    elem_t* raw = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES + WS_BYTES);
     constexpr int RAWCH = BN * TAPS * CG0 / 8;
     const int valid = (K_ - k0 < BN ? K_ - k0 : BN) * TAPS * CG0 / 8;  // rows: a multiple of 8
     for (int i = tid; i < RAWCH; i += THREADS) {
@@ -647,7 +647,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_f16_t49x64x7_w4
   bool expand = GM > 1;  // uniform across the CTA
   walk_tiles(smem, X, c0, tid, [&](const elem_t* xs, TileAt a) {
     if (expand) {
-      expand_merged(ws, reinterpret_cast<const elem_t*>(smem + STAGES * XS_BYTES + WS_BYTES), k0, tid);
+      expand_merged(ws, raw, k0, tid);
       __syncthreads();
       expand = false;
     }
