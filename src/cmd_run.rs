@@ -1,12 +1,14 @@
 //! `gconv run`: one convolution on a backend, with timing and optional verification.
 
 use crate::backend::{select, Backend, BackendChoice};
-use crate::dispatch::{reference_values, run_gpu, source_for, KernelChoice};
+use crate::dispatch::{gpu_target, reference_values, run_gpu, GpuKernel};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_cuda::TimingOptions;
+use gconv_kernels::{admit, validate, Target};
 use gconv_problem::{compare, DeviceSpec, HostTensor, Problem, Tolerance};
 use gconv_reference::cpu;
+use gconv_tune::KernelRef;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -73,41 +75,26 @@ fn check_host_memory(problem: &Problem, verify: bool) -> Result<()> {
     Ok(())
 }
 
-/// What `--kernel` names, resolved before a backend is opened.
-enum Requested {
-    Auto,
-    Cpu(cpu::CpuVariant),
-    Gpu(KernelChoice),
-}
-
-impl Requested {
-    /// `auto`, a CPU variant name, `ref`, or a GPU kernel name that passes `validate` and
-    /// `can_implement` for the problem.
-    fn parse(name: &str, problem: &Problem) -> Result<Requested> {
-        if name == "auto" {
-            return Ok(Requested::Auto);
-        }
-        if let Ok(v) = name.parse::<cpu::CpuVariant>() {
-            if v == cpu::CpuVariant::PlantedCrash {
-                bail!(
-                    "{} aborts on purpose; it exists only to test crash isolation in `gconv sweep`",
-                    v.name()
-                );
-            }
-            return Ok(Requested::Cpu(v));
-        }
-        let choice = KernelChoice::parse(name).map_err(|e| {
-            anyhow::anyhow!(
-                "{e:#} (nor is it a CPU variant: {})",
-                cpu::CpuVariant::POOL.map(|v| v.name()).join(", ")
-            )
-        })?;
-        if let KernelChoice::Named(cfg) = choice {
-            gconv_kernels::config::can_implement(&cfg, problem)
+/// The kernel reference of `--kernel`, checked before any backend is opened so that a bad
+/// name gets its reason on every machine: a GPU kernel name must pass the admission for the
+/// problem (on the H200 target; a GPU with another SM count re-plans on its own).
+fn requested(name: &str, problem: &Problem) -> Result<KernelRef> {
+    let kref: KernelRef = name.parse()?;
+    match kref {
+        KernelRef::Cpu(cpu::CpuVariant::PlantedCrash) => bail!(
+            "{} aborts on purpose; it exists only to test crash isolation in `gconv sweep`",
+            cpu::CpuVariant::PlantedCrash.name()
+        ),
+        KernelRef::Named(cfg) => {
+            let target = Target::H200;
+            validate(&cfg, target.arch)
+                .map_err(|r| anyhow::anyhow!("kernel {cfg} is rejected by validate: {r}"))?;
+            admit(&cfg, problem, &target)
                 .map_err(|r| anyhow::anyhow!("kernel {cfg} cannot run {problem}: {r}"))?;
         }
-        Ok(Requested::Gpu(choice))
+        _ => {}
     }
+    Ok(kref)
 }
 
 /// Runs the command.
@@ -121,7 +108,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     }
     // The kernel name is checked before any backend is opened, so that a bad name gets its
     // reason on every machine.
-    let requested = Requested::parse(&a.kernel, &problem)?;
+    let requested = requested(&a.kernel, &problem)?;
     let backend = select(a.backend)?;
     let ([r0, r1], _) = problem.roles();
     check_host_memory(&problem, a.verify)?;
@@ -131,9 +118,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let (out, seconds, method) = match &backend {
         Backend::Cpu => {
             let variant = match requested {
-                Requested::Auto => cpu::choose(&problem),
-                Requested::Cpu(v) => v,
-                Requested::Gpu(_) => bail!(
+                KernelRef::Auto => cpu::choose(&problem),
+                KernelRef::Cpu(v) => v,
+                KernelRef::Reference | KernelRef::Named(_) => bail!(
                     "--kernel {:?} is a GPU kernel; the CPU backend runs CPU variants ({}) or `auto`",
                     a.kernel,
                     cpu::CpuVariant::POOL.map(|v| v.name()).join(", ")
@@ -157,15 +144,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             )
         }
         Backend::Cuda(rt) => {
-            let choice = match requested {
-                Requested::Auto => KernelChoice::Auto,
-                Requested::Gpu(c) => c,
-                Requested::Cpu(v) => bail!(
-                    "--kernel {} is a CPU variant; use --backend cpu to run it",
-                    v.name()
-                ),
-            };
-            let src = source_for(choice, &problem)?;
+            let kernel = GpuKernel::resolve(requested, &problem, &gpu_target(rt))
+                .map_err(|e| anyhow::anyhow!("--kernel {}: {e}", a.kernel))?;
+            let src = kernel.source(&problem);
             println!("backend  cuda ({})", rt.info().name);
             println!("kernel   {}", src.kernel_name);
             let opts = TimingOptions {

@@ -5,11 +5,9 @@ use crate::backend::BackendChoice;
 use crate::worker::CudaExecutor;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
-use gconv_kernels::config::{
-    auto_select, auto_select_direct, auto_select_igemm, default_forward_pool, direct_forward_pool,
-    required_arch, KernelConfig,
-};
-use gconv_kernels::Arch;
+use gconv_kernels::catalogue::{self, Families};
+use gconv_kernels::select::auto_select_in;
+use gconv_kernels::{required_arch, Arch, Family, KernelConfig, Target};
 use gconv_problem::{DType, DeviceSpec, Direction, Problem};
 use gconv_tune::registry::registry;
 use gconv_tune::traits::{build_instances, variant_direction};
@@ -128,7 +126,7 @@ impl Variant {
 /// Options shared by `sweep` and `bench`.
 #[derive(Args, Debug)]
 pub struct RunnerArgs {
-    /// Output CSV (DESIGN.md §4 columns); rows are flushed as they finish.
+    /// Output CSV (the CSV schema in ARCHITECTURE.md); rows are flushed as they finish.
     #[arg(long)]
     pub output: PathBuf,
     /// Threads that compile kernels in each worker (NVRTC).
@@ -345,26 +343,19 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     if problems.is_empty() {
         bail!("no {dir} problems in {:?}", a.problems);
     }
-    if dir != Direction::Fwd {
-        bail!("no kernel pool exists for {dir} yet");
-    }
+    let families = match a.family.as_str() {
+        "igemm" => Families::Only(Family::Igemm),
+        "direct" => Families::Only(Family::Direct),
+        _ => Families::All,
+    };
     let dtypes: BTreeSet<DType> = problems.iter().map(|p| p.dtype).collect();
     let configs: Vec<KernelConfig> = dtypes
         .iter()
-        .flat_map(|d| {
-            let igemm = if a.family == "direct" {
-                Vec::new()
-            } else {
-                default_forward_pool(*d)
-            };
-            let direct = if a.family == "igemm" {
-                Vec::new()
-            } else {
-                direct_forward_pool(*d)
-            };
-            igemm.into_iter().chain(direct)
-        })
+        .flat_map(|d| catalogue::pool(dir, *d, families))
         .collect();
+    if configs.is_empty() {
+        bail!("no kernel pool exists for {dir} yet");
+    }
     let kernels: Vec<String> = configs.iter().map(|c| c.to_string()).collect();
     let backend = resolve_backend(a.run.backend)?;
     if backend != "cuda" {
@@ -375,12 +366,9 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     o.arch = pool_arch(&configs);
     let report = run_sweep(&kernels, &problems, &o)?;
     let rows = report.all_rows();
-    let auto: AutoRule = match a.family.as_str() {
-        "igemm" => auto_select_igemm,
-        "direct" => auto_select_direct,
-        _ => auto_select,
-    };
-    print_bench_table(&problems, &rows, &o.device, auto);
+    let target = Target::arch(o.arch);
+    let auto = |p: &Problem| auto_select_in(p, &target, families).map(|a| *a.config());
+    print_bench_table(&problems, &rows, &o.device, &auto);
     println!("rows in {}", report.output.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -407,9 +395,14 @@ fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a Swe
 }
 
 /// The selection rule whose pick the bench table shows as `auto`.
-type AutoRule = fn(&Problem) -> Option<KernelConfig>;
+type AutoRule<'a> = &'a dyn Fn(&Problem) -> Option<KernelConfig>;
 
-fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec, auto: AutoRule) {
+fn print_bench_table(
+    problems: &[Problem],
+    rows: &[SweepRow],
+    dev: &DeviceSpec,
+    auto: AutoRule<'_>,
+) {
     println!(
         "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
         "problem", "best ms", "roof", "auto ms", "base ms", "best/base", "auto/base"
@@ -482,7 +475,7 @@ fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec, 
 /// Arguments of `gconv report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// A CSV written by `gconv sweep` or `gconv bench` (DESIGN.md §4 columns).
+    /// A CSV written by `gconv sweep` or `gconv bench` (the CSV schema in ARCHITECTURE.md).
     pub csv: PathBuf,
     /// Kernels listed per problem in the ranked summary.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
@@ -507,7 +500,8 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
             problems.push(r.problem);
         }
     }
-    print_bench_table(&problems, &rows, &dev, auto_select);
+    let auto = |p: &Problem| auto_select_in(p, &Target::H200, Families::All).map(|a| *a.config());
+    print_bench_table(&problems, &rows, &dev, &auto);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -608,7 +602,8 @@ pub fn worker(a: WorkerArgs) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gconv_kernels::config::{can_implement, Math};
+    use gconv_kernels::select::auto_select;
+    use gconv_kernels::{admit, Math};
     use gconv_tune::sweep::{DefaultGate, KernelGate};
 
     /// The bench's gate admits every pool member that can run the problem, the warpgroup-MMA
@@ -618,26 +613,24 @@ mod tests {
         let p: Problem = "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
             .parse()
             .expect("key");
-        let pool: Vec<KernelConfig> = default_forward_pool(DType::Bf16)
-            .into_iter()
-            .chain(direct_forward_pool(DType::Bf16))
-            .collect();
+        let pool = catalogue::pool(Direction::Fwd, DType::Bf16, Families::All);
         assert_eq!(pool_arch(&pool), Arch::Sm90a);
         let gate = DefaultGate {
             arch: pool_arch(&pool),
         };
         let mut wgmma = 0;
-        for c in pool.iter().filter(|c| can_implement(c, &p).is_ok()) {
+        for c in pool.iter().filter(|c| admit(c, &p, &Target::H200).is_ok()) {
             gate.admit(&c.to_string(), &p)
                 .unwrap_or_else(|e| panic!("{c}: {e:?}"));
             wgmma += usize::from(c.math == Math::Wgmma);
         }
         assert!(wgmma > 0, "no warpgroup-MMA member runs {p}");
         // And the auto pick is one of the admitted members.
-        let pick = auto_select(&p).expect("auto picks a kernel");
-        assert!(gate.admit(&pick.to_string(), &p).is_ok(), "{pick}");
+        let pick = auto_select(&p, &Target::H200).expect("auto picks a kernel");
+        let name = pick.config().to_string();
+        assert!(gate.admit(&name, &p).is_ok(), "{name}");
         // A pool without sm_90a members stays on sm_90.
-        let direct = direct_forward_pool(DType::Bf16);
+        let direct = catalogue::pool(Direction::Fwd, DType::Bf16, Families::Only(Family::Direct));
         assert_eq!(pool_arch(&direct), Arch::Sm90);
     }
 }

@@ -1,67 +1,108 @@
-//! Kernel resolution and execution for the CLI: a kernel argument (`auto`, `ref`, or a canonical
-//! name) becomes generated source only through the two gates (`validate`, `can_implement`);
+//! Kernel resolution and execution for the CLI: a parsed kernel reference (`auto`, `ref`, or a
+//! canonical name; `gconv_tune::KernelRef`) becomes generated source only through the one
+//! admission step (`gconv_kernels::admit`, or `auto`, which admits its pick);
 //! results are verified against the CPU reference (small problems) or the GPU reference kernel
 //! (itself checked against the CPU reference by `gconv selftest --gpu`).
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use gconv_cuda::{
     compile_cached, CacheHit, CompileOptions, CompiledKernel, GpuRuntime, Timing, TimingOptions,
 };
-use gconv_kernels::config::{auto_select, can_implement, required_arch, validate, KernelConfig};
-use gconv_kernels::{emit, reference as gpu_ref, KernelSource};
+use gconv_kernels::select::auto_select;
+use gconv_kernels::{
+    admit, reference as gpu_ref, Admitted, Arch, DeviceLimits, KernelSource, Rejection, Target,
+};
 use gconv_problem::{HostTensor, Problem};
+use gconv_tune::KernelRef;
 
 /// Problems up to this many FLOPs are verified against the CPU reference; larger ones against
 /// the GPU reference kernel.
 pub const CPU_REFERENCE_MAX_FLOPS: f64 = 4e9;
 
-/// What `--kernel` asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KernelChoice {
-    /// The documented rule-based selection (`gconv_kernels::config::auto_select`).
-    Auto,
-    /// The naive GPU reference kernel.
-    Reference,
-    /// A configuration given by its canonical name.
-    Named(KernelConfig),
+/// The admission target of an opened GPU: sm_90a on the device's SM count.
+pub fn gpu_target(rt: &GpuRuntime) -> Target {
+    Target {
+        arch: Arch::Sm90a,
+        device: DeviceLimits::H200.with_sms(rt.info().sm_count),
+    }
 }
 
-impl KernelChoice {
-    /// Parses `auto`, `ref` or a canonical kernel name; a bad name is an error quoting it, and
-    /// a config that is not a kernel at all is rejected with the gate's reason.
-    pub fn parse(s: &str) -> Result<KernelChoice> {
-        match s {
-            "auto" => Ok(KernelChoice::Auto),
-            "ref" => Ok(KernelChoice::Reference),
-            _ => {
-                let cfg: KernelConfig = s
-                    .parse()
-                    .map_err(|e| anyhow!("invalid kernel name {s:?}: {e}"))?;
-                validate(&cfg, required_arch(&cfg))
-                    .map_err(|r| anyhow!("kernel {s:?} is rejected by validate: {r}"))?;
-                Ok(KernelChoice::Named(cfg))
+/// Why a kernel reference gives no GPU module for a problem.
+#[derive(Debug)]
+pub enum Unrunnable {
+    /// The named kernel is refused by the admission (the rejection keeps its key and whether
+    /// it means `unsupported`).
+    Rejected {
+        /// The kernel name.
+        kernel: String,
+        /// Why.
+        rejection: Rejection,
+    },
+    /// `auto` found no pool member that runs the problem.
+    NoPoolMember(Box<Problem>),
+    /// A CPU variant was given where a GPU kernel is needed.
+    CpuVariant(&'static str),
+}
+
+impl std::fmt::Display for Unrunnable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unrunnable::Rejected { kernel, rejection } => {
+                write!(f, "kernel {kernel} cannot run this problem: {rejection}")
             }
+            Unrunnable::NoPoolMember(p) => write!(
+                f,
+                "no kernel of the default {} pool can run {p} (use --kernel ref for the reference kernel)",
+                p.direction
+            ),
+            Unrunnable::CpuVariant(v) => write!(
+                f,
+                "{v} is a CPU variant; use --backend cpu to run it"
+            ),
         }
     }
 }
 
-/// Generates the source for a choice and a problem, through `can_implement`.
-pub fn source_for(choice: KernelChoice, problem: &Problem) -> Result<KernelSource> {
-    match choice {
-        KernelChoice::Reference => Ok(gpu_ref::reference_source(problem)),
-        KernelChoice::Auto => {
-            let cfg = auto_select(problem).ok_or_else(|| {
-                anyhow!(
-                    "no kernel of the default {} pool can run {problem} (use --kernel ref for the reference kernel)",
-                    problem.direction
-                )
-            })?;
-            emit(&cfg, problem).map_err(|r| anyhow!("kernel {cfg}: {r}"))
+impl std::error::Error for Unrunnable {}
+
+/// What a kernel reference resolves to on the GPU for one problem: the reference kernel, or an
+/// admitted generated kernel (the gates ran once, here).
+#[derive(Debug, Clone)]
+pub enum GpuKernel {
+    /// The naive reference kernel.
+    Reference,
+    /// An admitted generated kernel.
+    Admitted(Box<Admitted>),
+}
+
+impl GpuKernel {
+    /// Resolves `kref` for `problem` on `target`: `auto` picks through `gconv_kernels::select`,
+    /// a name goes through the one admission step.
+    pub fn resolve(
+        kref: KernelRef,
+        problem: &Problem,
+        target: &Target,
+    ) -> Result<GpuKernel, Unrunnable> {
+        match kref {
+            KernelRef::Reference => Ok(GpuKernel::Reference),
+            KernelRef::Auto => auto_select(problem, target)
+                .map(|a| GpuKernel::Admitted(Box::new(a)))
+                .ok_or_else(|| Unrunnable::NoPoolMember(Box::new(*problem))),
+            KernelRef::Named(cfg) => admit(&cfg, problem, target)
+                .map(|a| GpuKernel::Admitted(Box::new(a)))
+                .map_err(|rejection| Unrunnable::Rejected {
+                    kernel: cfg.to_string(),
+                    rejection,
+                }),
+            KernelRef::Cpu(v) => Err(Unrunnable::CpuVariant(v.name())),
         }
-        KernelChoice::Named(cfg) => {
-            can_implement(&cfg, problem)
-                .map_err(|r| anyhow!("kernel {cfg} cannot run {problem}: {r}"))?;
-            emit(&cfg, problem).map_err(|r| anyhow!("kernel {cfg}: {r}"))
+    }
+
+    /// The generated module.
+    pub fn source(&self, problem: &Problem) -> KernelSource {
+        match self {
+            GpuKernel::Reference => gpu_ref::reference_source(problem),
+            GpuKernel::Admitted(a) => a.emit(),
         }
     }
 }

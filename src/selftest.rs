@@ -1,15 +1,16 @@
-//! `gconv selftest`: the correctness matrix of DESIGN.md §5 — every direction × dtype × group
+//! `gconv selftest`: the correctness matrix (`ARCHITECTURE.md`, verification) — every direction × dtype × group
 //! regime (dense, grouped, small C/G, depthwise, channel multiplier) × edge case (odd channels,
 //! G not a power of two, stride > filter, large pad, dilation, 1×1, N = 1, 1D, 3D, asymmetric
 //! filter) — run on the CPU backend (default) or on the GPU (`--gpu`: the GPU reference kernels
-//! and every kernel of the default igemm pool and of the direct pool that can run the case),
+//! and every kernel of the pool catalogue, all families, that is admitted for the case),
 //! each result compared with the f64 CPU reference.
 
-use crate::dispatch::{run_gpu, source_for, KernelChoice};
+use crate::dispatch::{gpu_target, run_gpu};
 use anyhow::Result;
 use clap::Args;
 use gconv_cuda::{compile_cached, CompileOptions, GpuRuntime};
-use gconv_kernels::config::{can_implement, default_forward_pool, direct_forward_pool};
+use gconv_kernels::catalogue::{pool, Families};
+use gconv_kernels::{admit, reference as gpu_ref};
 use gconv_problem::{compare, DType, Direction, HostTensor, Problem, ProblemError, Tolerance};
 use gconv_reference::{cpu, reference};
 use rayon::prelude::*;
@@ -231,23 +232,17 @@ fn run_cpu_matrix(seed: u64, t: &mut Tally) -> Result<()> {
     Ok(())
 }
 
-/// Every GPU case: the reference kernel on each matrix problem, and each kernel of the default
-/// igemm pool and of the direct pool that can run it. Sources are compiled in parallel first
-/// (through the cache), then run in that order.
+/// Every GPU case: the reference kernel on each matrix problem, and each kernel of the pool
+/// catalogue (every family, the problem's direction and dtype) that the admission accepts for
+/// it. Sources are compiled in parallel first (through the cache), then run in that order.
 fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, t: &mut Tally) -> Result<()> {
+    let target = gpu_target(rt);
     let mut jobs = Vec::new();
     for (label, p) in matrix()? {
-        jobs.push((label.clone(), p, source_for(KernelChoice::Reference, &p)?));
-        if p.direction == Direction::Fwd {
-            for cfg in default_forward_pool(p.dtype) {
-                if can_implement(&cfg, &p).is_ok() {
-                    jobs.push((label.clone(), p, source_for(KernelChoice::Named(cfg), &p)?));
-                }
-            }
-            for cfg in direct_forward_pool(p.dtype) {
-                if can_implement(&cfg, &p).is_ok() {
-                    jobs.push((label.clone(), p, source_for(KernelChoice::Named(cfg), &p)?));
-                }
+        jobs.push((label.clone(), p, gpu_ref::reference_source(&p)));
+        for cfg in pool(p.direction, p.dtype, Families::All) {
+            if let Ok(a) = admit(&cfg, &p, &target) {
+                jobs.push((label.clone(), p, a.emit()));
             }
         }
     }

@@ -3,12 +3,15 @@
 //! it compiles the batch in parallel in `prepare`, then for each job verifies the kernel's
 //! output against the reference before timing it, and runs the cuDNN baseline provider.
 
-use crate::dispatch::{reference_values, source_for, KernelChoice};
+use crate::dispatch::{gpu_target, reference_values, GpuKernel, Unrunnable};
 use gconv_cuda::cudnn::{CudnnBaseline, CudnnTiming, EngineStatus};
 use gconv_cuda::{compile_cached, CompileOptions, CompiledKernel, GpuRuntime, TimingOptions};
 use gconv_kernels::KernelSource;
+use gconv_kernels::Target;
 use gconv_problem::{compare, HostTensor, Problem, Tolerance};
+use gconv_tune::sweep::rejection_status;
 use gconv_tune::worker::ResultRow;
+use gconv_tune::KernelRef;
 use gconv_tune::{Executor, Job, JobKind, JobResult, Status};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -73,7 +76,7 @@ impl CudaExecutor {
         let key = (name.to_string(), job.problem.to_string());
         let prepared = match self.prepared.remove(&key) {
             Some(p) => p,
-            None => prepare_one(name, &job.problem),
+            None => prepare_one(name, &job.problem, &gpu_target(&self.rt)),
         };
         let (src, compiled, hit) = match prepared {
             Ok(x) => x,
@@ -143,10 +146,18 @@ impl CudaExecutor {
     }
 }
 
-/// Resolves a kernel name through the gates, generates and compiles it (cached).
-fn prepare_one(name: &str, p: &Problem) -> Prepared {
-    let choice = KernelChoice::parse(name).map_err(|e| (Status::Rejected, format!("{e:#}")))?;
-    let src = source_for(choice, p).map_err(|e| (Status::Rejected, format!("{e:#}")))?;
+/// Resolves a kernel name through the admission (once), generates and compiles it (cached). A
+/// refused pair keeps the rejection's key and its `unsupported` status.
+fn prepare_one(name: &str, p: &Problem, target: &Target) -> Prepared {
+    let kref: KernelRef = name
+        .parse()
+        .map_err(|e: gconv_tune::TuneError| (Status::Rejected, e.to_string()))?;
+    let kernel = GpuKernel::resolve(kref, p, target).map_err(|e| match e {
+        Unrunnable::Rejected { rejection, .. } => rejection_status(&rejection),
+        Unrunnable::NoPoolMember(_) => (Status::Unsupported, e.to_string()),
+        Unrunnable::CpuVariant(_) => (Status::Rejected, e.to_string()),
+    })?;
+    let src = kernel.source(p);
     let (compiled, hit) = compile_cached(&src, &CompileOptions::default())
         .map_err(|e| (Status::CompileError, e.to_string()))?;
     Ok((src, compiled, hit.is_hit()))
@@ -161,9 +172,10 @@ impl Executor for CudaExecutor {
                 JobKind::Baseline { .. } => None,
             })
             .collect();
+        let target = gpu_target(&self.rt);
         let done: Vec<_> = todo
             .par_iter()
-            .map(|(n, p)| ((n.clone(), p.to_string()), prepare_one(n, p)))
+            .map(|(n, p)| ((n.clone(), p.to_string()), prepare_one(n, p, &target)))
             .collect();
         self.prepared.extend(done);
     }

@@ -106,7 +106,7 @@ fn invalid_kernel_names_are_rejected_with_the_reason() {
     for (kernel, needle) in [
         (
             "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1",
-            "invalid kernel name",
+            "unknown kernel name",
         ),
         (
             "igemm_fwd_bf16_t128x128x32_w2x2_s9_v8x8_gm1_sk1d_mma_gen",

@@ -8,7 +8,7 @@
 //! events and keeps the fastest. Each row is named `cudnn:eng<id>_<knob><value>...` from the
 //! engine's global index and its knob choices, e.g. `cudnn:eng62_tilesize3_stages4`.
 //!
-//! Layouts (DESIGN.md §1): X is `N,[D,]H,W,G,C/G`, W is `G,K/G,[Z,]Y,X,C/G`, Y is
+//! Layouts (ARCHITECTURE.md, problems): X is `N,[D,]H,W,G,C/G`, W is `G,K/G,[Z,]Y,X,C/G`, Y is
 //! `N,[Do,]Ho,Wo,G,K/G`. cuDNN sees them as logical `N,C,(D,)H,W` / `K,C/G,(Z,)Y,X` /
 //! `N,K,(D,)H,W` tensors with channels-last strides; the group count is implied by X's C
 //! against W's C/G. 1D problems run as 2D with H = 1. With [`CudnnLayout::ChannelsFirst`] in
@@ -1632,7 +1632,7 @@ impl CudnnBaseline {
     /// others in heuristics order. The finalized plans are kept for [`CudnnBaseline::execute_best`]
     /// and [`CudnnBaseline::execute_named`] until another problem is timed.
     ///
-    /// Buffers are the runner's (DESIGN.md §1): `in0`, `in1` are the direction's inputs
+    /// Buffers are the runner's (ARCHITECTURE.md, problems): `in0`, `in1` are the direction's inputs
     /// (fwd X, W; dgrad dY, W; wgrad X, dY) and `out` its output, in the gconv layouts. `out`
     /// is overwritten (beta = 0).
     ///

@@ -11,11 +11,19 @@
 //! available parallelism, at most 4).
 
 use gconv_cuda::nvrtc::{compile_cubin, nvrtc_version, CompileOptions};
-use gconv_kernels::config::{
-    can_implement, default_forward_pool, direct_forward_pool, KernelConfig,
-};
-use gconv_kernels::emit;
-use gconv_problem::{DType, Problem};
+use gconv_kernels::catalogue::{pool, Families};
+use gconv_kernels::{admit, Family, KernelConfig, KernelSource, Rejection, Target};
+use gconv_problem::{DType, Direction, Problem};
+
+/// Both gates, through the one admission step.
+fn can_implement(cfg: &KernelConfig, p: &Problem) -> Result<(), Rejection> {
+    admit(cfg, p, &Target::H200).map(|_| ())
+}
+
+/// The generated module of an admitted pair.
+fn emit(cfg: &KernelConfig, p: &Problem) -> Result<KernelSource, Rejection> {
+    admit(cfg, p, &Target::H200).map(|a| a.emit())
+}
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -70,7 +78,7 @@ fn default_forward_pool_compiles() {
     let mut jobs = Vec::new();
     let mut errors = Vec::new();
     for dt in DType::ALL {
-        for cfg in default_forward_pool(dt) {
+        for cfg in pool(Direction::Fwd, dt, Families::Only(Family::Igemm)) {
             match representative(&cfg) {
                 Some(p) => match emit(&cfg, &p) {
                     Ok(src) => jobs.push((p, src)),
@@ -82,7 +90,7 @@ fn default_forward_pool_compiles() {
     }
     let mut skipped = 0usize;
     for dt in DType::ALL {
-        for cfg in direct_forward_pool(dt) {
+        for cfg in pool(Direction::Fwd, dt, Families::Only(Family::Direct)) {
             let mut implemented = 0usize;
             for key in DIRECT_PROBLEMS {
                 let p: Problem = match key.replace("{dt}", dt.token()).parse() {

@@ -1,30 +1,41 @@
-//! Kernel identity and code generation: `KernelConfig` (plain data), the two gates
-//! `validate(cfg, arch)` and `can_implement(cfg, problem)`, canonical names that parse back, and
-//! deterministic CUDA C++ emission for every family (`igemm`, `direct`, and the `ref` kernels
-//! used only for verification). [`emit`] is the one entry point that routes a config to its
-//! family's generator.
+//! gconv's kernels: kernel identity, admission, the kernel families and their code generation.
+//!
+//! - **Identity** (knows no family): [`config`] (`KernelConfig`, plain data), [`name`] (the
+//!   canonical name, `Display`/`FromStr`), [`rejection`] (why a config is refused).
+//! - **Admission**: [`admit::validate`] (is a config a kernel at all on an architecture) and
+//!   [`admit::admit`] (does it run this problem; returns the [`Admitted`] plan that code
+//!   generation, the cost model and dispatch take, so each gate runs once per pair).
+//! - **Families**, each in its own folder behind [`family::KernelFamily`] (the one dispatch
+//!   point, [`family::of`]): [`igemm`] (implicit GEMM) and [`direct`] (halo-tile direct
+//!   convolution); [`reference`] holds the naive `ref` kernels used only for verification.
+//! - **Pools and `auto`**: [`catalogue`] (every family's pool by direction and dtype) and
+//!   [`select`] (the rule-based `auto`).
+//! - [`device`] (the SM count and limits planning uses, the one occupancy model) and [`source`]
+//!   (the module/launch contract with the CUDA runtime).
+//!
+//! `ARCHITECTURE.md` at the repository root describes how these fit into `run`, `sweep` and
+//! `bench`.
 
+pub mod admit;
+pub mod catalogue;
 pub mod config;
+pub mod device;
 pub mod direct;
+pub mod family;
 pub mod igemm;
+pub mod name;
 pub mod reference;
+pub mod rejection;
+pub mod select;
 pub mod source;
 
+pub use admit::{admit, required_arch, validate, Admitted, Target};
+pub use config::{Family, FastPath, KernelConfig, Math, SplitKMode};
+pub use device::DeviceLimits;
+pub use name::NameError;
+pub use rejection::{FamilyRule, Rejection};
 pub use source::{Arch, KernelSource, Launch};
 
 /// Tensor-core PTX helpers (`smem_u32`, `ldmatrix` x4/x2, `mma.sync` m16n8k16) with their
 /// host-emulation alternatives, emitted into every igemm and direct-mma module.
 pub(crate) const MMA_PTX: &str = include_str!("mma_ptx.cu");
-
-use config::{Family, KernelConfig, Rejection};
-use gconv_problem::Problem;
-
-/// Generates the module for `cfg` on `problem` with the generator of the config's family
-/// ([`igemm::emit`] or [`direct::emit`]); both gates are checked first, and a config that fails
-/// either is returned as the [`Rejection`], never generated.
-pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejection> {
-    match cfg.family {
-        Family::Igemm => igemm::emit(cfg, problem),
-        Family::Direct => direct::emit(cfg, problem),
-    }
-}

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! `in0`, `in1` are the runner inputs of the direction in order (fwd: X, W; dgrad: dY, W;
-//! wgrad: X, dY), `out` the output (fwd: Y; dgrad: dX; wgrad: dW), all in the DESIGN.md §1
+//! wgrad: X, dY), `out` the output (fwd: Y; dgrad: dX; wgrad: dW), all in the ARCHITECTURE.md
 //! layouts and the problem's dtype; `workspace` is a device buffer of `workspace_bytes` bytes
 //! (null when 0). Shapes are compile-time constants of the module (the JIT specialises on the
 //! problem). The launches run in order on one stream; the output needs no prior initialisation

@@ -1,5 +1,5 @@
 //! Golden copies of generated kernels: every (kernel, problem) pair below is emitted (through
-//! `gconv_kernels::emit`, which routes by family) and compared byte for byte with
+//! `gconv_kernels::admit` and `Admitted::emit`, which routes by family) and compared byte for byte with
 //! `tests/golden/<kernel_name>__<problem_key>.cu`. The set covers both families (igemm,
 //! direct), every math path and dtype, ranks 1–3, stride/padding/dilation, group merge
 //! (including depthwise), the pointwise path, odd channels (2-byte loads), split-K, each stage
@@ -8,8 +8,7 @@
 //! `GCONV_BLESS=1 cargo test -p gconv-kernels --test golden` rewrites the files (and removes
 //! golden files no longer in the set); review the diff before committing.
 
-use gconv_kernels::config::KernelConfig;
-use gconv_kernels::emit;
+use gconv_kernels::{admit, KernelConfig, Target};
 use gconv_problem::Problem;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -151,7 +150,9 @@ fn generated_kernels_match_golden_files() {
     for (name, key) in CASES {
         let cfg: KernelConfig = name.parse().unwrap_or_else(|e| panic!("{e}"));
         let problem: Problem = key.parse().unwrap_or_else(|e| panic!("{e}"));
-        let src = emit(&cfg, &problem).unwrap_or_else(|e| panic!("{name} on {key}: {e}"));
+        let src = admit(&cfg, &problem, &Target::H200)
+            .unwrap_or_else(|e| panic!("{name} on {key}: {e}"))
+            .emit();
         assert_eq!(src.kernel_name, *name);
         let file = format!("{name}__{key}.cu");
         let path = dir.join(&file);
@@ -204,15 +205,12 @@ fn golden_set_covers_every_path() {
         assert!(probs.iter().any(|p| p.rank == rank), "rank {rank}");
     }
     assert!(cfgs.iter().any(|c| c.group_merge > 1));
-    for family in gconv_kernels::config::Family::ALL {
+    for family in gconv_kernels::Family::ALL {
         assert!(cfgs.iter().any(|c| c.family == family), "{family:?}");
     }
     assert!(cfgs.iter().any(|c| c.split_k > 1));
     assert!(cfgs
         .iter()
-        .any(|c| c.family == gconv_kernels::config::Family::Direct
-            && c.math == gconv_kernels::config::Math::Mma));
-    assert!(cfgs
-        .iter()
-        .any(|c| c.math == gconv_kernels::config::Math::Wgmma));
+        .any(|c| c.family == gconv_kernels::Family::Direct && c.math == gconv_kernels::Math::Mma));
+    assert!(cfgs.iter().any(|c| c.math == gconv_kernels::Math::Wgmma));
 }

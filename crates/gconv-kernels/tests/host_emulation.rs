@@ -50,8 +50,24 @@
 //! Without g++ each test prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_HOST_CXX=1` turns the
 //! skip into a failure. `GCONV_EMU_THREADS` sets the parallel compiles (default 2).
 
-use gconv_kernels::config::{can_implement, KernelConfig};
-use gconv_kernels::{emit, KernelSource};
+use gconv_kernels::catalogue::{pool, Families};
+use gconv_kernels::{admit, DeviceLimits, Family, KernelConfig, KernelSource, Rejection, Target};
+use gconv_problem::{DType, Direction};
+
+/// Both gates, through the one admission step.
+fn can_implement(cfg: &KernelConfig, p: &Problem) -> Result<(), Rejection> {
+    admit(cfg, p, &Target::H200).map(|_| ())
+}
+
+/// The generated module of an admitted pair.
+fn emit(cfg: &KernelConfig, p: &Problem) -> Result<KernelSource, Rejection> {
+    admit(cfg, p, &Target::H200).map(|a| a.emit())
+}
+
+/// The catalogue's direct forward pool of a dtype.
+fn direct_forward_pool(dt: DType) -> Vec<KernelConfig> {
+    pool(Direction::Fwd, dt, Families::Only(Family::Direct))
+}
 use gconv_problem::{compare, HostTensor, Problem, Tolerance};
 use gconv_reference::reference::reference_tensors;
 use std::fmt::Write as _;
@@ -585,7 +601,7 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
         if job.label.starts_with("persistent_") {
             let (label, cfg, problem) = (&job.label, job.cfg, job.problem);
             // The case must really walk several tiles per CTA (both buffers in turn).
-            let g = gconv_kernels::direct::geometry(&cfg, &problem);
+            let g = gconv_kernels::direct::geometry(&cfg, &problem, &DeviceLimits::H200);
             let out = problem.output();
             let tiles = out[2].div_ceil(g.tw) * out[1].div_ceil(g.th) * out[0] * problem.n;
             assert!(
@@ -1015,7 +1031,7 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
     let mut jobs = case_jobs(MMA_CASES);
     for job in &jobs {
         if job.label.starts_with("persistent_") {
-            let g = gconv_kernels::direct::geometry(&job.cfg, &job.problem);
+            let g = gconv_kernels::direct::geometry(&job.cfg, &job.problem, &DeviceLimits::H200);
             let out = job.problem.output();
             let tiles = out[2].div_ceil(g.tw) * out[1].div_ceil(g.th) * out[0] * job.problem.n;
             assert!(
@@ -1121,7 +1137,6 @@ const SELFTEST_CASES: &[SelftestCase] = &[
 #[test]
 #[ignore]
 fn direct_pool_on_the_selftest_matrix() {
-    use gconv_kernels::config::direct_forward_pool;
     use gconv_problem::{DType, Direction};
     if skip_without_cxx("direct_pool_on_the_selftest_matrix") {
         return;
@@ -1197,7 +1212,6 @@ fn direct_pool_on_the_selftest_matrix() {
 #[test]
 #[ignore]
 fn direct_pool_on_the_depthwise_zoo_layers_n1() {
-    use gconv_kernels::config::direct_forward_pool;
     if skip_without_cxx("direct_pool_on_the_depthwise_zoo_layers_n1") {
         return;
     }

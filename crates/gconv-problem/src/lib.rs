@@ -2,7 +2,7 @@
 //! key, validation with typed errors, derived sizes, FLOP and byte counts, the roofline, host
 //! tensors in the gconv layouts, and the dtype-aware comparison used to verify every result.
 //!
-//! Layouts (DESIGN.md §1): X is `N,[D,]H,W,G,C/G`; W is `G,K/G,[Z,]Y,X,C/G`; Y is
+//! Layouts (ARCHITECTURE.md, problems): X is `N,[D,]H,W,G,C/G`; W is `G,K/G,[Z,]Y,X,C/G`; Y is
 //! `N,[Do,]Ho,Wo,G,K/G`. C and K are total channels.
 
 pub mod device;

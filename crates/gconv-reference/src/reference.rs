@@ -1,6 +1,6 @@
 //! The CPU reference convolution, ground truth of the project: all three directions, ranks 1–3
 //! (as 3D through the neutral leading slots), groups, stride, padding and dilation, in the
-//! DESIGN.md layouts, accumulating in f64. Straight loops that follow the definitions; only the
+//! layouts of ARCHITECTURE.md, accumulating in f64. Straight loops that follow the definitions; only the
 //! outer loop is parallel (rayon, one task per output row), so every output element is one
 //! sequential f64 sum in a fixed order.
 //!

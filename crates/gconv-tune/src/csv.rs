@@ -1,4 +1,4 @@
-//! Sweep CSV files: the DESIGN.md §4 schema, a writer that flushes every row as it is written,
+//! Sweep CSV files: the CSV schema of ARCHITECTURE.md, a writer that flushes every row as it is written,
 //! and a reader (for `--resume` and for summaries of finished sweeps).
 //!
 //! Columns, in this order:

@@ -22,14 +22,14 @@
 
 use crate::csv::{drop_partial_tail, read_rows, CsvWriter, SweepRow};
 use crate::error::TuneError;
+use crate::kernel_ref::KernelRef;
 use crate::summary::{summarize_with, Summary};
 use crate::worker::{
     truncate, Job, JobKind, Reply, ResultRow, Status, TimingOptions, PROTOCOL_VERSION,
 };
-use gconv_kernels::config::{can_implement, validate, KernelConfig};
-use gconv_kernels::Arch;
+use gconv_kernels::select::auto_select;
+use gconv_kernels::{admit, Arch, Rejection, Target};
 use gconv_problem::{DeviceSpec, Problem};
-use gconv_reference::CpuVariant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::fs::{File, OpenOptions};
@@ -57,35 +57,10 @@ pub trait KernelGate: Send + Sync {
     fn admit(&self, kernel: &str, problem: &Problem) -> Result<(), (Status, String)>;
 }
 
-/// A kernel name resolved to what it denotes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KernelSpec {
-    /// A GPU kernel config (canonical `KernelConfig` name).
-    Gpu(KernelConfig),
-    /// A CPU backend variant (`cpu_direct`, ...).
-    Cpu(CpuVariant),
-}
-
-impl KernelSpec {
-    /// Parses a GPU kernel name, else a CPU variant name.
-    pub fn parse(name: &str) -> Result<KernelSpec, TuneError> {
-        match name.parse::<KernelConfig>() {
-            Ok(c) => Ok(KernelSpec::Gpu(c)),
-            Err(gpu) => match name.parse::<CpuVariant>() {
-                Ok(v) => Ok(KernelSpec::Cpu(v)),
-                Err(cpu) => Err(TuneError::UnknownKernel {
-                    name: name.to_string(),
-                    reason: format!("not a GPU kernel ({gpu}); not a CPU variant ({cpu})"),
-                }),
-            },
-        }
-    }
-}
-
-/// The gate every sweep uses unless told otherwise: `validate(cfg, arch)` then
-/// `can_implement(cfg, problem)` for GPU kernels (a rejection the kernels crate marks as
-/// `is_unsupported` becomes status `unsupported`, any other `rejected`), `can_run` for CPU
-/// variants.
+/// The gate every sweep uses unless told otherwise: the kernels crate's one admission step
+/// (`gconv_kernels::admit` on `arch`) for GPU kernels — a rejection it marks as
+/// `is_unsupported` becomes status `unsupported`, any other `rejected`, and the message starts
+/// with the rejection's key — and `can_run` for CPU variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DefaultGate {
     /// Architecture for `validate`.
@@ -94,25 +69,27 @@ pub struct DefaultGate {
 
 impl KernelGate for DefaultGate {
     fn known(&self, kernel: &str) -> Result<(), String> {
-        KernelSpec::parse(kernel)
+        kernel
+            .parse::<KernelRef>()
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
 
     fn admit(&self, kernel: &str, problem: &Problem) -> Result<(), (Status, String)> {
-        let spec = KernelSpec::parse(kernel).map_err(|e| (Status::Rejected, e.to_string()))?;
+        let spec: KernelRef = kernel
+            .parse()
+            .map_err(|e: TuneError| (Status::Rejected, e.to_string()))?;
+        let target = Target::arch(self.arch);
         match spec {
-            KernelSpec::Gpu(cfg) => validate(&cfg, self.arch)
-                .and_then(|_| can_implement(&cfg, problem))
-                .map_err(|r| {
-                    let status = if r.is_unsupported() {
-                        Status::Unsupported
-                    } else {
-                        Status::Rejected
-                    };
-                    (status, format!("{}: {r}", r.reason()))
-                }),
-            KernelSpec::Cpu(v) => {
+            KernelRef::Named(cfg) => admit(&cfg, problem, &target)
+                .map(|_| ())
+                .map_err(|r| rejection_status(&r)),
+            KernelRef::Auto => auto_select(problem, &target).map(|_| ()).ok_or((
+                Status::Unsupported,
+                format!("no pool member runs {problem}"),
+            )),
+            KernelRef::Reference => Ok(()),
+            KernelRef::Cpu(v) => {
                 if v.can_run(problem) {
                     Ok(())
                 } else {
@@ -124,6 +101,17 @@ impl KernelGate for DefaultGate {
             }
         }
     }
+}
+
+/// The row status and message of a rejection: `unsupported` when the kernel is valid but the
+/// problem is beyond its limits, else `rejected`; the message starts with the stable key.
+pub fn rejection_status(r: &Rejection) -> (Status, String) {
+    let status = if r.is_unsupported() {
+        Status::Unsupported
+    } else {
+        Status::Rejected
+    };
+    (status, format!("{}: {r}", r.reason()))
 }
 
 /// Options of [`run_sweep`]. Build with [`SweepOptions::new`] and adjust fields.
@@ -899,6 +887,8 @@ pub fn read_kernel_list(path: &Path) -> Result<Vec<String>, TuneError> {
 mod tests {
     use super::*;
     use crate::worker::JobResult;
+    use gconv_kernels::KernelConfig;
+    use gconv_reference::CpuVariant;
 
     fn job(kind: JobKind) -> Job {
         Job {
@@ -949,12 +939,12 @@ mod tests {
     #[test]
     fn kernel_spec_parses_both_kinds() {
         assert!(matches!(
-            KernelSpec::parse("cpu_direct"),
-            Ok(KernelSpec::Cpu(CpuVariant::Direct))
+            "cpu_direct".parse::<KernelRef>(),
+            Ok(KernelRef::Cpu(CpuVariant::Direct))
         ));
         let name = KernelConfig::default().to_string();
-        assert!(matches!(KernelSpec::parse(&name), Ok(KernelSpec::Gpu(_))));
-        let e = KernelSpec::parse("nope").unwrap_err();
+        assert!(matches!(name.parse::<KernelRef>(), Ok(KernelRef::Named(_))));
+        let e = "nope".parse::<KernelRef>().unwrap_err();
         assert!(e.to_string().contains("nope"), "{e}");
     }
 

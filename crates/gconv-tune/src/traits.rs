@@ -43,7 +43,8 @@
 
 use crate::error::TuneError;
 use crate::filter::Filter;
-use gconv_kernels::config::{validate, KernelConfig, FIELDS};
+use gconv_kernels::config::{KernelConfig, FIELDS};
+use gconv_kernels::validate;
 use gconv_kernels::Arch;
 use gconv_problem::{DType, Direction};
 use gconv_reference::CpuVariant;

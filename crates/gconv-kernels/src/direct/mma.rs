@@ -34,37 +34,18 @@
 //! which takes the real one (`auto` considers gm 1 members only). The cost model does not yet
 //! model merging (it counts the expanded weight tile and the merged problem's weight bytes).
 //!
-//! Persistent members (`stages` 2) launch one wave of the CTAs that fit on the SMs
-//! ([`ctas_per_sm`]), so each CTA stages its weight tile once for several output tiles.
-//!
-//! **Verified**: `gconv selftest --gpu` runs every mma member on every forward case of the
-//! matrix it can implement (edges `grouped_s2_dil` and `many_tiles_cpg8` were added for it; the
-//! whole matrix 2826 passed, 0 failed — `results/h200/s4/selftest.log`); in CI 19 host
-//! emulation cases (8 with group merge: depthwise gm 8/16, C/G 2 and 4, a channel multiplier,
-//! 5×5, stride 2, dilation, 3D, f16, persistent) and three planted mutations (corrupted weights,
-//! the block-diagonal offset dropped; `tests/host_emulation.rs`).
-//!
-//! **Measured** (H200, `results/h200/s3/bench_zoo_final.csv`): on the 7 forward zoo layers with
-//! C/G 8–56 it is the fastest kernel on five, 1.63–3.43× faster than cuDNN (C/G 8 28×28: 0.0163
-//! vs 0.0281 ms, 1.72×; C/G 16: 1.63×; C/G 24: 3.36× and 3.43×; 3D C/G 8: 2.08×); at C/G 56 a
-//! wgmma igemm member is 3 % faster, and on the 7×7 C/G 32 layer igemm's small tile wins (1.01×
-//! cuDNN; there every CTA loads 38 KB of weights for 49 pixels). ncu on the C/G 8 layer (`ncu_mma.txt`):
-//! L1/shared pipe 88 % busy, issue slots 42 %, DRAM 12 % — shared-memory bound (each A
-//! fragment feeds one n8 block when K/G = 8).
-//!
-//! Group merge (`results/h200/s4/bench_zoo.csv`, `bench_dw_gm.csv`): on the C/G 4 zoo layer
-//! (`g32_c128` 56×56) gm 2 is the fastest kernel, 0.0341 ms vs 0.0359 for the best CUDA-core
-//! member (1.40× cuDNN). Depthwise through gm 8 was 1.9–2.9× slower than the CUDA-core members
-//! on all 14 depthwise zoo layers (measured before the raw-area weight staging; the same
-//! shared-memory bound at 8 merged channels, now against 9 FMAs per output), so the default
-//! pool has gm 2 and 4 members only.
+//! Persistent members (`stages` 2) launch one wave of the CTAs that fit on the SMs (the
+//! device's occupancy model), so each CTA stages its weight tile once for several output tiles.
 //!
 //! Shared memory: the halo with a pixel stride `CTS` of an odd number of 16-byte chunks (the
 //! eight row addresses of an `ldmatrix` phase, eight adjacent pixels, fall into eight bank
 //! groups) and the weight rows with an odd number of 16-byte chunks (same reason).
 
-use super::{geometry_of, DirectGeometry};
-use crate::config::{KernelConfig, Rejection};
+use super::geometry::DirectGeometry;
+use super::rules::DirectRule;
+use crate::config::KernelConfig;
+use crate::device::DeviceLimits;
+use crate::rejection::Rejection;
 use gconv_problem::{DType, Problem};
 
 /// The tensor-core kernel body (after `common.cu`).
@@ -98,11 +79,9 @@ pub fn tile_work(cfg: &KernelConfig, problem: &Problem) -> (u64, u64, u64, u64) 
     (units, ksteps, mb, nw / 8)
 }
 
-/// Largest C/G for which [`crate::config::auto_select`] considers the mma path: measured on
-/// the H200 (`results/h200/s3/`), the best mma direct member is within 3 % of the best igemm
-/// member at C/G 56 (`g8_c448`: 0.0161 vs 0.0157 ms, wgmma) and loses at C/G 64
-/// (`g4_c256_i32x32`: 0.0222 vs 0.0183 ms); at C/G 8–24 it wins by 1.7–2× (`bench_zoo_final.csv`)
-/// and on the 7×7 C/G 32 layer it loses by 6 % (0.0093 vs 0.0088 ms).
+/// Largest C/G for which `auto` considers the mma path: on the H200 the best mma direct member
+/// was within a few percent of the best igemm member at C/G 56 and lost at C/G 64
+/// (`results/h200/s3/`).
 pub const MAX_AUTO_CPG: u64 = 56;
 
 /// True when `auto_select` considers the mma direct members for `problem`: C/G and K/G
@@ -155,18 +134,15 @@ pub(super) fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     Ok(())
 }
 
-/// The channel rule of the mma path: C/G and K/G multiples of 8 (16-byte `ldmatrix` rows of
-/// one group; n8 blocks inside one group).
-pub(super) fn can_implement_channels(
-    cfg: &KernelConfig,
-    problem: &Problem,
-) -> Result<(), Rejection> {
-    let _ = cfg;
-    if !problem.cpg().is_multiple_of(8) || !problem.kpg().is_multiple_of(8) {
-        return Err(Rejection::DirectMmaChannels {
-            cpg: problem.cpg(),
-            kpg: problem.kpg(),
-        });
+/// The channel rule of the mma path on the kernel's (merged) problem: C/G and K/G multiples of 8
+/// (16-byte `ldmatrix` rows of one group; n8 blocks inside one group).
+pub(super) fn check_channels(kp: &Problem) -> Result<(), Rejection> {
+    if !kp.cpg().is_multiple_of(8) || !kp.kpg().is_multiple_of(8) {
+        return Err(DirectRule::MmaChannels {
+            cpg: kp.cpg(),
+            kpg: kp.kpg(),
+        }
+        .into());
     }
     Ok(())
 }
@@ -179,21 +155,6 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     est.min(u32::MAX as u64) as u32
 }
 
-/// CTAs of an mma direct config that fit on one SM (shared memory `smem_bytes` plus the 1 KB
-/// the system reserves per CTA, threads, [`register_estimate`] rounded up to 8), 1..=32; used by
-/// the persistent grid and the cost model alike. The register estimate matches ptxas on the
-/// pool members; it can undercount for configs with many k16 steps and large MB (e.g. 86 vs
-/// 170 for MB 8 on a C/G 64 layer), which then launch more persistent CTAs than fit in one wave
-/// (correct, slower).
-pub fn ctas_per_sm(cfg: &KernelConfig, problem: &Problem, smem_bytes: u64) -> u64 {
-    let threads = cfg.threads().max(1) as u64;
-    let regs = (register_estimate(cfg, problem).clamp(24, 255) as u64).div_ceil(8) * 8;
-    (233_472 / (smem_bytes + 1024))
-        .min(2048 / threads)
-        .min(65_536 / (regs * threads))
-        .clamp(1, 32)
-}
-
 /// The mma path's generated constants (after the shared ones, whose G_/CG/KG are the merged
 /// groups of `kp` = [`super::kernel_problem`]): the unit shape, the weight row stride, and the
 /// group merge with the real C/G and K/G (`CG0`, `KG0`) for the block-diagonal weight fill.
@@ -201,8 +162,8 @@ pub(super) fn constants(
     cfg: &KernelConfig,
     problem: &Problem,
     kp: &Problem,
+    geo: &DirectGeometry,
 ) -> [(&'static str, u64); 6] {
-    let geo: DirectGeometry = geometry_of(cfg, kp);
     [
         ("NW", unit_channels(cfg, kp)),
         ("MB", unit_blocks(cfg)),
@@ -213,7 +174,8 @@ pub(super) fn constants(
     ]
 }
 
-/// Estimated time in seconds of an mma direct `cfg` on `problem` (H200):
+/// Estimated time in seconds of an mma direct `cfg` on its kernel problem `problem` (merged)
+/// with geometry `geo` on `device`:
 /// `max(t_smem, t_mma, t_l2, t_dram) · q + 2 µs`, where
 /// - `t_smem`: every tile's `ldmatrix.x4` (512 bytes each; an x2 counts half), halo and weight
 ///   fills and output stores through the SMs' shared-memory pipes at 2.2e13 B/s (132 SMs ×
@@ -222,13 +184,16 @@ pub(super) fn constants(
 ///   thirds of the 989 TFLOP/s dense peak);
 /// - `t_l2`: every tile's staged halo, its weight tile and its outputs at 8 TB/s;
 /// - `t_dram`: compulsory bytes at 3.5 TB/s;
-/// - `q`: wave quantisation of the CTAs (CTAs per SM limited by threads, registers and shared
-///   memory), at least 1.
+/// - `q`: wave quantisation of the CTAs (the device's occupancy model on the geometry's shared
+///   memory, the threads and [`register_estimate`]), at least 1.
 ///
-/// Not fitted on measurements: on the 7 C/G 8–56 zoo layers its pick reaches 0.96 of the best
-/// mma member in geometric mean, 0.82 at worst (the 3D layer; `results/h200/s3/bench_zoo_final.csv`).
-pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
-    let geo = geometry_of(cfg, problem);
+/// Not fitted on measurements (its constants are the hardware's rates).
+pub fn cost_estimate(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    device: &DeviceLimits,
+) -> f64 {
     let es = problem.dtype.size_bytes() as f64;
     let out = problem.output();
     let spatial = (out[2].div_ceil(geo.tw) * out[1].div_ceil(geo.th) * out[0] * problem.n) as f64;
@@ -245,7 +210,11 @@ pub fn cost_estimate(cfg: &KernelConfig, problem: &Problem) -> f64 {
     let t_mma = tiles * mmas * 4096.0 / 3.3e14;
     let t_l2 = (tiles * (halo + obytes) + ctas * wbytes) / 8e12;
     let t_dram = problem.min_bytes() / 3.5e12;
-    let wave = 132.0 * ctas_per_sm(cfg, problem, geo.smem_bytes) as f64;
+    let wave = device.wave(
+        geo.smem_bytes,
+        cfg.threads(),
+        register_estimate(cfg, problem),
+    ) as f64;
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     t_smem.max(t_mma).max(t_l2).max(t_dram) * q + 2e-6
 }

@@ -1,22 +1,22 @@
-//! The `igemm` family, forward direction: implicit GEMM per group with groups on the grid, one
-//! launch per grouped convolution (plus a reduction launch for split-K).
+//! The `igemm` family: implicit GEMM per group with groups on the grid, one launch per grouped
+//! convolution (plus a reduction launch for split-K). Forward today; the GEMM view of each
+//! direction is `gconv_problem::Problem::gemm_view`.
 //!
-//! Verified on the H200 by `gconv selftest --gpu` (every default-pool member on every forward
-//! case of the matrix; with the direct pool and the reference kernels 2826 passed, 0 failed —
-//! `results/h200/s4/selftest.log`) and in CI by host emulation (`tests/host_emulation.rs`:
-//! the same CUDA C++ on the CPU, with `ldmatrix`/`mma.sync` emulated as warp collectives and
-//! `wgmma` computed from its shared-memory descriptors, `GCONV_HOST_EMULATION` branches of the
-//! PTX helpers in `fwd.cu`).
+//! The family owns, in this folder: its rules ([`rules`]), its geometry and plan
+//! ([`geometry`]), its cost model ([`cost`]), its pools ([`pool`]) and its code generation
+//! ([`emit`] and the `.cu` fragments), behind [`Igemm`], its [`KernelFamily`] implementation.
+//! How it is verified (host emulation in CI, `gconv selftest --gpu` on the H200) and what it
+//! measured are in `ARCHITECTURE.md` and `results/`.
 //!
 //! For each group block of `gm` adjacent groups the GEMM is M = N·Do·Ho·Wo output pixels,
 //! N = gm·K/G merged output channels, K = taps × gm·C/G, walked as filter taps outer and channel
 //! blocks of `tile_k` inner. Grid = (⌈M/tile_m⌉, ⌈gm·K/G / tile_n⌉, G/gm · split_k).
 //!
-//! What the generated CUDA C++ does (see `fwd.cu`, which [`emit`] specialises with compile-time
+//! What the generated CUDA C++ does (the fragments of [`emit`], specialised with compile-time
 //! constants of the config and the problem):
 //!
 //! - **Loads**: `cp.async` with `src-size` zero-fill (16/8/4 bytes, the effective vector widths
-//!   of [`crate::config::effective_vectors`]) handles padding, out-of-range rows and channels
+//!   of [`geometry::effective_vectors`]) handles padding, out-of-range rows and channels
 //!   without branches; 2-byte elements (odd channel counts in f16/bf16) are loaded into
 //!   registers before the tile's math and stored to shared memory after it. Each thread decodes
 //!   its A rows (n, d, h, w of the output pixel) once, before the K loop; per k-tile only the
@@ -40,18 +40,7 @@
 //!   `fence.proxy.async` after each thread's copies land, one batch of 4 k16 steps committed per
 //!   k-tile and retired one k-tile later (`wait_group 1`), prefetch distance `stages − 2` so
 //!   that no stage is refilled while a batch may still read it. The asm of each N lists the
-//!   accumulators as operands, so it is generated per config (`wgmma_helpers`).
-//! - **Measured** (H200, `results/h200/s3/`, `s4/`): on the C/G 128 zoo layer (`g2_c256`) the
-//!   192×128 tile (three warpgroups, 262 CTAs = two full waves on 132 SMs, 17 % fewer bytes per
-//!   MAC than 128×128) takes 0.0285 ms = 519 TF/s (52 % of the 989 TF/s bf16 spec): 1.05×,
-//!   1.006× and 1.001× cuDNN in three runs (its best engine measured 0.0285–0.0300 ms), so at
-//!   par rather than ahead; 128×128 reached
-//!   0.0293–0.0296 ms. A dense 256-channel 56×56 layer reaches 639–659 TF/s (0.82–0.85×
-//!   cuDNN, whose best is at 79 %). Two merged C/G 32 groups in a 256×64 tile (`gm2`) are the fastest kernel on
-//!   the 7×7 C/G 32 zoo layer (1.07×). A 128×128 tile with one CTA per SM moves 32 KB through
-//!   L2 per 1 M MACs and issues copies and MMAs from the same warps behind one barrier per
-//!   k-tile; warp-specialised TMA producers with mbarriers and cluster multicast of the weight
-//!   tile are the next step.
+//!   accumulators as operands, so it is generated per config (in [`emit`]).
 //! - **Epilogue**: accumulators are converted (`cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`) and
 //!   restaged through shared memory, then written with coalesced stores of up to 16 bytes.
 //! - **Split-K** (deterministic): each split writes f32 partials to a workspace plane; a second
@@ -61,217 +50,96 @@
 //! source. Golden copies live in `tests/golden/`; `GCONV_BLESS=1 cargo test -p gconv-kernels
 //! --test golden` rewrites them on purpose.
 
-use crate::config::{
-    can_implement, effective_vectors, grid, smem_bytes, validate, Family, FastPath, KernelConfig,
-    Math, Rejection, EPILOGUE_PAD,
+pub mod cost;
+pub mod emit;
+pub mod geometry;
+pub mod pool;
+pub mod rules;
+
+pub use geometry::{
+    effective_vectors, grid, k_tiles, register_estimate, smem_bytes, warp_tile, wgmma_shape,
+    EffectiveVectors, IgemmPlan,
 };
-use crate::source::{Arch, KernelSource, Launch};
-use gconv_problem::{DType, Problem, TensorRole};
-use std::fmt::Write;
 
-/// The fixed part of the forward kernel (helpers, derived constants, kernel bodies).
-const FWD_BODY: &str = include_str!("fwd.cu");
+use crate::config::{Family, FastPath, KernelConfig, Math};
+use crate::device::DeviceLimits;
+use crate::family::{KernelFamily, Plan};
+use crate::rejection::Rejection;
+use crate::source::Arch;
+use gconv_problem::{DType, Direction, Problem};
+use std::sync::Arc;
 
-/// Generates the module for `cfg` on `problem`: both gates are checked first, and a config that
-/// fails either is returned as the [`Rejection`], never generated.
-pub fn emit(cfg: &KernelConfig, problem: &Problem) -> Result<KernelSource, Rejection> {
-    if cfg.family != Family::Igemm {
-        return Err(Rejection::FamilyNotImplemented {
-            family: cfg.family.token(),
-        });
-    }
-    validate(cfg, crate::config::required_arch(cfg))?;
-    can_implement(cfg, problem)?;
-    let name = cfg.to_string();
-    let ev = effective_vectors(cfg, problem);
-    let es = problem.dtype.size_bytes();
-    let (od, oh, ow) = {
-        let o = problem.output();
-        (o[0], o[1], o[2])
-    };
-    let taps = problem.filter_volume();
-    let pointwise = cfg.fast_path == FastPath::Pointwise;
-    let mut h = String::new();
-    let w = &mut h;
-    // Writing to a String cannot fail.
-    let _ = writeln!(w, "// gconv igemm forward kernel: generated, do not edit");
-    let _ = writeln!(w, "// kernel:  {name}");
-    let _ = writeln!(w, "// problem: {problem}");
-    let _ = writeln!(
-        w,
-        "// effective vector widths (elements): A {}, B {}, C {}",
-        ev.a, ev.b, ev.c
-    );
-    let _ = writeln!(
-        w,
-        "#define GCONV_MATH_MMA {}",
-        u8::from(cfg.math == Math::Mma)
-    );
-    let _ = writeln!(
-        w,
-        "#define GCONV_MATH_WGMMA {}",
-        u8::from(cfg.math == Math::Wgmma)
-    );
-    let _ = writeln!(
-        w,
-        "#define GCONV_SPLIT_REDUCE {}",
-        u8::from(cfg.split_k > 1)
-    );
-    let _ = writeln!(
-        w,
-        "#define ELEM {}",
-        if problem.dtype == DType::F32 {
-            "float"
-        } else {
-            "unsigned short"
-        }
-    );
-    let _ = writeln!(
-        w,
-        "constexpr bool IS_BF16 = {};",
-        problem.dtype == DType::Bf16
-    );
-    let _ = writeln!(w, "constexpr int ESZ = {es};");
-    let ints: [(&str, u64); 33] = [
-        ("N_", problem.n),
-        ("ID", problem.input[0]),
-        ("IH", problem.input[1]),
-        ("IW", problem.input[2]),
-        ("OD", od),
-        ("OH", oh),
-        ("OW", ow),
-        ("FZ", problem.filter[0]),
-        ("FY", problem.filter[1]),
-        ("FX", problem.filter[2]),
-        ("SD", problem.stride[0]),
-        ("SH", problem.stride[1]),
-        ("SW", problem.stride[2]),
-        ("PD", problem.pad[0]),
-        ("PH", problem.pad[1]),
-        ("PW", problem.pad[2]),
-        ("DD", problem.dilation[0]),
-        ("DH", problem.dilation[1]),
-        ("DW", problem.dilation[2]),
-        ("G_", problem.g),
-        ("CG", problem.cpg()),
-        ("KG", problem.kpg()),
-        ("GM", cfg.group_merge as u64),
-        ("BM", cfg.tile_m as u64),
-        ("BN", cfg.tile_n as u64),
-        ("BK", cfg.tile_k as u64),
-        ("WARPS_M", cfg.warps_m as u64),
-        ("WARPS_N", cfg.warps_n as u64),
-        ("STAGES", cfg.stages as u64),
-        ("VA", ev.a as u64),
-        ("VB", ev.b as u64),
-        ("VC", ev.c as u64),
-        ("SPLIT", cfg.split_k as u64),
-    ];
-    for (k, v) in ints {
-        let _ = writeln!(w, "constexpr int {k} = {v};");
-    }
-    let _ = writeln!(w, "constexpr int CPAD = {EPILOGUE_PAD};");
-    let _ = writeln!(w, "constexpr bool POINTWISE = {pointwise};");
-    // L1-allocating copies for A when taps re-read neighbouring pixels; L2-only otherwise.
-    let _ = writeln!(w, "constexpr bool A_L1 = {};", taps > 1);
+/// The igemm family's [`KernelFamily`] implementation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Igemm;
+
+/// The architecture an igemm config is compiled for: sm_90a for `wgmma`, else sm_90 (an sm_90
+/// CUBIN also runs on sm_90a parts).
+pub fn required_arch(cfg: &KernelConfig) -> Arch {
     if cfg.math == Math::Wgmma {
-        wgmma_helpers(w, cfg, problem.dtype);
+        Arch::Sm90a
+    } else {
+        Arch::Sm90
     }
-    let code = format!(
-        "{h}\n{}\n{}",
-        crate::MMA_PTX,
-        FWD_BODY.replace("@ENTRY@", &name)
-    );
-
-    let g = grid(cfg, problem);
-    let mut launches = vec![Launch {
-        entry: name.clone(),
-        grid: [g[0] as u32, g[1] as u32, g[2] as u32],
-        block: [cfg.threads(), 1, 1],
-        dynamic_smem_bytes: smem_bytes(cfg),
-    }];
-    let mut workspace_bytes = 0;
-    if cfg.split_k > 1 {
-        let y = problem.elements(TensorRole::Y);
-        workspace_bytes = y * cfg.split_k as u64 * 4;
-        launches.push(Launch {
-            entry: format!("{name}_reduce"),
-            grid: [y.div_ceil(256) as u32, 1, 1],
-            block: [256, 1, 1],
-            dynamic_smem_bytes: 0,
-        });
-    }
-    Ok(KernelSource {
-        kernel_name: name,
-        code,
-        arch: if cfg.math == Math::Wgmma {
-            Arch::Sm90a
-        } else {
-            Arch::Sm90
-        },
-        launches,
-        workspace_bytes,
-    })
 }
 
-/// The wgmma helpers of one config, generated because the instruction names its N and lists
-/// every accumulator register as an operand: `wgmma_tile` (one m64nNk16, A and B from
-/// shared-memory descriptors, accumulate) and `wgmma_hold` (an empty asm that keeps the
-/// compiler from moving accumulator accesses across the asynchronous window). Under
-/// `GCONV_HOST_EMULATION` the shim's `gconv_host_wgmma` computes the same product from the
-/// descriptors.
-fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType) {
-    let n = cfg.tile_n;
-    let nacc = n / 2;
-    let ty = if dtype == DType::Bf16 { "bf16" } else { "f16" };
-    let regs = (0..nacc)
-        .map(|i| format!("%{i}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let outs = (0..nacc)
-        .map(|i| format!("\"+f\"(d[{i}])"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let _ = writeln!(w, "constexpr int WG_NACC = {nacc};");
-    let _ = writeln!(w, "#ifdef GCONV_HOST_EMULATION");
-    let _ = writeln!(
-        w,
-        "__device__ __forceinline__ void wgmma_tile(float (&d)[{nacc}], unsigned long long da, unsigned long long db) {{ gconv_host_wgmma(d, {nacc}, da, db, {}); }}",
-        dtype == DType::Bf16
-    );
-    let _ = writeln!(
-        w,
-        "__device__ __forceinline__ void wgmma_hold(float (&d)[{nacc}]) {{ (void)d; }}"
-    );
-    let _ = writeln!(w, "#else");
-    let _ = writeln!(
-        w,
-        "__device__ __forceinline__ void wgmma_tile(float (&d)[{nacc}], unsigned long long da, unsigned long long db) {{"
-    );
-    let _ = writeln!(
-        w,
-        "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{regs}}}, %{}, %{}, p, 1, 1, 0, 0;\\n}}\\n\"",
-        nacc + 2,
-        nacc,
-        nacc + 1
-    );
-    let _ = writeln!(w, "               : {outs}");
-    let _ = writeln!(w, "               : \"l\"(da), \"l\"(db), \"r\"(1));");
-    let _ = writeln!(w, "}}");
-    let _ = writeln!(
-        w,
-        "__device__ __forceinline__ void wgmma_hold(float (&d)[{nacc}]) {{ asm volatile(\"\" : {outs} :: \"memory\"); }}"
-    );
-    let _ = writeln!(w, "#endif");
+impl KernelFamily for Igemm {
+    fn family(&self) -> Family {
+        Family::Igemm
+    }
+
+    fn required_arch(&self, cfg: &KernelConfig) -> Arch {
+        required_arch(cfg)
+    }
+
+    fn validate(&self, cfg: &KernelConfig) -> Result<(), Rejection> {
+        rules::validate(cfg)
+    }
+
+    fn plan(
+        &self,
+        cfg: &KernelConfig,
+        problem: &Problem,
+        _device: &DeviceLimits,
+    ) -> Result<Arc<dyn Plan>, Rejection> {
+        let parts =
+            emit::direction_parts(cfg.direction).ok_or(Rejection::DirectionNotImplemented {
+                family: cfg.family.token(),
+                direction: cfg.direction.token(),
+            })?;
+        rules::check_problem(cfg, problem)?;
+        Ok(Arc::new(IgemmPlan::new(cfg, problem, parts)))
+    }
+
+    fn pool(&self, direction: Direction, dtype: DType) -> Vec<KernelConfig> {
+        pool::pool(direction, dtype)
+    }
+
+    /// The pointwise fast path first: when a pointwise member is admitted, `auto` picks among
+    /// the pointwise members only.
+    fn auto_preference(&self, cfg: &KernelConfig) -> u32 {
+        u32::from(cfg.fast_path != FastPath::Pointwise)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::default_forward_pool;
+    use crate::admit::{admit, validate, Target};
+    use crate::config::SplitKMode;
+    use crate::source::KernelSource;
+    use pool::forward_pool as default_forward_pool;
 
     fn prob(key: &str) -> Problem {
         key.parse().unwrap()
+    }
+
+    fn can_implement(c: &KernelConfig, p: &Problem) -> Result<(), Rejection> {
+        admit(c, p, &Target::H200).map(|_| ())
+    }
+
+    fn emit(c: &KernelConfig, p: &Problem) -> Result<KernelSource, Rejection> {
+        admit(c, p, &Target::H200).map(|a| a.emit())
     }
 
     #[test]
@@ -331,5 +199,227 @@ mod tests {
         assert_eq!(s.launches[0].grid[2], 4);
         assert_eq!(s.workspace_bytes, 49 * 64 * 4 * 4);
         assert!(s.code.contains(&format!("{}_reduce", s.kernel_name)));
+    }
+
+    #[test]
+    fn validate_reasons() {
+        let base = KernelConfig::default();
+        let r = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+        assert_eq!(r(base), Ok(()));
+        assert_eq!(
+            r(KernelConfig { stages: 6, ..base }),
+            Err("stages_out_of_range")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                tile_k: 64,
+                stages: 5,
+                tile_m: 256,
+                tile_n: 256,
+                warps_m: 4,
+                warps_n: 2,
+                ..base
+            }),
+            Err("smem_exceeds_limit")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                warps_m: 4,
+                warps_n: 4,
+                ..base
+            }),
+            Err("bad_warp_count")
+        );
+        assert_eq!(
+            r(KernelConfig { vec_a: 16, ..base }),
+            Err("bad_vector_width")
+        );
+        assert_eq!(
+            r(KernelConfig { vec_b: 3, ..base }),
+            Err("bad_vector_width")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                math: Math::Simt,
+                ..base
+            }),
+            Err("math_dtype_mismatch")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                group_merge: 3,
+                ..base
+            }),
+            Err("bad_group_merge")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                split_k_mode: SplitKMode::Atomic,
+                ..base
+            }),
+            Err("bad_split_k")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                tile_n: 24,
+                warps_n: 1,
+                ..base
+            }),
+            Err("warp_tile_not_multiple_of_instruction")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                tile_m: 256,
+                warps_m: 2,
+                ..base
+            }),
+            Err("registers_exceed_limit")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                family: Family::Direct,
+                ..base
+            }),
+            Err("direct_field_fixed")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                direction: Direction::Wgrad,
+                ..base
+            }),
+            Err("direction_not_implemented")
+        );
+        assert_eq!(
+            r(KernelConfig { tile_k: 48, ..base }),
+            Err("tile_out_of_range")
+        );
+    }
+
+    #[test]
+    fn effective_vectors_clamp() {
+        let base = KernelConfig::default();
+        let ev = |c: &KernelConfig, k: &str| effective_vectors(c, &prob(k));
+        assert_eq!(
+            ev(&base, "fwd_bf16_n1_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1"),
+            EffectiveVectors { a: 8, b: 8, c: 8 }
+        );
+        assert_eq!(
+            ev(&base, "fwd_bf16_n1_g3_c12_k6_i8x8_f3x3_s1x1_p1x1_d1x1"),
+            EffectiveVectors { a: 4, b: 4, c: 2 }
+        );
+        assert_eq!(
+            ev(&base, "fwd_bf16_n1_g1_c7_k7_i8x8_f3x3_s1x1_p1x1_d1x1"),
+            EffectiveVectors { a: 1, b: 1, c: 1 }
+        );
+        let gm = KernelConfig {
+            group_merge: 16,
+            tile_k: 16,
+            tile_n: 16,
+            warps_n: 1,
+            ..base
+        };
+        assert_eq!(
+            ev(&gm, "fwd_bf16_n1_g32_c32_k32_i8x8_f3x3_s1x1_p1x1_d1x1"),
+            EffectiveVectors { a: 8, b: 1, c: 8 }
+        );
+    }
+
+    #[test]
+    fn wgmma_needs_sm90a_and_its_own_tile_rules() {
+        let c: KernelConfig = "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_gen"
+            .parse()
+            .unwrap();
+        assert_eq!(required_arch(&c), Arch::Sm90a);
+        assert_eq!(validate(&c, Arch::Sm90a), Ok(()));
+        let e = validate(&c, Arch::Sm90).unwrap_err();
+        assert_eq!(e.reason(), "arch_required");
+        assert!(e.to_string().contains("sm_90a"), "{e}");
+        let r = |c: KernelConfig| validate(&c, Arch::Sm90a).map_err(|e| e.reason());
+        assert_eq!(
+            r(KernelConfig { tile_k: 32, ..c }),
+            Err("tile_out_of_range")
+        );
+        assert_eq!(r(KernelConfig { stages: 2, ..c }), Err("tile_out_of_range"));
+        assert_eq!(
+            r(KernelConfig { tile_n: 96, ..c }),
+            Err("tile_out_of_range")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                warps_m: 4,
+                warps_n: 2,
+                ..c
+            }),
+            Err("bad_warp_count")
+        );
+        // 2 warpgroups x 2 m64 blocks x 256 columns = 256 accumulators per thread: too many.
+        assert_eq!(
+            r(KernelConfig {
+                tile_m: 256,
+                tile_n: 256,
+                stages: 3,
+                ..c
+            }),
+            Err("tile_out_of_range")
+        );
+        // Three warpgroups (12 warps, wgmma only): one m64 block each, at most 64 accumulators.
+        let w12 = KernelConfig {
+            tile_m: 192,
+            warps_m: 12,
+            ..c
+        };
+        assert_eq!(r(w12), Ok(()));
+        assert_eq!(w12.threads(), 384);
+        assert_eq!(wgmma_shape(&w12), (3, 1, 64));
+        assert_eq!(
+            r(KernelConfig {
+                tile_n: 256,
+                stages: 3,
+                ..w12
+            }),
+            Err("tile_out_of_range")
+        );
+        assert_eq!(
+            r(KernelConfig { tile_m: 384, ..w12 }),
+            Err("tile_out_of_range")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                math: Math::Mma,
+                tile_k: 32,
+                ..w12
+            }),
+            Err("bad_warp_count")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                dtype: DType::F32,
+                ..c
+            }),
+            Err("math_dtype_mismatch")
+        );
+        // can_implement uses the config's own architecture.
+        let p: Problem = "fwd_bf16_n2_g2_c256_k256_i9x9_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        assert_eq!(can_implement(&c, &p), Ok(()));
+    }
+
+    #[test]
+    fn k_tiles_pack_taps_for_small_merged_channels() {
+        let base = KernelConfig::default();
+        let dw = prob("fwd_bf16_n1_g32_c32_k32_i8x8_f3x3_s1x1_p1x1_d1x1");
+        let gm16 = KernelConfig {
+            group_merge: 16,
+            tile_k: 64,
+            tile_n: 16,
+            warps_n: 1,
+            ..base
+        };
+        assert_eq!(k_tiles(&gm16, &dw), 3); // 4 taps of 16 channels per k-tile
+        let c48 = prob("fwd_bf16_n1_g1_c48_k48_i8x8_f3x3_s1x1_p1x1_d1x1");
+        assert_eq!(k_tiles(&base, &c48), 18); // 48 does not divide 32: 2 blocks per tap
+        let c8 = prob("fwd_bf16_n1_g1_c8_k8_i8x8_f3x3_s1x1_p1x1_d1x1");
+        assert_eq!(k_tiles(&base, &c8), 3); // 4 taps of 8 channels per k-tile
     }
 }

@@ -1,0 +1,306 @@
+//! Admission: the one gate between a [`KernelConfig`] and a problem. [`validate`] says whether a
+//! config is a kernel at all on an architecture (the shared arch rule, then the family's
+//! structural rules); [`admit`] runs it, the shared problem rules (direction, dtype, 32-bit
+//! offsets, grid limits) and the family's problem rules and geometry, once, and returns an
+//! [`Admitted`] — the only value code generation ([`Admitted::emit`]), the cost model and
+//! dispatch accept, so holding one proves the gates passed. No config is ever silently rewritten:
+//! vector widths are caps that each family clamps in its plan.
+
+use crate::config::KernelConfig;
+use crate::device::DeviceLimits;
+use crate::family::{self, Plan};
+use crate::rejection::Rejection;
+use crate::source::{Arch, KernelSource};
+use gconv_problem::{Problem, TensorRole};
+use std::fmt;
+use std::sync::Arc;
+
+/// Largest group merge any family accepts (a power of two).
+pub const MAX_GROUP_MERGE: u32 = 16;
+
+/// What a kernel is admitted for: the architecture its module may use and the device it is
+/// planned on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// The architecture asked for (sm_90a admits the arch-specific math paths too).
+    pub arch: Arch,
+    /// The device's limits.
+    pub device: DeviceLimits,
+}
+
+impl Target {
+    /// An H200 compiled for sm_90a (every math path).
+    pub const H200: Target = Target {
+        arch: Arch::Sm90a,
+        device: DeviceLimits::H200,
+    };
+
+    /// The H200 limits on an architecture.
+    pub fn arch(arch: Arch) -> Target {
+        Target {
+            arch,
+            ..Target::H200
+        }
+    }
+}
+
+impl Default for Target {
+    fn default() -> Self {
+        Target::H200
+    }
+}
+
+/// The architecture a config's module is compiled for (its family decides: sm_90a for wgmma).
+pub fn required_arch(cfg: &KernelConfig) -> Arch {
+    family::of(cfg.family).required_arch(cfg)
+}
+
+/// Is `cfg` a kernel at all on `arch`? The arch rule (a config whose module needs sm_90a is
+/// refused on sm_90), then the family's structural rules.
+pub fn validate(cfg: &KernelConfig, arch: Arch) -> Result<(), Rejection> {
+    let fam = family::of(cfg.family);
+    let needs = fam.required_arch(cfg);
+    if needs == Arch::Sm90a && arch != Arch::Sm90a {
+        return Err(Rejection::ArchRequired {
+            math: cfg.math.token(),
+            needs: needs.nvrtc_arch(),
+            arch: arch.nvrtc_arch(),
+        });
+    }
+    fam.validate(cfg)
+}
+
+/// A (kernel, problem) pair that passed every gate, with the family's plan for it. Only
+/// [`admit`] makes one.
+#[derive(Clone)]
+pub struct Admitted {
+    cfg: KernelConfig,
+    problem: Problem,
+    target: Target,
+    plan: Arc<dyn Plan>,
+}
+
+impl fmt::Debug for Admitted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Admitted")
+            .field("kernel", &self.cfg.to_string())
+            .field("problem", &self.problem.to_string())
+            .field("plan", &self.plan)
+            .finish()
+    }
+}
+
+impl Admitted {
+    /// The kernel.
+    pub fn config(&self) -> &KernelConfig {
+        &self.cfg
+    }
+    /// The problem it was admitted for.
+    pub fn problem(&self) -> &Problem {
+        &self.problem
+    }
+    /// The target it was admitted on.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+    /// The family's plan (grid, shared memory, registers).
+    pub fn plan(&self) -> &dyn Plan {
+        self.plan.as_ref()
+    }
+    /// The main launch grid.
+    pub fn grid(&self) -> [u64; 3] {
+        self.plan.grid()
+    }
+    /// The family's estimated time in seconds on the target device.
+    pub fn cost_estimate(&self) -> f64 {
+        self.plan.cost(&self.target.device)
+    }
+    /// The generated module.
+    pub fn emit(&self) -> KernelSource {
+        self.plan.emit()
+    }
+}
+
+/// The one admission step: [`validate`] on the target's architecture, the shared problem rules,
+/// the family's problem rules and plan, the shared index and grid limits.
+pub fn admit(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    target: &Target,
+) -> Result<Admitted, Rejection> {
+    validate(cfg, target.arch)?;
+    if cfg.direction != problem.direction {
+        return Err(Rejection::DirectionMismatch {
+            config: cfg.direction.token(),
+            problem: problem.direction.token(),
+        });
+    }
+    if cfg.dtype != problem.dtype {
+        return Err(Rejection::DtypeMismatch {
+            config: cfg.dtype.token(),
+            problem: problem.dtype.token(),
+        });
+    }
+    let plan = family::of(cfg.family).plan(cfg, problem, &target.device)?;
+    check_32bit_offsets(problem)?;
+    check_grid(plan.grid())?;
+    Ok(Admitted {
+        cfg: *cfg,
+        problem: *problem,
+        target: *target,
+        plan,
+    })
+}
+
+/// True when `v` is a power of two in `lo..=hi`.
+pub(crate) fn pow2_in(v: u32, lo: u32, hi: u32) -> bool {
+    v.is_power_of_two() && v >= lo && v <= hi
+}
+
+/// The largest power of two ≤ `cap` (at least 1) that divides `n`.
+pub(crate) fn largest_pow2_dividing(n: u64, cap: u64) -> u64 {
+    let mut v = cap.max(1);
+    while v > 1 && !n.is_multiple_of(v) {
+        v /= 2;
+    }
+    v
+}
+
+/// 32-bit offsets (every family indexes with `int`): X offsets range over
+/// [-(padding reach), elements); W and Y over elements.
+fn check_32bit_offsets(problem: &Problem) -> Result<(), Rejection> {
+    let [_, h, w] = problem.input;
+    let reach = (problem.pad[0] * h * w + problem.pad[1] * w + problem.pad[2]) * problem.c;
+    let limit = i32::MAX as u64;
+    let x_extent = problem.elements(TensorRole::X) + reach + problem.c;
+    for (tensor, extent) in [
+        ("X", x_extent),
+        ("W", problem.elements(TensorRole::W)),
+        ("Y", problem.elements(TensorRole::Y)),
+    ] {
+        if extent > limit {
+            return Err(Rejection::IndexExceeds32Bit { tensor, extent });
+        }
+    }
+    Ok(())
+}
+
+/// Launch-grid limits (x up to 2^31 − 1, y and z up to 65535).
+fn check_grid(g: [u64; 3]) -> Result<(), Rejection> {
+    for (axis, size, lim) in [
+        ("x", g[0], i32::MAX as u64),
+        ("y", g[1], 65_535),
+        ("z", g[2], 65_535),
+    ] {
+        if size > lim {
+            return Err(Rejection::GridTooLarge {
+                axis,
+                size,
+                limit: lim,
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FastPath;
+    use gconv_problem::{DType, Direction};
+
+    fn prob(key: &str) -> Problem {
+        key.parse().unwrap()
+    }
+
+    fn can_implement(c: &KernelConfig, p: &Problem) -> Result<(), Rejection> {
+        admit(c, p, &Target::H200).map(|_| ())
+    }
+
+    #[test]
+    fn can_implement_rules() {
+        let base = KernelConfig::default();
+        let dense = prob("fwd_bf16_n2_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1");
+        let r = |c: KernelConfig, p: &Problem| can_implement(&c, p).map_err(|e| e.reason());
+        assert_eq!(r(base, &dense), Ok(()));
+        assert_eq!(
+            r(base, &dense.with_dtype(DType::F16)),
+            Err("dtype_mismatch")
+        );
+        assert_eq!(
+            r(base, &dense.with_direction(Direction::Dgrad)),
+            Err("direction_mismatch")
+        );
+        let pw = KernelConfig {
+            fast_path: FastPath::Pointwise,
+            ..base
+        };
+        assert_eq!(r(pw, &dense), Err("pointwise_inapplicable"));
+        assert_eq!(
+            r(pw, &prob("fwd_bf16_n2_g1_c64_k64_i8x8_f1x1_s1x1_p0x0_d1x1")),
+            Ok(())
+        );
+        assert_eq!(
+            r(pw, &prob("fwd_bf16_n2_g1_c64_k64_i8x8_f1x1_s2x2_p0x0_d1x1")),
+            Err("pointwise_inapplicable")
+        );
+        let gm4 = KernelConfig {
+            group_merge: 4,
+            ..base
+        };
+        assert_eq!(
+            r(
+                gm4,
+                &prob("fwd_bf16_n2_g6_c24_k24_i8x8_f3x3_s1x1_p1x1_d1x1")
+            ),
+            Err("group_merge_not_divisor")
+        );
+        assert_eq!(
+            r(
+                gm4,
+                &prob("fwd_bf16_n2_g8_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1")
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            r(
+                gm4,
+                &prob("fwd_bf16_n2_g8_c128_k128_i8x8_f3x3_s1x1_p1x1_d1x1")
+            ),
+            Err("group_merge_exceeds_tile")
+        );
+        // 2^31 elements of X overflow the 32-bit offsets.
+        let big = prob("fwd_bf16_n1024_g1_c256_k8_i128x64_f1x1_s1x1_p0x0_d1x1");
+        let e = can_implement(&base, &big).unwrap_err();
+        assert_eq!(e.reason(), "index_exceeds_32bit");
+        assert!(e.is_unsupported());
+    }
+
+    #[test]
+    fn admission_is_the_gate_and_the_plan() {
+        let c = KernelConfig::default();
+        let p = prob("fwd_bf16_n2_g4_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1");
+        let a = admit(&c, &p, &Target::H200).unwrap();
+        assert_eq!((a.config(), a.problem()), (&c, &p));
+        assert_eq!(a.grid(), [2, 1, 4]);
+        assert_eq!(a.emit(), a.emit());
+        assert!(a.cost_estimate() > 0.0);
+        // The architecture asked for is the target's: wgmma needs sm_90a.
+        let w: KernelConfig = "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_gen"
+            .parse()
+            .unwrap();
+        let p2 = prob("fwd_bf16_n2_g2_c256_k256_i9x9_f3x3_s1x1_p1x1_d1x1");
+        assert!(admit(&w, &p2, &Target::H200).is_ok());
+        assert_eq!(
+            admit(&w, &p2, &Target::arch(Arch::Sm90))
+                .unwrap_err()
+                .reason(),
+            "arch_required"
+        );
+        // A family rule keeps its key through the shared type.
+        let d = crate::direct::config(DType::Bf16, [128, 64, 16], 3, [8, 4]);
+        let e = validate(&d, Arch::Sm90).unwrap_err();
+        assert_eq!(e.reason(), "direct_thread_mapping");
+        assert!(!e.is_unsupported());
+    }
+}

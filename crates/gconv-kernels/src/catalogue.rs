@@ -1,0 +1,112 @@
+//! The pool catalogue: every caller that needs "the kernels gconv ships" for a direction and
+//! dtype (bench, selftest, `auto`, the compile test, host emulation, examples) asks here
+//! instead of listing pools itself. Each family keeps its own pool ([`KernelFamily::pool`]);
+//! the catalogue concatenates them in [`Family::ALL`] order (igemm first, then direct). It also
+//! holds the baseline config that every trait-config field falls back to.
+
+use crate::config::{Family, KernelConfig};
+use crate::family;
+use gconv_problem::{DType, Direction};
+
+/// Which families' pools to take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Families {
+    /// Every family.
+    #[default]
+    All,
+    /// One family.
+    Only(Family),
+}
+
+impl Families {
+    /// The families selected, in catalogue order.
+    pub fn list(self) -> Vec<Family> {
+        match self {
+            Families::All => Family::ALL.to_vec(),
+            Families::Only(f) => vec![f],
+        }
+    }
+}
+
+/// The default pool of the selected families for a direction and dtype, in catalogue order
+/// (empty when no family has kernels for the direction yet).
+pub fn pool(direction: Direction, dtype: DType, families: Families) -> Vec<KernelConfig> {
+    families
+        .list()
+        .into_iter()
+        .flat_map(|f| family::of(f).pool(direction, dtype))
+        .collect()
+}
+
+/// The default pools of every dtype for a direction.
+pub fn pool_all_dtypes(direction: Direction, families: Families) -> Vec<KernelConfig> {
+    DType::ALL
+        .into_iter()
+        .flat_map(|d| pool(direction, d, families))
+        .collect()
+}
+
+/// The directions for which some selected family has a pool.
+pub fn directions_with_pools(families: Families) -> Vec<Direction> {
+    Direction::ALL
+        .into_iter()
+        .filter(|&d| DType::ALL.iter().any(|&t| !pool(d, t, families).is_empty()))
+        .collect()
+}
+
+impl KernelConfig {
+    /// The baseline config for a direction and dtype (the igemm family's): what every field of a
+    /// trait config falls back to.
+    pub fn baseline(direction: Direction, dtype: DType) -> KernelConfig {
+        crate::igemm::pool::baseline(direction, dtype)
+    }
+}
+
+impl Default for KernelConfig {
+    /// `igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen`: the forward bf16 baseline.
+    fn default() -> Self {
+        KernelConfig::baseline(Direction::Fwd, DType::Bf16)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admit::{required_arch, validate};
+    use std::collections::HashSet;
+
+    #[test]
+    fn default_name_matches_documented_example() {
+        assert_eq!(
+            KernelConfig::default().to_string(),
+            "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen"
+        );
+    }
+
+    #[test]
+    fn pool_members_validate_and_names_round_trip_uniquely() {
+        let every = pool_all_dtypes(Direction::Fwd, Families::All);
+        let mut names = HashSet::new();
+        for c in &every {
+            validate(c, required_arch(c)).unwrap_or_else(|e| panic!("{c}: {e}"));
+            let name = c.to_string();
+            assert_eq!(name.parse::<KernelConfig>().as_ref(), Ok(c), "{name}");
+            assert!(names.insert(name.clone()), "duplicate {name}");
+        }
+        for dt in DType::ALL {
+            let n = pool(Direction::Fwd, dt, Families::Only(Family::Igemm)).len();
+            assert!((20..=56).contains(&n), "igemm {dt}: {n}");
+            let d = pool(Direction::Fwd, dt, Families::Only(Family::Direct)).len();
+            assert!(d >= 8, "direct {dt}: {d}");
+            // Catalogue order: igemm members first.
+            let all = pool(Direction::Fwd, dt, Families::All);
+            assert_eq!(all.len(), n + d);
+            assert!(all[..n].iter().all(|c| c.family == Family::Igemm));
+        }
+        assert_eq!(
+            directions_with_pools(Families::All),
+            vec![Direction::Fwd],
+            "a new direction's pool must be added to this test"
+        );
+    }
+}

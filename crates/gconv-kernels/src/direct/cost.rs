@@ -1,0 +1,91 @@
+//! The direct family's cost model (CUDA-core path here, the tensor-core path's in
+//! `super::mma`): estimated time of a [`DirectPlan`] on a device, which `auto` minimises over
+//! the pool.
+
+use super::geometry::{
+    group_vector_path, rows_per_thread, weights_in_registers, DirectGeometry, DirectPlan,
+};
+use super::mma;
+use crate::config::{KernelConfig, Math};
+use crate::device::DeviceLimits;
+use gconv_problem::Problem;
+
+/// Estimated instructions one thread issues for one output tile of `cfg` on `problem`: the
+/// shared-memory reads of the window (and their 16-bit unpacking), the FMAs, the halo copies
+/// (about 25 instructions each, address arithmetic included), the weight staging and the stores.
+pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> f64 {
+    let (vec, px, py) = (
+        cfg.vec_a as f64,
+        cfg.vec_b as f64,
+        rows_per_thread(cfg) as f64,
+    );
+    let [fz, fy, fx] = problem.filter.map(|v| v as f64);
+    let (sh, sw) = (problem.stride[1] as f64, problem.stride[2] as f64);
+    let (dh, dw) = (problem.dilation[1] as f64, problem.dilation[2] as f64);
+    let span = (px - 1.0) * sw + (fx - 1.0) * dw + 1.0;
+    let rin = (py - 1.0) * sh + (fy - 1.0) * dh + 1.0;
+    let cpg = problem.cpg() as f64;
+    let unpack = if problem.dtype.size_bytes() == 2 {
+        1.0
+    } else {
+        0.0
+    };
+    let fmas = py * px * vec * fz * fy * fx * cpg;
+    let window = if weights_in_registers(cfg, problem) {
+        fz * rin * span * (1.0 + vec * unpack)
+    } else if problem.cpg() == 1 && problem.kpg() == 1 {
+        fz * fy * py * span * (1.0 + vec * unpack)
+    } else if group_vector_path(cfg, problem) {
+        fz * fy * py * span * (1.0 + cpg * unpack)
+    } else {
+        2.0 * fmas
+    };
+    let threads = cfg.threads().max(1) as f64;
+    let chunks = (geo.halo[0] * geo.halo[1] * geo.halo[2] * (geo.ct / geo.vl.max(1))) as f64;
+    let halo = (chunks / threads).ceil() * 25.0;
+    let weights = ((problem.filter_volume() * problem.cpg()) as f64 * cfg.tile_n as f64 / threads)
+        .ceil()
+        * 12.0;
+    let stores = py * px * (vec / geo.sv.max(1) as f64) * 8.0;
+    window + fmas + halo + weights + stores
+}
+
+/// Estimated time in seconds of a direct plan on `device`, the rule behind the direct part of
+/// `auto` ([`crate::select`]):
+///
+/// `max(t_issue, t_dram, t_l2) · q · penalty + 2 µs`, where
+/// - `t_issue` = [`thread_instructions`] × threads × output tiles at 2.4e13 thread-instructions
+///   per second (132 SMs × 4 schedulers × 32 lanes at about 70 % of 1.98 GHz);
+/// - `t_dram` = the compulsory bytes at 3.5 TB/s; `t_l2` = every tile's staged halo and output
+///   tile (partial tiles included) at 8 TB/s;
+/// - `q` = the wave quantisation: CTAs rounded up to whole waves of `SMs × CTAs per SM` (the
+///   device's occupancy model, [`DeviceLimits::ctas_per_sm`], on the plan's shared memory,
+///   threads and register estimate), divided by the CTAs, but at least 1;
+/// - `penalty` = `1 + 0.03·(PY − 1)` (longer per-thread row strips), × 1.1 for 8 channels per
+///   thread.
+///
+/// The constants were fitted (grid search) on H200 benches of the direct-capable forward zoo
+/// layers (`results/h200/README.md` names the runs). Known limits: the model has no
+/// load/compute-overlap term, so it rarely picks a persistent (2-stage) member.
+pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
+    let (cfg, problem, geo) = (&plan.cfg, &plan.problem, &plan.geometry);
+    if cfg.math == Math::Mma {
+        return mma::cost_estimate(cfg, &plan.kernel_problem, geo, device);
+    }
+    let es = problem.dtype.size_bytes() as f64;
+    let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
+    let out = problem.output();
+    let tiles = (out[2].div_ceil(geo.tw) * out[1].div_ceil(geo.th) * out[0] * problem.n) as f64
+        * geo.grid[1] as f64;
+    let threads = cfg.threads().max(1) as f64;
+    let t_issue = tiles * threads * thread_instructions(cfg, problem, geo) / 2.4e13;
+    let t_dram = problem.min_bytes() / 3.5e12;
+    let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
+    let t_l2 = tiles * (halo + cfg.tile_m as f64 * cfg.tile_n as f64 * es) / 8e12;
+    let wave = device.wave(geo.smem_bytes, cfg.threads(), plan.registers) as f64;
+    // Tiles per CTA are equal up to one (persistent launches), so quantisation is by CTAs.
+    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
+    let penalty =
+        (1.0 + 0.03 * (rows_per_thread(cfg) as f64 - 1.0)) * if cfg.vec_a == 8 { 1.1 } else { 1.0 };
+    t_issue.max(t_dram).max(t_l2) * q * penalty + 2e-6
+}

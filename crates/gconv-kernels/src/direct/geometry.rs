@@ -1,0 +1,327 @@
+//! The direct family's geometry: the tile, the staged halo, vector widths, shared memory and
+//! the launch grid of a (config, problem) pair ([`DirectGeometry`]), the merged problem of a
+//! group-merged tensor-core config ([`kernel_problem`]), the register estimate, and the
+//! [`DirectPlan`] that holds them for one admitted pair.
+
+use super::cost::cost_estimate;
+use super::emit::emit;
+use super::mma;
+use crate::admit::largest_pow2_dividing;
+use crate::config::{KernelConfig, Math};
+use crate::device::DeviceLimits;
+use crate::family::Plan;
+use crate::source::KernelSource;
+use gconv_problem::Problem;
+
+/// CTAs per SM a persistent (2-stage) simt launch aims for.
+pub const PERSISTENT_CTAS_PER_SM: u64 = 8;
+
+/// Registers (f32 values) the depthwise path may spend on the whole filter of a depth slice
+/// plus the accumulators; above it the kernel keeps one filter row at a time (fy-outer order).
+pub const W_REG_BUDGET: u64 = 160;
+
+/// Output rows per thread (`PY`): a CTA's `tile_m / vec_b · tile_n / vec_a` work items
+/// (output row, column group, channel lane) spread evenly over its threads, each thread taking
+/// PY vertically adjacent rows (`validate` requires the division to be exact).
+pub fn rows_per_thread(cfg: &KernelConfig) -> u64 {
+    let items = (cfg.tile_m / cfg.vec_b.max(1)) as u64 * (cfg.tile_n / cfg.vec_a.max(1)) as u64;
+    (items / cfg.threads().max(1) as u64).max(1)
+}
+
+/// True when a grouped problem (C/G > 1 or a channel multiplier) takes the vector path: the
+/// thread's `vec_a` output channels lie in one group (`K/G` is a multiple of `vec_a`), so one
+/// shared-memory read gives the group's C/G input channels for all of them.
+pub fn group_vector_path(cfg: &KernelConfig, problem: &Problem) -> bool {
+    !(problem.cpg() == 1 && problem.kpg() == 1)
+        && problem.kpg().is_multiple_of(cfg.vec_a.max(1) as u64)
+}
+
+/// True when the depthwise path keeps the whole filter of a depth slice in registers.
+pub fn weights_in_registers(cfg: &KernelConfig, problem: &Problem) -> bool {
+    let vec = cfg.vec_a as u64;
+    problem.cpg() == 1
+        && problem.kpg() == 1
+        && problem.filter[1] * problem.filter[2] * vec
+            + rows_per_thread(cfg) * cfg.vec_b as u64 * vec
+            <= W_REG_BUDGET
+}
+
+/// Everything the direct kernel derives from a (config, problem) pair: tile shape, staged halo,
+/// vector widths, shared memory and grid. Computed without panicking for any config (fields
+/// of an invalid config are clamped to 1 so that the arithmetic stays defined).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectGeometry {
+    /// Output tile rows (`tile_m / tile_k`).
+    pub th: u64,
+    /// Output tile columns (`tile_k`).
+    pub tw: u64,
+    /// Input channels staged per CTA.
+    pub ct: u64,
+    /// Shared-memory stride of one staged pixel in elements: `CT` on the simt path; on the mma
+    /// path `CT` or `CT + 8`, whichever is an odd number of 16-byte chunks, so that the eight
+    /// row addresses of an `ldmatrix` phase (eight adjacent pixels) hit eight bank groups.
+    pub cts: u64,
+    /// Weight-tile row stride in elements (mma path: `round16(taps·C/G) + 8`, an odd number of
+    /// 16-byte chunks; simt path: `taps·C/G`, f32 transposed, see `ws_bytes`).
+    pub wrow: u64,
+    /// Staged depth slices (`FZ`), halo rows and halo columns.
+    pub halo: [u64; 3],
+    /// Shared-memory row stride in elements: `ITW·CT` plus a padding of 0–7 16-byte chunks
+    /// chosen by [`smem_read_wavefronts`] so that the column reads of a quarter-warp that spans
+    /// several rows hit distinct banks.
+    pub xrow: u64,
+    /// Elements per global-load chunk (divides C and CT; 16 bytes at most).
+    pub vl: u64,
+    /// Elements per output store (divides K and VEC; 16 bytes at most).
+    pub sv: u64,
+    /// Bytes of the input tile (rounded up to 16).
+    pub xs_bytes: u64,
+    /// Bytes of the weight tile (simt: f32 transposed; mma: 16-bit `[BN][WROW]` rows).
+    pub ws_bytes: u64,
+    /// Bytes of the raw weight area of a group-merged mma config (the CTA's real weights,
+    /// `BN × taps × C/G` elements, copied in before they are expanded into block-diagonal
+    /// rows; rounded up to 16), else 0.
+    pub raw_bytes: u64,
+    /// Dynamic shared memory of the launch.
+    pub smem_bytes: u64,
+    /// Launch grid.
+    pub grid: [u64; 3],
+}
+
+/// The convolution the kernel computes. For a tensor-core (`mma`) config with `group_merge`
+/// gm > 1: the same convolution seen as G/gm merged groups of gm·C/G input and gm·K/G output
+/// channels (adjacent groups are adjacent in the NHWC channel dimension) whose weights are
+/// block-diagonal — output channel k of a merged group reads only the C/G channels of its own
+/// group, the rest of the merged row is zero in shared memory. This is how depthwise and
+/// C/G 1–4 layers reach the tensor cores (gm·C/G a multiple of 8). Otherwise `problem` itself.
+/// The `mma` module's functions take this problem; [`geometry`], [`register_estimate`],
+/// [`super::cost::cost_estimate`], the rules and the emitter take the real one and convert once.
+pub fn kernel_problem(cfg: &KernelConfig, problem: &Problem) -> Problem {
+    let gm = cfg.group_merge.max(1) as u64;
+    if cfg.math == Math::Mma && gm > 1 && problem.g.is_multiple_of(gm) {
+        Problem {
+            g: problem.g / gm,
+            ..*problem
+        }
+    } else {
+        *problem
+    }
+}
+
+/// The derived geometry of `cfg` on `problem` on `device` (see the module doc; merged groups
+/// per [`kernel_problem`]).
+pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectGeometry {
+    geometry_of(cfg, &kernel_problem(cfg, problem), device)
+}
+
+/// [`geometry`] on the kernel's own problem ([`kernel_problem`], already merged).
+pub(crate) fn geometry_of(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    device: &DeviceLimits,
+) -> DirectGeometry {
+    let es = problem.dtype.size_bytes();
+    let tw = cfg.tile_k.max(1) as u64;
+    let th = (cfg.tile_m as u64 / tw).max(1);
+    let bn = cfg.tile_n.max(1) as u64;
+    let kpg = problem.kpg().max(1);
+    let ct = (bn / kpg).max(1) * problem.cpg();
+    let is_mma = cfg.math == Math::Mma;
+    let cts = if is_mma && (ct / 8).is_multiple_of(2) {
+        ct + 8
+    } else {
+        ct
+    };
+    let taps_c = problem.filter_volume() * problem.cpg();
+    let wrow = if is_mma {
+        taps_c.div_ceil(16) * 16 + 8
+    } else {
+        taps_c
+    };
+    let vmax = 16 / es;
+    let out = problem.output();
+    let halo = [
+        problem.filter[0],
+        (th - 1) * problem.stride[1] + (problem.filter[1] - 1) * problem.dilation[1] + 1,
+        (tw - 1) * problem.stride[2] + (problem.filter[2] - 1) * problem.dilation[2] + 1,
+    ];
+    let vl = largest_pow2_dividing(problem.c, vmax.min(largest_pow2_dividing(ct, vmax)));
+    let sv = largest_pow2_dividing(problem.k, vmax.min(cfg.vec_a.max(1) as u64));
+    let base_row = halo[2] * cts;
+    let pad_chunk = 16 / es; // elements per 16-byte chunk
+    let xrow = if is_mma {
+        base_row
+    } else {
+        (0..8u64)
+            .map(|pad| base_row + pad * pad_chunk)
+            .min_by_key(|&xrow| smem_read_wavefronts(cfg, problem, th, ct, xrow))
+            .unwrap_or(base_row)
+    };
+    let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
+    let ws_bytes = if is_mma {
+        wrow * bn * es
+    } else {
+        taps_c * bn * 4
+    };
+    // Group merge (mma): `problem` is the merged one, its C/G is gm times the real C/G.
+    let gm = cfg.group_merge.max(1) as u64;
+    let raw_bytes = if is_mma && gm > 1 {
+        (bn * problem.filter_volume() * (problem.cpg() / gm) * es).div_ceil(16) * 16
+    } else {
+        0
+    };
+    let stages = cfg.stages.clamp(1, 2) as u64;
+    let spatial = out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * problem.n;
+    let channel_blocks = problem.k.div_ceil(bn);
+    // Persistent CTAs (2 stages): PERSISTENT_CTAS_PER_SM per SM (simt), or one wave of the
+    // CTAs that fit on the SMs (mma: each CTA loads its weight tile once for all its tiles),
+    // equal tile counts.
+    let target = if is_mma {
+        let smem = stages * xs_bytes + ws_bytes + raw_bytes;
+        device.wave(smem, cfg.threads(), mma::register_estimate(cfg, problem))
+    } else {
+        device.sms as u64 * PERSISTENT_CTAS_PER_SM
+    };
+    let grid_x = if stages == 1 {
+        spatial
+    } else {
+        let per_cta = (spatial * channel_blocks).div_ceil(target).max(1);
+        spatial.div_ceil(per_cta)
+    };
+    DirectGeometry {
+        th,
+        tw,
+        ct,
+        cts,
+        wrow,
+        halo,
+        xrow,
+        vl,
+        sv,
+        xs_bytes,
+        ws_bytes,
+        raw_bytes,
+        smem_bytes: stages * xs_bytes + ws_bytes + raw_bytes,
+        grid: [grid_x, channel_blocks, 1],
+    }
+}
+
+/// Shared-memory wavefronts of one column read by the first warp of a CTA on the depthwise
+/// path (the math loop's shared loads), for a row stride of `xrow` elements: threads are
+/// grouped into phases of 128 bytes of requests (8 threads for 16-byte reads), and each phase
+/// costs as many wavefronts as the most distinct 4-byte words that fall into one of the 32
+/// banks. The channel-multiplier path (scalar reads) is not modelled (0).
+pub fn smem_read_wavefronts(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    th: u64,
+    ct: u64,
+    xrow: u64,
+) -> u64 {
+    if problem.cpg() != 1 || problem.kpg() != 1 {
+        return 0;
+    }
+    let es = problem.dtype.size_bytes();
+    let vec = cfg.vec_a.max(1) as u64;
+    let lanes = (cfg.tile_n as u64 / vec).max(1);
+    let access = (vec * es).min(16);
+    let per_phase = (128 / access).min(32) as usize;
+    let threads = (cfg.threads() as u64).min(32);
+    let py = rows_per_thread(cfg);
+    let rgh = (th / py).max(1);
+    let addrs: Vec<u64> = (0..threads)
+        .map(|t| {
+            let (lane, pg) = (t % lanes, t / lanes);
+            let (rg, txg) = (pg % rgh, pg / rgh);
+            rg * py * problem.stride[1] * xrow * es
+                + txg * cfg.vec_b as u64 * problem.stride[2] * ct * es
+                + lane * vec * es
+        })
+        .collect();
+    addrs
+        .chunks(per_phase)
+        .map(|phase| {
+            let mut words: Vec<u64> = phase
+                .iter()
+                .flat_map(|&a| (a / 4)..(a + access).div_ceil(4))
+                .collect();
+            words.sort_unstable();
+            words.dedup();
+            let mut per_bank = [0u64; 32];
+            for w in words {
+                per_bank[(w % 32) as usize] += 1;
+            }
+            per_bank.into_iter().max().unwrap_or(0)
+        })
+        .sum()
+}
+
+/// Estimated registers per thread on a problem: accumulators (`PY × PX × VEC`), one input
+/// column, the depthwise path's weights (the slice's `FY × FX × VEC` filter when
+/// [`weights_in_registers`], else one row of `FX × VEC`) and a fixed allowance.
+pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
+    if cfg.math == Math::Mma {
+        return mma::register_estimate(cfg, &kernel_problem(cfg, problem));
+    }
+    let vec = cfg.vec_a as u64;
+    let px = cfg.vec_b as u64;
+    let (weights, column) = if weights_in_registers(cfg, problem) {
+        (problem.filter[1] * problem.filter[2] * vec, vec)
+    } else if problem.cpg() == 1 && problem.kpg() == 1 {
+        (problem.filter[2] * vec, vec)
+    } else if group_vector_path(cfg, problem) {
+        (problem.filter[2] * problem.cpg() * vec, problem.cpg())
+    } else {
+        (0, vec)
+    };
+    let est = rows_per_thread(cfg) * vec * px + column + weights + 32;
+    est.min(u32::MAX as u64) as u32
+}
+
+/// The direct plan of one admitted (kernel, problem) pair: everything the emitter and the cost
+/// model read, computed once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectPlan {
+    /// The kernel.
+    pub cfg: KernelConfig,
+    /// The problem.
+    pub problem: Problem,
+    /// The problem the kernel computes ([`kernel_problem`]: merged groups for group merge).
+    pub kernel_problem: Problem,
+    /// The geometry.
+    pub geometry: DirectGeometry,
+    /// Estimated registers per thread.
+    pub registers: u32,
+}
+
+impl DirectPlan {
+    /// The plan of `cfg` on `problem` on `device` (the rules are checked on it afterwards).
+    pub fn new(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectPlan {
+        let kp = kernel_problem(cfg, problem);
+        DirectPlan {
+            cfg: *cfg,
+            problem: *problem,
+            kernel_problem: kp,
+            geometry: geometry_of(cfg, &kp, device),
+            registers: register_estimate(cfg, problem),
+        }
+    }
+}
+
+impl Plan for DirectPlan {
+    fn grid(&self) -> [u64; 3] {
+        self.geometry.grid
+    }
+    fn smem_bytes(&self) -> u64 {
+        self.geometry.smem_bytes
+    }
+    fn registers(&self) -> u32 {
+        self.registers
+    }
+    fn cost(&self, device: &DeviceLimits) -> f64 {
+        cost_estimate(self, device)
+    }
+    fn emit(&self) -> KernelSource {
+        emit(self)
+    }
+}

@@ -1,0 +1,185 @@
+//! The direct family's pools and its config constructor.
+
+use crate::config::{Family, FastPath, KernelConfig, Math, SplitKMode};
+use gconv_problem::{DType, Direction};
+
+/// The family's default pool for a direction and dtype (forward only so far).
+pub fn pool(direction: Direction, dtype: DType) -> Vec<KernelConfig> {
+    match direction {
+        Direction::Fwd => forward_pool(dtype),
+        Direction::Dgrad | Direction::Wgrad => Vec::new(),
+    }
+}
+
+/// A direct forward config: `tile` = [tile_m, tile_n, tile_k] (pixels, channels, tile width),
+/// `warps` warps, `vec` = [channels, pixels] per thread.
+pub fn config(dtype: DType, tile: [u32; 3], warps: u32, vec: [u32; 2]) -> KernelConfig {
+    KernelConfig {
+        family: Family::Direct,
+        direction: Direction::Fwd,
+        dtype,
+        tile_m: tile[0],
+        tile_n: tile[1],
+        tile_k: tile[2],
+        warps_m: warps,
+        warps_n: 1,
+        stages: 1,
+        vec_a: vec[0],
+        vec_b: vec[1],
+        group_merge: 1,
+        split_k: 1,
+        split_k_mode: SplitKMode::Deterministic,
+        math: Math::Simt,
+        fast_path: FastPath::General,
+    }
+}
+
+/// The direct forward pool for a dtype (see [`super::DirectView`] for the field mapping): tiles
+/// shaped for the 112/56/28/14/7-pixel outputs of the model zoo (16×16, 8×16, 8×32, 8×56,
+/// 8×28, 14×28, 28×28, 14×14, 7×14, 7×7 pixels) of 16–128 channels, a 1×64 tile for 1D
+/// problems; mostly 2 channels per thread (one 4-byte bf16 pair) with a PY × PX block of
+/// 4–49 outputs per thread, plus 4- and 8-channel variants (8- and 16-byte accesses); and
+/// persistent double-buffered (2-stage) versions of six of them.
+/// Every member passes the family's `validate`.
+pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
+    use config as d;
+    match dtype {
+        DType::F16 | DType::Bf16 => [
+            // 2 channels (4 bytes) per thread, PY x PX outputs: the thread-level reuse tiles.
+            ([256, 32, 16], 8, [2, 4]),
+            ([128, 64, 16], 8, [2, 4]),
+            ([128, 32, 16], 8, [2, 4]),
+            ([256, 32, 32], 4, [2, 8]),
+            ([256, 16, 16], 4, [2, 4]),
+            ([448, 32, 56], 8, [2, 7]),
+            ([224, 32, 28], 4, [2, 7]),
+            ([392, 32, 28], 4, [2, 7]),
+            ([784, 16, 28], 7, [2, 7]),
+            ([196, 32, 14], 7, [2, 7]),
+            ([196, 64, 14], 4, [2, 7]),
+            ([98, 64, 14], 2, [2, 7]),
+            ([49, 64, 7], 7, [2, 7]),
+            ([49, 128, 7], 2, [2, 7]),
+            // Wider channel vectors (8 and 16 bytes per access); 4 channels = one group of a
+            // C/G = K/G = 4 layer (the grouped vector path).
+            ([128, 64, 16], 8, [4, 4]),
+            ([256, 32, 16], 8, [4, 4]),
+            ([196, 32, 14], 7, [4, 7]),
+            ([392, 32, 28], 7, [4, 7]),
+            ([128, 64, 16], 8, [8, 4]),
+            ([128, 32, 16], 8, [8, 2]),
+            // One row of 64 pixels for 1D problems.
+            ([64, 64, 64], 8, [2, 8]),
+            // Winners of a sweep of the simt space on the weakest depthwise layers (112² stride 2
+            // and 56² 3×3; `results/h200/s4/sweep_dw.csv`).
+            ([98, 32, 7], 7, [2, 7]),
+            ([196, 32, 14], 7, [2, 2]),
+        ]
+        .into_iter()
+        .map(|(t, w, v)| d(dtype, t, w, v))
+        .chain(
+            // Persistent, double-buffered (2 stages): the next tile's halo loads during the math.
+            [
+                ([196, 32, 14], 7, [2, 7]),
+                ([392, 32, 28], 4, [2, 7]),
+                ([256, 32, 16], 8, [2, 4]),
+                ([128, 32, 16], 8, [2, 4]),
+                ([49, 64, 7], 7, [2, 7]),
+                ([784, 16, 28], 7, [2, 7]),
+            ]
+            .into_iter()
+            .map(|(t, w, v)| KernelConfig {
+                stages: 2,
+                ..d(dtype, t, w, v)
+            }),
+        )
+        .chain(
+            // Tensor cores (math = mma, C/G and K/G multiples of 8): vec = [unit channel
+            // cap, m16 blocks per unit]. Channel tiles of 64 (and 48/56/96/112 for K/G = 24,
+            // 48, 56), pixel tiles for 56/28/14/7-wide outputs.
+            [
+                ([224, 64, 28], 8, [8, 2]),
+                ([224, 64, 28], 8, [32, 2]),
+                ([112, 64, 28], 4, [16, 1]),
+                ([112, 64, 28], 4, [64, 1]),
+                ([128, 64, 16], 8, [8, 2]),
+                ([256, 64, 16], 8, [16, 2]),
+                ([196, 64, 14], 8, [16, 2]),
+                ([112, 64, 14], 4, [32, 1]),
+                ([98, 64, 14], 4, [16, 1]),
+                ([196, 128, 14], 8, [64, 1]),
+                ([49, 64, 7], 4, [32, 1]),
+                ([49, 128, 7], 8, [32, 1]),
+                ([128, 48, 16], 4, [32, 2]),
+                ([196, 48, 14], 8, [32, 1]),
+                ([196, 96, 14], 8, [32, 2]),
+                ([196, 56, 14], 8, [64, 1]),
+                ([112, 112, 14], 8, [64, 1]),
+                ([64, 64, 64], 4, [16, 1]),
+                ([256, 64, 16], 8, [8, 4]),
+                ([128, 64, 16], 8, [16, 4]),
+            ]
+            .into_iter()
+            .map(|(t, w, v)| KernelConfig {
+                math: Math::Mma,
+                ..d(dtype, t, w, v)
+            }),
+        )
+        .chain(
+            // Persistent double-buffered tensor-core members: the next tile's halo loads
+            // during the current tile's MMAs.
+            [
+                ([196, 64, 14], 8, [16, 2]),
+                ([224, 64, 28], 8, [8, 2]),
+                ([256, 64, 16], 8, [16, 2]),
+                ([128, 48, 16], 4, [32, 2]),
+                ([196, 56, 14], 8, [64, 1]),
+                ([49, 64, 7], 4, [32, 1]),
+                ([49, 128, 7], 8, [32, 1]),
+            ]
+            .into_iter()
+            .map(|(t, w, v)| KernelConfig {
+                math: Math::Mma,
+                stages: 2,
+                ..d(dtype, t, w, v)
+            }),
+        )
+        .chain(
+            // Tensor cores for C/G 2–4 through block-diagonal group merge
+            // (`direct::kernel_problem`): gm groups form one merged group of gm·C/G = 8
+            // channels; (tile, warps, vec, gm, stages). Depthwise (gm 8) members were measured
+            // and left out: at 8 merged channels the path is bound by its shared-memory pipe
+            // (one ldmatrix per m16n8k16), 1.9–2.9× slower than the CUDA-core members on the 14
+            // depthwise zoo layers (`results/h200/s4/bench_dw_gm.csv`).
+            [
+                ([224, 64, 28], 8, [8, 2], 2, 1),
+                ([128, 64, 16], 8, [8, 2], 2, 1),
+                ([224, 64, 28], 8, [8, 2], 4, 1),
+            ]
+            .into_iter()
+            .map(|(t, w, v, gm, s)| KernelConfig {
+                math: Math::Mma,
+                group_merge: gm,
+                stages: s,
+                ..d(dtype, t, w, v)
+            }),
+        )
+        .collect(),
+        DType::F32 => [
+            ([256, 32, 16], 8, [2, 4]),
+            ([128, 32, 16], 4, [4, 4]),
+            ([128, 64, 16], 8, [4, 4]),
+            ([224, 32, 28], 4, [2, 7]),
+            ([196, 32, 14], 7, [2, 7]),
+            ([49, 64, 7], 7, [2, 7]),
+            ([64, 32, 64], 4, [2, 8]),
+        ]
+        .into_iter()
+        .map(|(t, w, v)| d(dtype, t, w, v))
+        .chain(std::iter::once(KernelConfig {
+            stages: 2,
+            ..d(dtype, [224, 32, 28], 4, [2, 7])
+        }))
+        .collect(),
+    }
+}

@@ -1,0 +1,264 @@
+//! The direct family's rules: [`validate`] (is a config a direct kernel at all: the fields the
+//! family fixes, warps, vector widths, the tile and the thread mapping; the tensor-core path's
+//! own rules are `super::mma`'s) and [`check_problem`] (does it run this problem: C/G, group
+//! merge, whole groups per CTA, shared memory and registers). The family's own rejections are
+//! the typed [`DirectRule`], counted by its `reason()` key.
+
+use super::geometry::DirectGeometry;
+use super::mma;
+use crate::admit::{pow2_in, MAX_GROUP_MERGE};
+use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
+use crate::device::DeviceLimits;
+use crate::rejection::{FamilyRule, Rejection};
+use gconv_problem::{Direction, Problem};
+use thiserror::Error;
+
+/// Largest C/G the CUDA-core (simt) path accepts.
+pub const MAX_DIRECT_CPG: u64 = 4;
+
+/// A rule of the direct family's own.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DirectRule {
+    /// A field that the direct family fixes to one value has another.
+    #[error("direct kernels need {field} = {expected} (got {value})")]
+    FieldFixed {
+        /// Field name.
+        field: &'static str,
+        /// The value given, as text.
+        value: String,
+        /// The only accepted value.
+        expected: &'static str,
+    },
+    /// The thread mapping does not divide: (tile_m / vec_b) pixel groups × (tile_n / vec_a)
+    /// channel lanes must be exactly threads × PY, with PY ≤ 16 output rows per thread dividing
+    /// the tile height.
+    #[error("direct work items {items} (tile rows x column groups x channel lanes) must be {threads} threads x PY, with PY <= 16 rows per thread dividing the tile height")]
+    ThreadMapping {
+        /// Work items of one CTA.
+        items: u32,
+        /// Threads of one CTA.
+        threads: u32,
+    },
+    /// The CUDA-core path handles only small C/G.
+    #[error("direct kernels need C/G <= {max} (problem C/G = {cpg})")]
+    ChannelsPerGroup {
+        /// C/G of the problem.
+        cpg: u64,
+        /// Largest accepted.
+        max: u64,
+    },
+    /// The tensor-core path needs C/G and K/G (of the merged groups, gm·C/G and gm·K/G, with
+    /// group merge) multiples of 8.
+    #[error(
+        "direct mma kernels need C/G and K/G multiples of 8, after group merge (merged C/G = {cpg}, K/G = {kpg}; a larger gm merges more groups)"
+    )]
+    MmaChannels {
+        /// C/G of the (merged) problem.
+        cpg: u64,
+        /// K/G of the (merged) problem.
+        kpg: u64,
+    },
+    /// The channel tile must hold whole groups: K/G (gm·K/G with group merge) must divide
+    /// tile_n.
+    #[error("direct kernels need K/G={kpg} (gm·K/G with group merge) to divide tile_n={tile_n} (whole groups per CTA)")]
+    ChannelTile {
+        /// K/G of the (merged) groups.
+        kpg: u64,
+        /// tile_n.
+        tile_n: u32,
+    },
+    /// Group merge on the tensor-core path only serves layers whose C/G or K/G is not a
+    /// multiple of 8; merging groups that already are would multiply the MMA work by gm for
+    /// nothing (zero blocks).
+    #[error("direct mma group_merge {gm} is needless: C/G={cpg} and K/G={kpg} are already multiples of 8 (use gm1)")]
+    GroupMergeNeedless {
+        /// gm.
+        gm: u32,
+        /// C/G of the problem.
+        cpg: u64,
+        /// K/G of the problem.
+        kpg: u64,
+    },
+}
+
+impl DirectRule {
+    /// Short stable key for counting.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            DirectRule::FieldFixed { .. } => "direct_field_fixed",
+            DirectRule::ThreadMapping { .. } => "direct_thread_mapping",
+            DirectRule::ChannelsPerGroup { .. } => "direct_channels_per_group",
+            DirectRule::MmaChannels { .. } => "direct_mma_channels",
+            DirectRule::ChannelTile { .. } => "direct_channel_tile",
+            DirectRule::GroupMergeNeedless { .. } => "direct_group_merge_needless",
+        }
+    }
+}
+
+impl From<DirectRule> for Rejection {
+    fn from(rule: DirectRule) -> Rejection {
+        Rejection::Family(FamilyRule {
+            family: "direct",
+            reason: rule.reason(),
+            message: rule.to_string(),
+            unsupported: false,
+        })
+    }
+}
+
+fn fixed(field: &'static str, value: String, expected: &'static str) -> Rejection {
+    DirectRule::FieldFixed {
+        field,
+        value,
+        expected,
+    }
+    .into()
+}
+
+/// The structural rules of the direct family (any problem).
+pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.direction != Direction::Fwd {
+        return Err(Rejection::DirectionNotImplemented {
+            family: cfg.family.token(),
+            direction: cfg.direction.token(),
+        });
+    }
+    if !matches!(cfg.math, Math::Simt | Math::Mma) {
+        return Err(fixed("math", cfg.math.token().to_string(), "simt or mma"));
+    }
+    if !(1..=2).contains(&cfg.stages) {
+        return Err(fixed("stages", cfg.stages.to_string(), "1 or 2"));
+    }
+    // Group merge exists on the tensor-core path only (block-diagonal merged groups,
+    // [`kernel_problem`]).
+    if cfg.math == Math::Mma {
+        if !pow2_in(cfg.group_merge, 1, MAX_GROUP_MERGE) {
+            return Err(Rejection::BadGroupMerge {
+                gm: cfg.group_merge,
+                max: MAX_GROUP_MERGE,
+            });
+        }
+    } else if cfg.group_merge != 1 {
+        return Err(fixed(
+            "group_merge",
+            cfg.group_merge.to_string(),
+            "1 (simt)",
+        ));
+    }
+    if cfg.split_k != 1 || cfg.split_k_mode != SplitKMode::Deterministic {
+        return Err(fixed(
+            "split_k",
+            format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
+            "1d",
+        ));
+    }
+    if cfg.fast_path != FastPath::General {
+        return Err(fixed("fast_path", cfg.fast_path.token().to_string(), "gen"));
+    }
+    if cfg.warps_n != 1 || !(1..=8).contains(&cfg.warps_m) {
+        return Err(Rejection::BadWarpCount {
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    if cfg.math == Math::Mma {
+        return mma::validate(cfg);
+    }
+    if !(cfg.vec_a.is_power_of_two() && cfg.vec_a <= 8) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_a",
+            value: cfg.vec_a,
+            max: 8,
+        });
+    }
+    if !(1..=8).contains(&cfg.vec_b) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_b",
+            value: cfg.vec_b,
+            max: 8,
+        });
+    }
+    let limits = "direct: tile_k (tile width) in 1..=128 and a multiple of vec_b, tile_m a multiple of tile_k with at most 64 rows and 1024 pixels, tile_n in 1..=256 and a multiple of vec_a";
+    let ok = (1..=128).contains(&cfg.tile_k)
+        && cfg.tile_k.is_multiple_of(cfg.vec_b)
+        && (1..=1024).contains(&cfg.tile_m)
+        && cfg.tile_m.is_multiple_of(cfg.tile_k)
+        && cfg.tile_m / cfg.tile_k <= 64
+        && (1..=256).contains(&cfg.tile_n)
+        && cfg.tile_n.is_multiple_of(cfg.vec_a);
+    if !ok {
+        return Err(Rejection::TileOutOfRange {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            tile_k: cfg.tile_k,
+            limits,
+        });
+    }
+    let items = (cfg.tile_m / cfg.vec_b) * (cfg.tile_n / cfg.vec_a);
+    let threads = cfg.threads();
+    let th = cfg.tile_m / cfg.tile_k;
+    if !items.is_multiple_of(threads) || items / threads > 16 || !th.is_multiple_of(items / threads)
+    {
+        return Err(DirectRule::ThreadMapping { items, threads }.into());
+    }
+    Ok(())
+}
+
+/// The problem rules of the direct family (after the shared direction and dtype checks; the
+/// shared index and grid limits follow in `crate::admit`), given the plan's merged problem
+/// `kp`, geometry and register estimate.
+pub fn check_problem(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    kp: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+) -> Result<(), Rejection> {
+    if cfg.math == Math::Mma {
+        if !problem.g.is_multiple_of(cfg.group_merge as u64) {
+            return Err(Rejection::GroupMergeNotDivisor {
+                gm: cfg.group_merge,
+                g: problem.g,
+            });
+        }
+        if cfg.group_merge > 1 && problem.cpg().is_multiple_of(8) && problem.kpg().is_multiple_of(8)
+        {
+            return Err(DirectRule::GroupMergeNeedless {
+                gm: cfg.group_merge,
+                cpg: problem.cpg(),
+                kpg: problem.kpg(),
+            }
+            .into());
+        }
+        mma::check_channels(kp)?;
+    } else if problem.cpg() > MAX_DIRECT_CPG {
+        return Err(DirectRule::ChannelsPerGroup {
+            cpg: problem.cpg(),
+            max: MAX_DIRECT_CPG,
+        }
+        .into());
+    }
+    // Whole (merged) groups per CTA.
+    let kpg = kp.kpg();
+    if !(cfg.tile_n as u64).is_multiple_of(kpg) {
+        return Err(DirectRule::ChannelTile {
+            kpg,
+            tile_n: cfg.tile_n,
+        }
+        .into());
+    }
+    let limits = DeviceLimits::H200;
+    if geo.smem_bytes > limits.smem_per_cta as u64 {
+        return Err(Rejection::SmemExceedsLimit {
+            bytes: geo.smem_bytes.min(u32::MAX as u64) as u32,
+            limit: limits.smem_per_cta,
+        });
+    }
+    if registers > limits.regs_per_thread {
+        return Err(Rejection::RegistersExceedLimit {
+            estimate: registers,
+            limit: limits.regs_per_thread,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! The one interface every kernel family implements, and the one place that dispatches on
+//! [`Family`] ([`of`]). A family owns its structural rules, its problem rules and geometry (the
+//! [`Plan`], computed once per (kernel, problem)), its cost model, its pools and its code
+//! generation; admission ([`crate::admit`]), the pool catalogue ([`crate::catalogue`]) and
+//! `auto` ([`crate::select`]) only ever talk to a family through [`KernelFamily`].
+//!
+//! Adding a direction to a family touches that family's folder (its rules, plan, emitter and
+//! pool for the direction), the catalogue's tests and the family's tests — not the identity
+//! files (`config.rs`, `name.rs`, `rejection.rs`).
+
+use crate::config::{Family, KernelConfig};
+use crate::device::DeviceLimits;
+use crate::rejection::Rejection;
+use crate::source::{Arch, KernelSource};
+use gconv_problem::{DType, Direction, Problem};
+use std::fmt;
+use std::sync::Arc;
+
+/// What each family answers. Implemented by `crate::igemm::Igemm` and `crate::direct::Direct`.
+pub trait KernelFamily: Sync {
+    /// The family this implementation serves.
+    fn family(&self) -> Family;
+
+    /// The architecture a config's module is compiled for (sm_90a for arch-specific
+    /// instructions such as wgmma, else sm_90).
+    fn required_arch(&self, cfg: &KernelConfig) -> Arch;
+
+    /// The family's structural rules: is `cfg` a kernel of this family at all (any problem)?
+    fn validate(&self, cfg: &KernelConfig) -> Result<(), Rejection>;
+
+    /// The family's problem rules and its geometry for `problem` on `device`, computed once.
+    /// Called by [`crate::admit::admit`] after [`KernelFamily::validate`] and the shared
+    /// direction and dtype checks; the shared index and grid limits are checked on the result.
+    fn plan(
+        &self,
+        cfg: &KernelConfig,
+        problem: &Problem,
+        device: &DeviceLimits,
+    ) -> Result<Arc<dyn Plan>, Rejection>;
+
+    /// The family's default pool for a direction and dtype (empty when it has none). Every
+    /// member passes [`KernelFamily::validate`].
+    fn pool(&self, direction: Direction, dtype: DType) -> Vec<KernelConfig>;
+
+    /// Whether `auto` considers pool member `cfg` for `problem` (the family's measured regimes).
+    fn auto_considers(&self, cfg: &KernelConfig, problem: &Problem) -> bool {
+        let _ = (cfg, problem);
+        true
+    }
+
+    /// `auto`'s preference among the admitted members it considers (lower is preferred; the
+    /// cheapest of the most preferred wins). Default: all equal.
+    fn auto_preference(&self, cfg: &KernelConfig) -> u32 {
+        let _ = cfg;
+        0
+    }
+}
+
+/// A family's geometry for one admitted (kernel, problem) pair, and what follows from it.
+pub trait Plan: Send + Sync + fmt::Debug {
+    /// The main launch grid (x, y, z).
+    fn grid(&self) -> [u64; 3];
+    /// Dynamic shared memory of the main launch, bytes.
+    fn smem_bytes(&self) -> u64;
+    /// Estimated registers per thread.
+    fn registers(&self) -> u32;
+    /// Estimated time in seconds on `device` (the family's cost model, behind `auto`).
+    fn cost(&self, device: &DeviceLimits) -> f64;
+    /// The generated module (deterministic: the same plan gives byte-identical source).
+    fn emit(&self) -> KernelSource;
+}
+
+/// The implementation of a family: the one dispatch point on [`Family`].
+pub fn of(family: Family) -> &'static dyn KernelFamily {
+    match family {
+        Family::Igemm => &crate::igemm::Igemm,
+        Family::Direct => &crate::direct::Direct,
+    }
+}

@@ -1,0 +1,47 @@
+// ---- derived constants ----
+constexpr int M_ = N_ * OD * OH * OW;
+constexpr int C_ = G_ * CG;
+constexpr int K_ = G_ * KG;
+constexpr int CEFF = GM * CG;  // merged input channels of one CTA
+constexpr int NEFF = GM * KG;  // merged output channels of one CTA
+constexpr int NGB = G_ / GM;   // merged group blocks
+constexpr int TAPS = FZ * FY * FX;
+// Tap packing: when the merged channels are fewer than tile_k and divide it, one k-tile holds
+// TPK consecutive taps (k = tap_in_tile * CEFF + channel); otherwise a k-tile is one tap and
+// one block of tile_k channels. Either way the reduction runs taps outer, channels inner.
+constexpr bool PACK = CEFF < BK && BK % CEFF == 0;
+constexpr int TPK = PACK ? BK / CEFF : 1;
+constexpr int CBLK = PACK ? 1 : (CEFF + BK - 1) / BK;
+constexpr int KT = PACK ? (TAPS + TPK - 1) / TPK : TAPS * CBLK;
+constexpr int KPS = (KT + SPLIT - 1) / SPLIT;
+constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+constexpr int WM = BM / WARPS_M;
+constexpr int WN = BN / WARPS_N;
+static_assert(WM > 0 && WN > 0, "warp tile");
+constexpr int ROWB = BK * ESZ;  // bytes per shared-memory tile row
+constexpr int A_STAGE = BM * ROWB;
+constexpr int B_STAGE = BN * ROWB;
+constexpr int OUT_ESZ = SPLIT > 1 ? 4 : ESZ;
+constexpr int CROW = BN + CPAD;  // epilogue staging row, elements
+constexpr bool CHECK_D = !(FZ == 1 && PD == 0);
+constexpr bool CHECK_H = !(FY == 1 && PH == 0);
+constexpr bool A_PARTIAL = (CEFF % BK) != 0;
+constexpr bool A_SYNC = VA * ESZ == 2;  // 2-byte elements: register-staged loads
+constexpr bool B_SYNC = VB * ESZ == 2;
+constexpr int imin(int a, int b) { return a < b ? a : b; }
+constexpr int pow2floor(int x) { return x <= 1 ? 1 : 2 * pow2floor(x / 2); }
+// Loader layout: TPR threads share one tile row (CPT chunks each, interleaved for coalescing),
+// RPI rows per pass, R passes; TPR is capped so that a thread holds at most 8 rows of state.
+constexpr int CPR_A = BK / VA;
+constexpr int TPR_A = imin(CPR_A, imin(THREADS, pow2floor(8 * THREADS / BM)));
+constexpr int CPT_A = CPR_A / TPR_A, RPI_A = THREADS / TPR_A, RA = (BM + RPI_A - 1) / RPI_A;
+constexpr int CPR_B = BK / VB;
+constexpr int TPR_B = imin(CPR_B, imin(THREADS, pow2floor(8 * THREADS / BN)));
+constexpr int CPT_B = CPR_B / TPR_B, RPI_B = THREADS / TPR_B, RB = (BN + RPI_B - 1) / RPI_B;
+constexpr int CPR_C = BN / VC, C_CHUNKS = BM * CPR_C;
+constexpr int OFF_INVALID = -(1 << 30);
+static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "tile / warps");
+static_assert(BK % VA == 0 && BK % VB == 0 && BN % VC == 0, "vector widths");
+
+typedef ELEM elem_t;
+

@@ -1,0 +1,47 @@
+//! The igemm family's cost model: the estimated time of an [`IgemmPlan`] on a device, which
+//! `auto` minimises over the pool. Its constants were fitted on H200 timings of the pool over the
+//! forward model-zoo layers (`results/h200/README.md` lists the runs and their files).
+
+use super::geometry::IgemmPlan;
+use crate::config::Math;
+use crate::device::DeviceLimits;
+
+/// Estimated time in seconds of `plan` on `device`:
+///
+/// `max(t_math, t_l2, t_dram) + waves · (k_tiles · a + b) + 3 µs`, where
+/// - `waves = ⌈CTAs / (SMs · CTAs per SM)⌉`, CTAs per SM from the device's occupancy model
+///   ([`DeviceLimits::ctas_per_sm`]: shared memory, threads, the register estimate);
+/// - `t_math = waves · min(CTAs per SM, ⌈CTAs/SMs⌉) · tile_m·tile_n·tile_k·k_tiles / R` with R
+///   the sustained MAC rate of one SM (1.5e12 for mma, 1.4e11 for FFMA, 2.0e12 for wgmma, × 0.6
+///   for a 3-stage wgmma pipeline, whose prefetch distance is one k-tile) — padded and
+///   block-diagonal zeros count, since the hardware computes them;
+/// - the per-wave overhead `a`, `b` = 0.1 µs, 3 µs (wgmma: 0, 0.5 µs);
+/// - `t_l2 = CTAs · k_tiles · (tile_m + tile_n) · tile_k · bytes / 8 TB/s` (shared-memory fills);
+/// - `t_dram` = the compulsory bytes of the problem's tensors at 3.5 TB/s.
+pub fn cost_estimate(plan: &IgemmPlan, device: &DeviceLimits) -> f64 {
+    let (cfg, problem) = (&plan.cfg, &plan.problem);
+    let g = plan.grid;
+    let ctas = (g[0] * g[1] * g[2]) as f64;
+    let es = cfg.dtype.size_bytes() as f64;
+    let sms = device.sms as f64;
+    let per_sm = device.ctas_per_sm(plan.smem_bytes as u64, cfg.threads(), plan.registers) as f64;
+    let waves = (ctas / (sms * per_sm)).ceil().max(1.0);
+    let share = per_sm.min((ctas / sms).ceil());
+    let kt = plan.k_tiles as f64;
+    let (bm, bn, bk) = (cfg.tile_m as f64, cfg.tile_n as f64, cfg.tile_k as f64);
+    let rate = match cfg.math {
+        Math::Simt => 1.4e11,
+        Math::Wgmma if cfg.stages == 3 => 2.0e12 * 0.6,
+        Math::Wgmma => 2.0e12,
+        _ => 1.5e12,
+    };
+    let (per_ktile, per_wave) = if cfg.math == Math::Wgmma {
+        (0.0, 0.5e-6)
+    } else {
+        (0.1e-6, 3e-6)
+    };
+    let t_math = waves * share * bm * bn * bk * kt / rate;
+    let t_l2 = ctas * kt * (bm + bn) * bk * es / 8e12;
+    let t_dram = problem.min_bytes() / 3.5e12;
+    t_math.max(t_l2).max(t_dram) + waves * (kt * per_ktile + per_wave) + 3e-6
+}

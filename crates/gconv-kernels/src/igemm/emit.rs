@@ -1,0 +1,252 @@
+//! Code generation of the igemm family: the constants header of one plan (the problem's and
+//! the config's sizes as `constexpr`), the per-config wgmma helpers, and the kernel body
+//! assembled from fixed CUDA C++ fragments:
+//!
+//! | fragment | what it holds | who provides it |
+//! |---|---|---|
+//! | `helpers.cu` | cp.async, conversions, swizzle, wgmma descriptors (host-emulation alternatives) | the family |
+//! | `constants.cu` | derived constants: GEMM sizes, tap packing, loader layouts | the family |
+//! | `kernel_open.cu` | the entry point's signature, thread and tile indices, shared-memory bases | the family |
+//! | `fwd_loaders.cu` | the operand loaders: A/B row decode, `fetch(stage)`, `flush(stage)`, the k-tile walk | the direction |
+//! | `mainloop.cu` | the three math paths (`wgmma`, `mma.sync`, FFMA) and the multistage pipeline | the family |
+//! | `epilogue.cu` | restaging through shared memory, coalesced stores, the split-K reduction | the family |
+//!
+//! A direction contributes its loaders fragment ([`DirectionParts`]); the contract is that it
+//! defines `nkt` (k-tiles of this CTA's split), `fetch(stage)` (issue the copies of the next
+//! k-tile into a stage and advance) and `flush(stage)` (store register-staged elements), with
+//! the tile layout of `constants.cu`.
+
+use super::geometry::{IgemmPlan, EPILOGUE_PAD};
+use crate::config::{FastPath, KernelConfig, Math};
+use crate::source::{KernelSource, Launch};
+use gconv_problem::{DType, Direction};
+use std::fmt::Write;
+
+const HELPERS: &str = include_str!("helpers.cu");
+const CONSTANTS: &str = include_str!("constants.cu");
+const KERNEL_OPEN: &str = include_str!("kernel_open.cu");
+const MAINLOOP: &str = include_str!("mainloop.cu");
+const EPILOGUE: &str = include_str!("epilogue.cu");
+
+/// The fragments a direction contributes to the kernel body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectionParts {
+    /// The operand loaders (`fwd_loaders.cu` for the forward direction).
+    pub loaders: &'static str,
+}
+
+/// The fragments of a direction, `None` for a direction the family does not generate yet.
+pub fn direction_parts(direction: Direction) -> Option<DirectionParts> {
+    match direction {
+        Direction::Fwd => Some(DirectionParts {
+            loaders: include_str!("fwd_loaders.cu"),
+        }),
+        Direction::Dgrad | Direction::Wgrad => None,
+    }
+}
+
+/// Generates the module of an admitted plan: the generated constants header, the tensor-core
+/// PTX helpers and the kernel body assembled from the family's fragments and the direction's
+/// operand loaders.
+pub fn emit(plan: &IgemmPlan) -> KernelSource {
+    let (cfg, problem) = (&plan.cfg, &plan.problem);
+    let name = cfg.to_string();
+    let ev = plan.vectors;
+    let es = problem.dtype.size_bytes();
+    let (od, oh, ow) = {
+        let o = problem.output();
+        (o[0], o[1], o[2])
+    };
+    let taps = problem.filter_volume();
+    let pointwise = cfg.fast_path == FastPath::Pointwise;
+    let mut h = String::new();
+    let w = &mut h;
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        w,
+        "// gconv igemm {} kernel: generated, do not edit",
+        direction_word(cfg.direction)
+    );
+    let _ = writeln!(w, "// kernel:  {name}");
+    let _ = writeln!(w, "// problem: {problem}");
+    let _ = writeln!(
+        w,
+        "// effective vector widths (elements): A {}, B {}, C {}",
+        ev.a, ev.b, ev.c
+    );
+    let _ = writeln!(
+        w,
+        "#define GCONV_MATH_MMA {}",
+        u8::from(cfg.math == Math::Mma)
+    );
+    let _ = writeln!(
+        w,
+        "#define GCONV_MATH_WGMMA {}",
+        u8::from(cfg.math == Math::Wgmma)
+    );
+    let _ = writeln!(
+        w,
+        "#define GCONV_SPLIT_REDUCE {}",
+        u8::from(cfg.split_k > 1)
+    );
+    let _ = writeln!(
+        w,
+        "#define ELEM {}",
+        if problem.dtype == DType::F32 {
+            "float"
+        } else {
+            "unsigned short"
+        }
+    );
+    let _ = writeln!(
+        w,
+        "constexpr bool IS_BF16 = {};",
+        problem.dtype == DType::Bf16
+    );
+    let _ = writeln!(w, "constexpr int ESZ = {es};");
+    let ints: [(&str, u64); 33] = [
+        ("N_", problem.n),
+        ("ID", problem.input[0]),
+        ("IH", problem.input[1]),
+        ("IW", problem.input[2]),
+        ("OD", od),
+        ("OH", oh),
+        ("OW", ow),
+        ("FZ", problem.filter[0]),
+        ("FY", problem.filter[1]),
+        ("FX", problem.filter[2]),
+        ("SD", problem.stride[0]),
+        ("SH", problem.stride[1]),
+        ("SW", problem.stride[2]),
+        ("PD", problem.pad[0]),
+        ("PH", problem.pad[1]),
+        ("PW", problem.pad[2]),
+        ("DD", problem.dilation[0]),
+        ("DH", problem.dilation[1]),
+        ("DW", problem.dilation[2]),
+        ("G_", problem.g),
+        ("CG", problem.cpg()),
+        ("KG", problem.kpg()),
+        ("GM", cfg.group_merge as u64),
+        ("BM", cfg.tile_m as u64),
+        ("BN", cfg.tile_n as u64),
+        ("BK", cfg.tile_k as u64),
+        ("WARPS_M", cfg.warps_m as u64),
+        ("WARPS_N", cfg.warps_n as u64),
+        ("STAGES", cfg.stages as u64),
+        ("VA", ev.a as u64),
+        ("VB", ev.b as u64),
+        ("VC", ev.c as u64),
+        ("SPLIT", cfg.split_k as u64),
+    ];
+    for (k, v) in ints {
+        let _ = writeln!(w, "constexpr int {k} = {v};");
+    }
+    let _ = writeln!(w, "constexpr int CPAD = {EPILOGUE_PAD};");
+    let _ = writeln!(w, "constexpr bool POINTWISE = {pointwise};");
+    // L1-allocating copies for A when taps re-read neighbouring pixels; L2-only otherwise.
+    let _ = writeln!(w, "constexpr bool A_L1 = {};", taps > 1);
+    if cfg.math == Math::Wgmma {
+        wgmma_helpers(w, cfg, problem.dtype);
+    }
+    let body = [
+        HELPERS,
+        CONSTANTS,
+        KERNEL_OPEN,
+        plan.parts.loaders,
+        MAINLOOP,
+        EPILOGUE,
+    ]
+    .concat();
+    let code = format!(
+        "{h}\n{}\n{}",
+        crate::MMA_PTX,
+        body.replace("@ENTRY@", &name)
+    );
+
+    let g = plan.grid;
+    let mut launches = vec![Launch {
+        entry: name.clone(),
+        grid: [g[0] as u32, g[1] as u32, g[2] as u32],
+        block: [cfg.threads(), 1, 1],
+        dynamic_smem_bytes: plan.smem_bytes,
+    }];
+    let mut workspace_bytes = 0;
+    if cfg.split_k > 1 {
+        let y = problem.elements(problem.roles().1);
+        workspace_bytes = y * cfg.split_k as u64 * 4;
+        launches.push(Launch {
+            entry: format!("{name}_reduce"),
+            grid: [y.div_ceil(256) as u32, 1, 1],
+            block: [256, 1, 1],
+            dynamic_smem_bytes: 0,
+        });
+    }
+    KernelSource {
+        kernel_name: name,
+        code,
+        arch: super::required_arch(cfg),
+        launches,
+        workspace_bytes,
+    }
+}
+
+/// The wgmma helpers of one config, generated because the instruction names its N and lists
+/// every accumulator register as an operand: `wgmma_tile` (one m64nNk16, A and B from
+/// shared-memory descriptors, accumulate) and `wgmma_hold` (an empty asm that keeps the
+/// compiler from moving accumulator accesses across the asynchronous window). Under
+/// `GCONV_HOST_EMULATION` the shim's `gconv_host_wgmma` computes the same product from the
+/// descriptors.
+fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType) {
+    let n = cfg.tile_n;
+    let nacc = n / 2;
+    let ty = if dtype == DType::Bf16 { "bf16" } else { "f16" };
+    let regs = (0..nacc)
+        .map(|i| format!("%{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let outs = (0..nacc)
+        .map(|i| format!("\"+f\"(d[{i}])"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let _ = writeln!(w, "constexpr int WG_NACC = {nacc};");
+    let _ = writeln!(w, "#ifdef GCONV_HOST_EMULATION");
+    let _ = writeln!(
+        w,
+        "__device__ __forceinline__ void wgmma_tile(float (&d)[{nacc}], unsigned long long da, unsigned long long db) {{ gconv_host_wgmma(d, {nacc}, da, db, {}); }}",
+        dtype == DType::Bf16
+    );
+    let _ = writeln!(
+        w,
+        "__device__ __forceinline__ void wgmma_hold(float (&d)[{nacc}]) {{ (void)d; }}"
+    );
+    let _ = writeln!(w, "#else");
+    let _ = writeln!(
+        w,
+        "__device__ __forceinline__ void wgmma_tile(float (&d)[{nacc}], unsigned long long da, unsigned long long db) {{"
+    );
+    let _ = writeln!(
+        w,
+        "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{regs}}}, %{}, %{}, p, 1, 1, 0, 0;\\n}}\\n\"",
+        nacc + 2,
+        nacc,
+        nacc + 1
+    );
+    let _ = writeln!(w, "               : {outs}");
+    let _ = writeln!(w, "               : \"l\"(da), \"l\"(db), \"r\"(1));");
+    let _ = writeln!(w, "}}");
+    let _ = writeln!(
+        w,
+        "__device__ __forceinline__ void wgmma_hold(float (&d)[{nacc}]) {{ asm volatile(\"\" : {outs} :: \"memory\"); }}"
+    );
+    let _ = writeln!(w, "#endif");
+}
+
+/// The direction as a word for the generated header.
+fn direction_word(d: Direction) -> &'static str {
+    match d {
+        Direction::Fwd => "forward",
+        Direction::Dgrad => "backward-data",
+        Direction::Wgrad => "backward-weight",
+    }
+}

@@ -1,0 +1,85 @@
+  // ---- epilogue: restage through shared memory, then coalesced VC-wide stores ----
+#if GCONV_MATH_WGMMA
+  // m64nN accumulator layout: warp w of the warpgroup holds rows 16w + lane/4 (+8); register
+  // 4j + e holds column 8j + 2(lane % 4) + (e % 2).
+#pragma unroll
+  for (int i = 0; i < MWG; ++i)
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int row = (wg * MWG + i) * 64 + (warp & 3) * 16 + (lane >> 2);
+      const int col = j * 8 + (lane & 3) * 2;
+      if constexpr (OUT_ESZ == 2) {
+        *reinterpret_cast<u32*>(smem + (row * CROW + col) * 2) = pack2(acc[i][4 * j], acc[i][4 * j + 1]);
+        *reinterpret_cast<u32*>(smem + ((row + 8) * CROW + col) * 2) = pack2(acc[i][4 * j + 2], acc[i][4 * j + 3]);
+      } else {
+        float* p0 = reinterpret_cast<float*>(smem + (row * CROW + col) * 4);
+        float* p1 = reinterpret_cast<float*>(smem + ((row + 8) * CROW + col) * 4);
+        p0[0] = acc[i][4 * j];
+        p0[1] = acc[i][4 * j + 1];
+        p1[0] = acc[i][4 * j + 2];
+        p1[1] = acc[i][4 * j + 3];
+      }
+    }
+#elif GCONV_MATH_MMA
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+      const int row = wm * WM + i * 16 + (lane >> 2);
+      const int col = wn * WN + j * 8 + (lane & 3) * 2;
+      if constexpr (OUT_ESZ == 2) {
+        *reinterpret_cast<u32*>(smem + (row * CROW + col) * 2) = pack2(acc[i][j][0], acc[i][j][1]);
+        *reinterpret_cast<u32*>(smem + ((row + 8) * CROW + col) * 2) = pack2(acc[i][j][2], acc[i][j][3]);
+      } else {
+        float* p0 = reinterpret_cast<float*>(smem + (row * CROW + col) * 4);
+        float* p1 = reinterpret_cast<float*>(smem + ((row + 8) * CROW + col) * 4);
+        p0[0] = acc[i][j][0];
+        p0[1] = acc[i][j][1];
+        p1[0] = acc[i][j][2];
+        p1[1] = acc[i][j][3];
+      }
+    }
+#else
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const int row = wm * WM + i * 4 + li;
+      const int col = wn * WN + j * 8 + lj;
+      *reinterpret_cast<float*>(smem + (row * CROW + col) * 4) = acc[i][j];
+    }
+#endif
+  __syncthreads();
+  unsigned char* dst_base = reinterpret_cast<unsigned char*>(SPLIT > 1 ? workspace : out) +
+                            ((long long)split * M_ * K_ + gb * NEFF) * OUT_ESZ;
+#pragma unroll 4
+  for (int idx = tid; idx < C_CHUNKS; idx += THREADS) {
+    const int row = idx / CPR_C, col = (idx % CPR_C) * VC;
+    const int m = m0 + row, n = n0 + col;
+    if (m < M_ && n < NEFF) {
+      copy_bytes<VC * OUT_ESZ>(dst_base + (long long)(m * K_ + n) * OUT_ESZ,
+                               smem + (row * CROW + col) * OUT_ESZ);
+    }
+  }
+}
+
+#if GCONV_SPLIT_REDUCE
+// Deterministic split-K reduction: sums the SPLIT f32 partial planes in order, converts, stores.
+extern "C" __global__ void __launch_bounds__(256) @ENTRY@_reduce(const void* __restrict__ in0,
+                                                                const void* __restrict__ in1,
+                                                                void* __restrict__ out,
+                                                                void* __restrict__ workspace) {
+  const float* __restrict__ ws = reinterpret_cast<const float*>(workspace);
+  const int i = blockIdx.x * 256 + threadIdx.x;
+  if (i < M_ * K_) {
+    float s = 0.f;
+#pragma unroll
+    for (int p = 0; p < SPLIT; ++p) s += ws[p * (M_ * K_) + i];
+    if constexpr (ESZ == 4) {
+      reinterpret_cast<float*>(out)[i] = s;
+    } else {
+      reinterpret_cast<u16*>(out)[i] = to_half_bits(s);
+    }
+  }
+}
+#endif

@@ -1,0 +1,169 @@
+  // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
+  const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;
+  const int b_trow = tid / TPR_B, b_tcol = tid % TPR_B;
+  int a_base[RA], a_d[RA], a_h[RA], a_w[RA];
+#pragma unroll
+  for (int j = 0; j < RA; ++j) {
+    const int row = a_trow + j * RPI_A;
+    const int m = m0 + row;
+    const bool ok = (BM % RPI_A == 0 || row < BM) && m < M_;
+    const int mm = ok ? m : 0;
+    if constexpr (POINTWISE) {
+      a_base[j] = mm * C_;
+      a_d[j] = 0;
+      a_h[j] = 0;
+      a_w[j] = ok ? 0 : OFF_INVALID;
+    } else {
+      const int ow = mm % OW;
+      int t = mm / OW;
+      const int oh = t % OH;
+      t /= OH;
+      const int od = t % OD;
+      const int n = t / OD;
+      const int id = od * SD - PD, ih = oh * SH - PH, iw = ow * SW - PW;
+      a_base[j] = (((n * ID + id) * IH + ih) * IW + iw) * C_;
+      a_d[j] = id;
+      a_h[j] = ih;
+      a_w[j] = ok ? iw : OFF_INVALID;
+    }
+  }
+  // ---- B (weight) loader: merged rows are block-diagonal (zero outside the row's group) ----
+  // a chunk of merged channels [c, c+VB) is inside the row's own group iff (c - b_lo) < CG
+  int b_base[RB], b_lo[RB];
+#pragma unroll
+  for (int j = 0; j < RB; ++j) {
+    const int row = b_trow + j * RPI_B;
+    const int nn = n0 + row;
+    const bool ok = (BN % RPI_B == 0 || row < BN) && nn < NEFF;
+    const int nv = ok ? nn : 0;
+    const int gsub = nv / KG, kk = nv % KG;
+    b_base[j] = ((gb * GM + gsub) * KG + kk) * TAPS * CG - gsub * CG;
+    b_lo[j] = ok ? gsub * CG : OFF_INVALID;
+  }
+
+  u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
+  u16 b_reg[B_SYNC ? RB : 1][B_SYNC ? CPT_B : 1];
+
+  // k-tile range of this split; loader position (tap z/y/x, channel block)
+  const int kt_begin = split * KPS;
+  const int kt_end = (kt_begin + KPS < KT) ? kt_begin + KPS : KT;
+  const int nkt = kt_end - kt_begin;
+  int l_cb = kt_begin % CBLK;
+  int l_tap = PACK ? kt_begin * TPK : kt_begin / CBLK;
+  int l_tx = l_tap % FX;
+  int l_ty = (l_tap / FX) % FY;
+  int l_tz = l_tap / (FX * FY);
+
+  // Tap of k-tile chunk `e` (element offset inside the tile) and its spatial displacement.
+  auto tap_of = [&](int e, int& tap, int& dz, int& dy, int& dx, int& ch) {
+    if constexpr (PACK) {
+      tap = l_tap + e / CEFF;
+      ch = e % CEFF;
+      const int t = tap < TAPS ? tap : 0;
+      dx = (t % FX) * DW;
+      dy = ((t / FX) % FY) * DH;
+      dz = (t / (FX * FY)) * DD;
+    } else {
+      tap = l_tap;
+      ch = l_cb * BK + e;
+      dx = l_tx * DW;
+      dy = l_ty * DH;
+      dz = l_tz * DD;
+    }
+  };
+  auto fetch = [&](int stage) {
+    const u32 sa = sbase + stage * A_STAGE;
+#pragma unroll
+    for (int q = 0; q < CPT_A; ++q) {
+      const int col = a_tcol + q * TPR_A;
+      int tap, dz, dy, dx, ch;
+      tap_of(col * VA, tap, dz, dy, dx, ch);
+      const int tapoff = ((dz * IH + dy) * IW + dx) * C_ + ch;
+      bool cok = true;
+      if constexpr (PACK && TAPS % TPK != 0) cok = tap < TAPS;
+      if constexpr (A_PARTIAL) cok = ch < CEFF;
+#pragma unroll
+      for (int j = 0; j < RA; ++j) {
+        const int row = a_trow + j * RPI_A;
+        if (BM % RPI_A == 0 || row < BM) {
+          bool ok = cok && (unsigned)(a_w[j] + dx) < (unsigned)IW;
+          if constexpr (CHECK_H) ok = ok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
+          if constexpr (CHECK_D) ok = ok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
+          const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
+          if constexpr (A_SYNC) {
+            a_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
+          } else {
+            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), src, ok);
+          }
+        }
+      }
+    }
+    const u32 sb = sbase_b + stage * B_STAGE;
+#pragma unroll
+    for (int q = 0; q < CPT_B; ++q) {
+      const int col = b_tcol + q * TPR_B;
+      int tap, dz, dy, dx, ch;
+      tap_of(col * VB, tap, dz, dy, dx, ch);
+      const int woff = tap * CG + ch;
+      bool tok = true;
+      if constexpr (PACK && TAPS % TPK != 0) tok = tap < TAPS;
+#pragma unroll
+      for (int j = 0; j < RB; ++j) {
+        const int row = b_trow + j * RPI_B;
+        if (BN % RPI_B == 0 || row < BN) {
+          const bool ok = tok && (unsigned)(ch - b_lo[j]) < (unsigned)CG;
+          const elem_t* src = Wt + (ok ? b_base[j] + woff : 0);
+          if constexpr (B_SYNC) {
+            b_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
+          } else {
+            cp_async<VB * ESZ, false>(sb + swz(row * ROWB + col * VB * ESZ), src, ok);
+          }
+        }
+      }
+    }
+    // advance: channel blocks inner, taps outer (x fastest)
+    if constexpr (PACK) {
+      l_tap += TPK;
+    } else if (++l_cb == CBLK) {
+      l_cb = 0;
+      ++l_tap;
+      if (++l_tx == FX) {
+        l_tx = 0;
+        if (++l_ty == FY) {
+          l_ty = 0;
+          ++l_tz;
+        }
+      }
+    }
+  };
+  // stores the register-staged 2-byte elements of the tile fetched last
+  auto flush = [&](int stage) {
+    if constexpr (A_SYNC) {
+#pragma unroll
+      for (int j = 0; j < RA; ++j) {
+        const int row = a_trow + j * RPI_A;
+        if (BM % RPI_A == 0 || row < BM) {
+#pragma unroll
+          for (int q = 0; q < CPT_A; ++q) {
+            const int col = a_tcol + q * TPR_A;
+            *reinterpret_cast<u16*>(smem_al + stage * A_STAGE + swz(row * ROWB + col * ESZ)) = a_reg[j][q];
+          }
+        }
+      }
+    }
+    if constexpr (B_SYNC) {
+#pragma unroll
+      for (int j = 0; j < RB; ++j) {
+        const int row = b_trow + j * RPI_B;
+        if (BN % RPI_B == 0 || row < BN) {
+#pragma unroll
+          for (int q = 0; q < CPT_B; ++q) {
+            const int col = b_tcol + q * TPR_B;
+            *reinterpret_cast<u16*>(smem_al + STAGES * A_STAGE + stage * B_STAGE + swz(row * ROWB + col * ESZ)) =
+                b_reg[j][q];
+          }
+        }
+      }
+    }
+  };
+

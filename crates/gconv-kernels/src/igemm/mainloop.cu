@@ -1,0 +1,157 @@
+#if GCONV_MATH_WGMMA
+  // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
+  constexpr int NWG = THREADS / 128;
+  constexpr int MWG = BM / (64 * NWG);
+  static_assert(BK == 64 && BM == 64 * NWG * MWG && WG_NACC == BN / 2, "wgmma tile");
+  const int wg = warp >> 2;
+  (void)wm;
+  (void)wn;
+  float acc[MWG][WG_NACC];
+#pragma unroll
+  for (int i = 0; i < MWG; ++i)
+#pragma unroll
+    for (int r = 0; r < WG_NACC; ++r) acc[i][r] = 0.f;
+  // Issues the k-tile's wgmma batch and retires the previous one (at most one batch in flight
+  // behind the barrier of the next k-tile).
+  auto compute = [&](int stage) {
+    const u32 sa = sbase + stage * A_STAGE + wg * MWG * 64 * ROWB;
+    const u32 sb = sbase_b + stage * B_STAGE;
+#pragma unroll
+    for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
+    wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < BK / 16; ++ks) {
+#pragma unroll
+      for (int i = 0; i < MWG; ++i) wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), wg_desc(sb + ks * 32));
+    }
+    wgmma_commit();
+    wgmma_wait<1>();
+#pragma unroll
+    for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
+  };
+#elif GCONV_MATH_MMA
+  // ---- tensor-core math: warp tile WM x WN of m16n8k16 ----
+  constexpr int MI = WM / 16, NI = WN / 8;
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
+  auto compute = [&](int stage) {
+    const u32 sa = sbase + stage * A_STAGE;
+    const u32 sb = sbase_b + stage * B_STAGE;
+#pragma unroll
+    for (int ks = 0; ks < BK / 16; ++ks) {
+      u32 af[MI][4];
+      u32 bfr[NI][2];
+#pragma unroll
+      for (int i = 0; i < MI; ++i) {
+        const int row = wm * WM + i * 16 + (lane & 15);
+        ldsm_x4(af[i], sa + swz(row * ROWB + (ks * 2 + (lane >> 4)) * 16));
+      }
+#pragma unroll
+      for (int p = 0; p < NI / 2; ++p) {
+        const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
+        u32 r[4];
+        ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+        bfr[2 * p][0] = r[0];
+        bfr[2 * p][1] = r[1];
+        bfr[2 * p + 1][0] = r[2];
+        bfr[2 * p + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) mma16816(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+    }
+  };
+#else
+  // ---- CUDA-core math: 4 x 8 lanes per warp, TM x TN outputs per thread ----
+  constexpr int TM = WM / 4, TN = WN / 8;
+  const int li = lane >> 3, lj = lane & 7;
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.f;
+  auto compute = [&](int stage) {
+    const unsigned char* sa = smem + stage * A_STAGE;
+    const unsigned char* sb = smem + STAGES * A_STAGE + stage * B_STAGE;
+#pragma unroll
+    for (int kq = 0; kq < BK / 4; ++kq) {
+      f4 a[TM], b[TN];
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+        a[i] = *reinterpret_cast<const f4*>(sa + swz((wm * WM + i * 4 + li) * ROWB + kq * 16));
+#pragma unroll
+      for (int j = 0; j < TN; ++j)
+        b[j] = *reinterpret_cast<const f4*>(sb + swz((wn * WN + j * 8 + lj) * ROWB + kq * 16));
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          acc[i][j] = fmaf(a[i].x, b[j].x, acc[i][j]);
+          acc[i][j] = fmaf(a[i].y, b[j].y, acc[i][j]);
+          acc[i][j] = fmaf(a[i].z, b[j].z, acc[i][j]);
+          acc[i][j] = fmaf(a[i].w, b[j].w, acc[i][j]);
+        }
+    }
+  };
+#endif
+
+  // ---- multistage cp.async pipeline: one barrier per k-tile ----
+#if GCONV_MATH_WGMMA
+  // Prefetch distance STAGES - 2: the stage refilled in iteration kt was last read by the
+  // wgmma batch of k-tile kt - 2, which every warpgroup retired (wait_group 1 in iteration
+  // kt - 1) before the barrier of iteration kt; the batch of kt - 1 may still be running.
+  constexpr int PF = STAGES - 2;
+  static_assert(PF >= 1, "wgmma pipelines need 3 or more stages");
+#pragma unroll
+  for (int s = 0; s < PF; ++s) {
+    if (s < nkt) {
+      fetch(s);
+      flush(s);
+    }
+    cp_async_commit();
+  }
+  for (int kt = 0; kt < nkt; ++kt) {
+    cp_async_wait<PF - 1>();
+    fence_proxy_async();  // this thread's copies (and flushes) visible to the tensor cores
+    __syncthreads();
+    const bool more = kt + PF < nkt;
+    const int ws = (kt + PF) % STAGES;
+    if (more) fetch(ws);
+    cp_async_commit();
+    compute(kt % STAGES);
+    if (more) flush(ws);
+  }
+  wgmma_wait<0>();
+#pragma unroll
+  for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
+#else
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < nkt) {
+      fetch(s);
+      flush(s);
+    }
+    cp_async_commit();
+  }
+  int rs = 0, ws = STAGES - 1;
+  for (int kt = 0; kt < nkt; ++kt) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    const bool more = kt + STAGES - 1 < nkt;
+    if (more) fetch(ws);
+    cp_async_commit();
+    compute(rs);
+    if (more) flush(ws);
+    rs = (rs + 1 == STAGES) ? 0 : rs + 1;
+    ws = (ws + 1 == STAGES) ? 0 : ws + 1;
+  }
+#endif
+  cp_async_wait<0>();
+  __syncthreads();
+

@@ -1,0 +1,194 @@
+//! The igemm family's pools and its baseline config.
+
+use crate::config::{default_math, Family, FastPath, KernelConfig, Math, SplitKMode};
+use gconv_problem::{DType, Direction};
+
+/// A 128×128×32, 2×2 warps, 3-stage igemm config for a direction and dtype, with the dtype's
+/// natural math path and maximal vector caps (f32: 128×128×16 on 4×2 warps): the baseline every
+/// trait-config field falls back to.
+pub fn baseline(direction: Direction, dtype: DType) -> KernelConfig {
+    let vec = (16 / dtype.size_bytes()) as u32;
+    let f32_simt = dtype == DType::F32;
+    KernelConfig {
+        family: Family::Igemm,
+        direction,
+        dtype,
+        tile_m: 128,
+        tile_n: 128,
+        tile_k: if f32_simt { 16 } else { 32 },
+        warps_m: if f32_simt { 4 } else { 2 },
+        warps_n: 2,
+        stages: 3,
+        vec_a: vec,
+        vec_b: vec,
+        group_merge: 1,
+        split_k: 1,
+        split_k_mode: SplitKMode::Deterministic,
+        math: default_math(dtype),
+        fast_path: FastPath::General,
+    }
+}
+
+/// The family's default pool for a direction and dtype (forward only so far).
+pub fn pool(direction: Direction, dtype: DType) -> Vec<KernelConfig> {
+    match direction {
+        Direction::Fwd => forward_pool(dtype),
+        Direction::Dgrad | Direction::Wgrad => Vec::new(),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cfg(
+    dtype: DType,
+    t: [u32; 3],
+    w: [u32; 2],
+    stages: u32,
+    gm: u32,
+    fast_path: FastPath,
+) -> KernelConfig {
+    let vec = (16 / dtype.size_bytes()) as u32;
+    KernelConfig {
+        family: Family::Igemm,
+        direction: Direction::Fwd,
+        dtype,
+        tile_m: t[0],
+        tile_n: t[1],
+        tile_k: t[2],
+        warps_m: w[0],
+        warps_n: w[1],
+        stages,
+        vec_a: vec.min(t[2]),
+        vec_b: vec.min(t[2]),
+        group_merge: gm,
+        split_k: 1,
+        split_k_mode: SplitKMode::Deterministic,
+        math: default_math(dtype),
+        fast_path,
+    }
+}
+
+/// The default forward pool for a dtype: a modest set (about 30 configs) covering large and
+/// small tiles, every stage count, group merge for small C/G (and depthwise) and the pointwise
+/// path. Every member passes the family's `validate`.
+pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
+    use FastPath::{General as G, Pointwise as P};
+    let mut v = Vec::new();
+    match dtype {
+        DType::F16 | DType::Bf16 => {
+            let d = dtype;
+            for (t, w, s) in [
+                ([128, 128, 32], [2, 2], 3),
+                ([128, 128, 32], [2, 2], 4),
+                ([128, 128, 32], [2, 2], 5),
+                ([256, 128, 32], [4, 2], 3),
+                ([256, 64, 32], [4, 2], 4),
+                ([128, 64, 32], [2, 2], 4),
+                ([128, 64, 64], [2, 2], 3),
+                ([64, 128, 32], [2, 2], 4),
+                ([64, 64, 32], [2, 2], 4),
+                ([64, 64, 64], [2, 2], 3),
+                ([128, 32, 32], [4, 1], 4),
+                ([64, 32, 32], [2, 1], 5),
+                ([128, 16, 32], [4, 1], 4),
+                ([32, 32, 32], [1, 1], 2),
+                ([64, 64, 16], [2, 2], 5),
+            ] {
+                v.push(cfg(d, t, w, s, 1, G));
+            }
+            for (t, w, s, gm) in [
+                ([128, 32, 32], [4, 1], 4, 2),
+                ([128, 32, 32], [4, 1], 4, 4),
+                ([128, 32, 32], [4, 1], 4, 8),
+                ([128, 64, 64], [2, 2], 3, 2),
+                ([128, 64, 64], [2, 2], 3, 4),
+                ([128, 64, 64], [2, 2], 3, 8),
+                ([128, 64, 64], [2, 2], 3, 16),
+                ([128, 16, 16], [4, 1], 4, 16),
+                ([128, 16, 64], [4, 1], 3, 16),
+                ([256, 16, 64], [8, 1], 2, 16),
+                ([128, 16, 16], [4, 1], 4, 8),
+                ([128, 16, 32], [4, 1], 4, 8),
+                ([128, 16, 32], [4, 1], 4, 2),
+            ] {
+                v.push(cfg(d, t, w, s, gm, G));
+            }
+            for (t, w, s) in [
+                ([128, 128, 32], [2, 2], 4),
+                ([256, 128, 32], [4, 2], 3),
+                ([128, 64, 32], [2, 2], 4),
+                ([64, 64, 32], [2, 2], 3),
+            ] {
+                v.push(cfg(d, t, w, s, 1, P));
+            }
+            // Warpgroup MMA (sm_90a): one to three warpgroups along M, K-tiles of 64. The
+            // 192-row tiles move 17 % fewer bytes per MAC than 128×128 and, for K/G = 128, fill
+            // two waves where 256-row tiles leave the second half empty.
+            for (t, w, s, fp) in [
+                ([192, 128, 64], [12, 1], 4, G),
+                ([192, 128, 64], [12, 1], 5, G),
+                ([192, 64, 64], [12, 1], 5, G),
+                ([256, 64, 64], [8, 1], 4, G),
+                ([128, 128, 64], [8, 1], 4, G),
+                ([128, 128, 64], [8, 1], 3, G),
+                ([128, 128, 64], [4, 1], 4, G),
+                ([256, 128, 64], [8, 1], 3, G),
+                ([256, 128, 64], [8, 1], 4, G),
+                ([128, 128, 64], [8, 1], 5, G),
+                ([128, 256, 64], [8, 1], 3, G),
+                ([64, 128, 64], [4, 1], 5, G),
+                ([128, 64, 64], [8, 1], 5, G),
+                ([128, 128, 64], [8, 1], 4, P),
+                ([256, 128, 64], [8, 1], 3, P),
+                ([256, 128, 64], [8, 1], 4, P),
+            ] {
+                v.push(KernelConfig {
+                    math: Math::Wgmma,
+                    ..cfg(d, t, w, s, 1, fp)
+                });
+            }
+            // Two groups of C/G 32 merged into one 64-wide wgmma tile (block-diagonal weights;
+            // the 7×7 C/G 32 zoo layer).
+            v.push(KernelConfig {
+                math: Math::Wgmma,
+                ..cfg(d, [256, 64, 64], [8, 1], 4, 2, G)
+            });
+        }
+        DType::F32 => {
+            let d = dtype;
+            for (t, w, s) in [
+                ([128, 128, 16], [4, 2], 3),
+                ([128, 128, 16], [4, 2], 4),
+                ([128, 128, 16], [4, 2], 2),
+                ([128, 64, 16], [4, 2], 3),
+                ([64, 128, 16], [2, 2], 3),
+                ([64, 64, 16], [2, 2], 4),
+                ([64, 64, 32], [2, 2], 3),
+                ([128, 32, 16], [4, 1], 4),
+                ([64, 32, 32], [2, 1], 5),
+                ([128, 16, 16], [4, 1], 4),
+                ([32, 32, 32], [1, 1], 2),
+            ] {
+                v.push(cfg(d, t, w, s, 1, G));
+            }
+            for (t, w, s, gm) in [
+                ([128, 32, 32], [4, 1], 3, 2),
+                ([128, 32, 32], [4, 1], 3, 4),
+                ([128, 32, 32], [4, 1], 3, 8),
+                ([128, 16, 16], [4, 1], 4, 16),
+                ([128, 16, 32], [4, 1], 3, 16),
+                ([128, 16, 16], [4, 1], 4, 8),
+                ([128, 16, 32], [4, 1], 3, 2),
+            ] {
+                v.push(cfg(d, t, w, s, gm, G));
+            }
+            for (t, w, s) in [
+                ([128, 128, 16], [4, 2], 3),
+                ([128, 64, 16], [4, 2], 3),
+                ([64, 64, 32], [2, 2], 5),
+            ] {
+                v.push(cfg(d, t, w, s, 1, P));
+            }
+        }
+    }
+    v
+}

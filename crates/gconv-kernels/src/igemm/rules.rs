@@ -1,0 +1,235 @@
+//! The igemm family's rules: [`validate`] (is a config an igemm kernel at all: math path and
+//! dtype, warps, tiles and the instruction shapes, stages, vector caps, group merge, split-K,
+//! shared memory and registers) and [`check_problem`] (does it run this problem: the pointwise
+//! path's conditions, group merge, the split-K workspace and reduction). The shared rules
+//! (architecture, direction and dtype match, index and grid limits) are `crate::admit`'s.
+
+use super::geometry::{k_tiles, register_estimate, smem_bytes, warp_tile, wgmma_shape};
+use crate::admit::{pow2_in, MAX_GROUP_MERGE};
+use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
+use crate::device::DeviceLimits;
+use crate::rejection::Rejection;
+use gconv_problem::{DType, Direction, Problem};
+
+/// Largest split-K degree accepted.
+pub const MAX_SPLIT_K: u32 = 64;
+
+/// The structural rules of the igemm family (any problem). Every rule holds for sm_90 and
+/// sm_90a alike; that `wgmma` needs sm_90a is the admission's arch rule.
+pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.direction != Direction::Fwd {
+        return Err(Rejection::DirectionNotImplemented {
+            family: cfg.family.token(),
+            direction: cfg.direction.token(),
+        });
+    }
+    let math_ok = matches!(
+        (cfg.dtype, cfg.math),
+        (DType::F16 | DType::Bf16, Math::Mma | Math::Wgmma) | (DType::F32, Math::Simt | Math::Tf32)
+    );
+    if !math_ok {
+        return Err(Rejection::MathDtypeMismatch {
+            math: cfg.math.token(),
+            dtype: cfg.dtype.token(),
+        });
+    }
+    if cfg.math == Math::Tf32 {
+        return Err(Rejection::MathNotImplemented {
+            math: cfg.math.token(),
+        });
+    }
+    let warps = cfg.warps_m.saturating_mul(cfg.warps_n);
+    // Three warpgroups (12 warps) exist for wgmma only (192-row tiles).
+    let warps_ok = matches!(warps, 1 | 2 | 4 | 8) || (cfg.math == Math::Wgmma && warps == 12);
+    if cfg.warps_m == 0 || cfg.warps_n == 0 || !warps_ok {
+        return Err(Rejection::BadWarpCount {
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    if cfg.math == Math::Wgmma {
+        // One to three warpgroups stacked along M, each owning 64 or 128 rows and the whole
+        // tile_n (m64nNk16 with N = tile_n); K-tiles of one 128-byte swizzle row. Three
+        // warpgroups (384 threads, 168 registers each at most) own one m64 block of at most
+        // 64 accumulators each.
+        if cfg.warps_n != 1 || !matches!(cfg.warps_m, 4 | 8 | 12) {
+            return Err(Rejection::BadWarpCount {
+                warps_m: cfg.warps_m,
+                warps_n: cfg.warps_n,
+            });
+        }
+        let (wg, mwg, nacc) = wgmma_shape(cfg);
+        let ok = cfg.tile_k == 64
+            && cfg.stages >= 3
+            && matches!(cfg.tile_n, 64 | 128 | 256)
+            && (mwg == 1 || mwg == 2)
+            && cfg.tile_m == 64 * wg * mwg
+            && mwg * nacc <= 128
+            && (wg < 3 || mwg * nacc <= 64);
+        if !ok {
+            return Err(Rejection::TileOutOfRange {
+                tile_m: cfg.tile_m,
+                tile_n: cfg.tile_n,
+                tile_k: cfg.tile_k,
+                limits: "wgmma: tile_k = 64, 3 or more stages, tile_n in {64, 128, 256}, tile_m = 64 or 128 rows per warpgroup, at most 128 accumulators per thread (64 with three warpgroups)",
+            });
+        }
+    }
+    let (k_lo, k_hi, limits) = match cfg.math {
+        Math::Simt => (
+            8,
+            32,
+            "tile_m and tile_n in 16..=256, tile_k a power of two in 8..=32",
+        ),
+        _ => (
+            16,
+            64,
+            "tile_m and tile_n in 16..=256, tile_k a power of two in 16..=64",
+        ),
+    };
+    if !(16..=256).contains(&cfg.tile_m)
+        || !(16..=256).contains(&cfg.tile_n)
+        || !pow2_in(cfg.tile_k, k_lo, k_hi)
+    {
+        return Err(Rejection::TileOutOfRange {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            tile_k: cfg.tile_k,
+            limits,
+        });
+    }
+    if !cfg.tile_m.is_multiple_of(cfg.warps_m) || !cfg.tile_n.is_multiple_of(cfg.warps_n) {
+        return Err(Rejection::TileNotMultipleOfWarps {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    let (wm, wn) = warp_tile(cfg);
+    let (ok, need) = match cfg.math {
+        Math::Simt => (
+            wm % 4 == 0 && wn % 8 == 0,
+            "warp tile M multiple of 4, N multiple of 8 (4x8 lanes)",
+        ),
+        _ => (
+            wm % 16 == 0 && wn % 16 == 0,
+            "warp tile M and N multiples of 16 (m16n8k16, ldmatrix x4 pairs)",
+        ),
+    };
+    if !ok {
+        return Err(Rejection::WarpTileNotMultipleOfInstruction {
+            warp_m: wm,
+            warp_n: wn,
+            tile_k: cfg.tile_k,
+            math: cfg.math.token(),
+            need,
+        });
+    }
+    if !(2..=5).contains(&cfg.stages) {
+        return Err(Rejection::StagesOutOfRange { stages: cfg.stages });
+    }
+    let vmax = (16 / cfg.dtype.size_bytes()) as u32;
+    for (operand, value) in [("vec_a", cfg.vec_a), ("vec_b", cfg.vec_b)] {
+        if !pow2_in(value, 1, vmax) || value > cfg.tile_k {
+            return Err(Rejection::BadVectorWidth {
+                operand,
+                value,
+                max: vmax,
+            });
+        }
+    }
+    if !pow2_in(cfg.group_merge, 1, MAX_GROUP_MERGE) {
+        return Err(Rejection::BadGroupMerge {
+            gm: cfg.group_merge,
+            max: MAX_GROUP_MERGE,
+        });
+    }
+    if cfg.split_k == 0 || cfg.split_k > MAX_SPLIT_K {
+        return Err(Rejection::BadSplitK {
+            split_k: cfg.split_k,
+            mode: cfg.split_k_mode.token(),
+            why: "degree must be in 1..=64",
+        });
+    }
+    if cfg.split_k == 1 && cfg.split_k_mode != SplitKMode::Deterministic {
+        return Err(Rejection::BadSplitK {
+            split_k: cfg.split_k,
+            mode: cfg.split_k_mode.token(),
+            why: "without split-K the mode must be d, so that one kernel has one name",
+        });
+    }
+    if cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Atomic {
+        return Err(Rejection::SplitKNotImplemented {
+            split_k: cfg.split_k,
+            mode: cfg.split_k_mode.token(),
+        });
+    }
+    let limits = DeviceLimits::H200;
+    let bytes = smem_bytes(cfg);
+    if bytes > limits.smem_per_cta {
+        return Err(Rejection::SmemExceedsLimit {
+            bytes,
+            limit: limits.smem_per_cta,
+        });
+    }
+    let estimate = register_estimate(cfg);
+    if estimate > limits.regs_per_thread {
+        return Err(Rejection::RegistersExceedLimit {
+            estimate,
+            limit: limits.regs_per_thread,
+        });
+    }
+    Ok(())
+}
+
+/// The problem rules of the igemm family (after the shared direction and dtype checks).
+pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+    if cfg.fast_path == FastPath::Pointwise
+        && !(problem.filter_volume() == 1
+            && problem.stride == [1, 1, 1]
+            && problem.pad == [0, 0, 0])
+    {
+        return Err(Rejection::PointwiseInapplicable {
+            filter: problem.filter,
+            stride: problem.stride,
+            pad: problem.pad,
+        });
+    }
+    let gm = cfg.group_merge as u64;
+    if !problem.g.is_multiple_of(gm) {
+        return Err(Rejection::GroupMergeNotDivisor {
+            gm: cfg.group_merge,
+            g: problem.g,
+        });
+    }
+    if gm > 1 && (gm * problem.cpg() > cfg.tile_k as u64 || gm * problem.kpg() > cfg.tile_n as u64)
+    {
+        return Err(Rejection::GroupMergeExceedsTile {
+            gm: cfg.group_merge,
+            merged_c: gm * problem.cpg(),
+            merged_k: gm * problem.kpg(),
+            tile_k: cfg.tile_k,
+            tile_n: cfg.tile_n,
+        });
+    }
+    let limit = i32::MAX as u64;
+    if cfg.split_k > 1 {
+        // The f32 partial planes of the output.
+        let ws = problem.elements(problem.roles().1) * cfg.split_k as u64;
+        if ws > limit {
+            return Err(Rejection::IndexExceeds32Bit {
+                tensor: "workspace",
+                extent: ws,
+            });
+        }
+        let kt = k_tiles(cfg, problem);
+        if cfg.split_k as u64 > kt {
+            return Err(Rejection::SplitKExceedsReduction {
+                split_k: cfg.split_k,
+                ktiles: kt,
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! `auto`: the rule-based kernel selection every user gets until a learned heuristic exists.
+//! For each family in priority order (direct, then igemm), take the family's pool members that
+//! it wants `auto` to consider for the problem ([`KernelFamily::auto_considers`]), admit them,
+//! keep the most preferred ([`KernelFamily::auto_preference`]; igemm prefers its pointwise
+//! path) and return the one with the smallest cost estimate (ties: the earlier pool member).
+//! The first family with an admitted candidate wins. `None` when nothing in the pools runs the
+//! problem.
+
+use crate::admit::{admit, Admitted, Target};
+use crate::catalogue::Families;
+use crate::config::Family;
+use crate::family;
+use gconv_problem::Problem;
+
+/// The order in which `auto` asks the families: direct first (it serves the memory-bound
+/// regimes it accepts better than igemm's group merge), then igemm (every regime).
+pub const PRIORITY: [Family; 2] = [Family::Direct, Family::Igemm];
+
+/// `auto` over every family.
+pub fn auto_select(problem: &Problem, target: &Target) -> Option<Admitted> {
+    auto_select_in(problem, target, Families::All)
+}
+
+/// `auto` restricted to some families (the bench's `--family`).
+pub fn auto_select_in(problem: &Problem, target: &Target, families: Families) -> Option<Admitted> {
+    let allowed = families.list();
+    PRIORITY
+        .into_iter()
+        .filter(|f| allowed.contains(f))
+        .find_map(|f| pick(f, problem, target))
+}
+
+fn pick(f: Family, problem: &Problem, target: &Target) -> Option<Admitted> {
+    let fam = family::of(f);
+    let admitted: Vec<Admitted> = fam
+        .pool(problem.direction, problem.dtype)
+        .into_iter()
+        .filter(|c| fam.auto_considers(c, problem))
+        .filter_map(|c| admit(&c, problem, target).ok())
+        .collect();
+    let best = admitted
+        .iter()
+        .map(|a| fam.auto_preference(a.config()))
+        .min()?;
+    admitted
+        .into_iter()
+        .filter(|a| fam.auto_preference(a.config()) == best)
+        .map(|a| (a.cost_estimate(), a))
+        .reduce(|a, b| if a.0 <= b.0 { a } else { b })
+        .map(|(_, a)| a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{FastPath, Math};
+
+    fn prob(key: &str) -> Problem {
+        key.parse().unwrap()
+    }
+
+    fn auto(key: &str) -> crate::config::KernelConfig {
+        *auto_select(&prob(key), &Target::H200)
+            .unwrap_or_else(|| panic!("nothing for {key}"))
+            .config()
+    }
+
+    #[test]
+    fn auto_select_returns_admitted_kernels() {
+        for key in [
+            "fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
+            "fwd_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+            "fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
+            "fwd_f32_n2_g3_c9_k6_i9x9_f3x3_s2x2_p1x1_d1x1",
+            "fwd_f16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        ] {
+            let p = prob(key);
+            let a = auto_select(&p, &Target::H200).unwrap_or_else(|| panic!("nothing for {key}"));
+            assert_eq!(a.problem(), &p);
+            assert!(admit(a.config(), &p, &Target::H200).is_ok(), "{key}");
+        }
+        assert_eq!(
+            auto("fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1").fast_path,
+            FastPath::Pointwise
+        );
+        assert!(auto_select(
+            &prob("dgrad_bf16_n2_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1"),
+            &Target::H200
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn auto_select_follows_the_measured_regimes() {
+        // Depthwise and C/G <= 4: the direct family (7-wide strips on 7/14/28-pixel outputs);
+        // through igemm, depthwise merges 16 groups. Dense-ish grouped: no merge; 1x1: the
+        // pointwise path.
+        let key = "fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1";
+        assert_eq!(auto(key).family, Family::Direct);
+        let dw7 = auto("fwd_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1");
+        assert_eq!(
+            (dw7.family, dw7.tile_k, dw7.vec_b),
+            (Family::Direct, 7, 7),
+            "{dw7}"
+        );
+        let cpg4 = auto("fwd_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1");
+        assert_eq!(cpg4.family, Family::Direct, "{cpg4}");
+        let cpg8 = auto("fwd_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1");
+        assert_eq!(
+            (cpg8.family, cpg8.math),
+            (Family::Direct, Math::Mma),
+            "{cpg8}"
+        );
+        // C/G 128 and 1x1 layers stay on igemm.
+        let pw128 = auto("fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1");
+        assert_eq!(pw128.family, Family::Igemm, "{pw128}");
+        let dw_igemm =
+            auto_select_in(&prob(key), &Target::H200, Families::Only(Family::Igemm)).unwrap();
+        assert_eq!(dw_igemm.config().group_merge, 16, "{dw_igemm:?}");
+        let dense = auto("fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1");
+        assert_eq!(dense.group_merge, 1, "{dense}");
+        assert!(dense.tile_n >= 64, "{dense}");
+        let pw = auto("fwd_f16_n8_g1_c64_k64_i14x14_f1x1_s1x1_p0x0_d1x1");
+        assert_eq!(pw.fast_path, FastPath::Pointwise, "{pw}");
+        let f32c = auto("fwd_f32_n2_g8_c64_k64_i14x14_f3x3_s1x1_p1x1_d1x1");
+        assert_eq!(f32c.math, Math::Simt, "{f32c}");
+    }
+}
