@@ -15,6 +15,6 @@ pub mod verify;
 pub use device::DeviceSpec;
 pub use error::ProblemError;
 pub use key::parse_problems_text;
-pub use problem::{DType, Direction, Problem, TensorRole};
+pub use problem::{DType, Direction, GemmView, Problem, TensorRole};
 pub use tensor::{HostTensor, TensorData};
 pub use verify::{compare, Comparison, Tolerance};

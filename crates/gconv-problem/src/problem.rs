@@ -114,6 +114,24 @@ pub enum TensorRole {
     Y,
 }
 
+/// The per-group implicit GEMM C (M × N) = A (M × K) · B (K × N) of one direction, in tensor
+/// roles ([`Problem::gemm_view`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GemmView {
+    /// The tensor read as A.
+    pub a: TensorRole,
+    /// The tensor read as B.
+    pub b: TensorRole,
+    /// The tensor written as C (the direction's output).
+    pub c: TensorRole,
+    /// Rows of A and C.
+    pub m: u64,
+    /// Columns of B and C.
+    pub n: u64,
+    /// The reduction.
+    pub k: u64,
+}
+
 impl TensorRole {
     /// Short name used in messages.
     pub fn name(self) -> &'static str {
@@ -434,14 +452,47 @@ impl Problem {
         self.dims(role).iter().product()
     }
 
-    /// Per-group GEMM view (M, N, K) of DESIGN.md §1.
-    pub fn gemm_mnk(&self) -> (u64, u64, u64) {
+    /// The per-group implicit GEMM of the problem's direction: which tensor plays A (M × K),
+    /// B (K × N) and C (M × N), and the sizes. The one place that maps directions to GEMM roles
+    /// (taps = the filter volume): fwd C=Y from A=X (im2col) and B=W, M = N·Do·Ho·Wo,
+    /// N = K/G, K = (C/G)·taps; dgrad C=dX from A=dY and B=W (flipped, channel-transposed),
+    /// M = N·Di·Hi·Wi, N = C/G, K = (K/G)·taps; wgrad C=dW from A=dY (transposed) and B=X
+    /// (im2col), M = K/G, N = (C/G)·taps, K = N·Do·Ho·Wo.
+    pub fn gemm_view(&self) -> GemmView {
         let fv = self.filter_volume();
-        match self.direction {
-            Direction::Fwd => (self.n * self.output_volume(), self.kpg(), self.cpg() * fv),
-            Direction::Dgrad => (self.n * self.input_volume(), self.cpg(), self.kpg() * fv),
-            Direction::Wgrad => (self.kpg(), self.cpg() * fv, self.n * self.output_volume()),
-        }
+        let (a, b, c, m, n, k) = match self.direction {
+            Direction::Fwd => (
+                TensorRole::X,
+                TensorRole::W,
+                TensorRole::Y,
+                self.n * self.output_volume(),
+                self.kpg(),
+                self.cpg() * fv,
+            ),
+            Direction::Dgrad => (
+                TensorRole::Y,
+                TensorRole::W,
+                TensorRole::X,
+                self.n * self.input_volume(),
+                self.cpg(),
+                self.kpg() * fv,
+            ),
+            Direction::Wgrad => (
+                TensorRole::Y,
+                TensorRole::X,
+                TensorRole::W,
+                self.kpg(),
+                self.cpg() * fv,
+                self.n * self.output_volume(),
+            ),
+        };
+        GemmView { a, b, c, m, n, k }
+    }
+
+    /// Per-group GEMM sizes (M, N, K) of [`Problem::gemm_view`].
+    pub fn gemm_mnk(&self) -> (u64, u64, u64) {
+        let v = self.gemm_view();
+        (v.m, v.n, v.k)
     }
 
     /// Length of the reduction producing one output element, per direction.
@@ -512,6 +563,37 @@ fn checked(v: Option<u64>, tensor: &'static str, what: &'static str) -> Result<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gemm_view_follows_the_runner_roles() {
+        for (key, c_role, mnk) in [
+            (
+                "fwd_bf16_n2_g4_c16_k32_i9x9_f3x3_s2x2_p1x1_d1x1",
+                TensorRole::Y,
+                (50, 8, 36),
+            ),
+            (
+                "dgrad_bf16_n2_g4_c16_k32_i9x9_f3x3_s2x2_p1x1_d1x1",
+                TensorRole::X,
+                (162, 4, 72),
+            ),
+            (
+                "wgrad_bf16_n2_g4_c16_k32_i9x9_f3x3_s2x2_p1x1_d1x1",
+                TensorRole::W,
+                (8, 36, 50),
+            ),
+        ] {
+            let p: Problem = key.parse().unwrap();
+            let v = p.gemm_view();
+            // C is the direction's output; A and B are its inputs.
+            let ([i0, i1], out) = p.roles();
+            assert_eq!(v.c, out, "{key}");
+            assert_eq!(v.c, c_role, "{key}");
+            assert!([i0, i1].contains(&v.a) && [i0, i1].contains(&v.b) && v.a != v.b);
+            assert_eq!((v.m, v.n, v.k), mnk, "{key}");
+            assert_eq!(p.gemm_mnk(), mnk);
+        }
+    }
 
     fn p(c: i64, k: i64, g: i64) -> Result<Problem, ProblemError> {
         Problem::new(
