@@ -4,7 +4,7 @@
 use crate::backend::BackendChoice;
 use crate::worker::CudaExecutor;
 use anyhow::{anyhow, bail, Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use gconv_kernels::config::{
     auto_select, auto_select_direct, auto_select_igemm, default_forward_pool, direct_forward_pool,
     required_arch, KernelConfig,
@@ -12,7 +12,7 @@ use gconv_kernels::config::{
 use gconv_kernels::Arch;
 use gconv_problem::{DType, DeviceSpec, Direction, Problem};
 use gconv_tune::registry::registry;
-use gconv_tune::traits::{build_instances, variant_direction};
+use gconv_tune::traits::build_instances;
 use gconv_tune::{
     registry_counts, resolve_problems, run_sweep, worker_main, SweepOptions, SweepRow,
 };
@@ -102,29 +102,6 @@ pub fn kernels(a: KernelsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The sweep variants (directions) as named in trait configs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Variant {
-    /// Forward.
-    Forward,
-    /// Backward data.
-    #[value(name = "bwd_data")]
-    BwdData,
-    /// Backward weight.
-    #[value(name = "bwd_weight")]
-    BwdWeight,
-}
-
-impl Variant {
-    fn direction(self) -> Direction {
-        match self {
-            Variant::Forward => Direction::Fwd,
-            Variant::BwdData => Direction::Dgrad,
-            Variant::BwdWeight => Direction::Wgrad,
-        }
-    }
-}
-
 /// Options shared by `sweep` and `bench`.
 #[derive(Args, Debug)]
 pub struct RunnerArgs {
@@ -164,9 +141,10 @@ pub struct RunnerArgs {
 /// Arguments of `gconv sweep`.
 #[derive(Args, Debug)]
 pub struct SweepArgs {
-    /// Direction of the sweep; problems of other directions are left out (and counted).
-    #[arg(long, value_enum)]
-    pub variant: Variant,
+    /// Direction of the sweep: fwd, dgrad or wgrad (or forward, bwd_data, bwd_weight); it must
+    /// match the config's `variant`. Problems of other directions are left out (and counted).
+    #[arg(long, visible_alias = "direction", value_parser = Direction::parse_any)]
+    pub variant: Direction,
     /// Problem set: a registry key, a problem key or a problems file.
     #[arg(long)]
     pub problems: String,
@@ -272,14 +250,12 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let arch = parse_arch(&a.arch)?;
     let rep = build_instances(&a.config, arch, a.filter.as_deref())?;
     eprintln!("{rep}");
-    if variant_direction(gconv_tune::traits::variant_name(a.variant.direction()))
-        != Some(rep.variant)
-    {
+    if a.variant != rep.variant {
         bail!(
             "--variant {} does not match the variant of {} ({})",
-            gconv_tune::traits::variant_name(a.variant.direction()),
+            a.variant,
             a.config.display(),
-            gconv_tune::traits::variant_name(rep.variant)
+            rep.variant
         );
     }
     let problems = keep_direction(resolve_problems(&a.problems)?, rep.variant);
@@ -325,9 +301,10 @@ pub struct BenchArgs {
     /// Problem set: a registry key (e.g. model_zoo), a problem key or a problems file.
     #[arg(long, default_value = "model_zoo")]
     pub problems: String,
-    /// Only problems of this direction (the kernel pools exist for fwd so far).
-    #[arg(long, default_value = "fwd", value_parser = ["fwd", "dgrad", "wgrad"])]
-    pub direction: String,
+    /// Only problems of this direction: fwd, dgrad or wgrad (or forward, bwd_data, bwd_weight);
+    /// the kernel pools exist for fwd so far.
+    #[arg(long, default_value = "fwd", value_parser = Direction::parse_any)]
+    pub direction: Direction,
     /// Kernel pools to time: `all` (igemm and direct), `igemm` or `direct`.
     #[arg(long, default_value = "all", value_parser = ["all", "igemm", "direct"])]
     pub family: String,
@@ -339,8 +316,7 @@ pub struct BenchArgs {
 /// (or one of them with `--family`), swept over the problems, then per problem the best kernel
 /// of the pool, the `auto` choice (within the timed family) and the baseline.
 pub fn bench(a: BenchArgs) -> Result<ExitCode> {
-    let dir = Direction::from_token(&a.direction)
-        .ok_or_else(|| anyhow!("unknown --direction {:?}", a.direction))?;
+    let dir = a.direction;
     let problems = keep_direction(resolve_problems(&a.problems)?, dir);
     if problems.is_empty() {
         bail!("no {dir} problems in {:?}", a.problems);

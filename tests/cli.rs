@@ -208,3 +208,68 @@ fn selftest_on_the_cpu_passes_and_counts() {
     let n: usize = last.split(' ').next().unwrap_or("0").parse().unwrap_or(0);
     assert!(n > 100, "{t}");
 }
+
+#[test]
+fn directions_take_the_key_token_or_the_alias() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("d.csv");
+    let out = out.to_str().expect("utf-8 path");
+    let key = "fwd_f32_n1_g2_c4_k4_i5x5_f3x3_s1x1_p1x1_d1x1";
+    for flag in ["--variant", "--direction"] {
+        for spelling in ["fwd", "forward"] {
+            let o = gconv(&[
+                "sweep",
+                flag,
+                spelling,
+                "--problems",
+                key,
+                "--config",
+                "configs/cpu_forward.json",
+                "--backend",
+                "cpu",
+                "--output",
+                out,
+            ]);
+            let t = text(&o);
+            assert_eq!(o.status.code(), Some(0), "{flag} {spelling}: {t}");
+            // Outputs print the key token.
+            assert!(t.contains("kernel(s) for fwd (cpu"), "{t}");
+        }
+    }
+    let o = gconv(&[
+        "sweep",
+        "--variant",
+        "bwd_data",
+        "--problems",
+        key,
+        "--config",
+        "configs/cpu_forward.json",
+        "--backend",
+        "cpu",
+        "--output",
+        out,
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("--variant dgrad does not match the variant of configs/cpu_forward.json (fwd)"),
+        "{t}"
+    );
+    // bench: both spellings pass the parser (and then need a GPU); a bad one lists both.
+    for spelling in ["fwd", "forward"] {
+        let o = gconv(&["bench", "--direction", spelling, "--output", out]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{t}");
+        assert!(t.contains("needs the CUDA backend"), "{spelling}: {t}");
+    }
+    let o = gconv(&["bench", "--direction", "backward", "--output", out]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    for want in [
+        "\"backward\"",
+        "fwd, dgrad or wgrad",
+        "forward, bwd_data or bwd_weight",
+    ] {
+        assert!(t.contains(want), "{t}");
+    }
+}

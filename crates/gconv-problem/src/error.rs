@@ -62,6 +62,12 @@ pub enum ProblemError {
         line: usize,
         error: Box<ProblemError>,
     },
+    /// A direction in neither of its spellings.
+    #[error("unknown direction {value:?} (expected fwd, dgrad or wgrad, or the aliases forward, bwd_data or bwd_weight)")]
+    UnknownDirection {
+        /// The value given.
+        value: String,
+    },
     /// A problems file has no keys at all.
     #[error("{source_name}: no problem keys found")]
     EmptyFile { source_name: String },

@@ -57,13 +57,13 @@ pub enum TuneError {
         /// What is wrong with it.
         message: String,
     },
-    /// The `variant` of a trait config is not `forward`, `bwd_data` or `bwd_weight`.
-    #[error("{}: unknown variant {value:?} (expected forward, bwd_data or bwd_weight)", path.display())]
+    /// The `variant` of a trait config is not a direction (`fwd`/`forward`, ...).
+    #[error("{}: \"variant\": {error}", path.display())]
     UnknownVariant {
         /// The file.
         path: PathBuf,
-        /// The value found.
-        value: String,
+        /// Why the value is not a direction (it names the value and both spellings).
+        error: ProblemError,
     },
     /// A trait config expands to no kernel at all.
     #[error("{}: the config expands to no valid kernel ({total} combination(s), dropped: {dropped})", path.display())]

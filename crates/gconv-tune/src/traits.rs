@@ -15,8 +15,9 @@
 //! }
 //! ```
 //!
-//! `variant` is `forward`, `bwd_data` or `bwd_weight` and sets the kernels' direction (so
-//! `direction` may not appear in `trait_config`). Every other field of `KernelConfig` may be
+//! `variant` is the kernels' direction, as a key token (`fwd`, `dgrad`, `wgrad`) or its alias
+//! (`forward`, `bwd_data`, `bwd_weight`), parsed by `Direction::parse_any` like every other input
+//! that names a direction (so `direction` may not appear in `trait_config`). Every other field of `KernelConfig` may be
 //! given, with a non-empty list of values: integers for numeric fields, tokens (strings) for the
 //! others (`family`: `igemm`/`direct`; `dtype`: `f32`/`f16`/`bf16`; `split_k_mode`:
 //! `deterministic`/`atomic`; `math`: `mma`/`simt`/`tf32`; `fast_path`: `general`/`pointwise`). A
@@ -64,27 +65,6 @@ pub const TOKEN_FIELDS: &[&str] = &[
     "math",
     "fast_path",
 ];
-
-/// The trait-config `variant` names and their directions.
-pub const VARIANTS: [(&str, Direction); 3] = [
-    ("forward", Direction::Fwd),
-    ("bwd_data", Direction::Dgrad),
-    ("bwd_weight", Direction::Wgrad),
-];
-
-/// The direction of a variant name (`forward` → fwd).
-pub fn variant_direction(name: &str) -> Option<Direction> {
-    VARIANTS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d)
-}
-
-/// The variant name of a direction (fwd → `forward`).
-pub fn variant_name(direction: Direction) -> &'static str {
-    VARIANTS
-        .iter()
-        .find(|(_, d)| *d == direction)
-        .map(|(n, _)| *n)
-        .unwrap_or("forward")
-}
 
 /// Which backend a trait config enumerates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,9 +149,9 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
     }
     let variant = match top.get("variant") {
         Some(Value::String(s)) => {
-            variant_direction(s).ok_or_else(|| TuneError::UnknownVariant {
+            Direction::parse_any(s).map_err(|error| TuneError::UnknownVariant {
                 path: path.to_path_buf(),
-                value: s.clone(),
+                error,
             })?
         }
         Some(other) => {
@@ -179,7 +159,7 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
                 path,
                 text,
                 "variant",
-                format!("expected a string (forward, bwd_data or bwd_weight), found {other}"),
+                format!("expected a direction string (fwd, dgrad, wgrad or forward, bwd_data, bwd_weight), found {other}"),
             ))
         }
         None => {
@@ -187,7 +167,7 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
                 path: path.to_path_buf(),
                 line: 0,
                 column: 0,
-                message: "missing \"variant\" (forward, bwd_data or bwd_weight)".into(),
+                message: "missing \"variant\" (fwd, dgrad, wgrad or forward, bwd_data, bwd_weight)".into(),
             })
         }
     };
@@ -411,7 +391,7 @@ impl fmt::Display for InstanceReport {
             "{}: {} kernel(s) for {} ({}, {}) from {} combination(s)",
             self.path.display(),
             self.kernels.len(),
-            variant_name(self.variant),
+            self.variant.token(),
             match self.backend {
                 Backend::Gpu => "gpu",
                 Backend::Cpu => "cpu",
@@ -442,7 +422,7 @@ impl InstanceReport {
                 .collect()
         };
         json!({
-            "variant": variant_name(self.variant),
+            "variant": self.variant.token(),
             "backend": match self.backend { Backend::Gpu => "gpu", Backend::Cpu => "cpu" },
             "arch": self.arch.nvrtc_arch(),
             "source": self.path.display().to_string(),
@@ -637,6 +617,42 @@ mod tests {
                 !numeric,
                 "field {f}: update TOKEN_FIELDS"
             );
+        }
+    }
+
+    #[test]
+    fn variant_takes_either_direction_spelling() {
+        for (spelling, d) in [
+            ("forward", Direction::Fwd),
+            ("fwd", Direction::Fwd),
+            ("bwd_data", Direction::Dgrad),
+            ("dgrad", Direction::Dgrad),
+            ("bwd_weight", Direction::Wgrad),
+            ("wgrad", Direction::Wgrad),
+        ] {
+            // GPU kernels exist for fwd only; the CPU variants run every direction.
+            let text =
+                format!(r#"{{"variant": "{spelling}", "backend": "cpu", "trait_config": {{}}}}"#);
+            let r = build(&text, None).unwrap_or_else(|e| panic!("{spelling}: {e}"));
+            assert_eq!(r.variant, d);
+            // Outputs print the key token.
+            assert!(
+                r.to_string().contains(&format!("for {} (cpu", d.token())),
+                "{r}"
+            );
+            assert_eq!(r.to_json()["variant"], d.token());
+            assert_eq!(
+                parse(&text.replace(r#""backend": "cpu", "#, ""))
+                    .unwrap()
+                    .variant,
+                d
+            );
+        }
+        let e = parse(r#"{"variant": "backward", "trait_config": {}}"#).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, TuneError::UnknownVariant { .. }), "{msg}");
+        for want in ["t.json", "\"backward\"", "fwd", "forward", "bwd_weight"] {
+            assert!(msg.contains(want), "{msg}");
         }
     }
 
