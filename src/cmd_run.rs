@@ -5,7 +5,9 @@ use crate::dispatch::{reference_values, run_gpu, source_for, KernelChoice};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_cuda::TimingOptions;
-use gconv_problem::{compare, DeviceSpec, HostTensor, Problem, Tolerance};
+use gconv_problem::{
+    check_host_memory, compare, DeviceSpec, HostMemoryLimit, HostTensor, Problem, Tolerance,
+};
 use gconv_reference::cpu;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -39,38 +41,6 @@ pub struct RunArgs {
     /// default replays, so that host launch cost stays out of short kernels' figures).
     #[arg(long)]
     pub no_graph: bool,
-}
-
-/// Bytes of memory the machine can still give, from `/proc/meminfo` (`None` where unknown).
-fn available_memory_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// Refuses a problem whose host tensors cannot fit in memory, before allocating anything (on
-/// Linux a too-large allocation succeeds and the process is killed later while filling it).
-/// Counted: the three tensors in the dtype, their f32 copies on the CPU backend, and the f64
-/// reference output with `--verify`.
-fn check_host_memory(problem: &Problem, verify: bool) -> Result<()> {
-    let ([r0, r1], ro) = problem.roles();
-    let elems = |r| problem.elements(r) as f64;
-    let dt = problem.dtype.size_bytes() as f64;
-    let mut need = (elems(r0) + elems(r1) + elems(ro)) * (dt + 4.0);
-    if verify {
-        need += elems(ro) * 8.0 + (elems(r0) + elems(r1)) * 8.0;
-    }
-    if let Some(avail) = available_memory_bytes() {
-        if need > avail as f64 {
-            bail!(
-                "{problem} needs about {:.1} GiB of host memory for its tensors, but {:.1} GiB are available",
-                need / (1u64 << 30) as f64,
-                avail as f64 / (1u64 << 30) as f64
-            );
-        }
-    }
-    Ok(())
 }
 
 /// What `--kernel` names, resolved before a backend is opened.
@@ -124,7 +94,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let requested = Requested::parse(&a.kernel, &problem)?;
     let backend = select(a.backend)?;
     let ([r0, r1], _) = problem.roles();
-    check_host_memory(&problem, a.verify)?;
+    // Refused before anything is allocated (a failed allocation aborts the process).
+    check_host_memory(&problem, a.verify, HostMemoryLimit::available())?;
     let in0 = HostTensor::try_random_for(&problem, r0, a.seed)?;
     let in1 = HostTensor::try_random_for(&problem, r1, a.seed)?;
     println!("problem  {problem}");

@@ -510,7 +510,12 @@ pub fn baseline(a: BaselineArgs) -> Result<ExitCode> {
     let mut exec = CudaExecutor::new(rt);
     let dev = DeviceSpec::H200;
     println!("problem,cudnn_engine,cudnn_ms,cudnn_roofline_frac,configs_ok,configs_tried");
+    let limit = gconv_problem::HostMemoryLimit::available();
     for (i, p) in problems.iter().enumerate() {
+        if let Err(e) = gconv_problem::check_host_memory(p, true, limit) {
+            println!("{p},none,,,0,0 ({})", e.to_string().replace(',', ";"));
+            continue;
+        }
         let job = gconv_tune::Job {
             id: i as u64,
             kind: gconv_tune::JobKind::Baseline {

@@ -273,3 +273,49 @@ fn directions_take_the_key_token_or_the_alias() {
         assert!(t.contains(want), "{t}");
     }
 }
+
+/// Needs about 48,000 GiB of host memory: more than any test machine has.
+const HUGE: &str = "fwd_bf16_n4096_g1_c4096_k4096_i512x512_f3x3_s1x1_p1x1_d1x1";
+
+#[test]
+fn sweep_refuses_a_problem_too_large_for_host_memory_like_run() {
+    let o = gconv(&["run", "--problem", HUGE, "--backend", "cpu"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("GiB of host memory"), "{t}");
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("huge.csv");
+    let o = gconv(&[
+        "sweep",
+        "--variant",
+        "fwd",
+        "--problems",
+        HUGE,
+        "--config",
+        "configs/cpu_forward.json",
+        "--backend",
+        "cpu",
+        "--vs",
+        "reference",
+        "--output",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    let rows = read(&out);
+    assert_eq!(rows.len() - 1, 5, "4 kernels and the baseline: {t}");
+    assert!(rows[1..].iter().all(|r| r[23] == "unsupported"), "{rows:?}");
+    assert!(t.contains("kernel rows: unsupported 4"), "{t}");
+    assert!(t.contains("baseline rows: unsupported 1"), "{t}");
+    let messages =
+        std::fs::read_to_string(dir.path().join("huge.csv.messages.jsonl")).expect("messages file");
+    assert_eq!(messages.lines().count(), 5, "{messages}");
+    for line in messages.lines() {
+        assert!(
+            line.contains("GiB of host memory") && line.contains("are available"),
+            "{line}"
+        );
+    }
+    assert!(!messages.contains("memory allocation"), "{messages}");
+}
