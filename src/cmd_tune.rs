@@ -11,14 +11,16 @@ use gconv_kernels::config::{
 };
 use gconv_kernels::Arch;
 use gconv_problem::{DType, DeviceSpec, Direction, Problem};
+use gconv_tune::csv::{attach_messages, messages_path};
 use gconv_tune::registry::registry;
+use gconv_tune::summary::failure_digest;
 use gconv_tune::traits::build_instances;
 use gconv_tune::{
     registry_counts, resolve_problems, run_sweep, worker_main, SweepOptions, SweepRow,
 };
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -105,7 +107,8 @@ pub fn kernels(a: KernelsArgs) -> Result<ExitCode> {
 /// Options shared by `sweep` and `bench`.
 #[derive(Args, Debug)]
 pub struct RunnerArgs {
-    /// Output CSV (DESIGN.md §4 columns); rows are flushed as they finish.
+    /// Output CSV, one row per (kernel, problem), flushed as each finishes; why a row failed
+    /// goes to OUTPUT.messages.jsonl next to it.
     #[arg(long)]
     pub output: PathBuf,
     /// Threads that compile kernels in each worker (NVRTC).
@@ -227,9 +230,7 @@ fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
     if let Some(v) = &r.vs {
         o.baselines = vec![v.clone()];
     }
-    let mut messages = r.output.clone().into_os_string();
-    messages.push(".messages.jsonl");
-    o.messages = Some(PathBuf::from(messages));
+    o.messages = Some(messages_path(&r.output));
     Ok(o)
 }
 
@@ -292,7 +293,33 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
         report.skipped,
         report.elapsed.as_secs_f64()
     );
+    print_failures(
+        &mut std::io::stdout().lock(),
+        &report.all_rows(),
+        report.messages.as_deref(),
+    )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// After a sweep, bench or report: when a row is not ok, its status counts with the first
+/// message or two of each; then where the messages file is (every message, one JSON line each).
+fn print_failures(
+    out: &mut impl Write,
+    rows: &[SweepRow],
+    messages: Option<&Path>,
+) -> std::io::Result<()> {
+    let digest = failure_digest(rows, 2);
+    if !digest.is_empty() {
+        writeln!(out, "{digest}")?;
+    }
+    if let Some(m) = messages {
+        writeln!(
+            out,
+            "messages: {} (one JSON line per row with a message: why it was not ok, or the timing method)",
+            m.display()
+        )?;
+    }
+    Ok(())
 }
 
 /// Arguments of `gconv bench`.
@@ -358,6 +385,11 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     };
     print_bench_table(&problems, &rows, &o.device, auto);
     println!("rows in {}", report.output.display());
+    print_failures(
+        &mut std::io::stdout().lock(),
+        &rows,
+        report.messages.as_deref(),
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -458,7 +490,8 @@ fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec, 
 /// Arguments of `gconv report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// A CSV written by `gconv sweep` or `gconv bench` (DESIGN.md §4 columns).
+    /// A CSV written by `gconv sweep` or `gconv bench` (its CSV.messages.jsonl, when present,
+    /// gives the messages of rows that are not ok).
     pub csv: PathBuf,
     /// Kernels listed per problem in the ranked summary.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
@@ -468,7 +501,18 @@ pub struct ReportArgs {
 /// Runs `gconv report`: the ranked summary of a finished (or interrupted) sweep, and the
 /// bench table (best-in-pool, `auto`, best baseline per problem) from its rows.
 pub fn report(a: ReportArgs) -> Result<ExitCode> {
-    let rows = gconv_tune::read_rows(&a.csv)?;
+    let mut rows = gconv_tune::read_rows(&a.csv)?;
+    let messages = messages_path(&a.csv);
+    let messages = messages.is_file().then_some(messages);
+    if let Some(m) = &messages {
+        // Messages are an aid; a damaged file only costs the examples.
+        if let Err(e) = attach_messages(&mut rows, m) {
+            eprintln!(
+                "warning: cannot read the messages of {}: {e:#}",
+                a.csv.display()
+            );
+        }
+    }
     if rows.is_empty() {
         bail!("{} has no rows", a.csv.display());
     }
@@ -484,6 +528,7 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
         }
     }
     print_bench_table(&problems, &rows, &dev, auto_select);
+    print_failures(&mut std::io::stdout().lock(), &rows, messages.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -186,6 +186,21 @@ fn cpu_sweep_survives_planted_failures() {
         assert_eq!(got.len(), problems, "{kernel}: {t}");
         assert!(got.iter().all(|s| s == want), "{kernel}: {got:?}");
     }
+    // The summary says why rows are not ok and where every message is.
+    let messages = format!("{}.messages.jsonl", out.display());
+    assert!(t.contains(&format!("messages: {messages}")), "{t}");
+    assert!(t.contains("not ok: crashed 14, incorrect 14"), "{t}");
+    assert!(t.contains("  crashed: cpu_planted_crash on "), "{t}");
+    assert!(t.contains("  incorrect: cpu_planted_wrong on "), "{t}");
+    let jsonl = std::fs::read_to_string(&messages).expect("messages file");
+    assert!(jsonl.contains("aborting the process on purpose"), "{jsonl}");
+    // `report` gives the same digest, from the messages file next to the CSV.
+    let o = gconv(&["report", out.to_str().expect("utf-8 path")]);
+    let r = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{r}");
+    assert!(r.contains("not ok: crashed 14, incorrect 14"), "{r}");
+    assert!(r.contains("  crashed: cpu_planted_crash on "), "{r}");
+    assert!(r.contains(&format!("messages: {messages}")), "{r}");
 }
 
 fn read(path: &Path) -> Vec<Vec<String>> {

@@ -1,4 +1,4 @@
-//! Sweep CSV files: the DESIGN.md §4 schema, a writer that flushes every row as it is written,
+//! Sweep CSV files: the schema below, a writer that flushes every row as it is written,
 //! and a reader (for `--resume` and for summaries of finished sweeps).
 //!
 //! Columns, in this order:
@@ -15,8 +15,12 @@
 //! (`Problem::flops`, `Problem::min_bytes`, `Problem::roofline_fraction` on the sweep's device)
 //! and, like `latency_ms`, are empty unless the status is `ok`; the error columns are filled whenever the result was
 //! compared, so `incorrect` rows show how wrong they were. Baseline rows have kernel
-//! `<provider>:<engine>` (for example `cudnn:eng4`). Messages are not part of the schema; see
-//! `SweepOptions::messages`.
+//! `<provider>:<engine>` (for example `cudnn:eng4`).
+//!
+//! Messages (why a row failed, the timing method of an `ok` row) are not part of the schema:
+//! the CLI writes them next to the CSV, to [`messages_path`] (`OUT.csv.messages.jsonl`), one
+//! JSON object per row that has one (`kernel`, `problem`, `status`, `message`); see
+//! `SweepOptions::messages` and [`attach_messages`].
 
 use crate::error::TuneError;
 use crate::worker::{JobResult, Status};
@@ -265,6 +269,43 @@ impl CsvWriter {
     }
 }
 
+/// The messages file of a sweep CSV: `OUT.csv` → `OUT.csv.messages.jsonl`.
+pub fn messages_path(csv: &Path) -> PathBuf {
+    let mut p = csv.as_os_str().to_os_string();
+    p.push(".messages.jsonl");
+    PathBuf::from(p)
+}
+
+/// Fills the `message` of each row that has none from a messages file (JSON lines with
+/// `kernel`, `problem`, `message`; the last line for a pair wins, as a resumed sweep appends).
+/// Lines that are not such objects (a line cut by an interrupt) are skipped. Returns how many
+/// rows got a message.
+pub fn attach_messages(rows: &mut [SweepRow], path: &Path) -> Result<usize, TuneError> {
+    let text = std::fs::read_to_string(path).map_err(|e| TuneError::io(path, e))?;
+    let mut by_pair: std::collections::HashMap<(String, String), String> =
+        std::collections::HashMap::new();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if let (Some(k), Some(p), Some(m)) = (
+            v["kernel"].as_str(),
+            v["problem"].as_str(),
+            v["message"].as_str(),
+        ) {
+            by_pair.insert((k.to_string(), p.to_string()), m.to_string());
+        }
+    }
+    let mut n = 0;
+    for r in rows.iter_mut().filter(|r| r.message.is_none()) {
+        if let Some(m) = by_pair.get(&(r.kernel.clone(), r.problem.to_string())) {
+            r.message = Some(m.clone());
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
 /// Drops a partial last line (a sweep killed while writing a row) so that appending starts on
 /// a fresh line. Returns the number of bytes removed.
 pub fn drop_partial_tail(path: &Path) -> Result<u64, TuneError> {
@@ -500,6 +541,48 @@ mod tests {
             .write_row(&a)
             .unwrap();
         assert_eq!(read_rows(&p2).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn messages_file_sits_next_to_the_csv_and_fills_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("out.csv");
+        let m = messages_path(&csv);
+        assert_eq!(m, dir.path().join("out.csv.messages.jsonl"));
+        let key = "fwd_f32_n1_g2_c4_k6_i5x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1";
+        let line = |k: &str, msg: &str| {
+            serde_json::json!({"kernel": k, "problem": key, "status": "crashed", "message": msg})
+                .to_string()
+        };
+        std::fs::write(
+            &m,
+            format!(
+                "{}\n{}\n{}\n{{\"kernel\": \"cut",
+                line("k1", "old"),
+                line("k1", "new"),
+                line("k2", "other")
+            ),
+        )
+        .unwrap();
+        let mut rows = vec![
+            SweepRow {
+                message: None,
+                ..row("k1", key, Status::Crashed, None)
+            },
+            row("k2", key, Status::Crashed, None),
+            SweepRow {
+                message: None,
+                ..row("k3", key, Status::Crashed, None)
+            },
+        ];
+        assert_eq!(attach_messages(&mut rows, &m).unwrap(), 1);
+        assert_eq!(
+            rows[0].message.as_deref(),
+            Some("new"),
+            "the last line wins"
+        );
+        assert_eq!(rows[1].message.as_deref(), Some("not written"), "kept");
+        assert_eq!(rows[2].message, None);
     }
 
     #[test]

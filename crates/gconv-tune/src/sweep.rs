@@ -258,6 +258,8 @@ pub struct SweepReport {
     pub elapsed: Duration,
     /// Device of the roofline figures.
     pub device: DeviceSpec,
+    /// The messages file written (`SweepOptions::messages`).
+    pub messages: Option<PathBuf>,
 }
 
 impl SweepReport {
@@ -527,6 +529,7 @@ pub fn run_sweep(
         workers_started: run.workers_started,
         elapsed: start.elapsed(),
         device: opts.device,
+        messages: opts.messages.clone(),
     })
 }
 
