@@ -334,3 +334,51 @@ fn sweep_refuses_a_problem_too_large_for_host_memory_like_run() {
     }
     assert!(!messages.contains("memory allocation"), "{messages}");
 }
+
+#[test]
+fn a_missing_file_is_a_short_error_with_the_cause_first_and_the_os_reason_once() {
+    for args in [
+        vec!["problems", "configs/nosuch.txt"],
+        vec![
+            "sweep",
+            "--variant",
+            "fwd",
+            "--problems",
+            "configs/nosuch.txt",
+            "--config",
+            "configs/cpu_forward.json",
+            "--backend",
+            "cpu",
+            "--output",
+            "unused.csv",
+        ],
+    ] {
+        let o = gconv(&args);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        let at = err.find("error: ").expect("an error line");
+        let msg = &err[at..];
+        assert!(
+            msg.starts_with("error: problems file configs/nosuch.txt not found\nhint: "),
+            "{msg}"
+        );
+        assert!(msg.contains("gconv problems"), "{msg}");
+        assert!(msg.len() < 200, "{} characters: {msg}", msg.len());
+    }
+    assert!(!Path::new("unused.csv").exists());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let csv = dir.path().join("nosuch.csv");
+    for args in [
+        vec!["kernels", "configs/nosuch.json"],
+        vec!["report", csv.to_str().expect("utf-8 path")],
+    ] {
+        let o = gconv(&args);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert_eq!(err.matches("(os error 2)").count(), 1, "{err}");
+        assert!(
+            err.contains(": No such file or directory (os error 2)"),
+            "{err}"
+        );
+    }
+}
