@@ -11,7 +11,7 @@ use gconv_kernels::config::{
 };
 use gconv_kernels::Arch;
 use gconv_problem::{DType, DeviceSpec, Direction, Problem};
-use gconv_tune::csv::{attach_messages, messages_path};
+use gconv_tune::csv::{attach_messages, drop_partial_tail, messages_path, read_rows_lenient};
 use gconv_tune::registry::registry;
 use gconv_tune::summary::failure_digest;
 use gconv_tune::traits::build_instances;
@@ -234,6 +234,20 @@ fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
     Ok(o)
 }
 
+/// With `--resume`, drops a last row cut by an interrupt (`run_sweep` would drop it silently)
+/// and says so: its pair runs again.
+fn drop_cut_row(o: &SweepOptions) -> Result<()> {
+    if o.resume && o.output.exists() {
+        if let Some(tail) = drop_partial_tail(&o.output)? {
+            eprintln!(
+                "note: --resume: dropped the incomplete last row of {}, {tail}; its pair runs again",
+                o.output.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 fn keep_direction(ps: Vec<Problem>, d: Direction) -> Vec<Problem> {
     let total = ps.len();
     let kept: Vec<Problem> = ps.into_iter().filter(|p| p.direction == d).collect();
@@ -284,6 +298,7 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let mut o = sweep_options(&a.run, backend)?;
     o.arch = arch;
     o.max_kernels = a.max_kernels;
+    drop_cut_row(&o)?;
     let report = run_sweep(&rep.kernels, &problems, &o)?;
     println!("{}", report.summary(3));
     println!(
@@ -376,6 +391,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     check_baseline(a.run.vs.as_deref(), backend)?;
     let mut o = sweep_options(&a.run, backend)?;
     o.arch = pool_arch(&configs);
+    drop_cut_row(&o)?;
     let report = run_sweep(&kernels, &problems, &o)?;
     let rows = report.all_rows();
     let auto: AutoRule = match a.family.as_str() {
@@ -501,7 +517,13 @@ pub struct ReportArgs {
 /// Runs `gconv report`: the ranked summary of a finished (or interrupted) sweep, and the
 /// bench table (best-in-pool, `auto`, best baseline per problem) from its rows.
 pub fn report(a: ReportArgs) -> Result<ExitCode> {
-    let mut rows = gconv_tune::read_rows(&a.csv)?;
+    let (mut rows, tail) = read_rows_lenient(&a.csv)?;
+    if let Some(tail) = tail {
+        eprintln!(
+            "warning: {}: skipped the incomplete last row (cut by an interrupt?), {tail}",
+            a.csv.display()
+        );
+    }
     let messages = messages_path(&a.csv);
     let messages = messages.is_file().then_some(messages);
     if let Some(m) = &messages {

@@ -382,3 +382,70 @@ fn a_missing_file_is_a_short_error_with_the_cause_first_and_the_os_reason_once()
         );
     }
 }
+
+#[test]
+fn report_and_resume_handle_a_csv_cut_mid_row() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("cut.csv");
+    let out_s = out.to_str().expect("utf-8 path");
+    let sweep = |extra: &[&str]| {
+        let mut args = vec![
+            "sweep",
+            "--variant",
+            "fwd",
+            "--problems",
+            "forward_2d_test_validation",
+            "--config",
+            "configs/cpu_forward.json",
+            "--backend",
+            "cpu",
+            "--output",
+            out_s,
+        ];
+        args.extend_from_slice(extra);
+        gconv(&args)
+    };
+    let o = sweep(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let full = std::fs::read(&out).expect("csv");
+    let lines = full.iter().filter(|&&b| b == b'\n').count();
+    // Cut the last row in its middle, as an interrupt while writing it would.
+    let cut = full.len() - 40;
+    std::fs::write(&out, &full[..cut]).expect("write");
+    let last = String::from_utf8_lossy(&full[..cut])
+        .lines()
+        .last()
+        .expect("a last line")
+        .to_string();
+    let pair = last.split(',').take(2).collect::<Vec<_>>().join(",");
+
+    let o = gconv(&["report", out_s]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        err.contains(&format!(
+            "warning: {out_s}: skipped the incomplete last row (cut by an interrupt?), line {lines} ("
+        )),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("kernel rows: "));
+
+    let o = sweep(&["--resume"]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        err.contains(&format!(
+            "note: --resume: dropped the incomplete last row of {out_s}, line {lines} ("
+        )),
+        "{err}"
+    );
+    assert!(err.contains("its pair runs again"), "{err}");
+    assert!(text(&o).contains("wrote 1 rows"), "{}", text(&o));
+    let rows = read(&out);
+    assert_eq!(rows.len(), lines, "every pair once, the cut one re-run");
+    let again = rows[1..]
+        .iter()
+        .filter(|r| format!("{},{}", r[0], r[1]) == pair)
+        .count();
+    assert_eq!(again, 1, "{pair}");
+}

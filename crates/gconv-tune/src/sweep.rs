@@ -4,7 +4,8 @@
 //! # What happens to each pair
 //!
 //! 1. With `resume`, a pair already present in the output CSV (matched on kernel name and
-//!    problem *key*) is skipped (counted in [`SweepReport::skipped`]).
+//!    problem *key*) is skipped (counted in [`SweepReport::skipped`]). A last row cut by an
+//!    interrupt ([`crate::csv::PartialTail`]) is dropped first, so its pair runs again.
 //! 2. A problem whose tensors do not fit in [`SweepOptions::host_memory`]
 //!    (`gconv_problem::check_host_memory`, the check `gconv run` uses) is never sent: every
 //!    pair of it, baselines included, is written at once as an `unsupported` row whose message
@@ -342,8 +343,13 @@ pub fn run_sweep(
     // Resume: what is already there.
     let mut previous = Vec::new();
     if opts.resume && opts.output.exists() {
+        // A row cut by an interrupt is dropped (its pair runs again); callers that want to say
+        // so call `drop_partial_tail` first, as the CLI does.
         drop_partial_tail(&opts.output)?;
         previous = read_rows(&opts.output)?;
+    }
+    if let Some(m) = opts.messages.as_ref().filter(|m| opts.resume && m.exists()) {
+        drop_partial_tail(m)?;
     }
     let done: HashSet<(String, String)> = previous
         .iter()
