@@ -9,6 +9,7 @@ use gconv_problem::{
     check_host_memory, compare, DeviceSpec, HostMemoryLimit, HostTensor, Problem, Tolerance,
 };
 use gconv_reference::cpu;
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -98,7 +99,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     check_host_memory(&problem, a.verify, HostMemoryLimit::available())?;
     let in0 = HostTensor::try_random_for(&problem, r0, a.seed)?;
     let in1 = HostTensor::try_random_for(&problem, r1, a.seed)?;
-    println!("problem  {problem}");
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "problem  {problem}")?;
     let (out, seconds, method) = match &backend {
         Backend::Cpu => {
             let variant = match requested {
@@ -118,8 +120,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 times.push(t.elapsed().as_secs_f64());
                 out = Some(o);
             }
-            println!("backend  cpu");
-            println!("kernel   {}", variant.name());
+            writeln!(stdout, "backend  cpu")?;
+            writeln!(stdout, "kernel   {}", variant.name())?;
             let t = gconv_cuda::runtime::median(&times);
             (
                 out.context("no iterations ran")?,
@@ -137,8 +139,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 ),
             };
             let src = source_for(choice, &problem)?;
-            println!("backend  cuda ({})", rt.info().name);
-            println!("kernel   {}", src.kernel_name);
+            writeln!(stdout, "backend  cuda ({})", rt.info().name)?;
+            writeln!(stdout, "kernel   {}", src.kernel_name)?;
             let opts = TimingOptions {
                 rounds: a.iters,
                 flush_l2: a.flush_l2,
@@ -146,7 +148,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 ..TimingOptions::default()
             };
             let r = run_gpu(rt, &src, &problem, &in0, &in1, Some(&opts))?;
-            println!(
+            writeln!(
+                stdout,
                 "compile  {:.1} ms ({}), {} registers, {} bytes spilled",
                 r.compiled.compile_ms,
                 if r.cache.is_hit() {
@@ -156,18 +159,19 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 },
                 r.compiled.max_regs(),
                 r.compiled.total_spills()
-            );
+            )?;
             let t = r.timing.context("timing missing")?;
             (r.out, t.median_ms / 1e3, t.method)
         }
     };
-    println!("time     {:.4} ms ({method})", seconds * 1e3);
-    println!(
+    writeln!(stdout, "time     {:.4} ms ({method})", seconds * 1e3)?;
+    writeln!(
+        stdout,
         "rate     {:.3} TFLOP/s  {:.1} GB/s  ({:.2}% of the H200 roofline)",
         problem.flops() / seconds / 1e12,
         problem.min_bytes() / seconds / 1e9,
         100.0 * problem.roofline_fraction(&DeviceSpec::H200, seconds)
-    );
+    )?;
     if a.verify {
         let rt = match &backend {
             Backend::Cuda(rt) => Some(rt),
@@ -175,14 +179,15 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         };
         let (reference, source) = reference_values(rt, &problem, &in0, &in1)?;
         let c = compare(&out, &reference, Tolerance::for_problem(&problem));
-        println!(
+        writeln!(
+ stdout,
             "verify   against the {source}: max_abs_err {:.3e}  max_rel_err {:.3e}  ({} of {} elements outside tolerance rtol {:.1e} atol {:.1e})",
             c.max_abs_err, c.max_rel_err, c.failures, c.count, c.tolerance.rtol, c.tolerance.atol
-        );
+        )?;
         if c.passed() {
-            println!("PASS");
+            writeln!(stdout, "PASS")?;
         } else {
-            println!("FAIL");
+            writeln!(stdout, "FAIL")?;
             return Ok(ExitCode::from(1));
         }
     }

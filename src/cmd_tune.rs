@@ -34,17 +34,17 @@ pub struct ProblemsArgs {
 
 /// Runs `gconv problems`.
 pub fn problems(a: ProblemsArgs) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     match a.set {
         None => {
-            println!("{:<28} {:>6}  description", "registry key", "count");
+            writeln!(out, "{:<28} {:>6}  description", "registry key", "count")?;
             let counts = registry_counts();
             for (entry, (name, count)) in registry().iter().zip(counts) {
-                println!("{name:<28} {count:>6}  {}", entry.description);
+                writeln!(out, "{name:<28} {count:>6}  {}", entry.description)?;
             }
         }
         Some(s) => {
             let ps = resolve_problems(&s)?;
-            let mut out = std::io::stdout().lock();
             for p in &ps {
                 writeln!(out, "{p}")?;
             }
@@ -84,18 +84,23 @@ fn parse_arch(s: &str) -> Result<Arch> {
 pub fn kernels(a: KernelsArgs) -> Result<ExitCode> {
     let arch = parse_arch(&a.arch)?;
     let rep = build_instances(&a.config, arch, a.filter.as_deref())?;
+    let mut out = std::io::stdout().lock();
     if a.list {
-        let mut out = std::io::stdout().lock();
         for k in &rep.kernels {
             writeln!(out, "{k}")?;
         }
         eprintln!("{rep}");
     } else if let Some(path) = &a.export_json {
         rep.export_json(path)?;
-        println!("{rep}");
-        println!("wrote {} kernels to {}", rep.kernels.len(), path.display());
+        writeln!(out, "{rep}")?;
+        writeln!(
+            out,
+            "wrote {} kernels to {}",
+            rep.kernels.len(),
+            path.display()
+        )?;
     } else {
-        println!("{rep}");
+        writeln!(out, "{rep}")?;
     }
     if rep.kernels.is_empty() {
         eprintln!("error: the config yields no kernels");
@@ -300,19 +305,17 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
     o.max_kernels = a.max_kernels;
     drop_cut_row(&o)?;
     let report = run_sweep(&rep.kernels, &problems, &o)?;
-    println!("{}", report.summary(3));
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", report.summary(3))?;
+    writeln!(
+        out,
         "wrote {} rows to {} ({} skipped by --resume) in {:.1} s",
         report.rows.len(),
         report.output.display(),
         report.skipped,
         report.elapsed.as_secs_f64()
-    );
-    print_failures(
-        &mut std::io::stdout().lock(),
-        &report.all_rows(),
-        report.messages.as_deref(),
     )?;
+    print_failures(&mut out, &report.all_rows(), report.messages.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -399,13 +402,10 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
         "direct" => auto_select_direct,
         _ => auto_select,
     };
-    print_bench_table(&problems, &rows, &o.device, auto);
-    println!("rows in {}", report.output.display());
-    print_failures(
-        &mut std::io::stdout().lock(),
-        &rows,
-        report.messages.as_deref(),
-    )?;
+    let mut out = std::io::stdout().lock();
+    print_bench_table(&mut out, &problems, &rows, &o.device, auto)?;
+    writeln!(out, "rows in {}", report.output.display())?;
+    print_failures(&mut out, &rows, report.messages.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -433,11 +433,18 @@ fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a Swe
 /// The selection rule whose pick the bench table shows as `auto`.
 type AutoRule = fn(&Problem) -> Option<KernelConfig>;
 
-fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec, auto: AutoRule) {
-    println!(
+fn print_bench_table(
+    out: &mut impl Write,
+    problems: &[Problem],
+    rows: &[SweepRow],
+    dev: &DeviceSpec,
+    auto: AutoRule,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
         "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
         "problem", "best ms", "roof", "auto ms", "base ms", "best/base", "auto/base"
-    );
+    )?;
     let (mut r_best, mut r_auto, mut roof) = (Vec::new(), Vec::new(), Vec::new());
     let providers: BTreeSet<&str> = rows.iter().filter_map(|r| r.provider()).collect();
     let mut slower = 0usize;
@@ -471,7 +478,8 @@ fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec, 
         if let Some(f) = rf {
             roof.push(f);
         }
-        println!(
+        writeln!(
+            out,
             "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
             p.to_string(),
             fmt(bms),
@@ -480,19 +488,20 @@ fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec, 
             fmt(cu),
             rb.map_or("-".into(), |x| format!("{x:.2}x")),
             ra.map_or("-".into(), |x| format!("{x:.2}x")),
-        );
+        )?;
     }
     let g =
         |v: &[f64]| gconv_tune::summary::geomean(v).map_or("-".to_string(), |x| format!("{x:.3}x"));
-    println!(
+    writeln!(
+        out,
         "baseline: {}",
         if providers.is_empty() {
             "none in the rows".to_string()
         } else {
             providers.into_iter().collect::<Vec<_>>().join(", ")
         }
-    );
-    println!(
+    )?;
+    writeln!(out,
         "geomean: best-in-pool speedup over the best baseline {} ({} problems, {} slower than the baseline), auto {} ({} problems), best-in-pool roofline fraction {}",
         g(&r_best),
         r_best.len(),
@@ -500,7 +509,8 @@ fn print_bench_table(problems: &[Problem], rows: &[SweepRow], dev: &DeviceSpec, 
         g(&r_auto),
         r_auto.len(),
         gconv_tune::summary::geomean(&roof).map_or("-".to_string(), |x| format!("{x:.3}"))
-    );
+    )?;
+    Ok(())
 }
 
 /// Arguments of `gconv report`.
@@ -539,18 +549,20 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
         bail!("{} has no rows", a.csv.display());
     }
     let dev = DeviceSpec::H200;
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "{}",
         gconv_tune::summary::summarize_with(&rows, a.top as usize, &dev)
-    );
+    )?;
     let mut problems: Vec<Problem> = Vec::new();
     for r in &rows {
         if !problems.contains(&r.problem) {
             problems.push(r.problem);
         }
     }
-    print_bench_table(&problems, &rows, &dev, auto_select);
-    print_failures(&mut std::io::stdout().lock(), &rows, messages.as_deref())?;
+    print_bench_table(&mut out, &problems, &rows, &dev, auto_select)?;
+    print_failures(&mut out, &rows, messages.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -576,11 +588,15 @@ pub fn baseline(a: BaselineArgs) -> Result<ExitCode> {
         .map_err(|e| anyhow!("gconv baseline needs the CUDA backend, which is not usable: {e}"))?;
     let mut exec = CudaExecutor::new(rt);
     let dev = DeviceSpec::H200;
-    println!("problem,cudnn_engine,cudnn_ms,cudnn_roofline_frac,configs_ok,configs_tried");
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "problem,cudnn_engine,cudnn_ms,cudnn_roofline_frac,configs_ok,configs_tried"
+    )?;
     let limit = gconv_problem::HostMemoryLimit::available();
     for (i, p) in problems.iter().enumerate() {
         if let Err(e) = gconv_problem::check_host_memory(p, true, limit) {
-            println!("{p},none,,,0,0 ({})", e.to_string().replace(',', ";"));
+            writeln!(out, "{p},none,,,0,0 ({})", e.to_string().replace(',', ";"))?;
             continue;
         }
         let job = gconv_tune::Job {
@@ -601,20 +617,22 @@ pub fn baseline(a: BaselineArgs) -> Result<ExitCode> {
             .filter_map(|r| r.result.latency_ms.map(|ms| (ms, &r.kernel)))
             .collect();
         match ok.iter().min_by(|x, y| x.0.total_cmp(&y.0)) {
-            Some((ms, name)) => println!(
+            Some((ms, name)) => writeln!(
+                out,
                 "{p},{name},{ms:.4},{:.3},{},{}",
                 p.roofline_fraction(&dev, ms / 1e3),
                 ok.len(),
                 rows.len()
-            ),
-            None => println!(
+            )?,
+            None => writeln!(
+                out,
                 "{p},none,,,0,{} ({})",
                 rows.len(),
                 rows.first()
                     .and_then(|r| r.result.message.clone())
                     .unwrap_or_default()
                     .replace(',', ";")
-            ),
+            )?,
         }
     }
     Ok(ExitCode::SUCCESS)

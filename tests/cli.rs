@@ -449,3 +449,49 @@ fn report_and_resume_handle_a_csv_cut_mid_row() {
         .count();
     assert_eq!(again, 1, "{pair}");
 }
+
+#[test]
+fn a_closed_stdout_ends_list_commands_quietly_with_exit_0() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let csv = dir.path().join("s.csv");
+    let csv = csv.to_str().expect("utf-8 path");
+    let o = gconv(&[
+        "sweep",
+        "--variant",
+        "fwd",
+        "--problems",
+        "fwd_f32_n1_g2_c4_k4_i5x5_f3x3_s1x1_p1x1_d1x1",
+        "--config",
+        "configs/cpu_forward.json",
+        "--backend",
+        "cpu",
+        "--output",
+        csv,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    for args in [
+        vec!["kernels", "configs/forward_bf16.json", "--list"],
+        vec!["kernels", "configs/forward_bf16.json", "--count-only"],
+        vec!["problems"],
+        vec!["problems", "forward_2d"],
+        vec!["report", csv],
+        vec!["info"],
+    ] {
+        // A pipe whose reader is already gone: the first write fails with a broken pipe, as
+        // in `gconv kernels C --list | head -1` once `head` has exited.
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let o = Command::new(env!("CARGO_BIN_EXE_gconv"))
+            .args(&args)
+            .env("GCONV_DISABLE_CUDA", "1")
+            .stdout(writer)
+            .output()
+            .expect("the gconv binary runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            !err.contains("error") && !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+    }
+}
