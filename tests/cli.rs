@@ -495,3 +495,49 @@ fn a_closed_stdout_ends_list_commands_quietly_with_exit_0() {
         );
     }
 }
+
+#[test]
+fn filters_take_enum_tokens_and_refuse_values_a_field_does_not_have() {
+    let count = |filter: &str| {
+        let o = gconv(&[
+            "kernels",
+            "configs/forward_bf16.json",
+            "--count-only",
+            "--filter",
+            filter,
+        ]);
+        (o.status.code(), text(&o))
+    };
+    let (code, all) = count("dtype == bf16");
+    assert_eq!(code, Some(0), "{all}");
+    assert!(
+        all.contains("removed by filter \"dtype == bf16\": 0"),
+        "{all}"
+    );
+    let (code, t) = count("fast_path == pw");
+    assert_eq!(code, Some(0), "{t}");
+    let (code, by_index) = count("fast_path == 1");
+    assert_eq!(code, Some(0), "{by_index}");
+    let kept = |t: &str| t.split(" kernel(s)").next().map(str::to_string);
+    assert_eq!(kept(&t), kept(&by_index), "{t}\n{by_index}");
+    for (filter, wants) in [
+        (
+            "dtype == 7",
+            &["no value with index 7", "f32, f16 or bf16"][..],
+        ),
+        (
+            "dtype == bf17",
+            &["`bf17` is not a value of `dtype`", "f32, f16 or bf16"],
+        ),
+        (
+            "fast_path >= 1",
+            &["enum field", "general (gen) or pointwise (pw)"],
+        ),
+    ] {
+        let (code, t) = count(filter);
+        assert_eq!(code, Some(2), "{filter}: {t}");
+        for w in wants {
+            assert!(t.contains(w), "{filter}: {t}");
+        }
+    }
+}

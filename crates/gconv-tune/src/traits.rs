@@ -17,14 +17,14 @@
 //!
 //! `variant` is the kernels' direction, as a key token (`fwd`, `dgrad`, `wgrad`) or its alias
 //! (`forward`, `bwd_data`, `bwd_weight`), parsed by `Direction::parse_any` like every other input
-//! that names a direction (so `direction` may not appear in `trait_config`). Every other field of `KernelConfig` may be
-//! given, with a non-empty list of values: integers for numeric fields, tokens (strings) for the
-//! others (`family`: `igemm`/`direct`; `dtype`: `f32`/`f16`/`bf16`; `split_k_mode`:
-//! `deterministic`/`atomic`; `math`: `mma`/`simt`/`tf32`; `fast_path`: `general`/`pointwise`). A
-//! missing field takes its value from `KernelConfig::baseline(direction, dtype)` for each dtype
-//! in the product (the dtype itself defaults to bf16), so that f32 gets f32 defaults. An unknown
-//! field, an empty list, or a value of the wrong type is an error naming the field and its
-//! position in the file.
+//! that names a direction (so `direction` may not appear in `trait_config`). Every other field
+//! of `KernelConfig` may be given, with a non-empty list of values: integers for numeric fields,
+//! tokens (strings) for the others (`family`: `igemm`/`direct`; `dtype`: `f32`/`f16`/`bf16`;
+//! `split_k_mode`: `deterministic`/`atomic`; `math`: `mma`/`simt`/`tf32`/`wgmma`; `fast_path`:
+//! `general`/`pointwise`). A missing field takes its value from
+//! `KernelConfig::baseline(direction, dtype)` for each dtype in the product (the dtype itself
+//! defaults to bf16), so that f32 gets f32 defaults. An unknown field, an empty list, or a value
+//! of the wrong type is an error naming the field and its position in the file.
 //!
 //! # Format (CPU variants)
 //!
@@ -43,8 +43,8 @@
 //! `--filter` expression, and reports every count. A config that keeps no kernel is an error.
 
 use crate::error::TuneError;
-use crate::filter::Filter;
-use gconv_kernels::config::{validate, KernelConfig, FIELDS};
+use crate::filter::{Filter, FilterSchema};
+use gconv_kernels::config::{validate, FieldError, KernelConfig, FIELDS};
 use gconv_kernels::Arch;
 use gconv_problem::{DType, Direction};
 use gconv_reference::CpuVariant;
@@ -65,6 +65,53 @@ pub const TOKEN_FIELDS: &[&str] = &[
     "math",
     "fast_path",
 ];
+
+/// The `--filter` schema of kernel configs: the `KernelConfig` fields, the [`TOKEN_FIELDS`] as
+/// enum fields. A value is resolved by `KernelConfig::set_field` (the token tables of kernel
+/// names, e.g. `pw`/`pointwise`, `d`/`deterministic`, or an index) and read back as the index
+/// `KernelConfig::field_value` gives the filter; `direction` values go through
+/// `Direction::parse_any` first, so its aliases (`forward`, ...) work too.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KernelFilterSchema;
+
+impl FilterSchema for KernelFilterSchema {
+    fn fields(&self) -> &[&str] {
+        FIELDS
+    }
+
+    fn enum_values(&self, field: &str) -> Option<String> {
+        if !TOKEN_FIELDS.contains(&field) {
+            return None;
+        }
+        if field == "direction" {
+            let list = |f: fn(Direction) -> &'static str| Direction::ALL.map(f).join(", ");
+            return Some(format!(
+                "{} (or {})",
+                list(Direction::token),
+                list(Direction::alias)
+            ));
+        }
+        // No token is empty, so this names what the field accepts.
+        match KernelConfig::default().set_field(field, "") {
+            Err(FieldError::BadValue { expected, .. }) => Some(expected.to_string()),
+            _ => Some(String::new()),
+        }
+    }
+
+    fn enum_index(&self, field: &str, text: &str) -> Option<i64> {
+        if !TOKEN_FIELDS.contains(&field) {
+            return None;
+        }
+        let text = if field == "direction" && text.parse::<usize>().is_err() {
+            Direction::parse_any(text).ok()?.token()
+        } else {
+            text
+        };
+        let mut c = KernelConfig::default();
+        c.set_field(field, text).ok()?;
+        c.field_value(field)
+    }
+}
 
 /// Which backend a trait config enumerates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -494,7 +541,9 @@ pub fn expand(
             }
         }
         Backend::Gpu => {
-            let flt = filter.map(|f| Filter::parse(f, FIELDS)).transpose()?;
+            let flt = filter
+                .map(|f| Filter::parse_with(f, &KernelFilterSchema))
+                .transpose()?;
             let dtypes: Vec<DType> = match cfg.fields.iter().find(|(f, _)| f == "dtype") {
                 Some((_, vs)) => vs
                     .iter()
@@ -722,6 +771,66 @@ mod tests {
             matches!(&e, TuneError::EmptyCatalogue { dropped, .. } if dropped.contains("filter removed 6")),
             "{e}"
         );
+    }
+
+    #[test]
+    fn filters_resolve_enum_tokens_through_the_kernel_token_tables() {
+        let schema = KernelFilterSchema;
+        let c = KernelConfig::default(); // igemm fwd bf16 mma gen sk1d
+        for (src, holds) in [
+            ("dtype == bf16", true),
+            ("dtype == f32", false),
+            ("dtype == 2", true),
+            ("math == mma", true),
+            ("math == wgmma", false),
+            ("family == igemm", true),
+            ("family == direct", false),
+            ("fast_path == gen", true),
+            ("fast_path == general", true),
+            ("fast_path == pw", false),
+            ("fast_path != pointwise", true),
+            ("split_k_mode == d", true),
+            ("split_k_mode == deterministic", true),
+            ("split_k_mode == atomic", false),
+            ("direction == fwd", true),
+            ("direction == forward", true),
+            ("direction == bwd_data", false),
+            ("direction == wgrad", false),
+        ] {
+            let f = Filter::parse_with(src, &schema).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                f.eval(&|field| c.field_value(field)).unwrap(),
+                holds,
+                "{src}"
+            );
+        }
+        for (src, wants) in [
+            ("dtype == bf17", &["`bf17`", "f32, f16 or bf16"][..]),
+            ("dtype == 3", &["index 3", "f32, f16 or bf16"]),
+            ("math == -1", &["index -1", "wgmma"]),
+            ("fast_path == 2", &["pointwise (pw)"]),
+            (
+                "direction == backward",
+                &["fwd, dgrad, wgrad", "bwd_weight"],
+            ),
+            ("fast_path < 1", &["enum field", "`==` or `!=`"]),
+            ("stages == bf16", &["unknown field `bf16`"]),
+        ] {
+            let e = Filter::parse_with(src, &schema).unwrap_err();
+            for w in wants {
+                assert!(e.message.contains(w), "{src}: {e}");
+            }
+        }
+        // Through the builder, as `--filter` uses it.
+        let text = r#"{"variant": "forward", "trait_config": {
+            "fast_path": {"values": ["general", "pointwise"]}, "stages": {"values": [2, 3]}}}"#;
+        let r = build(text, Some("fast_path == pw && stages == 3")).unwrap();
+        assert_eq!(r.kernels.len(), 1, "{r}");
+        assert!(r.kernels[0].ends_with("_pw"), "{r:?}");
+        assert!(matches!(
+            build(text, Some("dtype == 7")),
+            Err(TuneError::Filter(_))
+        ));
     }
 
     #[test]
