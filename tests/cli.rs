@@ -541,3 +541,38 @@ fn filters_take_enum_tokens_and_refuse_values_a_field_does_not_have() {
         }
     }
 }
+
+#[test]
+fn an_expansion_dropped_for_the_arch_hints_at_sm_90a() {
+    let hint = "hint: every dropped combination needs --arch sm_90a (math wgmma); pass --arch sm_90a to keep them";
+    let o = gconv(&["kernels", "configs/forward_wgmma_bf16.json", "--count-only"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("arch_required=1296"), "{t}");
+    assert!(t.contains(hint), "{t}");
+    let o = gconv(&[
+        "sweep",
+        "--variant",
+        "fwd",
+        "--problems",
+        "configs/problems_dense_fwd.txt",
+        "--config",
+        "configs/forward_wgmma_bf16.json",
+        "--output",
+        "unused.csv",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains(hint), "{t}");
+    let o = gconv(&[
+        "kernels",
+        "configs/forward_wgmma_bf16.json",
+        "--arch",
+        "sm_90a",
+        "--count-only",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains(": 408 kernel(s) for fwd (gpu, sm_90a)"), "{t}");
+    assert!(!t.contains("hint"), "{t}");
+}

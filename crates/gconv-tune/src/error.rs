@@ -74,7 +74,11 @@ pub enum TuneError {
         error: ProblemError,
     },
     /// A trait config expands to no kernel at all.
-    #[error("{}: the config expands to no valid kernel ({total} combination(s), dropped: {dropped})", path.display())]
+    #[error(
+        "{}: the config expands to no valid kernel ({total} combination(s), dropped: {dropped}){}",
+        path.display(),
+        hint.as_ref().map(|h| format!("\nhint: {h}")).unwrap_or_default()
+    )]
     EmptyCatalogue {
         /// The file.
         path: PathBuf,
@@ -82,6 +86,8 @@ pub enum TuneError {
         total: usize,
         /// Drop counts by reason, already formatted.
         dropped: String,
+        /// What would keep kernels (e.g. another `--arch`), when known.
+        hint: Option<String>,
     },
     /// A filter expression is invalid or cannot be evaluated.
     #[error(transparent)]

@@ -33,8 +33,8 @@
 //!  "trait_config": {"cpu_variant": {"values": ["cpu_direct", "cpu_im2col_gemm"]}}}
 //! ```
 //!
-//! `cpu_variant` lists CPU backend variant names; when missing, the CPU pool (every variant but
-//! the planted wrong one).
+//! `cpu_variant` lists CPU backend variant names; when missing, the CPU pool (`cpu_direct`,
+//! `cpu_im2col_gemm`: the two planted test variants run only when listed).
 //!
 //! # Building
 //!
@@ -44,7 +44,7 @@
 
 use crate::error::TuneError;
 use crate::filter::{Filter, FilterSchema};
-use gconv_kernels::config::{validate, FieldError, KernelConfig, FIELDS};
+use gconv_kernels::config::{validate, FieldError, KernelConfig, Rejection, FIELDS};
 use gconv_kernels::Arch;
 use gconv_problem::{DType, Direction};
 use gconv_reference::CpuVariant;
@@ -417,6 +417,8 @@ pub struct InstanceReport {
     pub filtered_out: usize,
     /// The filter text, if any.
     pub filter: Option<String>,
+    /// The architecture and math path of the first `arch_required` drop (`("sm_90a", "wgmma")`).
+    pub arch_needed: Option<(&'static str, &'static str)>,
 }
 
 fn dropped_text(dropped: &BTreeMap<String, usize>) -> String {
@@ -451,11 +453,29 @@ impl fmt::Display for InstanceReport {
         if let Some(flt) = &self.filter {
             write!(f, "\n  removed by filter {flt:?}: {}", self.filtered_out)?;
         }
+        if let Some(hint) = self.arch_hint() {
+            write!(f, "\nhint: {hint}")?;
+        }
         Ok(())
     }
 }
 
 impl InstanceReport {
+    /// When `validate` dropped combinations as `arch_required`, the `--arch` that keeps them
+    /// (`every dropped combination needs --arch sm_90a ...` when they are all there is).
+    pub fn arch_hint(&self) -> Option<String> {
+        let (needs, math) = self.arch_needed?;
+        let n = self.dropped.get("arch_required").copied().unwrap_or(0);
+        let which = if self.dropped.len() == 1 {
+            "every dropped combination needs".to_string()
+        } else {
+            format!("{n} dropped combination(s) need")
+        };
+        Some(format!(
+            "{which} --arch {needs} (math {math}); pass --arch {needs} to keep them"
+        ))
+    }
+
     /// The kernel list as JSON (for `--export-json`): variant, backend, arch, counts, and each
     /// kernel's name with its config.
     pub fn to_json(&self) -> Value {
@@ -521,6 +541,7 @@ pub fn expand(
         duplicates: 0,
         filtered_out: 0,
         filter: filter.map(str::to_string),
+        arch_needed: None,
     };
     match cfg.backend {
         Backend::Cpu => {
@@ -593,7 +614,12 @@ pub fn expand(
                         })?;
                     }
                     match validate(&c, arch) {
-                        Err(r) => *report.dropped.entry(r.reason().to_string()).or_insert(0) += 1,
+                        Err(r) => {
+                            if let Rejection::ArchRequired { needs, math, .. } = r {
+                                report.arch_needed.get_or_insert((needs, math));
+                            }
+                            *report.dropped.entry(r.reason().to_string()).or_insert(0) += 1
+                        }
                         Ok(()) => {
                             let name = c.to_string();
                             if !seen.insert(name.clone()) {
@@ -627,6 +653,7 @@ pub fn expand(
             path: cfg.path.clone(),
             total: report.total,
             dropped,
+            hint: report.arch_hint(),
         });
     }
     Ok(report)
@@ -831,6 +858,49 @@ mod tests {
             build(text, Some("dtype == 7")),
             Err(TuneError::Filter(_))
         ));
+    }
+
+    #[test]
+    fn arch_required_drops_hint_at_the_arch_that_keeps_them() {
+        let wgmma = r#"{"variant": "forward", "trait_config": {
+            "math": {"values": ["wgmma"]}, "tile_m": {"values": [128]}, "tile_n": {"values": [128]},
+            "tile_k": {"values": [64]}, "warps_m": {"values": [4]}, "warps_n": {"values": [1]},
+            "stages": {"values": [3, 4]}}}"#;
+        let e = build(wgmma, None).unwrap_err();
+        let TuneError::EmptyCatalogue { hint, .. } = &e else {
+            panic!("{e:?}")
+        };
+        let hint = hint.as_deref().unwrap_or("");
+        assert!(
+            hint.starts_with("every dropped combination needs --arch sm_90a (math wgmma)"),
+            "{e}"
+        );
+        assert!(
+            e.to_string().ends_with("pass --arch sm_90a to keep them"),
+            "{e}"
+        );
+        let r = expand(&parse(wgmma).unwrap(), Arch::Sm90a, None).unwrap();
+        assert!(
+            r.arch_hint().is_none() && !r.to_string().contains("hint"),
+            "{r}"
+        );
+        // Mixed: the mma combinations are kept, the wgmma ones dropped, with another reason.
+        let mixed = r#"{"variant": "forward", "trait_config": {
+            "math": {"values": ["mma", "wgmma"]}, "stages": {"values": [3, 9]}}}"#;
+        let r = build(mixed, None).unwrap();
+        assert_eq!(r.dropped["arch_required"], 2, "{r}");
+        let text = r.to_string();
+        assert!(
+            text.ends_with("\nhint: 2 dropped combination(s) need --arch sm_90a (math wgmma); pass --arch sm_90a to keep them"),
+            "{text}"
+        );
+        // No arch_required drop, no hint.
+        let r = build(
+            r#"{"variant": "forward", "trait_config": {"stages": {"values": [3, 9]}}}"#,
+            None,
+        )
+        .unwrap();
+        assert!(r.arch_hint().is_none(), "{r}");
     }
 
     #[test]
