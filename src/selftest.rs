@@ -1,4 +1,4 @@
-//! `gconv selftest`: the correctness matrix of DESIGN.md §5 — every direction × dtype × group
+//! `gconv selftest`: the correctness matrix — every direction × dtype × group
 //! regime (dense, grouped, small C/G, depthwise, channel multiplier) × edge case (odd channels,
 //! G not a power of two, stride > filter, large pad, dilation, 1×1, N = 1, 1D, 3D, asymmetric
 //! filter) — run on the CPU backend (default) or on the GPU (`--gpu`: the GPU reference kernels

@@ -465,7 +465,7 @@ impl Problem {
         self.dims(role).iter().product()
     }
 
-    /// Per-group GEMM view (M, N, K) of DESIGN.md §1.
+    /// Per-group GEMM view (M, N, K) of the convolution.
     pub fn gemm_mnk(&self) -> (u64, u64, u64) {
         let fv = self.filter_volume();
         match self.direction {

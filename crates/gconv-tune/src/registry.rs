@@ -23,7 +23,7 @@ use gconv_problem::{parse_problems_text, DType, Direction, Problem};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// The public model-zoo corpus (DESIGN.md §6), embedded so that it is available everywhere.
+/// The public model-zoo corpus, embedded so that it is available everywhere.
 pub const MODEL_ZOO_TEXT: &str = include_str!("../data/model_zoo_public.txt");
 
 /// One named problem set.
