@@ -6,9 +6,12 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_cuda::TimingOptions;
 use gconv_kernels::{admit, validate, Target};
-use gconv_problem::{compare, DeviceSpec, HostTensor, Problem, Tolerance};
+use gconv_problem::{
+    check_host_memory, compare, DeviceSpec, HostMemoryLimit, HostTensor, Problem, Tolerance,
+};
 use gconv_reference::cpu;
 use gconv_tune::KernelRef;
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -41,38 +44,6 @@ pub struct RunArgs {
     /// default replays, so that host launch cost stays out of short kernels' figures).
     #[arg(long)]
     pub no_graph: bool,
-}
-
-/// Bytes of memory the machine can still give, from `/proc/meminfo` (`None` where unknown).
-fn available_memory_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// Refuses a problem whose host tensors cannot fit in memory, before allocating anything (on
-/// Linux a too-large allocation succeeds and the process is killed later while filling it).
-/// Counted: the three tensors in the dtype, their f32 copies on the CPU backend, and the f64
-/// reference output with `--verify`.
-fn check_host_memory(problem: &Problem, verify: bool) -> Result<()> {
-    let ([r0, r1], ro) = problem.roles();
-    let elems = |r| problem.elements(r) as f64;
-    let dt = problem.dtype.size_bytes() as f64;
-    let mut need = (elems(r0) + elems(r1) + elems(ro)) * (dt + 4.0);
-    if verify {
-        need += elems(ro) * 8.0 + (elems(r0) + elems(r1)) * 8.0;
-    }
-    if let Some(avail) = available_memory_bytes() {
-        if need > avail as f64 {
-            bail!(
-                "{problem} needs about {:.1} GiB of host memory for its tensors, but {:.1} GiB are available",
-                need / (1u64 << 30) as f64,
-                avail as f64 / (1u64 << 30) as f64
-            );
-        }
-    }
-    Ok(())
 }
 
 /// The kernel reference of `--kernel`, checked before any backend is opened so that a bad
@@ -111,10 +82,12 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let requested = requested(&a.kernel, &problem)?;
     let backend = select(a.backend)?;
     let ([r0, r1], _) = problem.roles();
-    check_host_memory(&problem, a.verify)?;
+    // Refused before anything is allocated (a failed allocation aborts the process).
+    check_host_memory(&problem, a.verify, HostMemoryLimit::available())?;
     let in0 = HostTensor::try_random_for(&problem, r0, a.seed)?;
     let in1 = HostTensor::try_random_for(&problem, r1, a.seed)?;
-    println!("problem  {problem}");
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "problem  {problem}")?;
     let (out, seconds, method) = match &backend {
         Backend::Cpu => {
             let variant = match requested {
@@ -134,8 +107,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 times.push(t.elapsed().as_secs_f64());
                 out = Some(o);
             }
-            println!("backend  cpu");
-            println!("kernel   {}", variant.name());
+            writeln!(stdout, "backend  cpu")?;
+            writeln!(stdout, "kernel   {}", variant.name())?;
             let t = gconv_cuda::runtime::median(&times);
             (
                 out.context("no iterations ran")?,
@@ -147,8 +120,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             let kernel = GpuKernel::resolve(requested, &problem, &gpu_target(rt))
                 .map_err(|e| anyhow::anyhow!("--kernel {}: {e}", a.kernel))?;
             let src = kernel.source(&problem);
-            println!("backend  cuda ({})", rt.info().name);
-            println!("kernel   {}", src.kernel_name);
+            writeln!(stdout, "backend  cuda ({})", rt.info().name)?;
+            writeln!(stdout, "kernel   {}", src.kernel_name)?;
             let opts = TimingOptions {
                 rounds: a.iters,
                 flush_l2: a.flush_l2,
@@ -156,7 +129,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 ..TimingOptions::default()
             };
             let r = run_gpu(rt, &src, &problem, &in0, &in1, Some(&opts))?;
-            println!(
+            writeln!(
+                stdout,
                 "compile  {:.1} ms ({}), {} registers, {} bytes spilled",
                 r.compiled.compile_ms,
                 if r.cache.is_hit() {
@@ -166,18 +140,19 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 },
                 r.compiled.max_regs(),
                 r.compiled.total_spills()
-            );
+            )?;
             let t = r.timing.context("timing missing")?;
             (r.out, t.median_ms / 1e3, t.method)
         }
     };
-    println!("time     {:.4} ms ({method})", seconds * 1e3);
-    println!(
+    writeln!(stdout, "time     {:.4} ms ({method})", seconds * 1e3)?;
+    writeln!(
+        stdout,
         "rate     {:.3} TFLOP/s  {:.1} GB/s  ({:.2}% of the H200 roofline)",
         problem.flops() / seconds / 1e12,
         problem.min_bytes() / seconds / 1e9,
         100.0 * problem.roofline_fraction(&DeviceSpec::H200, seconds)
-    );
+    )?;
     if a.verify {
         let rt = match &backend {
             Backend::Cuda(rt) => Some(rt),
@@ -185,14 +160,15 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         };
         let (reference, source) = reference_values(rt, &problem, &in0, &in1)?;
         let c = compare(&out, &reference, Tolerance::for_problem(&problem));
-        println!(
+        writeln!(
+ stdout,
             "verify   against the {source}: max_abs_err {:.3e}  max_rel_err {:.3e}  ({} of {} elements outside tolerance rtol {:.1e} atol {:.1e})",
             c.max_abs_err, c.max_rel_err, c.failures, c.count, c.tolerance.rtol, c.tolerance.atol
-        );
+        )?;
         if c.passed() {
-            println!("PASS");
+            writeln!(stdout, "PASS")?;
         } else {
-            println!("FAIL");
+            writeln!(stdout, "FAIL")?;
             return Ok(ExitCode::from(1));
         }
     }

@@ -4,19 +4,21 @@
 use crate::backend::BackendChoice;
 use crate::worker::CudaExecutor;
 use anyhow::{anyhow, bail, Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::select::auto_select_in;
 use gconv_kernels::{required_arch, Arch, Family, KernelConfig, Target};
 use gconv_problem::{DType, DeviceSpec, Direction, Problem};
+use gconv_tune::csv::{attach_messages, drop_partial_tail, messages_path, read_rows_lenient};
 use gconv_tune::registry::registry;
-use gconv_tune::traits::{build_instances, variant_direction};
+use gconv_tune::summary::failure_digest;
+use gconv_tune::traits::build_instances;
 use gconv_tune::{
     registry_counts, resolve_problems, run_sweep, worker_main, SweepOptions, SweepRow,
 };
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -30,17 +32,17 @@ pub struct ProblemsArgs {
 
 /// Runs `gconv problems`.
 pub fn problems(a: ProblemsArgs) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     match a.set {
         None => {
-            println!("{:<28} {:>6}  description", "registry key", "count");
+            writeln!(out, "{:<28} {:>6}  description", "registry key", "count")?;
             let counts = registry_counts();
             for (entry, (name, count)) in registry().iter().zip(counts) {
-                println!("{name:<28} {count:>6}  {}", entry.description);
+                writeln!(out, "{name:<28} {count:>6}  {}", entry.description)?;
             }
         }
         Some(s) => {
             let ps = resolve_problems(&s)?;
-            let mut out = std::io::stdout().lock();
             for p in &ps {
                 writeln!(out, "{p}")?;
             }
@@ -80,18 +82,23 @@ fn parse_arch(s: &str) -> Result<Arch> {
 pub fn kernels(a: KernelsArgs) -> Result<ExitCode> {
     let arch = parse_arch(&a.arch)?;
     let rep = build_instances(&a.config, arch, a.filter.as_deref())?;
+    let mut out = std::io::stdout().lock();
     if a.list {
-        let mut out = std::io::stdout().lock();
         for k in &rep.kernels {
             writeln!(out, "{k}")?;
         }
         eprintln!("{rep}");
     } else if let Some(path) = &a.export_json {
         rep.export_json(path)?;
-        println!("{rep}");
-        println!("wrote {} kernels to {}", rep.kernels.len(), path.display());
+        writeln!(out, "{rep}")?;
+        writeln!(
+            out,
+            "wrote {} kernels to {}",
+            rep.kernels.len(),
+            path.display()
+        )?;
     } else {
-        println!("{rep}");
+        writeln!(out, "{rep}")?;
     }
     if rep.kernels.is_empty() {
         eprintln!("error: the config yields no kernels");
@@ -100,33 +107,11 @@ pub fn kernels(a: KernelsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The sweep variants (directions) as named in trait configs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Variant {
-    /// Forward.
-    Forward,
-    /// Backward data.
-    #[value(name = "bwd_data")]
-    BwdData,
-    /// Backward weight.
-    #[value(name = "bwd_weight")]
-    BwdWeight,
-}
-
-impl Variant {
-    fn direction(self) -> Direction {
-        match self {
-            Variant::Forward => Direction::Fwd,
-            Variant::BwdData => Direction::Dgrad,
-            Variant::BwdWeight => Direction::Wgrad,
-        }
-    }
-}
-
 /// Options shared by `sweep` and `bench`.
 #[derive(Args, Debug)]
 pub struct RunnerArgs {
-    /// Output CSV (the CSV schema in ARCHITECTURE.md); rows are flushed as they finish.
+    /// Output CSV, one row per (kernel, problem), flushed as each finishes; why a row failed
+    /// goes to OUTPUT.messages.jsonl next to it.
     #[arg(long)]
     pub output: PathBuf,
     /// Threads that compile kernels in each worker (NVRTC).
@@ -162,9 +147,10 @@ pub struct RunnerArgs {
 /// Arguments of `gconv sweep`.
 #[derive(Args, Debug)]
 pub struct SweepArgs {
-    /// Direction of the sweep; problems of other directions are left out (and counted).
-    #[arg(long, value_enum)]
-    pub variant: Variant,
+    /// Direction of the sweep: fwd, dgrad or wgrad (or forward, bwd_data, bwd_weight); it must
+    /// match the config's `variant`. Problems of other directions are left out (and counted).
+    #[arg(long, visible_alias = "direction", value_parser = Direction::parse_any)]
+    pub variant: Direction,
     /// Problem set: a registry key, a problem key or a problems file.
     #[arg(long)]
     pub problems: String,
@@ -247,10 +233,22 @@ fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
     if let Some(v) = &r.vs {
         o.baselines = vec![v.clone()];
     }
-    let mut messages = r.output.clone().into_os_string();
-    messages.push(".messages.jsonl");
-    o.messages = Some(PathBuf::from(messages));
+    o.messages = Some(messages_path(&r.output));
     Ok(o)
+}
+
+/// With `--resume`, drops a last row cut by an interrupt (`run_sweep` would drop it silently)
+/// and says so: its pair runs again.
+fn drop_cut_row(o: &SweepOptions) -> Result<()> {
+    if o.resume && o.output.exists() {
+        if let Some(tail) = drop_partial_tail(&o.output)? {
+            eprintln!(
+                "note: --resume: dropped the incomplete last row of {}, {tail}; its pair runs again",
+                o.output.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 fn keep_direction(ps: Vec<Problem>, d: Direction) -> Vec<Problem> {
@@ -270,14 +268,12 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let arch = parse_arch(&a.arch)?;
     let rep = build_instances(&a.config, arch, a.filter.as_deref())?;
     eprintln!("{rep}");
-    if variant_direction(gconv_tune::traits::variant_name(a.variant.direction()))
-        != Some(rep.variant)
-    {
+    if a.variant != rep.variant {
         bail!(
             "--variant {} does not match the variant of {} ({})",
-            gconv_tune::traits::variant_name(a.variant.direction()),
+            a.variant,
             a.config.display(),
-            gconv_tune::traits::variant_name(rep.variant)
+            rep.variant
         );
     }
     let problems = keep_direction(resolve_problems(&a.problems)?, rep.variant);
@@ -305,16 +301,41 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let mut o = sweep_options(&a.run, backend)?;
     o.arch = arch;
     o.max_kernels = a.max_kernels;
+    drop_cut_row(&o)?;
     let report = run_sweep(&rep.kernels, &problems, &o)?;
-    println!("{}", report.summary(3));
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", report.summary(3))?;
+    writeln!(
+        out,
         "wrote {} rows to {} ({} skipped by --resume) in {:.1} s",
         report.rows.len(),
         report.output.display(),
         report.skipped,
         report.elapsed.as_secs_f64()
-    );
+    )?;
+    print_failures(&mut out, &report.all_rows(), report.messages.as_deref())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// After a sweep, bench or report: when a row is not ok, its status counts with the first
+/// message or two of each; then where the messages file is (every message, one JSON line each).
+fn print_failures(
+    out: &mut impl Write,
+    rows: &[SweepRow],
+    messages: Option<&Path>,
+) -> std::io::Result<()> {
+    let digest = failure_digest(rows, 2);
+    if !digest.is_empty() {
+        writeln!(out, "{digest}")?;
+    }
+    if let Some(m) = messages {
+        writeln!(
+            out,
+            "messages: {} (one JSON line per row with a message: why it was not ok, or the timing method)",
+            m.display()
+        )?;
+    }
+    Ok(())
 }
 
 /// Arguments of `gconv bench`.
@@ -323,9 +344,10 @@ pub struct BenchArgs {
     /// Problem set: a registry key (e.g. model_zoo), a problem key or a problems file.
     #[arg(long, default_value = "model_zoo")]
     pub problems: String,
-    /// Only problems of this direction (the kernel pools exist for fwd so far).
-    #[arg(long, default_value = "fwd", value_parser = ["fwd", "dgrad", "wgrad"])]
-    pub direction: String,
+    /// Only problems of this direction: fwd, dgrad or wgrad (or forward, bwd_data, bwd_weight);
+    /// the kernel pools exist for fwd so far.
+    #[arg(long, default_value = "fwd", value_parser = Direction::parse_any)]
+    pub direction: Direction,
     /// Kernel pools to time: `all` (igemm and direct), `igemm` or `direct`.
     #[arg(long, default_value = "all", value_parser = ["all", "igemm", "direct"])]
     pub family: String,
@@ -337,8 +359,7 @@ pub struct BenchArgs {
 /// (or one of them with `--family`), swept over the problems, then per problem the best kernel
 /// of the pool, the `auto` choice (within the timed family) and the baseline.
 pub fn bench(a: BenchArgs) -> Result<ExitCode> {
-    let dir = Direction::from_token(&a.direction)
-        .ok_or_else(|| anyhow!("unknown --direction {:?}", a.direction))?;
+    let dir = a.direction;
     let problems = keep_direction(resolve_problems(&a.problems)?, dir);
     if problems.is_empty() {
         bail!("no {dir} problems in {:?}", a.problems);
@@ -364,12 +385,15 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     check_baseline(a.run.vs.as_deref(), backend)?;
     let mut o = sweep_options(&a.run, backend)?;
     o.arch = pool_arch(&configs);
+    drop_cut_row(&o)?;
     let report = run_sweep(&kernels, &problems, &o)?;
     let rows = report.all_rows();
     let target = Target::arch(o.arch);
     let auto = |p: &Problem| auto_select_in(p, &target, families).map(|a| *a.config());
-    print_bench_table(&problems, &rows, &o.device, &auto);
-    println!("rows in {}", report.output.display());
+    let mut out = std::io::stdout().lock();
+    print_bench_table(&mut out, &problems, &rows, &o.device, &auto)?;
+    writeln!(out, "rows in {}", report.output.display())?;
+    print_failures(&mut out, &rows, report.messages.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -398,15 +422,17 @@ fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a Swe
 type AutoRule<'a> = &'a dyn Fn(&Problem) -> Option<KernelConfig>;
 
 fn print_bench_table(
+    out: &mut impl Write,
     problems: &[Problem],
     rows: &[SweepRow],
     dev: &DeviceSpec,
     auto: AutoRule<'_>,
-) {
-    println!(
+) -> std::io::Result<()> {
+    writeln!(
+        out,
         "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
         "problem", "best ms", "roof", "auto ms", "base ms", "best/base", "auto/base"
-    );
+    )?;
     let (mut r_best, mut r_auto, mut roof) = (Vec::new(), Vec::new(), Vec::new());
     let providers: BTreeSet<&str> = rows.iter().filter_map(|r| r.provider()).collect();
     let mut slower = 0usize;
@@ -440,7 +466,8 @@ fn print_bench_table(
         if let Some(f) = rf {
             roof.push(f);
         }
-        println!(
+        writeln!(
+            out,
             "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
             p.to_string(),
             fmt(bms),
@@ -449,19 +476,20 @@ fn print_bench_table(
             fmt(cu),
             rb.map_or("-".into(), |x| format!("{x:.2}x")),
             ra.map_or("-".into(), |x| format!("{x:.2}x")),
-        );
+        )?;
     }
     let g =
         |v: &[f64]| gconv_tune::summary::geomean(v).map_or("-".to_string(), |x| format!("{x:.3}x"));
-    println!(
+    writeln!(
+        out,
         "baseline: {}",
         if providers.is_empty() {
             "none in the rows".to_string()
         } else {
             providers.into_iter().collect::<Vec<_>>().join(", ")
         }
-    );
-    println!(
+    )?;
+    writeln!(out,
         "geomean: best-in-pool speedup over the best baseline {} ({} problems, {} slower than the baseline), auto {} ({} problems), best-in-pool roofline fraction {}",
         g(&r_best),
         r_best.len(),
@@ -469,13 +497,15 @@ fn print_bench_table(
         g(&r_auto),
         r_auto.len(),
         gconv_tune::summary::geomean(&roof).map_or("-".to_string(), |x| format!("{x:.3}"))
-    );
+    )?;
+    Ok(())
 }
 
 /// Arguments of `gconv report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// A CSV written by `gconv sweep` or `gconv bench` (the CSV schema in ARCHITECTURE.md).
+    /// A CSV written by `gconv sweep` or `gconv bench` (its CSV.messages.jsonl, when present,
+    /// gives the messages of rows that are not ok).
     pub csv: PathBuf,
     /// Kernels listed per problem in the ranked summary.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
@@ -485,15 +515,34 @@ pub struct ReportArgs {
 /// Runs `gconv report`: the ranked summary of a finished (or interrupted) sweep, and the
 /// bench table (best-in-pool, `auto`, best baseline per problem) from its rows.
 pub fn report(a: ReportArgs) -> Result<ExitCode> {
-    let rows = gconv_tune::read_rows(&a.csv)?;
+    let (mut rows, tail) = read_rows_lenient(&a.csv)?;
+    if let Some(tail) = tail {
+        eprintln!(
+            "warning: {}: skipped the incomplete last row (cut by an interrupt?), {tail}",
+            a.csv.display()
+        );
+    }
+    let messages = messages_path(&a.csv);
+    let messages = messages.is_file().then_some(messages);
+    if let Some(m) = &messages {
+        // Messages are an aid; a damaged file only costs the examples.
+        if let Err(e) = attach_messages(&mut rows, m) {
+            eprintln!(
+                "warning: cannot read the messages of {}: {e:#}",
+                a.csv.display()
+            );
+        }
+    }
     if rows.is_empty() {
         bail!("{} has no rows", a.csv.display());
     }
     let dev = DeviceSpec::H200;
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "{}",
         gconv_tune::summary::summarize_with(&rows, a.top as usize, &dev)
-    );
+    )?;
     let mut problems: Vec<Problem> = Vec::new();
     for r in &rows {
         if !problems.contains(&r.problem) {
@@ -501,7 +550,8 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
         }
     }
     let auto = |p: &Problem| auto_select_in(p, &Target::H200, Families::All).map(|a| *a.config());
-    print_bench_table(&problems, &rows, &dev, &auto);
+    print_bench_table(&mut out, &problems, &rows, &dev, &auto)?;
+    print_failures(&mut out, &rows, messages.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -527,8 +577,17 @@ pub fn baseline(a: BaselineArgs) -> Result<ExitCode> {
         .map_err(|e| anyhow!("gconv baseline needs the CUDA backend, which is not usable: {e}"))?;
     let mut exec = CudaExecutor::new(rt);
     let dev = DeviceSpec::H200;
-    println!("problem,cudnn_engine,cudnn_ms,cudnn_roofline_frac,configs_ok,configs_tried");
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "problem,cudnn_engine,cudnn_ms,cudnn_roofline_frac,configs_ok,configs_tried"
+    )?;
+    let limit = gconv_problem::HostMemoryLimit::available();
     for (i, p) in problems.iter().enumerate() {
+        if let Err(e) = gconv_problem::check_host_memory(p, true, limit) {
+            writeln!(out, "{p},none,,,0,0 ({})", e.to_string().replace(',', ";"))?;
+            continue;
+        }
         let job = gconv_tune::Job {
             id: i as u64,
             kind: gconv_tune::JobKind::Baseline {
@@ -547,20 +606,22 @@ pub fn baseline(a: BaselineArgs) -> Result<ExitCode> {
             .filter_map(|r| r.result.latency_ms.map(|ms| (ms, &r.kernel)))
             .collect();
         match ok.iter().min_by(|x, y| x.0.total_cmp(&y.0)) {
-            Some((ms, name)) => println!(
+            Some((ms, name)) => writeln!(
+                out,
                 "{p},{name},{ms:.4},{:.3},{},{}",
                 p.roofline_fraction(&dev, ms / 1e3),
                 ok.len(),
                 rows.len()
-            ),
-            None => println!(
+            )?,
+            None => writeln!(
+                out,
                 "{p},none,,,0,{} ({})",
                 rows.len(),
                 rows.first()
                     .and_then(|r| r.result.message.clone())
                     .unwrap_or_default()
                     .replace(',', ";")
-            ),
+            )?,
         }
     }
     Ok(ExitCode::SUCCESS)

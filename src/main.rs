@@ -12,6 +12,7 @@ mod worker;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Grouped-convolution kernel engine for NVIDIA GPUs, with a CPU backend.
@@ -58,36 +59,51 @@ struct CacheArgs {
 }
 
 fn info() -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     match gconv_cuda::nvrtc_version() {
-        Ok((major, minor)) => println!("nvrtc    {major}.{minor}"),
-        Err(e) => println!("nvrtc    not usable: {e}"),
+        Ok((major, minor)) => writeln!(out, "nvrtc    {major}.{minor}")?,
+        Err(e) => writeln!(out, "nvrtc    not usable: {e}")?,
     }
     match gconv_cuda::runtime::probe() {
         Ok(d) => {
-            println!("device   {d}");
+            writeln!(out, "device   {d}")?;
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            println!("device   not usable: {e}");
-            println!("backend  the CPU backend will be used by --backend auto");
+            writeln!(out, "device   not usable: {e}")?;
+            writeln!(
+                out,
+                "backend  the CPU backend will be used by --backend auto"
+            )?;
             Ok(ExitCode::from(2))
         }
     }
 }
 
 fn cache(a: CacheArgs) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let dir = gconv_cuda::cache_dir()?;
-    println!("cache    {}", dir.display());
+    writeln!(out, "cache    {}", dir.display())?;
     if a.clear {
         let n = gconv_cuda::clear_cache()?;
-        println!("removed  {n} entries");
+        writeln!(out, "removed  {n} entries")?;
     }
     let (entries, bytes) = gconv_cuda::cache_stats()?;
-    println!(
+    writeln!(
+        out,
         "size     {entries} entries, {:.1} MiB",
         bytes as f64 / (1024.0 * 1024.0)
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// True when the error is (or was caused by) a write to a closed pipe: the reader of our
+/// output went away (`gconv kernels C --list | head -1`), which is not a failure.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn main() -> ExitCode {
@@ -107,6 +123,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // Every command prints with `writeln!` on a locked stdout (never `println!`, which
+        // panics on a closed pipe), so a closed pipe arrives here and ends the program quietly,
+        // as `grep` and `rg` do.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)

@@ -14,6 +14,7 @@ use gconv_kernels::{admit, reference as gpu_ref};
 use gconv_problem::{compare, DType, Direction, HostTensor, Problem, ProblemError, Tolerance};
 use gconv_reference::{cpu, reference};
 use rayon::prelude::*;
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Arguments of `gconv selftest`.
@@ -157,15 +158,17 @@ struct Tally {
 }
 
 impl Tally {
-    fn record(&mut self, ok: bool, line: String) {
+    fn record(&mut self, ok: bool, line: String) -> std::io::Result<()> {
         if ok {
             self.passed += 1;
         } else {
             self.failed += 1;
         }
         if !ok || self.verbose {
-            println!("{} {line}", if ok { "ok  " } else { "FAIL" });
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{} {line}", if ok { "ok  " } else { "FAIL" })?;
         }
+        Ok(())
     }
 }
 
@@ -187,12 +190,17 @@ pub fn run(a: SelftestArgs) -> Result<ExitCode> {
     if a.gpu {
         let rt = GpuRuntime::new(0)
             .map_err(|e| anyhow::anyhow!("selftest --gpu: the CUDA backend is not usable: {e}"))?;
-        println!("device: {}", rt.info());
+        writeln!(std::io::stdout().lock(), "device: {}", rt.info())?;
         run_gpu_matrix(&rt, a.seed, &mut t)?;
     } else {
         run_cpu_matrix(a.seed, &mut t)?;
     }
-    println!("{} passed, {} failed", t.passed, t.failed);
+    writeln!(
+        std::io::stdout().lock(),
+        "{} passed, {} failed",
+        t.passed,
+        t.failed
+    )?;
     Ok(if t.failed == 0 && t.passed > 0 {
         ExitCode::SUCCESS
     } else {
@@ -220,12 +228,12 @@ fn run_cpu_matrix(seed: u64, t: &mut Tally) -> Result<()> {
                             c.max_abs_err,
                             c.max_rel_err
                         ),
-                    );
+                    )?;
                 }
                 Err(e) => t.record(
                     false,
                     format!("{label:<18} {:<18} {p}  error: {e}", v.name()),
-                ),
+                )?,
             }
         }
     }
@@ -246,7 +254,11 @@ fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, t: &mut Tally) -> Result<()> {
             }
         }
     }
-    println!("compiling {} kernels ...", jobs.len());
+    writeln!(
+        std::io::stdout().lock(),
+        "compiling {} kernels ...",
+        jobs.len()
+    )?;
     let compiled: Vec<_> = jobs
         .par_iter()
         .map(|(_, _, src)| compile_cached(src, &CompileOptions::default()).map(|_| ()))
@@ -257,7 +269,7 @@ fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, t: &mut Tally) -> Result<()> {
     for ((label, p, src), c) in jobs.iter().zip(compiled) {
         let name = &src.kernel_name;
         if let Err(e) = c {
-            t.record(false, format!("{label:<18} {name} {p}  compile error: {e}"));
+            t.record(false, format!("{label:<18} {name} {p}  compile error: {e}"))?;
             continue;
         }
         if cached.as_ref().is_none_or(|(q, ..)| q != p) {
@@ -277,9 +289,9 @@ fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, t: &mut Tally) -> Result<()> {
                         "{label:<18} {name} {p}  max_abs {:.2e} max_rel {:.2e} ({} bad)",
                         c.max_abs_err, c.max_rel_err, c.failures
                     ),
-                );
+                )?;
             }
-            Err(e) => t.record(false, format!("{label:<18} {name} {p}  error: {e:#}")),
+            Err(e) => t.record(false, format!("{label:<18} {name} {p}  error: {e:#}"))?,
         }
     }
     Ok(())

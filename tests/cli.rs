@@ -186,6 +186,21 @@ fn cpu_sweep_survives_planted_failures() {
         assert_eq!(got.len(), problems, "{kernel}: {t}");
         assert!(got.iter().all(|s| s == want), "{kernel}: {got:?}");
     }
+    // The summary says why rows are not ok and where every message is.
+    let messages = format!("{}.messages.jsonl", out.display());
+    assert!(t.contains(&format!("messages: {messages}")), "{t}");
+    assert!(t.contains("not ok: crashed 14, incorrect 14"), "{t}");
+    assert!(t.contains("  crashed: cpu_planted_crash on "), "{t}");
+    assert!(t.contains("  incorrect: cpu_planted_wrong on "), "{t}");
+    let jsonl = std::fs::read_to_string(&messages).expect("messages file");
+    assert!(jsonl.contains("aborting the process on purpose"), "{jsonl}");
+    // `report` gives the same digest, from the messages file next to the CSV.
+    let o = gconv(&["report", out.to_str().expect("utf-8 path")]);
+    let r = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{r}");
+    assert!(r.contains("not ok: crashed 14, incorrect 14"), "{r}");
+    assert!(r.contains("  crashed: cpu_planted_crash on "), "{r}");
+    assert!(r.contains(&format!("messages: {messages}")), "{r}");
 }
 
 fn read(path: &Path) -> Vec<Vec<String>> {
@@ -207,4 +222,357 @@ fn selftest_on_the_cpu_passes_and_counts() {
     assert!(last.ends_with(" 0 failed"), "{t}");
     let n: usize = last.split(' ').next().unwrap_or("0").parse().unwrap_or(0);
     assert!(n > 100, "{t}");
+}
+
+#[test]
+fn directions_take_the_key_token_or_the_alias() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("d.csv");
+    let out = out.to_str().expect("utf-8 path");
+    let key = "fwd_f32_n1_g2_c4_k4_i5x5_f3x3_s1x1_p1x1_d1x1";
+    for flag in ["--variant", "--direction"] {
+        for spelling in ["fwd", "forward"] {
+            let o = gconv(&[
+                "sweep",
+                flag,
+                spelling,
+                "--problems",
+                key,
+                "--config",
+                "configs/cpu_forward.json",
+                "--backend",
+                "cpu",
+                "--output",
+                out,
+            ]);
+            let t = text(&o);
+            assert_eq!(o.status.code(), Some(0), "{flag} {spelling}: {t}");
+            // Outputs print the key token.
+            assert!(t.contains("kernel(s) for fwd (cpu"), "{t}");
+        }
+    }
+    let o = gconv(&[
+        "sweep",
+        "--variant",
+        "bwd_data",
+        "--problems",
+        key,
+        "--config",
+        "configs/cpu_forward.json",
+        "--backend",
+        "cpu",
+        "--output",
+        out,
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("--variant dgrad does not match the variant of configs/cpu_forward.json (fwd)"),
+        "{t}"
+    );
+    // bench: both spellings pass the parser (and then need a GPU); a bad one lists both.
+    for spelling in ["fwd", "forward"] {
+        let o = gconv(&["bench", "--direction", spelling, "--output", out]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{t}");
+        assert!(t.contains("needs the CUDA backend"), "{spelling}: {t}");
+    }
+    let o = gconv(&["bench", "--direction", "backward", "--output", out]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    for want in [
+        "\"backward\"",
+        "fwd, dgrad or wgrad",
+        "forward, bwd_data or bwd_weight",
+    ] {
+        assert!(t.contains(want), "{t}");
+    }
+}
+
+/// Needs about 48,000 GiB of host memory: more than any test machine has.
+const HUGE: &str = "fwd_bf16_n4096_g1_c4096_k4096_i512x512_f3x3_s1x1_p1x1_d1x1";
+
+#[test]
+fn sweep_refuses_a_problem_too_large_for_host_memory_like_run() {
+    let o = gconv(&["run", "--problem", HUGE, "--backend", "cpu"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("GiB of host memory"), "{t}");
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("huge.csv");
+    let o = gconv(&[
+        "sweep",
+        "--variant",
+        "fwd",
+        "--problems",
+        HUGE,
+        "--config",
+        "configs/cpu_forward.json",
+        "--backend",
+        "cpu",
+        "--vs",
+        "reference",
+        "--output",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    let rows = read(&out);
+    assert_eq!(rows.len() - 1, 5, "4 kernels and the baseline: {t}");
+    assert!(rows[1..].iter().all(|r| r[23] == "unsupported"), "{rows:?}");
+    assert!(t.contains("kernel rows: unsupported 4"), "{t}");
+    assert!(t.contains("baseline rows: unsupported 1"), "{t}");
+    let messages =
+        std::fs::read_to_string(dir.path().join("huge.csv.messages.jsonl")).expect("messages file");
+    assert_eq!(messages.lines().count(), 5, "{messages}");
+    for line in messages.lines() {
+        assert!(
+            line.contains("GiB of host memory") && line.contains("are available"),
+            "{line}"
+        );
+    }
+    assert!(!messages.contains("memory allocation"), "{messages}");
+}
+
+#[test]
+fn a_missing_file_is_a_short_error_with_the_cause_first_and_the_os_reason_once() {
+    for args in [
+        vec!["problems", "configs/nosuch.txt"],
+        vec![
+            "sweep",
+            "--variant",
+            "fwd",
+            "--problems",
+            "configs/nosuch.txt",
+            "--config",
+            "configs/cpu_forward.json",
+            "--backend",
+            "cpu",
+            "--output",
+            "unused.csv",
+        ],
+    ] {
+        let o = gconv(&args);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        let at = err.find("error: ").expect("an error line");
+        let msg = &err[at..];
+        assert!(
+            msg.starts_with("error: problems file configs/nosuch.txt not found\nhint: "),
+            "{msg}"
+        );
+        assert!(msg.contains("gconv problems"), "{msg}");
+        assert!(msg.len() < 200, "{} characters: {msg}", msg.len());
+    }
+    assert!(!Path::new("unused.csv").exists());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let csv = dir.path().join("nosuch.csv");
+    for args in [
+        vec!["kernels", "configs/nosuch.json"],
+        vec!["report", csv.to_str().expect("utf-8 path")],
+    ] {
+        let o = gconv(&args);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert_eq!(err.matches("(os error 2)").count(), 1, "{err}");
+        assert!(
+            err.contains(": No such file or directory (os error 2)"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn report_and_resume_handle_a_csv_cut_mid_row() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("cut.csv");
+    let out_s = out.to_str().expect("utf-8 path");
+    let sweep = |extra: &[&str]| {
+        let mut args = vec![
+            "sweep",
+            "--variant",
+            "fwd",
+            "--problems",
+            "forward_2d_test_validation",
+            "--config",
+            "configs/cpu_forward.json",
+            "--backend",
+            "cpu",
+            "--output",
+            out_s,
+        ];
+        args.extend_from_slice(extra);
+        gconv(&args)
+    };
+    let o = sweep(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let full = std::fs::read(&out).expect("csv");
+    let lines = full.iter().filter(|&&b| b == b'\n').count();
+    // Cut the last row in its middle, as an interrupt while writing it would.
+    let cut = full.len() - 40;
+    std::fs::write(&out, &full[..cut]).expect("write");
+    let last = String::from_utf8_lossy(&full[..cut])
+        .lines()
+        .last()
+        .expect("a last line")
+        .to_string();
+    let pair = last.split(',').take(2).collect::<Vec<_>>().join(",");
+
+    let o = gconv(&["report", out_s]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        err.contains(&format!(
+            "warning: {out_s}: skipped the incomplete last row (cut by an interrupt?), line {lines} ("
+        )),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("kernel rows: "));
+
+    let o = sweep(&["--resume"]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        err.contains(&format!(
+            "note: --resume: dropped the incomplete last row of {out_s}, line {lines} ("
+        )),
+        "{err}"
+    );
+    assert!(err.contains("its pair runs again"), "{err}");
+    assert!(text(&o).contains("wrote 1 rows"), "{}", text(&o));
+    let rows = read(&out);
+    assert_eq!(rows.len(), lines, "every pair once, the cut one re-run");
+    let again = rows[1..]
+        .iter()
+        .filter(|r| format!("{},{}", r[0], r[1]) == pair)
+        .count();
+    assert_eq!(again, 1, "{pair}");
+}
+
+#[test]
+fn a_closed_stdout_ends_list_commands_quietly_with_exit_0() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let csv = dir.path().join("s.csv");
+    let csv = csv.to_str().expect("utf-8 path");
+    let o = gconv(&[
+        "sweep",
+        "--variant",
+        "fwd",
+        "--problems",
+        "fwd_f32_n1_g2_c4_k4_i5x5_f3x3_s1x1_p1x1_d1x1",
+        "--config",
+        "configs/cpu_forward.json",
+        "--backend",
+        "cpu",
+        "--output",
+        csv,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    for args in [
+        vec!["kernels", "configs/forward_bf16.json", "--list"],
+        vec!["kernels", "configs/forward_bf16.json", "--count-only"],
+        vec!["problems"],
+        vec!["problems", "forward_2d"],
+        vec!["report", csv],
+        vec!["info"],
+    ] {
+        // A pipe whose reader is already gone: the first write fails with a broken pipe, as
+        // in `gconv kernels C --list | head -1` once `head` has exited.
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let o = Command::new(env!("CARGO_BIN_EXE_gconv"))
+            .args(&args)
+            .env("GCONV_DISABLE_CUDA", "1")
+            .stdout(writer)
+            .output()
+            .expect("the gconv binary runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            !err.contains("error") && !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn filters_take_enum_tokens_and_refuse_values_a_field_does_not_have() {
+    let count = |filter: &str| {
+        let o = gconv(&[
+            "kernels",
+            "configs/forward_bf16.json",
+            "--count-only",
+            "--filter",
+            filter,
+        ]);
+        (o.status.code(), text(&o))
+    };
+    let (code, all) = count("dtype == bf16");
+    assert_eq!(code, Some(0), "{all}");
+    assert!(
+        all.contains("removed by filter \"dtype == bf16\": 0"),
+        "{all}"
+    );
+    let (code, t) = count("fast_path == pw");
+    assert_eq!(code, Some(0), "{t}");
+    let (code, by_index) = count("fast_path == 1");
+    assert_eq!(code, Some(0), "{by_index}");
+    let kept = |t: &str| t.split(" kernel(s)").next().map(str::to_string);
+    assert_eq!(kept(&t), kept(&by_index), "{t}\n{by_index}");
+    for (filter, wants) in [
+        (
+            "dtype == 7",
+            &["no value with index 7", "f32, f16 or bf16"][..],
+        ),
+        (
+            "dtype == bf17",
+            &["`bf17` is not a value of `dtype`", "f32, f16 or bf16"],
+        ),
+        (
+            "fast_path >= 1",
+            &["enum field", "general (gen) or pointwise (pw)"],
+        ),
+    ] {
+        let (code, t) = count(filter);
+        assert_eq!(code, Some(2), "{filter}: {t}");
+        for w in wants {
+            assert!(t.contains(w), "{filter}: {t}");
+        }
+    }
+}
+
+#[test]
+fn an_expansion_dropped_for_the_arch_hints_at_sm_90a() {
+    let hint = "hint: every dropped combination needs --arch sm_90a (math wgmma); pass --arch sm_90a to keep them";
+    let o = gconv(&["kernels", "configs/forward_wgmma_bf16.json", "--count-only"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("arch_required=1296"), "{t}");
+    assert!(t.contains(hint), "{t}");
+    let o = gconv(&[
+        "sweep",
+        "--variant",
+        "fwd",
+        "--problems",
+        "configs/problems_dense_fwd.txt",
+        "--config",
+        "configs/forward_wgmma_bf16.json",
+        "--output",
+        "unused.csv",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains(hint), "{t}");
+    let o = gconv(&[
+        "kernels",
+        "configs/forward_wgmma_bf16.json",
+        "--arch",
+        "sm_90a",
+        "--count-only",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains(": 408 kernel(s) for fwd (gpu, sm_90a)"), "{t}");
+    assert!(!t.contains("hint"), "{t}");
 }

@@ -55,12 +55,37 @@ pub enum ProblemError {
         /// Bytes asked for.
         bytes: u64,
     },
+    /// A problem's tensors need more host memory than the limit (see `memory`).
+    #[error(
+        "{problem} needs about {} of host memory for its tensors{}, but {} are available ({origin})",
+        crate::memory::gib(*needed),
+        if *verify { " and the f64 reference it is verified against" } else { "" },
+        crate::memory::gib(*limit)
+    )]
+    HostMemoryLimit {
+        /// The problem key.
+        problem: String,
+        /// Bytes needed (an estimate from above).
+        needed: u64,
+        /// Bytes available.
+        limit: u64,
+        /// Where the limit comes from.
+        origin: &'static str,
+        /// Whether the estimate includes the verification buffers.
+        verify: bool,
+    },
     /// A line of a problems file is not a valid key.
     #[error("{source_name}:{line}: {error}")]
     InFile {
         source_name: String,
         line: usize,
         error: Box<ProblemError>,
+    },
+    /// A direction in neither of its spellings.
+    #[error("unknown direction {value:?} (expected fwd, dgrad or wgrad, or the aliases forward, bwd_data or bwd_weight)")]
+    UnknownDirection {
+        /// The value given.
+        value: String,
     },
     /// A problems file has no keys at all.
     #[error("{source_name}: no problem keys found")]

@@ -29,9 +29,31 @@ impl Direction {
         }
     }
 
-    /// Parses a key token.
+    /// Parses a key token only (`fwd`, `dgrad`, `wgrad`): problem keys have one spelling. Every
+    /// other input that names a direction goes through [`Direction::parse_any`].
     pub fn from_token(s: &str) -> Option<Direction> {
         Direction::ALL.into_iter().find(|d| d.token() == s)
+    }
+
+    /// The long alias of trait configs and registry keys (`forward`, `bwd_data`, `bwd_weight`).
+    pub fn alias(self) -> &'static str {
+        match self {
+            Direction::Fwd => "forward",
+            Direction::Dgrad => "bwd_data",
+            Direction::Wgrad => "bwd_weight",
+        }
+    }
+
+    /// Parses a direction in either spelling: the key token (`fwd`, `dgrad`, `wgrad`) or its
+    /// alias (`forward`, `bwd_data`, `bwd_weight`). The one parser behind every CLI flag, config
+    /// field and filter that names a direction; outputs print [`Direction::token`].
+    pub fn parse_any(s: &str) -> Result<Direction, ProblemError> {
+        Direction::ALL
+            .into_iter()
+            .find(|d| d.token() == s || d.alias() == s)
+            .ok_or_else(|| ProblemError::UnknownDirection {
+                value: s.to_string(),
+            })
     }
 
     /// The two input roles and the output role of this direction (runner contract).
@@ -47,6 +69,15 @@ impl Direction {
 impl fmt::Display for Direction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.token())
+    }
+}
+
+impl std::str::FromStr for Direction {
+    type Err = ProblemError;
+
+    /// [`Direction::parse_any`].
+    fn from_str(s: &str) -> Result<Direction, ProblemError> {
+        Direction::parse_any(s)
     }
 }
 
@@ -593,6 +624,41 @@ mod tests {
             assert_eq!((v.m, v.n, v.k), mnk, "{key}");
             assert_eq!(p.gemm_mnk(), mnk);
         }
+    }
+
+    #[test]
+    fn directions_parse_in_both_spellings_and_print_the_token() {
+        for (token, alias, d) in [
+            ("fwd", "forward", Direction::Fwd),
+            ("dgrad", "bwd_data", Direction::Dgrad),
+            ("wgrad", "bwd_weight", Direction::Wgrad),
+        ] {
+            assert_eq!(Direction::parse_any(token), Ok(d));
+            assert_eq!(Direction::parse_any(alias), Ok(d));
+            assert_eq!(alias.parse::<Direction>(), Ok(d));
+            assert_eq!(d.to_string(), token);
+            assert_eq!(d.alias(), alias);
+            // Problem keys keep their one spelling.
+            assert_eq!(Direction::from_token(token), Some(d));
+            assert_eq!(Direction::from_token(alias), None);
+        }
+        let e = Direction::parse_any("backward").unwrap_err();
+        let msg = e.to_string();
+        for spelling in [
+            "\"backward\"",
+            "fwd",
+            "dgrad",
+            "wgrad",
+            "forward",
+            "bwd_data",
+            "bwd_weight",
+        ] {
+            assert!(msg.contains(spelling), "{msg}");
+        }
+        assert!(Direction::parse_any("FWD").is_err(), "spellings are exact");
+        assert!("forward_bf16_n1_g1_c1_k1_i3_f3_s1_p1_d1"
+            .parse::<Problem>()
+            .is_err());
     }
 
     fn p(c: i64, k: i64, g: i64) -> Result<Problem, ProblemError> {

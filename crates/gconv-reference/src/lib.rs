@@ -2,7 +2,7 @@
 //! ([`reference()`]) and the multi-threaded f32 CPU backend for users without a GPU ([`cpu`]).
 //!
 //! Both take runner inputs in `problem.direction.roles()` order (fwd: X, W; dgrad: dY, W;
-//! wgrad: X, dY) in the layouts of ARCHITECTURE.md and return the output tensor (Y, dX or dW).
+//! wgrad: X, dY) in the gconv layouts (see `gconv_problem`) and return the output tensor (Y, dX or dW).
 
 pub mod cpu;
 pub mod error;

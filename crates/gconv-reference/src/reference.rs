@@ -1,8 +1,8 @@
 //! The CPU reference convolution, ground truth of the project: all three directions, ranks 1–3
 //! (as 3D through the neutral leading slots), groups, stride, padding and dilation, in the
-//! layouts of ARCHITECTURE.md, accumulating in f64. Straight loops that follow the definitions; only the
-//! outer loop is parallel (rayon, one task per output row), so every output element is one
-//! sequential f64 sum in a fixed order.
+//! gconv layouts (`gconv_problem` module docs), accumulating in f64. Straight loops that follow
+//! the definitions; only the outer loop is parallel (rayon, one task per output row), so every
+//! output element is one sequential f64 sum in a fixed order.
 //!
 //! Definitions (per group g, with `i = o·stride + f·dilation − pad` per axis, padding reads 0):
 //! - fwd:   `Y[n,o,g,kk]  = Σ_{f,cc}   X[n,i(o,f),g,cc] · W[g,kk,f,cc]`

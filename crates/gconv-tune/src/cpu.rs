@@ -40,10 +40,13 @@ impl CpuExecutor {
         if fresh {
             let problem = job.problem;
             let ([r0, r1], _) = problem.roles();
-            let inputs = [
-                HostTensor::random_for(&problem, r0, job.seed),
-                HostTensor::random_for(&problem, r1, job.seed),
-            ];
+            // The orchestrator refuses problems that do not fit before sending them; a failed
+            // allocation here is still a row, not an abort.
+            let input = |r| {
+                HostTensor::try_random_for(&problem, r, job.seed)
+                    .map_err(|e| format!("cannot allocate the inputs: {e}"))
+            };
+            let inputs = [input(r0)?, input(r1)?];
             let reference = reference_tensors(&problem, &inputs[0], &inputs[1])
                 .map_err(|e| format!("reference failed: {e}"))?;
             self.prepared = Some(Prepared {

@@ -1,4 +1,4 @@
-//! Sweep CSV files: the CSV schema of ARCHITECTURE.md, a writer that flushes every row as it is written,
+//! Sweep CSV files: the schema below, a writer that flushes every row as it is written,
 //! and a reader (for `--resume` and for summaries of finished sweeps).
 //!
 //! Columns, in this order:
@@ -15,8 +15,12 @@
 //! (`Problem::flops`, `Problem::min_bytes`, `Problem::roofline_fraction` on the sweep's device)
 //! and, like `latency_ms`, are empty unless the status is `ok`; the error columns are filled whenever the result was
 //! compared, so `incorrect` rows show how wrong they were. Baseline rows have kernel
-//! `<provider>:<engine>` (for example `cudnn:eng4`). Messages are not part of the schema; see
-//! `SweepOptions::messages`.
+//! `<provider>:<engine>` (for example `cudnn:eng4`).
+//!
+//! Messages (why a row failed, the timing method of an `ok` row) are not part of the schema:
+//! the CLI writes them next to the CSV, to [`messages_path`] (`OUT.csv.messages.jsonl`), one
+//! JSON object per row that has one (`kernel`, `problem`, `status`, `message`); see
+//! `SweepOptions::messages` and [`attach_messages`].
 
 use crate::error::TuneError;
 use crate::worker::{JobResult, Status};
@@ -265,25 +269,109 @@ impl CsvWriter {
     }
 }
 
-/// Drops a partial last line (a sweep killed while writing a row) so that appending starts on
-/// a fresh line. Returns the number of bytes removed.
-pub fn drop_partial_tail(path: &Path) -> Result<u64, TuneError> {
-    let bytes = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
+/// The messages file of a sweep CSV: `OUT.csv` → `OUT.csv.messages.jsonl`.
+pub fn messages_path(csv: &Path) -> PathBuf {
+    let mut p = csv.as_os_str().to_os_string();
+    p.push(".messages.jsonl");
+    PathBuf::from(p)
+}
+
+/// Fills the `message` of each row that has none from a messages file (JSON lines with
+/// `kernel`, `problem`, `message`; the last line for a pair wins, as a resumed sweep appends).
+/// Lines that are not such objects (a line cut by an interrupt) are skipped. Returns how many
+/// rows got a message.
+pub fn attach_messages(rows: &mut [SweepRow], path: &Path) -> Result<usize, TuneError> {
+    let text = std::fs::read_to_string(path).map_err(|e| TuneError::io(path, e))?;
+    let mut by_pair: std::collections::HashMap<(String, String), String> =
+        std::collections::HashMap::new();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if let (Some(k), Some(p), Some(m)) = (
+            v["kernel"].as_str(),
+            v["problem"].as_str(),
+            v["message"].as_str(),
+        ) {
+            by_pair.insert((k.to_string(), p.to_string()), m.to_string());
+        }
+    }
+    let mut n = 0;
+    for r in rows.iter_mut().filter(|r| r.message.is_none()) {
+        if let Some(m) = by_pair.get(&(r.kernel.clone(), r.problem.to_string())) {
+            r.message = Some(m.clone());
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// A last line without its newline: a row cut off when a sweep was killed while writing it.
+/// Rows are written whole and end with a newline, so such a line is never a complete row (even
+/// when its cells happen to parse, the last one may be cut).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartialTail {
+    /// 1-based line number of the cut line.
+    pub line: u64,
+    /// Its length in bytes.
+    pub bytes: u64,
+    /// Its beginning, for messages (at most 80 characters).
+    pub text: String,
+}
+
+impl std::fmt::Display for PartialTail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {} ({} bytes, no newline: {:?})",
+            self.line, self.bytes, self.text
+        )
+    }
+}
+
+/// Where the complete lines of `bytes` end, and the partial last line after them, if any.
+fn split_partial_tail(bytes: &[u8]) -> (usize, Option<PartialTail>) {
     if bytes.is_empty() || bytes.ends_with(b"\n") {
-        return Ok(0);
+        return (bytes.len(), None);
     }
     let keep = bytes
         .iter()
         .rposition(|&b| b == b'\n')
         .map(|i| i + 1)
         .unwrap_or(0);
-    let file = OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(|e| TuneError::io(path, e))?;
-    file.set_len(keep as u64)
-        .map_err(|e| TuneError::io(path, e))?;
-    Ok((bytes.len() - keep) as u64)
+    let line = bytes[..keep].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    let tail = String::from_utf8_lossy(&bytes[keep..]);
+    let tail = PartialTail {
+        line,
+        bytes: (bytes.len() - keep) as u64,
+        text: crate::worker::truncate(&tail, 80),
+    };
+    (keep, Some(tail))
+}
+
+/// Drops a partial last line ([`PartialTail`]) so that appending starts on a fresh line; used
+/// by `--resume` on the CSV and its messages file. Returns what was dropped.
+pub fn drop_partial_tail(path: &Path) -> Result<Option<PartialTail>, TuneError> {
+    let bytes = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
+    let (keep, tail) = split_partial_tail(&bytes);
+    if tail.is_some() {
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| TuneError::io(path, e))?;
+        file.set_len(keep as u64)
+            .map_err(|e| TuneError::io(path, e))?;
+    }
+    Ok(tail)
+}
+
+/// [`read_rows`] for a CSV that may end in a row cut by an interrupt: the complete rows, and
+/// the cut last line (not read, and left in the file) if there is one. Any other bad row is
+/// still an error.
+pub fn read_rows_lenient(path: &Path) -> Result<(Vec<SweepRow>, Option<PartialTail>), TuneError> {
+    let bytes = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
+    let (keep, tail) = split_partial_tail(&bytes);
+    Ok((parse_rows(path, &bytes[..keep])?, tail))
 }
 
 /// Reads every row of a sweep CSV. The header must be exactly [`COLUMNS`]; each row's problem
@@ -291,10 +379,15 @@ pub fn drop_partial_tail(path: &Path) -> Result<u64, TuneError> {
 /// `roofline_frac`) are not read back: they follow from the key and the latency.
 pub fn read_rows(path: &Path) -> Result<Vec<SweepRow>, TuneError> {
     let file = File::open(path).map_err(|e| TuneError::io(path, e))?;
+    parse_rows(path, file)
+}
+
+/// The rows of a sweep CSV read from `input`; `path` names it in errors.
+fn parse_rows(path: &Path, input: impl std::io::Read) -> Result<Vec<SweepRow>, TuneError> {
     let mut rdr = ::csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(true)
-        .from_reader(file);
+        .from_reader(input);
     let header = rdr
         .headers()
         .map_err(|e| TuneError::io(path, std::io::Error::other(e)))?
@@ -503,6 +596,48 @@ mod tests {
     }
 
     #[test]
+    fn messages_file_sits_next_to_the_csv_and_fills_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("out.csv");
+        let m = messages_path(&csv);
+        assert_eq!(m, dir.path().join("out.csv.messages.jsonl"));
+        let key = "fwd_f32_n1_g2_c4_k6_i5x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1";
+        let line = |k: &str, msg: &str| {
+            serde_json::json!({"kernel": k, "problem": key, "status": "crashed", "message": msg})
+                .to_string()
+        };
+        std::fs::write(
+            &m,
+            format!(
+                "{}\n{}\n{}\n{{\"kernel\": \"cut",
+                line("k1", "old"),
+                line("k1", "new"),
+                line("k2", "other")
+            ),
+        )
+        .unwrap();
+        let mut rows = vec![
+            SweepRow {
+                message: None,
+                ..row("k1", key, Status::Crashed, None)
+            },
+            row("k2", key, Status::Crashed, None),
+            SweepRow {
+                message: None,
+                ..row("k3", key, Status::Crashed, None)
+            },
+        ];
+        assert_eq!(attach_messages(&mut rows, &m).unwrap(), 1);
+        assert_eq!(
+            rows[0].message.as_deref(),
+            Some("new"),
+            "the last line wins"
+        );
+        assert_eq!(rows[1].message.as_deref(), Some("not written"), "kept");
+        assert_eq!(rows[2].message, None);
+    }
+
+    #[test]
     fn reader_rejects_bad_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.csv");
@@ -535,9 +670,39 @@ mod tests {
         let e = read_rows(&path).unwrap_err();
         assert!(e.to_string().contains("partial"), "{e}");
         // ... which drop_partial_tail removes
-        let removed = drop_partial_tail(&path).unwrap();
-        assert!(removed > 0);
+        let removed = drop_partial_tail(&path).unwrap().expect("a partial tail");
+        assert_eq!(removed.line, 2);
         assert!(read_rows(&path).unwrap().is_empty());
-        assert_eq!(drop_partial_tail(&path).unwrap(), 0);
+        assert_eq!(drop_partial_tail(&path).unwrap(), None);
+    }
+
+    #[test]
+    fn a_row_cut_mid_way_is_skipped_by_the_lenient_reader_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.csv");
+        let key = "fwd_bf16_n32_g32_c256_k256_i56x56_f3x3_s1x1_p1x1_d1x1";
+        {
+            let mut w = CsvWriter::create(&path, DeviceSpec::H200).unwrap();
+            for k in ["k1", "k2", "k3"] {
+                w.write_row(&row(k, key, Status::Ok, Some(0.5))).unwrap();
+            }
+        }
+        let full = std::fs::read(&path).unwrap();
+        // Cut the last row in its middle, and also in its last cell (where the cells still
+        // parse: only the missing newline tells).
+        for cut in [full.len() - 60, full.len() - 2] {
+            std::fs::write(&path, &full[..cut]).unwrap();
+            assert!(read_rows(&path).is_err() || cut == full.len() - 2);
+            let (rows, tail) = read_rows_lenient(&path).unwrap();
+            assert_eq!(rows.len(), 2);
+            let tail = tail.expect("the cut row");
+            assert_eq!(tail.line, 4);
+            assert!(tail.text.starts_with("k3,fwd_bf16"), "{tail}");
+            assert!(tail.to_string().starts_with("line 4 ("), "{tail}");
+            assert_eq!(std::fs::read(&path).unwrap(), &full[..cut], "left in place");
+        }
+        std::fs::write(&path, &full).unwrap();
+        let (rows, tail) = read_rows_lenient(&path).unwrap();
+        assert_eq!((rows.len(), tail), (3, None));
     }
 }

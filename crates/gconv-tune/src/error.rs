@@ -22,8 +22,16 @@ pub enum TuneError {
         /// What was tried, in order, each with why it did not match.
         tried: Vec<String>,
     },
-    /// A file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    /// A `--problems` value that names a file (it contains `/` or ends with `.txt`) that does
+    /// not exist.
+    #[error("problems file {} not found\nhint: a problem set can also be a registry key or a problem key; `gconv problems` lists the registry keys", path.display())]
+    ProblemsFileNotFound {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// A file could not be read or written. The OS reason is the error's source, not part of
+    /// its message (an error chain printed with `{:#}` would show it twice).
+    #[error("{}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -57,16 +65,20 @@ pub enum TuneError {
         /// What is wrong with it.
         message: String,
     },
-    /// The `variant` of a trait config is not `forward`, `bwd_data` or `bwd_weight`.
-    #[error("{}: unknown variant {value:?} (expected forward, bwd_data or bwd_weight)", path.display())]
+    /// The `variant` of a trait config is not a direction (`fwd`/`forward`, ...).
+    #[error("{}: \"variant\": {error}", path.display())]
     UnknownVariant {
         /// The file.
         path: PathBuf,
-        /// The value found.
-        value: String,
+        /// Why the value is not a direction (it names the value and both spellings).
+        error: ProblemError,
     },
     /// A trait config expands to no kernel at all.
-    #[error("{}: the config expands to no valid kernel ({total} combination(s), dropped: {dropped})", path.display())]
+    #[error(
+        "{}: the config expands to no valid kernel ({total} combination(s), dropped: {dropped}){}",
+        path.display(),
+        hint.as_ref().map(|h| format!("\nhint: {h}")).unwrap_or_default()
+    )]
     EmptyCatalogue {
         /// The file.
         path: PathBuf,
@@ -74,6 +86,8 @@ pub enum TuneError {
         total: usize,
         /// Drop counts by reason, already formatted.
         dropped: String,
+        /// What would keep kernels (e.g. another `--arch`), when known.
+        hint: Option<String>,
     },
     /// A filter expression is invalid or cannot be evaluated.
     #[error(transparent)]
@@ -114,8 +128,8 @@ pub enum TuneError {
         /// What is wrong.
         message: String,
     },
-    /// A worker subprocess could not be started.
-    #[error("cannot start worker {program:?}: {source}")]
+    /// A worker subprocess could not be started (the OS reason is the source).
+    #[error("cannot start worker {program:?}")]
     WorkerSpawn {
         /// The program.
         program: String,
@@ -150,6 +164,19 @@ fn location(path: &std::path::Path, line: usize, column: usize) -> String {
     }
 }
 
+/// An error and its sources on one line, `outer: inner: ...` (what `anyhow`'s `{:#}` prints),
+/// for callers that print a [`TuneError`] without `anyhow`.
+pub fn chain_text(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        cur = s.source();
+    }
+    text
+}
+
 impl TuneError {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> TuneError {
@@ -157,5 +184,32 @@ impl TuneError {
             path: path.into(),
             source,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each I/O reason appears once in the chain: in the source, not also in the message.
+    #[test]
+    fn io_reasons_are_sources_not_repeated_in_the_message() {
+        let os = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let reason = os().to_string();
+        for e in [
+            TuneError::io("configs/nosuch.json", os()),
+            TuneError::WorkerSpawn {
+                program: "no-such-worker".into(),
+                source: os(),
+            },
+        ] {
+            assert!(!e.to_string().contains(&reason), "{e}");
+            let chain = chain_text(&e);
+            assert_eq!(chain.matches(&reason).count(), 1, "{chain}");
+        }
+        assert_eq!(
+            chain_text(&TuneError::io("configs/nosuch.json", os())),
+            format!("configs/nosuch.json: {reason}")
+        );
     }
 }

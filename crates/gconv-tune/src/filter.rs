@@ -8,10 +8,22 @@
 //! and     := unary ( "&&" unary )*
 //! unary   := "!" unary | compare
 //! compare := atom ( ("==" | "!=" | "<" | "<=" | ">" | ">=") atom )?
-//! atom    := integer | field | "(" expr ")"
+//! atom    := integer | field | value | "(" expr ")"
 //! integer := "-"? [0-9]+
-//! field   := [A-Za-z_][A-Za-z0-9_]*      (one of the field names given to `Filter::parse`)
+//! field   := [A-Za-z_][A-Za-z0-9_]*      (one of the schema's field names)
+//! value   := [A-Za-z_][A-Za-z0-9_]*      (a value of the enum field on the other side)
 //! ```
+//!
+//! # Enum fields
+//!
+//! A [`FilterSchema`] (given to [`Filter::parse_with`]) says which fields are enums (for kernel configs: `family`, `direction`,
+//! `dtype`, `split_k_mode`, `math`, `fast_path`) and resolves their values. An enum field is
+//! compared with `==` or `!=` against one of its values, written as a token (`dtype == bf16`,
+//! `fast_path != pw`) or as its index (`fast_path == 1`); the value is resolved when the filter
+//! is parsed, and a token or an index the field does not have is an error that lists the
+//! accepted values. Ordering (`<`, `<=`, `>`, `>=`) is refused on enum fields: their index order
+//! is an implementation detail, not an order of the values. Comparing an enum field with another
+//! field is refused too, except with itself.
 //!
 //! `!` applies to the whole comparison or parenthesised condition that follows it
 //! (`!stages == 3` means `!(stages == 3)`). Expressions are typed when parsed: comparisons take integers and give conditions; `!`, `&&`
@@ -52,6 +64,35 @@ impl fmt::Display for FilterError {
 }
 
 impl std::error::Error for FilterError {}
+
+/// The fields a filter may name and how enum fields' values are written.
+pub trait FilterSchema {
+    /// Every field name, in the order error messages list them.
+    fn fields(&self) -> &[&str];
+    /// For an enum field, its accepted values for messages (for example `f32, f16 or bf16`);
+    /// `None` for a numeric field.
+    fn enum_values(&self, field: &str) -> Option<String>;
+    /// The index of the value `text` (a token, or an index in decimal) of enum field `field`;
+    /// `None` when the field has no such value.
+    fn enum_index(&self, field: &str, text: &str) -> Option<i64>;
+}
+
+/// A schema of numeric fields only (what [`Filter::parse`] uses).
+struct NumericFields<'a>(&'a [&'a str]);
+
+impl FilterSchema for NumericFields<'_> {
+    fn fields(&self) -> &[&str] {
+        self.0
+    }
+
+    fn enum_values(&self, _field: &str) -> Option<String> {
+        None
+    }
+
+    fn enum_index(&self, _field: &str, _text: &str) -> Option<i64> {
+        None
+    }
+}
 
 /// Comparison operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,11 +135,19 @@ impl CmpOp {
     }
 }
 
-/// A typed expression tree. Integer nodes are `Int` and `Field`; the others are conditions.
+/// A typed expression tree. Integer nodes are `Int`, `Value` and `Field`; the others are
+/// conditions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expr {
     /// An integer literal.
     Int(i64),
+    /// A value of an enum field written as a token, resolved to the field's index for it.
+    Value {
+        /// The token as written.
+        token: String,
+        /// Its index.
+        index: i64,
+    },
     /// A field, with the byte position where it was written.
     Field {
         /// Field name.
@@ -120,6 +169,7 @@ impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Expr::Int(v) => write!(f, "{v}"),
+            Expr::Value { token, .. } => f.write_str(token),
             Expr::Field { name, .. } => f.write_str(name),
             Expr::Cmp(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
             Expr::And(a, b) => write!(f, "({a} && {b})"),
@@ -254,6 +304,9 @@ fn end_of_word(b: &[u8], mut i: usize) -> usize {
 enum Ty {
     Int,
     Cond,
+    /// A name that is not a field: a value, when the other side of its comparison is an enum
+    /// field; an unknown field otherwise.
+    Word,
 }
 
 /// Deepest nesting of `(` and `!` a filter may have (keeps the recursive parser, evaluation
@@ -264,7 +317,7 @@ struct Parser<'a> {
     src: &'a str,
     toks: Vec<(Tok, usize)>,
     at: usize,
-    fields: &'a [&'a str],
+    schema: &'a dyn FilterSchema,
     depth: usize,
 }
 
@@ -293,7 +346,25 @@ impl Parser<'_> {
         }
     }
 
+    fn unknown_field(&self, name: &str, position: usize) -> FilterError {
+        self.err(
+            position,
+            format!(
+                "unknown field `{name}` (known fields: {})",
+                self.schema.fields().join(", ")
+            ),
+        )
+    }
+
+    /// The accepted values of an enum field, for messages.
+    fn accepted(&self, field: &str) -> String {
+        self.schema.enum_values(field).unwrap_or_default()
+    }
+
     fn need_cond(&self, ty: Ty, start: usize, expr: &Expr, what: &str) -> Result<(), FilterError> {
+        if ty == Ty::Word {
+            return Err(self.unknown_field(&expr.to_string(), start));
+        }
         if ty == Ty::Cond {
             Ok(())
         } else {
@@ -360,10 +431,13 @@ impl Parser<'_> {
     fn compare(&mut self) -> Result<(Expr, Ty, usize), FilterError> {
         let (left, ty, start) = self.atom()?;
         let Tok::Cmp(op) = *self.peek() else {
+            if ty == Ty::Word {
+                return Err(self.unknown_field(&left.to_string(), start));
+            }
             return Ok((left, ty, start));
         };
         let op_pos = self.pos();
-        if ty != Ty::Int {
+        if ty == Ty::Cond {
             return Err(self.err(
                 op_pos,
                 format!(
@@ -374,7 +448,7 @@ impl Parser<'_> {
         }
         self.bump();
         let (right, rty, rstart) = self.atom()?;
-        if rty != Ty::Int {
+        if rty == Ty::Cond {
             return Err(self.err(
                 rstart,
                 format!(
@@ -393,6 +467,8 @@ impl Parser<'_> {
                 ),
             ));
         }
+        let (left, right) =
+            self.resolve_enum_sides(op, op_pos, (left, ty, start), (right, rty, rstart))?;
         Ok((
             Expr::Cmp(op, Box::new(left), Box::new(right)),
             Ty::Cond,
@@ -400,12 +476,86 @@ impl Parser<'_> {
         ))
     }
 
+    /// Checks a comparison's sides against enum fields: a word becomes the value of the enum
+    /// field on the other side (or is an unknown field), an integer compared with an enum field
+    /// must be one of its indices, ordering and comparing with another field are refused.
+    fn resolve_enum_sides(
+        &self,
+        op: CmpOp,
+        op_pos: usize,
+        left: (Expr, Ty, usize),
+        right: (Expr, Ty, usize),
+    ) -> Result<(Expr, Expr), FilterError> {
+        let enum_field = |e: &Expr| match e {
+            Expr::Field { name, .. } if self.schema.enum_values(name).is_some() => {
+                Some(name.clone())
+            }
+            _ => None,
+        };
+        let field = enum_field(&left.0).or_else(|| enum_field(&right.0));
+        let Some(field) = field else {
+            for (e, ty, pos) in [&left, &right] {
+                if *ty == Ty::Word {
+                    return Err(self.unknown_field(&e.to_string(), *pos));
+                }
+            }
+            return Ok((left.0, right.0));
+        };
+        if !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+            return Err(self.err(
+                op_pos,
+                format!(
+                    "`{}` orders numbers, but `{field}` is an enum field: compare it with `==` or `!=` and one of its values ({})",
+                    op.symbol(),
+                    self.accepted(&field)
+                ),
+            ));
+        }
+        let resolve = |(e, ty, pos): (Expr, Ty, usize)| -> Result<Expr, FilterError> {
+            match (&e, ty) {
+                (Expr::Field { name, .. }, _) if *name == field => Ok(e),
+                (Expr::Field { name, .. }, _) => Err(self.err(
+                    pos,
+                    format!(
+                        "`{field}` is an enum field; compare it with one of its values ({}), not with the field `{name}`",
+                        self.accepted(&field)
+                    ),
+                )),
+                (Expr::Int(v), _) => match self.schema.enum_index(&field, &v.to_string()) {
+                    Some(_) => Ok(e),
+                    None => Err(self.err(
+                        pos,
+                        format!(
+                            "`{field}` has no value with index {v} (accepted: {}, or their indices from 0)",
+                            self.accepted(&field)
+                        ),
+                    )),
+                },
+                (_, Ty::Word) => {
+                    let token = e.to_string();
+                    match self.schema.enum_index(&field, &token) {
+                        Some(index) => Ok(Expr::Value { token, index }),
+                        None => Err(self.err(
+                            pos,
+                            format!(
+                                "`{token}` is not a value of `{field}` (accepted: {})",
+                                self.accepted(&field)
+                            ),
+                        )),
+                    }
+                }
+                _ => Ok(e),
+            }
+        };
+        Ok((resolve(left)?, resolve(right)?))
+    }
+
     fn atom(&mut self) -> Result<(Expr, Ty, usize), FilterError> {
         let (tok, pos) = self.bump();
         match tok {
             Tok::Int(v) => Ok((Expr::Int(v), Ty::Int, pos)),
             Tok::Ident(name) => {
-                if self.fields.contains(&name.as_str()) {
+                if self.schema.fields().contains(&name.as_str()) {
                     Ok((
                         Expr::Field {
                             name,
@@ -415,17 +565,22 @@ impl Parser<'_> {
                         pos,
                     ))
                 } else {
-                    Err(self.err(
+                    // Resolved (or refused) by the comparison it appears in.
+                    Ok((
+                        Expr::Value {
+                            token: name,
+                            index: 0,
+                        },
+                        Ty::Word,
                         pos,
-                        format!(
-                            "unknown field `{name}` (known fields: {})",
-                            self.fields.join(", ")
-                        ),
                     ))
                 }
             }
             Tok::LParen => {
-                let (inner, ty, _) = self.or()?;
+                let (inner, ty, istart) = self.or()?;
+                if ty == Ty::Word {
+                    return Err(self.unknown_field(&inner.to_string(), istart));
+                }
                 let (close, cpos) = self.bump();
                 if close != Tok::RParen {
                     return Err(self.err(
@@ -450,14 +605,20 @@ impl Parser<'_> {
 }
 
 impl Filter {
-    /// Parses and type-checks `src` against the allowed field names.
+    /// Parses and type-checks `src` against the allowed field names, all numeric.
     pub fn parse(src: &str, fields: &[&str]) -> Result<Filter, FilterError> {
+        Filter::parse_with(src, &NumericFields(fields))
+    }
+
+    /// Parses and type-checks `src` against a schema, resolving enum values (see the module
+    /// documentation).
+    pub fn parse_with(src: &str, schema: &dyn FilterSchema) -> Result<Filter, FilterError> {
         let toks = lex(src)?;
         let mut p = Parser {
             src,
             toks,
             at: 0,
-            fields,
+            schema,
             depth: 0,
         };
         if *p.peek() == Tok::End {
@@ -502,13 +663,14 @@ impl Filter {
             Expr::Or(a, b) => self.cond(a, lookup)? || self.cond(b, lookup)?,
             Expr::Not(a) => !self.cond(a, lookup)?,
             // Unreachable for a type-checked tree; answered rather than panicking.
-            Expr::Int(_) | Expr::Field { .. } => self.int(e, lookup)? != 0,
+            Expr::Int(_) | Expr::Value { .. } | Expr::Field { .. } => self.int(e, lookup)? != 0,
         })
     }
 
     fn int(&self, e: &Expr, lookup: &dyn Fn(&str) -> Option<i64>) -> Result<i64, FilterError> {
         match e {
             Expr::Int(v) => Ok(*v),
+            Expr::Value { index, .. } => Ok(*index),
             Expr::Field { name, position } => lookup(name).ok_or_else(|| FilterError {
                 source_text: self.source_text.clone(),
                 position: *position,
@@ -670,6 +832,101 @@ mod tests {
         let shown = e.to_string();
         let caret_line = shown.lines().nth(2).unwrap();
         assert_eq!(caret_line.chars().position(|c| c == '^'), Some(2 + 15));
+    }
+
+    /// `color` is an enum field with values red (0), green (1); `size` is numeric.
+    struct Colors;
+
+    impl FilterSchema for Colors {
+        fn fields(&self) -> &[&str] {
+            &["color", "size"]
+        }
+
+        fn enum_values(&self, field: &str) -> Option<String> {
+            (field == "color").then(|| "red or green".to_string())
+        }
+
+        fn enum_index(&self, field: &str, text: &str) -> Option<i64> {
+            if field != "color" {
+                return None;
+            }
+            match text {
+                "red" | "0" => Some(0),
+                "green" | "1" => Some(1),
+                _ => None,
+            }
+        }
+    }
+
+    fn colors(src: &str) -> Result<Filter, FilterError> {
+        Filter::parse_with(src, &Colors)
+    }
+
+    #[test]
+    fn enum_fields_compare_with_their_tokens_or_indices() {
+        let at = |color: i64| {
+            move |f: &Filter| {
+                f.eval(&|n| match n {
+                    "color" => Some(color),
+                    _ => Some(4),
+                })
+                .unwrap()
+            }
+        };
+        for src in [
+            "color == green",
+            "green == color",
+            "color == 1",
+            "color != red",
+        ] {
+            let f = colors(src).unwrap_or_else(|e| panic!("{e}"));
+            assert!(at(1)(&f), "{src}");
+            assert!(!at(0)(&f), "{src}");
+        }
+        let f = colors("color == green && size >= 4 || (color == red)").unwrap();
+        assert_eq!(
+            f.expr().to_string(),
+            "(((color == green) && (size >= 4)) || (color == red))",
+            "tokens print as written"
+        );
+        assert!(at(0)(&f));
+    }
+
+    #[test]
+    fn enum_fields_refuse_unknown_values_ordering_and_other_fields() {
+        let e = colors("color == blue").unwrap_err();
+        assert_eq!(e.position, 9);
+        assert!(
+            e.message.contains("`blue` is not a value of `color`"),
+            "{e}"
+        );
+        assert!(e.message.contains("red or green"), "{e}");
+        let e = colors("color == 2").unwrap_err();
+        assert_eq!(e.position, 9);
+        assert!(e.message.contains("no value with index 2"), "{e}");
+        assert!(e.message.contains("red or green"), "{e}");
+        for src in ["color < green", "color >= 1", "red <= color"] {
+            let e = colors(src).unwrap_err();
+            assert!(e.message.contains("is an enum field"), "{src}: {e}");
+            assert!(e.message.contains("`==` or `!=`"), "{src}: {e}");
+        }
+        let e = colors("color == size").unwrap_err();
+        assert_eq!(e.position, 9);
+        assert!(e.message.contains("not with the field `size`"), "{e}");
+        assert!(colors("color == color").is_ok());
+        // A name that is not a field is a value only next to an enum field.
+        for (src, pos) in [
+            ("size == red", 8),
+            ("red", 0),
+            ("(red)", 1),
+            ("red == red", 0),
+        ] {
+            let e = colors(src).unwrap_err();
+            assert_eq!(e.position, pos, "{src}: {e}");
+            assert!(e.message.contains("unknown field `red`"), "{src}: {e}");
+        }
+        // Numeric fields keep ordering and plain integers.
+        assert!(colors("size < 3 && size != -1").is_ok());
     }
 
     #[test]

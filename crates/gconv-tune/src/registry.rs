@@ -195,8 +195,23 @@ pub fn registry_counts() -> Vec<(&'static str, usize)> {
 /// 2. a single problem key (`fwd_bf16_n32_g32_c256_k256_i56x56_f3x3_s1x1_p1x1_d1x1`);
 /// 3. a problems file (one key per line, `#` comments).
 ///
-/// When nothing matches, the error lists what was tried and why each failed.
+/// A spec that looks like a path (it contains `/` or ends with `.txt`; no key does) is read as
+/// a problems file only, so that a missing file is reported as such
+/// ([`TuneError::ProblemsFileNotFound`]). Otherwise, when nothing matches, the error lists what
+/// was tried and why each failed.
 pub fn resolve_problems(spec: &str) -> Result<Vec<Problem>, TuneError> {
+    if looks_like_path(spec) {
+        let path = Path::new(spec);
+        return match std::fs::read_to_string(path) {
+            Ok(text) => Ok(parse_problems_text(spec, &text)?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(TuneError::ProblemsFileNotFound {
+                    path: path.to_path_buf(),
+                })
+            }
+            Err(e) => Err(TuneError::io(path, e)),
+        };
+    }
     let mut tried = Vec::new();
     if let Some(ps) = registry_problems(spec) {
         return Ok(ps);
@@ -229,6 +244,12 @@ pub fn resolve_problems(spec: &str) -> Result<Vec<Problem>, TuneError> {
         spec: spec.to_string(),
         tried,
     })
+}
+
+/// A `--problems` value that can only be a file name: registry keys and problem keys have no
+/// `/` and no `.txt` suffix.
+fn looks_like_path(spec: &str) -> bool {
+    spec.contains('/') || spec.contains(std::path::MAIN_SEPARATOR) || spec.ends_with(".txt")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1137,5 +1158,34 @@ mod tests {
                 && msg.contains("problems file"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn a_missing_problems_file_is_named_first_and_briefly() {
+        for spec in ["configs/nosuch.txt", "nosuch.txt", "some/dir/keys"] {
+            let e = resolve_problems(spec).unwrap_err();
+            assert!(
+                matches!(&e, TuneError::ProblemsFileNotFound { path } if path == Path::new(spec)),
+                "{e:?}"
+            );
+            let msg = e.to_string();
+            assert!(
+                msg.starts_with(&format!("problems file {spec} not found")),
+                "{msg}"
+            );
+            assert!(msg.contains("gconv problems"), "{msg}");
+            assert!(msg.lines().count() == 2 && msg.len() < 200, "{msg}");
+            assert!(
+                !msg.contains("forward_1d") && !msg.contains("os error"),
+                "{msg}"
+            );
+        }
+        // Another I/O error names the file and keeps the OS reason (once, as the source).
+        let dir = tempfile::tempdir().unwrap();
+        let spec = dir.path().to_str().unwrap().to_string();
+        let e = resolve_problems(&spec).unwrap_err();
+        assert!(matches!(e, TuneError::Io { .. }), "{e:?}");
+        assert!(std::error::Error::source(&e).is_some());
+        assert!(!e.to_string().contains("os error"), "{e}");
     }
 }

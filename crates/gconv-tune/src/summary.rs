@@ -78,6 +78,61 @@ pub struct Summary {
     pub device: DeviceSpec,
 }
 
+/// The rows that are not `ok`, counted by status, each status with its first messages: the
+/// short "why" printed after a sweep (every message is in the sweep's messages file).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FailureDigest {
+    /// Per status other than `ok`: the number of rows and up to the asked number of distinct
+    /// examples, each `kernel on problem: message` (the message shortened).
+    pub statuses: BTreeMap<Status, (usize, Vec<String>)>,
+}
+
+/// Longest message shown in a [`FailureDigest`] example, in characters.
+pub const DIGEST_MESSAGE_CHARS: usize = 200;
+
+/// The [`FailureDigest`] of `rows` with at most `examples` messages per status (rows without a
+/// message are counted, not shown).
+pub fn failure_digest(rows: &[SweepRow], examples: usize) -> FailureDigest {
+    let mut d = FailureDigest::default();
+    for r in rows.iter().filter(|r| r.status != Status::Ok) {
+        let (n, shown) = d.statuses.entry(r.status).or_insert((0, Vec::new()));
+        *n += 1;
+        if let Some(msg) = &r.message {
+            let line = format!(
+                "{} on {}: {}",
+                r.kernel,
+                r.problem,
+                crate::worker::truncate(msg.trim(), DIGEST_MESSAGE_CHARS)
+            );
+            if shown.len() < examples && !shown.iter().any(|s| s.ends_with(msg.trim())) {
+                shown.push(line);
+            }
+        }
+    }
+    d
+}
+
+impl FailureDigest {
+    /// True when every row is `ok`.
+    pub fn is_empty(&self) -> bool {
+        self.statuses.is_empty()
+    }
+}
+
+impl fmt::Display for FailureDigest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let counts: BTreeMap<Status, usize> =
+            self.statuses.iter().map(|(s, (n, _))| (*s, *n)).collect();
+        write!(f, "not ok: {}", counts_text(&counts))?;
+        for (status, (_, shown)) in &self.statuses {
+            for line in shown {
+                write!(f, "\n  {status}: {line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Geometric mean; `None` for an empty list.
 pub fn geomean(v: &[f64]) -> Option<f64> {
     if v.is_empty() {
@@ -189,7 +244,7 @@ impl Summary {
     }
 }
 
-fn counts(m: &BTreeMap<Status, usize>) -> String {
+fn counts_text(m: &BTreeMap<Status, usize>) -> String {
     if m.is_empty() {
         return "none".into();
     }
@@ -226,9 +281,9 @@ impl fmt::Display for Aggregate {
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "kernel rows: {}", counts(&self.kernel_status))?;
+        writeln!(f, "kernel rows: {}", counts_text(&self.kernel_status))?;
         if !self.baseline_status.is_empty() {
-            writeln!(f, "baseline rows: {}", counts(&self.baseline_status))?;
+            writeln!(f, "baseline rows: {}", counts_text(&self.baseline_status))?;
         }
         writeln!(
             f,
@@ -332,6 +387,50 @@ mod tests {
         assert!(text.contains("(best baseline)"), "{text}");
         assert!(text.contains("baseline faster on 1"), "{text}");
         assert!(text.contains("fwd:") && text.contains("dgrad:"), "{text}");
+    }
+
+    #[test]
+    fn failure_digest_counts_and_shows_the_first_messages() {
+        let with = |kernel: &str, status: Status, msg: &str| SweepRow {
+            message: Some(msg.to_string()),
+            ..row(kernel, P1, status, None)
+        };
+        let rows = vec![
+            SweepRow {
+                message: Some("timing method".into()),
+                ..row("a", P1, Status::Ok, Some(1.0))
+            },
+            with("b", Status::Crashed, "worker exited (signal 6)"),
+            with("c", Status::Crashed, "worker exited (signal 6)"),
+            with("d", Status::Crashed, "worker exited (signal 9)"),
+            with("e", Status::Crashed, "worker exited (signal 11)"),
+            with("f", Status::Incorrect, &"x".repeat(1000)),
+            row("g", P1, Status::Timeout, None),
+        ];
+        let d = failure_digest(&rows, 2);
+        assert_eq!(d.statuses.len(), 3, "ok rows are not in the digest");
+        let (n, shown) = &d.statuses[&Status::Crashed];
+        assert_eq!(*n, 4);
+        assert_eq!(
+            shown,
+            &[
+                format!("b on {P1}: worker exited (signal 6)"),
+                format!("d on {P1}: worker exited (signal 9)"),
+            ],
+            "two distinct messages"
+        );
+        let (_, shown) = &d.statuses[&Status::Incorrect];
+        assert!(
+            shown[0].chars().count() < DIGEST_MESSAGE_CHARS + 80,
+            "shortened"
+        );
+        assert_eq!(d.statuses[&Status::Timeout], (1, vec![]));
+        let text = d.to_string();
+        assert!(
+            text.starts_with("not ok: timeout 1, crashed 4, incorrect 1\n  crashed: b on"),
+            "{text}"
+        );
+        assert!(failure_digest(&rows[..1], 2).is_empty());
     }
 
     #[test]

@@ -4,16 +4,21 @@
 //! # What happens to each pair
 //!
 //! 1. With `resume`, a pair already present in the output CSV (matched on kernel name and
-//!    problem *key*) is skipped (counted in [`SweepReport::skipped`]).
-//! 2. The gate ([`KernelGate`]; by default [`DefaultGate`]: `validate` + `can_implement` for GPU
+//!    problem *key*) is skipped (counted in [`SweepReport::skipped`]). A last row cut by an
+//!    interrupt ([`crate::csv::PartialTail`]) is dropped first, so its pair runs again.
+//! 2. A problem whose tensors do not fit in [`SweepOptions::host_memory`]
+//!    (`gconv_problem::check_host_memory`, the check `gconv run` uses) is never sent: every
+//!    pair of it, baselines included, is written at once as an `unsupported` row whose message
+//!    names the memory needed and the limit.
+//! 3. The gate ([`KernelGate`]; by default [`DefaultGate`]: `validate` + `can_implement` for GPU
 //!    kernel names, `CpuVariant::can_run` for CPU variant names) decides whether the pair is
 //!    sent. A refused pair is written at once as a `rejected` row (or `unsupported` when the
 //!    gate says the kernel is valid but the problem is beyond its limits), so that every pair
 //!    of the catalogue has a row and nothing vanishes from the counts.
-//! 3. With a [`Precompile`] hook, each kernel that has at least one admitted pair is compiled
+//! 4. With a [`Precompile`] hook, each kernel that has at least one admitted pair is compiled
 //!    first, `compile_workers` at a time, in the orchestrator (which never touches the GPU). A
 //!    kernel that fails gets `compile_error` rows for all its admitted pairs.
-//! 4. The remaining pairs become [`Job`]s, problem-major (each problem's baseline jobs first,
+//! 5. The remaining pairs become [`Job`]s, problem-major (each problem's baseline jobs first,
 //!    then its kernels), sent in batches of `batch_size` to fresh worker processes. See
 //!    [`crate::worker`] for the protocol and what timeouts, crashes and garbage become.
 //!
@@ -29,7 +34,7 @@ use crate::worker::{
 };
 use gconv_kernels::select::auto_select;
 use gconv_kernels::{admit, Arch, Rejection, Target};
-use gconv_problem::{DeviceSpec, Problem};
+use gconv_problem::{check_host_memory, DeviceSpec, HostMemoryLimit, Problem};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::fs::{File, OpenOptions};
@@ -153,6 +158,10 @@ pub struct SweepOptions {
     pub gate: Option<Arc<dyn KernelGate>>,
     /// Architecture for the default gate.
     pub arch: Arch,
+    /// Host memory a worker may use for one problem's tensors and reference; a problem that
+    /// needs more is refused (`unsupported` rows) before any worker sees it. `None` checks
+    /// nothing. Default: what the machine has available when the options are made.
+    pub host_memory: Option<HostMemoryLimit>,
     /// Device of the roofline columns.
     pub device: DeviceSpec,
     /// Draw a progress bar on stderr (only when stderr is a terminal).
@@ -179,14 +188,15 @@ impl std::fmt::Debug for SweepOptions {
             .field("precompile", &self.precompile.is_some())
             .field("gate", &self.gate.is_some())
             .field("arch", &self.arch)
+            .field("host_memory", &self.host_memory)
             .finish_non_exhaustive()
     }
 }
 
 impl SweepOptions {
     /// Options with the defaults: batches of 20, 60 s per kernel, 300 s start-up, no resume,
-    /// default timing, seed 1, no baseline, the default gate on sm_90, H200 roofline, progress
-    /// bar on.
+    /// default timing, seed 1, no baseline, the default gate on sm_90, the host memory now
+    /// available, H200 roofline, progress bar on.
     pub fn new(
         worker_program: impl Into<PathBuf>,
         worker_args: Vec<String>,
@@ -210,6 +220,7 @@ impl SweepOptions {
             precompile: None,
             gate: None,
             arch: Arch::Sm90,
+            host_memory: HostMemoryLimit::available(),
             device: DeviceSpec::H200,
             progress: true,
             forward_worker_stderr: false,
@@ -236,6 +247,8 @@ pub struct SweepReport {
     pub elapsed: Duration,
     /// Device of the roofline figures.
     pub device: DeviceSpec,
+    /// The messages file written (`SweepOptions::messages`).
+    pub messages: Option<PathBuf>,
 }
 
 impl SweepReport {
@@ -318,8 +331,13 @@ pub fn run_sweep(
     // Resume: what is already there.
     let mut previous = Vec::new();
     if opts.resume && opts.output.exists() {
+        // A row cut by an interrupt is dropped (its pair runs again); callers that want to say
+        // so call `drop_partial_tail` first, as the CLI does.
         drop_partial_tail(&opts.output)?;
         previous = read_rows(&opts.output)?;
+    }
+    if let Some(m) = opts.messages.as_ref().filter(|m| opts.resume && m.exists()) {
+        drop_partial_tail(m)?;
     }
     let done: HashSet<(String, String)> = previous
         .iter()
@@ -354,9 +372,20 @@ pub fn run_sweep(
     let mut baseline_jobs: Vec<(String, &Problem)> = Vec::new();
     for p in &problems {
         let key = p.to_string();
+        // Workers always verify, so the reference buffers count too.
+        let too_large = check_host_memory(p, true, opts.host_memory)
+            .err()
+            .map(|e| e.to_string());
         for prov in &opts.baselines {
             if baseline_done.contains(&(prov.clone(), key.clone())) {
                 skipped += 1;
+            } else if let Some(msg) = &too_large {
+                refused.push(SweepRow::with_status(
+                    &format!("{prov}:none"),
+                    p,
+                    Status::Unsupported,
+                    msg.clone(),
+                ));
             } else {
                 baseline_jobs.push((prov.clone(), p));
             }
@@ -364,6 +393,15 @@ pub fn run_sweep(
         for (ki, k) in names.iter().enumerate() {
             if done.contains(&(k.to_string(), key.clone())) {
                 skipped += 1;
+                continue;
+            }
+            if let Some(msg) = &too_large {
+                refused.push(SweepRow::with_status(
+                    k,
+                    p,
+                    Status::Unsupported,
+                    msg.clone(),
+                ));
                 continue;
             }
             match gate.admit(k, p) {
@@ -485,6 +523,7 @@ pub fn run_sweep(
         workers_started: run.workers_started,
         elapsed: start.elapsed(),
         device: opts.device,
+        messages: opts.messages.clone(),
     })
 }
 
@@ -959,6 +998,37 @@ mod tests {
         assert_eq!(status, Status::Rejected);
         assert!(!msg.is_empty());
         assert!(gate.admit("cpu_direct", &p).is_ok());
+    }
+
+    #[test]
+    fn problems_too_large_for_host_memory_are_unsupported_rows_and_never_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        // A worker that would fail every job: none may be started.
+        let mut opts = SweepOptions::new("/nonexistent/worker", vec![], dir.path().join("m.csv"));
+        opts.progress = false;
+        opts.baselines = vec!["reference".into()];
+        let small: Problem = "fwd_f32_n1_g1_c2_k3_i4_f3_s1_p1_d1".parse().unwrap();
+        opts.host_memory = Some(HostMemoryLimit {
+            bytes: gconv_problem::host_bytes_needed(&small, true) - 1,
+            origin: "a test limit",
+        });
+        let kernels = vec!["cpu_direct".to_string(), "cpu_im2col_gemm".to_string()];
+        let r = run_sweep(&kernels, &[small], &opts).unwrap();
+        assert_eq!(r.workers_started, 0);
+        assert_eq!(r.jobs, 0);
+        assert_eq!(r.rows.len(), 3, "two kernels and the baseline");
+        for row in &r.rows {
+            assert_eq!(row.status, Status::Unsupported, "{row:?}");
+            let msg = row.message.as_deref().unwrap_or("");
+            assert!(
+                msg.contains("GiB of host memory") && msg.contains("a test limit"),
+                "{msg}"
+            );
+        }
+        assert!(r.rows.iter().any(|row| row.kernel == "reference:none"));
+        assert_eq!(r.status_counts()[&Status::Unsupported], 3);
+        assert_eq!(r.summary(3).kernel_status[&Status::Unsupported], 2);
+        assert_eq!(read_rows(&opts.output).unwrap().len(), 3);
     }
 
     #[test]

@@ -15,15 +15,16 @@
 //! }
 //! ```
 //!
-//! `variant` is `forward`, `bwd_data` or `bwd_weight` and sets the kernels' direction (so
-//! `direction` may not appear in `trait_config`). Every other field of `KernelConfig` may be
-//! given, with a non-empty list of values: integers for numeric fields, tokens (strings) for the
-//! others (`family`: `igemm`/`direct`; `dtype`: `f32`/`f16`/`bf16`; `split_k_mode`:
-//! `deterministic`/`atomic`; `math`: `mma`/`simt`/`tf32`; `fast_path`: `general`/`pointwise`). A
-//! missing field takes its value from `KernelConfig::baseline(direction, dtype)` for each dtype
-//! in the product (the dtype itself defaults to bf16), so that f32 gets f32 defaults. An unknown
-//! field, an empty list, or a value of the wrong type is an error naming the field and its
-//! position in the file.
+//! `variant` is the kernels' direction, as a key token (`fwd`, `dgrad`, `wgrad`) or its alias
+//! (`forward`, `bwd_data`, `bwd_weight`), parsed by `Direction::parse_any` like every other input
+//! that names a direction (so `direction` may not appear in `trait_config`). Every other field
+//! of `KernelConfig` may be given, with a non-empty list of values: integers for numeric fields,
+//! tokens (strings) for the others (`family`: `igemm`/`direct`; `dtype`: `f32`/`f16`/`bf16`;
+//! `split_k_mode`: `deterministic`/`atomic`; `math`: `mma`/`simt`/`tf32`/`wgmma`; `fast_path`:
+//! `general`/`pointwise`). A missing field takes its value from
+//! `KernelConfig::baseline(direction, dtype)` for each dtype in the product (the dtype itself
+//! defaults to bf16), so that f32 gets f32 defaults. An unknown field, an empty list, or a value
+//! of the wrong type is an error naming the field and its position in the file.
 //!
 //! # Format (CPU variants)
 //!
@@ -32,8 +33,8 @@
 //!  "trait_config": {"cpu_variant": {"values": ["cpu_direct", "cpu_im2col_gemm"]}}}
 //! ```
 //!
-//! `cpu_variant` lists CPU backend variant names; when missing, the CPU pool (every variant but
-//! the planted wrong one).
+//! `cpu_variant` lists CPU backend variant names; when missing, the CPU pool (`cpu_direct`,
+//! `cpu_im2col_gemm`: the two planted test variants run only when listed).
 //!
 //! # Building
 //!
@@ -42,10 +43,10 @@
 //! `--filter` expression, and reports every count. A config that keeps no kernel is an error.
 
 use crate::error::TuneError;
-use crate::filter::Filter;
-use gconv_kernels::config::{KernelConfig, FIELDS};
-use gconv_kernels::validate;
+use crate::filter::{Filter, FilterSchema};
+use gconv_kernels::config::{FieldError, KernelConfig, FIELDS};
 use gconv_kernels::Arch;
+use gconv_kernels::{validate, Rejection};
 use gconv_problem::{DType, Direction};
 use gconv_reference::CpuVariant;
 use serde_json::{json, Value};
@@ -66,25 +67,51 @@ pub const TOKEN_FIELDS: &[&str] = &[
     "fast_path",
 ];
 
-/// The trait-config `variant` names and their directions.
-pub const VARIANTS: [(&str, Direction); 3] = [
-    ("forward", Direction::Fwd),
-    ("bwd_data", Direction::Dgrad),
-    ("bwd_weight", Direction::Wgrad),
-];
+/// The `--filter` schema of kernel configs: the `KernelConfig` fields, the [`TOKEN_FIELDS`] as
+/// enum fields. A value is resolved by `KernelConfig::set_field` (the token tables of kernel
+/// names, e.g. `pw`/`pointwise`, `d`/`deterministic`, or an index) and read back as the index
+/// `KernelConfig::field_value` gives the filter; `direction` values go through
+/// `Direction::parse_any` first, so its aliases (`forward`, ...) work too.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KernelFilterSchema;
 
-/// The direction of a variant name (`forward` → fwd).
-pub fn variant_direction(name: &str) -> Option<Direction> {
-    VARIANTS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d)
-}
+impl FilterSchema for KernelFilterSchema {
+    fn fields(&self) -> &[&str] {
+        FIELDS
+    }
 
-/// The variant name of a direction (fwd → `forward`).
-pub fn variant_name(direction: Direction) -> &'static str {
-    VARIANTS
-        .iter()
-        .find(|(_, d)| *d == direction)
-        .map(|(n, _)| *n)
-        .unwrap_or("forward")
+    fn enum_values(&self, field: &str) -> Option<String> {
+        if !TOKEN_FIELDS.contains(&field) {
+            return None;
+        }
+        if field == "direction" {
+            let list = |f: fn(Direction) -> &'static str| Direction::ALL.map(f).join(", ");
+            return Some(format!(
+                "{} (or {})",
+                list(Direction::token),
+                list(Direction::alias)
+            ));
+        }
+        // No token is empty, so this names what the field accepts.
+        match KernelConfig::default().set_field(field, "") {
+            Err(FieldError::BadValue { expected, .. }) => Some(expected.to_string()),
+            _ => Some(String::new()),
+        }
+    }
+
+    fn enum_index(&self, field: &str, text: &str) -> Option<i64> {
+        if !TOKEN_FIELDS.contains(&field) {
+            return None;
+        }
+        let text = if field == "direction" && text.parse::<usize>().is_err() {
+            Direction::parse_any(text).ok()?.token()
+        } else {
+            text
+        };
+        let mut c = KernelConfig::default();
+        c.set_field(field, text).ok()?;
+        c.field_value(field)
+    }
 }
 
 /// Which backend a trait config enumerates.
@@ -170,9 +197,9 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
     }
     let variant = match top.get("variant") {
         Some(Value::String(s)) => {
-            variant_direction(s).ok_or_else(|| TuneError::UnknownVariant {
+            Direction::parse_any(s).map_err(|error| TuneError::UnknownVariant {
                 path: path.to_path_buf(),
-                value: s.clone(),
+                error,
             })?
         }
         Some(other) => {
@@ -180,7 +207,7 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
                 path,
                 text,
                 "variant",
-                format!("expected a string (forward, bwd_data or bwd_weight), found {other}"),
+                format!("expected a direction string (fwd, dgrad, wgrad or forward, bwd_data, bwd_weight), found {other}"),
             ))
         }
         None => {
@@ -188,7 +215,7 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
                 path: path.to_path_buf(),
                 line: 0,
                 column: 0,
-                message: "missing \"variant\" (forward, bwd_data or bwd_weight)".into(),
+                message: "missing \"variant\" (fwd, dgrad, wgrad or forward, bwd_data, bwd_weight)".into(),
             })
         }
     };
@@ -391,6 +418,8 @@ pub struct InstanceReport {
     pub filtered_out: usize,
     /// The filter text, if any.
     pub filter: Option<String>,
+    /// The architecture and math path of the first `arch_required` drop (`("sm_90a", "wgmma")`).
+    pub arch_needed: Option<(&'static str, &'static str)>,
 }
 
 fn dropped_text(dropped: &BTreeMap<String, usize>) -> String {
@@ -412,7 +441,7 @@ impl fmt::Display for InstanceReport {
             "{}: {} kernel(s) for {} ({}, {}) from {} combination(s)",
             self.path.display(),
             self.kernels.len(),
-            variant_name(self.variant),
+            self.variant.token(),
             match self.backend {
                 Backend::Gpu => "gpu",
                 Backend::Cpu => "cpu",
@@ -425,11 +454,29 @@ impl fmt::Display for InstanceReport {
         if let Some(flt) = &self.filter {
             write!(f, "\n  removed by filter {flt:?}: {}", self.filtered_out)?;
         }
+        if let Some(hint) = self.arch_hint() {
+            write!(f, "\nhint: {hint}")?;
+        }
         Ok(())
     }
 }
 
 impl InstanceReport {
+    /// When `validate` dropped combinations as `arch_required`, the `--arch` that keeps them
+    /// (`every dropped combination needs --arch sm_90a ...` when they are all there is).
+    pub fn arch_hint(&self) -> Option<String> {
+        let (needs, math) = self.arch_needed?;
+        let n = self.dropped.get("arch_required").copied().unwrap_or(0);
+        let which = if self.dropped.len() == 1 {
+            "every dropped combination needs".to_string()
+        } else {
+            format!("{n} dropped combination(s) need")
+        };
+        Some(format!(
+            "{which} --arch {needs} (math {math}); pass --arch {needs} to keep them"
+        ))
+    }
+
     /// The kernel list as JSON (for `--export-json`): variant, backend, arch, counts, and each
     /// kernel's name with its config.
     pub fn to_json(&self) -> Value {
@@ -443,7 +490,7 @@ impl InstanceReport {
                 .collect()
         };
         json!({
-            "variant": variant_name(self.variant),
+            "variant": self.variant.token(),
             "backend": match self.backend { Backend::Gpu => "gpu", Backend::Cpu => "cpu" },
             "arch": self.arch.nvrtc_arch(),
             "source": self.path.display().to_string(),
@@ -495,6 +542,7 @@ pub fn expand(
         duplicates: 0,
         filtered_out: 0,
         filter: filter.map(str::to_string),
+        arch_needed: None,
     };
     match cfg.backend {
         Backend::Cpu => {
@@ -515,7 +563,9 @@ pub fn expand(
             }
         }
         Backend::Gpu => {
-            let flt = filter.map(|f| Filter::parse(f, FIELDS)).transpose()?;
+            let flt = filter
+                .map(|f| Filter::parse_with(f, &KernelFilterSchema))
+                .transpose()?;
             let dtypes: Vec<DType> = match cfg.fields.iter().find(|(f, _)| f == "dtype") {
                 Some((_, vs)) => vs
                     .iter()
@@ -565,7 +615,12 @@ pub fn expand(
                         })?;
                     }
                     match validate(&c, arch) {
-                        Err(r) => *report.dropped.entry(r.reason().to_string()).or_insert(0) += 1,
+                        Err(r) => {
+                            if let Rejection::ArchRequired { needs, math, .. } = r {
+                                report.arch_needed.get_or_insert((needs, math));
+                            }
+                            *report.dropped.entry(r.reason().to_string()).or_insert(0) += 1
+                        }
                         Ok(()) => {
                             let name = c.to_string();
                             if !seen.insert(name.clone()) {
@@ -599,6 +654,7 @@ pub fn expand(
             path: cfg.path.clone(),
             total: report.total,
             dropped,
+            hint: report.arch_hint(),
         });
     }
     Ok(report)
@@ -638,6 +694,42 @@ mod tests {
                 !numeric,
                 "field {f}: update TOKEN_FIELDS"
             );
+        }
+    }
+
+    #[test]
+    fn variant_takes_either_direction_spelling() {
+        for (spelling, d) in [
+            ("forward", Direction::Fwd),
+            ("fwd", Direction::Fwd),
+            ("bwd_data", Direction::Dgrad),
+            ("dgrad", Direction::Dgrad),
+            ("bwd_weight", Direction::Wgrad),
+            ("wgrad", Direction::Wgrad),
+        ] {
+            // GPU kernels exist for fwd only; the CPU variants run every direction.
+            let text =
+                format!(r#"{{"variant": "{spelling}", "backend": "cpu", "trait_config": {{}}}}"#);
+            let r = build(&text, None).unwrap_or_else(|e| panic!("{spelling}: {e}"));
+            assert_eq!(r.variant, d);
+            // Outputs print the key token.
+            assert!(
+                r.to_string().contains(&format!("for {} (cpu", d.token())),
+                "{r}"
+            );
+            assert_eq!(r.to_json()["variant"], d.token());
+            assert_eq!(
+                parse(&text.replace(r#""backend": "cpu", "#, ""))
+                    .unwrap()
+                    .variant,
+                d
+            );
+        }
+        let e = parse(r#"{"variant": "backward", "trait_config": {}}"#).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, TuneError::UnknownVariant { .. }), "{msg}");
+        for want in ["t.json", "\"backward\"", "fwd", "forward", "bwd_weight"] {
+            assert!(msg.contains(want), "{msg}");
         }
     }
 
@@ -707,6 +799,109 @@ mod tests {
             matches!(&e, TuneError::EmptyCatalogue { dropped, .. } if dropped.contains("filter removed 6")),
             "{e}"
         );
+    }
+
+    #[test]
+    fn filters_resolve_enum_tokens_through_the_kernel_token_tables() {
+        let schema = KernelFilterSchema;
+        let c = KernelConfig::default(); // igemm fwd bf16 mma gen sk1d
+        for (src, holds) in [
+            ("dtype == bf16", true),
+            ("dtype == f32", false),
+            ("dtype == 2", true),
+            ("math == mma", true),
+            ("math == wgmma", false),
+            ("family == igemm", true),
+            ("family == direct", false),
+            ("fast_path == gen", true),
+            ("fast_path == general", true),
+            ("fast_path == pw", false),
+            ("fast_path != pointwise", true),
+            ("split_k_mode == d", true),
+            ("split_k_mode == deterministic", true),
+            ("split_k_mode == atomic", false),
+            ("direction == fwd", true),
+            ("direction == forward", true),
+            ("direction == bwd_data", false),
+            ("direction == wgrad", false),
+        ] {
+            let f = Filter::parse_with(src, &schema).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                f.eval(&|field| c.field_value(field)).unwrap(),
+                holds,
+                "{src}"
+            );
+        }
+        for (src, wants) in [
+            ("dtype == bf17", &["`bf17`", "f32, f16 or bf16"][..]),
+            ("dtype == 3", &["index 3", "f32, f16 or bf16"]),
+            ("math == -1", &["index -1", "wgmma"]),
+            ("fast_path == 2", &["pointwise (pw)"]),
+            (
+                "direction == backward",
+                &["fwd, dgrad, wgrad", "bwd_weight"],
+            ),
+            ("fast_path < 1", &["enum field", "`==` or `!=`"]),
+            ("stages == bf16", &["unknown field `bf16`"]),
+        ] {
+            let e = Filter::parse_with(src, &schema).unwrap_err();
+            for w in wants {
+                assert!(e.message.contains(w), "{src}: {e}");
+            }
+        }
+        // Through the builder, as `--filter` uses it.
+        let text = r#"{"variant": "forward", "trait_config": {
+            "fast_path": {"values": ["general", "pointwise"]}, "stages": {"values": [2, 3]}}}"#;
+        let r = build(text, Some("fast_path == pw && stages == 3")).unwrap();
+        assert_eq!(r.kernels.len(), 1, "{r}");
+        assert!(r.kernels[0].ends_with("_pw"), "{r:?}");
+        assert!(matches!(
+            build(text, Some("dtype == 7")),
+            Err(TuneError::Filter(_))
+        ));
+    }
+
+    #[test]
+    fn arch_required_drops_hint_at_the_arch_that_keeps_them() {
+        let wgmma = r#"{"variant": "forward", "trait_config": {
+            "math": {"values": ["wgmma"]}, "tile_m": {"values": [128]}, "tile_n": {"values": [128]},
+            "tile_k": {"values": [64]}, "warps_m": {"values": [4]}, "warps_n": {"values": [1]},
+            "stages": {"values": [3, 4]}}}"#;
+        let e = build(wgmma, None).unwrap_err();
+        let TuneError::EmptyCatalogue { hint, .. } = &e else {
+            panic!("{e:?}")
+        };
+        let hint = hint.as_deref().unwrap_or("");
+        assert!(
+            hint.starts_with("every dropped combination needs --arch sm_90a (math wgmma)"),
+            "{e}"
+        );
+        assert!(
+            e.to_string().ends_with("pass --arch sm_90a to keep them"),
+            "{e}"
+        );
+        let r = expand(&parse(wgmma).unwrap(), Arch::Sm90a, None).unwrap();
+        assert!(
+            r.arch_hint().is_none() && !r.to_string().contains("hint"),
+            "{r}"
+        );
+        // Mixed: the mma combinations are kept, the wgmma ones dropped, with another reason.
+        let mixed = r#"{"variant": "forward", "trait_config": {
+            "math": {"values": ["mma", "wgmma"]}, "stages": {"values": [3, 9]}}}"#;
+        let r = build(mixed, None).unwrap();
+        assert_eq!(r.dropped["arch_required"], 2, "{r}");
+        let text = r.to_string();
+        assert!(
+            text.ends_with("\nhint: 2 dropped combination(s) need --arch sm_90a (math wgmma); pass --arch sm_90a to keep them"),
+            "{text}"
+        );
+        // No arch_required drop, no hint.
+        let r = build(
+            r#"{"variant": "forward", "trait_config": {"stages": {"values": [3, 9]}}}"#,
+            None,
+        )
+        .unwrap();
+        assert!(r.arch_hint().is_none(), "{r}");
     }
 
     #[test]

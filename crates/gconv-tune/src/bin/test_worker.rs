@@ -137,7 +137,7 @@ fn main() -> ExitCode {
     match worker_main(&mut exec, &mut input, &mut output) {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("test worker: {e}");
+            eprintln!("test worker: {}", gconv_tune::error::chain_text(&e));
             ExitCode::from(2)
         }
     }
