@@ -494,6 +494,7 @@ fn bench(rt: &GpuRuntime, args: &Args) -> u32 {
         iters_per_round: 5,
         flush_l2: false,
         use_graph: false,
+        ..TimingOptions::default()
     };
     let mut problems = Vec::new();
     for (key, cudnn_ms) in ZOO {

@@ -11,6 +11,7 @@ pub mod cudnn;
 pub mod error;
 pub mod nvrtc;
 pub mod runtime;
+pub mod timing;
 
 pub use cache::{cache_dir, cache_stats, clear_cache, compile_cached, compile_cached_in, CacheHit};
 pub use error::CudaError;
