@@ -376,6 +376,14 @@ impl GpuRuntime {
         })
     }
 
+    /// Sets every byte of `t` to zero (enqueued on the stream; ordered before later work).
+    pub fn zero(&self, t: &mut DeviceTensor) -> Result<(), CudaError> {
+        let bytes = t.bytes();
+        self.stream
+            .memset_zeros(&mut t.buf)
+            .map_err(|e| CudaError::driver(format!("cuMemsetD8Async ({bytes} bytes)"), e))
+    }
+
     /// A zero-filled workspace of `bytes` bytes (at least one byte is allocated).
     pub fn alloc_workspace(&self, bytes: u64) -> Result<Workspace, CudaError> {
         let buf = self.alloc_bytes(bytes, "workspace")?;
