@@ -178,6 +178,11 @@ pub struct RunnerArgs {
     /// compile in the background, in job order, while earlier jobs run).
     #[arg(long)]
     pub no_compile_overlap: bool,
+    /// CUDA workers: download every output and compare it with the reference on the host
+    /// (by default the comparison runs on the device, with the host's arithmetic, checked
+    /// against the host once per problem and worker).
+    #[arg(long)]
+    pub verify_on_host: bool,
     /// Flush L2 before every timed round.
     #[arg(long)]
     pub cold_l2: bool,
@@ -293,6 +298,7 @@ fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
             r.no_compile_overlap
                 .then(|| "--no-compile-overlap".to_string()),
         )
+        .chain(r.verify_on_host.then(|| "--verify-on-host".to_string()))
         .collect(),
         &r.output,
     );
@@ -655,6 +661,9 @@ pub struct WorkerArgs {
     /// Compile the whole batch before running its first job.
     #[arg(long)]
     pub no_compile_overlap: bool,
+    /// Compare outputs with the reference on the host.
+    #[arg(long)]
+    pub verify_on_host: bool,
 }
 
 /// Runs `gconv worker`.
@@ -670,6 +679,9 @@ pub fn worker(a: WorkerArgs) -> Result<ExitCode> {
         let rt = gconv_cuda::GpuRuntime::new(0)
             .map_err(|e| anyhow!("worker: the CUDA backend is not usable: {e}"))?;
         let mut exec = CudaExecutor::with_compile(rt, a.compile_threads, !a.no_compile_overlap);
+        if a.verify_on_host {
+            exec = exec.compare_on_host();
+        }
         worker_main(&mut exec, &mut input, &mut output)?
     } else {
         let mut exec = gconv_tune::cpu::CpuExecutor::new();

@@ -5,13 +5,18 @@
 //! kernel's output against the reference before timing it, and runs the cuDNN baseline
 //! provider. Every result carries the job's phase times (`gconv_tune::worker::PhaseTimes`).
 //!
-//! Per problem the worker makes the inputs and the reference once, uploads the inputs once and
-//! keeps the device buffers for the problem's later jobs. Before each verification run the
+//! Per problem the worker makes the inputs and the reference once, uploads the inputs (and the
+//! reference, as f64) once and keeps the device buffers for the problem's later jobs. Outputs
+//! are compared with the reference on the device (`gconv_cuda::compare`, the host comparison's
+//! arithmetic; `--verify-on-host` downloads and compares on the host instead). The first
+//! comparison of each problem in a worker is made both ways; if they ever disagree the worker
+//! says so on stderr, keeps the host's result and compares on the host from then on. Before each verification run the
 //! output is zeroed and a fresh zeroed workspace is allocated, as a fresh set of buffers would
 //! be; after a kernel that fails verification the problem's device buffers are dropped, so
 //! that nothing a faulty kernel may have written reaches the next one.
 
 use crate::dispatch::{reference_values, source_for, KernelChoice, CPU_REFERENCE_MAX_FLOPS};
+use gconv_cuda::compare::{DeviceComparer, DeviceReference};
 use gconv_cuda::cudnn::{CudnnBaseline, CudnnTiming, EngineStatus};
 use gconv_cuda::{
     compile_cached, Buffers, CompileOptions, CompiledKernel, GpuRuntime, LoadedKernel, Timing,
@@ -40,6 +45,10 @@ struct ProblemData {
     inputs: Arc<(HostTensor, HostTensor)>,
     reference: Option<Arc<Vec<f64>>>,
     bufs: Option<Buffers>,
+    /// The reference on the device, for device comparisons.
+    dev_ref: Option<DeviceReference>,
+    /// Whether a device comparison of this problem was checked against the host's.
+    cross_checked: bool,
 }
 
 /// Executes kernel jobs on the GPU.
@@ -54,6 +63,9 @@ pub struct CudaExecutor {
     queue_index: HashMap<(String, String), usize>,
     problems: Vec<ProblemData>,
     cudnn: Option<CudnnBaseline>,
+    /// Compare on the device (until a cross-check fails or the kernel cannot be loaded).
+    device_compare: bool,
+    comparer: Option<DeviceComparer>,
 }
 
 fn ms_since(t: Instant) -> f64 {
@@ -80,7 +92,16 @@ impl CudaExecutor {
             queue_index: HashMap::new(),
             problems: Vec::new(),
             cudnn: None,
+            device_compare: true,
+            comparer: None,
         }
+    }
+
+    /// Compare outputs on the host (download, then `gconv_problem::compare`) instead of on the
+    /// device.
+    pub fn compare_on_host(mut self) -> CudaExecutor {
+        self.device_compare = false;
+        self
     }
 
     /// Index of the job's problem data in `self.problems`, made (inputs generated) when
@@ -109,6 +130,8 @@ impl CudaExecutor {
             inputs,
             reference: None,
             bufs: None,
+            dev_ref: None,
+            cross_checked: false,
         });
         self.problems.len() - 1
     }
@@ -292,12 +315,68 @@ impl CudaExecutor {
         k: &LoadedKernel,
         want: &[f64],
     ) -> Result<Comparison, String> {
-        let d = &self.problems[i];
-        let b = d.bufs.as_ref().ok_or("device buffers missing")?;
+        let b = self.problems[i]
+            .bufs
+            .as_ref()
+            .ok_or("device buffers missing")?;
         self.rt.launch(k, b).map_err(|e| e.to_string())?;
-        let out = self.rt.download(&b.out).map_err(|e| e.to_string())?;
-        Ok(compare(&out, want, Tolerance::for_problem(&d.problem)))
+        self.check_output(i, want)
     }
+
+    /// Compares problem data `i`'s output buffer with the reference `want`: on the device
+    /// (cross-checked against the host once per problem), or on the host.
+    fn check_output(&mut self, i: usize, want: &[f64]) -> Result<Comparison, String> {
+        let tol = Tolerance::for_problem(&self.problems[i].problem);
+        if self.device_compare && self.comparer.is_none() {
+            match DeviceComparer::new(&self.rt) {
+                Ok(c) => self.comparer = Some(c),
+                Err(e) => {
+                    eprintln!("worker: device comparison unavailable, comparing on the host: {e}");
+                    self.device_compare = false;
+                }
+            }
+        }
+        let d = &mut self.problems[i];
+        let b = d.bufs.as_ref().ok_or("device buffers missing")?;
+        let host = |rt: &GpuRuntime| -> Result<Comparison, String> {
+            let out = rt.download(&b.out).map_err(|e| e.to_string())?;
+            Ok(compare(&out, want, tol))
+        };
+        let Some(comparer) = self.comparer.as_mut().filter(|_| self.device_compare) else {
+            return host(&self.rt);
+        };
+        if d.dev_ref.is_none() {
+            d.dev_ref = Some(DeviceReference::upload(&self.rt, want).map_err(|e| e.to_string())?);
+        }
+        let dev_ref = d.dev_ref.as_ref().ok_or("device reference missing")?;
+        let c = comparer
+            .compare(&self.rt, &b.out, dev_ref, tol)
+            .map_err(|e| e.to_string())?;
+        if d.cross_checked {
+            return Ok(c);
+        }
+        let h = host(&self.rt)?;
+        d.cross_checked = true;
+        if same_comparison(&c, &h) {
+            return Ok(c);
+        }
+        eprintln!(
+            "worker: the device comparison of {} disagrees with the host's (device {c:?}, host {h:?}); comparing on the host from now on",
+            d.problem
+        );
+        self.device_compare = false;
+        Ok(h)
+    }
+}
+
+/// Field-by-field equality of two comparisons (NaN equal to NaN).
+fn same_comparison(a: &Comparison, b: &Comparison) -> bool {
+    let eq = |x: f64, y: f64| x == y || (x.is_nan() && y.is_nan());
+    a.failures == b.failures
+        && a.count == b.count
+        && a.worst_index == b.worst_index
+        && eq(a.max_abs_err, b.max_abs_err)
+        && eq(a.max_rel_err, b.max_rel_err)
 }
 
 /// The GPU timing options of a job: its repeat policy, graph replay, its L2 flush.
@@ -444,48 +523,49 @@ impl CudaExecutor {
             .sum();
         ph.timing_ms += timing_ms;
         ph.plans_ms += (all_ms - timing_ms).max(0.0);
-        let tol = Tolerance::for_problem(&p);
         let t = Instant::now();
         let mut rows = Vec::new();
         for r in results {
             let result = match (&r.status, &r.timing) {
                 (EngineStatus::Ok, Some(timing)) => {
-                    let ran = cudnn.execute_named_slices(
-                        &p,
-                        &r.name,
-                        b.in0.slice(),
-                        b.in1.slice(),
-                        b.out.slice_mut(),
-                    );
+                    let ran = {
+                        let cudnn = self.cudnn.as_mut().ok_or("cuDNN handle missing")?;
+                        let b = self.problems[i]
+                            .bufs
+                            .as_mut()
+                            .ok_or("device buffers missing")?;
+                        cudnn.execute_named_slices(
+                            &p,
+                            &r.name,
+                            b.in0.slice(),
+                            b.in1.slice(),
+                            b.out.slice_mut(),
+                        )
+                    };
                     match ran
                         .map_err(|e| e.to_string())
-                        .and_then(|_| self.rt.download(&b.out).map_err(|e| e.to_string()))
+                        .and_then(|_| self.check_output(i, &want))
                     {
-                        Ok(host) => {
-                            let c = compare(&host, &want, tol);
-                            if c.passed() {
-                                let mut ok = timed_result(
-                                    JobResult::ok(timing.median_ms, c.max_abs_err, c.max_rel_err),
-                                    timing,
-                                );
-                                ok.message = Some(format!(
-                                    "cuDNN graph API, timed by {}: {}",
-                                    r.method.map_or("?", |m| m.token()),
-                                    timing.method
-                                ));
-                                ok
-                            } else {
-                                let mut bad = JobResult::status(
-                                    Status::Incorrect,
-                                    format!(
-                                        "{} of {} elements outside tolerance",
-                                        c.failures, c.count
-                                    ),
-                                );
-                                bad.max_abs_err = Some(c.max_abs_err);
-                                bad.max_rel_err = Some(c.max_rel_err);
-                                bad
-                            }
+                        Ok(c) if c.passed() => {
+                            let mut ok = timed_result(
+                                JobResult::ok(timing.median_ms, c.max_abs_err, c.max_rel_err),
+                                timing,
+                            );
+                            ok.message = Some(format!(
+                                "cuDNN graph API, timed by {}: {}",
+                                r.method.map_or("?", |m| m.token()),
+                                timing.method
+                            ));
+                            ok
+                        }
+                        Ok(c) => {
+                            let mut bad = JobResult::status(
+                                Status::Incorrect,
+                                format!("{} of {} elements outside tolerance", c.failures, c.count),
+                            );
+                            bad.max_abs_err = Some(c.max_abs_err);
+                            bad.max_rel_err = Some(c.max_rel_err);
+                            bad
                         }
                         Err(e) => JobResult::status(Status::LaunchError, e),
                     }
