@@ -8,6 +8,7 @@ use clap::Args;
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::select::auto_select_in;
 use gconv_kernels::{required_arch, Arch, Family, KernelConfig, Target};
+use gconv_problem::measure::{Adaptive, EarlyStop, MIN_EARLY_STOP_FACTOR};
 use gconv_problem::{DType, DeviceSpec, Direction, Problem};
 use gconv_tune::csv::{attach_messages, drop_partial_tail, messages_path, read_rows_lenient};
 use gconv_tune::registry::registry;
@@ -15,6 +16,7 @@ use gconv_tune::summary::failure_digest;
 use gconv_tune::traits::build_instances;
 use gconv_tune::{
     registry_counts, resolve_problems, run_sweep, worker_main, SweepOptions, SweepRow,
+    TimingOptions,
 };
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -133,9 +135,37 @@ pub struct RunnerArgs {
     /// Backend of the workers.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
-    /// Timed rounds per kernel (median reported).
+    /// Timed rounds per kernel, at most (the median is reported); exactly this many with
+    /// --fixed-repeats. Each round replays up to 10 back-to-back runs from one CUDA graph.
     #[arg(long, default_value_t = 10)]
     pub repeats: u32,
+    /// Timed rounds per kernel, at least (adaptive repeats).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_repeats: u32,
+    /// Milliseconds of measured time per kernel that adaptive repeats aim for: rounds beyond
+    /// --min-repeats stop once their total would exceed it, and runs per round shrink so that
+    /// a round lasts about 1 ms.
+    #[arg(long, default_value_t = 25.0)]
+    pub timing_budget_ms: f64,
+    /// Time every kernel with exactly 3 warm-up runs and --repeats rounds of 10 runs (the method
+    /// before adaptive repeats; early stop still applies unless --early-stop off).
+    #[arg(long)]
+    pub fixed_repeats: bool,
+    /// Stop timing a kernel once the median of its first 3 rounds exceeds this factor times the
+    /// best verified latency known on the problem (baselines included; 10x the best already
+    /// after its first run). The row stays ok and verified and says it stopped early. `off`
+    /// times every kernel in full. At least 1.1.
+    #[arg(long, default_value = "1.5", value_parser = parse_early_stop)]
+    pub early_stop: EarlyStopArg,
+    /// CUDA workers: compile the whole batch before running its first job (by default kernels
+    /// compile in the background, in job order, while earlier jobs run).
+    #[arg(long)]
+    pub no_compile_overlap: bool,
+    /// CUDA workers: download every output and compare it with the reference on the host
+    /// (by default the comparison runs on the device, with the host's arithmetic, checked
+    /// against the host once per problem and worker).
+    #[arg(long)]
+    pub verify_on_host: bool,
     /// Flush L2 before every timed round.
     #[arg(long)]
     pub cold_l2: bool,
@@ -168,6 +198,26 @@ pub struct SweepArgs {
     pub arch: String,
     #[command(flatten)]
     pub run: RunnerArgs,
+}
+
+/// `--early-stop`: a factor, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EarlyStopArg(pub Option<f64>);
+
+fn parse_early_stop(s: &str) -> Result<EarlyStopArg, String> {
+    if s == "off" {
+        return Ok(EarlyStopArg(None));
+    }
+    let k: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is neither a factor nor `off`"))?;
+    EarlyStop::with_factor(k)
+        .map(|_| EarlyStopArg(Some(k)))
+        .ok_or_else(|| {
+            format!(
+                "{s} is below {MIN_EARLY_STOP_FACTOR} (a kernel within a few percent of the best could be stopped) or not finite"
+            )
+        })
 }
 
 fn resolve_backend(b: BackendChoice) -> Result<&'static str> {
@@ -211,6 +261,12 @@ fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
     if r.repeats == 0 {
         bail!("--repeats must be at least 1");
     }
+    if !(r.timing_budget_ms.is_finite() && r.timing_budget_ms >= 0.0) {
+        bail!(
+            "--timing-budget-ms must be a non-negative number of milliseconds, not {}",
+            r.timing_budget_ms
+        );
+    }
     let exe = std::env::current_exe().context("cannot locate the gconv executable for workers")?;
     let mut o = SweepOptions::new(
         exe,
@@ -220,14 +276,30 @@ fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
             backend.into(),
             "--compile-threads".into(),
             r.workers.max(1).to_string(),
-        ],
+        ]
+        .into_iter()
+        .chain(
+            r.no_compile_overlap
+                .then(|| "--no-compile-overlap".to_string()),
+        )
+        .chain(r.verify_on_host.then(|| "--verify-on-host".to_string()))
+        .collect(),
         &r.output,
     );
     o.batch_size = r.batch_size;
     o.kernel_timeout = Duration::from_secs(r.kernel_timeout);
     o.resume = r.resume;
-    o.timing.repeats = r.repeats;
-    o.timing.cold_l2 = r.cold_l2;
+    o.timing = TimingOptions {
+        repeats: r.repeats,
+        cold_l2: r.cold_l2,
+        adaptive: (!r.fixed_repeats).then_some(Adaptive {
+            min_rounds: r.min_repeats.min(r.repeats),
+            budget_ms: r.timing_budget_ms,
+            ..Adaptive::default()
+        }),
+        early_stop: r.early_stop.0.and_then(EarlyStop::with_factor),
+        ..TimingOptions::default()
+    };
     o.seed = r.seed;
     o.compile_workers = r.workers.max(1);
     if let Some(v) = &r.vs {
@@ -302,6 +374,7 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
     o.arch = arch;
     o.max_kernels = a.max_kernels;
     drop_cut_row(&o)?;
+    eprintln!("note: timing: {}", o.timing.policy().describe());
     let report = run_sweep(&rep.kernels, &problems, &o)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", report.summary(3))?;
@@ -314,6 +387,7 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
         report.elapsed.as_secs_f64()
     )?;
     print_failures(&mut out, &report.all_rows(), report.messages.as_deref())?;
+    writeln!(out, "{}", report.split)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -386,6 +460,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     let mut o = sweep_options(&a.run, backend)?;
     o.arch = pool_arch(&configs);
     drop_cut_row(&o)?;
+    eprintln!("note: timing: {}", o.timing.policy().describe());
     let report = run_sweep(&kernels, &problems, &o)?;
     let rows = report.all_rows();
     let target = Target::arch(o.arch);
@@ -394,6 +469,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     print_bench_table(&mut out, &problems, &rows, &o.device, &auto)?;
     writeln!(out, "rows in {}", report.output.display())?;
     print_failures(&mut out, &rows, report.messages.as_deref())?;
+    writeln!(out, "{}", report.split)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -596,9 +672,10 @@ pub fn baseline(a: BaselineArgs) -> Result<ExitCode> {
             problem: *p,
             timing: gconv_tune::TimingOptions {
                 repeats: a.repeats.max(1),
-                ..gconv_tune::TimingOptions::default()
+                ..gconv_tune::TimingOptions::adaptive_default()
             },
             seed: a.seed,
+            best_ms: None,
         };
         let rows = gconv_tune::Executor::baseline(&mut exec, &job, "cudnn");
         let ok: Vec<_> = rows
@@ -636,6 +713,12 @@ pub struct WorkerArgs {
     /// Threads that compile the batch's kernels.
     #[arg(long, default_value_t = 8)]
     pub compile_threads: usize,
+    /// Compile the whole batch before running its first job.
+    #[arg(long)]
+    pub no_compile_overlap: bool,
+    /// Compare outputs with the reference on the host.
+    #[arg(long)]
+    pub verify_on_host: bool,
 }
 
 /// Runs `gconv worker`.
@@ -650,7 +733,10 @@ pub fn worker(a: WorkerArgs) -> Result<ExitCode> {
     let n = if a.backend == "cuda" {
         let rt = gconv_cuda::GpuRuntime::new(0)
             .map_err(|e| anyhow!("worker: the CUDA backend is not usable: {e}"))?;
-        let mut exec = CudaExecutor::new(rt);
+        let mut exec = CudaExecutor::with_compile(rt, a.compile_threads, !a.no_compile_overlap);
+        if a.verify_on_host {
+            exec = exec.compare_on_host();
+        }
         worker_main(&mut exec, &mut input, &mut output)?
     } else {
         let mut exec = gconv_tune::cpu::CpuExecutor::new();

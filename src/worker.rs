@@ -1,91 +1,230 @@
 //! `gconv worker`: the worker side of the sweep protocol (`gconv_tune::worker`). The CPU
 //! backend uses `gconv_tune::cpu::CpuExecutor`; the CUDA backend is [`CudaExecutor`] here:
-//! it compiles the batch in parallel in `prepare`, then for each job verifies the kernel's
-//! output against the reference before timing it, and runs the cuDNN baseline provider.
+//! it compiles the batch's kernels (in the background, in job order, while earlier jobs run;
+//! or all before the first job with `--no-compile-overlap`), then for each job verifies the
+//! kernel's output against the reference before timing it, and runs the cuDNN baseline
+//! provider. Every result carries the job's phase times (`gconv_tune::worker::PhaseTimes`).
+//!
+//! Per problem the worker makes the inputs and the reference once, uploads the inputs (and the
+//! reference, as f64) once and keeps the device buffers for the problem's later jobs. Outputs
+//! are compared with the reference on the device (`gconv_cuda::compare`, the host comparison's
+//! arithmetic; `--verify-on-host` downloads and compares on the host instead). The first
+//! comparison of each problem in a worker is made both ways; if they ever disagree the worker
+//! says so on stderr, keeps the host's result and compares on the host from then on. Before each verification run the
+//! output is zeroed and a fresh zeroed workspace is allocated, as a fresh set of buffers would
+//! be; after a kernel that fails verification the problem's device buffers are dropped, so
+//! that nothing a faulty kernel may have written reaches the next one.
 
-use crate::dispatch::{gpu_target, reference_values, GpuKernel, Unrunnable};
+use crate::dispatch::{
+    gpu_target, reference_values, GpuKernel, Unrunnable, CPU_REFERENCE_MAX_FLOPS,
+};
+use gconv_cuda::compare::{DeviceComparer, DeviceReference};
 use gconv_cuda::cudnn::{CudnnBaseline, CudnnTiming, EngineStatus};
-use gconv_cuda::{compile_cached, CompileOptions, CompiledKernel, GpuRuntime, TimingOptions};
+use gconv_cuda::{
+    compile_cached, Buffers, CompileOptions, CompiledKernel, GpuRuntime, LoadedKernel, Timing,
+    TimingOptions,
+};
 use gconv_kernels::KernelSource;
 use gconv_kernels::Target;
-use gconv_problem::{compare, HostTensor, Problem, Tolerance};
+use gconv_problem::{compare, Comparison, HostTensor, Problem, Tolerance};
+use gconv_tune::prefetch::Prefetch;
 use gconv_tune::sweep::rejection_status;
-use gconv_tune::worker::ResultRow;
+use gconv_tune::worker::{PhaseTimes, ResultRow};
 use gconv_tune::KernelRef;
 use gconv_tune::{Executor, Job, JobKind, JobResult, Status};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 type Prepared = Result<(KernelSource, CompiledKernel, bool), (Status, String)>;
+
+/// Problems whose data a worker keeps at once (a batch is problem-major, so two cover the
+/// boundary between problems).
+const KEEP_PROBLEMS: usize = 2;
+
+/// One problem's data in the worker: host inputs and reference, device buffers.
+struct ProblemData {
+    problem: Problem,
+    seed: u64,
+    inputs: Arc<(HostTensor, HostTensor)>,
+    reference: Option<Arc<Vec<f64>>>,
+    bufs: Option<Buffers>,
+    /// The reference on the device, for device comparisons.
+    dev_ref: Option<DeviceReference>,
+    /// Whether a device comparison of this problem was checked against the host's.
+    cross_checked: bool,
+}
 
 /// Executes kernel jobs on the GPU.
 pub struct CudaExecutor {
     rt: GpuRuntime,
+    compile_threads: usize,
+    overlap: bool,
+    /// Compiled in `prepare` (without overlap).
     prepared: HashMap<(String, String), Prepared>,
-    references: HashMap<String, Arc<Vec<f64>>>,
-    inputs: HashMap<String, Arc<(HostTensor, HostTensor)>>,
+    /// Compiling in the background (with overlap), and where each (kernel, problem) is in it.
+    queue: Option<Prefetch<Prepared>>,
+    queue_index: HashMap<(String, String), usize>,
+    problems: Vec<ProblemData>,
     cudnn: Option<CudnnBaseline>,
+    /// Compare on the device (until a cross-check fails or the kernel cannot be loaded).
+    device_compare: bool,
+    comparer: Option<DeviceComparer>,
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
 }
 
 impl CudaExecutor {
-    /// Opens device 0.
+    /// An executor on `rt` that compiles each batch before its first job, on rayon's pool.
     pub fn new(rt: GpuRuntime) -> CudaExecutor {
+        CudaExecutor::with_compile(rt, 1, false)
+    }
+
+    /// An executor on `rt`; with `overlap`, kernels compile on `threads` background threads
+    /// (at most one fewer than the machine's cores, so that the job thread keeps a core for
+    /// timing) while earlier jobs run.
+    pub fn with_compile(rt: GpuRuntime, threads: usize, overlap: bool) -> CudaExecutor {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         CudaExecutor {
             rt,
+            compile_threads: threads.clamp(1, cores.saturating_sub(1).max(1)),
+            overlap,
             prepared: HashMap::new(),
-            references: HashMap::new(),
-            inputs: HashMap::new(),
+            queue: None,
+            queue_index: HashMap::new(),
+            problems: Vec::new(),
             cudnn: None,
+            device_compare: true,
+            comparer: None,
         }
     }
 
-    fn inputs_for(&mut self, p: &Problem, seed: u64) -> Arc<(HostTensor, HostTensor)> {
-        let key = format!("{p}#{seed}");
-        self.inputs
-            .entry(key)
-            .or_insert_with(|| {
-                let ([r0, r1], _) = p.roles();
-                Arc::new((
-                    HostTensor::random_for(p, r0, seed),
-                    HostTensor::random_for(p, r1, seed),
-                ))
-            })
-            .clone()
+    /// Compare outputs on the host (download, then `gconv_problem::compare`) instead of on the
+    /// device.
+    pub fn compare_on_host(mut self) -> CudaExecutor {
+        self.device_compare = false;
+        self
     }
 
-    fn reference_for(&mut self, p: &Problem, seed: u64) -> Result<Arc<Vec<f64>>, String> {
-        let key = format!("{p}#{seed}");
-        if let Some(r) = self.references.get(&key) {
+    /// Index of the job's problem data in `self.problems`, made (inputs generated) when
+    /// missing; the time goes to `ph.inputs_ms`.
+    fn data(&mut self, p: &Problem, seed: u64, ph: &mut PhaseTimes) -> usize {
+        if let Some(i) = self
+            .problems
+            .iter()
+            .position(|d| d.problem == *p && d.seed == seed)
+        {
+            return i;
+        }
+        let t = Instant::now();
+        let ([r0, r1], _) = p.roles();
+        let inputs = Arc::new((
+            HostTensor::random_for(p, r0, seed),
+            HostTensor::random_for(p, r1, seed),
+        ));
+        ph.inputs_ms += ms_since(t);
+        if self.problems.len() >= KEEP_PROBLEMS {
+            self.problems.remove(0);
+        }
+        self.problems.push(ProblemData {
+            problem: *p,
+            seed,
+            inputs,
+            reference: None,
+            bufs: None,
+            dev_ref: None,
+            cross_checked: false,
+        });
+        self.problems.len() - 1
+    }
+
+    /// The reference values of problem data `i`, computed when missing (CPU f64 for small
+    /// problems, the GPU reference kernel for large ones; the time goes to the matching phase).
+    fn reference(&mut self, i: usize, ph: &mut PhaseTimes) -> Result<Arc<Vec<f64>>, String> {
+        let d = &mut self.problems[i];
+        if let Some(r) = &d.reference {
             return Ok(r.clone());
         }
-        let inputs = self.inputs_for(p, seed);
-        let (v, _) = reference_values(Some(&self.rt), p, &inputs.0, &inputs.1)
+        let t = Instant::now();
+        let (v, _) = reference_values(Some(&self.rt), &d.problem, &d.inputs.0, &d.inputs.1)
             .map_err(|e| format!("reference failed: {e:#}"))?;
-        let v = Arc::new(v);
-        // Keep memory bounded: a batch rarely spans more than a few problems.
-        if self.references.len() > 4 {
-            self.references.clear();
-            self.inputs.retain(|k, _| k == &key);
+        if d.problem.flops() > CPU_REFERENCE_MAX_FLOPS {
+            ph.reference_gpu_ms += ms_since(t);
+        } else {
+            ph.reference_cpu_ms += ms_since(t);
         }
-        self.references.insert(key, v.clone());
+        let v = Arc::new(v);
+        d.reference = Some(v.clone());
         Ok(v)
     }
 
+    /// Makes sure problem data `i` has device buffers (uploading the inputs when missing; the
+    /// time goes to `ph.setup_ms`).
+    fn ensure_bufs(&mut self, i: usize, ph: &mut PhaseTimes) -> Result<(), String> {
+        let d = &mut self.problems[i];
+        if d.bufs.is_some() {
+            return Ok(());
+        }
+        let t = Instant::now();
+        let (_, ro) = d.problem.roles();
+        let bufs = Buffers {
+            in0: self.rt.upload(&d.inputs.0).map_err(|e| e.to_string())?,
+            in1: self.rt.upload(&d.inputs.1).map_err(|e| e.to_string())?,
+            out: self
+                .rt
+                .alloc(d.problem.dtype, d.problem.elements(ro) as usize)
+                .map_err(|e| e.to_string())?,
+            workspace: None,
+        };
+        d.bufs = Some(bufs);
+        ph.setup_ms += ms_since(t);
+        Ok(())
+    }
+
+    /// The compiled kernel of a job: from the background queue, from `prepare`, or compiled
+    /// now. The wait goes to `ph.compile_wait_ms`.
+    fn compiled(&mut self, name: &str, p: &Problem, ph: &mut PhaseTimes) -> Prepared {
+        let key = (name.to_string(), p.to_string());
+        if let (Some(q), Some(&i)) = (self.queue.as_mut(), self.queue_index.get(&key)) {
+            if let Some((r, waited)) = q.take(i) {
+                ph.compile_wait_ms += waited.as_secs_f64() * 1e3;
+                return r.unwrap_or_else(|panic| {
+                    Err((
+                        Status::CompileError,
+                        format!("compilation panicked: {panic}"),
+                    ))
+                });
+            }
+        }
+        if let Some(r) = self.prepared.remove(&key) {
+            return r;
+        }
+        let t = Instant::now();
+        let r = prepare_one(name, p, &gpu_target(&self.rt));
+        ph.compile_wait_ms += ms_since(t);
+        r
+    }
+
     fn run_kernel(&mut self, job: &Job, name: &str) -> JobResult {
-        let key = (name.to_string(), job.problem.to_string());
-        let prepared = match self.prepared.remove(&key) {
-            Some(p) => p,
-            None => prepare_one(name, &job.problem, &gpu_target(&self.rt)),
-        };
-        let (src, compiled, hit) = match prepared {
+        let mut ph = PhaseTimes::default();
+        let (src, compiled, hit) = match self.compiled(name, &job.problem, &mut ph) {
             Ok(x) => x,
-            Err((status, msg)) => return JobResult::status(status, msg),
+            Err((status, msg)) => {
+                let mut r = JobResult::status(status, msg);
+                r.phases = Some(ph);
+                return r;
+            }
         };
-        let mut result = self.verify_and_time(job, &src, &compiled);
+        ph.cache_hit = Some(hit);
+        ph.compile_cpu_ms = if hit { 0.0 } else { compiled.compile_ms };
+        let mut result = self.verify_and_time(job, &src, &compiled, &mut ph);
         result.compile_ms = Some(if hit { 0.0 } else { compiled.compile_ms });
         result.regs = Some(compiled.max_regs());
         result.spills = Some(compiled.total_spills() as u32);
+        result.phases = Some(ph);
         result
     }
 
@@ -94,30 +233,40 @@ impl CudaExecutor {
         job: &Job,
         src: &KernelSource,
         compiled: &CompiledKernel,
+        ph: &mut PhaseTimes,
     ) -> JobResult {
         let p = job.problem;
-        let inputs = self.inputs_for(&p, job.seed);
+        let i = self.data(&p, job.seed, ph);
+        let want = match self.reference(i, ph) {
+            Ok(w) => w,
+            Err(e) => return JobResult::status(Status::Crashed, e),
+        };
+        let t = Instant::now();
         let k = match self.rt.load(compiled, src) {
             Ok(k) => k,
             Err(e) => return JobResult::status(Status::LaunchError, e.to_string()),
         };
-        let b = match self.rt.buffers(&p, &k, &inputs.0, &inputs.1) {
-            Ok(b) => b,
-            Err(e) => return JobResult::status(Status::LaunchError, e.to_string()),
-        };
-        if let Err(e) = self.rt.launch(&k, &b) {
-            return JobResult::status(Status::LaunchError, e.to_string());
+        ph.setup_ms += ms_since(t);
+        if let Err(e) = self.ensure_bufs(i, ph) {
+            return JobResult::status(Status::LaunchError, e);
         }
-        let out = match self.rt.download(&b.out) {
-            Ok(o) => o,
-            Err(e) => return JobResult::status(Status::LaunchError, e.to_string()),
+        let t = Instant::now();
+        if let Err(e) = self.fresh_output(i, &k) {
+            return JobResult::status(Status::LaunchError, e);
+        }
+        ph.setup_ms += ms_since(t);
+        let t = Instant::now();
+        let checked = self.run_and_compare(i, &k, &want);
+        ph.verify_ms += ms_since(t);
+        let c = match checked {
+            Ok(c) => c,
+            Err(e) => {
+                self.problems[i].bufs = None;
+                return JobResult::status(Status::LaunchError, e);
+            }
         };
-        let want = match self.reference_for(&p, job.seed) {
-            Ok(w) => w,
-            Err(e) => return JobResult::status(Status::Crashed, e),
-        };
-        let c = compare(&out, &want, Tolerance::for_problem(&p));
         if !c.passed() {
+            self.problems[i].bufs = None;
             let mut r = JobResult::status(
                 Status::Incorrect,
                 format!(
@@ -129,21 +278,132 @@ impl CudaExecutor {
             r.max_rel_err = Some(c.max_rel_err);
             return r;
         }
-        let opts = TimingOptions {
-            warmup: job.timing.warmup,
-            rounds: job.timing.repeats.max(1),
-            flush_l2: job.timing.cold_l2,
-            ..TimingOptions::default()
+        let opts = gpu_timing(job);
+        let t = Instant::now();
+        let timed = match &self.problems[i].bufs {
+            Some(b) => self
+                .rt
+                .time_against(&k, b, &opts, job.best_ms)
+                .map_err(|e| e.to_string()),
+            None => Err("device buffers missing".to_string()),
         };
-        match self.rt.time(&k, &b, &opts) {
-            Ok(t) => {
-                let mut r = JobResult::ok(t.median_ms, c.max_abs_err, c.max_rel_err);
-                r.message = Some(t.method);
-                r
-            }
-            Err(e) => JobResult::status(Status::LaunchError, e.to_string()),
+        ph.timing_ms += ms_since(t);
+        match timed {
+            Ok(t) => timed_result(JobResult::ok(t.median_ms, c.max_abs_err, c.max_rel_err), &t),
+            Err(e) => JobResult::status(Status::LaunchError, e),
         }
     }
+
+    /// Zeroes the output and gives the kernel a fresh zeroed workspace when it needs one: the
+    /// state a fresh set of buffers would have.
+    fn fresh_output(&mut self, i: usize, k: &LoadedKernel) -> Result<(), String> {
+        let Some(b) = self.problems[i].bufs.as_mut() else {
+            return Err("device buffers missing".to_string());
+        };
+        self.rt.zero(&mut b.out).map_err(|e| e.to_string())?;
+        b.workspace = if k.workspace_bytes > 0 {
+            Some(
+                self.rt
+                    .alloc_workspace(k.workspace_bytes)
+                    .map_err(|e| e.to_string())?,
+            )
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    /// Runs `k` once on problem data `i`'s buffers and compares its output with `want`.
+    fn run_and_compare(
+        &mut self,
+        i: usize,
+        k: &LoadedKernel,
+        want: &[f64],
+    ) -> Result<Comparison, String> {
+        let b = self.problems[i]
+            .bufs
+            .as_ref()
+            .ok_or("device buffers missing")?;
+        self.rt.launch(k, b).map_err(|e| e.to_string())?;
+        self.check_output(i, want)
+    }
+
+    /// Compares problem data `i`'s output buffer with the reference `want`: on the device
+    /// (cross-checked against the host once per problem), or on the host.
+    fn check_output(&mut self, i: usize, want: &[f64]) -> Result<Comparison, String> {
+        let tol = Tolerance::for_problem(&self.problems[i].problem);
+        if self.device_compare && self.comparer.is_none() {
+            match DeviceComparer::new(&self.rt) {
+                Ok(c) => self.comparer = Some(c),
+                Err(e) => {
+                    eprintln!("worker: device comparison unavailable, comparing on the host: {e}");
+                    self.device_compare = false;
+                }
+            }
+        }
+        let d = &mut self.problems[i];
+        let b = d.bufs.as_ref().ok_or("device buffers missing")?;
+        let host = |rt: &GpuRuntime| -> Result<Comparison, String> {
+            let out = rt.download(&b.out).map_err(|e| e.to_string())?;
+            Ok(compare(&out, want, tol))
+        };
+        let Some(comparer) = self.comparer.as_mut().filter(|_| self.device_compare) else {
+            return host(&self.rt);
+        };
+        if d.dev_ref.is_none() {
+            d.dev_ref = Some(DeviceReference::upload(&self.rt, want).map_err(|e| e.to_string())?);
+        }
+        let dev_ref = d.dev_ref.as_ref().ok_or("device reference missing")?;
+        let c = comparer
+            .compare(&self.rt, &b.out, dev_ref, tol)
+            .map_err(|e| e.to_string())?;
+        if d.cross_checked {
+            return Ok(c);
+        }
+        let h = host(&self.rt)?;
+        d.cross_checked = true;
+        if same_comparison(&c, &h) {
+            return Ok(c);
+        }
+        eprintln!(
+            "worker: the device comparison of {} disagrees with the host's (device {c:?}, host {h:?}); comparing on the host from now on",
+            d.problem
+        );
+        self.device_compare = false;
+        Ok(h)
+    }
+}
+
+/// Field-by-field equality of two comparisons (NaN equal to NaN).
+fn same_comparison(a: &Comparison, b: &Comparison) -> bool {
+    let eq = |x: f64, y: f64| x == y || (x.is_nan() && y.is_nan());
+    a.failures == b.failures
+        && a.count == b.count
+        && a.worst_index == b.worst_index
+        && eq(a.max_abs_err, b.max_abs_err)
+        && eq(a.max_rel_err, b.max_rel_err)
+}
+
+/// The GPU timing options of a job: its repeat policy, graph replay, its L2 flush.
+fn gpu_timing(job: &Job) -> TimingOptions {
+    TimingOptions {
+        warmup: job.timing.warmup,
+        rounds: job.timing.repeats.max(1),
+        iters_per_round: job.timing.iters.max(1),
+        flush_l2: job.timing.cold_l2,
+        use_graph: true,
+        adaptive: job.timing.adaptive,
+        early_stop: job.timing.early_stop,
+    }
+}
+
+/// An ok result with how its latency was measured.
+fn timed_result(mut r: JobResult, t: &Timing) -> JobResult {
+    r.rounds = Some(t.rounds);
+    r.iters = Some(t.iters_per_round);
+    r.stopped_early = Some(t.stopped_early());
+    r.message = Some(t.method.clone());
+    r
 }
 
 /// Resolves a kernel name through the admission (once), generates and compiles it (cached). A
@@ -172,12 +432,26 @@ impl Executor for CudaExecutor {
                 JobKind::Baseline { .. } => None,
             })
             .collect();
-        let target = gpu_target(&self.rt);
-        let done: Vec<_> = todo
-            .par_iter()
-            .map(|(n, p)| ((n.clone(), p.to_string()), prepare_one(n, p, &target)))
-            .collect();
-        self.prepared.extend(done);
+        if self.overlap {
+            self.queue_index = todo
+                .iter()
+                .enumerate()
+                .map(|(i, (n, p))| ((n.clone(), p.to_string()), i))
+                .collect();
+            let target = gpu_target(&self.rt);
+            self.queue = Some(Prefetch::start(
+                todo,
+                self.compile_threads,
+                move |(n, p)| prepare_one(n, p, &target),
+            ));
+        } else {
+            let target = gpu_target(&self.rt);
+            let done: Vec<_> = todo
+                .par_iter()
+                .map(|(n, p)| ((n.clone(), p.to_string()), prepare_one(n, p, &target)))
+                .collect();
+            self.prepared.extend(done);
+        }
     }
 
     fn execute(&mut self, job: &Job) -> JobResult {
@@ -203,7 +477,8 @@ impl Executor for CudaExecutor {
                 ),
             }];
         }
-        match self.cudnn_rows(job) {
+        let mut ph = PhaseTimes::default();
+        let mut rows = match self.cudnn_rows(job, &mut ph) {
             Ok(rows) if !rows.is_empty() => rows,
             Ok(_) => vec![ResultRow {
                 kernel: "cudnn:none".into(),
@@ -216,75 +491,98 @@ impl Executor for CudaExecutor {
                 kernel: "cudnn:none".into(),
                 result: JobResult::status(Status::LaunchError, e),
             }],
+        };
+        if let Some(first) = rows.first_mut() {
+            first.result.phases = Some(ph);
         }
+        rows
     }
 }
 
 impl CudaExecutor {
-    /// Times every engine configuration cuDNN's heuristics offer (graph API, modes A and
-    /// FALLBACK), then runs each one that worked once more and verifies its output against the
+    /// Times every engine configuration cuDNN's heuristics offer (graph API, the job's repeat
+    /// policy through the shared timing module, early stop against the best cuDNN latency
+    /// known), then runs each one that worked once more and verifies its output against the
     /// reference, so that no unverified baseline row is ranked.
-    fn cudnn_rows(&mut self, job: &Job) -> Result<Vec<ResultRow>, String> {
+    fn cudnn_rows(&mut self, job: &Job, ph: &mut PhaseTimes) -> Result<Vec<ResultRow>, String> {
         let p = job.problem;
         if self.cudnn.is_none() {
+            let t = Instant::now();
             let b = CudnnBaseline::new(self.rt.stream().clone()).map_err(|e| e.to_string())?;
             self.cudnn = Some(b);
+            ph.plans_ms += ms_since(t);
         }
-        let inputs = self.inputs_for(&p, job.seed);
-        let want = self.reference_for(&p, job.seed)?;
-        let (_, ro) = p.roles();
-        let in0 = self.rt.upload(&inputs.0).map_err(|e| e.to_string())?;
-        let in1 = self.rt.upload(&inputs.1).map_err(|e| e.to_string())?;
-        let mut out = self
-            .rt
-            .alloc(p.dtype, p.elements(ro) as usize)
-            .map_err(|e| e.to_string())?;
+        let i = self.data(&p, job.seed, ph);
+        let want = self.reference(i, ph)?;
+        self.ensure_bufs(i, ph)?;
         let opts = CudnnTiming {
             rounds: job.timing.repeats.max(1) as usize,
             warmup: job.timing.warmup as usize,
+            iters: job.timing.iters.max(1) as usize,
+            adaptive: job.timing.adaptive,
+            early_stop: job.timing.early_stop,
+            best_ms: job.best_ms,
             ..CudnnTiming::default()
         };
         let cudnn = self.cudnn.as_mut().ok_or("cuDNN handle missing")?;
+        let b = self.problems[i]
+            .bufs
+            .as_mut()
+            .ok_or("device buffers missing")?;
+        let t = Instant::now();
         let results = cudnn
-            .time_all_slices(&p, in0.slice(), in1.slice(), out.slice_mut(), &opts)
+            .time_all_slices(&p, b.in0.slice(), b.in1.slice(), b.out.slice_mut(), &opts)
             .map_err(|e| e.to_string())?;
-        let tol = Tolerance::for_problem(&p);
+        let all_ms = ms_since(t);
+        let timing_ms: f64 = results
+            .iter()
+            .filter_map(|r| r.timing.as_ref().map(|t| t.wall_ms))
+            .sum();
+        ph.timing_ms += timing_ms;
+        ph.plans_ms += (all_ms - timing_ms).max(0.0);
+        let t = Instant::now();
         let mut rows = Vec::new();
         for r in results {
-            let result = match (&r.status, r.median_ms) {
-                (EngineStatus::Ok, Some(ms)) => {
-                    let cudnn = self.cudnn.as_mut().ok_or("cuDNN handle missing")?;
-                    let ran = cudnn.execute_named_slices(
-                        &p,
-                        &r.name,
-                        in0.slice(),
-                        in1.slice(),
-                        out.slice_mut(),
-                    );
+            let result = match (&r.status, &r.timing) {
+                (EngineStatus::Ok, Some(timing)) => {
+                    let ran = {
+                        let cudnn = self.cudnn.as_mut().ok_or("cuDNN handle missing")?;
+                        let b = self.problems[i]
+                            .bufs
+                            .as_mut()
+                            .ok_or("device buffers missing")?;
+                        cudnn.execute_named_slices(
+                            &p,
+                            &r.name,
+                            b.in0.slice(),
+                            b.in1.slice(),
+                            b.out.slice_mut(),
+                        )
+                    };
                     match ran
                         .map_err(|e| e.to_string())
-                        .and_then(|_| self.rt.download(&out).map_err(|e| e.to_string()))
+                        .and_then(|_| self.check_output(i, &want))
                     {
-                        Ok(host) => {
-                            let c = compare(&host, &want, tol);
-                            if c.passed() {
-                                let mut ok = JobResult::ok(ms, c.max_abs_err, c.max_rel_err);
-                                ok.message = r
-                                    .method
-                                    .map(|m| format!("cuDNN graph API, timed by {}", m.token()));
-                                ok
-                            } else {
-                                let mut bad = JobResult::status(
-                                    Status::Incorrect,
-                                    format!(
-                                        "{} of {} elements outside tolerance",
-                                        c.failures, c.count
-                                    ),
-                                );
-                                bad.max_abs_err = Some(c.max_abs_err);
-                                bad.max_rel_err = Some(c.max_rel_err);
-                                bad
-                            }
+                        Ok(c) if c.passed() => {
+                            let mut ok = timed_result(
+                                JobResult::ok(timing.median_ms, c.max_abs_err, c.max_rel_err),
+                                timing,
+                            );
+                            ok.message = Some(format!(
+                                "cuDNN graph API, timed by {}: {}",
+                                r.method.map_or("?", |m| m.token()),
+                                timing.method
+                            ));
+                            ok
+                        }
+                        Ok(c) => {
+                            let mut bad = JobResult::status(
+                                Status::Incorrect,
+                                format!("{} of {} elements outside tolerance", c.failures, c.count),
+                            );
+                            bad.max_abs_err = Some(c.max_abs_err);
+                            bad.max_rel_err = Some(c.max_rel_err);
+                            bad
                         }
                         Err(e) => JobResult::status(Status::LaunchError, e),
                     }
@@ -299,6 +597,7 @@ impl CudaExecutor {
                 result,
             });
         }
+        ph.verify_ms += ms_since(t);
         Ok(rows)
     }
 }

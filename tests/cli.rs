@@ -165,8 +165,35 @@ fn cpu_sweep_survives_planted_failures() {
     let header = &rows[0];
     assert_eq!(
         header.join(","),
-        "kernel,problem,direction,dtype,N,G,C,K,Di,Hi,Wi,Z,Y,X,stride_d,stride_h,stride_w,pad_d,pad_h,pad_w,dil_d,dil_h,dil_w,status,latency_ms,tflops,gbps,roofline_frac,max_abs_err,max_rel_err,compile_ms,regs,spills"
+        "kernel,problem,direction,dtype,N,G,C,K,Di,Hi,Wi,Z,Y,X,stride_d,stride_h,stride_w,pad_d,pad_h,pad_w,dil_d,dil_h,dil_w,status,latency_ms,tflops,gbps,roofline_frac,max_abs_err,max_rel_err,compile_ms,regs,spills,rounds,iters_per_round,stopped_early"
     );
+    // The time split is printed at the end; the CPU executor compiles nothing.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let split = stdout
+        .split("time split:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no time split in: {t}"));
+    for phase in [
+        "worker start-up",
+        "compile, waited for",
+        "inputs",
+        "reference (CPU f64)",
+        "verification",
+        "timing",
+        "other",
+    ] {
+        assert!(split.contains(phase), "{phase}: {split}");
+    }
+    let compile = split
+        .lines()
+        .find(|l| l.trim_start().starts_with("compile, waited for"))
+        .unwrap_or_default();
+    assert!(compile.contains(" 0.00 "), "{compile}");
+    assert!(
+        split.contains("compile CPU time 0.0 s: 0 compiled"),
+        "{split}"
+    );
+    assert!(t.contains("note: timing: adaptive"), "{t}");
     let problems = 14; // forward_2d_test_validation
     assert_eq!(rows.len() - 1, 4 * problems, "{t}");
     let status = |kernel: &str| -> Vec<String> {
@@ -201,6 +228,32 @@ fn cpu_sweep_survives_planted_failures() {
     assert!(r.contains("not ok: crashed 14, incorrect 14"), "{r}");
     assert!(r.contains("  crashed: cpu_planted_crash on "), "{r}");
     assert!(r.contains(&format!("messages: {messages}")), "{r}");
+}
+
+#[test]
+fn early_stop_factors_below_the_floor_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("s.csv");
+    for (value, needle) in [("1.0", "below 1.1"), ("fast", "neither a factor nor `off`")] {
+        let o = gconv(&[
+            "sweep",
+            "--variant",
+            "forward",
+            "--problems",
+            "forward_2d_test_validation",
+            "--config",
+            "configs/cpu_forward.json",
+            "--backend",
+            "cpu",
+            "--early-stop",
+            value,
+            "--output",
+            out.to_str().expect("utf-8 path"),
+        ]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{value}: {t}");
+        assert!(t.contains(needle), "{value}: {t}");
+    }
 }
 
 fn read(path: &Path) -> Vec<Vec<String>> {

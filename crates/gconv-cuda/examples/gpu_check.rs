@@ -361,6 +361,7 @@ fn time_problem(rt: &GpuRuntime, key: &str, verify: bool, t: &mut Tally) -> Resu
             iters_per_round: if flush { 1 } else { 5 },
             flush_l2: flush,
             use_graph: false,
+            ..TimingOptions::default()
         };
         let tm = rt.time(&k, &b, &opts)?;
         let secs = tm.median_ms * 1e-3;

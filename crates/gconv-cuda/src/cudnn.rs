@@ -17,13 +17,16 @@
 //! channels-last plans produce gconv-layout outputs ([`CudnnBaseline::execute_best`] uses
 //! those).
 //!
-//! Timing: `warmup` plain executions, then `iters` executions captured into one CUDA graph
-//! (falling back to plain launches on the stream when capture fails), launched `rounds`
-//! times between two CUDA events; the figure is the median over rounds of the time per
-//! execution. Graph replay keeps host launch overhead out of the figure, as in the
-//! `cudnn_graph_ms` column of the corpus. A configuration whose single warm execution is
-//! `prune_factor` times slower than the best so far keeps that one measurement (method
-//! `single`), which keeps a sweep over ~40 configurations per problem to about a second.
+//! Timing: one plain execution checks that the plan runs, then [`crate::timing::measure`] —
+//! the same function that times gconv's kernels — times it: a probe, warm-up executions, then
+//! rounds of `iters` executions replayed from one CUDA graph (plain launches on the stream when
+//! capture fails), each round between two CUDA events; the figure is the median over rounds of
+//! the time per execution. Graph replay keeps host launch overhead out of the figure, as in the
+//! `cudnn_graph_ms` column of the corpus. With [`CudnnTiming::adaptive`] the counts follow the
+//! measured duration; with [`CudnnTiming::early_stop`] a configuration clearly slower than the
+//! best so far (the fastest configuration of this call, or [`CudnnTiming::best_ms`]) stops
+//! after the probe (method `single`) or after its first rounds, which keeps a sweep over ~40
+//! configurations per problem to about a second.
 //!
 //! Loading: the library is opened through cudarc's loader after checking it is present, and
 //! every entry point is looked up by name into a typed function pointer whose status result
@@ -35,15 +38,13 @@
 //! missing: [`CudnnBaseline::version`] and [`CudnnBaseline::new`] return
 //! [`CudnnError::LibraryNotFound`].
 
+use crate::timing::{Adaptive, EarlyStop, Stop, Timing, TimingOptions};
 use cudarc::cudnn::sys::{
     cudnnBackendAttributeName_t as Attr, cudnnBackendAttributeType_t as AttrType,
     cudnnBackendDescriptorType_t as DescType, cudnnBackendHeurMode_t, cudnnConvolutionMode_t,
     cudnnDataType_t,
 };
-use cudarc::driver::{
-    sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode},
-    CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DriverError,
-};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DriverError};
 use gconv_problem::{DType, Direction, Problem, TensorRole};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::fmt;
@@ -98,6 +99,9 @@ pub enum CudnnError {
         /// Driver error name.
         message: String,
     },
+    /// The shared timing module failed (a fault or a driver error while timing a plan).
+    #[error("timing: {0}")]
+    Timing(#[from] crate::error::CudaError),
     /// A device pointer handed in is null or not 16-byte aligned (the tensors are declared
     /// with 16-byte alignment).
     #[error("device pointer {which} = {ptr:#x} is null or not 16-byte aligned")]
@@ -959,11 +963,13 @@ pub struct CudnnTiming {
     pub iters: usize,
     /// Capture each round's executions into a CUDA graph (keeps host launch overhead out).
     pub use_graph: bool,
-    /// Budget of GPU milliseconds for timing one configuration; `iters` shrinks to fit.
-    pub max_ms_per_config: f64,
-    /// A configuration whose single warm execution is this many times slower than the best
-    /// median so far is reported from that single measurement (method `single`).
-    pub prune_factor: f64,
+    /// Adaptive repeats (see [`crate::timing`]); `None`: exactly `warmup`, `rounds` × `iters`.
+    pub adaptive: Option<Adaptive>,
+    /// Early stop against the best so far; `None`: every configuration is timed in full.
+    pub early_stop: Option<EarlyStop>,
+    /// Best latency known before this call (for early stop), for example from an earlier
+    /// measurement of the same provider on the same problem.
+    pub best_ms: Option<f64>,
     /// Largest workspace a configuration may ask for.
     pub max_workspace_bytes: u64,
     /// Skip engines with the `down_convert_inputs` note (PyTorch always does).
@@ -991,8 +997,9 @@ impl Default for CudnnTiming {
             rounds: 5,
             iters: 10,
             use_graph: true,
-            max_ms_per_config: 50.0,
-            prune_factor: 10.0,
+            adaptive: Some(Adaptive::default()),
+            early_stop: Some(EarlyStop::default()),
+            best_ms: None,
             max_workspace_bytes: 4 << 30,
             skip_down_convert: true,
             skip_runtime_compiled: false,
@@ -1000,6 +1007,21 @@ impl Default for CudnnTiming {
             heur_modes: vec![HeurMode::A, HeurMode::B, HeurMode::Fallback],
             layouts: vec![CudnnLayout::ChannelsLast],
             keep_plan_json: false,
+        }
+    }
+}
+
+impl CudnnTiming {
+    /// The shared timing options these fields describe (no L2 flush).
+    pub fn timing_options(&self) -> TimingOptions {
+        TimingOptions {
+            warmup: self.warmup as u32,
+            rounds: self.rounds.max(1) as u32,
+            iters_per_round: self.iters.max(1) as u32,
+            flush_l2: false,
+            use_graph: self.use_graph,
+            adaptive: self.adaptive,
+            early_stop: self.early_stop,
         }
     }
 }
@@ -1076,7 +1098,7 @@ pub enum TimingMethod {
     Graph,
     /// `iters` plain executions per round on the stream (graph capture failed or was off).
     Stream,
-    /// One execution (pruned as far slower than the best).
+    /// One execution, the probe (stopped early as far slower than the best).
     Single,
 }
 
@@ -1118,6 +1140,8 @@ pub struct CudnnEngineResult {
     pub min_ms: Option<f64>,
     /// How the time was measured.
     pub method: Option<TimingMethod>,
+    /// The full measurement (rounds, executions per round, early stop, method string).
+    pub timing: Option<Timing>,
     /// Host milliseconds spent finalizing the plan (runtime compilation shows here).
     pub finalize_ms: f64,
     /// The plan's JSON representation (when asked for).
@@ -1162,15 +1186,13 @@ struct Cached {
 }
 
 /// The cuDNN graph-API baseline: a cuDNN handle bound to a stream, a growable workspace,
-/// two timing events, and the finalized plans of the last problem timed.
+/// and the finalized plans of the last problem timed.
 ///
 /// Not `Send`: a cuDNN handle belongs to the thread that uses it.
 pub struct CudnnBaseline {
     api: &'static Api,
     handle: Raw,
     stream: Arc<CudaStream>,
-    start: CudaEvent,
-    stop: CudaEvent,
     workspace: Option<CudaSlice<u8>>,
     cached: Option<Cached>,
 }
@@ -1184,19 +1206,6 @@ impl fmt::Debug for CudnnBaseline {
                 &self.cached.as_ref().map(|c| c.problem.to_string()),
             )
             .finish()
-    }
-}
-
-/// Elapsed-time pair of a round.
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
     }
 }
 
@@ -1235,25 +1244,10 @@ impl CudnnBaseline {
             unsafe { (api.destroy)(handle) };
             return Err(e);
         }
-        let ctx = stream.context().clone();
-        let ev = || {
-            ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(driver_err("cuEventCreate"))
-        };
-        let (start, stop) = match (ev(), ev()) {
-            (Ok(a), Ok(b)) => (a, b),
-            (Err(e), _) | (_, Err(e)) => {
-                // SAFETY: `handle` is live and is not used again.
-                unsafe { (api.destroy)(handle) };
-                return Err(e);
-            }
-        };
         Ok(CudnnBaseline {
             api,
             handle,
             stream,
-            start,
-            stop,
             workspace: None,
             cached: None,
         })
@@ -1478,143 +1472,49 @@ impl CudnnBaseline {
         }
     }
 
-    /// Milliseconds between the two events around `f`.
-    fn timed(&self, f: impl FnOnce() -> Result<(), CudnnError>) -> Result<f64, CudnnError> {
-        self.start
-            .record(&self.stream)
-            .map_err(driver_err("cuEventRecord"))?;
-        f()?;
-        self.stop
-            .record(&self.stream)
-            .map_err(driver_err("cuEventRecord"))?;
-        let ms = self
-            .start
-            .elapsed_ms(&self.stop)
-            .map_err(driver_err("cuEventElapsedTime"))?;
-        Ok(ms as f64)
-    }
-
-    /// Times one finalized plan. `Err` is fatal (the context may be unusable); a plan that
-    /// merely fails to run comes back as `Ok(Err(status))`.
-    #[allow(clippy::type_complexity)]
+    /// Times one finalized plan with the shared timing module. `Err` is fatal (the context
+    /// may be unusable); a plan that merely fails to run comes back as `Ok(Err(status))`.
     fn time_plan(
         &self,
         plan: &Desc,
         vp: &Desc,
+        name: &str,
         opts: &CudnnTiming,
         best: Option<f64>,
-    ) -> Result<Result<(f64, f64, TimingMethod), EngineStatus>, CudnnError> {
-        for _ in 0..opts.warmup.max(1) {
-            let code = self.execute(plan, vp);
-            if code != 0 {
-                let st = self.exec_status(code);
-                self.stream
-                    .synchronize()
-                    .map_err(driver_err("cuStreamSynchronize"))?;
-                return Ok(Err(st));
-            }
+    ) -> Result<Result<Timing, EngineStatus>, CudnnError> {
+        let code = self.execute(plan, vp);
+        if code != 0 {
+            let st = self.exec_status(code);
+            self.stream
+                .synchronize()
+                .map_err(driver_err("cuStreamSynchronize"))?;
+            return Ok(Err(st));
         }
         self.stream
             .synchronize()
-            .map_err(driver_err("cuStreamSynchronize after warm-up"))?;
-        let single = self.timed(|| {
-            let code = self.execute(plan, vp);
-            if code != 0 {
-                return Err(CudnnError::Status {
-                    call: "cudnnBackendExecute",
-                    context: "a plan that ran during warm-up".into(),
-                    status: status_name(code),
-                    code,
-                    detail: self.api.last_error(),
-                });
-            }
-            Ok(())
-        })?;
-        if let Some(b) = best {
-            if single > opts.prune_factor * b {
-                return Ok(Ok((single, single, TimingMethod::Single)));
-            }
-        }
-        let rounds = opts.rounds.max(1);
-        let budget_iters = (opts.max_ms_per_config / (single.max(1e-4) * rounds as f64)) as usize;
-        let iters = opts.iters.max(1).min(budget_iters.max(1));
-
-        let mut graph = None;
-        if opts.use_graph && !self.stream.cu_stream().is_null() {
-            graph = self.capture(plan, vp, iters)?;
-        }
-        let method = if graph.is_some() {
-            TimingMethod::Graph
-        } else {
-            TimingMethod::Stream
-        };
-        let run_round = || -> Result<(), CudnnError> {
-            if let Some(g) = &graph {
-                g.launch().map_err(driver_err("cuGraphLaunch"))
-            } else {
-                for _ in 0..iters {
-                    let code = self.execute(plan, vp);
-                    if code != 0 {
-                        return Err(CudnnError::Status {
-                            call: "cudnnBackendExecute",
-                            context: "a plan that ran during warm-up".into(),
-                            status: status_name(code),
-                            code,
-                            detail: self.api.last_error(),
-                        });
-                    }
+            .map_err(driver_err("cuStreamSynchronize after the first execution"))?;
+        let t = crate::timing::measure(
+            &self.stream,
+            &opts.timing_options(),
+            best,
+            name,
+            1,
+            || {
+                let code = self.execute(plan, vp);
+                if code != 0 {
+                    return Err(CudnnError::Status {
+                        call: "cudnnBackendExecute",
+                        context: "a plan that ran once already".into(),
+                        status: status_name(code),
+                        code,
+                        detail: self.api.last_error(),
+                    });
                 }
                 Ok(())
-            }
-        };
-        // One untimed round (uploads the graph, settles clocks).
-        run_round()?;
-        let mut times = Vec::with_capacity(rounds);
-        for _ in 0..rounds {
-            times.push(self.timed(run_round)? / iters as f64);
-        }
-        let min = times.iter().copied().fold(f64::INFINITY, f64::min);
-        Ok(Ok((median(&mut times), min, method)))
-    }
-
-    /// Captures `iters` executions into a CUDA graph; `None` when capture fails (the stream
-    /// is left out of capture mode either way).
-    fn capture(
-        &self,
-        plan: &Desc,
-        vp: &Desc,
-        iters: usize,
-    ) -> Result<Option<cudarc::driver::CudaGraph>, CudnnError> {
-        if self
-            .stream
-            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
-            .is_err()
-        {
-            return Ok(None);
-        }
-        let mut ok = true;
-        for _ in 0..iters {
-            if self.execute(plan, vp) != 0 {
-                ok = false;
-                break;
-            }
-        }
-        let g = self.stream.end_capture(CUgraphInstantiate_flags(0));
-        // A failed capture must not leave the stream capturing.
-        let status = self
-            .stream
-            .capture_status()
-            .map_err(driver_err("cuStreamIsCapturing"))?;
-        if status != cudarc::driver::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
-            return Err(CudnnError::Driver {
-                call: "cuStreamEndCapture",
-                message: format!("stream still in capture state {status:?}"),
-            });
-        }
-        match g {
-            Ok(Some(g)) if ok => Ok(Some(g)),
-            _ => Ok(None),
-        }
+            },
+            |_| Ok(()),
+        )?;
+        Ok(Ok(t))
     }
 
     fn check_ptrs(in0: u64, in1: u64, out: u64) -> Result<(), CudnnError> {
@@ -1659,7 +1559,7 @@ impl CudnnBaseline {
         let mut rows = Vec::new();
         let mut plans = Vec::new();
         let mut reasons = Vec::new();
-        let mut best: Option<f64> = None;
+        let mut best: Option<f64> = opts.best_ms.filter(|b| *b > 0.0 && b.is_finite());
         for &layout in &opts.layouts {
             let graph = match build_graph(self.api, self.handle, problem, layout) {
                 Ok(g) => g,
@@ -1752,6 +1652,7 @@ impl CudnnBaseline {
             median_ms: None,
             min_ms: None,
             method: None,
+            timing: None,
             finalize_ms: 0.0,
             plan_json: None,
         };
@@ -1798,14 +1699,22 @@ impl CudnnBaseline {
             }
         };
         let vp = self.variant_pack(problem, ptrs, ws_ptr)?;
-        match self.time_plan(&plan, &vp, opts, *best)? {
-            Ok((med, min, method)) => {
+        match self.time_plan(&plan, &vp, &c.name, opts, *best)? {
+            Ok(t) => {
+                let med = t.median_ms;
                 row.median_ms = Some(med);
-                row.min_ms = Some(min);
-                row.method = Some(method);
-                if method != TimingMethod::Single {
+                row.min_ms = Some(t.min_ms);
+                row.method = Some(if matches!(t.stopped, Some(Stop::Probe { .. })) {
+                    TimingMethod::Single
+                } else if t.graph {
+                    TimingMethod::Graph
+                } else {
+                    TimingMethod::Stream
+                });
+                if t.stopped.is_none() {
                     *best = Some(best.map_or(med, |b| b.min(med)));
                 }
+                row.timing = Some(t);
                 let cached = CachedPlan {
                     name: c.name,
                     layout,
@@ -2074,13 +1983,6 @@ mod tests {
             "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER"
         );
         assert_eq!(status_name(7777), "CUDNN_STATUS_7777");
-    }
-
-    #[test]
-    fn median_of_rounds() {
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
-        assert!(median(&mut []).is_nan());
     }
 
     #[test]

@@ -1,16 +1,19 @@
 //! The CUDA backend on cudarc (dynamic loading): start-up checks, NVRTC compilation to CUBIN
-//! with a persistent cache, device buffers, launches, CUDA-event timing, and the cuDNN
-//! graph-API baseline provider.
+//! with a persistent cache, device buffers, launches, CUDA-event timing ([`timing`], shared by
+//! gconv's kernels and the cuDNN graph-API baseline provider), and verification on the device
+//! ([`compare`]).
 //!
 //! Nothing here panics when a library or the GPU is missing: [`nvrtc::nvrtc_version`] and
 //! [`runtime::probe`] turn every missing piece into a [`CudaError`]. NVRTC works without a GPU,
 //! so [`nvrtc::compile_cubin`] and the [`cache`] run on development machines.
 
 pub mod cache;
+pub mod compare;
 pub mod cudnn;
 pub mod error;
 pub mod nvrtc;
 pub mod runtime;
+pub mod timing;
 
 pub use cache::{cache_dir, cache_stats, clear_cache, compile_cached, compile_cached_in, CacheHit};
 pub use error::CudaError;

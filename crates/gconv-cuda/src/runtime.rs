@@ -1,5 +1,6 @@
 //! The GPU runtime: device probing, one context and stream, device tensors, loading compiled
-//! modules, launching a [`KernelSource`]'s launches in order, and CUDA-event timing.
+//! modules, launching a [`KernelSource`]'s launches in order, and CUDA-event timing (through
+//! [`crate::timing`]).
 //!
 //! Every missing piece (no `libcuda.so.1`, `cuInit` failure, no device, NVRTC missing or older
 //! than 13) is a [`CudaError`] from [`probe`] or [`GpuRuntime::new`], never a panic. Kernel
@@ -12,13 +13,10 @@
 use crate::cache::{compile_cached, CacheHit};
 use crate::error::{driver_message, guard, CudaError};
 use crate::nvrtc::{nvrtc_version, CompileOptions, CompiledKernel};
-use cudarc::driver::sys::{
-    CUdevice_attribute, CUevent_flags, CUfunction_attribute, CUgraphInstantiate_flags,
-    CUstreamCaptureMode, CUstreamCaptureStatus,
-};
+use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{
-    result as dres, sys as dsys, CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice,
-    CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+    result as dres, sys as dsys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream,
+    DevicePtr, LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 use gconv_kernels::{Arch, KernelSource, Launch};
@@ -258,66 +256,7 @@ impl LoadedKernel {
     }
 }
 
-/// How to time a kernel (see [`GpuRuntime::time`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TimingOptions {
-    /// Untimed launches before the first round.
-    pub warmup: u32,
-    /// Timed rounds; the result is the median over rounds.
-    pub rounds: u32,
-    /// Back-to-back launches per round; a round's time is divided by this.
-    pub iters_per_round: u32,
-    /// Overwrite a buffer larger than L2 before every round, outside the timed interval.
-    pub flush_l2: bool,
-    /// Capture each round's `iters_per_round` launches into a CUDA graph once and replay it
-    /// per round, so that host launch cost stays out of the figure (as in the cuDNN baseline's
-    /// timing). Falls back to plain launches on the stream, and says so in the method, when
-    /// capture fails.
-    pub use_graph: bool,
-}
-
-impl Default for TimingOptions {
-    fn default() -> Self {
-        TimingOptions {
-            warmup: 5,
-            rounds: 15,
-            iters_per_round: 10,
-            flush_l2: false,
-            use_graph: true,
-        }
-    }
-}
-
-/// A timing result; `method` says how it was measured and is printed with the numbers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Timing {
-    /// Median per-launch time over rounds, milliseconds.
-    pub median_ms: f64,
-    /// Fastest round, per launch.
-    pub min_ms: f64,
-    /// Slowest round, per launch.
-    pub max_ms: f64,
-    /// Rounds measured.
-    pub rounds: u32,
-    /// Per-round per-launch times, in round order.
-    pub samples_ms: Vec<f64>,
-    /// Human-readable description of the method.
-    pub method: String,
-}
-
-/// Median of a non-empty list (mean of the middle two for even lengths).
-pub fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    let n = s.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        0.5 * (s[n / 2 - 1] + s[n / 2])
-    }
-}
+pub use crate::timing::{median, Timing, TimingOptions};
 
 /// Smallest L2 flush buffer.
 const MIN_FLUSH_BYTES: u64 = 256 << 20;
@@ -435,6 +374,14 @@ impl GpuRuntime {
             dtype,
             len,
         })
+    }
+
+    /// Sets every byte of `t` to zero (enqueued on the stream; ordered before later work).
+    pub fn zero(&self, t: &mut DeviceTensor) -> Result<(), CudaError> {
+        let bytes = t.bytes();
+        self.stream
+            .memset_zeros(&mut t.buf)
+            .map_err(|e| CudaError::driver(format!("cuMemsetD8Async ({bytes} bytes)"), e))
     }
 
     /// A zero-filled workspace of `bytes` bytes (at least one byte is allocated).
@@ -650,12 +597,6 @@ impl GpuRuntime {
         self.download(&b.out)
     }
 
-    fn timing_event(&self) -> Result<CudaEvent, CudaError> {
-        self.ctx
-            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| CudaError::driver("cuEventCreate", e))
-    }
-
     fn flush_l2(&self, round: u32) -> Result<(), CudaError> {
         let mut guard = self.flush.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
@@ -674,160 +615,49 @@ impl GpuRuntime {
         Ok(())
     }
 
-    /// Captures `iters` runs of `k` on `b` into a CUDA graph; `None` when the stream cannot be
-    /// captured or a launch fails during capture. The stream is never left capturing.
-    fn capture(
-        &self,
-        k: &LoadedKernel,
-        b: &Buffers,
-        iters: u32,
-    ) -> Result<Option<cudarc::driver::CudaGraph>, CudaError> {
-        if self
-            .stream
-            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
-            .is_err()
-        {
-            return Ok(None);
-        }
-        let mut ok = true;
-        for _ in 0..iters {
-            if self.launch_async(k, b).is_err() {
-                ok = false;
-                break;
-            }
-        }
-        let graph = self.stream.end_capture(CUgraphInstantiate_flags(0));
-        let status = self
-            .stream
-            .capture_status()
-            .map_err(|e| CudaError::driver("cuStreamIsCapturing", e))?;
-        if status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
-            return Err(CudaError::Driver {
-                call: "cuStreamEndCapture".to_string(),
-                message: format!("the stream is still in capture state {status:?}"),
-            });
-        }
-        match graph {
-            Ok(Some(g)) if ok => Ok(Some(g)),
-            _ => Ok(None),
-        }
-    }
-
-    /// Times `k` on `b` with CUDA events (created with timing enabled): `warmup` untimed
-    /// launches, then `rounds` rounds of `iters_per_round` back-to-back launches each, one
-    /// event pair per round; a round's time is divided by `iters_per_round`; the result is the
-    /// median over rounds. With `use_graph` (the default) the launches of a round are captured
-    /// once into a CUDA graph and each round replays it. With `flush_l2`, a buffer of
-    /// max(2·L2, 256 MiB) is overwritten before each round, outside the timed interval.
+    /// Times `k` on `b` with [`crate::timing::measure`] (CUDA events; warm-up launches, then
+    /// rounds of `iters_per_round` back-to-back launches replayed from one CUDA graph with
+    /// `use_graph`; the median over rounds). With `flush_l2`, a buffer of max(2·L2, 256 MiB)
+    /// is overwritten before each round, outside the timed interval.
     pub fn time(
         &self,
         k: &LoadedKernel,
         b: &Buffers,
         opts: &TimingOptions,
     ) -> Result<Timing, CudaError> {
-        if opts.rounds == 0 || opts.iters_per_round == 0 {
-            return Err(CudaError::InvalidOption {
-                option: "timing",
-                reason: format!(
-                    "rounds ({}) and iters_per_round ({}) must be at least 1",
-                    opts.rounds, opts.iters_per_round
-                ),
-            });
-        }
-        let fault = |e: cudarc::driver::DriverError| CudaError::KernelFault {
-            kernel: k.name.clone(),
-            message: driver_message(&e),
-        };
-        for _ in 0..opts.warmup {
-            self.launch_async(k, b)?;
-        }
-        self.stream.synchronize().map_err(fault)?;
-        let graph = if opts.use_graph {
-            self.capture(k, b, opts.iters_per_round)?
-        } else {
-            None
-        };
-        if let Some(g) = &graph {
-            // One untimed replay uploads the graph.
-            g.launch().map_err(fault)?;
-            self.stream.synchronize().map_err(fault)?;
-        }
-        let mut events = Vec::with_capacity(opts.rounds as usize);
-        for r in 0..opts.rounds {
-            if opts.flush_l2 {
-                self.flush_l2(r)?;
-            }
-            let start = self.timing_event()?;
-            let end = self.timing_event()?;
-            start
-                .record(&self.stream)
-                .map_err(|e| CudaError::driver("cuEventRecord", e))?;
-            match &graph {
-                Some(g) => g.launch().map_err(fault)?,
-                None => {
-                    for _ in 0..opts.iters_per_round {
-                        self.launch_async(k, b)?;
-                    }
-                }
-            }
-            end.record(&self.stream)
-                .map_err(|e| CudaError::driver("cuEventRecord", e))?;
-            events.push((start, end));
-        }
-        self.stream.synchronize().map_err(fault)?;
-        let mut samples = Vec::with_capacity(events.len());
-        for (s, e) in &events {
-            let ms = s
-                .elapsed_ms(e)
-                .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
-            samples.push(ms as f64 / opts.iters_per_round as f64);
-        }
-        let min = samples.iter().cloned().fold(f64::INFINITY, f64::min);
-        let max = samples.iter().cloned().fold(0.0, f64::max);
-        let l2 = if opts.flush_l2 {
-            format!(
-                "L2 flushed before each round ({} MiB written, untimed){}",
-                (2 * self.info.l2_bytes).max(MIN_FLUSH_BYTES) >> 20,
-                if opts.iters_per_round > 1 {
-                    "; only the first launch of a round starts cold"
+        self.time_against(k, b, opts, None)
+    }
+
+    /// [`GpuRuntime::time`] with early stop against `best_ms`, the best verified latency known
+    /// on the same problem (used only with `opts.early_stop`).
+    pub fn time_against(
+        &self,
+        k: &LoadedKernel,
+        b: &Buffers,
+        opts: &TimingOptions,
+        best_ms: Option<f64>,
+    ) -> Result<Timing, CudaError> {
+        crate::timing::measure(
+            &self.stream,
+            opts,
+            best_ms,
+            &k.name,
+            k.launches.len(),
+            || self.launch_async(k, b),
+            |round| {
+                if opts.flush_l2 {
+                    self.flush_l2(round)
                 } else {
-                    ""
+                    Ok(())
                 }
-            )
-        } else {
-            "L2 warm".to_string()
-        };
-        let launches = k.launches.len();
-        let replay = match (&graph, opts.use_graph) {
-            (Some(_), _) => "replayed from one CUDA graph (no host launch cost)",
-            (None, true) => "launched on the stream because graph capture failed (host launch cost included when the kernel is shorter)",
-            (None, false) => "launched on the stream (host launch cost included when the kernel is shorter)",
-        };
-        let method = format!(
-            "CUDA events: {} warm-up run(s), median of {} rounds × {} back-to-back run(s) ({} launch(es) each) {replay}, {}",
-            opts.warmup, opts.rounds, opts.iters_per_round, launches, l2
-        );
-        Ok(Timing {
-            median_ms: median(&samples),
-            min_ms: min,
-            max_ms: max,
-            rounds: opts.rounds,
-            samples_ms: samples,
-            method,
-        })
+            },
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn median_of_odd_and_even() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
-        assert!(median(&[]).is_nan());
-    }
 
     #[test]
     fn probe_never_panics() {

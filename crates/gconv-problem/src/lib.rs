@@ -1,7 +1,8 @@
 //! The problem model of gconv: one grouped convolution (direction, dtype, sizes), its canonical
 //! key, validation with typed errors, derived sizes, FLOP and byte counts, the roofline, host
 //! tensors in the gconv layouts, the host-memory check that refuses problems too large to run,
-//! and the dtype-aware comparison used to verify every result.
+//! the dtype-aware comparison used to verify every result, and the repeat policy of every
+//! latency measurement ([`measure`]).
 //!
 //! Layouts (ARCHITECTURE.md, problems): X is `N,[D,]H,W,G,C/G`; W is `G,K/G,[Z,]Y,X,C/G`; Y is
 //! `N,[Do,]Ho,Wo,G,K/G`. C and K are total channels.
@@ -9,6 +10,7 @@
 pub mod device;
 pub mod error;
 pub mod key;
+pub mod measure;
 pub mod memory;
 pub mod problem;
 pub mod tensor;

@@ -1,11 +1,17 @@
 //! The CPU executor: runs jobs on the CPU backend variants of `gconv-reference`, verifying each
 //! result against the f64 reference before timing it with the wall clock.
 //!
+//! Timing follows the job's repeat policy through `gconv_problem::measure` (the decisions the
+//! GPU timing module makes too): a timed probe run, warm-up runs, then rounds of one run each;
+//! adaptive repeats and early stop against [`Job::best_ms`] apply as on the GPU. Each result
+//! carries its phase times (inputs, reference, verification, timing; nothing is compiled).
+//!
 //! It also answers the baseline provider `reference` with one row, `reference:f64`: the f64
 //! reference itself, timed the same way (its errors are 0 by definition). Any other provider is
 //! `unsupported`.
 
-use crate::worker::{Executor, Job, JobKind, JobResult, ResultRow, Status};
+use crate::worker::{Executor, Job, JobKind, JobResult, PhaseTimes, ResultRow, Status};
+use gconv_problem::measure::{run_session, Outcome};
 use gconv_problem::{compare, HostTensor, Problem, Tolerance};
 use gconv_reference::{reference_tensors, run, CpuVariant};
 use std::time::Instant;
@@ -31,8 +37,9 @@ impl CpuExecutor {
         CpuExecutor::default()
     }
 
-    /// Inputs and reference for the job's problem and seed (cached for consecutive jobs).
-    fn prepare_problem(&mut self, job: &Job) -> Result<&Prepared, String> {
+    /// Inputs and reference for the job's problem and seed (cached for consecutive jobs); the
+    /// time spent making them goes to `phases`.
+    fn prepare_problem(&mut self, job: &Job, phases: &mut PhaseTimes) -> Result<&Prepared, String> {
         let fresh = self
             .prepared
             .as_ref()
@@ -40,6 +47,7 @@ impl CpuExecutor {
         if fresh {
             let problem = job.problem;
             let ([r0, r1], _) = problem.roles();
+            let t = Instant::now();
             // The orchestrator refuses problems that do not fit before sending them; a failed
             // allocation here is still a row, not an abort.
             let input = |r| {
@@ -47,8 +55,11 @@ impl CpuExecutor {
                     .map_err(|e| format!("cannot allocate the inputs: {e}"))
             };
             let inputs = [input(r0)?, input(r1)?];
+            phases.inputs_ms += ms_since(t);
+            let t = Instant::now();
             let reference = reference_tensors(&problem, &inputs[0], &inputs[1])
                 .map_err(|e| format!("reference failed: {e}"))?;
+            phases.reference_cpu_ms += ms_since(t);
             self.prepared = Some(Prepared {
                 problem,
                 seed: job.seed,
@@ -62,37 +73,39 @@ impl CpuExecutor {
     }
 }
 
-/// Median of the wall-clock times (ms) of `repeats` (at least 1) calls of `f` after `warmup`
-/// calls; `Err` from `f` stops the measurement.
-fn time_median<E>(
-    warmup: u32,
-    repeats: u32,
-    mut f: impl FnMut() -> Result<(), E>,
-) -> Result<f64, E> {
-    for _ in 0..warmup {
-        f()?;
-    }
-    let mut t = Vec::with_capacity(repeats.max(1) as usize);
-    for _ in 0..repeats.max(1) {
-        let s = Instant::now();
-        f()?;
-        t.push(s.elapsed().as_secs_f64() * 1e3);
-    }
-    t.sort_by(f64::total_cmp);
-    let n = t.len();
-    Ok(if n % 2 == 1 {
-        t[n / 2]
-    } else {
-        (t[n / 2 - 1] + t[n / 2]) / 2.0
-    })
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
 }
 
-fn method(job: &Job) -> String {
-    format!(
-        "cpu wall clock, median of {} run(s) after {} warm-up run(s)",
-        job.timing.repeats.max(1),
-        job.timing.warmup
+/// Times `f` with the job's repeat policy (one run per round; see the module documentation)
+/// against the job's best known latency. `Err` from `f` stops the measurement.
+pub fn time_job<E>(job: &Job, mut f: impl FnMut() -> Result<(), E>) -> Result<Outcome, E> {
+    let policy = gconv_problem::measure::RepeatPolicy {
+        iters: 1,
+        ..job.timing.policy()
+    };
+    let timed = |f: &mut dyn FnMut() -> Result<(), E>| -> Result<f64, E> {
+        let s = Instant::now();
+        f()?;
+        Ok(ms_since(s))
+    };
+    let f = std::cell::RefCell::new(&mut f);
+    run_session(
+        policy,
+        job.best_ms,
+        || timed(&mut *f.borrow_mut()),
+        |n| {
+            for _ in 0..n {
+                (f.borrow_mut())()?;
+            }
+            Ok(())
+        },
+        |_| timed(&mut *f.borrow_mut()),
     )
+}
+
+fn method(o: &Outcome) -> String {
+    format!("cpu wall clock: {}", o.describe())
 }
 
 impl Executor for CpuExecutor {
@@ -111,17 +124,68 @@ impl Executor for CpuExecutor {
                 format!("{} cannot run {problem}", variant.name()),
             );
         }
-        let prepared = match self.prepare_problem(job) {
+        let mut phases = PhaseTimes::default();
+        let mut r = self.execute_variant(job, variant, &mut phases);
+        r.phases = Some(phases);
+        r
+    }
+
+    fn baseline(&mut self, job: &Job, provider: &str) -> Vec<ResultRow> {
+        if provider != "reference" {
+            return vec![ResultRow {
+                kernel: format!("{provider}:none"),
+                result: JobResult::status(
+                    Status::Unsupported,
+                    format!(
+                        "the CPU worker has no baseline provider {provider:?} (it has \"reference\")"
+                    ),
+                ),
+            }];
+        }
+        let problem = job.problem;
+        let mut phases = PhaseTimes::default();
+        let mut result = match self.prepare_problem(job, &mut phases) {
+            Err(msg) => JobResult::status(Status::LaunchError, msg),
+            Ok(p) => {
+                let [a, b] = &p.inputs;
+                let t = Instant::now();
+                let timed = time_job(job, || reference_tensors(&problem, a, b).map(|_| ()));
+                phases.timing_ms += ms_since(t);
+                match timed {
+                    Ok(o) => JobResult::ok(o.latency_ms(), 0.0, 0.0).with_outcome(&o, method(&o)),
+                    Err(e) => JobResult::status(Status::LaunchError, e.to_string()),
+                }
+            }
+        };
+        result.phases = Some(phases);
+        vec![ResultRow {
+            kernel: "reference:f64".into(),
+            result,
+        }]
+    }
+}
+
+impl CpuExecutor {
+    fn execute_variant(
+        &mut self,
+        job: &Job,
+        variant: CpuVariant,
+        phases: &mut PhaseTimes,
+    ) -> JobResult {
+        let problem = job.problem;
+        let prepared = match self.prepare_problem(job, phases) {
             Ok(p) => p,
             Err(msg) => return JobResult::status(Status::Unsupported, msg),
         };
         let [a, b] = &prepared.inputs;
         // Verify first.
+        let t = Instant::now();
         let out = match run(variant, &problem, a, b) {
             Ok(o) => o,
             Err(e) => return JobResult::status(Status::LaunchError, e.to_string()),
         };
         let cmp = compare(&out, &prepared.reference, Tolerance::for_problem(&problem));
+        phases.verify_ms += ms_since(t);
         if !cmp.passed() {
             let mut r = JobResult::status(
                 Status::Incorrect,
@@ -139,52 +203,14 @@ impl Executor for CpuExecutor {
             return r;
         }
         // Then time.
-        let timed = time_median(job.timing.warmup, job.timing.repeats, || {
-            run(variant, &problem, a, b).map(|_| ())
-        });
+        let t = Instant::now();
+        let timed = time_job(job, || run(variant, &problem, a, b).map(|_| ()));
+        phases.timing_ms += ms_since(t);
         match timed {
-            Ok(ms) => {
-                let mut r = JobResult::ok(ms, cmp.max_abs_err, cmp.max_rel_err);
-                r.message = Some(method(job));
-                r
-            }
+            Ok(o) => JobResult::ok(o.latency_ms(), cmp.max_abs_err, cmp.max_rel_err)
+                .with_outcome(&o, method(&o)),
             Err(e) => JobResult::status(Status::LaunchError, e.to_string()),
         }
-    }
-
-    fn baseline(&mut self, job: &Job, provider: &str) -> Vec<ResultRow> {
-        if provider != "reference" {
-            return vec![ResultRow {
-                kernel: format!("{provider}:none"),
-                result: JobResult::status(
-                    Status::Unsupported,
-                    format!(
-                        "the CPU worker has no baseline provider {provider:?} (it has \"reference\")"
-                    ),
-                ),
-            }];
-        }
-        let problem = job.problem;
-        let result = match self.prepare_problem(job) {
-            Err(msg) => JobResult::status(Status::LaunchError, msg),
-            Ok(p) => {
-                let [a, b] = &p.inputs;
-                match time_median(job.timing.warmup, job.timing.repeats, || {
-                    reference_tensors(&problem, a, b).map(|_| ())
-                }) {
-                    Ok(ms) => {
-                        let mut r = JobResult::ok(ms, 0.0, 0.0);
-                        r.message = Some(method(job));
-                        r
-                    }
-                    Err(e) => JobResult::status(Status::LaunchError, e.to_string()),
-                }
-            }
-        };
-        vec![ResultRow {
-            kernel: "reference:f64".into(),
-            result,
-        }]
     }
 }
 
@@ -201,9 +227,10 @@ mod tests {
             timing: TimingOptions {
                 warmup: 0,
                 repeats: 2,
-                cold_l2: false,
+                ..TimingOptions::default()
             },
             seed: 3,
+            best_ms: None,
         }
     }
 
@@ -242,15 +269,69 @@ mod tests {
     }
 
     #[test]
-    fn median() {
+    fn time_job_follows_the_policy() {
         let mut calls = 0;
-        let m = time_median(2, 3, || {
+        let mut j = job("cpu_direct", KEY);
+        j.timing.warmup = 2;
+        j.timing.repeats = 3;
+        let o = time_job(&j, || {
             calls += 1;
             Ok::<(), ()>(())
         })
         .unwrap();
-        assert_eq!(calls, 5);
-        assert!(m >= 0.0);
-        assert_eq!(time_median(0, 1, || Err::<(), _>("boom")), Err("boom"));
+        assert_eq!(calls, 5, "probe + 1 warm-up + 3 rounds of one run");
+        assert_eq!((o.warmup, o.rounds, o.iters), (2, 3, 1));
+        assert!(o.latency_ms() >= 0.0);
+        assert_eq!(time_job(&j, || Err::<(), _>("boom")), Err("boom"));
+    }
+
+    #[test]
+    fn phases_are_reported_and_compile_is_zero() {
+        let mut ex = CpuExecutor::new();
+        let r = ex.execute(&job("cpu_direct", KEY));
+        let p = r.phases.expect("phases");
+        assert!(p.inputs_ms > 0.0 && p.reference_cpu_ms > 0.0, "{p:?}");
+        assert!(p.verify_ms > 0.0 && p.timing_ms > 0.0, "{p:?}");
+        assert_eq!(
+            (p.compile_wait_ms, p.compile_cpu_ms, p.cache_hit),
+            (0.0, 0.0, None)
+        );
+        // the second job on the same problem reuses inputs and reference
+        let p = ex.execute(&job("cpu_im2col_gemm", KEY)).phases.unwrap();
+        assert_eq!((p.inputs_ms, p.reference_cpu_ms), (0.0, 0.0));
+        assert_eq!(r.rounds, Some(2));
+        assert_eq!(r.iters, Some(1));
+        assert_eq!(r.stopped_early, Some(false));
+    }
+
+    #[test]
+    fn early_stop_keeps_the_row_ok_and_verified() {
+        let mut ex = CpuExecutor::new();
+        let mut j = job("cpu_direct", KEY);
+        j.timing = TimingOptions::adaptive_default();
+        // a best far below anything the CPU can do: stopped at the probe
+        j.best_ms = Some(1e-9);
+        let r = ex.execute(&j);
+        assert_eq!(r.status, Status::Ok, "{r:?}");
+        assert!(
+            r.max_abs_err.is_some() && r.max_rel_err.is_some(),
+            "verified"
+        );
+        assert_eq!(r.stopped_early, Some(true));
+        assert_eq!((r.rounds, r.iters), (Some(1), Some(1)));
+        let m = r.message.unwrap();
+        assert!(m.contains("stopped early after the probe"), "{m}");
+        // without a best nothing stops
+        j.best_ms = None;
+        let r = ex.execute(&j);
+        assert_eq!(r.stopped_early, Some(false));
+        assert!(r.rounds.unwrap() >= 5, "{r:?}");
+        // an incorrect kernel is never timed, best or not
+        let mut w = job("cpu_planted_wrong", KEY);
+        w.best_ms = Some(1e-9);
+        w.timing = TimingOptions::adaptive_default();
+        let r = ex.execute(&w);
+        assert_eq!(r.status, Status::Incorrect);
+        assert_eq!(r.stopped_early, None);
     }
 }

@@ -6,7 +6,8 @@
 //! ```text
 //! kernel, problem, direction, dtype, N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h,
 //! stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w, status, latency_ms, tflops, gbps,
-//! roofline_frac, max_abs_err, max_rel_err, compile_ms, regs, spills
+//! roofline_frac, max_abs_err, max_rel_err, compile_ms, regs, spills, rounds, iters_per_round,
+//! stopped_early
 //! ```
 //!
 //! `problem` is the canonical key; join rows on it, never on a row index. Spatial columns use
@@ -15,7 +16,14 @@
 //! (`Problem::flops`, `Problem::min_bytes`, `Problem::roofline_fraction` on the sweep's device)
 //! and, like `latency_ms`, are empty unless the status is `ok`; the error columns are filled whenever the result was
 //! compared, so `incorrect` rows show how wrong they were. Baseline rows have kernel
-//! `<provider>:<engine>` (for example `cudnn:eng4`).
+//! `<provider>:<engine>` (for example `cudnn:eng4`). `rounds` and `iters_per_round` say what the
+//! latency of an `ok` row is the median of (rounds of back-to-back runs), `stopped_early` is
+//! `true` when its measurement stopped early because it was clearly slower than the best known
+//! latency on the problem (the row is verified all the same). Messages are not part of the
+//! schema; see `SweepOptions::messages`.
+//!
+//! Files written before the last three columns existed ([`COLUMNS_V1`]) are still read (those
+//! fields are empty), and `--resume` appends to them in their own schema.
 //!
 //! Messages (why a row failed, the timing method of an `ok` row) are not part of the schema:
 //! the CLI writes them next to the CSV, to [`messages_path`] (`OUT.csv.messages.jsonl`), one
@@ -30,7 +38,7 @@ use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// The column names, in order.
-pub const COLUMNS: [&str; 33] = [
+pub const COLUMNS: [&str; 36] = [
     "kernel",
     "problem",
     "direction",
@@ -64,7 +72,22 @@ pub const COLUMNS: [&str; 33] = [
     "compile_ms",
     "regs",
     "spills",
+    "rounds",
+    "iters_per_round",
+    "stopped_early",
 ];
+
+/// The columns of files written before `rounds`, `iters_per_round` and `stopped_early`: the
+/// first 33 of [`COLUMNS`].
+pub const COLUMNS_V1: [&str; 33] = {
+    let mut v = [""; 33];
+    let mut i = 0;
+    while i < 33 {
+        v[i] = COLUMNS[i];
+        i += 1;
+    }
+    v
+};
 
 /// Index of the first column after the problem description (`status`).
 const STATUS_COL: usize = 23;
@@ -90,6 +113,12 @@ pub struct SweepRow {
     pub regs: Option<u32>,
     /// Spilled bytes.
     pub spills: Option<u32>,
+    /// Timed rounds of an `ok` row.
+    pub rounds: Option<u32>,
+    /// Runs per round of an `ok` row.
+    pub iters: Option<u32>,
+    /// Whether the measurement stopped early (`ok` rows).
+    pub stopped_early: Option<bool>,
     /// Why it failed (not written to the CSV).
     pub message: Option<String>,
 }
@@ -107,6 +136,9 @@ impl SweepRow {
             compile_ms: r.compile_ms,
             regs: r.regs,
             spills: r.spills,
+            rounds: r.rounds,
+            iters: r.iters,
+            stopped_early: r.stopped_early,
             message: r.message.clone(),
         }
     }
@@ -173,6 +205,10 @@ impl SweepRow {
         v.push(opt(self.compile_ms, |x| format!("{x:.3}")));
         v.push(opt(self.regs, |x| x.to_string()));
         v.push(opt(self.spills, |x| x.to_string()));
+        let timed = self.ok_latency_ms().is_some();
+        v.push(opt(self.rounds.filter(|_| timed), |x| x.to_string()));
+        v.push(opt(self.iters.filter(|_| timed), |x| x.to_string()));
+        v.push(opt(self.stopped_early.filter(|_| timed), |x| x.to_string()));
         v
     }
 }
@@ -217,6 +253,8 @@ pub struct CsvWriter {
     inner: ::csv::Writer<File>,
     path: PathBuf,
     device: DeviceSpec,
+    /// Cells per row: [`COLUMNS`], or [`COLUMNS_V1`] when appending to an older file.
+    width: usize,
 }
 
 impl CsvWriter {
@@ -227,14 +265,24 @@ impl CsvWriter {
             inner: ::csv::Writer::from_writer(file),
             path: path.to_path_buf(),
             device,
+            width: COLUMNS.len(),
         };
         w.write_record(COLUMNS.iter().map(|s| s.to_string()).collect())?;
         Ok(w)
     }
 
     /// Opens `path` for appending; writes the header when the file is new or empty. The caller
-    /// checks an existing header with [`read_rows`] first.
+    /// checks an existing header with [`read_rows`] first; a file with the older header
+    /// ([`COLUMNS_V1`]) gets rows in that schema.
     pub fn append(path: &Path, device: DeviceSpec) -> Result<CsvWriter, TuneError> {
+        let legacy = match std::fs::read(path) {
+            Ok(bytes) => {
+                let first = bytes.split(|b| *b == b'\n').next().unwrap_or(&[]);
+                let first = String::from_utf8_lossy(first);
+                first.trim_end() == COLUMNS_V1.join(",")
+            }
+            Err(_) => false,
+        };
         let mut file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -247,6 +295,11 @@ impl CsvWriter {
             inner: ::csv::Writer::from_writer(file),
             path: path.to_path_buf(),
             device,
+            width: if legacy && len > 0 {
+                COLUMNS_V1.len()
+            } else {
+                COLUMNS.len()
+            },
         };
         if len == 0 {
             w.write_record(COLUMNS.iter().map(|s| s.to_string()).collect())?;
@@ -256,7 +309,8 @@ impl CsvWriter {
 
     /// Writes one row and flushes it to the file.
     pub fn write_row(&mut self, row: &SweepRow) -> Result<(), TuneError> {
-        let cells = row.cells(&self.device);
+        let mut cells = row.cells(&self.device);
+        cells.truncate(self.width);
         self.write_record(cells)
     }
 
@@ -392,13 +446,18 @@ fn parse_rows(path: &Path, input: impl std::io::Read) -> Result<Vec<SweepRow>, T
         .headers()
         .map_err(|e| TuneError::io(path, std::io::Error::other(e)))?
         .clone();
-    if header.iter().collect::<Vec<_>>() != COLUMNS {
+    let names = header.iter().collect::<Vec<_>>();
+    let width = if names == COLUMNS {
+        COLUMNS.len()
+    } else if names == COLUMNS_V1 {
+        COLUMNS_V1.len()
+    } else {
         return Err(TuneError::CsvHeader {
             path: path.to_path_buf(),
             expected: COLUMNS.join(","),
-            found: header.iter().collect::<Vec<_>>().join(","),
+            found: names.join(","),
         });
-    }
+    };
     let mut rows = Vec::new();
     for rec in rdr.records() {
         let rec = rec.map_err(|e| TuneError::CsvRow {
@@ -414,13 +473,13 @@ fn parse_rows(path: &Path, input: impl std::io::Read) -> Result<Vec<SweepRow>, T
             column: column.to_string(),
             message,
         };
-        if rec.len() != COLUMNS.len() {
+        if rec.len() != width {
             return Err(bad(
                 "",
                 format!(
                     "{} cells, expected {} (a partial row from an interrupted sweep?)",
                     rec.len(),
-                    COLUMNS.len()
+                    width
                 ),
             ));
         }
@@ -468,6 +527,22 @@ fn parse_rows(path: &Path, input: impl std::io::Read) -> Result<Vec<SweepRow>, T
                 ),
             ));
         }
+        let (rounds, iters, stopped_early) = if width > 33 {
+            let b = match &rec[35] {
+                "" => None,
+                "true" => Some(true),
+                "false" => Some(false),
+                other => {
+                    return Err(bad(
+                        "stopped_early",
+                        format!("{other:?} is not true or false"),
+                    ))
+                }
+            };
+            (u(33)?, u(34)?, b)
+        } else {
+            (None, None, None)
+        };
         rows.push(SweepRow {
             kernel: rec[0].to_string(),
             problem,
@@ -478,6 +553,9 @@ fn parse_rows(path: &Path, input: impl std::io::Read) -> Result<Vec<SweepRow>, T
             compile_ms: f(30)?,
             regs: u(31)?,
             spills: u(32)?,
+            rounds,
+            iters,
+            stopped_early,
             message: None,
         });
     }
@@ -499,6 +577,9 @@ mod tests {
             compile_ms: Some(12.25),
             regs: Some(96),
             spills: Some(0),
+            rounds: Some(10),
+            iters: Some(10),
+            stopped_early: Some(false),
             message: Some("not written".into()),
         }
     }
@@ -507,7 +588,12 @@ mod tests {
     fn header_is_the_design_schema() {
         let text = "kernel, problem, direction, dtype, N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w, status, latency_ms, tflops, gbps, roofline_frac, max_abs_err, max_rel_err, compile_ms, regs, spills";
         let want: Vec<&str> = text.split(", ").collect();
-        assert_eq!(COLUMNS.to_vec(), want);
+        assert_eq!(COLUMNS_V1.to_vec(), want);
+        assert_eq!(&COLUMNS[..33], &COLUMNS_V1[..]);
+        assert_eq!(
+            &COLUMNS[33..],
+            &["rounds", "iters_per_round", "stopped_early"]
+        );
         assert_eq!(COLUMNS[STATUS_COL], "status");
     }
 
@@ -520,7 +606,8 @@ mod tests {
             Some(0.5),
         );
         let c = r.cells(&DeviceSpec::H200);
-        assert_eq!(c.len(), 33);
+        assert_eq!(c.len(), 36);
+        assert_eq!(&c[33..], &["10", "10", "false"]);
         assert_eq!(
             &c[4..23].join(","),
             "32,32,256,256,1,56,56,1,3,3,1,1,1,0,1,1,1,1,1"
@@ -535,6 +622,7 @@ mod tests {
         let r = row("k1", &r.problem.to_string(), Status::Incorrect, None);
         let c = r.cells(&DeviceSpec::H200);
         assert_eq!(&c[24..28], &["", "", "", ""]);
+        assert_eq!(&c[33..], &["", "", ""], "not timed: no rounds");
         assert_eq!(c[28], "0.001");
     }
 
@@ -578,6 +666,10 @@ mod tests {
         };
         assert_eq!(rows[0].kernel, "k1");
         assert_eq!(rows[0].latency_ms, Some(0.125));
+        assert_eq!(
+            (rows[0].rounds, rows[0].iters, rows[0].stopped_early),
+            (Some(10), Some(10), Some(false))
+        );
         assert!(rows[0].max_rel_err.unwrap().is_infinite());
         assert_eq!(rows[1].kernel, strip(&b).kernel);
         assert_eq!(rows[1].problem, b.problem);
@@ -635,6 +727,51 @@ mod tests {
         );
         assert_eq!(rows[1].message.as_deref(), Some("not written"), "kept");
         assert_eq!(rows[2].message, None);
+    }
+
+    #[test]
+    fn old_files_are_read_and_appended_in_their_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.csv");
+        // The first rows of results/h200/s4/bench_zoo.csv (written before the timing columns).
+        let old = format!(
+            "{}\n{}\n{}\n",
+            COLUMNS_V1.join(","),
+            "igemm_fwd_bf16_t128x128x32_w2x2_s4_v8x8_gm1_sk1d_mma_pw,fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1,fwd,bf16,32,32,32,32,1,112,112,1,3,3,1,1,1,0,1,1,1,1,1,rejected,,,,,,,,,",
+            "cudnn:eng7,fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1,fwd,bf16,32,32,32,32,1,112,112,1,3,3,1,1,1,0,1,1,1,1,1,ok,0.0256,18.07,4013,0.4168,0.0078125,0.001953125,,,"
+        );
+        std::fs::write(&path, &old).unwrap();
+        let rows = read_rows(&path).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1].latency_ms, Some(0.0256));
+        assert_eq!((rows[1].rounds, rows[1].stopped_early), (None, None));
+        let new = row(
+            "k1",
+            "fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
+            Status::Ok,
+            Some(0.5),
+        );
+        CsvWriter::append(&path, DeviceSpec::H200)
+            .unwrap()
+            .write_row(&new)
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(&old), "old rows untouched");
+        let last = text.lines().last().unwrap();
+        assert_eq!(last.split(',').count(), 33, "{last}");
+        let rows = read_rows(&path).unwrap();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[2].latency_ms, Some(0.5));
+        // a bad stopped_early cell in a new file names the column
+        let p2 = dir.path().join("new.csv");
+        let mut cells = new.cells(&DeviceSpec::H200);
+        cells[35] = "maybe".into();
+        std::fs::write(&p2, format!("{}\n{}\n", COLUMNS.join(","), cells.join(","))).unwrap();
+        let e = read_rows(&p2).unwrap_err();
+        assert!(
+            matches!(&e, TuneError::CsvRow { column, .. } if column == "stopped_early"),
+            "{e}"
+        );
     }
 
     #[test]

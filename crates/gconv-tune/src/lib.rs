@@ -1,14 +1,17 @@
 //! The gconv tile engine: trait-config JSON and the instance builder ([`traits`]), the
 //! `--filter` language ([`filter`]), the problem registry ([`registry`]), the sweep
 //! orchestrator ([`sweep`]) with its worker protocol ([`worker`]) and CSV files ([`csv`]), the
-//! end-of-sweep summary ([`summary`]) and the CPU executor ([`cpu`]).
+//! end-of-sweep summary ([`summary`]), the time split ([`split`]), the CPU executor ([`cpu`]) and background work for
+//! workers ([`prefetch`]).
 
 pub mod cpu;
 pub mod csv;
 pub mod error;
 pub mod filter;
 pub mod kernel_ref;
+pub mod prefetch;
 pub mod registry;
+pub mod split;
 pub mod summary;
 pub mod sweep;
 pub mod traits;
@@ -19,7 +22,10 @@ pub use error::TuneError;
 pub use filter::{Filter, FilterError};
 pub use kernel_ref::KernelRef;
 pub use registry::{registry_counts, resolve_problems};
+pub use split::TimeSplit;
 pub use summary::{summarize, Summary};
 pub use sweep::{run_sweep, SweepOptions, SweepReport};
 pub use traits::{build_instances, InstanceReport};
-pub use worker::{worker_main, Executor, Job, JobKind, JobResult, Status, TimingOptions};
+pub use worker::{
+    worker_main, Executor, Job, JobKind, JobResult, PhaseTimes, Status, TimingOptions,
+};

@@ -344,6 +344,9 @@ mod tests {
             compile_ms: None,
             regs: None,
             spills: None,
+            rounds: None,
+            iters: None,
+            stopped_early: None,
             message: None,
         }
     }

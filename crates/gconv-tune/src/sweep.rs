@@ -28,9 +28,10 @@
 use crate::csv::{drop_partial_tail, read_rows, CsvWriter, SweepRow};
 use crate::error::TuneError;
 use crate::kernel_ref::KernelRef;
+use crate::split::TimeSplit;
 use crate::summary::{summarize_with, Summary};
 use crate::worker::{
-    truncate, Job, JobKind, Reply, ResultRow, Status, TimingOptions, PROTOCOL_VERSION,
+    truncate, BestSoFar, Job, JobKind, Reply, ResultRow, Status, TimingOptions, PROTOCOL_VERSION,
 };
 use gconv_kernels::select::auto_select;
 use gconv_kernels::{admit, Arch, Rejection, Target};
@@ -144,7 +145,10 @@ pub struct SweepOptions {
     /// Where to append one JSON line per row that carries a message (failures, timing method);
     /// `None`: messages are only kept in the report.
     pub messages: Option<PathBuf>,
-    /// Timing parameters sent with every job.
+    /// Timing parameters sent with every job (the library default is the fixed method; the CLI
+    /// sends [`TimingOptions::adaptive_default`] unless told otherwise). Each job also carries
+    /// the best verified latency known on its problem when its batch starts
+    /// ([`Job::best_ms`]), for early stop.
     pub timing: TimingOptions,
     /// Seed of the random inputs sent with every job.
     pub seed: u64,
@@ -249,6 +253,8 @@ pub struct SweepReport {
     pub device: DeviceSpec,
     /// The messages file written (`SweepOptions::messages`).
     pub messages: Option<PathBuf>,
+    /// Where the time went (printed by `gconv sweep` and `gconv bench`).
+    pub split: TimeSplit,
 }
 
 impl SweepReport {
@@ -430,6 +436,7 @@ pub fn run_sweep(
             problem: *problem,
             timing: opts.timing,
             seed: opts.seed,
+            best_ms: None,
         }
     };
     let mut compile_rows = Vec::new();
@@ -478,6 +485,14 @@ pub fn run_sweep(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let mut best = BestSoFar::default();
+    for r in &previous {
+        if let Some(ms) = r.ok_latency_ms() {
+            if r.max_abs_err.is_some() && r.max_rel_err.is_some() {
+                best.record_ms(&r.problem, &r.kernel, ms);
+            }
+        }
+    }
     let mut run = Runner {
         opts,
         writer,
@@ -485,12 +500,15 @@ pub fn run_sweep(
         bar,
         rows: Vec::new(),
         workers_started: 0,
+        best,
+        split: TimeSplit::default(),
     };
     for r in refused.into_iter().chain(compile_rows) {
         run.emit(r)?;
         run.bar.inc(1);
     }
     let n_jobs = jobs.len();
+    run.split.plan_ms = start.elapsed().as_secs_f64() * 1e3;
     // Jobs of a batch whose worker failed before starting any job (start-up timeout, crash or
     // garbage during `prepare`) are retried one per worker, so that only the culprit is blamed.
     let mut singles: VecDeque<Job> = VecDeque::new();
@@ -503,7 +521,17 @@ pub fn run_sweep(
         } else {
             break;
         };
-        match run.run_batch(batch)? {
+        let batch = batch
+            .into_iter()
+            .map(|mut j| {
+                j.best_ms = run.best.for_job(&j);
+                j
+            })
+            .collect();
+        let batch_start = Instant::now();
+        let end = run.run_batch(batch)?;
+        run.split.batches_ms += batch_start.elapsed().as_secs_f64() * 1e3;
+        match end {
             BatchEnd::Finished => {}
             BatchEnd::Rest(rest) => {
                 for j in rest.into_iter().rev() {
@@ -514,6 +542,9 @@ pub fn run_sweep(
         }
     }
     run.bar.finish_and_clear();
+    let elapsed = start.elapsed();
+    run.split.wall_ms = elapsed.as_secs_f64() * 1e3;
+    run.split.workers = run.workers_started;
     Ok(SweepReport {
         output: opts.output.clone(),
         rows: run.rows,
@@ -521,9 +552,10 @@ pub fn run_sweep(
         skipped,
         jobs: n_jobs,
         workers_started: run.workers_started,
-        elapsed: start.elapsed(),
+        elapsed,
         device: opts.device,
         messages: opts.messages.clone(),
+        split: run.split,
     })
 }
 
@@ -713,10 +745,12 @@ struct Runner<'a> {
     bar: ProgressBar,
     rows: Vec<SweepRow>,
     workers_started: usize,
+    best: BestSoFar,
+    split: TimeSplit,
 }
 
 /// Checks the rows of a `done` reply against its job; `Err` is a protocol violation.
-fn check_rows(job: &Job, rows: Vec<ResultRow>) -> Result<Vec<SweepRow>, String> {
+fn check_rows(job: &Job, rows: &[ResultRow]) -> Result<Vec<SweepRow>, String> {
     match &job.kind {
         JobKind::Kernel { name } => {
             if rows.len() != 1 || rows[0].kernel != *name {
@@ -743,7 +777,7 @@ fn check_rows(job: &Job, rows: Vec<ResultRow>) -> Result<Vec<SweepRow>, String> 
         }
     }
     Ok(rows
-        .into_iter()
+        .iter()
         .map(|r| {
             let mut row = SweepRow::from_result(&r.kernel, &job.problem, &r.result);
             if row.status == Status::Ok {
@@ -784,6 +818,9 @@ impl Runner<'_> {
                 .and_then(|_| f.flush())
                 .map_err(|e| TuneError::io(path, e))?;
         }
+        if let Some(ms) = row.ok_latency_ms() {
+            self.best.record_ms(&row.problem, &row.kernel, ms);
+        }
         self.rows.push(row);
         Ok(())
     }
@@ -803,11 +840,15 @@ impl Runner<'_> {
     /// isolation instead.
     fn run_batch(&mut self, batch: Vec<Job>) -> Result<BatchEnd, TuneError> {
         let opts = self.opts;
+        let spawned = Instant::now();
         let mut w = Worker::spawn(opts, &batch)?;
         self.workers_started += 1;
         let mut i = 0usize;
         let mut started = false;
         let mut replied = false;
+        // When the worker said hello and when the job in flight started (phase accounting).
+        let mut hello_at: Option<Instant> = None;
+        let mut job_start = Instant::now();
         let mut deadline = Instant::now() + opts.startup_timeout;
         while i < batch.len() {
             let job = &batch[i];
@@ -864,15 +905,30 @@ impl Runner<'_> {
                     Ok(Reply::Hello { protocol }) if protocol != PROTOCOL_VERSION => Some(format!(
                         "worker speaks protocol {protocol}, expected {PROTOCOL_VERSION}"
                     )),
-                    Ok(Reply::Hello { .. }) => None,
+                    Ok(Reply::Hello { .. }) => {
+                        let now = Instant::now();
+                        self.split.startup_ms += (now - spawned).as_secs_f64() * 1e3;
+                        hello_at = Some(now);
+                        None
+                    }
                     Ok(Reply::Start { id }) if id == job.id => {
+                        let now = Instant::now();
+                        if !replied {
+                            if let Some(h) = hello_at {
+                                self.split.prepare_ms += (now - h).as_secs_f64() * 1e3;
+                            }
+                        }
+                        job_start = now;
                         started = true;
                         replied = true;
                         deadline = Instant::now() + opts.kernel_timeout;
                         None
                     }
-                    Ok(Reply::Done { id, rows }) if id == job.id => match check_rows(job, rows) {
-                        Ok(rows) => {
+                    Ok(Reply::Done { id, rows }) if id == job.id => match check_rows(job, &rows) {
+                        Ok(checked) => {
+                            let job_ms = job_start.elapsed().as_secs_f64() * 1e3;
+                            self.split.add_job(job, &rows, job_ms);
+                            let rows = checked;
                             for r in rows {
                                 self.emit(r)?;
                             }
@@ -936,6 +992,7 @@ mod tests {
             problem: "fwd_f32_n1_g1_c2_k3_i4_f3_s1_p1_d1".parse().unwrap(),
             timing: TimingOptions::default(),
             seed: 0,
+            best_ms: None,
         }
     }
 
@@ -946,16 +1003,16 @@ mod tests {
             kernel: kernel.into(),
             result: r,
         };
-        assert!(check_rows(&k, vec![ok("a", JobResult::ok(1.0, 0.0, 0.0))]).is_ok());
-        assert!(check_rows(&k, vec![ok("b", JobResult::ok(1.0, 0.0, 0.0))]).is_err());
-        assert!(check_rows(&k, vec![]).is_err());
+        assert!(check_rows(&k, &[ok("a", JobResult::ok(1.0, 0.0, 0.0))]).is_ok());
+        assert!(check_rows(&k, &[ok("b", JobResult::ok(1.0, 0.0, 0.0))]).is_err());
+        assert!(check_rows(&k, &[]).is_err());
         // ok without verification becomes crashed
         let mut r = JobResult::ok(1.0, 0.0, 0.0);
         r.max_abs_err = None;
-        let rows = check_rows(&k, vec![ok("a", r)]).unwrap();
+        let rows = check_rows(&k, &[ok("a", r)]).unwrap();
         assert_eq!(rows[0].status, Status::Crashed);
         // ok with a zero latency becomes crashed
-        let rows = check_rows(&k, vec![ok("a", JobResult::ok(0.0, 0.0, 0.0))]).unwrap();
+        let rows = check_rows(&k, &[ok("a", JobResult::ok(0.0, 0.0, 0.0))]).unwrap();
         assert_eq!(rows[0].status, Status::Crashed);
 
         let b = job(JobKind::Baseline {
@@ -964,15 +1021,15 @@ mod tests {
         let mut unverified = JobResult::ok(1.0, 0.0, 0.0);
         unverified.max_abs_err = None;
         unverified.max_rel_err = None;
-        let rows = check_rows(&b, vec![ok("cudnn:e1", unverified.clone())]).unwrap();
+        let rows = check_rows(&b, &[ok("cudnn:e1", unverified.clone())]).unwrap();
         assert_eq!(
             rows[0].status,
             Status::Crashed,
             "unverified baselines are not ranked"
         );
-        assert!(check_rows(&b, vec![ok("cudnn:", unverified.clone())]).is_err());
-        assert!(check_rows(&b, vec![ok("torch:e1", unverified)]).is_err());
-        assert!(check_rows(&b, vec![]).is_err());
+        assert!(check_rows(&b, &[ok("cudnn:", unverified.clone())]).is_err());
+        assert!(check_rows(&b, &[ok("torch:e1", unverified)]).is_err());
+        assert!(check_rows(&b, &[]).is_err());
     }
 
     #[test]

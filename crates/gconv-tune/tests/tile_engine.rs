@@ -44,7 +44,7 @@ fn opts(dir: &Path, name: &str) -> SweepOptions {
     o.timing = TimingOptions {
         warmup: 0,
         repeats: 2,
-        cold_l2: false,
+        ..TimingOptions::default()
     };
     o.progress = false;
     o
@@ -333,6 +333,83 @@ fn precompile_failures_become_compile_error_rows() {
     assert!(msg.contains("planted"), "{msg}");
 }
 
+/// Early stop compares with the best verified latency known on the problem: within a batch
+/// (the worker's own rows) and across batches (the orchestrator's figure sent with each job),
+/// baselines included; a kernel close to the best is timed in full; stopped rows stay `ok`.
+#[test]
+fn early_stop_uses_the_best_so_far_within_and_across_batches() {
+    let kernels = names(&[
+        "fake_timed_1",
+        "fake_timed_4",
+        "fake_timed_30",
+        "fake_timed_1.2",
+        "fake_timed_0.5",
+    ]);
+    let p = &problems()[..1];
+    for batch in [1, 10] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = opts(dir.path(), "es.csv");
+        o.batch_size = batch;
+        o.timing = TimingOptions::adaptive_default();
+        let report = run_sweep(&kernels, p, &o).unwrap();
+        let rows = read_rows(&o.output).unwrap();
+        let get = |k: &str| rows.iter().find(|r| r.kernel == k).unwrap().clone();
+        for r in &rows {
+            assert_eq!(r.status, Status::Ok, "{r:?}");
+            assert!(r.max_abs_err.is_some());
+        }
+        let first = get("fake_timed_1");
+        assert_eq!(first.stopped_early, Some(false), "nothing known yet");
+        assert_eq!(first.rounds, Some(10));
+        let four = get("fake_timed_4");
+        assert_eq!(four.stopped_early, Some(true), "batch {batch}: {four:?}");
+        assert_eq!((four.rounds, four.latency_ms), (Some(3), Some(4.0)));
+        let slow = get("fake_timed_30");
+        assert_eq!(slow.stopped_early, Some(true));
+        assert_eq!(
+            (slow.rounds, slow.iters),
+            (Some(1), Some(1)),
+            "at the probe"
+        );
+        let close = get("fake_timed_1.2");
+        assert_eq!(
+            close.stopped_early,
+            Some(false),
+            "within 1.5x: timed in full"
+        );
+        let fast = get("fake_timed_0.5");
+        assert_eq!(fast.stopped_early, Some(false));
+        assert_eq!(report.split.stopped_early, 2);
+        assert_eq!(report.split.timed_rows, 5);
+        assert_eq!(report.workers_started, if batch == 1 { 5 } else { 1 });
+    }
+    // A baseline that ran first sets the bar for the kernels, not for itself.
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = opts(dir.path(), "es_base.csv");
+    o.timing = TimingOptions::adaptive_default();
+    o.baselines = vec!["fake".into()];
+    run_sweep(&names(&["fake_timed_2", "fake_timed_1.1"]), p, &o).unwrap();
+    let rows = read_rows(&o.output).unwrap();
+    let get = |k: &str| rows.iter().find(|r| r.kernel == k).unwrap().clone();
+    assert_eq!(
+        get("fake_timed_2").stopped_early,
+        Some(true),
+        "2 > 1.5 x fake:fast (1 ms)"
+    );
+    assert_eq!(get("fake_timed_1.1").stopped_early, Some(false));
+    // Resume: the CSV's rows count as known.
+    o.resume = true;
+    run_sweep(
+        &names(&["fake_timed_2", "fake_timed_1.1", "fake_timed_3"]),
+        p,
+        &o,
+    )
+    .unwrap();
+    let rows = read_rows(&o.output).unwrap();
+    let three = rows.iter().find(|r| r.kernel == "fake_timed_3").unwrap();
+    assert_eq!(three.stopped_early, Some(true));
+}
+
 #[test]
 fn a_missing_worker_program_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -371,7 +448,7 @@ fn cpu_pipeline_end_to_end() {
     o.timing = TimingOptions {
         warmup: 1,
         repeats: 3,
-        cold_l2: false,
+        ..TimingOptions::adaptive_default()
     };
     o.baselines = vec!["reference".into()];
     o.kernel_timeout = Duration::from_secs(120);
@@ -406,11 +483,42 @@ fn cpu_pipeline_end_to_end() {
     let text = std::fs::read_to_string(&o.output).unwrap();
     for line in text.lines().skip(1) {
         let cells: Vec<&str> = line.split(',').collect();
-        assert_eq!(cells.len(), 33, "{line}");
+        assert_eq!(cells.len(), 36, "{line}");
         let ok = cells[23] == "ok";
         assert_eq!(!cells[25].is_empty(), ok, "{line}");
         assert_eq!(!cells[27].is_empty(), ok, "{line}");
+        assert_eq!(!cells[33].is_empty(), ok, "rounds: {line}");
+        assert_eq!(!cells[35].is_empty(), ok, "stopped_early: {line}");
+        if ok {
+            assert_eq!(cells[34], "1", "the CPU runs one per round: {line}");
+        }
     }
+    // The time split: the CPU executor reports its phases, compiles nothing.
+    let split = &report.split;
+    // every job answered, except the crashing variant's (one per problem)
+    assert_eq!(
+        split.kernel_jobs + split.baseline_jobs + ps.len(),
+        report.jobs
+    );
+    assert!(split.workers >= 1);
+    assert!(split.startup_ms > 0.0);
+    assert_eq!(
+        split.kernel.compile_cpu_ms + split.kernel.compile_wait_ms,
+        0.0
+    );
+    assert_eq!((split.compiled, split.cache_hits), (0, 0));
+    assert!(split.baseline.inputs_ms + split.kernel.inputs_ms > 0.0);
+    assert!(split.baseline.reference_cpu_ms + split.kernel.reference_cpu_ms > 0.0);
+    assert!(split.kernel.verify_ms > 0.0 && split.kernel.timing_ms > 0.0);
+    let total: f64 = split.lines().iter().map(|(_, ms)| ms).sum();
+    assert!(
+        (total - split.wall_ms).abs() < 1.0,
+        "{total} vs {}",
+        split.wall_ms
+    );
+    assert!(split
+        .to_string()
+        .contains("compile CPU time 0.0 s: 0 compiled"));
 
     let s = report.summary(3);
     assert_eq!(s.problems.len(), ps.len());

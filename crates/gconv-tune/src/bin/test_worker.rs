@@ -3,6 +3,8 @@
 //! without a GPU:
 //!
 //! - `fake_ok_<n>`: ok, latency `<n>` ms, verified (errors 0);
+//! - `fake_timed_<n>`: ok and verified, measured by the job's repeat policy on a clock where
+//!   every run takes `<n>` ms (adaptive repeats and early stop against the job's best apply);
 //! - `fake_incorrect`: status incorrect with errors;
 //! - `fake_unverified`: ok without verification errors (the orchestrator must refuse it);
 //! - `fake_crash`: aborts the process;
@@ -17,8 +19,11 @@
 //! provider `reference` is the CPU executor's. With `GCONV_TEST_WORKER_LOG=<file>` each process
 //! appends one line with its pid and job ids, so tests can count restarts.
 
+use gconv_problem::measure::run_session;
 use gconv_tune::cpu::CpuExecutor;
-use gconv_tune::worker::{worker_main, Executor, Job, JobKind, JobResult, ResultRow, Status};
+use gconv_tune::worker::{
+    worker_main, Executor, Job, JobKind, JobResult, PhaseTimes, ResultRow, Status,
+};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -54,6 +59,28 @@ impl Executor for TestExecutor {
         };
         if let Some(ms) = name.strip_prefix("fake_ok_") {
             return JobResult::ok(ms.parse().unwrap_or(1.0), 0.0, 0.0);
+        }
+        if let Some(ms) = name.strip_prefix("fake_timed_") {
+            let ms: f64 = ms.parse().unwrap_or(1.0);
+            let o = run_session::<()>(
+                job.timing.policy(),
+                job.best_ms,
+                || Ok(ms),
+                |_| Ok(()),
+                |_| Ok(ms),
+            );
+            return match o {
+                Ok(o) => {
+                    let mut r = JobResult::ok(o.latency_ms(), 0.0, 0.0)
+                        .with_outcome(&o, format!("fake clock: {}", o.describe()));
+                    r.phases = Some(PhaseTimes {
+                        timing_ms: ms * o.launches() as f64,
+                        ..PhaseTimes::default()
+                    });
+                    r
+                }
+                Err(()) => JobResult::status(Status::LaunchError, "fake clock failed"),
+            };
         }
         match name.as_str() {
             "fake_incorrect" => {
