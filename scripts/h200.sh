@@ -17,9 +17,14 @@ Copy $bin to the GPU machine (e.g. with the device tool: carry ["$bin"]), then r
   export GCONV_CACHE_DIR=\${TMPDIR:-/tmp}/gconv-cache
   ./$bin info
   ./$bin selftest --gpu
-  # about 7 minutes on a bare machine (NVRTC compiles ~110 kernels per problem on 16 threads,
-  # cuDNN ~25 engines); results/h200/s4/README.md lists the runs of the latest session
-  ./$bin bench --problems model_zoo --direction fwd --vs cudnn --output bench_fwd.csv --batch-size 200 --workers 16
+  # The forward model-zoo bench: 27 keys, ~60 pool members each compiled by NVRTC (~1,100
+  # CPU-seconds on a bare cache, in the background on 15 threads while earlier kernels are
+  # timed), ~22 cuDNN engines per key; adaptive repeats and early stop (defaults). Session 4
+  # (fixed repeats, compile before timing, host comparison) took 6 min 44 s; the run ends with
+  # the time split (phase, seconds, share). A second run on the same GCONV_CACHE_DIR compiles
+  # nothing. --early-stop off --fixed-repeats --no-compile-overlap --verify-on-host gives the
+  # session-4 method for an A/B run.
+  timeout 300 ./$bin bench --problems model_zoo --direction fwd --vs cudnn --output bench_fwd.csv --batch-size 200 --workers 16
   ./$bin bench --problems configs/problems_fwd_unseen.txt --vs cudnn --output bench_unseen.csv --batch-size 200 --workers 16
   ./$bin bench --problems configs/problems_mma_fwd.txt --vs cudnn --output bench_mma.csv --batch-size 60
   ./$bin bench --problems configs/problems_dense_fwd.txt --vs cudnn --output bench_dense.csv --batch-size 60

@@ -10,7 +10,8 @@
 //! are compared with the reference on the device (`gconv_cuda::compare`, the host comparison's
 //! arithmetic; `--verify-on-host` downloads and compares on the host instead). The first
 //! comparison of each problem in a worker is made both ways; if they ever disagree the worker
-//! says so on stderr, keeps the host's result and compares on the host from then on. Before each verification run the
+//! says so (in that row's message and on stderr), keeps the host's result and compares on the
+//! host from then on. Every row's message ends with how it was verified. Before each verification run the
 //! output is zeroed and a fresh zeroed workspace is allocated, as a fresh set of buffers would
 //! be; after a kernel that fails verification the problem's device buffers are dropped, so
 //! that nothing a faulty kernel may have written reaches the next one.
@@ -258,7 +259,7 @@ impl CudaExecutor {
         let t = Instant::now();
         let checked = self.run_and_compare(i, &k, &want);
         ph.verify_ms += ms_since(t);
-        let c = match checked {
+        let (c, how) = match checked {
             Ok(c) => c,
             Err(e) => {
                 self.problems[i].bufs = None;
@@ -270,7 +271,7 @@ impl CudaExecutor {
             let mut r = JobResult::status(
                 Status::Incorrect,
                 format!(
-                    "{} of {} elements outside tolerance (worst index {})",
+                    "{} of {} elements outside tolerance (worst index {}); {how}",
                     c.failures, c.count, c.worst_index
                 ),
             );
@@ -289,7 +290,12 @@ impl CudaExecutor {
         };
         ph.timing_ms += ms_since(t);
         match timed {
-            Ok(t) => timed_result(JobResult::ok(t.median_ms, c.max_abs_err, c.max_rel_err), &t),
+            Ok(t) => {
+                let mut r =
+                    timed_result(JobResult::ok(t.median_ms, c.max_abs_err, c.max_rel_err), &t);
+                r.message = Some(format!("{}; {how}", t.method));
+                r
+            }
             Err(e) => JobResult::status(Status::LaunchError, e),
         }
     }
@@ -319,7 +325,7 @@ impl CudaExecutor {
         i: usize,
         k: &LoadedKernel,
         want: &[f64],
-    ) -> Result<Comparison, String> {
+    ) -> Result<(Comparison, String), String> {
         let b = self.problems[i]
             .bufs
             .as_ref()
@@ -330,7 +336,8 @@ impl CudaExecutor {
 
     /// Compares problem data `i`'s output buffer with the reference `want`: on the device
     /// (cross-checked against the host once per problem), or on the host.
-    fn check_output(&mut self, i: usize, want: &[f64]) -> Result<Comparison, String> {
+    /// Returns the comparison and how it was made (for the row's message).
+    fn check_output(&mut self, i: usize, want: &[f64]) -> Result<(Comparison, String), String> {
         let tol = Tolerance::for_problem(&self.problems[i].problem);
         if self.device_compare && self.comparer.is_none() {
             match DeviceComparer::new(&self.rt) {
@@ -348,29 +355,43 @@ impl CudaExecutor {
             Ok(compare(&out, want, tol))
         };
         let Some(comparer) = self.comparer.as_mut().filter(|_| self.device_compare) else {
-            return host(&self.rt);
+            return Ok((host(&self.rt)?, "verified on the host".to_string()));
         };
         if d.dev_ref.is_none() {
             d.dev_ref = Some(DeviceReference::upload(&self.rt, want).map_err(|e| e.to_string())?);
         }
         let dev_ref = d.dev_ref.as_ref().ok_or("device reference missing")?;
-        let c = comparer
-            .compare(&self.rt, &b.out, dev_ref, tol)
-            .map_err(|e| e.to_string())?;
+        let c = match comparer.compare(&self.rt, &b.out, dev_ref, tol) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!(
+                    "worker: the device comparison failed ({e}); comparing on the host from now on"
+                );
+                self.device_compare = false;
+                return Ok((
+                    host(&self.rt)?,
+                    format!("verified on the host (the device comparison failed: {e}; host comparisons from now on)"),
+                ));
+            }
+        };
         if d.cross_checked {
-            return Ok(c);
+            return Ok((c, "verified on the device".to_string()));
         }
         let h = host(&self.rt)?;
         d.cross_checked = true;
         if same_comparison(&c, &h) {
-            return Ok(c);
+            return Ok((
+                c,
+                "verified on the device and on the host (identical)".to_string(),
+            ));
         }
-        eprintln!(
-            "worker: the device comparison of {} disagrees with the host's (device {c:?}, host {h:?}); comparing on the host from now on",
-            d.problem
+        let note = format!(
+            "verified on the host: the device comparison disagreed (device {} failures, max abs {:e}, worst {}; host {} failures, max abs {:e}, worst {}); host comparisons from now on",
+            c.failures, c.max_abs_err, c.worst_index, h.failures, h.max_abs_err, h.worst_index
         );
+        eprintln!("worker: {}: {note}", d.problem);
         self.device_compare = false;
-        Ok(h)
+        Ok((h, note))
     }
 }
 
@@ -563,22 +584,25 @@ impl CudaExecutor {
                         .map_err(|e| e.to_string())
                         .and_then(|_| self.check_output(i, &want))
                     {
-                        Ok(c) if c.passed() => {
+                        Ok((c, how)) if c.passed() => {
                             let mut ok = timed_result(
                                 JobResult::ok(timing.median_ms, c.max_abs_err, c.max_rel_err),
                                 timing,
                             );
                             ok.message = Some(format!(
-                                "cuDNN graph API, timed by {}: {}",
+                                "cuDNN graph API, timed by {}: {}; {how}",
                                 r.method.map_or("?", |m| m.token()),
                                 timing.method
                             ));
                             ok
                         }
-                        Ok(c) => {
+                        Ok((c, how)) => {
                             let mut bad = JobResult::status(
                                 Status::Incorrect,
-                                format!("{} of {} elements outside tolerance", c.failures, c.count),
+                                format!(
+                                    "{} of {} elements outside tolerance; {how}",
+                                    c.failures, c.count
+                                ),
                             );
                             bad.max_abs_err = Some(c.max_abs_err);
                             bad.max_rel_err = Some(c.max_rel_err);

@@ -249,16 +249,18 @@ pub fn measure<E: From<CudaError>>(
                         }
                     }
                 };
-                replay(&mut enqueue)?;
+                // Events first, so that enqueueing a round is only two records and a replay.
                 let mut events = Vec::with_capacity(rounds as usize);
                 for _ in 0..rounds {
+                    events.push((event(stream)?, event(stream)?));
+                }
+                replay(&mut enqueue)?;
+                for (a, b) in &events {
                     before_round(round_index)?;
                     round_index += 1;
-                    let (a, b) = (event(stream)?, event(stream)?);
-                    record(&a, stream)?;
+                    record(a, stream)?;
                     replay(&mut enqueue)?;
-                    record(&b, stream)?;
-                    events.push((a, b));
+                    record(b, stream)?;
                 }
                 sync(stream)?;
                 executions += (rounds as u64 + 1) * iters as u64;
