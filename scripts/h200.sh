@@ -25,10 +25,10 @@ Copy $bin to the GPU machine (e.g. with the device tool: carry ["$bin"]), then r
   # nothing. --early-stop off --fixed-repeats --no-compile-overlap --verify-on-host gives the
   # session-4 method for an A/B run.
   timeout 300 ./$bin bench --problems model_zoo --direction fwd --vs cudnn --output bench_fwd.csv --batch-size 200 --workers 16
-  ./$bin bench --problems configs/problems_fwd_unseen.txt --vs cudnn --output bench_unseen.csv --batch-size 200 --workers 16
-  ./$bin bench --problems configs/problems_mma_fwd.txt --vs cudnn --output bench_mma.csv --batch-size 60
-  ./$bin bench --problems configs/problems_dense_fwd.txt --vs cudnn --output bench_dense.csv --batch-size 60
+  ./$bin bench --problems configs/problems/fwd_unseen.txt --vs cudnn --output bench_unseen.csv --batch-size 200 --workers 16
+  ./$bin bench --problems configs/problems/mma_fwd.txt --vs cudnn --output bench_mma.csv --batch-size 60
+  ./$bin bench --problems configs/problems/dense_fwd.txt --vs cudnn --output bench_dense.csv --batch-size 60
   scripts/ncu_best.sh bench_fwd.csv fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1 direct
-  ./$bin sweep --variant forward --problems forward_2d_test_validation --config configs/forward_bf16.json --vs cudnn --output sweep_fwd.csv
+  ./$bin sweep --variant forward --problems forward_2d_test_validation --config configs/traits/forward_bf16.json --vs cudnn --output sweep_fwd.csv
 
 STEPS

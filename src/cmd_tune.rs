@@ -356,13 +356,13 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
         ),
         (gconv_tune::traits::Backend::Cpu, _) => "cpu",
         (gconv_tune::traits::Backend::Gpu, BackendChoice::Cpu) => bail!(
-            "{} lists GPU kernels; they need the CUDA backend, not --backend cpu (CPU variants are in configs/cpu_*.json)",
+            "{} lists GPU kernels; they need the CUDA backend, not --backend cpu (CPU variants are in configs/traits/cpu_*.json)",
             a.config.display()
         ),
         (gconv_tune::traits::Backend::Gpu, _) => {
             gconv_cuda::runtime::probe().map_err(|e| {
                 anyhow!(
-                    "{} lists GPU kernels, but the CUDA backend is not usable: {e} (CPU variants are in configs/cpu_*.json)",
+                    "{} lists GPU kernels, but the CUDA backend is not usable: {e} (CPU variants are in configs/traits/cpu_*.json)",
                     a.config.display()
                 )
             })?;

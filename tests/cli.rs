@@ -130,7 +130,7 @@ fn invalid_kernel_names_are_rejected_with_the_reason() {
 fn malformed_filters_exit_2_with_the_position() {
     let o = gconv(&[
         "kernels",
-        "configs/forward_bf16.json",
+        "configs/traits/forward_bf16.json",
         "--count-only",
         "--filter",
         "tile_n >= 128 && (stages == 3",
@@ -151,7 +151,7 @@ fn cpu_sweep_survives_planted_failures() {
         "--problems",
         "forward_2d_test_validation",
         "--config",
-        "configs/cpu_forward.json",
+        "configs/traits/cpu_forward.json",
         "--backend",
         "cpu",
         "--batch-size",
@@ -242,7 +242,7 @@ fn early_stop_factors_below_the_floor_are_refused() {
             "--problems",
             "forward_2d_test_validation",
             "--config",
-            "configs/cpu_forward.json",
+            "configs/traits/cpu_forward.json",
             "--backend",
             "cpu",
             "--early-stop",
@@ -292,7 +292,7 @@ fn directions_take_the_key_token_or_the_alias() {
                 "--problems",
                 key,
                 "--config",
-                "configs/cpu_forward.json",
+                "configs/traits/cpu_forward.json",
                 "--backend",
                 "cpu",
                 "--output",
@@ -311,7 +311,7 @@ fn directions_take_the_key_token_or_the_alias() {
         "--problems",
         key,
         "--config",
-        "configs/cpu_forward.json",
+        "configs/traits/cpu_forward.json",
         "--backend",
         "cpu",
         "--output",
@@ -320,7 +320,7 @@ fn directions_take_the_key_token_or_the_alias() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(
-        t.contains("--variant dgrad does not match the variant of configs/cpu_forward.json (fwd)"),
+        t.contains("--variant dgrad does not match the variant of configs/traits/cpu_forward.json (fwd)"),
         "{t}"
     );
     // bench: both spellings pass the parser (and then need a GPU); a bad one lists both.
@@ -361,7 +361,7 @@ fn sweep_refuses_a_problem_too_large_for_host_memory_like_run() {
         "--problems",
         HUGE,
         "--config",
-        "configs/cpu_forward.json",
+        "configs/traits/cpu_forward.json",
         "--backend",
         "cpu",
         "--vs",
@@ -399,7 +399,7 @@ fn a_missing_file_is_a_short_error_with_the_cause_first_and_the_os_reason_once()
             "--problems",
             "configs/nosuch.txt",
             "--config",
-            "configs/cpu_forward.json",
+            "configs/traits/cpu_forward.json",
             "--backend",
             "cpu",
             "--output",
@@ -422,7 +422,7 @@ fn a_missing_file_is_a_short_error_with_the_cause_first_and_the_os_reason_once()
     let dir = tempfile::tempdir().expect("temp dir");
     let csv = dir.path().join("nosuch.csv");
     for args in [
-        vec!["kernels", "configs/nosuch.json"],
+        vec!["kernels", "configs/traits/nosuch.json"],
         vec!["report", csv.to_str().expect("utf-8 path")],
     ] {
         let o = gconv(&args);
@@ -449,7 +449,7 @@ fn report_and_resume_handle_a_csv_cut_mid_row() {
             "--problems",
             "forward_2d_test_validation",
             "--config",
-            "configs/cpu_forward.json",
+            "configs/traits/cpu_forward.json",
             "--backend",
             "cpu",
             "--output",
@@ -515,7 +515,7 @@ fn a_closed_stdout_ends_list_commands_quietly_with_exit_0() {
         "--problems",
         "fwd_f32_n1_g2_c4_k4_i5x5_f3x3_s1x1_p1x1_d1x1",
         "--config",
-        "configs/cpu_forward.json",
+        "configs/traits/cpu_forward.json",
         "--backend",
         "cpu",
         "--output",
@@ -523,8 +523,8 @@ fn a_closed_stdout_ends_list_commands_quietly_with_exit_0() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     for args in [
-        vec!["kernels", "configs/forward_bf16.json", "--list"],
-        vec!["kernels", "configs/forward_bf16.json", "--count-only"],
+        vec!["kernels", "configs/traits/forward_bf16.json", "--list"],
+        vec!["kernels", "configs/traits/forward_bf16.json", "--count-only"],
         vec!["problems"],
         vec!["problems", "forward_2d"],
         vec!["report", csv],
@@ -554,7 +554,7 @@ fn filters_take_enum_tokens_and_refuse_values_a_field_does_not_have() {
     let count = |filter: &str| {
         let o = gconv(&[
             "kernels",
-            "configs/forward_bf16.json",
+            "configs/traits/forward_bf16.json",
             "--count-only",
             "--filter",
             filter,
@@ -598,7 +598,7 @@ fn filters_take_enum_tokens_and_refuse_values_a_field_does_not_have() {
 #[test]
 fn an_expansion_dropped_for_the_arch_hints_at_sm_90a() {
     let hint = "hint: every dropped combination needs --arch sm_90a (math wgmma); pass --arch sm_90a to keep them";
-    let o = gconv(&["kernels", "configs/forward_wgmma_bf16.json", "--count-only"]);
+    let o = gconv(&["kernels", "configs/traits/forward_wgmma_bf16.json", "--count-only"]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains("arch_required=1296"), "{t}");
@@ -608,9 +608,9 @@ fn an_expansion_dropped_for_the_arch_hints_at_sm_90a() {
         "--variant",
         "fwd",
         "--problems",
-        "configs/problems_dense_fwd.txt",
+        "configs/problems/dense_fwd.txt",
         "--config",
-        "configs/forward_wgmma_bf16.json",
+        "configs/traits/forward_wgmma_bf16.json",
         "--output",
         "unused.csv",
     ]);
@@ -619,7 +619,7 @@ fn an_expansion_dropped_for_the_arch_hints_at_sm_90a() {
     assert!(t.contains(hint), "{t}");
     let o = gconv(&[
         "kernels",
-        "configs/forward_wgmma_bf16.json",
+        "configs/traits/forward_wgmma_bf16.json",
         "--arch",
         "sm_90a",
         "--count-only",

@@ -1206,7 +1206,7 @@ fn direct_pool_on_the_selftest_matrix() {
 }
 
 /// Every config of `direct_forward_pool(bf16)` on every forward depthwise layer of the model zoo
-/// (`configs/problems_depthwise_fwd.txt`) with the batch cut to N = 1: real spatial extents and
+/// (`configs/problems/depthwise_fwd.txt`) with the batch cut to N = 1: real spatial extents and
 /// channel counts (up to 18 channel slices), emulated. Slow:
 /// `cargo test --release -p gconv-kernels --test host_emulation -- --ignored`.
 #[test]
@@ -1218,9 +1218,9 @@ fn direct_pool_on_the_depthwise_zoo_layers_n1() {
     let dir = work_dir("direct_pool_on_the_depthwise_zoo_layers_n1");
     std::fs::create_dir_all(&dir).expect("create the emulation work directory");
     let asan = asan_available(&dir);
-    let text = include_str!("../../../configs/problems_depthwise_fwd.txt");
+    let text = include_str!("../../../configs/problems/depthwise_fwd.txt");
     let problems = gconv_problem::parse_problems_text("problems_depthwise_fwd", text)
-        .expect("configs/problems_depthwise_fwd.txt parses");
+        .expect("configs/problems/depthwise_fwd.txt parses");
     let mut jobs = Vec::new();
     for p in problems {
         let p = Problem { n: 1, ..p };

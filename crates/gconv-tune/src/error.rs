@@ -197,7 +197,7 @@ mod tests {
         let os = || std::io::Error::from(std::io::ErrorKind::NotFound);
         let reason = os().to_string();
         for e in [
-            TuneError::io("configs/nosuch.json", os()),
+            TuneError::io("configs/traits/nosuch.json", os()),
             TuneError::WorkerSpawn {
                 program: "no-such-worker".into(),
                 source: os(),
@@ -208,8 +208,8 @@ mod tests {
             assert_eq!(chain.matches(&reason).count(), 1, "{chain}");
         }
         assert_eq!(
-            chain_text(&TuneError::io("configs/nosuch.json", os())),
-            format!("configs/nosuch.json: {reason}")
+            chain_text(&TuneError::io("configs/traits/nosuch.json", os())),
+            format!("configs/traits/nosuch.json: {reason}")
         );
     }
 }

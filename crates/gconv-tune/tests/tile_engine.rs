@@ -428,7 +428,7 @@ fn repo_file(rel: &str) -> PathBuf {
 #[test]
 fn cpu_pipeline_end_to_end() {
     // Enumerate: the shipped CPU config, planted wrong and crashing variants included.
-    let inst = build_instances(&repo_file("configs/cpu_forward.json"), Arch::Sm90, None).unwrap();
+    let inst = build_instances(&repo_file("configs/traits/cpu_forward.json"), Arch::Sm90, None).unwrap();
     assert_eq!(
         inst.kernels,
         [
@@ -539,7 +539,7 @@ fn cpu_pipeline_end_to_end() {
 fn shipped_tensor_core_configs_expand() {
     // The warpgroup-MMA space needs sm_90a; asked for sm_90 every combination is rejected with
     // the typed reason, not silently dropped or compiled for the wrong target.
-    let wg = repo_file("configs/forward_wgmma_bf16.json");
+    let wg = repo_file("configs/traits/forward_wgmma_bf16.json");
     let r = build_instances(&wg, Arch::Sm90a, None).unwrap();
     assert!(r.kernels.len() >= 100, "{}", r.kernels.len());
     assert!(r
@@ -550,7 +550,7 @@ fn shipped_tensor_core_configs_expand() {
     assert!(e.to_string().contains("arch_required"), "{e}");
     // The direct family on tensor cores (sm_90).
     let dm = build_instances(
-        &repo_file("configs/forward_direct_mma_bf16.json"),
+        &repo_file("configs/traits/forward_direct_mma_bf16.json"),
         Arch::Sm90,
         None,
     )
@@ -562,7 +562,7 @@ fn shipped_tensor_core_configs_expand() {
         .all(|k| k.starts_with("direct_") && k.ends_with("_mma_gen")));
     // ... and with block-diagonal group merge (C/G 1-4 layers).
     let gm = build_instances(
-        &repo_file("configs/forward_direct_mma_gm_bf16.json"),
+        &repo_file("configs/traits/forward_direct_mma_gm_bf16.json"),
         Arch::Sm90,
         None,
     )

@@ -352,8 +352,8 @@ mod tests {
 
     #[test]
     fn the_depthwise_zoo_layers_are_covered() {
-        // configs/problems_depthwise_fwd.txt: every layer runs on several pool configs.
-        let text = include_str!("../../../../configs/problems_depthwise_fwd.txt");
+        // configs/problems/depthwise_fwd.txt: every layer runs on several pool configs.
+        let text = include_str!("../../../../configs/problems/depthwise_fwd.txt");
         let problems = gconv_problem::parse_problems_text("problems_depthwise_fwd", text).unwrap();
         assert_eq!(problems.len(), 16);
         for p in problems {
