@@ -2,12 +2,25 @@
 //! matrix (`selftest`), device information, the compile cache and the tile engine (`problems`,
 //! `kernels`, `sweep`, `bench`, `worker`). `anyhow` is used only here;
 //! the libraries return typed errors.
+//!
+//! Each command lives in `src/cmd_<name>.rs`: run, problems, kernels, sweep, bench, report,
+//! baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here). What
+//! several commands share is in `src/sweep_args.rs` (runner options, backend and baseline
+//! checks) and `src/sweep_print.rs` (bench table, failures).
 
 mod backend;
+mod cmd_baseline;
+mod cmd_bench;
+mod cmd_kernels;
+mod cmd_problems;
+mod cmd_report;
 mod cmd_run;
-mod cmd_tune;
+mod cmd_sweep;
+mod cmd_worker;
 mod dispatch;
 mod selftest;
+mod sweep_args;
+mod sweep_print;
 mod worker;
 
 use anyhow::Result;
@@ -34,20 +47,20 @@ enum Command {
     /// Show where the compile cache is and how large it is; --clear empties it.
     Cache(CacheArgs),
     /// List the problem registry with counts, or print the problem keys of a set.
-    Problems(cmd_tune::ProblemsArgs),
+    Problems(cmd_problems::ProblemsArgs),
     /// Expand a trait config into kernels through `validate`: count, list or export them.
-    Kernels(cmd_tune::KernelsArgs),
+    Kernels(cmd_kernels::KernelsArgs),
     /// Sweep the kernels of a trait config over a problem set: verify, time, write CSV.
-    Sweep(cmd_tune::SweepArgs),
+    Sweep(cmd_sweep::SweepArgs),
     /// Benchmark the default kernel pool (best-in-pool and auto) against cuDNN.
-    Bench(cmd_tune::BenchArgs),
+    Bench(cmd_bench::BenchArgs),
     /// Time cuDNN (graph API, best verified engine configuration) on a problem set.
-    Baseline(cmd_tune::BaselineArgs),
+    Baseline(cmd_baseline::BaselineArgs),
     /// Summarise a sweep or bench CSV: ranked kernels per problem, best-in-pool, auto, baseline.
-    Report(cmd_tune::ReportArgs),
+    Report(cmd_report::ReportArgs),
     /// Worker subprocess of `sweep` (JSON lines on stdin/stdout).
     #[command(hide = true)]
-    Worker(cmd_tune::WorkerArgs),
+    Worker(cmd_worker::WorkerArgs),
 }
 
 /// Arguments of `gconv cache`.
@@ -113,13 +126,13 @@ fn main() -> ExitCode {
         Command::Selftest(a) => selftest::run(a),
         Command::Info => info(),
         Command::Cache(a) => cache(a),
-        Command::Problems(a) => cmd_tune::problems(a),
-        Command::Kernels(a) => cmd_tune::kernels(a),
-        Command::Sweep(a) => cmd_tune::sweep(a),
-        Command::Bench(a) => cmd_tune::bench(a),
-        Command::Report(a) => cmd_tune::report(a),
-        Command::Baseline(a) => cmd_tune::baseline(a),
-        Command::Worker(a) => cmd_tune::worker(a),
+        Command::Problems(a) => cmd_problems::problems(a),
+        Command::Kernels(a) => cmd_kernels::kernels(a),
+        Command::Sweep(a) => cmd_sweep::sweep(a),
+        Command::Bench(a) => cmd_bench::bench(a),
+        Command::Report(a) => cmd_report::report(a),
+        Command::Baseline(a) => cmd_baseline::baseline(a),
+        Command::Worker(a) => cmd_worker::worker(a),
     };
     match result {
         Ok(code) => code,

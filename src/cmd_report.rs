@@ -1,0 +1,68 @@
+//! `gconv report`: summarises a sweep or bench CSV (ranked kernels per problem), then prints
+//! the bench table and the failures from its rows.
+
+use crate::sweep_print::{print_bench_table, print_failures};
+use anyhow::{bail, Result};
+use clap::Args;
+use gconv_kernels::catalogue::Families;
+use gconv_kernels::select::auto_select_in;
+use gconv_kernels::Target;
+use gconv_problem::{DeviceSpec, Problem};
+use gconv_tune::csv::{attach_messages, messages_path, read_rows_lenient};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `gconv report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A CSV written by `gconv sweep` or `gconv bench` (its CSV.messages.jsonl, when present,
+    /// gives the messages of rows that are not ok).
+    pub csv: PathBuf,
+    /// Kernels listed per problem in the ranked summary.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub top: u32,
+}
+
+/// Runs `gconv report`: the ranked summary of a finished (or interrupted) sweep, and the
+/// bench table (best-in-pool, `auto`, best baseline per problem) from its rows.
+pub fn report(a: ReportArgs) -> Result<ExitCode> {
+    let (mut rows, tail) = read_rows_lenient(&a.csv)?;
+    if let Some(tail) = tail {
+        eprintln!(
+            "warning: {}: skipped the incomplete last row (cut by an interrupt?), {tail}",
+            a.csv.display()
+        );
+    }
+    let messages = messages_path(&a.csv);
+    let messages = messages.is_file().then_some(messages);
+    if let Some(m) = &messages {
+        // Messages are an aid; a damaged file only costs the examples.
+        if let Err(e) = attach_messages(&mut rows, m) {
+            eprintln!(
+                "warning: cannot read the messages of {}: {e:#}",
+                a.csv.display()
+            );
+        }
+    }
+    if rows.is_empty() {
+        bail!("{} has no rows", a.csv.display());
+    }
+    let dev = DeviceSpec::H200;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{}",
+        gconv_tune::summary::summarize_with(&rows, a.top as usize, &dev)
+    )?;
+    let mut problems: Vec<Problem> = Vec::new();
+    for r in &rows {
+        if !problems.contains(&r.problem) {
+            problems.push(r.problem);
+        }
+    }
+    let auto = |p: &Problem| auto_select_in(p, &Target::H200, Families::All).map(|a| *a.config());
+    print_bench_table(&mut out, &problems, &rows, &dev, &auto)?;
+    print_failures(&mut out, &rows, messages.as_deref())?;
+    Ok(ExitCode::SUCCESS)
+}

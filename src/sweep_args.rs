@@ -1,0 +1,224 @@
+//! What `sweep` and `bench` share before they run: the runner options ([`RunnerArgs`], with
+//! `--early-stop`) and their translation into `gconv_tune::SweepOptions`, the `--arch` parser
+//! (also used by `kernels`), the backend and baseline checks, the `--resume` cut-row note and
+//! the direction filter.
+
+use crate::backend::BackendChoice;
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use gconv_kernels::Arch;
+use gconv_problem::measure::{Adaptive, EarlyStop, MIN_EARLY_STOP_FACTOR};
+use gconv_problem::{Direction, Problem};
+use gconv_tune::csv::{drop_partial_tail, messages_path};
+use gconv_tune::{SweepOptions, TimingOptions};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Options shared by `sweep` and `bench`.
+#[derive(Args, Debug)]
+pub struct RunnerArgs {
+    /// Output CSV, one row per (kernel, problem), flushed as each finishes; why a row failed
+    /// goes to OUTPUT.messages.jsonl next to it.
+    #[arg(long)]
+    pub output: PathBuf,
+    /// Threads that compile kernels in each worker (NVRTC).
+    #[arg(long, default_value_t = 8)]
+    pub workers: usize,
+    /// Jobs per worker subprocess.
+    #[arg(long, default_value_t = 20)]
+    pub batch_size: usize,
+    /// Seconds one kernel may take before its worker is killed and the row becomes `timeout`.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub kernel_timeout: u64,
+    /// Time a baseline in the same run: `cudnn` (GPU: graph API, every engine configuration
+    /// its heuristics offer, each verified) or `reference` (CPU: the f64 reference).
+    #[arg(long, value_parser = ["cudnn", "reference"])]
+    pub vs: Option<String>,
+    /// Skip (kernel, problem) pairs that the output CSV already has.
+    #[arg(long)]
+    pub resume: bool,
+    /// Backend of the workers.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+    /// Timed rounds per kernel, at most (the median is reported); exactly this many with
+    /// --fixed-repeats. Each round replays up to 10 back-to-back runs from one CUDA graph.
+    #[arg(long, default_value_t = 10)]
+    pub repeats: u32,
+    /// Timed rounds per kernel, at least (adaptive repeats).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_repeats: u32,
+    /// Milliseconds of measured time per kernel that adaptive repeats aim for: rounds beyond
+    /// --min-repeats stop once their total would exceed it, and runs per round shrink so that
+    /// a round lasts about 1 ms.
+    #[arg(long, default_value_t = 25.0)]
+    pub timing_budget_ms: f64,
+    /// Time every kernel with exactly 3 warm-up runs and --repeats rounds of 10 runs (the method
+    /// before adaptive repeats; early stop still applies unless --early-stop off).
+    #[arg(long)]
+    pub fixed_repeats: bool,
+    /// Stop timing a kernel once the median of its first 3 rounds exceeds this factor times the
+    /// best verified latency known on the problem (baselines included; 10x the best already
+    /// after its first run). The row stays ok and verified and says it stopped early. `off`
+    /// times every kernel in full. At least 1.1.
+    #[arg(long, default_value = "1.5", value_parser = parse_early_stop)]
+    pub early_stop: EarlyStopArg,
+    /// CUDA workers: compile the whole batch before running its first job (by default kernels
+    /// compile in the background, in job order, while earlier jobs run).
+    #[arg(long)]
+    pub no_compile_overlap: bool,
+    /// CUDA workers: download every output and compare it with the reference on the host
+    /// (by default the comparison runs on the device, with the host's arithmetic, checked
+    /// against the host once per problem and worker).
+    #[arg(long)]
+    pub verify_on_host: bool,
+    /// Flush L2 before every timed round.
+    #[arg(long)]
+    pub cold_l2: bool,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// `--early-stop`: a factor, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EarlyStopArg(pub Option<f64>);
+
+fn parse_early_stop(s: &str) -> Result<EarlyStopArg, String> {
+    if s == "off" {
+        return Ok(EarlyStopArg(None));
+    }
+    let k: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is neither a factor nor `off`"))?;
+    EarlyStop::with_factor(k)
+        .map(|_| EarlyStopArg(Some(k)))
+        .ok_or_else(|| {
+            format!(
+                "{s} is below {MIN_EARLY_STOP_FACTOR} (a kernel within a few percent of the best could be stopped) or not finite"
+            )
+        })
+}
+
+/// Parses `--arch` (sm_90 or sm_90a).
+pub fn parse_arch(s: &str) -> Result<Arch> {
+    Arch::parse(s).ok_or_else(|| anyhow!("unknown --arch {s:?} (expected sm_90 or sm_90a)"))
+}
+
+/// Resolves `--backend` to the workers' backend, `cpu` or `cuda`; `auto` says on stderr
+/// which it chose and why.
+pub fn resolve_backend(b: BackendChoice) -> Result<&'static str> {
+    Ok(match b {
+        BackendChoice::Cpu => "cpu",
+        BackendChoice::Cuda => {
+            gconv_cuda::runtime::probe()
+                .map_err(|e| anyhow!("--backend cuda: the CUDA backend is not usable: {e}"))?;
+            "cuda"
+        }
+        BackendChoice::Auto => match gconv_cuda::runtime::probe() {
+            Ok(d) => {
+                eprintln!("note: --backend auto: workers use CUDA on {}", d.name);
+                "cuda"
+            }
+            Err(e) => {
+                eprintln!("note: --backend auto: workers use the CPU backend because CUDA is not usable: {e}");
+                "cpu"
+            }
+        },
+    })
+}
+
+/// `--vs cudnn` needs the CUDA workers, `--vs reference` the CPU ones.
+pub fn check_baseline(vs: Option<&str>, backend: &str) -> Result<()> {
+    match (vs, backend) {
+        (Some("cudnn"), "cpu") => {
+            bail!("--vs cudnn needs the CUDA backend; the CPU backend's baseline is --vs reference")
+        }
+        (Some("reference"), "cuda") => {
+            bail!("--vs reference is the CPU backend's baseline; on the GPU use --vs cudnn")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The sweep options of the runner arguments, for workers of this backend.
+pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
+    if r.batch_size == 0 {
+        bail!("--batch-size must be at least 1");
+    }
+    if r.repeats == 0 {
+        bail!("--repeats must be at least 1");
+    }
+    if !(r.timing_budget_ms.is_finite() && r.timing_budget_ms >= 0.0) {
+        bail!(
+            "--timing-budget-ms must be a non-negative number of milliseconds, not {}",
+            r.timing_budget_ms
+        );
+    }
+    let exe = std::env::current_exe().context("cannot locate the gconv executable for workers")?;
+    let mut o = SweepOptions::new(
+        exe,
+        vec![
+            "worker".into(),
+            "--backend".into(),
+            backend.into(),
+            "--compile-threads".into(),
+            r.workers.max(1).to_string(),
+        ]
+        .into_iter()
+        .chain(
+            r.no_compile_overlap
+                .then(|| "--no-compile-overlap".to_string()),
+        )
+        .chain(r.verify_on_host.then(|| "--verify-on-host".to_string()))
+        .collect(),
+        &r.output,
+    );
+    o.batch_size = r.batch_size;
+    o.kernel_timeout = Duration::from_secs(r.kernel_timeout);
+    o.resume = r.resume;
+    o.timing = TimingOptions {
+        repeats: r.repeats,
+        cold_l2: r.cold_l2,
+        adaptive: (!r.fixed_repeats).then_some(Adaptive {
+            min_rounds: r.min_repeats.min(r.repeats),
+            budget_ms: r.timing_budget_ms,
+            ..Adaptive::default()
+        }),
+        early_stop: r.early_stop.0.and_then(EarlyStop::with_factor),
+        ..TimingOptions::default()
+    };
+    o.seed = r.seed;
+    o.compile_workers = r.workers.max(1);
+    if let Some(v) = &r.vs {
+        o.baselines = vec![v.clone()];
+    }
+    o.messages = Some(messages_path(&r.output));
+    Ok(o)
+}
+
+/// With `--resume`, drops a last row cut by an interrupt (`run_sweep` would drop it silently)
+/// and says so: its pair runs again.
+pub fn drop_cut_row(o: &SweepOptions) -> Result<()> {
+    if o.resume && o.output.exists() {
+        if let Some(tail) = drop_partial_tail(&o.output)? {
+            eprintln!(
+                "note: --resume: dropped the incomplete last row of {}, {tail}; its pair runs again",
+                o.output.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Keeps the problems of direction `d`; says on stderr how many were left out.
+pub fn keep_direction(ps: Vec<Problem>, d: Direction) -> Vec<Problem> {
+    let total = ps.len();
+    let kept: Vec<Problem> = ps.into_iter().filter(|p| p.direction == d).collect();
+    if kept.len() < total {
+        eprintln!(
+            "note: {} of {total} problems are not {d} and are left out",
+            total - kept.len()
+        );
+    }
+    kept
+}

@@ -1,0 +1,127 @@
+//! What `sweep`, `bench` and `report` print from sweep rows: the bench table (best-in-pool,
+//! `auto` and the best baseline per problem, with geomeans; `bench` and `report`) and the
+//! failure digest with the messages file (all three).
+
+use gconv_kernels::KernelConfig;
+use gconv_problem::{DeviceSpec, Problem};
+use gconv_tune::summary::failure_digest;
+use gconv_tune::SweepRow;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+
+/// After a sweep, bench or report: when a row is not ok, its status counts with the first
+/// message or two of each; then where the messages file is (every message, one JSON line each).
+pub fn print_failures(
+    out: &mut impl Write,
+    rows: &[SweepRow],
+    messages: Option<&Path>,
+) -> std::io::Result<()> {
+    let digest = failure_digest(rows, 2);
+    if !digest.is_empty() {
+        writeln!(out, "{digest}")?;
+    }
+    if let Some(m) = messages {
+        writeln!(
+            out,
+            "messages: {} (one JSON line per row with a message: why it was not ok, or the timing method)",
+            m.display()
+        )?;
+    }
+    Ok(())
+}
+
+fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a SweepRow> {
+    rows.iter()
+        .filter(|r| r.problem == *p && r.is_baseline() == baseline && r.ok_latency_ms().is_some())
+        .min_by(|a, b| {
+            a.ok_latency_ms()
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.ok_latency_ms().unwrap_or(f64::INFINITY))
+        })
+}
+
+/// The selection rule whose pick the bench table shows as `auto`.
+pub type AutoRule<'a> = &'a dyn Fn(&Problem) -> Option<KernelConfig>;
+
+/// Prints the bench table: per problem the best kernel, its roofline fraction, the `auto`
+/// pick and the best baseline, then the baselines present and the geomeans.
+pub fn print_bench_table(
+    out: &mut impl Write,
+    problems: &[Problem],
+    rows: &[SweepRow],
+    dev: &DeviceSpec,
+    auto: AutoRule<'_>,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
+        "problem", "best ms", "roof", "auto ms", "base ms", "best/base", "auto/base"
+    )?;
+    let (mut r_best, mut r_auto, mut roof) = (Vec::new(), Vec::new(), Vec::new());
+    let providers: BTreeSet<&str> = rows.iter().filter_map(|r| r.provider()).collect();
+    let mut slower = 0usize;
+    for p in problems {
+        let b = best(rows, p, false);
+        let cu = best(rows, p, true).and_then(|r| r.ok_latency_ms());
+        let auto_name = auto(p).map(|c| c.to_string());
+        let auto_ms = auto_name.as_ref().and_then(|n| {
+            rows.iter()
+                .find(|r| r.problem == *p && &r.kernel == n)
+                .and_then(|r| r.ok_latency_ms())
+        });
+        let bms = b.and_then(|r| r.ok_latency_ms());
+        let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.4}"));
+        let ratio = |a: Option<f64>, c: Option<f64>| match (a, c) {
+            (Some(a), Some(c)) => Some(c / a),
+            _ => None,
+        };
+        let rb = ratio(bms, cu);
+        let ra = ratio(auto_ms, cu);
+        if let Some(x) = rb {
+            r_best.push(x);
+            if x < 1.0 {
+                slower += 1;
+            }
+        }
+        if let Some(x) = ra {
+            r_auto.push(x);
+        }
+        let rf = bms.map(|ms| p.roofline_fraction(dev, ms / 1e3));
+        if let Some(f) = rf {
+            roof.push(f);
+        }
+        writeln!(
+            out,
+            "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
+            p.to_string(),
+            fmt(bms),
+            rf.map_or("-".into(), |f| format!("{f:.3}")),
+            fmt(auto_ms),
+            fmt(cu),
+            rb.map_or("-".into(), |x| format!("{x:.2}x")),
+            ra.map_or("-".into(), |x| format!("{x:.2}x")),
+        )?;
+    }
+    let g =
+        |v: &[f64]| gconv_tune::summary::geomean(v).map_or("-".to_string(), |x| format!("{x:.3}x"));
+    writeln!(
+        out,
+        "baseline: {}",
+        if providers.is_empty() {
+            "none in the rows".to_string()
+        } else {
+            providers.into_iter().collect::<Vec<_>>().join(", ")
+        }
+    )?;
+    writeln!(out,
+        "geomean: best-in-pool speedup over the best baseline {} ({} problems, {} slower than the baseline), auto {} ({} problems), best-in-pool roofline fraction {}",
+        g(&r_best),
+        r_best.len(),
+        slower,
+        g(&r_auto),
+        r_auto.len(),
+        gconv_tune::summary::geomean(&roof).map_or("-".to_string(), |x| format!("{x:.3}"))
+    )?;
+    Ok(())
+}
