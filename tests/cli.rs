@@ -320,7 +320,9 @@ fn directions_take_the_key_token_or_the_alias() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(
-        t.contains("--variant dgrad does not match the variant of configs/traits/cpu_forward.json (fwd)"),
+        t.contains(
+            "--variant dgrad does not match the variant of configs/traits/cpu_forward.json (fwd)"
+        ),
         "{t}"
     );
     // bench: both spellings pass the parser (and then need a GPU); a bad one lists both.
@@ -524,7 +526,11 @@ fn a_closed_stdout_ends_list_commands_quietly_with_exit_0() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     for args in [
         vec!["kernels", "configs/traits/forward_bf16.json", "--list"],
-        vec!["kernels", "configs/traits/forward_bf16.json", "--count-only"],
+        vec![
+            "kernels",
+            "configs/traits/forward_bf16.json",
+            "--count-only",
+        ],
         vec!["problems"],
         vec!["problems", "forward_2d"],
         vec!["report", csv],
@@ -598,7 +604,11 @@ fn filters_take_enum_tokens_and_refuse_values_a_field_does_not_have() {
 #[test]
 fn an_expansion_dropped_for_the_arch_hints_at_sm_90a() {
     let hint = "hint: every dropped combination needs --arch sm_90a (math wgmma); pass --arch sm_90a to keep them";
-    let o = gconv(&["kernels", "configs/traits/forward_wgmma_bf16.json", "--count-only"]);
+    let o = gconv(&[
+        "kernels",
+        "configs/traits/forward_wgmma_bf16.json",
+        "--count-only",
+    ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains("arch_required=1296"), "{t}");

@@ -428,7 +428,12 @@ fn repo_file(rel: &str) -> PathBuf {
 #[test]
 fn cpu_pipeline_end_to_end() {
     // Enumerate: the shipped CPU config, planted wrong and crashing variants included.
-    let inst = build_instances(&repo_file("configs/traits/cpu_forward.json"), Arch::Sm90, None).unwrap();
+    let inst = build_instances(
+        &repo_file("configs/traits/cpu_forward.json"),
+        Arch::Sm90,
+        None,
+    )
+    .unwrap();
     assert_eq!(
         inst.kernels,
         [
