@@ -10,12 +10,6 @@ use thiserror::Error;
 /// stable key for counting; `Display` gives the details.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum Rejection {
-    /// The family has no generator yet.
-    #[error("family {family} is not implemented")]
-    FamilyNotImplemented {
-        /// Family token.
-        family: &'static str,
-    },
     /// The family does not implement this direction yet.
     #[error("{family} does not implement direction {direction} yet")]
     DirectionNotImplemented {
@@ -255,7 +249,6 @@ impl Rejection {
     /// Short stable key for counting rejections by reason.
     pub fn reason(&self) -> &'static str {
         match self {
-            Rejection::FamilyNotImplemented { .. } => "family_not_implemented",
             Rejection::DirectionNotImplemented { .. } => "direction_not_implemented",
             Rejection::MathDtypeMismatch { .. } => "math_dtype_mismatch",
             Rejection::MathNotImplemented { .. } => "math_not_implemented",

@@ -122,6 +122,7 @@ impl KernelFamily for Direct {
             &plan.kernel_problem,
             &plan.geometry,
             plan.registers,
+            device,
         )?;
         Ok(Arc::new(plan))
     }

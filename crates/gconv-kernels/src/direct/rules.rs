@@ -206,13 +206,14 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 
 /// The problem rules of the direct family (after the shared direction and dtype checks; the
 /// shared index and grid limits follow in `crate::admit`), given the plan's merged problem
-/// `kp`, geometry and register estimate.
+/// `kp`, geometry and register estimate, on the device's limits.
 pub fn check_problem(
     cfg: &KernelConfig,
     problem: &Problem,
     kp: &Problem,
     geo: &DirectGeometry,
     registers: u32,
+    limits: &DeviceLimits,
 ) -> Result<(), Rejection> {
     if cfg.math == Math::Mma {
         if !problem.g.is_multiple_of(cfg.group_merge as u64) {
@@ -247,7 +248,6 @@ pub fn check_problem(
         }
         .into());
     }
-    let limits = DeviceLimits::H200;
     if geo.smem_bytes > limits.smem_per_cta as u64 {
         return Err(Rejection::SmemExceedsLimit {
             bytes: geo.smem_bytes.min(u32::MAX as u64) as u32,

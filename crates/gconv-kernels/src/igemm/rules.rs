@@ -165,6 +165,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
             mode: cfg.split_k_mode.token(),
         });
     }
+    // Structural limits of the architecture (every sm_90 part has the H200's per-CTA limits).
     let limits = DeviceLimits::H200;
     let bytes = smem_bytes(cfg);
     if bytes > limits.smem_per_cta {
