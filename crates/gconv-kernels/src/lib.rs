@@ -36,6 +36,10 @@ pub use name::NameError;
 pub use rejection::{FamilyRule, Rejection};
 pub use source::{Arch, KernelSource, Launch};
 
+/// The device helpers every generated kernel shares (16-bit types, conversions, `cp.async`,
+/// shared-memory addresses), each with its host-emulation alternative; emitted first.
+pub(crate) const PRELUDE: &str = include_str!("prelude.cu");
+
 /// Tensor-core PTX helpers (`smem_u32`, `ldmatrix` x4/x2, `mma.sync` m16n8k16) with their
 /// host-emulation alternatives, emitted into every igemm and direct-mma module.
 pub(crate) const MMA_PTX: &str = include_str!("mma_ptx.cu");

@@ -1,22 +1,14 @@
-// ---- tensor-core PTX helpers shared by the igemm and direct (mma) kernels ----
+// ---- tensor-core PTX helpers shared by the igemm and direct (mma) kernels (after the prelude) ----
 // Every inline-PTX use has a portable alternative under GCONV_HOST_EMULATION (the shim of
 // crates/gconv-kernels/tests/host_shim.h: shared "addresses" are byte offsets into the block's
 // buffer, ldmatrix and mma.sync are warp collectives).
-typedef unsigned int u32;
 #ifdef GCONV_HOST_EMULATION
-__device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
 __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
 __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
 __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
   gconv_host_mma16816(d, a, b0, b1, IS_BF16);
 }
 #else
-// Shared-window address of a generic pointer into shared memory.
-__device__ __forceinline__ u32 smem_u32(const void* p) {
-  u32 r;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
-  return r;
-}
 // ldmatrix: lane 8·i + j gives the address of row j of 8x8 matrix i (16 bytes, 16-aligned).
 __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"

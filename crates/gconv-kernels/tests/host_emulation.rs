@@ -454,7 +454,7 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
             "constexpr int PF = STAGES - 1;",
         )),
         Mutation::SkipHaloWait => Some((
-            "      copy_wait_prior();  // every group but the newest: tile t has landed",
+            "      cp_async_wait<1>();  // every group but the newest: tile t has landed",
             "",
         )),
         Mutation::ShortPipelineWait => Some((

@@ -1,5 +1,6 @@
-//! Code generation of the direct family: the constants header of one plan, then the shared
-//! part of the kernel (`common.cu`: helpers, conversions, derived tile constants, the tile walk
+//! Code generation of the direct family: the constants header of one plan, the shared device
+//! prelude (`crate::PRELUDE`), then the part of the kernel both math paths share (`common.cu`:
+//! the shared-memory copy, element conversions, derived tile constants, the tile walk
 //! and the halo copy) and the body of the math path (`fwd.cu` on CUDA cores, `fwd_mma.cu` on
 //! tensor cores, after the tensor-core PTX helpers).
 
@@ -10,8 +11,8 @@ use crate::source::{Arch, KernelSource, Launch};
 use gconv_problem::DType;
 use std::fmt::Write;
 
-/// The part of the forward kernel both math paths share: helpers, conversions, the derived
-/// tile constants, the tile walk and the halo copy.
+/// The part of the forward kernel both math paths share: the shared-memory copy, element
+/// conversions, the derived tile constants, the tile walk and the halo copy.
 const COMMON: &str = include_str!("common.cu");
 /// The CUDA-core (simt) kernel body.
 const FWD_BODY: &str = include_str!("fwd.cu");
@@ -97,12 +98,17 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
             let _ = writeln!(w, "constexpr int {k} = {v};");
         }
         format!(
-            "{h}\n{COMMON}\n{}\n{}",
+            "{h}\n{}\n{COMMON}\n{}\n{}",
+            crate::PRELUDE,
             crate::MMA_PTX,
             mma::BODY.replace("@ENTRY@", &name)
         )
     } else {
-        format!("{h}\n{COMMON}\n{}", FWD_BODY.replace("@ENTRY@", &name))
+        format!(
+            "{h}\n{}\n{COMMON}\n{}",
+            crate::PRELUDE,
+            FWD_BODY.replace("@ENTRY@", &name)
+        )
     };
     KernelSource {
         kernel_name: name.clone(),

@@ -4,7 +4,7 @@
 // straight from the halo (pixel base + the tap's row/column offset), so the input is read from
 // global memory once per tile instead of once per tap. Work unit of a warp: NW output channels
 // (one group or part of one) x MB m16 blocks of pixels; units are dealt to warps round robin.
-// (smem_u32, ldsm_x4/x2 and mma16816: mma_ptx.cu, emitted before this file.)
+// (ldsm_x4/x2 and mma16816: mma_ptx.cu, smem_u32: the prelude, both emitted before this file.)
 
 constexpr int WARPS = THREADS / 32;
 constexpr int NB = NW / 8;                   // n8 blocks of a unit
@@ -123,7 +123,7 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
 #pragma unroll
         for (int j = 0; j < NB; ++j) {
           if (k0 + n0 + j * 8 < K_) {
-            *reinterpret_cast<u32*>(dst + j * 8) = pack_pair(acc[b][j][2 * h], acc[b][j][2 * h + 1]);
+            *reinterpret_cast<u32*>(dst + j * 8) = pack2(acc[b][j][2 * h], acc[b][j][2 * h + 1]);
           }
         }
       }

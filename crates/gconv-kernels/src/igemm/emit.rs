@@ -1,10 +1,11 @@
 //! Code generation of the igemm family: the constants header of one plan (the problem's and
-//! the config's sizes as `constexpr`), the per-config wgmma helpers, and the kernel body
-//! assembled from fixed CUDA C++ fragments:
+//! the config's sizes as `constexpr`), the per-config wgmma helpers, the shared device prelude
+//! (`crate::PRELUDE`), the tensor-core PTX helpers, and the kernel body assembled from fixed
+//! CUDA C++ fragments:
 //!
 //! | fragment | what it holds | who provides it |
 //! |---|---|---|
-//! | `helpers.cu` | cp.async, conversions, swizzle, wgmma descriptors (host-emulation alternatives) | the family |
+//! | `helpers.cu` | swizzle, wgmma descriptors and fences, vector copies (host-emulation alternatives) | the family |
 //! | `constants.cu` | derived constants: GEMM sizes, tap packing, loader layouts | the family |
 //! | `kernel_open.cu` | the entry point's signature, thread and tile indices, shared-memory bases | the family |
 //! | `fwd_loaders.cu` | the operand loaders: A/B row decode, `fetch(stage)`, `flush(stage)`, the k-tile walk | the direction |
@@ -159,7 +160,8 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     ]
     .concat();
     let code = format!(
-        "{h}\n{}\n{}",
+        "{h}\n{}\n{}\n{}",
+        crate::PRELUDE,
         crate::MMA_PTX,
         body.replace("@ENTRY@", &name)
     );
