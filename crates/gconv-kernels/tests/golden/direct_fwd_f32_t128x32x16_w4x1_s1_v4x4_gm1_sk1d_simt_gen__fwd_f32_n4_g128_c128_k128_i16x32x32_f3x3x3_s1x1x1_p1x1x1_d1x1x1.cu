@@ -45,48 +45,42 @@ constexpr int GRID_X = 512;
 constexpr int W_REG_BUDGET = 160;
 constexpr int STAGES = 1;
 
-// ---- helpers ----
-// Header-free: 16-bit types are u16. Every inline-PTX use sits in a helper below with a
-// portable alternative under GCONV_HOST_EMULATION (the host emulation harness of
-// crates/gconv-kernels/tests/host_emulation.rs compiles this file with g++).
+// ---- prelude: the device helpers every generated kernel shares ----
+// Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
+// use has a portable alternative under GCONV_HOST_EMULATION (the host emulation harness of
+// crates/gconv-kernels/tests/host_emulation.rs compiles the kernels with g++ against
+// tests/host_shim.h: shared "addresses" are byte offsets into the block's buffer, a cp.async is
+// performed when the wait_group that covers it runs, conversions are bit-exact portable code).
 typedef unsigned int u32;
 typedef unsigned short u16;
 struct alignas(16) v16b { u32 x, y, z, w; };
 struct alignas(8) v8b { u32 x, y; };
 
 #ifndef GCONV_DYNAMIC_SMEM
-#define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(16) unsigned char name[]
+#define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
 #endif
 
 #ifdef GCONV_HOST_EMULATION
-// The shim's bit-exact portable conversions (crates/gconv-kernels/tests/host_shim.h).
+__device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
 __device__ __forceinline__ u32 f32_bits(float f) { return gconv_host_f32_bits(f); }
 __device__ __forceinline__ float bits_f32(u32 u) { return gconv_host_bits_f32(u); }
 __device__ __forceinline__ float f16_to_f32(u16 h) { return gconv_host_f16_to_f32(h); }
 __device__ __forceinline__ u16 f32_to_f16(float f) { return gconv_host_f32_to_f16(f); }
 __device__ __forceinline__ u16 f32_to_bf16(float f) { return gconv_host_f32_to_bf16(f); }
-// Copy BYTES from global to shared, or zero-fill when !pred (the cp.async src-size 0 idiom).
-// 4/8/16 bytes are cp.async on the GPU: the shim defers them to the wait_group that covers
-// them (a read before that wait sees the NaN-poisoned shared memory); 2 bytes are synchronous.
-template <int BYTES>
-__device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pred) {
-  if constexpr (BYTES == 2) {
-    if (pred) {
-      __builtin_memcpy(dst, src, BYTES);
-    } else {
-      __builtin_memset(dst, 0, BYTES);
-    }
-  } else {
-    gconv_host_cp_async(gconv_host_smem_offset(dst), src, BYTES, pred);
-  }
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  gconv_host_cp_async(dst, src, BYTES, pred);
 }
-__device__ __forceinline__ void copy_wait_all() {
-  gconv_host_cp_commit();
-  gconv_host_cp_wait(0);
-}
-__device__ __forceinline__ void copy_commit() { gconv_host_cp_commit(); }
-__device__ __forceinline__ void copy_wait_prior() { gconv_host_cp_wait(1); }
+__device__ __forceinline__ void cp_async_commit() { gconv_host_cp_commit(); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { gconv_host_cp_wait(N); }
 #else
+// Shared-window address of a generic pointer into shared memory.
+__device__ __forceinline__ u32 smem_u32(const void* p) {
+  u32 r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
 __device__ __forceinline__ u32 f32_bits(float f) {
   u32 u;
   asm("mov.b32 %0, %1;" : "=r"(u) : "f"(f));
@@ -112,29 +106,57 @@ __device__ __forceinline__ u16 f32_to_bf16(float f) {
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
   return r;
 }
-// cp.async with src-size zero-fill for 4/8/16 bytes (L1-allocating: halo pixels are re-read by
-// the neighbouring CTA); 2-byte elements go through registers.
+// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred
+// (src-size 0). L1: allocate in L1 (`.ca`, for data that neighbouring loads re-read); else
+// 16-byte copies bypass it (`.cg`).
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  const int n = pred ? BYTES : 0;
+  if constexpr (BYTES == 16 && !L1) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else if constexpr (BYTES == 16) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else if constexpr (BYTES == 8) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most N committed groups of this thread's copies are pending.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+#endif
+
+// f32 -> the problem's 16-bit dtype, round to nearest even.
+__device__ __forceinline__ u16 to_half_bits(float x) { return IS_BF16 ? f32_to_bf16(x) : f32_to_f16(x); }
+// Two f32 -> a packed 16-bit pair (lo at the lower address): one cvt.rn.*x2 on the GPU.
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
+#ifdef GCONV_HOST_EMULATION
+  return (u32)to_half_bits(lo) | ((u32)to_half_bits(hi) << 16);
+#else
+  u32 r;
+  if constexpr (IS_BF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+#endif
+}
+
+// ---- direct helpers (after the shared prelude) ----
+// Copy BYTES from global to shared, or zero-fill when !pred: 4/8/16 bytes are L1-allocating
+// cp.async (halo pixels are re-read by the neighbouring CTA), 2-byte elements go through
+// registers.
 template <int BYTES>
 __device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pred) {
   if constexpr (BYTES == 2) {
     *reinterpret_cast<u16*>(dst) = pred ? *reinterpret_cast<const u16*>(src) : (u16)0;
   } else {
-    u32 d;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(d) : "l"(dst));
-    const int n = pred ? BYTES : 0;
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES), "r"(n)
-                 : "memory");
+    cp_async<BYTES, true>(smem_u32(dst), src, pred);
   }
 }
-__device__ __forceinline__ void copy_wait_all() {
-  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
-}
-__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// Waits for every committed group but the most recent one.
-__device__ __forceinline__ void copy_wait_prior() {
-  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-}
-#endif
 
 // ---- element conversions ----
 typedef ELEM elem_t;
@@ -147,31 +169,7 @@ __device__ __forceinline__ float to_f32(u16 v) {
   }
 }
 __device__ __forceinline__ void from_f32(float v, float& out) { out = v; }
-__device__ __forceinline__ void from_f32(float v, u16& out) {
-  if constexpr (IS_BF16) {
-    out = f32_to_bf16(v);
-  } else {
-    out = f32_to_f16(v);
-  }
-}
-// Two values rounded to the 16-bit dtype and packed (lo in the low half): one cvt.rn.*x2 on
-// the GPU.
-__device__ __forceinline__ u32 pack_pair(float lo, float hi) {
-#ifdef GCONV_HOST_EMULATION
-  u16 a, b;
-  from_f32(lo, a);
-  from_f32(hi, b);
-  return (u32)a | ((u32)b << 16);
-#else
-  u32 r;
-  if constexpr (IS_BF16) {
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  } else {
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  }
-  return r;
-#endif
-}
+__device__ __forceinline__ void from_f32(float v, u16& out) { out = to_half_bits(v); }
 
 // N elements from shared memory (N·ESZ-byte aligned) widened to f32, in 16/8/4-byte reads.
 template <int N>
@@ -256,18 +254,18 @@ __device__ __forceinline__ void store_out(elem_t* dst, const float* v) {
     *reinterpret_cast<v8b*>(dst) = o;
   } else if constexpr (ESZ == 2 && N == 8) {
     v16b o;
-    o.x = pack_pair(v[0], v[1]);
-    o.y = pack_pair(v[2], v[3]);
-    o.z = pack_pair(v[4], v[5]);
-    o.w = pack_pair(v[6], v[7]);
+    o.x = pack2(v[0], v[1]);
+    o.y = pack2(v[2], v[3]);
+    o.z = pack2(v[4], v[5]);
+    o.w = pack2(v[6], v[7]);
     *reinterpret_cast<v16b*>(dst) = o;
   } else if constexpr (ESZ == 2 && N == 4) {
     v8b o;
-    o.x = pack_pair(v[0], v[1]);
-    o.y = pack_pair(v[2], v[3]);
+    o.x = pack2(v[0], v[1]);
+    o.y = pack2(v[2], v[3]);
     *reinterpret_cast<v8b*>(dst) = o;
   } else if constexpr (ESZ == 2 && N == 2) {
-    *reinterpret_cast<u32*>(dst) = pack_pair(v[0], v[1]);
+    *reinterpret_cast<u32*>(dst) = pack2(v[0], v[1]);
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i) from_f32(v[i], dst[i]);
@@ -378,18 +376,19 @@ __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __
   if constexpr (STAGES == 1) {
     const TileAt a = tile_at(blockIdx.x);
     load_halo(xs0, X, a, c0, tid);
-    copy_wait_all();
+    cp_async_commit();
+    cp_async_wait<0>();
     __syncthreads();
     compute(xs0, a);
   } else {
     elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
     int t = blockIdx.x;
     load_halo(xs0, X, tile_at(t), c0, tid);
-    copy_commit();
+    cp_async_commit();
     for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
       if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
-      copy_commit();
-      copy_wait_prior();  // every group but the newest: tile t has landed
+      cp_async_commit();
+      cp_async_wait<1>();  // every group but the newest: tile t has landed
       __syncthreads();
       compute(b ? xs1 : xs0, tile_at(t));
       __syncthreads();  // all reads of this buffer done before it is refilled

@@ -45,18 +45,35 @@ constexpr int CPAD = 8;
 constexpr bool POINTWISE = false;
 constexpr bool A_L1 = true;
 
-// ---- tensor-core PTX helpers shared by the igemm and direct (mma) kernels ----
-// Every inline-PTX use has a portable alternative under GCONV_HOST_EMULATION (the shim of
-// crates/gconv-kernels/tests/host_shim.h: shared "addresses" are byte offsets into the block's
-// buffer, ldmatrix and mma.sync are warp collectives).
+// ---- prelude: the device helpers every generated kernel shares ----
+// Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
+// use has a portable alternative under GCONV_HOST_EMULATION (the host emulation harness of
+// crates/gconv-kernels/tests/host_emulation.rs compiles the kernels with g++ against
+// tests/host_shim.h: shared "addresses" are byte offsets into the block's buffer, a cp.async is
+// performed when the wait_group that covers it runs, conversions are bit-exact portable code).
 typedef unsigned int u32;
+typedef unsigned short u16;
+struct alignas(16) v16b { u32 x, y, z, w; };
+struct alignas(8) v8b { u32 x, y; };
+
+#ifndef GCONV_DYNAMIC_SMEM
+#define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
+#endif
+
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
-__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
-__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
-__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
-  gconv_host_mma16816(d, a, b0, b1, IS_BF16);
+__device__ __forceinline__ u32 f32_bits(float f) { return gconv_host_f32_bits(f); }
+__device__ __forceinline__ float bits_f32(u32 u) { return gconv_host_bits_f32(u); }
+__device__ __forceinline__ float f16_to_f32(u16 h) { return gconv_host_f16_to_f32(h); }
+__device__ __forceinline__ u16 f32_to_f16(float f) { return gconv_host_f32_to_f16(f); }
+__device__ __forceinline__ u16 f32_to_bf16(float f) { return gconv_host_f32_to_bf16(f); }
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  gconv_host_cp_async(dst, src, BYTES, pred);
 }
+__device__ __forceinline__ void cp_async_commit() { gconv_host_cp_commit(); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { gconv_host_cp_wait(N); }
 #else
 // Shared-window address of a generic pointer into shared memory.
 __device__ __forceinline__ u32 smem_u32(const void* p) {
@@ -64,6 +81,81 @@ __device__ __forceinline__ u32 smem_u32(const void* p) {
   asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
   return r;
 }
+__device__ __forceinline__ u32 f32_bits(float f) {
+  u32 u;
+  asm("mov.b32 %0, %1;" : "=r"(u) : "f"(f));
+  return u;
+}
+__device__ __forceinline__ float bits_f32(u32 u) {
+  float f;
+  asm("mov.b32 %0, %1;" : "=f"(f) : "r"(u));
+  return f;
+}
+__device__ __forceinline__ float f16_to_f32(u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ u16 f32_to_f16(float f) {
+  u16 r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+__device__ __forceinline__ u16 f32_to_bf16(float f) {
+  u16 r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred
+// (src-size 0). L1: allocate in L1 (`.ca`, for data that neighbouring loads re-read); else
+// 16-byte copies bypass it (`.cg`).
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  const int n = pred ? BYTES : 0;
+  if constexpr (BYTES == 16 && !L1) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else if constexpr (BYTES == 16) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else if constexpr (BYTES == 8) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most N committed groups of this thread's copies are pending.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+#endif
+
+// f32 -> the problem's 16-bit dtype, round to nearest even.
+__device__ __forceinline__ u16 to_half_bits(float x) { return IS_BF16 ? f32_to_bf16(x) : f32_to_f16(x); }
+// Two f32 -> a packed 16-bit pair (lo at the lower address): one cvt.rn.*x2 on the GPU.
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
+#ifdef GCONV_HOST_EMULATION
+  return (u32)to_half_bits(lo) | ((u32)to_half_bits(hi) << 16);
+#else
+  u32 r;
+  if constexpr (IS_BF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+#endif
+}
+
+// ---- tensor-core PTX helpers shared by the igemm and direct (mma) kernels (after the prelude) ----
+// Every inline-PTX use has a portable alternative under GCONV_HOST_EMULATION (the shim of
+// crates/gconv-kernels/tests/host_shim.h: shared "addresses" are byte offsets into the block's
+// buffer, ldmatrix and mma.sync are warp collectives).
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
+__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  gconv_host_mma16816(d, a, b0, b1, IS_BF16);
+}
+#else
 // ldmatrix: lane 8·i + j gives the address of row j of 8x8 matrix i (16 bytes, 16-aligned).
 __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
@@ -91,77 +183,12 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b
 }
 #endif
 
-// ---- helpers (header-free: 16-bit types are u16, conversions by inline PTX) ----
-typedef unsigned int u32;
-typedef unsigned short u16;
-struct alignas(16) v16b { u32 x, y, z, w; };
-struct alignas(8) v8b { u32 x, y; };
+// ---- igemm helpers (after the shared prelude and the tensor-core PTX helpers) ----
 struct alignas(16) f4 { float x, y, z, w; };
-
-#ifndef GCONV_DYNAMIC_SMEM
-#define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
-#endif
 
 // XOR swizzle of 16-byte chunks inside each 128-byte line (bits [4,7) ^= bits [7,10)):
 // eight consecutive tile rows at the same logical chunk land in eight different bank groups.
 __device__ __forceinline__ u32 swz(u32 off) { return off ^ (((off >> 7) & 7u) << 4); }
-
-#ifdef GCONV_HOST_EMULATION
-// Host emulation (crates/gconv-kernels/tests/host_shim.h): a cp.async is performed (copy or
-// zero fill) when the wait_group that covers it runs, conversions are the shim's bit-exact
-// portable versions (smem_u32, ldmatrix and mma.sync: mma_ptx.cu, emitted before this file).
-template <int BYTES, bool L1>
-__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
-  gconv_host_cp_async(dst, src, BYTES, pred);
-}
-__device__ __forceinline__ void cp_async_commit() { gconv_host_cp_commit(); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { gconv_host_cp_wait(N); }
-__device__ __forceinline__ u16 to_half_bits(float x) {
-  return IS_BF16 ? gconv_host_f32_to_bf16(x) : gconv_host_f32_to_f16(x);
-}
-__device__ __forceinline__ u32 pack2(float lo, float hi) {
-  return (u32)to_half_bits(lo) | ((u32)to_half_bits(hi) << 16);
-}
-#else
-template <int BYTES, bool L1>
-__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
-  const int n = pred ? BYTES : 0;  // src-size 0: the destination is zero-filled
-  if constexpr (BYTES == 16 && !L1) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
-  } else if constexpr (BYTES == 16) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
-  } else if constexpr (BYTES == 8) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
-  }
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
-
-// Two f32 -> packed 16-bit pair (lo at the lower address), round to nearest even.
-__device__ __forceinline__ u32 pack2(float lo, float hi) {
-  u32 r;
-  if constexpr (IS_BF16) {
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  } else {
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  }
-  return r;
-}
-__device__ __forceinline__ u16 to_half_bits(float x) {
-  u16 r;
-  if constexpr (IS_BF16) {
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(x));
-  } else {
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(x));
-  }
-  return r;
-}
-
-#endif
 
 #if GCONV_MATH_WGMMA
 typedef unsigned long long u64;
