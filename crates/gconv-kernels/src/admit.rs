@@ -8,15 +8,13 @@
 
 use crate::config::KernelConfig;
 use crate::device::DeviceLimits;
-use crate::family::{self, Plan};
+use crate::dispatch;
+use crate::family::Plan;
 use crate::rejection::Rejection;
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{Problem, TensorRole};
 use std::fmt;
 use std::sync::Arc;
-
-/// Largest group merge any family accepts (a power of two).
-pub const MAX_GROUP_MERGE: u32 = 16;
 
 /// What a kernel is admitted for: the architecture its module may use and the device it is
 /// planned on.
@@ -52,13 +50,13 @@ impl Default for Target {
 
 /// The architecture a config's module is compiled for (its family decides: sm_90a for wgmma).
 pub fn required_arch(cfg: &KernelConfig) -> Arch {
-    family::of(cfg.family).required_arch(cfg)
+    dispatch::of(cfg.family).required_arch(cfg)
 }
 
 /// Is `cfg` a kernel at all on `arch`? The arch rule (a config whose module needs sm_90a is
 /// refused on sm_90), then the family's structural rules.
 pub fn validate(cfg: &KernelConfig, arch: Arch) -> Result<(), Rejection> {
-    let fam = family::of(cfg.family);
+    let fam = dispatch::of(cfg.family);
     let needs = fam.required_arch(cfg);
     if needs == Arch::Sm90a && arch != Arch::Sm90a {
         return Err(Rejection::ArchRequired {
@@ -141,7 +139,7 @@ pub fn admit(
             problem: problem.dtype.token(),
         });
     }
-    let plan = family::of(cfg.family).plan(cfg, problem, &target.device)?;
+    let plan = dispatch::of(cfg.family).plan(cfg, problem, &target.device)?;
     check_32bit_offsets(problem)?;
     check_grid(plan.grid())?;
     Ok(Admitted {
@@ -150,20 +148,6 @@ pub fn admit(
         target: *target,
         plan,
     })
-}
-
-/// True when `v` is a power of two in `lo..=hi`.
-pub(crate) fn pow2_in(v: u32, lo: u32, hi: u32) -> bool {
-    v.is_power_of_two() && v >= lo && v <= hi
-}
-
-/// The largest power of two ≤ `cap` (at least 1) that divides `n`.
-pub(crate) fn largest_pow2_dividing(n: u64, cap: u64) -> u64 {
-    let mut v = cap.max(1);
-    while v > 1 && !n.is_multiple_of(v) {
-        v /= 2;
-    }
-    v
 }
 
 /// 32-bit offsets (every family indexes with `int`): X offsets range over

@@ -5,7 +5,7 @@
 //! holds the baseline config that every trait-config field falls back to.
 
 use crate::config::{Family, KernelConfig};
-use crate::family;
+use crate::dispatch;
 use gconv_problem::{DType, Direction};
 
 /// Which families' pools to take.
@@ -34,7 +34,7 @@ pub fn pool(direction: Direction, dtype: DType, families: Families) -> Vec<Kerne
     families
         .list()
         .into_iter()
-        .flat_map(|f| family::of(f).pool(direction, dtype))
+        .flat_map(|f| dispatch::of(f).pool(direction, dtype))
         .collect()
 }
 

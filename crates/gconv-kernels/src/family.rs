@@ -1,5 +1,5 @@
 //! The one interface every kernel family implements, and the one place that dispatches on
-//! [`Family`] ([`of`]). A family owns its structural rules, its problem rules and geometry (the
+//! [`Family`] (`crate::dispatch::of`). A family owns its structural rules, its problem rules and geometry (the
 //! [`Plan`], computed once per (kernel, problem)), its cost model, its pools and its code
 //! generation; admission ([`crate::admit`]), the pool catalogue ([`crate::catalogue`]) and
 //! `auto` ([`crate::select`]) only ever talk to a family through [`KernelFamily`].
@@ -68,12 +68,4 @@ pub trait Plan: Send + Sync + fmt::Debug {
     fn cost(&self, device: &DeviceLimits) -> f64;
     /// The generated module (deterministic: the same plan gives byte-identical source).
     fn emit(&self) -> KernelSource;
-}
-
-/// The implementation of a family: the one dispatch point on [`Family`].
-pub fn of(family: Family) -> &'static dyn KernelFamily {
-    match family {
-        Family::Igemm => &crate::igemm::Igemm,
-        Family::Direct => &crate::direct::Direct,
-    }
 }

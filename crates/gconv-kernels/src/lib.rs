@@ -6,7 +6,7 @@
 //!   [`admit::admit`] (does it run this problem; returns the [`Admitted`] plan that code
 //!   generation, the cost model and dispatch take, so each gate runs once per pair).
 //! - **Families**, each in its own folder behind [`family::KernelFamily`] (the one dispatch
-//!   point, [`family::of`]): [`igemm`] (implicit GEMM) and [`direct`] (halo-tile direct
+//!   point, [`dispatch::of`]): [`igemm`] (implicit GEMM) and [`direct`] (halo-tile direct
 //!   convolution); [`reference`] holds the naive `ref` kernels used only for verification.
 //! - **Pools and `auto`**: [`catalogue`] (every family's pool by direction and dtype) and
 //!   [`select`] (the rule-based `auto`).
@@ -21,12 +21,14 @@ pub mod catalogue;
 pub mod config;
 pub mod device;
 pub mod direct;
+pub mod dispatch;
 pub mod family;
 pub mod igemm;
 pub mod name;
 pub mod reference;
 pub mod rejection;
 pub mod select;
+pub mod shared;
 pub mod source;
 
 pub use admit::{admit, required_arch, validate, Admitted, Target};

@@ -9,7 +9,7 @@
 use crate::admit::{admit, Admitted, Target};
 use crate::catalogue::Families;
 use crate::config::Family;
-use crate::family;
+use crate::dispatch;
 use gconv_problem::Problem;
 
 /// The order in which `auto` asks the families: direct first (it serves the memory-bound
@@ -31,7 +31,7 @@ pub fn auto_select_in(problem: &Problem, target: &Target, families: Families) ->
 }
 
 fn pick(f: Family, problem: &Problem, target: &Target) -> Option<Admitted> {
-    let fam = family::of(f);
+    let fam = dispatch::of(f);
     let admitted: Vec<Admitted> = fam
         .pool(problem.direction, problem.dtype)
         .into_iter()

@@ -70,7 +70,7 @@ pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem, geo: &DirectGe
 pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
     let (cfg, problem, geo) = (&plan.cfg, &plan.problem, &plan.geometry);
     if cfg.math == Math::Mma {
-        return mma::cost_estimate(cfg, &plan.kernel_problem, geo, device);
+        return mma_cost_estimate(cfg, &plan.kernel_problem, geo, device);
     }
     let es = problem.dtype.size_bytes() as f64;
     let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
@@ -88,4 +88,49 @@ pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
     let penalty =
         (1.0 + 0.03 * (rows_per_thread(cfg) as f64 - 1.0)) * if cfg.vec_a == 8 { 1.1 } else { 1.0 };
     t_issue.max(t_dram).max(t_l2) * q * penalty + 2e-6
+}
+
+/// Estimated time in seconds of an mma direct `cfg` on its kernel problem `problem` (merged)
+/// with geometry `geo` on `device`:
+/// `max(t_smem, t_mma, t_l2, t_dram) · q + 2 µs`, where
+/// - `t_smem`: every tile's `ldmatrix.x4` (512 bytes each; an x2 counts half), halo and weight
+///   fills and output stores through the SMs' shared-memory pipes at 2.2e13 B/s (132 SMs ×
+///   128 B/clk at about 1.98 GHz, 65 %);
+/// - `t_mma`: m16n8k16 instructions (4096 MACs each) at 3.3e14 MAC/s (`mma.sync` at about two
+///   thirds of the 989 TFLOP/s dense peak);
+/// - `t_l2`: every tile's staged halo, its weight tile and its outputs at 8 TB/s;
+/// - `t_dram`: compulsory bytes at 3.5 TB/s;
+/// - `q`: wave quantisation of the CTAs (the device's occupancy model on the geometry's shared
+///   memory, the threads and [`mma::register_estimate`]), at least 1.
+///
+/// Not fitted on measurements (its constants are the hardware's rates).
+pub fn mma_cost_estimate(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    device: &DeviceLimits,
+) -> f64 {
+    let es = problem.dtype.size_bytes() as f64;
+    let out = problem.output();
+    let spatial = (out[2].div_ceil(geo.tw) * out[1].div_ceil(geo.th) * out[0] * problem.n) as f64;
+    let tiles = spatial * geo.grid[1] as f64;
+    let (units, ksteps, mb, nb) = mma::tile_work(cfg, problem);
+    let (units, ksteps, mb, nb) = (units as f64, ksteps as f64, mb as f64, nb as f64);
+    let ldsm = units * ksteps * (mb + nb / 2.0);
+    let mmas = units * ksteps * mb * nb;
+    let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
+    let wbytes = geo.ws_bytes as f64;
+    let obytes = cfg.tile_m as f64 * cfg.tile_n as f64 * es;
+    let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
+    let t_smem = (tiles * (ldsm * 512.0 + halo + obytes) + ctas * wbytes) / 2.2e13;
+    let t_mma = tiles * mmas * 4096.0 / 3.3e14;
+    let t_l2 = (tiles * (halo + obytes) + ctas * wbytes) / 8e12;
+    let t_dram = problem.min_bytes() / 3.5e12;
+    let wave = device.wave(
+        geo.smem_bytes,
+        cfg.threads(),
+        mma::register_estimate(cfg, problem),
+    ) as f64;
+    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
+    t_smem.max(t_mma).max(t_l2).max(t_dram) * q + 2e-6
 }

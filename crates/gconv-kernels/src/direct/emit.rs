@@ -4,11 +4,11 @@
 //! and the halo copy) and the body of the math path (`fwd.cu` on CUDA cores, `fwd_mma.cu` on
 //! tensor cores, after the tensor-core PTX helpers).
 
-use super::geometry::{DirectPlan, W_REG_BUDGET};
+use super::geometry::{DirectGeometry, DirectPlan, W_REG_BUDGET};
 use super::mma;
-use crate::config::Math;
+use crate::config::{KernelConfig, Math};
 use crate::source::{Arch, KernelSource, Launch};
-use gconv_problem::DType;
+use gconv_problem::{DType, Problem};
 use std::fmt::Write;
 
 /// The part of the forward kernel both math paths share: the shared-memory copy, element
@@ -94,7 +94,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
     let code = if cfg.math == Math::Mma {
-        for (k, v) in mma::constants(cfg, problem, kp, geo) {
+        for (k, v) in mma_constants(cfg, problem, kp, geo) {
             let _ = writeln!(w, "constexpr int {k} = {v};");
         }
         format!(
@@ -122,4 +122,23 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         }],
         workspace_bytes: 0,
     }
+}
+
+/// The mma path's generated constants (after the shared ones, whose G_/CG/KG are the merged
+/// groups of `kp` = [`super::kernel_problem`]): the unit shape, the weight row stride, and the
+/// group merge with the real C/G and K/G (`CG0`, `KG0`) for the block-diagonal weight fill.
+fn mma_constants(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    kp: &Problem,
+    geo: &DirectGeometry,
+) -> [(&'static str, u64); 6] {
+    [
+        ("NW", mma::unit_channels(cfg, kp)),
+        ("MB", mma::unit_blocks(cfg)),
+        ("WROW", geo.wrow),
+        ("GM", problem.g / kp.g),
+        ("CG0", problem.cpg()),
+        ("KG0", problem.kpg()),
+    ]
 }

@@ -3,14 +3,10 @@
 //! group-merged tensor-core config ([`kernel_problem`]), the register estimate, and the
 //! [`DirectPlan`] that holds them for one admitted pair.
 
-use super::cost::cost_estimate;
-use super::emit::emit;
 use super::mma;
-use crate::admit::largest_pow2_dividing;
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
-use crate::family::Plan;
-use crate::source::KernelSource;
+use crate::shared::largest_pow2_dividing;
 use gconv_problem::Problem;
 
 /// CTAs per SM a persistent (2-stage) simt launch aims for.
@@ -305,23 +301,5 @@ impl DirectPlan {
             geometry: geometry_of(cfg, &kp, device),
             registers: register_estimate(cfg, problem),
         }
-    }
-}
-
-impl Plan for DirectPlan {
-    fn grid(&self) -> [u64; 3] {
-        self.geometry.grid
-    }
-    fn smem_bytes(&self) -> u64 {
-        self.geometry.smem_bytes
-    }
-    fn registers(&self) -> u32 {
-        self.registers
-    }
-    fn cost(&self, device: &DeviceLimits) -> f64 {
-        cost_estimate(self, device)
-    }
-    fn emit(&self) -> KernelSource {
-        emit(self)
     }
 }

@@ -41,10 +41,7 @@
 //! eight row addresses of an `ldmatrix` phase, eight adjacent pixels, fall into eight bank
 //! groups) and the weight rows with an odd number of 16-byte chunks (same reason).
 
-use super::geometry::DirectGeometry;
-use super::rules::DirectRule;
 use crate::config::KernelConfig;
-use crate::device::DeviceLimits;
 use crate::rejection::Rejection;
 use gconv_problem::{DType, Problem};
 
@@ -134,87 +131,10 @@ pub(super) fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     Ok(())
 }
 
-/// The channel rule of the mma path on the kernel's (merged) problem: C/G and K/G multiples of 8
-/// (16-byte `ldmatrix` rows of one group; n8 blocks inside one group).
-pub(super) fn check_channels(kp: &Problem) -> Result<(), Rejection> {
-    if !kp.cpg().is_multiple_of(8) || !kp.kpg().is_multiple_of(8) {
-        return Err(DirectRule::MmaChannels {
-            cpg: kp.cpg(),
-            kpg: kp.kpg(),
-        }
-        .into());
-    }
-    Ok(())
-}
-
 /// Registers per thread: the `MB × NB × 4` accumulators, the unit's B fragments, one A
 /// fragment, the MB row addresses and a fixed allowance.
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     let (_, _, mb, nb) = tile_work(cfg, problem);
     let est = 4 * mb * nb + 2 * nb + 4 + mb + 40;
     est.min(u32::MAX as u64) as u32
-}
-
-/// The mma path's generated constants (after the shared ones, whose G_/CG/KG are the merged
-/// groups of `kp` = [`super::kernel_problem`]): the unit shape, the weight row stride, and the
-/// group merge with the real C/G and K/G (`CG0`, `KG0`) for the block-diagonal weight fill.
-pub(super) fn constants(
-    cfg: &KernelConfig,
-    problem: &Problem,
-    kp: &Problem,
-    geo: &DirectGeometry,
-) -> [(&'static str, u64); 6] {
-    [
-        ("NW", unit_channels(cfg, kp)),
-        ("MB", unit_blocks(cfg)),
-        ("WROW", geo.wrow),
-        ("GM", problem.g / kp.g),
-        ("CG0", problem.cpg()),
-        ("KG0", problem.kpg()),
-    ]
-}
-
-/// Estimated time in seconds of an mma direct `cfg` on its kernel problem `problem` (merged)
-/// with geometry `geo` on `device`:
-/// `max(t_smem, t_mma, t_l2, t_dram) · q + 2 µs`, where
-/// - `t_smem`: every tile's `ldmatrix.x4` (512 bytes each; an x2 counts half), halo and weight
-///   fills and output stores through the SMs' shared-memory pipes at 2.2e13 B/s (132 SMs ×
-///   128 B/clk at about 1.98 GHz, 65 %);
-/// - `t_mma`: m16n8k16 instructions (4096 MACs each) at 3.3e14 MAC/s (`mma.sync` at about two
-///   thirds of the 989 TFLOP/s dense peak);
-/// - `t_l2`: every tile's staged halo, its weight tile and its outputs at 8 TB/s;
-/// - `t_dram`: compulsory bytes at 3.5 TB/s;
-/// - `q`: wave quantisation of the CTAs (the device's occupancy model on the geometry's shared
-///   memory, the threads and [`register_estimate`]), at least 1.
-///
-/// Not fitted on measurements (its constants are the hardware's rates).
-pub fn cost_estimate(
-    cfg: &KernelConfig,
-    problem: &Problem,
-    geo: &DirectGeometry,
-    device: &DeviceLimits,
-) -> f64 {
-    let es = problem.dtype.size_bytes() as f64;
-    let out = problem.output();
-    let spatial = (out[2].div_ceil(geo.tw) * out[1].div_ceil(geo.th) * out[0] * problem.n) as f64;
-    let tiles = spatial * geo.grid[1] as f64;
-    let (units, ksteps, mb, nb) = tile_work(cfg, problem);
-    let (units, ksteps, mb, nb) = (units as f64, ksteps as f64, mb as f64, nb as f64);
-    let ldsm = units * ksteps * (mb + nb / 2.0);
-    let mmas = units * ksteps * mb * nb;
-    let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
-    let wbytes = geo.ws_bytes as f64;
-    let obytes = cfg.tile_m as f64 * cfg.tile_n as f64 * es;
-    let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
-    let t_smem = (tiles * (ldsm * 512.0 + halo + obytes) + ctas * wbytes) / 2.2e13;
-    let t_mma = tiles * mmas * 4096.0 / 3.3e14;
-    let t_l2 = (tiles * (halo + obytes) + ctas * wbytes) / 8e12;
-    let t_dram = problem.min_bytes() / 3.5e12;
-    let wave = device.wave(
-        geo.smem_bytes,
-        cfg.threads(),
-        register_estimate(cfg, problem),
-    ) as f64;
-    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
-    t_smem.max(t_mma).max(t_l2).max(t_dram) * q + 2e-6
 }

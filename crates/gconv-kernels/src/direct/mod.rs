@@ -87,9 +87,27 @@ use crate::config::{Family, KernelConfig, Math};
 use crate::device::DeviceLimits;
 use crate::family::{KernelFamily, Plan};
 use crate::rejection::Rejection;
-use crate::source::Arch;
+use crate::source::{Arch, KernelSource};
 use gconv_problem::{DType, Direction, Problem};
 use std::sync::Arc;
+
+impl Plan for DirectPlan {
+    fn grid(&self) -> [u64; 3] {
+        self.geometry.grid
+    }
+    fn smem_bytes(&self) -> u64 {
+        self.geometry.smem_bytes
+    }
+    fn registers(&self) -> u32 {
+        self.registers
+    }
+    fn cost(&self, device: &DeviceLimits) -> f64 {
+        cost::cost_estimate(self, device)
+    }
+    fn emit(&self) -> KernelSource {
+        emit::emit(self)
+    }
+}
 
 /// The direct family's [`KernelFamily`] implementation.
 #[derive(Debug, Clone, Copy, Default)]

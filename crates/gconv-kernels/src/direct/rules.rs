@@ -6,10 +6,10 @@
 
 use super::geometry::DirectGeometry;
 use super::mma;
-use crate::admit::{pow2_in, MAX_GROUP_MERGE};
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
 use crate::rejection::{FamilyRule, Rejection};
+use crate::shared::{pow2_in, MAX_GROUP_MERGE};
 use gconv_problem::{Direction, Problem};
 use thiserror::Error;
 
@@ -231,7 +231,7 @@ pub fn check_problem(
             }
             .into());
         }
-        mma::check_channels(kp)?;
+        check_mma_channels(kp)?;
     } else if problem.cpg() > MAX_DIRECT_CPG {
         return Err(DirectRule::ChannelsPerGroup {
             cpg: problem.cpg(),
@@ -259,6 +259,19 @@ pub fn check_problem(
             estimate: registers,
             limit: limits.regs_per_thread,
         });
+    }
+    Ok(())
+}
+
+/// The channel rule of the mma path on the kernel's (merged) problem: C/G and K/G multiples of 8
+/// (16-byte `ldmatrix` rows of one group; n8 blocks inside one group).
+fn check_mma_channels(kp: &Problem) -> Result<(), Rejection> {
+    if !kp.cpg().is_multiple_of(8) || !kp.kpg().is_multiple_of(8) {
+        return Err(DirectRule::MmaChannels {
+            cpg: kp.cpg(),
+            kpg: kp.kpg(),
+        }
+        .into());
     }
     Ok(())
 }

@@ -17,7 +17,7 @@
 //! k-tile into a stage and advance) and `flush(stage)` (store register-staged elements), with
 //! the tile layout of `constants.cu`.
 
-use super::geometry::{IgemmPlan, EPILOGUE_PAD};
+use super::geometry::{DirectionParts, IgemmPlan, EPILOGUE_PAD};
 use crate::config::{FastPath, KernelConfig, Math};
 use crate::source::{KernelSource, Launch};
 use gconv_problem::{DType, Direction};
@@ -28,13 +28,6 @@ const CONSTANTS: &str = include_str!("constants.cu");
 const KERNEL_OPEN: &str = include_str!("kernel_open.cu");
 const MAINLOOP: &str = include_str!("mainloop.cu");
 const EPILOGUE: &str = include_str!("epilogue.cu");
-
-/// The fragments a direction contributes to the kernel body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DirectionParts {
-    /// The operand loaders (`fwd_loaders.cu` for the forward direction).
-    pub loaders: &'static str,
-}
 
 /// The fragments of a direction, `None` for a direction the family does not generate yet.
 pub fn direction_parts(direction: Direction) -> Option<DirectionParts> {

@@ -2,14 +2,16 @@
 //! effective vector widths (the one place that clamps the vector caps), the k-tile count, the
 //! launch grid, and the [`IgemmPlan`] that holds them for one admitted (kernel, problem) pair.
 
-use super::cost::cost_estimate;
-use super::emit::{emit, DirectionParts};
-use crate::admit::largest_pow2_dividing;
 use crate::config::{KernelConfig, Math};
-use crate::device::DeviceLimits;
-use crate::family::Plan;
-use crate::source::KernelSource;
+use crate::shared::largest_pow2_dividing;
 use gconv_problem::Problem;
+
+/// The fragments a direction contributes to the kernel body (`super::emit::direction_parts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectionParts {
+    /// The operand loaders (`fwd_loaders.cu` for the forward direction).
+    pub loaders: &'static str,
+}
 
 /// Elements of padding added to each row of the epilogue's shared-memory staging tile.
 pub const EPILOGUE_PAD: u32 = 8;
@@ -162,23 +164,5 @@ impl IgemmPlan {
             registers: register_estimate(cfg),
             parts,
         }
-    }
-}
-
-impl Plan for IgemmPlan {
-    fn grid(&self) -> [u64; 3] {
-        self.grid
-    }
-    fn smem_bytes(&self) -> u64 {
-        self.smem_bytes as u64
-    }
-    fn registers(&self) -> u32 {
-        self.registers
-    }
-    fn cost(&self, device: &DeviceLimits) -> f64 {
-        cost_estimate(self, device)
-    }
-    fn emit(&self) -> KernelSource {
-        emit(self)
     }
 }

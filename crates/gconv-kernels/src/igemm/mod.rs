@@ -65,9 +65,27 @@ use crate::config::{Family, FastPath, KernelConfig, Math};
 use crate::device::DeviceLimits;
 use crate::family::{KernelFamily, Plan};
 use crate::rejection::Rejection;
-use crate::source::Arch;
+use crate::source::{Arch, KernelSource};
 use gconv_problem::{DType, Direction, Problem};
 use std::sync::Arc;
+
+impl Plan for IgemmPlan {
+    fn grid(&self) -> [u64; 3] {
+        self.grid
+    }
+    fn smem_bytes(&self) -> u64 {
+        self.smem_bytes as u64
+    }
+    fn registers(&self) -> u32 {
+        self.registers
+    }
+    fn cost(&self, device: &DeviceLimits) -> f64 {
+        cost::cost_estimate(self, device)
+    }
+    fn emit(&self) -> KernelSource {
+        emit::emit(self)
+    }
+}
 
 /// The igemm family's [`KernelFamily`] implementation.
 #[derive(Debug, Clone, Copy, Default)]

@@ -5,10 +5,10 @@
 //! (architecture, direction and dtype match, index and grid limits) are `crate::admit`'s.
 
 use super::geometry::{k_tiles, register_estimate, smem_bytes, warp_tile, wgmma_shape};
-use crate::admit::{pow2_in, MAX_GROUP_MERGE};
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
 use crate::rejection::Rejection;
+use crate::shared::{pow2_in, MAX_GROUP_MERGE};
 use gconv_problem::{DType, Direction, Problem};
 
 /// Largest split-K degree accepted.
