@@ -188,7 +188,6 @@ pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
         ..TimingOptions::default()
     };
     o.seed = r.seed;
-    o.compile_workers = r.workers.max(1);
     if let Some(v) = &r.vs {
         o.baselines = vec![v.clone()];
     }

@@ -15,10 +15,7 @@
 //!    sent. A refused pair is written at once as a `rejected` row (or `unsupported` when the
 //!    gate says the kernel is valid but the problem is beyond its limits), so that every pair
 //!    of the catalogue has a row and nothing vanishes from the counts.
-//! 4. With a [`Precompile`] hook, each kernel that has at least one admitted pair is compiled
-//!    first, `compile_workers` at a time, in the orchestrator (which never touches the GPU). A
-//!    kernel that fails gets `compile_error` rows for all its admitted pairs.
-//! 5. The remaining pairs become [`Job`]s, problem-major (each problem's baseline jobs first,
+//! 4. The admitted pairs become [`Job`]s, problem-major (each problem's baseline jobs first,
 //!    then its kernels), sent in batches of `batch_size` to fresh worker processes. See
 //!    [`crate::worker`] for the protocol and what timeouts, crashes and garbage become.
 //!
@@ -42,17 +39,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// Compiles kernels ahead of the benchmark phase, in the orchestrator (no GPU needed: NVRTC).
-pub trait Precompile: Send + Sync {
-    /// Compiles one kernel by name; `Ok(compile_ms)` or `Err(message)` (the kernel's admitted
-    /// pairs then get `compile_error` rows and are not sent to a worker).
-    fn precompile(&self, kernel: &str) -> Result<f64, String>;
-}
 
 /// Decides which names are kernels and which (kernel, problem) pairs are sent to a worker.
 pub trait KernelGate: Send + Sync {
@@ -154,10 +143,6 @@ pub struct SweepOptions {
     pub seed: u64,
     /// Baseline providers to run on every problem (for example `["cudnn"]`).
     pub baselines: Vec<String>,
-    /// Threads for the [`Precompile`] hook (the CLI's `--workers`).
-    pub compile_workers: usize,
-    /// Compile hook run in the orchestrator before benchmarking.
-    pub precompile: Option<Arc<dyn Precompile>>,
     /// The gate; `None` means [`DefaultGate`] on `arch`.
     pub gate: Option<Arc<dyn KernelGate>>,
     /// Architecture for the default gate.
@@ -188,8 +173,6 @@ impl std::fmt::Debug for SweepOptions {
             .field("timing", &self.timing)
             .field("seed", &self.seed)
             .field("baselines", &self.baselines)
-            .field("compile_workers", &self.compile_workers)
-            .field("precompile", &self.precompile.is_some())
             .field("gate", &self.gate.is_some())
             .field("arch", &self.arch)
             .field("host_memory", &self.host_memory)
@@ -220,8 +203,6 @@ impl SweepOptions {
             timing: TimingOptions::default(),
             seed: 1,
             baselines: Vec::new(),
-            compile_workers: 1,
-            precompile: None,
             gate: None,
             arch: Arch::Sm90,
             host_memory: HostMemoryLimit::available(),
@@ -417,15 +398,6 @@ pub fn run_sweep(
         }
     }
 
-    // Precompile the kernels that will run.
-    let mut compile_failed: BTreeMap<usize, String> = BTreeMap::new();
-    if let Some(pc) = &opts.precompile {
-        let mut needed: Vec<usize> = admitted.iter().map(|(k, _)| *k).collect();
-        needed.sort_unstable();
-        needed.dedup();
-        compile_failed = precompile_all(pc.as_ref(), &names, &needed, opts.compile_workers);
-    }
-
     let mut jobs: VecDeque<Job> = VecDeque::new();
     let mut next_id = 0u64;
     let mut job = |kind: JobKind, problem: &Problem| {
@@ -439,7 +411,6 @@ pub fn run_sweep(
             best_ms: None,
         }
     };
-    let mut compile_rows = Vec::new();
     let mut a = 0usize;
     for p in &problems {
         for (prov, bp) in &baseline_jobs {
@@ -455,25 +426,16 @@ pub fn run_sweep(
         while a < admitted.len() && admitted[a].1 == *p {
             let (ki, _) = admitted[a];
             a += 1;
-            if let Some(msg) = compile_failed.get(&ki) {
-                compile_rows.push(SweepRow::with_status(
-                    names[ki],
-                    p,
-                    Status::CompileError,
-                    msg.clone(),
-                ));
-            } else {
-                jobs.push_back(job(
-                    JobKind::Kernel {
-                        name: names[ki].to_string(),
-                    },
-                    p,
-                ));
-            }
+            jobs.push_back(job(
+                JobKind::Kernel {
+                    name: names[ki].to_string(),
+                },
+                p,
+            ));
         }
     }
 
-    let total = (refused.len() + compile_rows.len() + jobs.len()) as u64;
+    let total = (refused.len() + jobs.len()) as u64;
     let bar = if opts.progress && std::io::stderr().is_terminal() {
         ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
     } else {
@@ -503,7 +465,7 @@ pub fn run_sweep(
         best,
         split: TimeSplit::default(),
     };
-    for r in refused.into_iter().chain(compile_rows) {
+    for r in refused {
         run.emit(r)?;
         run.bar.inc(1);
     }
@@ -557,30 +519,6 @@ pub fn run_sweep(
         messages: opts.messages.clone(),
         split: run.split,
     })
-}
-
-fn precompile_all(
-    pc: &dyn Precompile,
-    names: &[&String],
-    needed: &[usize],
-    threads: usize,
-) -> BTreeMap<usize, String> {
-    let next = AtomicUsize::new(0);
-    let failed = Mutex::new(BTreeMap::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads.clamp(1, needed.len().max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&ki) = needed.get(i) else { break };
-                if let Err(msg) = pc.precompile(names[ki]) {
-                    if let Ok(mut f) = failed.lock() {
-                        f.insert(ki, msg);
-                    }
-                }
-            });
-        }
-    });
-    failed.into_inner().unwrap_or_default()
 }
 
 /// How a batch ended.

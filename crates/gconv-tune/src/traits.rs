@@ -995,7 +995,7 @@ mod tests {
 
     fn shipped(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../configs")
+            .join("../../configs/traits")
             .join(name)
     }
 

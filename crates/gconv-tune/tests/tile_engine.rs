@@ -5,12 +5,11 @@
 use gconv_kernels::Arch;
 use gconv_problem::Problem;
 use gconv_tune::csv::read_rows;
-use gconv_tune::sweep::{KernelGate, Precompile, SweepOptions};
+use gconv_tune::sweep::{KernelGate, SweepOptions};
 use gconv_tune::worker::{Status, TimingOptions};
 use gconv_tune::{build_instances, resolve_problems, run_sweep, summarize, SweepRow};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -284,53 +283,6 @@ fn resume_skips_pairs_already_in_the_csv() {
     let fresh = run_sweep(&names(&["fake_ok_1"]), &ps[..1], &o).unwrap();
     assert_eq!(fresh.rows.len(), 1);
     assert_eq!(read_rows(&o.output).unwrap().len(), 1);
-}
-
-struct FailingCompiler {
-    calls: AtomicUsize,
-}
-
-impl Precompile for FailingCompiler {
-    fn precompile(&self, kernel: &str) -> Result<f64, String> {
-        self.calls.fetch_add(1, Ordering::SeqCst);
-        if kernel == "fake_ok_2" {
-            Err("error: expected ';' (planted)".into())
-        } else {
-            Ok(1.0)
-        }
-    }
-}
-
-#[test]
-fn precompile_failures_become_compile_error_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut o = opts(dir.path(), "compile.csv");
-    let compiler = Arc::new(FailingCompiler {
-        calls: AtomicUsize::new(0),
-    });
-    o.precompile = Some(compiler.clone());
-    o.compile_workers = 2;
-    let kernels = names(&["fake_ok_1", "fake_ok_2", "fake_ok_3", "fake_rejected"]);
-    let ps = problems();
-    let report = run_sweep(&kernels, &ps, &o).unwrap();
-    // each admitted kernel compiled once, whatever the number of problems
-    assert_eq!(compiler.calls.load(Ordering::SeqCst), 3);
-    let got = by_pair(&report.rows);
-    for p in &ps {
-        let k = |n: &str| got[&(n.to_string(), p.to_string())];
-        assert_eq!(k("fake_ok_1"), Status::Ok);
-        assert_eq!(k("fake_ok_2"), Status::CompileError);
-        assert_eq!(k("fake_ok_3"), Status::Ok);
-        assert_eq!(k("fake_rejected"), Status::Rejected);
-    }
-    assert_eq!(report.jobs, 2 * ps.len(), "compile failures are not sent");
-    let msg = report
-        .rows
-        .iter()
-        .find(|r| r.kernel == "fake_ok_2")
-        .and_then(|r| r.message.clone())
-        .unwrap();
-    assert!(msg.contains("planted"), "{msg}");
 }
 
 /// Early stop compares with the best verified latency known on the problem: within a batch
