@@ -6,6 +6,7 @@
 
 use super::geometry::{DirectGeometry, DirectPlan, W_REG_BUDGET};
 use super::mma;
+use super::view::DirectView;
 use crate::config::{KernelConfig, Math};
 use crate::source::{Arch, KernelSource, Launch};
 use gconv_problem::{DType, Problem};
@@ -22,6 +23,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
     let (cfg, problem, kp) = (&plan.cfg, &plan.problem, &plan.kernel_problem);
     let geo = &plan.geometry;
     let name = cfg.to_string();
+    let view = DirectView::of(cfg);
     let out = problem.output();
     let mut h = String::new();
     let w = &mut h;
@@ -32,7 +34,14 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
     let _ = writeln!(
         w,
         "// tile {}x{} pixels x {} channels, halo {}x{}x{} x {} input channels, smem {} B",
-        geo.th, geo.tw, cfg.tile_n, geo.halo[0], geo.halo[1], geo.halo[2], geo.ct, geo.smem_bytes
+        geo.th,
+        geo.tw,
+        view.tile_channels,
+        geo.halo[0],
+        geo.halo[1],
+        geo.halo[2],
+        geo.ct,
+        geo.smem_bytes
     );
     let _ = writeln!(
         w,
@@ -74,7 +83,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         ("KG", kp.kpg()),
         ("TH", geo.th),
         ("TW", geo.tw),
-        ("BN", cfg.tile_n as u64),
+        ("BN", view.tile_channels as u64),
         ("VEC", cfg.vec_a as u64),
         ("PX", cfg.vec_b as u64),
         ("THREADS", cfg.threads() as u64),
@@ -88,7 +97,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         ("SMEM_BYTES", geo.smem_bytes),
         ("GRID_X", geo.grid[0]),
         ("W_REG_BUDGET", W_REG_BUDGET),
-        ("STAGES", cfg.stages as u64),
+        ("STAGES", if view.persistent { 2 } else { 1 }),
     ];
     for (k, v) in ints {
         let _ = writeln!(w, "constexpr int {k} = {v};");

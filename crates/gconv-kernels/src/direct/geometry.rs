@@ -4,6 +4,7 @@
 //! [`DirectPlan`] that holds them for one admitted pair.
 
 use super::mma;
+use super::view::DirectView;
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
 use crate::shared::largest_pow2_dividing;
@@ -117,9 +118,10 @@ pub(crate) fn geometry_of(
     device: &DeviceLimits,
 ) -> DirectGeometry {
     let es = problem.dtype.size_bytes();
-    let tw = cfg.tile_k.max(1) as u64;
-    let th = (cfg.tile_m as u64 / tw).max(1);
-    let bn = cfg.tile_n.max(1) as u64;
+    let view = DirectView::of(cfg);
+    let tw = view.tile_width.max(1) as u64;
+    let th = (view.tile_pixels as u64 / tw).max(1);
+    let bn = view.tile_channels.max(1) as u64;
     let kpg = problem.kpg().max(1);
     let ct = (bn / kpg).max(1) * problem.cpg();
     let is_mma = cfg.math == Math::Mma;
@@ -160,13 +162,13 @@ pub(crate) fn geometry_of(
         taps_c * bn * 4
     };
     // Group merge (mma): `problem` is the merged one, its C/G is gm times the real C/G.
-    let gm = cfg.group_merge.max(1) as u64;
+    let gm = view.group_merge.max(1) as u64;
     let raw_bytes = if is_mma && gm > 1 {
         (bn * problem.filter_volume() * (problem.cpg() / gm) * es).div_ceil(16) * 16
     } else {
         0
     };
-    let stages = cfg.stages.clamp(1, 2) as u64;
+    let stages: u64 = if view.persistent { 2 } else { 1 };
     let spatial = out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * problem.n;
     let channel_blocks = problem.k.div_ceil(bn);
     // Persistent CTAs (2 stages): PERSISTENT_CTAS_PER_SM per SM (simt), or one wave of the
