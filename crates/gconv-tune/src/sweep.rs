@@ -10,7 +10,7 @@
 //!    (`gconv_problem::check_host_memory`, the check `gconv run` uses) is never sent: every
 //!    pair of it, baselines included, is written at once as an `unsupported` row whose message
 //!    names the memory needed and the limit.
-//! 3. The gate ([`KernelGate`]; by default [`DefaultGate`]: `validate` + `can_implement` for GPU
+//! 3. The gate ([`KernelGate`]; by default [`DefaultGate`]: `gconv_kernels::admit` for GPU
 //!    kernel names, `CpuVariant::can_run` for CPU variant names) decides whether the pair is
 //!    sent. A refused pair is written at once as a `rejected` row (or `unsupported` when the
 //!    gate says the kernel is valid but the problem is beyond its limits), so that every pair

@@ -49,7 +49,7 @@ use gconv_problem::{DType, Problem};
 pub(super) const BODY: &str = include_str!("fwd_mma.cu");
 
 /// `NW`: output channels of one warp work unit — the largest multiple of 8 that divides K/G and
-/// is at most `vec_a` (8 when none is larger; `can_implement` requires 8 | K/G).
+/// is at most `vec_a` (8 when none is larger; the admission requires 8 | K/G).
 pub fn unit_channels(cfg: &KernelConfig, problem: &Problem) -> u64 {
     let kpg = problem.kpg();
     let cap = (cfg.vec_a as u64).max(8);

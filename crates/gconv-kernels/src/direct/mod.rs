@@ -60,7 +60,7 @@
 //! 4. **Stores** straight from registers, `SV` channels (16 bytes at most) per access.
 //!
 //! Shared memory = `stages · round16(FZ·ITH·XROW·esize) + taps·(C/G)·BN·4` bytes (checked
-//! against the 227 KB limit by `can_implement`), `XROW = ITW·CT` + 0–7 16-byte chunks of row
+//! against the 227 KB limit by the admission), `XROW = ITW·CT` + 0–7 16-byte chunks of row
 //! padding chosen by a bank model ([`geometry::smem_read_wavefronts`]) so that a warp whose lanes span
 //! several row groups reads distinct banks.
 //!

@@ -416,7 +416,7 @@ mod tests {
             }),
             Err("math_dtype_mismatch")
         );
-        // can_implement uses the config's own architecture.
+        // admission on the H200 target (sm_90a) admits it.
         let p: Problem = "fwd_bf16_n2_g2_c256_k256_i9x9_f3x3_s1x1_p1x1_d1x1"
             .parse()
             .unwrap();
