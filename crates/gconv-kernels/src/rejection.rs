@@ -183,13 +183,13 @@ pub enum Rejection {
         g: u64,
     },
     /// The merged groups do not fit one tile.
-    #[error("group_merge {gm}: merged channels gm*C/G={merged_c} / gm*K/G={merged_k} do not fit tile_k={tile_k} / tile_n={tile_n}")]
+    #[error("group_merge {gm}: merged reduction channels {merged_c} / merged output channels {merged_k} do not fit tile_k={tile_k} / tile_n={tile_n}")]
     GroupMergeExceedsTile {
         /// gm.
         gm: u32,
-        /// gm·C/G.
+        /// Merged reduction channels (gm·C/G; backward-data gm·K/G).
         merged_c: u64,
-        /// gm·K/G.
+        /// Merged output channels (gm·K/G; backward-data gm·C/G).
         merged_k: u64,
         /// tile_k.
         tile_k: u32,

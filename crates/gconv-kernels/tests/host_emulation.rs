@@ -321,6 +321,15 @@ enum Mutation {
     /// group's block of its merged row (the block-diagonal offset dropped): the comparison must
     /// fail.
     MergeFullRows,
+    /// igemm backward-data: every stride phase starts one dX position later (a phase offset
+    /// off by one): the comparison must fail.
+    DgradPhaseOffset,
+    /// igemm backward-data: the filter is read unflipped against the dY walk (the flip of the
+    /// transposed convolution dropped): the comparison must fail.
+    DgradFlipDropped,
+    /// igemm backward-data: a merged row's weights come from the next group's block (a merged
+    /// block off the diagonal): the comparison must fail.
+    DgradOffDiagonal,
 }
 
 struct Job {
@@ -464,6 +473,18 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
         Mutation::MergeFullRows => Some((
             "const int c = e - tap * CG - ((k0 + kl) % KG) / KG0 * CG0;",
             "const int c = e - tap * CG;",
+        )),
+        Mutation::DgradPhaseOffset => Some((
+            "d.hi0 = ((rho - P) % S + S) % S;",
+            "d.hi0 = ((rho - P + 1) % S + S) % S;",
+        )),
+        Mutation::DgradFlipDropped => Some((
+            "wtap = ((pd.y0 + jz * YSTEP_D) * FY + ph.y0 + jy * YSTEP_H) * FX + pw.y0 + jx * YSTEP_W;",
+            "wtap = ((FZ - 1 - pd.y0 - jz * YSTEP_D) * FY + FY - 1 - ph.y0 - jy * YSTEP_H) * FX + FX - 1 - pw.y0 - jx * YSTEP_W;",
+        )),
+        Mutation::DgradOffDiagonal => Some((
+            "b_lo[u] = ok ? gsub * CG : OFF_INVALID;",
+            "b_lo[u] = ok ? ((gsub + 1) % GM) * CG : OFF_INVALID;",
         )),
         _ => None,
     };
@@ -906,6 +927,158 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         &dir,
         asan,
         (IGEMM_CASES.len() + n_eager, 4),
+    );
+}
+
+/// igemm backward-data cases (label, kernel, problem): stride 1 (one phase, the flipped and
+/// transposed filter), stride 2 and 3 phases with uneven phase sizes (tails), stride with
+/// dilation (gcd(stride, dilation) > 1: phases without taps) and 1×1 stride 2 (zero phases),
+/// dX extents smaller than the stride (empty phases), padding beyond dil·(F−1), C/G ≠ K/G,
+/// group merge (C/G 8, depthwise with tap packing, a channel multiplier), the pointwise path,
+/// odd channels (2-byte loads, scalar weight blocks), f32 CUDA cores, wgmma, 1D and 3D.
+const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
+    (
+        "dgrad_dense_s1",
+        "igemm_dgrad_bf16_t128x128x32_w2x2_s3_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g1_c64_k64_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_grouped_f16_c_ne_k",
+        "igemm_dgrad_f16_t128x128x32_w2x2_s4_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_f16_n1_g4_c64_k128_i7x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_tails",
+        "igemm_dgrad_bf16_t64x64x64_w2x2_s3_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g2_c64_k128_i11x13_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_dil2_tapless_phases",
+        "igemm_dgrad_bf16_t64x64x32_w2x2_s4_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g2_c32_k32_i13x15_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "dgrad_rank1_s3_d2_f5",
+        "igemm_dgrad_bf16_t64x32x32_w2x1_s5_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g3_c48_k96_i40_f5_s3_p2_d2",
+    ),
+    (
+        "dgrad_1x1_s2_zero_phases",
+        "igemm_dgrad_bf16_t64x64x32_w2x2_s4_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g2_c64_k64_i9x11_f1x1_s2x2_p0x0_d1x1",
+    ),
+    (
+        "dgrad_pointwise_f16",
+        "igemm_dgrad_f16_t128x128x32_w2x2_s4_v8x4_gm1_sk1d_mma_pw",
+        "dgrad_f16_n2_g4_c256_k128_i5x7_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "dgrad_gm4_cpg8",
+        "igemm_dgrad_bf16_t128x32x32_w4x1_s4_v8x4_gm4_sk1d_mma_gen",
+        "dgrad_bf16_n1_g16_c128_k128_i8x8_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_gm16_depthwise_tap_packing",
+        "igemm_dgrad_bf16_t128x16x16_w4x1_s4_v8x4_gm16_sk1d_mma_gen",
+        "dgrad_bf16_n2_g32_c32_k32_i9x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_gm8_chan_mult_s2",
+        "igemm_dgrad_bf16_t128x16x16_w4x1_s4_v8x4_gm8_sk1d_mma_gen",
+        "dgrad_bf16_n1_g16_c16_k32_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_rank3_f16_s2",
+        "igemm_dgrad_f16_t64x64x32_w2x2_s4_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_f16_n1_g2_c64_k64_i5x6x6_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+    ),
+    (
+        "dgrad_f32_simt_s2",
+        "igemm_dgrad_f32_t128x128x16_w4x2_s3_v4x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n2_g2_c24_k40_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_odd_channels",
+        "igemm_dgrad_bf16_t64x32x32_w2x1_s5_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g3_c9_k15_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_large_pad",
+        "igemm_dgrad_bf16_t64x64x32_w2x2_s4_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g2_c32_k32_i6x6_f3x3_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dgrad_extent_below_stride",
+        "igemm_dgrad_bf16_t64x64x32_w2x2_s4_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g2_c32_k32_i1x3_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgmma_dgrad_s2",
+        "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x4_gm1_sk1d_wgmma_gen",
+        "dgrad_bf16_n1_g2_c128_k128_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+];
+
+/// The igemm family's backward-data kernels under host emulation against the f64 reference,
+/// with planted mutations (a phase offset off by one, the flip dropped, a merged block off the
+/// diagonal, a corrupted weight) that must be caught.
+#[test]
+fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
+    let name = "igemm_dgrad_kernels_match_the_reference_under_host_emulation";
+    if skip_without_cxx(name) {
+        return;
+    }
+    let dir = work_dir(name);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(IGEMM_DGRAD_CASES);
+    let eager: Vec<Job> = jobs
+        .iter()
+        .filter(|j| j.label.starts_with("wgmma_"))
+        .map(|j| Job {
+            label: format!("{}@eager", j.label),
+            cfg: j.cfg,
+            problem: j.problem,
+            mutation: Mutation::None,
+            eager_copies: true,
+        })
+        .collect();
+    let n_eager = eager.len();
+    jobs.extend(eager);
+    let case = |label: &str| {
+        let j = jobs
+            .iter()
+            .find(|j| j.label == label)
+            .expect("a mutation's case is in the matrix");
+        (j.cfg, j.problem)
+    };
+    let mutations = [
+        ("dgrad_s2_tails", Mutation::DgradPhaseOffset),
+        ("dgrad_dense_s1", Mutation::DgradFlipDropped),
+        ("dgrad_rank1_s3_d2_f5", Mutation::DgradFlipDropped),
+        ("dgrad_gm4_cpg8", Mutation::DgradOffDiagonal),
+        ("dgrad_s2_tails", Mutation::CorruptWeight),
+    ];
+    let planted: Vec<Job> = mutations
+        .iter()
+        .map(|(label, m)| {
+            let (cfg, problem) = case(label);
+            Job {
+                label: format!("{label}+{m:?}"),
+                cfg,
+                problem,
+                mutation: *m,
+                eager_copies: false,
+            }
+        })
+        .collect();
+    jobs.extend(planted);
+    run_and_assert(
+        "igemm dgrad host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (IGEMM_DGRAD_CASES.len() + n_eager, mutations.len()),
     );
 }
 

@@ -17,7 +17,9 @@
 //! k-tile into a stage and advance) and `flush(stage)` (store register-staged elements), with
 //! the tile layout of `constants.cu`.
 
-use super::geometry::{DirectionParts, IgemmPlan, EPILOGUE_PAD};
+use super::geometry::{
+    dgrad_tiles_per_phase, output_kpg, reduction_cpg, DirectionParts, IgemmPlan, EPILOGUE_PAD,
+};
 use crate::config::{FastPath, KernelConfig, Math};
 use crate::source::{KernelSource, Launch};
 use gconv_problem::{DType, Direction};
@@ -33,9 +35,14 @@ const EPILOGUE: &str = include_str!("epilogue.cu");
 pub fn direction_parts(direction: Direction) -> Option<DirectionParts> {
     match direction {
         Direction::Fwd => Some(DirectionParts {
+            prologue: "",
             loaders: include_str!("fwd_loaders.cu"),
         }),
-        Direction::Dgrad | Direction::Wgrad => None,
+        Direction::Dgrad => Some(DirectionParts {
+            prologue: include_str!("dgrad_helpers.cu"),
+            loaders: include_str!("dgrad_loaders.cu"),
+        }),
+        Direction::Wgrad => None,
     }
 }
 
@@ -47,10 +54,16 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     let name = cfg.to_string();
     let ev = plan.vectors;
     let es = problem.dtype.size_bytes();
-    let (od, oh, ow) = {
-        let o = problem.output();
-        (o[0], o[1], o[2])
+    // The header names the GEMM's operands: I* = the A operand's spatial dims, O* = the
+    // output's, CG = reduction channels per group, KG = output channels per group. Forward:
+    // X, Y, C/G, K/G; backward-data: dY, dX, K/G, C/G.
+    let dgrad = cfg.direction == Direction::Dgrad;
+    let (a_dims, o_dims) = if dgrad {
+        (problem.output(), problem.input)
+    } else {
+        (problem.input, problem.output())
     };
+    let (od, oh, ow) = (o_dims[0], o_dims[1], o_dims[2]);
     let taps = problem.filter_volume();
     let pointwise = cfg.fast_path == FastPath::Pointwise;
     let mut h = String::new();
@@ -100,9 +113,9 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     let _ = writeln!(w, "constexpr int ESZ = {es};");
     let ints: [(&str, u64); 33] = [
         ("N_", problem.n),
-        ("ID", problem.input[0]),
-        ("IH", problem.input[1]),
-        ("IW", problem.input[2]),
+        ("ID", a_dims[0]),
+        ("IH", a_dims[1]),
+        ("IW", a_dims[2]),
         ("OD", od),
         ("OH", oh),
         ("OW", ow),
@@ -119,8 +132,8 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         ("DH", problem.dilation[1]),
         ("DW", problem.dilation[2]),
         ("G_", problem.g),
-        ("CG", problem.cpg()),
-        ("KG", problem.kpg()),
+        ("CG", reduction_cpg(problem)),
+        ("KG", output_kpg(problem)),
         ("GM", cfg.group_merge as u64),
         ("BM", cfg.tile_m as u64),
         ("BN", cfg.tile_n as u64),
@@ -137,6 +150,13 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
     let _ = writeln!(w, "constexpr int CPAD = {EPILOGUE_PAD};");
+    if dgrad {
+        let _ = writeln!(
+            w,
+            "constexpr int DG_TILES = {};  // M tiles per stride phase",
+            dgrad_tiles_per_phase(cfg, problem)
+        );
+    }
     let _ = writeln!(w, "constexpr bool POINTWISE = {pointwise};");
     // L1-allocating copies for A when taps re-read neighbouring pixels; L2-only otherwise.
     let _ = writeln!(w, "constexpr bool A_L1 = {};", taps > 1);
@@ -145,6 +165,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     }
     let body = [
         HELPERS,
+        plan.parts.prologue,
         CONSTANTS,
         KERNEL_OPEN,
         plan.parts.loaders,

@@ -56,8 +56,8 @@
   for (int idx = tid; idx < C_CHUNKS; idx += THREADS) {
     const int row = idx / CPR_C, col = (idx % CPR_C) * VC;
     const int m = m0 + row, n = n0 + col;
-    if (m < M_ && n < NEFF) {
-      copy_bytes<VC * OUT_ESZ>(dst_base + (long long)(m * K_ + n) * OUT_ESZ,
+    if (m < m_rows && n < NEFF) {
+      copy_bytes<VC * OUT_ESZ>(dst_base + (long long)(out_row(m) * K_ + n) * OUT_ESZ,
                                smem + (row * CROW + col) * OUT_ESZ);
     }
   }

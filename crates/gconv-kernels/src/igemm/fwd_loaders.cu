@@ -1,3 +1,8 @@
+  // GEMM rows of this CTA: output pixels m0.. of the whole output; row m is output pixel m
+  const int m0 = blockIdx.x * BM;
+  const int m_rows = M_;
+  auto out_row = [](int m) { return m; };
+
   // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
   const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;
   const int b_trow = tid / TPR_B, b_tcol = tid % TPR_B;

@@ -4,13 +4,93 @@
 
 use crate::config::{KernelConfig, Math};
 use crate::shared::largest_pow2_dividing;
-use gconv_problem::Problem;
+use gconv_problem::{Direction, Problem};
 
 /// The fragments a direction contributes to the kernel body (`super::emit::direction_parts`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DirectionParts {
-    /// The operand loaders (`fwd_loaders.cu` for the forward direction).
+    /// Device helpers placed before the kernel (empty for the forward direction;
+    /// `dgrad_helpers.cu` for backward-data).
+    pub prologue: &'static str,
+    /// The operand loaders (`fwd_loaders.cu`, `dgrad_loaders.cu`).
     pub loaders: &'static str,
+}
+
+/// Channels per group of the GEMM reduction (the A operand's channels): C/G forward, K/G
+/// backward-data.
+pub fn reduction_cpg(problem: &Problem) -> u64 {
+    match problem.direction {
+        Direction::Dgrad => problem.kpg(),
+        _ => problem.cpg(),
+    }
+}
+
+/// Output channels per group (the GEMM's N per group): K/G forward, C/G backward-data.
+pub fn output_kpg(problem: &Problem) -> u64 {
+    match problem.direction {
+        Direction::Dgrad => problem.cpg(),
+        _ => problem.kpg(),
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Backward-data taps of one spatial dimension that reach stride phase `rho` (dX positions
+/// with `hi + pad = rho (mod stride)`): the filter taps `y` with `y·dilation = rho (mod
+/// stride)`. The generated `phase_dim` (`dgrad_helpers.cu`) computes the same on the GPU.
+pub fn dgrad_phase_taps(stride: u64, dilation: u64, filter: u64, rho: u64) -> u64 {
+    let g = gcd(stride, dilation).max(1);
+    let ystep = stride / g;
+    if rho % g != 0 {
+        return 0;
+    }
+    match (0..ystep).find(|y| (y * dilation) % stride == rho) {
+        Some(y0) if y0 < filter => (filter - y0).div_ceil(ystep),
+        _ => 0,
+    }
+}
+
+/// Backward-data stride phases (`stride_d · stride_h · stride_w`; one at stride 1).
+pub fn dgrad_phases(problem: &Problem) -> u64 {
+    problem.stride.iter().product::<u64>().max(1)
+}
+
+/// Backward-data M tiles per phase: every phase gets the tiles of the largest one (N · Π ⌈dX
+/// extent / stride⌉ rows); the surplus tiles of a smaller phase return at once.
+pub fn dgrad_tiles_per_phase(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    let rows: u64 = (0..3)
+        .map(|d| problem.input[d].div_ceil(problem.stride[d].max(1)))
+        .product::<u64>()
+        * problem.n;
+    rows.div_ceil(cfg.tile_m.max(1) as u64)
+}
+
+/// Taps of every backward-data phase, in phase order (w fastest).
+pub fn dgrad_taps_per_phase(problem: &Problem) -> Vec<u64> {
+    let [sd, sh, sw] = problem.stride;
+    let dim = |d: usize, rho: u64| {
+        dgrad_phase_taps(
+            problem.stride[d],
+            problem.dilation[d],
+            problem.filter[d],
+            rho,
+        )
+    };
+    let mut v = Vec::new();
+    for rd in 0..sd {
+        for rh in 0..sh {
+            for rw in 0..sw {
+                v.push(dim(0, rd) * dim(1, rh) * dim(2, rw));
+            }
+        }
+    }
+    v
 }
 
 /// Elements of padding added to each row of the epilogue's shared-memory staging tile.
@@ -60,7 +140,13 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
     let va = cfg.vec_a.max(1);
     let vb = cfg.vec_b.max(1);
     let ia = (cfg.tile_m * cfg.tile_k / va).div_ceil(threads);
-    let ib = (cfg.tile_n * cfg.tile_k / vb).div_ceil(threads);
+    let ib = if cfg.direction == Direction::Dgrad {
+        // backward-data: vb × vb weight blocks held from fetch to flush
+        let words = (vb * cfg.dtype.size_bytes() as u32).div_ceil(4);
+        ((cfg.tile_n / vb) * (cfg.tile_k / vb)).div_ceil(threads) * vb * words
+    } else {
+        (cfg.tile_n * cfg.tile_k / vb).div_ceil(threads)
+    };
     let loaders = 2 * ia + ib;
     let (acc, frags) = match cfg.math {
         Math::Simt => {
@@ -79,11 +165,12 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
 /// Vector widths (elements) a config uses on a problem, after clamping the caps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EffectiveVectors {
-    /// A (activation) loads: divides gm·C/G.
+    /// A (activation) loads: divides the merged reduction channels (gm·C/G; dgrad gm·K/G).
     pub a: u32,
-    /// B (weight) loads: divides C/G.
+    /// B (weight) loads: divides C/G (dgrad: C/G and K/G, the side of a transposed block).
     pub b: u32,
-    /// Output stores: divides gm·K/G, at most 16 bytes.
+    /// Output stores: divides the merged output channels (gm·K/G; dgrad gm·C/G), at most 16
+    /// bytes.
     pub c: u32,
 }
 
@@ -97,33 +184,59 @@ pub fn effective_vectors(cfg: &KernelConfig, problem: &Problem) -> EffectiveVect
     } else {
         cfg.dtype.size_bytes() as u32
     };
+    // Backward-data weight blocks are square (VB channels × VB reduction channels, transposed
+    // in registers): VB divides both C/G and K/G.
+    let b_channels = match cfg.direction {
+        Direction::Dgrad => gcd(problem.cpg(), problem.kpg()),
+        _ => problem.cpg(),
+    };
     EffectiveVectors {
-        a: largest_pow2_dividing(gm * problem.cpg(), cfg.vec_a.min(cfg.tile_k) as u64) as u32,
-        b: largest_pow2_dividing(problem.cpg(), cfg.vec_b.min(cfg.tile_k) as u64) as u32,
-        c: largest_pow2_dividing(gm * problem.kpg(), (16 / out_es).min(vmax * 2) as u64) as u32,
+        a: largest_pow2_dividing(
+            gm * reduction_cpg(problem),
+            cfg.vec_a.min(cfg.tile_k) as u64,
+        ) as u32,
+        b: largest_pow2_dividing(b_channels, cfg.vec_b.min(cfg.tile_k) as u64) as u32,
+        c: largest_pow2_dividing(gm * output_kpg(problem), (16 / out_es).min(vmax * 2) as u64)
+            as u32,
     }
 }
 
 /// Number of k-tiles the generated kernel walks: taps × ⌈gm·C/G / tile_k⌉, or, when the
 /// merged channels gm·C/G are fewer than `tile_k` and divide it (several taps packed into one
-/// k-tile), ⌈taps / (tile_k / (gm·C/G))⌉.
+/// k-tile), ⌈taps / (tile_k / (gm·C/G))⌉. Backward-data (reduction channels gm·K/G): the mean
+/// over the stride phases of each phase's k-tiles (its own taps), rounded up.
 pub fn k_tiles(cfg: &KernelConfig, problem: &Problem) -> u64 {
-    let ceff = cfg.group_merge.max(1) as u64 * problem.cpg();
+    let ceff = cfg.group_merge.max(1) as u64 * reduction_cpg(problem);
     let bk = cfg.tile_k.max(1) as u64;
-    if ceff < bk && bk.is_multiple_of(ceff) {
-        problem.filter_volume().div_ceil(bk / ceff)
+    let of_taps = |taps: u64| {
+        if ceff < bk && bk.is_multiple_of(ceff) {
+            taps.div_ceil(bk / ceff)
+        } else {
+            taps * ceff.div_ceil(bk)
+        }
+    };
+    if problem.direction == Direction::Dgrad {
+        let per_phase = dgrad_taps_per_phase(problem);
+        let sum: u64 = per_phase.iter().map(|&t| of_taps(t)).sum();
+        sum.div_ceil(per_phase.len().max(1) as u64)
     } else {
-        problem.filter_volume() * ceff.div_ceil(bk)
+        of_taps(problem.filter_volume())
     }
 }
 
-/// The launch grid: x = M tiles, y = N tiles, z = G/gm · split_k.
+/// The launch grid: x = M tiles (backward-data: phases × tiles per phase), y = N tiles,
+/// z = G/gm · split_k.
 pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
     let (m, _, _) = problem.gemm_mnk();
     let gm = cfg.group_merge.max(1) as u64;
+    let x = if problem.direction == Direction::Dgrad {
+        dgrad_phases(problem) * dgrad_tiles_per_phase(cfg, problem)
+    } else {
+        m.div_ceil(cfg.tile_m.max(1) as u64)
+    };
     [
-        m.div_ceil(cfg.tile_m.max(1) as u64),
-        (gm * problem.kpg()).div_ceil(cfg.tile_n.max(1) as u64),
+        x,
+        (gm * output_kpg(problem)).div_ceil(cfg.tile_n.max(1) as u64),
         problem.g / gm * cfg.split_k as u64,
     ]
 }

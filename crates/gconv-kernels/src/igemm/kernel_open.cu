@@ -10,7 +10,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   const int wn = warp % WARPS_N;
   const int gb = blockIdx.z % NGB;  // merged group block
   const int split = blockIdx.z / NGB;
-  const int m0 = blockIdx.x * BM;
   const int n0 = blockIdx.y * BN;
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0) + gb * CEFF;
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);

@@ -29,12 +29,30 @@ pub fn baseline(direction: Direction, dtype: DType) -> KernelConfig {
     }
 }
 
-/// The family's default pool for a direction and dtype (forward only so far).
+/// The family's default pool for a direction and dtype (forward and backward-data so far).
 pub fn pool(direction: Direction, dtype: DType) -> Vec<KernelConfig> {
     match direction {
         Direction::Fwd => forward_pool(dtype),
-        Direction::Dgrad | Direction::Wgrad => Vec::new(),
+        Direction::Dgrad => dgrad_pool(dtype),
+        Direction::Wgrad => Vec::new(),
     }
+}
+
+/// The default backward-data pool for a dtype: the forward pool's tiles, merge degrees and
+/// pointwise members, relabelled (the GEMM has the forward's shape class: M = N·Hi·Wi pixels,
+/// N = C/G, K = taps·K/G) with weight blocks of 4 × 4 elements (`vec_b` 4: the transposed
+/// blocks live in registers from fetch to flush, 8 × 8 blocks of 16-bit elements cost twice
+/// the registers), keeping those that pass the family's `validate`.
+pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
+    forward_pool(dtype)
+        .into_iter()
+        .map(|c| KernelConfig {
+            direction: Direction::Dgrad,
+            vec_b: c.vec_b.min(4),
+            ..c
+        })
+        .filter(|c| super::rules::validate(c).is_ok())
+        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -4,7 +4,9 @@
 //! path's conditions, group merge, the split-K workspace and reduction). The shared rules
 //! (architecture, direction and dtype match, index and grid limits) are `crate::admit`'s.
 
-use super::geometry::{k_tiles, register_estimate, smem_bytes, warp_tile, wgmma_shape};
+use super::geometry::{
+    k_tiles, output_kpg, reduction_cpg, register_estimate, smem_bytes, warp_tile, wgmma_shape,
+};
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
 use crate::rejection::Rejection;
@@ -17,7 +19,7 @@ pub const MAX_SPLIT_K: u32 = 64;
 /// The structural rules of the igemm family (any problem). Every rule holds for sm_90 and
 /// sm_90a alike; that `wgmma` needs sm_90a is the admission's arch rule.
 pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
-    if cfg.direction != Direction::Fwd {
+    if cfg.direction == Direction::Wgrad {
         return Err(Rejection::DirectionNotImplemented {
             family: cfg.family.token(),
             direction: cfg.direction.token(),
@@ -159,6 +161,14 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
             why: "without split-K the mode must be d, so that one kernel has one name",
         });
     }
+    if cfg.split_k > 1 && cfg.direction == Direction::Dgrad {
+        return Err(Rejection::BadSplitK {
+            split_k: cfg.split_k,
+            mode: cfg.split_k_mode.token(),
+            why:
+                "backward-data kernels do not split the reduction (their M, N·Hi·Wi, fills the GPU)",
+        });
+    }
     if cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Atomic {
         return Err(Rejection::SplitKNotImplemented {
             split_k: cfg.split_k,
@@ -204,12 +214,12 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
             g: problem.g,
         });
     }
-    if gm > 1 && (gm * problem.cpg() > cfg.tile_k as u64 || gm * problem.kpg() > cfg.tile_n as u64)
-    {
+    let (red, out) = (reduction_cpg(problem), output_kpg(problem));
+    if gm > 1 && (gm * red > cfg.tile_k as u64 || gm * out > cfg.tile_n as u64) {
         return Err(Rejection::GroupMergeExceedsTile {
             gm: cfg.group_merge,
-            merged_c: gm * problem.cpg(),
-            merged_k: gm * problem.kpg(),
+            merged_c: gm * red,
+            merged_k: gm * out,
             tile_k: cfg.tile_k,
             tile_n: cfg.tile_n,
         });

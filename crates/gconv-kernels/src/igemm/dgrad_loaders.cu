@@ -1,0 +1,185 @@
+  // ---- backward-data loaders: one stride phase of dX per CTA, A = dY, B = W flipped and
+  // transposed in the addressing. In this direction the header's I* dims are dY's, O* dims are
+  // dX's, CG is K/G (the reduction's channels) and KG is C/G (the output's channels). ----
+  const int phase = blockIdx.x / DG_TILES;
+  const int m0 = (blockIdx.x % DG_TILES) * BM;
+  const PhaseDim pw = phase_dim<SW, PW, DW, FX, OW>(phase % SW);
+  const PhaseDim ph = phase_dim<SH, PH, DH, FY, OH>((phase / SW) % SH);
+  const PhaseDim pd = phase_dim<SD, PD, DD, FZ, OD>(phase / (SW * SH));
+  constexpr int YSTEP_W = SW / gcd_i(SW, DW), DSTEP_W = DW / gcd_i(SW, DW);
+  constexpr int YSTEP_H = SH / gcd_i(SH, DH), DSTEP_H = DH / gcd_i(SH, DH);
+  constexpr int YSTEP_D = SD / gcd_i(SD, DD), DSTEP_D = DD / gcd_i(SD, DD);
+  // rows of this phase (dX pixels), and safe divisors for an empty phase
+  const int m_rows = N_ * pd.cnt * ph.cnt * pw.cnt;
+  if (m0 >= m_rows) return;  // uniform per CTA: a tile past the end of a smaller phase
+  const int cw = pw.cnt, chh = ph.cnt, cd = pd.cnt;
+  const int ptaps = pd.nt * ph.nt * pw.nt;
+  // dX row (pixel index) of GEMM row m of the phase
+  auto out_row = [&](int m) {
+    if constexpr (POINTWISE) {
+      return m;
+    } else {
+      const int qw = m % cw;
+      int t = m / cw;
+      const int qh = t % chh;
+      t /= chh;
+      const int qd = t % cd;
+      const int n = t / cd;
+      return ((n * OD + pd.hi0 + SD * qd) * OH + ph.hi0 + SH * qh) * OW + pw.hi0 + SW * qw;
+    }
+  };
+
+  // ---- A (dY) loader: per-row decode hoisted out of the K loop ----
+  const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;
+  int a_base[RA], a_d[RA], a_h[RA], a_w[RA];
+#pragma unroll
+  for (int j = 0; j < RA; ++j) {
+    const int row = a_trow + j * RPI_A;
+    const int m = m0 + row;
+    const bool ok = (BM % RPI_A == 0 || row < BM) && m < m_rows;
+    const int mm = ok ? m : 0;
+    if constexpr (POINTWISE) {
+      a_base[j] = mm * C_;
+      a_d[j] = 0;
+      a_h[j] = 0;
+      a_w[j] = ok ? 0 : OFF_INVALID;
+    } else {
+      const int qw = mm % cw;
+      int t = mm / cw;
+      const int qh = t % chh;
+      t /= chh;
+      const int qd = t % cd;
+      const int n = t / cd;
+      const int id = pd.base + qd, ih = ph.base + qh, iw = pw.base + qw;
+      a_base[j] = (((n * ID + id) * IH + ih) * IW + iw) * C_;
+      a_d[j] = id;
+      a_h[j] = ih;
+      a_w[j] = ok ? iw : OFF_INVALID;
+    }
+  }
+
+  // ---- B (W) loader: the tile's row n is output channel c of the merged block, its column k
+  // is (tap, kk). W keeps c contiguous, so a unit is a VB x VB block: VB vector loads (one kk
+  // each, VB channels), transposed in registers into VB vector stores (one channel each, VB kk).
+  // Blocks outside a row's own group are zero (block-diagonal merged weights). ----
+  constexpr int RBN = BN / VB, CBN = BK / VB, B_UNITS = RBN * CBN;
+  constexpr int UB = (B_UNITS + THREADS - 1) / THREADS;
+  constexpr int BW = (VB * ESZ + 3) / 4;  // words per block row
+  static_assert(BN % VB == 0 && BK % VB == 0 && CEFF % VB == 0, "dgrad weight blocks");
+  int b_rb[UB], b_cb[UB], b_base[UB], b_lo[UB];
+#pragma unroll
+  for (int u = 0; u < UB; ++u) {
+    const int unit = tid + u * THREADS;
+    // pairs of row blocks on adjacent lanes: 32-byte global segments, conflict-free stores
+    const int cb = RBN % 2 == 0 ? (unit >> 1) % CBN : unit % CBN;
+    const int rb = RBN % 2 == 0 ? (unit & 1) + 2 * ((unit >> 1) / CBN) : unit / CBN;
+    const int nn = n0 + rb * VB;
+    const bool ok = (B_UNITS % THREADS == 0 || unit < B_UNITS) && nn < NEFF;
+    const int nv = ok ? nn : 0;
+    const int gsub = nv / KG, cc = nv % KG;
+    b_rb[u] = (B_UNITS % THREADS == 0 || unit < B_UNITS) ? rb : -1;
+    b_cb[u] = cb;
+    b_base[u] = gb * GM * CG * TAPS * KG + cc;
+    b_lo[u] = ok ? gsub * CG : OFF_INVALID;
+  }
+  u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
+  u32 b_blk[UB][VB][BW];
+
+  // k-tiles of this phase; loader position (tap of the phase, channel block)
+  const int nkt = PACK ? (ptaps + TPK - 1) / TPK : ptaps * CBLK;
+  int l_cb = 0;
+  int l_tap = 0;
+
+  // Tap of k-tile element `e`: its dY displacement and its filter tap in W.
+  auto tap_of = [&](int e, int& tap, int& dz, int& dy, int& dx, int& ch, int& wtap) {
+    if constexpr (PACK) {
+      tap = l_tap + e / CEFF;
+      ch = e % CEFF;
+    } else {
+      tap = l_tap;
+      ch = l_cb * BK + e;
+    }
+    const int t = tap < ptaps ? tap : 0;
+    const int jx = t % pw.nt;
+    const int r = t / pw.nt;
+    const int jy = r % ph.nt;
+    const int jz = r / ph.nt;
+    dx = -jx * DSTEP_W;
+    dy = -jy * DSTEP_H;
+    dz = -jz * DSTEP_D;
+    wtap = ((pd.y0 + jz * YSTEP_D) * FY + ph.y0 + jy * YSTEP_H) * FX + pw.y0 + jx * YSTEP_W;
+  };
+  auto fetch = [&](int stage) {
+    const u32 sa = sbase + stage * A_STAGE;
+#pragma unroll
+    for (int q = 0; q < CPT_A; ++q) {
+      const int col = a_tcol + q * TPR_A;
+      int tap, dz, dy, dx, ch, wtap;
+      tap_of(col * VA, tap, dz, dy, dx, ch, wtap);
+      const int tapoff = ((dz * IH + dy) * IW + dx) * C_ + ch;
+      bool cok = true;
+      if constexpr (PACK) cok = tap < ptaps;
+      if constexpr (A_PARTIAL) cok = ch < CEFF;
+#pragma unroll
+      for (int j = 0; j < RA; ++j) {
+        const int row = a_trow + j * RPI_A;
+        if (BM % RPI_A == 0 || row < BM) {
+          bool ok = cok && (unsigned)(a_w[j] + dx) < (unsigned)IW;
+          ok = ok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
+          ok = ok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
+          const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
+          if constexpr (A_SYNC) {
+            a_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
+          } else {
+            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), src, ok);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < UB; ++u) {
+      if (b_rb[u] < 0) continue;
+      int tap, dz, dy, dx, ch, wtap;
+      tap_of(b_cb[u] * VB, tap, dz, dy, dx, ch, wtap);
+      bool ok = (unsigned)(ch - b_lo[u]) < (unsigned)CG;
+      if constexpr (PACK) ok = ok && tap < ptaps;
+      const elem_t* src = Wt + (ok ? b_base[u] + (ch * TAPS + wtap) * KG : 0);
+#pragma unroll
+      for (int i = 0; i < VB; ++i) load_words<VB * ESZ>(b_blk[u][i], src + (ok ? i * TAPS * KG : 0), ok);
+    }
+    // advance: channel blocks inner, the phase's taps outer
+    if constexpr (PACK) {
+      l_tap += TPK;
+    } else if (++l_cb == CBLK) {
+      l_cb = 0;
+      ++l_tap;
+    }
+  };
+  // stores the register-staged elements of the tile fetched last: A's 2-byte elements and the
+  // transposed weight blocks
+  auto flush = [&](int stage) {
+    if constexpr (A_SYNC) {
+#pragma unroll
+      for (int j = 0; j < RA; ++j) {
+        const int row = a_trow + j * RPI_A;
+        if (BM % RPI_A == 0 || row < BM) {
+#pragma unroll
+          for (int q = 0; q < CPT_A; ++q) {
+            const int col = a_tcol + q * TPR_A;
+            *reinterpret_cast<u16*>(smem_al + stage * A_STAGE + swz(row * ROWB + col * ESZ)) = a_reg[j][q];
+          }
+        }
+      }
+    }
+    unsigned char* const sb = smem_al + STAGES * A_STAGE + stage * B_STAGE;
+#pragma unroll
+    for (int u = 0; u < UB; ++u) {
+      if (b_rb[u] < 0) continue;
+#pragma unroll
+      for (int r = 0; r < VB; ++r) {
+        u32 w[BW];
+        block_column<VB, ESZ, BW>(b_blk[u], r, w);
+        store_words<VB * ESZ>(sb + swz((b_rb[u] * VB + r) * ROWB + b_cb[u] * VB * ESZ), w);
+      }
+    }
+  };
