@@ -1,8 +1,9 @@
-//! Compiles every config of the default forward pool (all dtypes) with NVRTC to an sm_90 CUBIN,
-//! each on a representative problem it can implement, and every config of the direct forward
-//! pool on each of the direct problems (depthwise 3×3 and 7×7, a channel multiplier, C/G = 4,
-//! a 3D depthwise layer) that it can implement, printing registers, spills and compile time per
-//! kernel and a count line. Fails on any compile error, when an igemm config runs none of its
+//! Compiles every config of the default igemm pools (every direction with a pool, all dtypes)
+//! with NVRTC to an sm_90 CUBIN, each on a representative problem it can implement (the forward
+//! keys below in the config's direction, plus a strided one for backward-data), and every
+//! config of the direct pools on each of the direct problems (depthwise 3×3 and 7×7, a channel
+//! multiplier, C/G = 4, a 3D depthwise layer) that it can implement, printing registers, spills
+//! and compile time per kernel and a count line. Fails on any compile error, when an igemm config runs none of its
 //! representative problems, or when a direct config runs fewer than 2 of the direct problems.
 //! Needs only NVRTC, no GPU.
 //!
@@ -11,7 +12,7 @@
 //! available parallelism, at most 4).
 
 use gconv_cuda::nvrtc::{compile_cubin, nvrtc_version, CompileOptions};
-use gconv_kernels::catalogue::{pool, Families};
+use gconv_kernels::catalogue::{directions_with_pools, pool, Families};
 use gconv_kernels::{admit, Family, KernelConfig, KernelSource, Rejection, Target};
 use gconv_problem::{DType, Direction, Problem};
 
@@ -37,7 +38,14 @@ const CANDIDATES: &[&str] = &[
     "fwd_{dt}_n4_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     "fwd_{dt}_n4_g32_c512_k512_i28x28_f3x3_s1x1_p1x1_d1x1",
     "fwd_{dt}_n4_g32_c1024_k1024_i14x14_f3x3_s1x1_p1x1_d1x1",
+    "fwd_{dt}_n4_g8_c256_k256_i28x28_f3x3_s2x2_p1x1_d1x1",
 ];
+
+/// A forward key template in a direction (`fwd_` replaced by the direction's token).
+fn in_direction(key: &str, dt: DType, direction: Direction) -> String {
+    key.replace("{dt}", dt.token())
+        .replacen("fwd_", &format!("{}_", direction.token()), 1)
+}
 
 /// Problems every direct pool config is compiled on when it can run them (each config must
 /// run at least 2): depthwise 3×3 and 7×7, a channel multiplier, C/G = 4 3×3 and 5×5 (the
@@ -61,24 +69,28 @@ const DIRECT_PROBLEMS: &[&str] = &[
 
 fn representative(cfg: &KernelConfig) -> Option<Problem> {
     CANDIDATES.iter().find_map(|k| {
-        let p: Problem = k.replace("{dt}", cfg.dtype.token()).parse().ok()?;
+        let p: Problem = in_direction(k, cfg.dtype, cfg.direction).parse().ok()?;
         can_implement(cfg, &p).ok().map(|_| p)
     })
 }
 
 #[test]
-fn default_forward_pool_compiles() {
+fn default_pools_compile() {
     if let Err(e) = nvrtc_version() {
         if std::env::var_os("GCONV_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
             panic!("NVRTC required (GCONV_REQUIRE_NVRTC=1) but unavailable: {e}");
         }
-        println!("SKIPPED: default_forward_pool_compiles: libnvrtc not loadable: {e}");
+        println!("SKIPPED: default_pools_compile: libnvrtc not loadable: {e}");
         return;
     }
     let mut jobs = Vec::new();
     let mut errors = Vec::new();
-    for dt in DType::ALL {
-        for cfg in pool(Direction::Fwd, dt, Families::Only(Family::Igemm)) {
+    let directions = directions_with_pools(Families::All);
+    for (direction, dt) in directions
+        .iter()
+        .flat_map(|&d| DType::ALL.map(|t| (d, t)))
+    {
+        for cfg in pool(direction, dt, Families::Only(Family::Igemm)) {
             match representative(&cfg) {
                 Some(p) => match emit(&cfg, &p) {
                     Ok(src) => jobs.push((p, src)),
@@ -89,11 +101,14 @@ fn default_forward_pool_compiles() {
         }
     }
     let mut skipped = 0usize;
-    for dt in DType::ALL {
-        for cfg in pool(Direction::Fwd, dt, Families::Only(Family::Direct)) {
+    for (direction, dt) in directions
+        .iter()
+        .flat_map(|&d| DType::ALL.map(|t| (d, t)))
+    {
+        for cfg in pool(direction, dt, Families::Only(Family::Direct)) {
             let mut implemented = 0usize;
             for key in DIRECT_PROBLEMS {
-                let p: Problem = match key.replace("{dt}", dt.token()).parse() {
+                let p: Problem = match in_direction(key, dt, direction).parse() {
                     Ok(p) => p,
                     Err(e) => {
                         errors.push(format!("{key}: {e}"));

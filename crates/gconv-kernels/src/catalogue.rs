@@ -105,7 +105,7 @@ mod tests {
         }
         assert_eq!(
             directions_with_pools(Families::All),
-            vec![Direction::Fwd],
+            vec![Direction::Fwd, Direction::Dgrad],
             "a new direction's pool must be added to this test"
         );
     }

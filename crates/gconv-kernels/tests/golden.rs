@@ -75,6 +75,41 @@ const CASES: &[(&str, &str)] = &[
         "igemm_fwd_f32_t64x64x16_w2x2_s4_v4x4_gm1_sk2d_simt_gen",
         "fwd_f32_n1_g1_c64_k32_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
+    // igemm backward-data: stride 1 (mma, the flipped and transposed filter), stride-2 phases
+    // with dilation (mma), group merge with tap packing (depthwise), pointwise, f32 CUDA cores
+    // with stride 2, wgmma with stride 2, 1D stride 3, 3D.
+    (
+        "igemm_dgrad_bf16_t128x128x32_w2x2_s3_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g1_c64_k64_i16x16_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_dgrad_bf16_t64x64x64_w2x2_s3_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g2_c64_k128_i15x15_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "igemm_dgrad_bf16_t128x16x16_w4x1_s4_v8x4_gm16_sk1d_mma_gen",
+        "dgrad_bf16_n2_g32_c32_k32_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_dgrad_f16_t128x128x32_w2x2_s4_v8x4_gm1_sk1d_mma_pw",
+        "dgrad_f16_n2_g4_c512_k256_i7x7_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "igemm_dgrad_f32_t128x128x16_w4x2_s3_v4x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n2_g2_c64_k64_i16x16_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x4_gm1_sk1d_wgmma_gen",
+        "dgrad_bf16_n2_g2_c256_k256_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "igemm_dgrad_bf16_t64x32x32_w2x1_s5_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g3_c48_k96_i40_f5_s3_p2_d2",
+    ),
+    (
+        "igemm_dgrad_f16_t64x64x32_w2x2_s4_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_f16_n1_g2_c64_k64_i6x10x10_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+    ),
     // direct: depthwise with the filter in registers (rows-outer) and one row at a time
     // (fy-outer), the grouped vector path, the scalar path, 1D, 3D, persistent (2 stages).
     (

@@ -290,7 +290,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
   const int wn = warp % WARPS_N;
   const int gb = blockIdx.z % NGB;  // merged group block
   const int split = blockIdx.z / NGB;
-  const int m0 = blockIdx.x * BM;
   const int n0 = blockIdx.y * BN;
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0) + gb * CEFF;
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
@@ -303,6 +302,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
   unsigned char* const smem_al = smem;
 #endif
   const u32 sbase_b = sbase + STAGES * A_STAGE;
+
+  // GEMM rows of this CTA: output pixels m0.. of the whole output; row m is output pixel m
+  const int m0 = blockIdx.x * BM;
+  const int m_rows = M_;
+  auto out_row = [](int m) { return m; };
 
   // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
   const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;
@@ -688,8 +692,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
   for (int idx = tid; idx < C_CHUNKS; idx += THREADS) {
     const int row = idx / CPR_C, col = (idx % CPR_C) * VC;
     const int m = m0 + row, n = n0 + col;
-    if (m < M_ && n < NEFF) {
-      copy_bytes<VC * OUT_ESZ>(dst_base + (long long)(m * K_ + n) * OUT_ESZ,
+    if (m < m_rows && n < NEFF) {
+      copy_bytes<VC * OUT_ESZ>(dst_base + (long long)(out_row(m) * K_ + n) * OUT_ESZ,
                                smem + (row * CROW + col) * OUT_ESZ);
     }
   }
