@@ -86,10 +86,7 @@ fn default_pools_compile() {
     let mut jobs = Vec::new();
     let mut errors = Vec::new();
     let directions = directions_with_pools(Families::All);
-    for (direction, dt) in directions
-        .iter()
-        .flat_map(|&d| DType::ALL.map(|t| (d, t)))
-    {
+    for (direction, dt) in directions.iter().flat_map(|&d| DType::ALL.map(|t| (d, t))) {
         for cfg in pool(direction, dt, Families::Only(Family::Igemm)) {
             match representative(&cfg) {
                 Some(p) => match emit(&cfg, &p) {
@@ -101,10 +98,7 @@ fn default_pools_compile() {
         }
     }
     let mut skipped = 0usize;
-    for (direction, dt) in directions
-        .iter()
-        .flat_map(|&d| DType::ALL.map(|t| (d, t)))
-    {
+    for (direction, dt) in directions.iter().flat_map(|&d| DType::ALL.map(|t| (d, t))) {
         for cfg in pool(direction, dt, Families::Only(Family::Direct)) {
             let mut implemented = 0usize;
             for key in DIRECT_PROBLEMS {

@@ -1019,6 +1019,30 @@ mod tests {
                 .iter()
                 .all(|c| c.dtype == dtype && c.direction == Direction::Fwd));
         }
+        for (file, dtype) in [
+            ("bwd_data_bf16.json", DType::Bf16),
+            ("bwd_data_f16.json", DType::F16),
+            ("bwd_data_f32.json", DType::F32),
+        ] {
+            let r = build_instances(&shipped(file), Arch::Sm90, None)
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert!(
+                (20..=5000).contains(&r.kernels.len()),
+                "{file}: {} kernels",
+                r.kernels.len()
+            );
+            assert!(r
+                .configs
+                .iter()
+                .all(|c| c.dtype == dtype && c.direction == Direction::Dgrad));
+        }
+        let r = build_instances(&shipped("bwd_data_wgmma_bf16.json"), Arch::Sm90a, None)
+            .unwrap_or_else(|e| panic!("bwd_data_wgmma_bf16.json: {e}"));
+        assert!(r.kernels.len() >= 50, "{}", r.kernels.len());
+        assert!(r
+            .kernels
+            .iter()
+            .all(|k| k.starts_with("igemm_dgrad_") && k.contains("_wgmma_")));
         let r = build_instances(&shipped("cpu_forward.json"), Arch::Sm90, None).unwrap();
         assert!(r.kernels.iter().any(|k| k == "cpu_planted_wrong"));
     }

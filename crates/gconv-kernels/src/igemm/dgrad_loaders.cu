@@ -85,6 +85,24 @@
   u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
   u32 b_blk[UB][VB][BW];
 
+  // stage whose transposed weight blocks are still in registers (-1: none)
+  int b_pending = -1;
+  auto store_b = [&] {
+    if (b_pending < 0) return;
+    unsigned char* const sb = smem_al + STAGES * A_STAGE + b_pending * B_STAGE;
+#pragma unroll
+    for (int u = 0; u < UB; ++u) {
+      if (b_rb[u] < 0) continue;
+#pragma unroll
+      for (int r = 0; r < VB; ++r) {
+        u32 w[BW];
+        block_column<VB, ESZ, BW>(b_blk[u], r, w);
+        store_words<VB * ESZ>(sb + swz((b_rb[u] * VB + r) * ROWB + b_cb[u] * VB * ESZ), w);
+      }
+    }
+    b_pending = -1;
+  };
+
   // k-tiles of this phase; loader position (tap of the phase, channel block)
   const int nkt = PACK ? (ptaps + TPK - 1) / TPK : ptaps * CBLK;
   int l_cb = 0;
@@ -136,6 +154,7 @@
         }
       }
     }
+    store_b();  // the previous fetch's blocks (prologue), before their registers are reused
 #pragma unroll
     for (int u = 0; u < UB; ++u) {
       if (b_rb[u] < 0) continue;
@@ -147,6 +166,7 @@
 #pragma unroll
       for (int i = 0; i < VB; ++i) load_words<VB * ESZ>(b_blk[u][i], src + (ok ? i * TAPS * KG : 0), ok);
     }
+    b_pending = stage;
     // advance: channel blocks inner, the phase's taps outer
     if constexpr (PACK) {
       l_tap += TPK;
@@ -155,8 +175,7 @@
       ++l_tap;
     }
   };
-  // stores the register-staged elements of the tile fetched last: A's 2-byte elements and the
-  // transposed weight blocks
+  // stores the register-staged 2-byte A elements of the tile fetched last
   auto flush = [&](int stage) {
     if constexpr (A_SYNC) {
 #pragma unroll
@@ -171,15 +190,7 @@
         }
       }
     }
-    unsigned char* const sb = smem_al + STAGES * A_STAGE + stage * B_STAGE;
-#pragma unroll
-    for (int u = 0; u < UB; ++u) {
-      if (b_rb[u] < 0) continue;
-#pragma unroll
-      for (int r = 0; r < VB; ++r) {
-        u32 w[BW];
-        block_column<VB, ESZ, BW>(b_blk[u], r, w);
-        store_words<VB * ESZ>(sb + swz((b_rb[u] * VB + r) * ROWB + b_cb[u] * VB * ESZ), w);
-      }
-    }
   };
+  // The weight blocks land one iteration after their fetch, before the next barrier (`land`),
+  // so their global loads overlap the math of a whole k-tile.
+  auto land = [&] { store_b(); };

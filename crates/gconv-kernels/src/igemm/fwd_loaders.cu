@@ -171,4 +171,5 @@
       }
     }
   };
-
+  // nothing is staged across iterations in this direction
+  auto land = [] {};

@@ -117,6 +117,7 @@
     cp_async_commit();
   }
   for (int kt = 0; kt < nkt; ++kt) {
+    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<PF - 1>();
     fence_proxy_async();  // this thread's copies (and flushes) visible to the tensor cores
     __syncthreads();
@@ -141,6 +142,7 @@
   }
   int rs = 0, ws = STAGES - 1;
   for (int kt = 0; kt < nkt; ++kt) {
+    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<STAGES - 2>();
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;

@@ -486,6 +486,24 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
   u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
   u32 b_blk[UB][VB][BW];
 
+  // stage whose transposed weight blocks are still in registers (-1: none)
+  int b_pending = -1;
+  auto store_b = [&] {
+    if (b_pending < 0) return;
+    unsigned char* const sb = smem_al + STAGES * A_STAGE + b_pending * B_STAGE;
+#pragma unroll
+    for (int u = 0; u < UB; ++u) {
+      if (b_rb[u] < 0) continue;
+#pragma unroll
+      for (int r = 0; r < VB; ++r) {
+        u32 w[BW];
+        block_column<VB, ESZ, BW>(b_blk[u], r, w);
+        store_words<VB * ESZ>(sb + swz((b_rb[u] * VB + r) * ROWB + b_cb[u] * VB * ESZ), w);
+      }
+    }
+    b_pending = -1;
+  };
+
   // k-tiles of this phase; loader position (tap of the phase, channel block)
   const int nkt = PACK ? (ptaps + TPK - 1) / TPK : ptaps * CBLK;
   int l_cb = 0;
@@ -537,6 +555,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
         }
       }
     }
+    store_b();  // the previous fetch's blocks (prologue), before their registers are reused
 #pragma unroll
     for (int u = 0; u < UB; ++u) {
       if (b_rb[u] < 0) continue;
@@ -548,6 +567,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
 #pragma unroll
       for (int i = 0; i < VB; ++i) load_words<VB * ESZ>(b_blk[u][i], src + (ok ? i * TAPS * KG : 0), ok);
     }
+    b_pending = stage;
     // advance: channel blocks inner, the phase's taps outer
     if constexpr (PACK) {
       l_tap += TPK;
@@ -556,8 +576,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
       ++l_tap;
     }
   };
-  // stores the register-staged elements of the tile fetched last: A's 2-byte elements and the
-  // transposed weight blocks
+  // stores the register-staged 2-byte A elements of the tile fetched last
   auto flush = [&](int stage) {
     if constexpr (A_SYNC) {
 #pragma unroll
@@ -572,18 +591,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
         }
       }
     }
-    unsigned char* const sb = smem_al + STAGES * A_STAGE + stage * B_STAGE;
-#pragma unroll
-    for (int u = 0; u < UB; ++u) {
-      if (b_rb[u] < 0) continue;
-#pragma unroll
-      for (int r = 0; r < VB; ++r) {
-        u32 w[BW];
-        block_column<VB, ESZ, BW>(b_blk[u], r, w);
-        store_words<VB * ESZ>(sb + swz((b_rb[u] * VB + r) * ROWB + b_cb[u] * VB * ESZ), w);
-      }
-    }
   };
+  // The weight blocks land one iteration after their fetch, before the next barrier (`land`),
+  // so their global loads overlap the math of a whole k-tile.
+  auto land = [&] { store_b(); };
 #if GCONV_MATH_WGMMA
   // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
   constexpr int NWG = THREADS / 128;
@@ -703,6 +714,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
     cp_async_commit();
   }
   for (int kt = 0; kt < nkt; ++kt) {
+    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<PF - 1>();
     fence_proxy_async();  // this thread's copies (and flushes) visible to the tensor cores
     __syncthreads();
@@ -727,6 +739,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
   }
   int rs = 0, ws = STAGES - 1;
   for (int kt = 0; kt < nkt; ++kt) {
+    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<STAGES - 2>();
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;

@@ -476,7 +476,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f16_t128x128x32_
       }
     }
   };
-
+  // nothing is staged across iterations in this direction
+  auto land = [] {};
 #if GCONV_MATH_WGMMA
   // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
   constexpr int NWG = THREADS / 128;
@@ -596,6 +597,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f16_t128x128x32_
     cp_async_commit();
   }
   for (int kt = 0; kt < nkt; ++kt) {
+    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<PF - 1>();
     fence_proxy_async();  // this thread's copies (and flushes) visible to the tensor cores
     __syncthreads();
@@ -620,6 +622,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f16_t128x128x32_
   }
   int rs = 0, ws = STAGES - 1;
   for (int kt = 0; kt < nkt; ++kt) {
+    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<STAGES - 2>();
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
