@@ -171,5 +171,5 @@
       }
     }
   };
-  // nothing is staged across iterations in this direction
-  auto land = [] {};
+  // no restaging between the copies and the math in this direction
+  auto land = [](int) {};

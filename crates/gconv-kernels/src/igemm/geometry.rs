@@ -104,14 +104,25 @@ pub fn warp_tile(cfg: &KernelConfig) -> (u32, u32) {
     )
 }
 
-/// Shared memory a config needs: the larger of the pipeline (`stages` × (A + B) tiles) and the
+/// Shared memory a config needs: the larger of the pipeline (`stages` × (A + B) tiles; backward-
+/// data: A + 2·B, the raw weight blocks beside their transposed tile) and the
 /// epilogue's staging tile (`tile_m` × (`tile_n` + [`EPILOGUE_PAD`]) output elements, f32 when
 /// split-K writes partials).
 pub fn smem_bytes(cfg: &KernelConfig) -> u32 {
     let es = cfg.dtype.size_bytes() as u32;
+    // Backward-data stages its weight blocks raw (as loaded) next to each B tile before the
+    // transpose: a second B tile per stage.
+    let b_tiles = if cfg.direction == Direction::Dgrad {
+        2u32
+    } else {
+        1
+    };
     let pipeline = cfg
         .stages
-        .saturating_mul(cfg.tile_m.saturating_add(cfg.tile_n))
+        .saturating_mul(
+            cfg.tile_m
+                .saturating_add(cfg.tile_n.saturating_mul(b_tiles)),
+        )
         .saturating_mul(cfg.tile_k)
         .saturating_mul(es);
     let out_es = if cfg.split_k > 1 { 4 } else { es };
@@ -141,9 +152,10 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
     let vb = cfg.vec_b.max(1);
     let ia = (cfg.tile_m * cfg.tile_k / va).div_ceil(threads);
     let ib = if cfg.direction == Direction::Dgrad {
-        // backward-data: vb × vb weight blocks held from fetch to flush
+        // backward-data: four ints of state per weight block, one block's rows while it is
+        // transposed
         let words = (vb * cfg.dtype.size_bytes() as u32).div_ceil(4);
-        ((cfg.tile_n / vb) * (cfg.tile_k / vb)).div_ceil(threads) * vb * words
+        ((cfg.tile_n / vb) * (cfg.tile_k / vb)).div_ceil(threads) * 4 + vb * words
     } else {
         (cfg.tile_n * cfg.tile_k / vb).div_ceil(threads)
     };

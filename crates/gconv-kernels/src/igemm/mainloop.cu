@@ -117,8 +117,8 @@
     cp_async_commit();
   }
   for (int kt = 0; kt < nkt; ++kt) {
-    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<PF - 1>();
+    land(kt % STAGES);    // the direction's restaging of this k-tile, before the barrier
     fence_proxy_async();  // this thread's copies (and flushes) visible to the tensor cores
     __syncthreads();
     const bool more = kt + PF < nkt;
@@ -142,8 +142,8 @@
   }
   int rs = 0, ws = STAGES - 1;
   for (int kt = 0; kt < nkt; ++kt) {
-    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<STAGES - 2>();
+    land(rs);  // the direction's restaging of this k-tile, before the barrier
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
     if (more) fetch(ws);

@@ -484,11 +484,19 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_f16_t128x128x3
     b_lo[u] = ok ? gsub * CG : OFF_INVALID;
   }
   u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
-  u32 b_blk[UB][VB][BW];
+  // Blocks of 4 bytes or more go through a raw shared-memory stage (cp.async, as deep as the
+  // pipeline; row i of unit `unit` at (i·B_UNITS + unit)·VB·ESZ) and are transposed by the thread
+  // that copied them in `land`, after its copies landed and before the barrier. 2-byte
+  // elements (VB = 1 in f16/bf16, no transpose) are loaded into registers and stored one
+  // iteration later.
+  constexpr bool B_RAW = VB * ESZ >= 4;
+  const u32 sraw = sbase + STAGES * (A_STAGE + B_STAGE);
+  u32 b_blk[B_RAW ? 1 : UB][VB][BW];
 
   // stage whose transposed weight blocks are still in registers (-1: none)
   int b_pending = -1;
   auto store_b = [&] {
+    if constexpr (B_RAW) return;
     if (b_pending < 0) return;
     unsigned char* const sb = smem_al + STAGES * A_STAGE + b_pending * B_STAGE;
 #pragma unroll
@@ -564,10 +572,17 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_f16_t128x128x3
       bool ok = (unsigned)(ch - b_lo[u]) < (unsigned)CG;
       if constexpr (PACK) ok = ok && tap < ptaps;
       const elem_t* src = Wt + (ok ? b_base[u] + (ch * TAPS + wtap) * KG : 0);
+      if constexpr (B_RAW) {
+        const u32 dst = sraw + stage * B_STAGE + (tid + u * THREADS) * VB * ESZ;
 #pragma unroll
-      for (int i = 0; i < VB; ++i) load_words<VB * ESZ>(b_blk[u][i], src + (ok ? i * TAPS * KG : 0), ok);
+        for (int i = 0; i < VB; ++i)
+          cp_async<VB * ESZ, false>(dst + i * B_UNITS * VB * ESZ, src + (ok ? i * TAPS * KG : 0), ok);
+      } else {
+#pragma unroll
+        for (int i = 0; i < VB; ++i) load_words<VB * ESZ>(b_blk[u][i], src + (ok ? i * TAPS * KG : 0), ok);
+      }
     }
-    b_pending = stage;
+    if constexpr (!B_RAW) b_pending = stage;
     // advance: channel blocks inner, the phase's taps outer
     if constexpr (PACK) {
       l_tap += TPK;
@@ -592,9 +607,32 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_f16_t128x128x3
       }
     }
   };
-  // The weight blocks land one iteration after their fetch, before the next barrier (`land`),
-  // so their global loads overlap the math of a whole k-tile.
-  auto land = [&] { store_b(); };
+  // Before the barrier of the k-tile in `stage`: its raw weight blocks (this thread's own
+  // copies, landed) transposed into the B tile; or, for 2-byte elements, the blocks of the
+  // previous fetch stored from registers (their loads overlapped a k-tile of math).
+  auto land = [&](int stage) {
+    if constexpr (B_RAW) {
+      unsigned char* const sb = smem_al + STAGES * A_STAGE + stage * B_STAGE;
+      const unsigned char* const raw = smem_al + STAGES * (A_STAGE + B_STAGE) + stage * B_STAGE;
+#pragma unroll
+      for (int u = 0; u < UB; ++u) {
+        if (b_rb[u] < 0) continue;
+        u32 rows[VB][BW];
+#pragma unroll
+        for (int i = 0; i < VB; ++i)
+          load_words<VB * ESZ>(rows[i], raw + (i * B_UNITS + tid + u * THREADS) * VB * ESZ, true);
+#pragma unroll
+        for (int r = 0; r < VB; ++r) {
+          u32 w[BW];
+          block_column<VB, ESZ, BW>(rows, r, w);
+          store_words<VB * ESZ>(sb + swz((b_rb[u] * VB + r) * ROWB + b_cb[u] * VB * ESZ), w);
+        }
+      }
+    } else {
+      (void)stage;
+      store_b();
+    }
+  };
 #if GCONV_MATH_WGMMA
   // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
   constexpr int NWG = THREADS / 128;
@@ -714,8 +752,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_f16_t128x128x3
     cp_async_commit();
   }
   for (int kt = 0; kt < nkt; ++kt) {
-    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<PF - 1>();
+    land(kt % STAGES);    // the direction's restaging of this k-tile, before the barrier
     fence_proxy_async();  // this thread's copies (and flushes) visible to the tensor cores
     __syncthreads();
     const bool more = kt + PF < nkt;
@@ -739,8 +777,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_f16_t128x128x3
   }
   int rs = 0, ws = STAGES - 1;
   for (int kt = 0; kt < nkt; ++kt) {
-    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<STAGES - 2>();
+    land(rs);  // the direction's restaging of this k-tile, before the barrier
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
     if (more) fetch(ws);

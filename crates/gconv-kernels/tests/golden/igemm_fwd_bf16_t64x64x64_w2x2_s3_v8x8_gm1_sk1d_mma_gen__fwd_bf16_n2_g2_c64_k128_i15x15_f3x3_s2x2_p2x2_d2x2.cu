@@ -476,8 +476,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
       }
     }
   };
-  // nothing is staged across iterations in this direction
-  auto land = [] {};
+  // no restaging between the copies and the math in this direction
+  auto land = [](int) {};
 #if GCONV_MATH_WGMMA
   // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
   constexpr int NWG = THREADS / 128;
@@ -597,8 +597,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
     cp_async_commit();
   }
   for (int kt = 0; kt < nkt; ++kt) {
-    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<PF - 1>();
+    land(kt % STAGES);    // the direction's restaging of this k-tile, before the barrier
     fence_proxy_async();  // this thread's copies (and flushes) visible to the tensor cores
     __syncthreads();
     const bool more = kt + PF < nkt;
@@ -622,8 +622,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
   }
   int rs = 0, ws = STAGES - 1;
   for (int kt = 0; kt < nkt; ++kt) {
-    land();  // register-staged elements of the previous fetch, stored before the barrier
     cp_async_wait<STAGES - 2>();
+    land(rs);  // the direction's restaging of this k-tile, before the barrier
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
     if (more) fetch(ws);
