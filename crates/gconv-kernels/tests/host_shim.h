@@ -175,27 +175,6 @@ inline void gconv_host_ldmatrix_x4(unsigned int (&r)[4], unsigned int addr) {
   w.bar->arrive_and_wait();
 }
 
-// ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16: thread 8·i + j gives the address of row j of
-// matrix i; lane l receives, from each matrix i, column l/4: the 16-bit elements of rows
-// 2·(l%4) (low half) and 2·(l%4)+1 (high half).
-inline void gconv_host_ldmatrix_x4_trans(unsigned int (&r)[4], unsigned int addr) {
-  GconvHostWarp& w = gconv_host_warp();
-  const unsigned lane = gconv_host_tid() % 32;
-  gconv_host_check_row(addr);
-  w.addr[lane] = addr;
-  w.bar->arrive_and_wait();
-  for (unsigned i = 0; i < 4; ++i) {
-    unsigned short lo, hi;
-    std::memcpy(&lo, gconv_host_smem + w.addr[8 * i + 2 * (lane % 4)] + 2 * (lane / 4), 2);
-    std::memcpy(&hi, gconv_host_smem + w.addr[8 * i + 2 * (lane % 4) + 1] + 2 * (lane / 4), 2);
-    r[i] = (unsigned int)lo | ((unsigned int)hi << 16);
-  }
-  w.bar->arrive_and_wait();
-}
-
-// __syncwarp: the 32 threads of the warp meet (memory ordering among them).
-inline void __syncwarp(unsigned int = 0xffffffffu) { gconv_host_warp().bar->arrive_and_wait(); }
-
 // ldmatrix.sync.aligned.m8n8.x2.shared.b16: threads 0-15 give the row addresses of the two
 // matrices (the addresses of threads 16-31 are not used).
 inline void gconv_host_ldmatrix_x2(unsigned int (&r)[2], unsigned int addr) {

@@ -152,14 +152,10 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
     let vb = cfg.vec_b.max(1);
     let ia = (cfg.tile_m * cfg.tile_k / va).div_ceil(threads);
     let ib = if cfg.direction == Direction::Dgrad {
-        // backward-data: four ints of state per copy slot, plus the registers of one block
-        // being transposed (8 × 8 16-bit blocks: a row per thread, four ldmatrix.trans words)
+        // backward-data: four ints of state per weight block, one block's rows while it is
+        // transposed
         let words = (vb * cfg.dtype.size_bytes() as u32).div_ceil(4);
-        if vb == 8 && cfg.dtype.size_bytes() == 2 {
-            (cfg.tile_n * cfg.tile_k / 8).div_ceil(threads) * 4 + 4
-        } else {
-            ((cfg.tile_n / vb) * (cfg.tile_k / vb)).div_ceil(threads) * 4 + vb * words
-        }
+        ((cfg.tile_n / vb) * (cfg.tile_k / vb)).div_ceil(threads) * 4 + vb * words
     } else {
         (cfg.tile_n * cfg.tile_k / vb).div_ceil(threads)
     };

@@ -153,7 +153,6 @@ __device__ __forceinline__ u32 pack2(float lo, float hi) {
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
 __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
-__device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4_trans(r, addr); }
 __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
   gconv_host_mma16816(d, a, b0, b1, IS_BF16);
 }
@@ -167,12 +166,6 @@ __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
 __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
                : "=r"(r[0]), "=r"(r[1])
-               : "r"(addr));
-}
-// Transposing ldmatrix: lane l receives, from matrix i, column l/4, rows 2·(l%4) and 2·(l%4)+1.
-__device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr));
 }
 // D(16x8, f32) += A(16x16) · B(16x8), 16-bit inputs.
@@ -471,31 +464,21 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
   // each, VB channels), transposed in registers into VB vector stores (one channel each, VB kk).
   // Blocks outside a row's own group are zero (block-diagonal merged weights). ----
   constexpr int RBN = BN / VB, CBN = BK / VB, B_UNITS = RBN * CBN;
+  constexpr int UB = (B_UNITS + THREADS - 1) / THREADS;
   constexpr int BW = (VB * ESZ + 3) / 4;  // words per block row
-  // 8 x 8 blocks of 16-bit elements are copied one 16-byte row per thread (slot = row copy,
-  // a warp's 32 rows are 4 whole blocks) and transposed by the warp with ldmatrix.trans;
-  // other blocks are copied and transposed by one thread (slot = block).
-  constexpr bool B_LDSM = ESZ == 2 && VB == 8;
-  constexpr int B_SLOTS = B_LDSM ? B_UNITS * 8 : B_UNITS;
-  constexpr int UB = (B_SLOTS + THREADS - 1) / THREADS;
   static_assert(BN % VB == 0 && BK % VB == 0 && CEFF % VB == 0, "dgrad weight blocks");
-  static_assert(!B_LDSM || B_SLOTS % 32 == 0, "whole warps of block rows");
-  // Block `unit` as (row block, column block): pairs of row blocks on adjacent units, so that
-  // adjacent copies read 32-byte global segments and the stores hit distinct banks.
-  auto unit_rb = [](int unit) { return RBN % 2 == 0 ? (unit & 1) + 2 * ((unit >> 1) / CBN) : unit / CBN; };
-  auto unit_cb = [](int unit) { return RBN % 2 == 0 ? (unit >> 1) % CBN : unit % CBN; };
   int b_rb[UB], b_cb[UB], b_base[UB], b_lo[UB];
 #pragma unroll
   for (int u = 0; u < UB; ++u) {
-    const int slot = tid + u * THREADS;
-    const bool in = B_SLOTS % THREADS == 0 || slot < B_SLOTS;
-    const int unit = B_LDSM ? slot >> 3 : slot;
-    const int rb = unit_rb(unit), cb = unit_cb(unit);
+    const int unit = tid + u * THREADS;
+    // pairs of row blocks on adjacent lanes: 32-byte global segments, conflict-free stores
+    const int cb = RBN % 2 == 0 ? (unit >> 1) % CBN : unit % CBN;
+    const int rb = RBN % 2 == 0 ? (unit & 1) + 2 * ((unit >> 1) / CBN) : unit / CBN;
     const int nn = n0 + rb * VB;
-    const bool ok = in && nn < NEFF;
+    const bool ok = (B_UNITS % THREADS == 0 || unit < B_UNITS) && nn < NEFF;
     const int nv = ok ? nn : 0;
     const int gsub = nv / KG, cc = nv % KG;
-    b_rb[u] = in ? rb : -1;
+    b_rb[u] = (B_UNITS % THREADS == 0 || unit < B_UNITS) ? rb : -1;
     b_cb[u] = cb;
     b_base[u] = gb * GM * CG * TAPS * KG + cc;
     b_lo[u] = ok ? gsub * CG : OFF_INVALID;
@@ -589,10 +572,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
       bool ok = (unsigned)(ch - b_lo[u]) < (unsigned)CG;
       if constexpr (PACK) ok = ok && tap < ptaps;
       const elem_t* src = Wt + (ok ? b_base[u] + (ch * TAPS + wtap) * KG : 0);
-      if constexpr (B_LDSM) {
-        const int i = (tid + u * THREADS) & 7;  // row of the block this thread copies
-        cp_async<16, false>(sraw + stage * B_STAGE + (tid + u * THREADS) * 16, src + (ok ? i * TAPS * KG : 0), ok);
-      } else if constexpr (B_RAW) {
+      if constexpr (B_RAW) {
         const u32 dst = sraw + stage * B_STAGE + (tid + u * THREADS) * VB * ESZ;
 #pragma unroll
         for (int i = 0; i < VB; ++i)
@@ -631,23 +611,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
   // copies, landed) transposed into the B tile; or, for 2-byte elements, the blocks of the
   // previous fetch stored from registers (their loads overlapped a k-tile of math).
   auto land = [&](int stage) {
-    if constexpr (B_LDSM) {
-      unsigned char* const sb = smem_al + STAGES * A_STAGE + stage * B_STAGE;
-      __syncwarp();  // the warp's row copies (each lane waited for its own) visible to all lanes
-#pragma unroll
-      for (int u = 0; u < UB; ++u) {
-        if (b_rb[u] < 0) continue;  // uniform per warp
-        const int slot = tid + u * THREADS;
-        u32 r[4];
-        ldsm_x4_trans(r, sraw + stage * B_STAGE + slot * 16);
-        const int unit0 = (slot >> 3) & ~3;
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const int rb = unit_rb(unit0 + j), cb = unit_cb(unit0 + j);
-          *reinterpret_cast<u32*>(sb + swz((rb * 8 + (lane >> 2)) * ROWB + (cb * 8 + 2 * (lane & 3)) * 2)) = r[j];
-        }
-      }
-    } else if constexpr (B_RAW) {
+    if constexpr (B_RAW) {
       unsigned char* const sb = smem_al + STAGES * A_STAGE + stage * B_STAGE;
       const unsigned char* const raw = smem_al + STAGES * (A_STAGE + B_STAGE) + stage * B_STAGE;
 #pragma unroll
