@@ -939,7 +939,7 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
 const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
     (
         "dgrad_dense_s1",
-        "igemm_dgrad_bf16_t128x128x32_w2x2_s3_v8x4_gm1_sk1d_mma_gen",
+        "igemm_dgrad_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen",
         "dgrad_bf16_n2_g1_c64_k64_i9x9_f3x3_s1x1_p1x1_d1x1",
     ),
     (
@@ -949,7 +949,7 @@ const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
     ),
     (
         "dgrad_s2_tails",
-        "igemm_dgrad_bf16_t64x64x64_w2x2_s3_v8x4_gm1_sk1d_mma_gen",
+        "igemm_dgrad_bf16_t64x64x64_w2x2_s3_v8x8_gm1_sk1d_mma_gen",
         "dgrad_bf16_n2_g2_c64_k128_i11x13_f3x3_s2x2_p1x1_d1x1",
     ),
     (
@@ -969,12 +969,12 @@ const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
     ),
     (
         "dgrad_pointwise_f16",
-        "igemm_dgrad_f16_t128x128x32_w2x2_s4_v8x4_gm1_sk1d_mma_pw",
+        "igemm_dgrad_f16_t128x128x32_w2x2_s4_v8x8_gm1_sk1d_mma_pw",
         "dgrad_f16_n2_g4_c256_k128_i5x7_f1x1_s1x1_p0x0_d1x1",
     ),
     (
         "dgrad_gm4_cpg8",
-        "igemm_dgrad_bf16_t128x32x32_w4x1_s4_v8x4_gm4_sk1d_mma_gen",
+        "igemm_dgrad_bf16_t128x32x32_w4x1_s4_v8x8_gm4_sk1d_mma_gen",
         "dgrad_bf16_n1_g16_c128_k128_i8x8_f3x3_s1x1_p1x1_d1x1",
     ),
     (
@@ -1013,8 +1013,13 @@ const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
         "dgrad_bf16_n1_g2_c32_k32_i1x3_f3x3_s2x2_p1x1_d1x1",
     ),
     (
+        "wgmma_dgrad_3wg_s1",
+        "igemm_dgrad_bf16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmma_gen",
+        "dgrad_bf16_n1_g2_c256_k256_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
         "wgmma_dgrad_s2",
-        "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x4_gm1_sk1d_wgmma_gen",
+        "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_gen",
         "dgrad_bf16_n1_g2_c128_k128_i9x9_f3x3_s2x2_p1x1_d1x1",
     ),
 ];

@@ -151,13 +151,16 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
     let va = cfg.vec_a.max(1);
     let vb = cfg.vec_b.max(1);
     let ia = (cfg.tile_m * cfg.tile_k / va).div_ceil(threads);
-    let ib = if cfg.direction == Direction::Dgrad {
-        // backward-data: four ints of state per weight block, one block's rows while it is
-        // transposed
+    // Backward-data: four ints of state per weight block, and one block's rows while it is
+    // transposed (between the copies and the barrier, when no fragments are live).
+    let (ib, transient) = if cfg.direction == Direction::Dgrad {
         let words = (vb * cfg.dtype.size_bytes() as u32).div_ceil(4);
-        ((cfg.tile_n / vb) * (cfg.tile_k / vb)).div_ceil(threads) * 4 + vb * words
+        (
+            ((cfg.tile_n / vb) * (cfg.tile_k / vb)).div_ceil(threads) * 4,
+            vb * words,
+        )
     } else {
-        (cfg.tile_n * cfg.tile_k / vb).div_ceil(threads)
+        ((cfg.tile_n * cfg.tile_k / vb).div_ceil(threads), 0)
     };
     let loaders = 2 * ia + ib;
     let (acc, frags) = match cfg.math {
@@ -171,7 +174,7 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
             (mwg * nacc, 0)
         }
     };
-    acc + frags + loaders + 28
+    acc + frags.max(transient) + loaders + 28
 }
 
 /// Vector widths (elements) a config uses on a problem, after clamping the caps.

@@ -40,15 +40,16 @@ pub fn pool(direction: Direction, dtype: DType) -> Vec<KernelConfig> {
 
 /// The default backward-data pool for a dtype: the forward pool's tiles, merge degrees and
 /// pointwise members, relabelled (the GEMM has the forward's shape class: M = N·Hi·Wi pixels,
-/// N = C/G, K = taps·K/G) with weight blocks of 4 × 4 elements (`vec_b` 4: the transposed
-/// blocks live in registers from fetch to flush, 8 × 8 blocks of 16-bit elements cost twice
-/// the registers), keeping those that pass the family's `validate`.
+/// N = C/G, K = taps·K/G) with the largest transposed weight blocks (`vec_b` 8: 8 × 8 blocks of
+/// 16-bit elements, 16-byte copies; f32 4 × 4), keeping those that pass the family's
+/// `validate`. Measured on the H200 (`results/h200/s6/README.md`): 8 × 8 blocks ran the
+/// C/G 128 zoo layer in 48 µs, 4 × 4 blocks in 61 µs.
 pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
     forward_pool(dtype)
         .into_iter()
         .map(|c| KernelConfig {
             direction: Direction::Dgrad,
-            vec_b: c.vec_b.min(4),
+            vec_b: if dtype == DType::F32 { 4 } else { 8 },
             ..c
         })
         // 128×64×64 with 16 merged groups spills 256 bytes under NVRTC (registers held by the
