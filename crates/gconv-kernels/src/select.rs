@@ -4,7 +4,9 @@
 //! keep the most preferred ([`KernelFamily::auto_preference`]; igemm prefers its pointwise
 //! path) and return the one with the smallest cost estimate (ties: the earlier pool member).
 //! The first family with an admitted candidate wins. `None` when nothing in the pools runs the
-//! problem.
+//! problem. The rule is the same in every direction that has pools (forward, backward-data):
+//! each family's cost model prices a plan on the direction's own GEMM (backward-data: the
+//! stride phases' taps, `igemm::geometry::k_tiles`).
 
 use crate::admit::{admit, Admitted, Target};
 use crate::catalogue::Families;
@@ -73,6 +75,10 @@ mod tests {
             "fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
             "fwd_f32_n2_g3_c9_k6_i9x9_f3x3_s2x2_p1x1_d1x1",
             "fwd_f16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+            "dgrad_bf16_n2_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1",
+            "dgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
+            "dgrad_f32_n2_g3_c9_k6_i9x9_f3x3_s2x2_p1x1_d1x1",
+            "dgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
         ] {
             let p = prob(key);
             let a = auto_select(&p, &Target::H200).unwrap_or_else(|| panic!("nothing for {key}"));
@@ -83,8 +89,13 @@ mod tests {
             auto("fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1").fast_path,
             FastPath::Pointwise
         );
+        assert_eq!(
+            auto("dgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1").fast_path,
+            FastPath::Pointwise
+        );
+        // No backward-weight pool yet.
         assert!(auto_select(
-            &prob("dgrad_bf16_n2_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1"),
+            &prob("wgrad_bf16_n2_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1"),
             &Target::H200
         )
         .is_none());

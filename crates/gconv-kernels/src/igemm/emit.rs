@@ -6,16 +6,21 @@
 //! | fragment | what it holds | who provides it |
 //! |---|---|---|
 //! | `helpers.cu` | swizzle, wgmma descriptors and fences, vector copies (host-emulation alternatives) | the family |
+//! | `dgrad_helpers.cu` | stride phases (`phase_dim`), block copies and transposes | backward-data |
 //! | `constants.cu` | derived constants: GEMM sizes, tap packing, loader layouts | the family |
 //! | `kernel_open.cu` | the entry point's signature, thread and tile indices, shared-memory bases | the family |
-//! | `fwd_loaders.cu` | the operand loaders: A/B row decode, `fetch(stage)`, `flush(stage)`, the k-tile walk | the direction |
+//! | `fwd_loaders.cu`, `dgrad_loaders.cu` | the operand loaders: A/B row decode, `fetch(stage)`, `flush(stage)`, `land(stage)`, the k-tile walk, the output row map | the direction |
 //! | `mainloop.cu` | the three math paths (`wgmma`, `mma.sync`, FFMA) and the multistage pipeline | the family |
 //! | `epilogue.cu` | restaging through shared memory, coalesced stores, the split-K reduction | the family |
 //!
-//! A direction contributes its loaders fragment ([`DirectionParts`]); the contract is that it
-//! defines `nkt` (k-tiles of this CTA's split), `fetch(stage)` (issue the copies of the next
-//! k-tile into a stage and advance) and `flush(stage)` (store register-staged elements), with
-//! the tile layout of `constants.cu`.
+//! A direction contributes its loaders fragment and device helpers ([`DirectionParts`]); the
+//! contract is that the loaders define `m0` (the CTA's first GEMM row), `m_rows` (GEMM rows of
+//! the CTA's M space), `out_row(m)` (the output pixel of row m), `nkt` (k-tiles of this CTA's
+//! split), `fetch(stage)` (issue the copies of the next k-tile into a stage and advance),
+//! `flush(stage)` (store register-staged elements, after the math of the previous tile) and
+//! `land(stage)` (restage a k-tile whose copies landed, before its barrier), with the tile
+//! layout of `constants.cu`. For backward-data the header's names are the GEMM's: `I*` = dY's
+//! dims, `O*` = dX's, `CG` = K/G, `KG` = C/G.
 
 use super::geometry::{
     dgrad_tiles_per_phase, output_kpg, reduction_cpg, DirectionParts, IgemmPlan, EPILOGUE_PAD,

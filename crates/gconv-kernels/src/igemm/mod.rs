@@ -1,6 +1,6 @@
 //! The `igemm` family: implicit GEMM per group with groups on the grid, one launch per grouped
-//! convolution (plus a reduction launch for split-K). Forward today; the GEMM view of each
-//! direction is `gconv_problem::Problem::gemm_view`.
+//! convolution (plus a reduction launch for split-K). Forward and backward-data; the GEMM view
+//! of each direction is `gconv_problem::Problem::gemm_view`.
 //!
 //! The family owns, in this folder: its rules ([`rules`]), its geometry and plan
 //! ([`geometry`]), its cost model ([`cost`]), its pools ([`pool`]) and its code generation
@@ -45,6 +45,17 @@
 //!   restaged through shared memory, then written with coalesced stores of up to 16 bytes.
 //! - **Split-K** (deterministic): each split writes f32 partials to a workspace plane; a second
 //!   launch sums the planes in a fixed order and converts.
+//!
+//! **Backward-data** (`dgrad_loaders.cu`, `dgrad_helpers.cu`; `ARCHITECTURE.md` has the
+//! algebra): A = dY, B = W, C = dX. The grid's x covers every stride phase of dX (`phases ×`
+//! [`geometry::dgrad_tiles_per_phase`]); each phase's GEMM-K holds only its own taps
+//! ([`geometry::dgrad_phase_taps`], the gcd(stride, dilation) form), so no MMA runs on the
+//! zeros of a dilated dY, and phases without taps store zeros. The filter is flipped and
+//! transposed in the load addressing: B's rows are input channels c, its columns (tap, kk), and
+//! since W keeps c contiguous the tile is filled by VB × VB blocks copied raw with `cp.async`
+//! and transposed by their copying thread in `land(stage)` (after its copies landed, before the
+//! k-tile's barrier). Group merge, the pointwise path and all three math paths carry over;
+//! split-K does not (M = N·Hi·Wi fills the GPU).
 //!
 //! Everything is header-free (no `cuda_bf16.h`); the same config and problem give byte-identical
 //! source. Golden copies live in `tests/golden/`; `GCONV_BLESS=1 cargo test -p gconv-kernels
