@@ -175,6 +175,24 @@ inline void gconv_host_ldmatrix_x4(unsigned int (&r)[4], unsigned int addr) {
   w.bar->arrive_and_wait();
 }
 
+// ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16: thread 8·i + j gives the address of row j of
+// matrix i; lane l receives, from each matrix i, column l/4: the 16-bit elements of rows
+// 2·(l%4) (low half) and 2·(l%4)+1 (high half).
+inline void gconv_host_ldmatrix_x4_trans(unsigned int (&r)[4], unsigned int addr) {
+  GconvHostWarp& w = gconv_host_warp();
+  const unsigned lane = gconv_host_tid() % 32;
+  gconv_host_check_row(addr);
+  w.addr[lane] = addr;
+  w.bar->arrive_and_wait();
+  for (unsigned i = 0; i < 4; ++i) {
+    unsigned short lo, hi;
+    std::memcpy(&lo, gconv_host_smem + w.addr[8 * i + 2 * (lane % 4)] + 2 * (lane / 4), 2);
+    std::memcpy(&hi, gconv_host_smem + w.addr[8 * i + 2 * (lane % 4) + 1] + 2 * (lane / 4), 2);
+    r[i] = (unsigned int)lo | ((unsigned int)hi << 16);
+  }
+  w.bar->arrive_and_wait();
+}
+
 // ldmatrix.sync.aligned.m8n8.x2.shared.b16: threads 0-15 give the row addresses of the two
 // matrices (the addresses of threads 16-31 are not used).
 inline void gconv_host_ldmatrix_x2(unsigned int (&r)[2], unsigned int addr) {
@@ -226,20 +244,28 @@ inline void gconv_host_mma16816(float (&d)[4], const unsigned int (&a)[4], unsig
 }
 
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16} with A and B from shared-memory
-// descriptors (K-major, 128-byte swizzle), computed at issue: thread t of the warpgroup
+// descriptors (K-major, or for B MN-major with imm-trans-b = 1; 128-byte swizzle), computed at issue: thread t of the warpgroup
 // (warp w = t/32 in it, lane l) owns D[16w + l/4 (+8)][8j + 2(l%4) (+1)] in registers
 // 4j..4j+3. A descriptor gives the start address (bits 0-13, >> 4), the stride between 8-row
 // groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63, must be 1 = 128 bytes): row r,
 // byte b of the k16 slice sits at start + (r/8)·SBO + (r%8)·128 + b, with address bits [4,7)
 // XORed with bits [7,10).
-inline unsigned short gconv_host_wgmma_at(unsigned long long desc, unsigned row, unsigned k) {
+// Element (row, k) of a k16 operand slice. K-major (nmajor false): row r, byte b of the slice at
+// start + (r/8)·SBO + (r%8)·128 + b. MN-major (the transposed B of imm-trans-b = 1): 64-element
+// panels along MN, LBO (bits 16-29, >> 4) bytes apart, each k a 128-byte row, 8-row groups of k
+// SBO bytes apart: element (n, k) at start + (n/64)·LBO + (k/8)·SBO + (k%8)·128 + 2·(n%64).
+// Either way address bits [4,7) are XORed with bits [7,10).
+inline unsigned short gconv_host_wgmma_at(unsigned long long desc, unsigned row, unsigned k,
+                                          bool nmajor = false) {
   if ((desc >> 62) != 1 || ((desc >> 49) & 7) != 0) {
     std::fprintf(stderr, "wgmma descriptor %llx: only the 128-byte swizzle with base offset 0 is emulated\n", desc);
     std::abort();
   }
   const unsigned start = (unsigned)(desc & 0x3FFF) << 4;
+  const unsigned lbo = (unsigned)((desc >> 16) & 0x3FFF) << 4;
   const unsigned sbo = (unsigned)((desc >> 32) & 0x3FFF) << 4;
-  unsigned a = start + (row / 8) * sbo + (row % 8) * 128 + 2 * k;
+  unsigned a = nmajor ? start + (row / 64) * lbo + (k / 8) * sbo + (k % 8) * 128 + 2 * (row % 64)
+                      : start + (row / 8) * sbo + (row % 8) * 128 + 2 * k;
   a ^= ((a >> 7) & 7u) << 4;
   if ((size_t)a + 2 > gconv_host_smem_bytes) {
     std::fprintf(stderr, "wgmma operand address %u outside %zu bytes of shared memory\n", a, gconv_host_smem_bytes);
@@ -251,7 +277,8 @@ inline unsigned short gconv_host_wgmma_at(unsigned long long desc, unsigned row,
 }
 
 // The checksum of the operand values a thread reads for one wgmma (its A rows, its B columns).
-inline unsigned long long gconv_host_wgmma_sum(int nacc, unsigned long long da, unsigned long long db) {
+inline unsigned long long gconv_host_wgmma_sum(int nacc, unsigned long long da, unsigned long long db,
+                                               bool trans_b) {
   const unsigned t = gconv_host_tid() % 128, w = t / 32, l = t % 32;
   unsigned long long h = 1469598103934665603ull;
   for (unsigned r = 0; r < 2; ++r) {
@@ -259,7 +286,8 @@ inline unsigned long long gconv_host_wgmma_sum(int nacc, unsigned long long da, 
   }
   for (int j = 0; j < nacc / 4; ++j) {
     for (unsigned c = 0; c < 2; ++c) {
-      for (unsigned k = 0; k < 16; ++k) h = (h ^ gconv_host_wgmma_at(db, 8 * j + 2 * (l % 4) + c, k)) * 1099511628211ull;
+      for (unsigned k = 0; k < 16; ++k)
+        h = (h ^ gconv_host_wgmma_at(db, 8 * j + 2 * (l % 4) + c, k, trans_b)) * 1099511628211ull;
     }
   }
   return h;
@@ -315,20 +343,21 @@ inline void gconv_host_cp_wait(int n) {
 struct GconvHostWgmmaOp {
   unsigned long long da, db, sum;
   int nacc;
+  bool trans_b;
 };
 // Issued but not committed; committed groups, oldest first.
 static thread_local std::vector<GconvHostWgmmaOp> gconv_host_wg_open;
 static thread_local std::vector<std::vector<GconvHostWgmmaOp>> gconv_host_wg_groups;
 
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16} with A and B from shared-memory
-// descriptors (K-major, 128-byte swizzle), computed at issue: thread t of the warpgroup
+// descriptors (K-major, or for B MN-major with imm-trans-b = 1; 128-byte swizzle), computed at issue: thread t of the warpgroup
 // (warp w = t/32 in it, lane l) owns D[16w + l/4 (+8)][8j + 2(l%4) (+1)] in registers
 // 4j..4j+3. A descriptor gives the start address (bits 0-13, >> 4), the stride between 8-row
 // groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63, must be 1 = 128 bytes): row r,
 // byte b of the k16 slice sits at start + (r/8)·SBO + (r%8)·128 + b, with address bits [4,7)
 // XORed with bits [7,10). The operands' checksum is kept until wait_group retires the batch.
 inline void gconv_host_wgmma(float* d, int nacc, unsigned long long da, unsigned long long db,
-                             bool bf16) {
+                             bool bf16, bool trans_b) {
   const unsigned t = gconv_host_tid() % 128, w = t / 32, l = t % 32;
   for (int j = 0; j < nacc / 4; ++j) {
     for (int e = 0; e < 4; ++e) {
@@ -337,12 +366,12 @@ inline void gconv_host_wgmma(float* d, int nacc, unsigned long long da, unsigned
       float acc = d[4 * j + e];
       for (unsigned k = 0; k < 16; ++k) {
         acc = std::fmaf(gconv_host_half_to_f32(gconv_host_wgmma_at(da, row, k), bf16),
-                        gconv_host_half_to_f32(gconv_host_wgmma_at(db, col, k), bf16), acc);
+                        gconv_host_half_to_f32(gconv_host_wgmma_at(db, col, k, trans_b), bf16), acc);
       }
       d[4 * j + e] = acc;
     }
   }
-  gconv_host_wg_open.push_back({da, db, gconv_host_wgmma_sum(nacc, da, db), nacc});
+  gconv_host_wg_open.push_back({da, db, gconv_host_wgmma_sum(nacc, da, db, trans_b), nacc, trans_b});
 }
 // wgmma.commit_group: the issued operations become one group.
 inline void gconv_host_wgmma_commit() {
@@ -354,7 +383,7 @@ inline void gconv_host_wgmma_commit() {
 inline void gconv_host_wgmma_wait(int n) {
   while ((int)gconv_host_wg_groups.size() > n) {
     for (const GconvHostWgmmaOp& op : gconv_host_wg_groups.front()) {
-      if (gconv_host_wgmma_sum(op.nacc, op.da, op.db) != op.sum) {
+      if (gconv_host_wgmma_sum(op.nacc, op.da, op.db, op.trans_b) != op.sum) {
         std::fprintf(stderr, "wgmma operand in shared memory changed while its batch was in flight (thread %u)\n",
                      gconv_host_tid());
         std::abort();

@@ -63,24 +63,48 @@
   // each, VB channels), transposed in registers into VB vector stores (one channel each, VB kk).
   // Blocks outside a row's own group are zero (block-diagonal merged weights). ----
   constexpr int RBN = BN / VB, CBN = BK / VB, B_UNITS = RBN * CBN;
-  constexpr int UB = (B_UNITS + THREADS - 1) / THREADS;
+  constexpr int UB = B_NMAJOR ? 1 : (B_UNITS + THREADS - 1) / THREADS;
   constexpr int BW = (VB * ESZ + 3) / 4;  // words per block row
   static_assert(BN % VB == 0 && BK % VB == 0 && CEFF % VB == 0, "dgrad weight blocks");
   int b_rb[UB], b_cb[UB], b_base[UB], b_lo[UB];
 #pragma unroll
   for (int u = 0; u < UB; ++u) {
     const int unit = tid + u * THREADS;
-    // pairs of row blocks on adjacent lanes: 32-byte global segments, conflict-free stores
-    const int cb = RBN % 2 == 0 ? (unit >> 1) % CBN : unit % CBN;
-    const int rb = RBN % 2 == 0 ? (unit & 1) + 2 * ((unit >> 1) / CBN) : unit / CBN;
+    // column blocks fastest: a store instruction of eight adjacent lanes writes eight
+    // different 16-byte chunks of the swizzled tile rows (conflict-free)
+    const int cb = unit % CBN;
+    const int rb = unit / CBN;
     const int nn = n0 + rb * VB;
-    const bool ok = (B_UNITS % THREADS == 0 || unit < B_UNITS) && nn < NEFF;
+    const bool in = !B_NMAJOR && (B_UNITS % THREADS == 0 || unit < B_UNITS);
+    const bool ok = in && nn < NEFF;
     const int nv = ok ? nn : 0;
     const int gsub = nv / KG, cc = nv % KG;
-    b_rb[u] = (B_UNITS % THREADS == 0 || unit < B_UNITS) ? rb : -1;
+    b_rb[u] = in ? rb : -1;
     b_cb[u] = cb;
     b_base[u] = gb * GM * CG * TAPS * KG + cc;
     b_lo[u] = ok ? gsub * CG : OFF_INVALID;
+  }
+  // N-major B (B_NMAJOR, generated for 8-aligned C/G and K/G on tensor cores): the tile is kept
+  // as W stores it, k rows of channels in 64-channel panels of BK rows (bn_offset), filled by
+  // 16-byte copies of 8 channels at one (tap, kk) with a k row's chunks on adjacent threads;
+  // the math reads it transposed (ldmatrix.trans, or wgmma with imm-trans-b).
+  auto bn_offset = [](int k, int n) { return (n / 64) * (BK * 128) + k * 128 + (n % 64) * 2; };
+  constexpr int NCH = BN / 8, NQ = NCH * BK;
+  constexpr int UN = B_NMAJOR ? (NQ + THREADS - 1) / THREADS : 1;
+  static_assert(!B_NMAJOR || (ESZ == 2 && BN % 64 == 0 && KG % 8 == 0), "N-major weight tiles");
+  int n_kr[UN], n_base[UN], n_lo[UN], n_dst[UN];
+#pragma unroll
+  for (int u = 0; u < UN; ++u) {
+    const int q = tid + u * THREADS;
+    const bool in = B_NMAJOR && (NQ % THREADS == 0 || q < NQ);
+    const int nc = q % NCH, kr = q / NCH;
+    const int nn = n0 + nc * 8;
+    const bool ok = in && nn < NEFF;
+    const int nv = ok ? nn : 0;
+    n_kr[u] = in ? kr : -1;
+    n_base[u] = gb * GM * CG * TAPS * KG + nv % KG;
+    n_lo[u] = ok ? (nv / KG) * CG : OFF_INVALID;
+    n_dst[u] = swz(bn_offset(kr, nc * 8));
   }
   u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
   // Blocks of 4 bytes or more go through a raw shared-memory stage (cp.async, as deep as the
@@ -161,6 +185,16 @@
           }
         }
       }
+    }
+#pragma unroll
+    for (int u = 0; u < UN; ++u) {
+      if (n_kr[u] < 0) continue;
+      int tap, dz, dy, dx, ch, wtap;
+      tap_of(n_kr[u], tap, dz, dy, dx, ch, wtap);
+      bool ok = (unsigned)(ch - n_lo[u]) < (unsigned)CG;
+      if constexpr (PACK) ok = ok && tap < ptaps;
+      const elem_t* src = Wt + (ok ? n_base[u] + (ch * TAPS + wtap) * KG : 0);
+      cp_async<16, false>(sbase_b + stage * B_STAGE + n_dst[u], src, ok);
     }
     store_b();  // the previous fetch's blocks (prologue), before their registers are reused
 #pragma unroll

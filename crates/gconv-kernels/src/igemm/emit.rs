@@ -163,10 +163,11 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         );
     }
     let _ = writeln!(w, "constexpr bool POINTWISE = {pointwise};");
+    let _ = writeln!(w, "constexpr bool B_NMAJOR = {};", plan.b_nmajor);
     // L1-allocating copies for A when taps re-read neighbouring pixels; L2-only otherwise.
     let _ = writeln!(w, "constexpr bool A_L1 = {};", taps > 1);
     if cfg.math == Math::Wgmma {
-        wgmma_helpers(w, cfg, problem.dtype);
+        wgmma_helpers(w, cfg, problem.dtype, plan.b_nmajor);
     }
     let body = [
         HELPERS,
@@ -218,7 +219,8 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
 /// compiler from moving accumulator accesses across the asynchronous window). Under
 /// `GCONV_HOST_EMULATION` the shim's `gconv_host_wgmma` computes the same product from the
 /// descriptors.
-fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType) {
+fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType, trans_b: bool) {
+    let tb = u8::from(trans_b);
     let n = cfg.tile_n;
     let nacc = n / 2;
     let ty = if dtype == DType::Bf16 { "bf16" } else { "f16" };
@@ -234,8 +236,9 @@ fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType) {
     let _ = writeln!(w, "#ifdef GCONV_HOST_EMULATION");
     let _ = writeln!(
         w,
-        "__device__ __forceinline__ void wgmma_tile(float (&d)[{nacc}], unsigned long long da, unsigned long long db) {{ gconv_host_wgmma(d, {nacc}, da, db, {}); }}",
-        dtype == DType::Bf16
+        "__device__ __forceinline__ void wgmma_tile(float (&d)[{nacc}], unsigned long long da, unsigned long long db) {{ gconv_host_wgmma(d, {nacc}, da, db, {}, {}); }}",
+        dtype == DType::Bf16,
+        trans_b
     );
     let _ = writeln!(
         w,
@@ -248,7 +251,7 @@ fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType) {
     );
     let _ = writeln!(
         w,
-        "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{regs}}}, %{}, %{}, p, 1, 1, 0, 0;\\n}}\\n\"",
+        "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{regs}}}, %{}, %{}, p, 1, 1, 0, {tb};\\n}}\\n\"",
         nacc + 2,
         nacc,
         nacc + 1

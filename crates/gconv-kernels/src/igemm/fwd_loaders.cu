@@ -171,5 +171,6 @@
       }
     }
   };
-  // no restaging between the copies and the math in this direction
+  // no restaging between the copies and the math in this direction; B is K-major
   auto land = [](int) {};
+  auto bn_offset = [](int, int) { return 0; };

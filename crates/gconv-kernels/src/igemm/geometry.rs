@@ -256,6 +256,19 @@ pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
     ]
 }
 
+/// True when a backward-data plan keeps its weight tile N-major (as W stores it: channels
+/// contiguous) and lets the tensor cores read it transposed (`ldmatrix.trans`, wgmma
+/// imm-trans-b): 16-bit elements, C/G and K/G multiples of 8 (8-channel copies inside a
+/// group), `tile_n` a multiple of 64 (whole 128-byte panels) and tensor-core math. Otherwise the
+/// tile is K-major, filled by blocks transposed in `land`.
+pub fn b_nmajor(cfg: &KernelConfig, vectors: &EffectiveVectors) -> bool {
+    cfg.direction == Direction::Dgrad
+        && cfg.dtype.size_bytes() == 2
+        && vectors.b == 8
+        && cfg.tile_n.is_multiple_of(64)
+        && matches!(cfg.math, Math::Mma | Math::Wgmma)
+}
+
 /// The igemm plan of one admitted (kernel, problem) pair: everything the emitter and the cost
 /// model read, computed once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,6 +287,8 @@ pub struct IgemmPlan {
     pub smem_bytes: u32,
     /// Estimated registers per thread.
     pub registers: u32,
+    /// Backward-data: the weight tile is N-major ([`b_nmajor`]).
+    pub b_nmajor: bool,
     /// The direction's fragments of the kernel body.
     pub parts: DirectionParts,
 }
@@ -282,14 +297,28 @@ impl IgemmPlan {
     /// The plan of `cfg` on `problem` (both already checked by the rules) with the direction's
     /// fragments.
     pub fn new(cfg: &KernelConfig, problem: &Problem, parts: DirectionParts) -> IgemmPlan {
+        let vectors = effective_vectors(cfg, problem);
+        let nmajor = b_nmajor(cfg, &vectors);
+        let mut smem = smem_bytes(cfg);
+        if nmajor {
+            // no raw stage beside the B tiles
+            let raw = cfg.stages * cfg.tile_n * cfg.tile_k * cfg.dtype.size_bytes() as u32;
+            let epilogue = smem_bytes(&KernelConfig {
+                stages: 0,
+                direction: Direction::Fwd,
+                ..*cfg
+            });
+            smem = (smem - raw).max(epilogue);
+        }
         IgemmPlan {
             cfg: *cfg,
             problem: *problem,
-            vectors: effective_vectors(cfg, problem),
+            vectors,
             grid: grid(cfg, problem),
             k_tiles: k_tiles(cfg, problem),
-            smem_bytes: smem_bytes(cfg),
+            smem_bytes: smem,
             registers: register_estimate(cfg),
+            b_nmajor: nmajor,
             parts,
         }
     }

@@ -16,6 +16,12 @@ typedef unsigned long long u64;
 __device__ __forceinline__ u64 wg_desc(u32 saddr) {
   return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)1 << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
 }
+// The MN-major (transposed) operand of the same swizzle: 64-element panels along N, `lbo` bytes
+// apart (the leading byte offset), each k a 128-byte row, 8-row groups of k 1024 bytes apart;
+// read with imm-trans-b = 1. A k16 step advances the start address by 16 rows (2048 bytes).
+__device__ __forceinline__ u64 wg_desc_n(u32 saddr, u32 lbo) {
+  return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
+}
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void wgmma_fence() {}
 __device__ __forceinline__ void wgmma_commit() { gconv_host_wgmma_commit(); }

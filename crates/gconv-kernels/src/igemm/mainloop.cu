@@ -22,7 +22,10 @@
 #pragma unroll
     for (int ks = 0; ks < BK / 16; ++ks) {
 #pragma unroll
-      for (int i = 0; i < MWG; ++i) wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), wg_desc(sb + ks * 32));
+      for (int i = 0; i < MWG; ++i) {
+        const u64 db = B_NMAJOR ? wg_desc_n(sb + ks * 2048, BK * 128) : wg_desc(sb + ks * 32);
+        wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), db);
+      }
     }
     wgmma_commit();
     wgmma_wait<1>();
@@ -53,9 +56,16 @@
       }
 #pragma unroll
       for (int p = 0; p < NI / 2; ++p) {
-        const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
         u32 r[4];
-        ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+        if constexpr (B_NMAJOR) {
+          // k rows of an N-major tile, transposed by ldmatrix into the same fragments
+          const int k = ks * 16 + (((lane >> 3) & 1) << 3) + (lane & 7);
+          const int n = wn * WN + p * 16 + ((lane >> 4) << 3);
+          ldsm_x4_trans(r, sb + swz(bn_offset(k, n)));
+        } else {
+          const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
+          ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+        }
         bfr[2 * p][0] = r[0];
         bfr[2 * p][1] = r[1];
         bfr[2 * p + 1][0] = r[2];

@@ -44,6 +44,7 @@ constexpr int SPLIT = 1;
 constexpr int CPAD = 8;
 constexpr int DG_TILES = 4;  // M tiles per stride phase
 constexpr bool POINTWISE = false;
+constexpr bool B_NMAJOR = false;
 constexpr bool A_L1 = true;
 
 // ---- prelude: the device helpers every generated kernel shares ----
@@ -153,6 +154,7 @@ __device__ __forceinline__ u32 pack2(float lo, float hi) {
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
 __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
+__device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4_trans(r, addr); }
 __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
   gconv_host_mma16816(d, a, b0, b1, IS_BF16);
 }
@@ -166,6 +168,12 @@ __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
 __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
                : "=r"(r[0]), "=r"(r[1])
+               : "r"(addr));
+}
+// Transposing ldmatrix: lane l receives, from matrix i, column l/4, rows 2·(l%4) and 2·(l%4)+1.
+__device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr));
 }
 // D(16x8, f32) += A(16x16) · B(16x8), 16-bit inputs.
@@ -201,6 +209,12 @@ typedef unsigned long long u64;
 // start address by 32 bytes steps one k16 slice inside the 64-element row.
 __device__ __forceinline__ u64 wg_desc(u32 saddr) {
   return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)1 << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
+}
+// The MN-major (transposed) operand of the same swizzle: 64-element panels along N, `lbo` bytes
+// apart (the leading byte offset), each k a 128-byte row, 8-row groups of k 1024 bytes apart;
+// read with imm-trans-b = 1. A k16 step advances the start address by 16 rows (2048 bytes).
+__device__ __forceinline__ u64 wg_desc_n(u32 saddr, u32 lbo) {
+  return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
 }
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void wgmma_fence() {}
@@ -464,24 +478,48 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
   // each, VB channels), transposed in registers into VB vector stores (one channel each, VB kk).
   // Blocks outside a row's own group are zero (block-diagonal merged weights). ----
   constexpr int RBN = BN / VB, CBN = BK / VB, B_UNITS = RBN * CBN;
-  constexpr int UB = (B_UNITS + THREADS - 1) / THREADS;
+  constexpr int UB = B_NMAJOR ? 1 : (B_UNITS + THREADS - 1) / THREADS;
   constexpr int BW = (VB * ESZ + 3) / 4;  // words per block row
   static_assert(BN % VB == 0 && BK % VB == 0 && CEFF % VB == 0, "dgrad weight blocks");
   int b_rb[UB], b_cb[UB], b_base[UB], b_lo[UB];
 #pragma unroll
   for (int u = 0; u < UB; ++u) {
     const int unit = tid + u * THREADS;
-    // pairs of row blocks on adjacent lanes: 32-byte global segments, conflict-free stores
-    const int cb = RBN % 2 == 0 ? (unit >> 1) % CBN : unit % CBN;
-    const int rb = RBN % 2 == 0 ? (unit & 1) + 2 * ((unit >> 1) / CBN) : unit / CBN;
+    // column blocks fastest: a store instruction of eight adjacent lanes writes eight
+    // different 16-byte chunks of the swizzled tile rows (conflict-free)
+    const int cb = unit % CBN;
+    const int rb = unit / CBN;
     const int nn = n0 + rb * VB;
-    const bool ok = (B_UNITS % THREADS == 0 || unit < B_UNITS) && nn < NEFF;
+    const bool in = !B_NMAJOR && (B_UNITS % THREADS == 0 || unit < B_UNITS);
+    const bool ok = in && nn < NEFF;
     const int nv = ok ? nn : 0;
     const int gsub = nv / KG, cc = nv % KG;
-    b_rb[u] = (B_UNITS % THREADS == 0 || unit < B_UNITS) ? rb : -1;
+    b_rb[u] = in ? rb : -1;
     b_cb[u] = cb;
     b_base[u] = gb * GM * CG * TAPS * KG + cc;
     b_lo[u] = ok ? gsub * CG : OFF_INVALID;
+  }
+  // N-major B (B_NMAJOR, generated for 8-aligned C/G and K/G on tensor cores): the tile is kept
+  // as W stores it, k rows of channels in 64-channel panels of BK rows (bn_offset), filled by
+  // 16-byte copies of 8 channels at one (tap, kk) with a k row's chunks on adjacent threads;
+  // the math reads it transposed (ldmatrix.trans, or wgmma with imm-trans-b).
+  auto bn_offset = [](int k, int n) { return (n / 64) * (BK * 128) + k * 128 + (n % 64) * 2; };
+  constexpr int NCH = BN / 8, NQ = NCH * BK;
+  constexpr int UN = B_NMAJOR ? (NQ + THREADS - 1) / THREADS : 1;
+  static_assert(!B_NMAJOR || (ESZ == 2 && BN % 64 == 0 && KG % 8 == 0), "N-major weight tiles");
+  int n_kr[UN], n_base[UN], n_lo[UN], n_dst[UN];
+#pragma unroll
+  for (int u = 0; u < UN; ++u) {
+    const int q = tid + u * THREADS;
+    const bool in = B_NMAJOR && (NQ % THREADS == 0 || q < NQ);
+    const int nc = q % NCH, kr = q / NCH;
+    const int nn = n0 + nc * 8;
+    const bool ok = in && nn < NEFF;
+    const int nv = ok ? nn : 0;
+    n_kr[u] = in ? kr : -1;
+    n_base[u] = gb * GM * CG * TAPS * KG + nv % KG;
+    n_lo[u] = ok ? (nv / KG) * CG : OFF_INVALID;
+    n_dst[u] = swz(bn_offset(kr, nc * 8));
   }
   u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
   // Blocks of 4 bytes or more go through a raw shared-memory stage (cp.async, as deep as the
@@ -562,6 +600,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
           }
         }
       }
+    }
+#pragma unroll
+    for (int u = 0; u < UN; ++u) {
+      if (n_kr[u] < 0) continue;
+      int tap, dz, dy, dx, ch, wtap;
+      tap_of(n_kr[u], tap, dz, dy, dx, ch, wtap);
+      bool ok = (unsigned)(ch - n_lo[u]) < (unsigned)CG;
+      if constexpr (PACK) ok = ok && tap < ptaps;
+      const elem_t* src = Wt + (ok ? n_base[u] + (ch * TAPS + wtap) * KG : 0);
+      cp_async<16, false>(sbase_b + stage * B_STAGE + n_dst[u], src, ok);
     }
     store_b();  // the previous fetch's blocks (prologue), before their registers are reused
 #pragma unroll
@@ -657,7 +705,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
 #pragma unroll
     for (int ks = 0; ks < BK / 16; ++ks) {
 #pragma unroll
-      for (int i = 0; i < MWG; ++i) wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), wg_desc(sb + ks * 32));
+      for (int i = 0; i < MWG; ++i) {
+        const u64 db = B_NMAJOR ? wg_desc_n(sb + ks * 2048, BK * 128) : wg_desc(sb + ks * 32);
+        wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), db);
+      }
     }
     wgmma_commit();
     wgmma_wait<1>();
@@ -688,9 +739,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x1
       }
 #pragma unroll
       for (int p = 0; p < NI / 2; ++p) {
-        const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
         u32 r[4];
-        ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+        if constexpr (B_NMAJOR) {
+          // k rows of an N-major tile, transposed by ldmatrix into the same fragments
+          const int k = ks * 16 + (((lane >> 3) & 1) << 3) + (lane & 7);
+          const int n = wn * WN + p * 16 + ((lane >> 4) << 3);
+          ldsm_x4_trans(r, sb + swz(bn_offset(k, n)));
+        } else {
+          const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
+          ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+        }
         bfr[2 * p][0] = r[0];
         bfr[2 * p][1] = r[1];
         bfr[2 * p + 1][0] = r[2];

@@ -43,6 +43,7 @@ constexpr int VC = 4;
 constexpr int SPLIT = 2;
 constexpr int CPAD = 8;
 constexpr bool POINTWISE = false;
+constexpr bool B_NMAJOR = false;
 constexpr bool A_L1 = true;
 
 // ---- prelude: the device helpers every generated kernel shares ----
@@ -152,6 +153,7 @@ __device__ __forceinline__ u32 pack2(float lo, float hi) {
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
 __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
+__device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4_trans(r, addr); }
 __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
   gconv_host_mma16816(d, a, b0, b1, IS_BF16);
 }
@@ -165,6 +167,12 @@ __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
 __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
                : "=r"(r[0]), "=r"(r[1])
+               : "r"(addr));
+}
+// Transposing ldmatrix: lane l receives, from matrix i, column l/4, rows 2·(l%4) and 2·(l%4)+1.
+__device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr));
 }
 // D(16x8, f32) += A(16x16) · B(16x8), 16-bit inputs.
@@ -200,6 +208,12 @@ typedef unsigned long long u64;
 // start address by 32 bytes steps one k16 slice inside the 64-element row.
 __device__ __forceinline__ u64 wg_desc(u32 saddr) {
   return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)1 << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
+}
+// The MN-major (transposed) operand of the same swizzle: 64-element panels along N, `lbo` bytes
+// apart (the leading byte offset), each k a 128-byte row, 8-row groups of k 1024 bytes apart;
+// read with imm-trans-b = 1. A k16 step advances the start address by 16 rows (2048 bytes).
+__device__ __forceinline__ u64 wg_desc_n(u32 saddr, u32 lbo) {
+  return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
 }
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void wgmma_fence() {}
@@ -476,8 +490,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
       }
     }
   };
-  // no restaging between the copies and the math in this direction
+  // no restaging between the copies and the math in this direction; B is K-major
   auto land = [](int) {};
+  auto bn_offset = [](int, int) { return 0; };
 #if GCONV_MATH_WGMMA
   // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
   constexpr int NWG = THREADS / 128;
@@ -502,7 +517,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
 #pragma unroll
     for (int ks = 0; ks < BK / 16; ++ks) {
 #pragma unroll
-      for (int i = 0; i < MWG; ++i) wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), wg_desc(sb + ks * 32));
+      for (int i = 0; i < MWG; ++i) {
+        const u64 db = B_NMAJOR ? wg_desc_n(sb + ks * 2048, BK * 128) : wg_desc(sb + ks * 32);
+        wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), db);
+      }
     }
     wgmma_commit();
     wgmma_wait<1>();
@@ -533,9 +551,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
       }
 #pragma unroll
       for (int p = 0; p < NI / 2; ++p) {
-        const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
         u32 r[4];
-        ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+        if constexpr (B_NMAJOR) {
+          // k rows of an N-major tile, transposed by ldmatrix into the same fragments
+          const int k = ks * 16 + (((lane >> 3) & 1) << 3) + (lane & 7);
+          const int n = wn * WN + p * 16 + ((lane >> 4) << 3);
+          ldsm_x4_trans(r, sb + swz(bn_offset(k, n)));
+        } else {
+          const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
+          ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+        }
         bfr[2 * p][0] = r[0];
         bfr[2 * p][1] = r[1];
         bfr[2 * p + 1][0] = r[2];
