@@ -42,8 +42,10 @@ pub fn pool(direction: Direction, dtype: DType) -> Vec<KernelConfig> {
 /// pointwise members, relabelled (the GEMM has the forward's shape class: M = N·Hi·Wi pixels,
 /// N = C/G, K = taps·K/G) with the largest transposed weight blocks (`vec_b` 8: 8 × 8 blocks of
 /// 16-bit elements, 16-byte copies; f32 4 × 4), keeping those that pass the family's
-/// `validate`. Measured on the H200 (`results/h200/s6/README.md`): 8 × 8 blocks ran the
-/// C/G 128 zoo layer in 48 µs, 4 × 4 blocks in 61 µs.
+/// `validate`. With `vec_b` 8, 8-aligned C/G and K/G and tile_n a multiple of 64 the weight
+/// tile is N-major (`geometry::b_nmajor`); measured on the H200 (`results/h200/s6/README.md`),
+/// the C/G 128 zoo layer ran in 33 µs that way, 48 µs through 8 × 8 blocks transposed in
+/// `land`, 61 µs through 4 × 4 blocks.
 pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
     forward_pool(dtype)
         .into_iter()
