@@ -51,10 +51,11 @@
 //! [`geometry::dgrad_tiles_per_phase`]); each phase's GEMM-K holds only its own taps
 //! ([`geometry::dgrad_phase_taps`], the gcd(stride, dilation) form), so no MMA runs on the
 //! zeros of a dilated dY, and phases without taps store zeros. The filter is flipped and
-//! transposed in the load addressing: B's rows are input channels c, its columns (tap, kk), and
-//! since W keeps c contiguous the tile is filled by VB × VB blocks copied raw with `cp.async`
-//! and transposed by their copying thread in `land(stage)` (after its copies landed, before the
-//! k-tile's barrier). Group merge, the pointwise path and all three math paths carry over;
+//! transposed in the load addressing. W keeps c contiguous: on tensor cores with 8-aligned C/G
+//! and K/G ([`geometry::b_nmajor`]) the B tile is kept N-major and read transposed
+//! (`ldmatrix.trans`, wgmma imm-trans-b); otherwise B's rows are input channels c, its columns
+//! (tap, kk), filled by VB × VB blocks copied raw with `cp.async` and transposed by their
+//! copying thread in `land(stage)` (after its copies landed, before the k-tile's barrier). Group merge, the pointwise path and all three math paths carry over;
 //! split-K does not (M = N·Hi·Wi fills the GPU).
 //!
 //! Everything is header-free (no `cuda_bf16.h`); the same config and problem give byte-identical
