@@ -2,8 +2,10 @@
 //! each on a representative problem it can implement, and every config of the direct forward
 //! pool on each of the direct problems (depthwise 3×3 and 7×7, a channel multiplier, C/G = 4,
 //! a 3D depthwise layer) that it can implement, printing registers, spills and compile time per
-//! kernel and a count line. Fails on any compile error, when an igemm config runs none of its
-//! representative problems, or when a direct config runs fewer than 2 of the direct problems.
+//! kernel and a count line; and every config of the direct backward-data pool on the first two
+//! of the direct problems, as dgrad problems, that it can run. Fails on any compile error, when
+//! an igemm config runs none of its representative problems, or when a direct config runs fewer
+//! than 2 of the direct problems (forward or dgrad).
 //! Needs only NVRTC, no GPU.
 //!
 //! When libnvrtc cannot be loaded it prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_NVRTC=1`
@@ -58,6 +60,9 @@ const DIRECT_PROBLEMS: &[&str] = &[
     "fwd_{dt}_n32_g8_c448_k448_i14x14_f3x3_s1x1_p1x1_d1x1",
     "fwd_{dt}_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
 ];
+
+/// Direct problems (as dgrad) each direct dgrad pool member is compiled on, and must run.
+const DGRAD_PER_CONFIG: usize = 2;
 
 fn representative(cfg: &KernelConfig) -> Option<Problem> {
     CANDIDATES.iter().find_map(|k| {
@@ -115,6 +120,37 @@ fn default_forward_pool_compiles() {
             if implemented < 2 {
                 errors.push(format!(
                     "{cfg}: runs only {implemented} of the direct problems"
+                ));
+            }
+        }
+    }
+    // Backward data: every direct dgrad member (the forward members relabelled, run on the
+    // stride-1 dual) on the first DGRAD_PER_CONFIG of the direct problems, as dgrad problems,
+    // that it can run (the dgrad modules differ from the forward ones in the weight staging).
+    for dt in DType::ALL {
+        for cfg in pool(Direction::Dgrad, dt, Families::Only(Family::Direct)) {
+            let mut implemented = 0usize;
+            for key in DIRECT_PROBLEMS {
+                let p: Problem = match key.replace("{dt}", dt.token()).parse::<Problem>() {
+                    Ok(p) => p.with_direction(Direction::Dgrad),
+                    Err(e) => {
+                        errors.push(format!("{key}: {e}"));
+                        continue;
+                    }
+                };
+                if implemented == DGRAD_PER_CONFIG || can_implement(&cfg, &p).is_err() {
+                    skipped += 1;
+                    continue;
+                }
+                implemented += 1;
+                match emit(&cfg, &p) {
+                    Ok(src) => jobs.push((p, src)),
+                    Err(e) => errors.push(format!("{cfg} on {p}: emit rejected: {e}")),
+                }
+            }
+            if implemented < DGRAD_PER_CONFIG {
+                errors.push(format!(
+                    "{cfg}: runs only {implemented} of the direct problems as dgrad"
                 ));
             }
         }
