@@ -3,7 +3,8 @@
 //! pool on each of the direct problems (depthwise 3×3 and 7×7, a channel multiplier, C/G = 4,
 //! a 3D depthwise layer) that it can implement, printing registers, spills and compile time per
 //! kernel and a count line; and every config of the direct backward-data pool on the first two
-//! of the direct problems, as dgrad problems, that it can run. Fails on any compile error, when
+//! of the direct problems, as dgrad problems, that it can run, and every CUDA-core one also on
+//! the first strided dgrad problem it can run (the stride-phase kernel). Fails on any compile error, when
 //! an igemm config runs none of its representative problems, or when a direct config runs fewer
 //! than 2 of the direct problems (forward or dgrad).
 //! Needs only NVRTC, no GPU.
@@ -63,6 +64,17 @@ const DIRECT_PROBLEMS: &[&str] = &[
 
 /// Direct problems (as dgrad) each direct dgrad pool member is compiled on, and must run.
 const DGRAD_PER_CONFIG: usize = 2;
+
+/// Backward-data problems without a forward dual (the stride-phase kernel, CUDA cores): every
+/// simt dgrad member is compiled on the first of them it can run, and must run one. The
+/// depthwise s2 target layers, a strided channel multiplier, 1D and 3D.
+const DGRAD_PHASE_PROBLEMS: &[&str] = &[
+    "dgrad_{dt}_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
+    "dgrad_{dt}_n32_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
+    "dgrad_{dt}_n8_g32_c32_k64_i56x56_f3x3_s2x2_p1x1_d1x1",
+    "dgrad_{dt}_n8_g32_c32_k32_i99_f5_s2_p2_d1",
+    "dgrad_{dt}_n4_g32_c32_k32_i8x16x16_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+];
 
 fn representative(cfg: &KernelConfig) -> Option<Problem> {
     CANDIDATES.iter().find_map(|k| {
@@ -152,6 +164,22 @@ fn default_forward_pool_compiles() {
                 errors.push(format!(
                     "{cfg}: runs only {implemented} of the direct problems as dgrad"
                 ));
+            }
+            if cfg.math == gconv_kernels::Math::Mma {
+                continue;
+            }
+            let phase = DGRAD_PHASE_PROBLEMS.iter().find_map(|key| {
+                let p: Problem = key.replace("{dt}", dt.token()).parse().ok()?;
+                can_implement(&cfg, &p).ok().map(|_| p)
+            });
+            match phase {
+                Some(p) => match emit(&cfg, &p) {
+                    Ok(src) => jobs.push((p, src)),
+                    Err(e) => errors.push(format!("{cfg} on {p}: emit rejected: {e}")),
+                },
+                None => errors.push(format!(
+                    "{cfg}: runs none of the stride-phase dgrad problems"
+                )),
             }
         }
     }

@@ -1280,6 +1280,18 @@ const DGRAD_CASES: &[(&str, &str, &str)] = &[
         "dgrad_bf16_n2_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
     ),
     (
+        // auto's pick on the 112² target layer (16x16 cells, 4 cell rows per thread).
+        "dgrad_s2_dw3x3_py4_c96",
+        "direct_dgrad_bf16_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g96_c96_k96_i40x38_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        // auto's pick on the 14² target layer (8 channels per thread, 16-byte reads).
+        "dgrad_s2_dw3x3_vec8_c576",
+        "direct_dgrad_bf16_t128x32x16_w8x1_s1_v8x2_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
         "dgrad_s2_dw5x5_f16",
         "direct_dgrad_f16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
         "dgrad_f16_n1_g24_c24_k24_i19x21_f5x5_s2x2_p2x2_d1x1",

@@ -476,6 +476,7 @@ mod tests {
         for key in [
             "dgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
             "dgrad_bf16_n32_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
+            "dgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s1x1_p1x1_d1x1",
         ] {
             let p = prob(key);
             let n = pool::pool(Direction::Dgrad, DType::Bf16)
@@ -483,6 +484,18 @@ mod tests {
                 .filter(|c| can_implement(c, &p).is_ok())
                 .count();
             assert!(n >= 4, "{key}: {n} members");
+            // `auto` picks a direct dgrad member (the igemm family has no dgrad pool yet).
+            let a = crate::select::auto_select(&p, &Target::H200).expect("auto picks");
+            assert_eq!(
+                (a.config().family, a.config().direction),
+                (Family::Direct, Direction::Dgrad),
+                "{key}"
+            );
+            println!(
+                "auto on {key}: {} ({:.1} us)",
+                a.config(),
+                a.cost_estimate() * 1e6
+            );
         }
         // The phase geometry: 112² dX with s2, pad 1, 3x3 is 56² cells reading dY rows q and
         // q + 1 (e 0..1); a 14x14-cell tile stages 15x15 dY pixels.
