@@ -1497,11 +1497,29 @@ const SELFTEST_CASES: &[SelftestCase] = &[
 #[test]
 #[ignore]
 fn direct_pool_on_the_selftest_matrix() {
-    use gconv_problem::{DType, Direction};
-    if skip_without_cxx("direct_pool_on_the_selftest_matrix") {
+    direct_pool_on_selftest_cases(Direction::Fwd, "direct_pool_on_the_selftest_matrix", 100);
+}
+
+/// The same matrix as backward data: every config of the direct dgrad pool (all dtypes) on
+/// every selftest case, as a dgrad problem, that it can implement (stride-1 cases through the
+/// dual, strided ones on the stride-phase kernel). Slow, `--ignored`.
+#[test]
+#[ignore]
+fn direct_dgrad_pool_on_the_selftest_matrix() {
+    direct_pool_on_selftest_cases(
+        Direction::Dgrad,
+        "direct_dgrad_pool_on_the_selftest_matrix",
+        100,
+    );
+}
+
+/// Every direct pool config of `direction` (all dtypes) on every [`SELFTEST_CASES`] case, in
+/// that direction, that it can implement; at least `min_jobs` pairs.
+fn direct_pool_on_selftest_cases(direction: Direction, test: &str, min_jobs: usize) {
+    if skip_without_cxx(test) {
         return;
     }
-    let dir = work_dir("direct_pool_on_the_selftest_matrix");
+    let dir = work_dir(test);
     std::fs::create_dir_all(&dir).expect("create the emulation work directory");
     let asan = asan_available(&dir);
     let col = |rows: &[[i64; 5]], i: usize| rows.iter().map(|r| r[i]).collect::<Vec<i64>>();
@@ -1509,7 +1527,7 @@ fn direct_pool_on_the_selftest_matrix() {
     for dt in DType::ALL {
         for (label, [n, g, c, k], rows) in SELFTEST_CASES {
             let p = Problem::new(
-                Direction::Fwd,
+                direction,
                 dt,
                 *n,
                 *g,
@@ -1522,7 +1540,7 @@ fn direct_pool_on_the_selftest_matrix() {
                 &col(rows, 4),
             )
             .unwrap_or_else(|e| panic!("{label}: {e}"));
-            for cfg in direct_forward_pool(dt) {
+            for cfg in pool(direction, dt, Families::Only(Family::Direct)) {
                 if can_implement(&cfg, &p).is_ok() {
                     jobs.push(Job {
                         label: label.to_string(),
@@ -1536,7 +1554,7 @@ fn direct_pool_on_the_selftest_matrix() {
         }
     }
     assert!(
-        jobs.len() >= 100,
+        jobs.len() >= min_jobs,
         "only {} jobs: the direct pool no longer covers the matrix",
         jobs.len()
     );
@@ -1557,7 +1575,7 @@ fn direct_pool_on_the_selftest_matrix() {
         .filter_map(|(_, o)| o.result.as_ref().ok().map(|r| r.2))
         .fold(0.0f64, f64::max);
     println!(
-        "direct pool on the selftest matrix: {} of {} passed (worst max_rel {worst:.2e}); AddressSanitizer {}; {secs:.1} s on {threads} thread(s)",
+        "{test}: {} of {} passed (worst max_rel {worst:.2e}); AddressSanitizer {}; {secs:.1} s on {threads} thread(s)",
         outcomes.len() - errors.len(),
         outcomes.len(),
         if asan { "on" } else { "unavailable" },
