@@ -1,10 +1,13 @@
 //! Compiles every config of the default igemm pools (every direction with a pool, all dtypes)
 //! with NVRTC to an sm_90 CUBIN, each on a representative problem it can implement (the forward
-//! keys below in the config's direction, plus a strided one for backward-data), and every
-//! config of the direct pools on each of the direct problems (depthwise 3×3 and 7×7, a channel
-//! multiplier, C/G = 4, a 3D depthwise layer) that it can implement, printing registers, spills
-//! and compile time per kernel and a count line. Fails on any compile error, when an igemm config runs none of its
-//! representative problems, or when a direct config runs fewer than 2 of the direct problems.
+//! keys below in the config's direction, plus a strided one), and every config of the direct
+//! forward pool on each of the direct problems (depthwise 3×3 and 7×7, a channel multiplier,
+//! C/G = 4, a 3D depthwise layer) that it can implement, printing registers, spills and compile
+//! time per kernel and a count line; and every config of the direct backward-data pool on the
+//! first two of the direct problems, as dgrad problems, that it can run, and every CUDA-core one
+//! also on the first strided dgrad problem it can run (the stride-phase kernel). Fails on any
+//! compile error, when an igemm config runs none of its representative problems, or when a
+//! direct config runs fewer than 2 of the direct problems (forward or dgrad).
 //! Needs only NVRTC, no GPU.
 //!
 //! When libnvrtc cannot be loaded it prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_NVRTC=1`
@@ -67,6 +70,20 @@ const DIRECT_PROBLEMS: &[&str] = &[
     "fwd_{dt}_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
 ];
 
+/// Direct problems (as dgrad) each direct dgrad pool member is compiled on, and must run.
+const DGRAD_PER_CONFIG: usize = 2;
+
+/// Backward-data problems without a forward dual (the stride-phase kernel, CUDA cores): every
+/// simt dgrad member is compiled on the first of them it can run, and must run one. The
+/// depthwise s2 target layers, a strided channel multiplier, 1D and 3D.
+const DGRAD_PHASE_PROBLEMS: &[&str] = &[
+    "dgrad_{dt}_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
+    "dgrad_{dt}_n32_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
+    "dgrad_{dt}_n8_g32_c32_k64_i56x56_f3x3_s2x2_p1x1_d1x1",
+    "dgrad_{dt}_n8_g32_c32_k32_i99_f5_s2_p2_d1",
+    "dgrad_{dt}_n4_g32_c32_k32_i8x16x16_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+];
+
 fn representative(cfg: &KernelConfig) -> Option<Problem> {
     CANDIDATES.iter().find_map(|k| {
         let p: Problem = in_direction(k, cfg.dtype, cfg.direction).parse().ok()?;
@@ -98,11 +115,11 @@ fn default_pools_compile() {
         }
     }
     let mut skipped = 0usize;
-    for (direction, dt) in directions.iter().flat_map(|&d| DType::ALL.map(|t| (d, t))) {
-        for cfg in pool(direction, dt, Families::Only(Family::Direct)) {
+    for dt in DType::ALL {
+        for cfg in pool(Direction::Fwd, dt, Families::Only(Family::Direct)) {
             let mut implemented = 0usize;
             for key in DIRECT_PROBLEMS {
-                let p: Problem = match in_direction(key, dt, direction).parse() {
+                let p: Problem = match key.replace("{dt}", dt.token()).parse() {
                     Ok(p) => p,
                     Err(e) => {
                         errors.push(format!("{key}: {e}"));
@@ -125,6 +142,53 @@ fn default_pools_compile() {
                 errors.push(format!(
                     "{cfg}: runs only {implemented} of the direct problems"
                 ));
+            }
+        }
+    }
+    // Backward data: every direct dgrad member (the forward members relabelled, run on the
+    // stride-1 dual) on the first DGRAD_PER_CONFIG of the direct problems, as dgrad problems,
+    // that it can run (the dgrad modules differ from the forward ones in the weight staging).
+    for dt in DType::ALL {
+        for cfg in pool(Direction::Dgrad, dt, Families::Only(Family::Direct)) {
+            let mut implemented = 0usize;
+            for key in DIRECT_PROBLEMS {
+                let p: Problem = match key.replace("{dt}", dt.token()).parse::<Problem>() {
+                    Ok(p) => p.with_direction(Direction::Dgrad),
+                    Err(e) => {
+                        errors.push(format!("{key}: {e}"));
+                        continue;
+                    }
+                };
+                if implemented == DGRAD_PER_CONFIG || can_implement(&cfg, &p).is_err() {
+                    skipped += 1;
+                    continue;
+                }
+                implemented += 1;
+                match emit(&cfg, &p) {
+                    Ok(src) => jobs.push((p, src)),
+                    Err(e) => errors.push(format!("{cfg} on {p}: emit rejected: {e}")),
+                }
+            }
+            if implemented < DGRAD_PER_CONFIG {
+                errors.push(format!(
+                    "{cfg}: runs only {implemented} of the direct problems as dgrad"
+                ));
+            }
+            if cfg.math == gconv_kernels::Math::Mma {
+                continue;
+            }
+            let phase = DGRAD_PHASE_PROBLEMS.iter().find_map(|key| {
+                let p: Problem = key.replace("{dt}", dt.token()).parse().ok()?;
+                can_implement(&cfg, &p).ok().map(|_| p)
+            });
+            match phase {
+                Some(p) => match emit(&cfg, &p) {
+                    Ok(src) => jobs.push((p, src)),
+                    Err(e) => errors.push(format!("{cfg} on {p}: emit rejected: {e}")),
+                },
+                None => errors.push(format!(
+                    "{cfg}: runs none of the stride-phase dgrad problems"
+                )),
             }
         }
     }

@@ -3,7 +3,7 @@
 //! `tests/golden/<kernel_name>__<problem_key>.cu`. The set covers both families (igemm,
 //! direct), every math path and dtype, ranks 1–3, stride/padding/dilation, group merge
 //! (including depthwise), the pointwise path, odd channels (2-byte loads), split-K, each stage
-//! count, and for direct: depthwise, channel multiplier, 1D and 3D.
+//! count, and for direct: depthwise, channel multiplier, 1D and 3D, forward and backward data.
 //!
 //! `GCONV_BLESS=1 cargo test -p gconv-kernels --test golden` rewrites the files (and removes
 //! golden files no longer in the set); review the diff before committing.
@@ -168,6 +168,55 @@ const CASES: &[(&str, &str)] = &[
         "direct_fwd_bf16_t224x64x28_w8x1_s1_v8x2_gm8_sk1d_mma_gen",
         "fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",
     ),
+    // direct backward data (the forward kernel on the stride-1 dual, weights gathered through
+    // the flip and channel transpose): simt depthwise 2D, a channel multiplier (the dual's
+    // scalar path), 3D, 1D with dilation; mma grouped and group-merged depthwise.
+    (
+        "direct_dgrad_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_dgrad_f16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_f16_n2_g6_c6_k24_i7x8_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_dgrad_f32_t128x32x16_w4x1_s1_v4x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n4_g128_c128_k128_i16x32x32_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "direct_dgrad_bf16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n2_g32_c32_k32_i100_f5_s1_p2_d2",
+    ),
+    (
+        "direct_dgrad_bf16_t224x64x28_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_dgrad_bf16_t224x64x28_w8x1_s1_v8x2_gm8_sk1d_mma_gen",
+        "dgrad_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",
+    ),
+    // ... and the stride-phase kernel (no dual): the depthwise s2 target layers (112², 14²), a
+    // strided channel multiplier, 3D and 1D.
+    (
+        "direct_dgrad_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "direct_dgrad_bf16_t49x64x7_w7x1_s1_v2x7_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n32_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "direct_dgrad_f16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_f16_n2_g16_c16_k32_i11x11_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "direct_dgrad_f32_t128x32x16_w4x1_s1_v4x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n2_g32_c32_k32_i8x16x16_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+    ),
+    (
+        "direct_dgrad_bf16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n2_g32_c32_k32_i99_f5_s2_p2_d1",
+    ),
 ];
 
 fn golden_dir() -> PathBuf {
@@ -248,4 +297,16 @@ fn golden_set_covers_every_path() {
         .iter()
         .any(|c| c.family == gconv_kernels::Family::Direct && c.math == gconv_kernels::Math::Mma));
     assert!(cfgs.iter().any(|c| c.math == gconv_kernels::Math::Wgmma));
+    // Backward data on both direct math paths.
+    for math in [gconv_kernels::Math::Simt, gconv_kernels::Math::Mma] {
+        assert!(
+            cfgs.iter()
+                .any(|c| c.family == gconv_kernels::Family::Direct
+                    && c.direction == gconv_problem::Direction::Dgrad
+                    && c.math == math),
+            "direct dgrad {math:?}"
+        );
+    }
+    assert!(CASES.iter().any(|(n, k)| n.starts_with("direct_dgrad")
+        && k.parse::<Problem>().is_ok_and(|p| p.stride != [1, 1, 1])));
 }

@@ -42,6 +42,13 @@
 //! mutation `WgmmaEarlyRefill`). Missing proxy fences are only caught on the GPU
 //! (`gconv selftest --gpu`).
 //!
+//! `direct_dgrad_kernels_match_the_reference_under_host_emulation` runs the direct family's
+//! backward data against the f64 dgrad reference: the stride-1 dual path (the forward kernels
+//! with the flipped, channel-transposed weight staging) on both math paths, and the
+//! stride-phase kernel (strided, or padding above dil·(F−1)); planted faults: the flip dropped,
+//! the channel transposition dropped, the phase rule shifted by one, the phase kernel's weight
+//! transposition dropped, corrupted weights.
+//!
 //! `host_conversions_are_bit_exact` checks the portable f32↔bf16/f16 conversions that stand in
 //! for inline PTX under `GCONV_HOST_EMULATION` against the `half` crate, bit for bit. Two slow
 //! `#[ignore]` tests widen the matrix (`-- --ignored`): every direct pool config on the forward
@@ -323,13 +330,26 @@ enum Mutation {
     MergeFullRows,
     /// igemm backward-data: every stride phase starts one dX position later (a phase offset
     /// off by one): the comparison must fail.
-    DgradPhaseOffset,
+    IgemmDgradPhaseOffset,
     /// igemm backward-data: the filter is read unflipped against the dY walk (the flip of the
     /// transposed convolution dropped): the comparison must fail.
-    DgradFlipDropped,
+    IgemmDgradFlipDropped,
     /// igemm backward-data: a merged row's weights come from the next group's block (a merged
     /// block off the diagonal): the comparison must fail.
-    DgradOffDiagonal,
+    IgemmDgradOffDiagonal,
+    /// Backward data: the spatial flip of the dual filter dropped (`dgrad_w_index` reads tap
+    /// `tap` instead of `TAPS − 1 − tap`): the comparison must fail.
+    DgradFlipDropped,
+    /// Backward data: the channel transposition dropped (`dgrad_w_index` reads W as if it were
+    /// laid out in the dual's own [G][K'/G][taps][C'/G] order): must fail wherever C/G or K/G
+    /// exceeds 1.
+    DgradTransposeDropped,
+    /// Stride-phase dgrad: the tap-to-phase rule shifted by one (`p + P − y·D` read as
+    /// `p + P + 1 − y·D`), so taps land on the neighbouring phase: the comparison must fail.
+    DgradPhaseShifted,
+    /// Stride-phase dgrad: the weight staging reads W as if its channels were the dX
+    /// channel's outer index ([G][C/G][taps][K/G]): must fail wherever C/G ≠ K/G.
+    DgradPhaseTransposeDropped,
 }
 
 struct Job {
@@ -474,17 +494,33 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
             "const int c = e - tap * CG - ((k0 + kl) % KG) / KG0 * CG0;",
             "const int c = e - tap * CG;",
         )),
-        Mutation::DgradPhaseOffset => Some((
+        Mutation::IgemmDgradPhaseOffset => Some((
             "d.hi0 = ((rho - P) % S + S) % S;",
             "d.hi0 = ((rho - P + 1) % S + S) % S;",
         )),
-        Mutation::DgradFlipDropped => Some((
+        Mutation::IgemmDgradFlipDropped => Some((
             "wtap = ((pd.y0 + jz * YSTEP_D) * FY + ph.y0 + jy * YSTEP_H) * FX + pw.y0 + jx * YSTEP_W;",
             "wtap = ((FZ - 1 - pd.y0 - jz * YSTEP_D) * FY + FY - 1 - ph.y0 - jy * YSTEP_H) * FX + FX - 1 - pw.y0 - jx * YSTEP_W;",
         )),
-        Mutation::DgradOffDiagonal => Some((
+        Mutation::IgemmDgradOffDiagonal => Some((
             "b_lo[u] = ok ? gsub * CG : OFF_INVALID;",
             "b_lo[u] = ok ? ((gsub + 1) % GM) * CG : OFF_INVALID;",
+        )),
+        Mutation::DgradFlipDropped => Some((
+            "return ((g * CGW + kk) * TAPS + (TAPS - 1 - tap)) * KGW + c;",
+            "return ((g * CGW + kk) * TAPS + tap) * KGW + c;",
+        )),
+        Mutation::DgradPhaseShifted => Some((
+            "constexpr bool reaches(int p, int y, int S, int P, int D) { return (p + P - y * D) % S == 0; }",
+            "constexpr bool reaches(int p, int y, int S, int P, int D) { return (p + P + 1 - y * D) % S == 0; }",
+        )),
+        Mutation::DgradPhaseTransposeDropped => Some((
+            "Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)]",
+            "Wt[((g * KG + (k - g * KG)) * RTAPS + tap) * CG + kk]",
+        )),
+        Mutation::DgradTransposeDropped => Some((
+            "return ((g * CGW + kk) * TAPS + (TAPS - 1 - tap)) * KGW + c;",
+            "return ((g * KGW + c) * TAPS + (TAPS - 1 - tap)) * CGW + kk;",
         )),
         _ => None,
     };
@@ -1058,10 +1094,10 @@ fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
         (j.cfg, j.problem)
     };
     let mutations = [
-        ("dgrad_s2_tails", Mutation::DgradPhaseOffset),
-        ("dgrad_dense_s1", Mutation::DgradFlipDropped),
-        ("dgrad_rank1_s3_d2_f5", Mutation::DgradFlipDropped),
-        ("dgrad_gm4_cpg8", Mutation::DgradOffDiagonal),
+        ("dgrad_s2_tails", Mutation::IgemmDgradPhaseOffset),
+        ("dgrad_dense_s1", Mutation::IgemmDgradFlipDropped),
+        ("dgrad_rank1_s3_d2_f5", Mutation::IgemmDgradFlipDropped),
+        ("dgrad_gm4_cpg8", Mutation::IgemmDgradOffDiagonal),
         ("dgrad_s2_tails", Mutation::CorruptWeight),
     ];
     let planted: Vec<Job> = mutations
@@ -1251,6 +1287,330 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
     );
 }
 
+/// Backward-data cases (label, kernel, problem): the forward kernel on the stride-1 dual
+/// (`Problem::dgrad_dual`) with the flip and channel transpose in the weight staging. CUDA
+/// cores: depthwise 3×3/5×5/7×7 with odd sizes and partial tiles, the filter in registers and
+/// fy-outer, an asymmetric 7×1 filter, channel multipliers (a dual with C/G 2 or 4, K/G 1),
+/// C/G 2/3/4 with G = 3/5/6, C/G ≠ K/G both ways (the grouped vector path), dilation 2/3,
+/// padding from 0 (the dual pads by dil·(F−1)) to dil·(F−1) (the dual pads by 0), 1D, 3D,
+/// N = 1, a persistent CTA walking several tiles, f32/f16/bf16; tensor cores: C/G 8/16 with
+/// C/G ≠ K/G, group merge on depthwise and C/G 2/4 layers, 3D f16.
+const DGRAD_CASES: &[(&str, &str, &str)] = &[
+    (
+        "dgrad_dw3x3_odd_tails",
+        "direct_dgrad_bf16_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n2_g40_c40_k40_i13x19_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_dw7x7_fy_outer",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v4x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g64_c64_k64_i13x21_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dgrad_dw7x7_tile7x7_regs",
+        "direct_dgrad_bf16_t49x64x7_w7x1_s1_v2x7_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n2_g64_c64_k64_i9x11_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dgrad_dw5x5_f16_n1",
+        "direct_dgrad_f16_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_f16_n1_g24_c24_k24_i11x15_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "dgrad_dw7x1_asym",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g16_c16_k16_i9x8_f7x1_s1x1_p3x0_d1x1",
+    ),
+    (
+        "dgrad_chan_mult2",
+        "direct_dgrad_bf16_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g16_c16_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_chan_mult4_odd_f16",
+        "direct_dgrad_f16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_f16_n2_g6_c6_k24_i7x8_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_cpg2_g6",
+        "direct_dgrad_bf16_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g6_c12_k12_i8x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_cpg3_g5_f32",
+        // C/G 3 is the dual's K/G: a 48-channel tile (16 whole groups), off the pool.
+        "direct_dgrad_f32_t128x48x16_w6x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n1_g5_c15_k15_i7x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_cpg4_g3_group_vector",
+        "direct_dgrad_bf16_t196x32x14_w7x1_s1_v4x7_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n2_g3_c12_k12_i9x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_cpg2_kpg4_scalar",
+        "direct_dgrad_bf16_t196x32x14_w7x1_s1_v4x7_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g6_c12_k24_i10x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_cpg4_kpg2_group_vector_f32",
+        "direct_dgrad_f32_t128x32x16_w4x1_s1_v4x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n1_g3_c12_k6_i9x7_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "dgrad_dw3x3_dil2",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g16_c16_k16_i12x12_f3x3_s1x1_p2x2_d2x2",
+    ),
+    (
+        "dgrad_dw3x3_dil3_f32",
+        "direct_dgrad_f32_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen",
+        "dgrad_f32_n1_g36_c36_k36_i13x15_f3x3_s1x1_p3x3_d3x3",
+    ),
+    (
+        "dgrad_pad0_dual_pads_2",
+        "direct_dgrad_bf16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g8_c8_k8_i7x9_f3x3_s1x1_p0x0_d1x1",
+    ),
+    (
+        "dgrad_pad_max_dual_pads_0",
+        "direct_dgrad_bf16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g8_c8_k8_i5x5_f3x3_s1x1_p2x2_d1x1",
+    ),
+    (
+        "dgrad_dw_1d",
+        "direct_dgrad_bf16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n2_g32_c32_k32_i100_f5_s1_p2_d1",
+    ),
+    (
+        "dgrad_dw_1d_dil2_f16",
+        "direct_dgrad_f16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen",
+        "dgrad_f16_n1_g16_c16_k16_i70_f3_s1_p1_d2",
+    ),
+    (
+        "dgrad_dw_3d",
+        "direct_dgrad_bf16_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g16_c16_k16_i5x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "dgrad_3d_cpg4_kpg3_f32",
+        "direct_dgrad_f32_t128x32x16_w4x1_s1_v4x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n1_g4_c16_k12_i4x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "dgrad_3d_asym_f32",
+        "direct_dgrad_f32_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n1_g8_c8_k8_i4x5x6_f3x1x3_s1x1x1_p1x0x1_d1x1x1",
+    ),
+    (
+        "dgrad_persistent_tiles",
+        "direct_dgrad_bf16_t2x64x2_w1x1_s2_v2x2_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g160_c160_k160_i47x49_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_mma_cg8",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_mma_cpg16_kpg8",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g4_c64_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_mma_rank3_f16",
+        "direct_dgrad_f16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "dgrad_f16_n1_g8_c64_k64_i4x6x6_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "dgrad_mma_gm8_depthwise",
+        "direct_dgrad_bf16_t224x64x28_w8x1_s1_v8x2_gm8_sk1d_mma_gen",
+        "dgrad_bf16_n2_g96_c96_k96_i9x30_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_mma_gm2_cpg4",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v8x2_gm2_sk1d_mma_gen",
+        "dgrad_bf16_n2_g16_c64_k64_i10x18_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_mma_gm4_cpg2_kpg4",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v8x2_gm4_sk1d_mma_gen",
+        "dgrad_bf16_n1_g16_c32_k64_i12x12_f3x3_s1x1_p2x2_d2x2",
+    ),
+    // Stride phases (no dual; direct/strided.rs): depthwise s2 3x3 with odd sizes and partial
+    // cell tiles, the target shapes (scaled: 28² C 96, 14² C 576), 5x5 f16, stride 3 > filter
+    // (phases no tap reaches write zeros), dilation 2, mixed strides, stride 1 with a padding
+    // above dil·(F−1), channel multiplier, C/G 2/3 with K/G 4/2 (G 3, 5), 1D, 3D (all depth
+    // phases of a cell in one CTA), persistent CTAs, f32/f16/bf16.
+    (
+        "dgrad_s2_dw3x3_odd",
+        "direct_dgrad_bf16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n2_g40_c40_k40_i15x17_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_dw3x3_28x28_c96",
+        "direct_dgrad_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g96_c96_k96_i28x28_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_dw3x3_14x14_c576",
+        "direct_dgrad_bf16_t49x64x7_w7x1_s1_v2x7_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n2_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        // auto's pick on the 112² target layer (16x16 cells, 4 cell rows per thread).
+        "dgrad_s2_dw3x3_py4_c96",
+        "direct_dgrad_bf16_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g96_c96_k96_i40x38_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        // auto's pick on the 14² target layer (8 channels per thread, 16-byte reads).
+        "dgrad_s2_dw3x3_vec8_c576",
+        "direct_dgrad_bf16_t128x32x16_w8x1_s1_v8x2_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_dw5x5_f16",
+        "direct_dgrad_f16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_f16_n1_g24_c24_k24_i19x21_f5x5_s2x2_p2x2_d1x1",
+    ),
+    (
+        "dgrad_s3_gt_filter",
+        "direct_dgrad_bf16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g16_c16_k16_i12x11_f2x2_s3x3_p0x0_d1x1",
+    ),
+    (
+        "dgrad_s2_dil2",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g16_c16_k16_i13x13_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "dgrad_s1x2_mixed",
+        "direct_dgrad_bf16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g16_c16_k16_i9x14_f3x3_s1x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s1_pad_above_reach",
+        "direct_dgrad_bf16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g8_c8_k8_i5x5_f3x3_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dgrad_s2_chan_mult2",
+        "direct_dgrad_bf16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g16_c16_k32_i11x11_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_cpg2_kpg4_g3_f32",
+        "direct_dgrad_f32_t128x32x16_w4x1_s1_v4x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n1_g3_c6_k12_i9x10_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_cpg3_kpg2_g5_f32",
+        "direct_dgrad_f32_t128x48x16_w6x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n1_g5_c15_k10_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_1d",
+        "direct_dgrad_bf16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n2_g32_c32_k32_i99_f5_s2_p2_d1",
+    ),
+    (
+        "dgrad_s2_1d_dil2_f16",
+        "direct_dgrad_f16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen",
+        "dgrad_f16_n1_g16_c16_k16_i70_f3_s2_p2_d2",
+    ),
+    (
+        "dgrad_s2_3d",
+        "direct_dgrad_bf16_t128x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g16_c16_k16_i7x8x9_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+    ),
+    (
+        "dgrad_s122_3d_f32",
+        "direct_dgrad_f32_t128x32x16_w4x1_s1_v4x4_gm1_sk1d_simt_gen",
+        "dgrad_f32_n1_g8_c8_k8_i4x7x7_f3x3x3_s1x2x2_p1x1x1_d1x1x1",
+    ),
+    (
+        "dgrad_s2_persistent_tiles",
+        "direct_dgrad_bf16_t2x64x2_w1x1_s2_v2x2_gm1_sk1d_simt_gen",
+        "dgrad_bf16_n1_g160_c160_k160_i95x97_f3x3_s2x2_p1x1_d1x1",
+    ),
+];
+
+/// Backward data under host emulation (both math paths, and the stride-phase kernel), against
+/// the f64 dgrad reference; plus planted faults that must be caught: the spatial flip dropped
+/// (simt depthwise, simt 7×1, mma, mma group merge), the channel transposition dropped (simt
+/// C/G ≠ K/G, mma, mma group merge), the stride-phase tap rule shifted by one phase (2D, 1D),
+/// the stride-phase weight transposition dropped (C/G 2 K/G 4, channel multiplier) and
+/// corrupted weights (dual and stride-phase kernels).
+#[test]
+fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
+    if skip_without_cxx("direct_dgrad_kernels_match_the_reference_under_host_emulation") {
+        return;
+    }
+    let dir = work_dir("direct_dgrad_kernels_match_the_reference_under_host_emulation");
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(DGRAD_CASES);
+    for job in &jobs {
+        assert_eq!(job.problem.direction, Direction::Dgrad, "{}", job.label);
+        if job.label.ends_with("persistent_tiles") {
+            // The dual's tiles (or the stride-phase cells' tiles): several per CTA, both buffers
+            // in turn.
+            let g = gconv_kernels::direct::geometry(&job.cfg, &job.problem, &DeviceLimits::H200);
+            let out = gconv_kernels::direct::strided::Phases::of(&job.problem).cells;
+            let tiles = out[2].div_ceil(g.tw) * out[1].div_ceil(g.th) * out[0] * job.problem.n;
+            assert!(
+                tiles >= 3 * g.grid[0],
+                "{tiles} tiles on {} CTAs",
+                g.grid[0]
+            );
+        }
+    }
+    let mutations = [
+        ("dgrad_dw3x3_odd_tails", Mutation::DgradFlipDropped),
+        ("dgrad_dw7x1_asym", Mutation::DgradFlipDropped),
+        ("dgrad_mma_cg8", Mutation::DgradFlipDropped),
+        ("dgrad_cpg2_kpg4_scalar", Mutation::DgradTransposeDropped),
+        (
+            "dgrad_cpg4_kpg2_group_vector_f32",
+            Mutation::DgradTransposeDropped,
+        ),
+        ("dgrad_mma_cpg16_kpg8", Mutation::DgradTransposeDropped),
+        ("dgrad_mma_gm4_cpg2_kpg4", Mutation::DgradTransposeDropped),
+        ("dgrad_mma_gm8_depthwise", Mutation::DgradFlipDropped),
+        ("dgrad_chan_mult2", Mutation::CorruptWeight),
+        ("dgrad_s2_dw3x3_odd", Mutation::DgradPhaseShifted),
+        ("dgrad_s2_1d", Mutation::DgradPhaseShifted),
+        (
+            "dgrad_s2_cpg2_kpg4_g3_f32",
+            Mutation::DgradPhaseTransposeDropped,
+        ),
+        ("dgrad_s2_chan_mult2", Mutation::DgradPhaseTransposeDropped),
+        ("dgrad_s2_3d", Mutation::CorruptWeight),
+    ];
+    for (label, mutation) in mutations {
+        let base = jobs
+            .iter()
+            .find(|j| j.label == label)
+            .map(|j| (j.cfg, j.problem))
+            .expect("mutation base case");
+        jobs.push(Job {
+            label: format!("{label}+{mutation:?}"),
+            cfg: base.0,
+            problem: base.1,
+            mutation,
+            eager_copies: false,
+        });
+    }
+    run_and_assert(
+        "direct dgrad host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (DGRAD_CASES.len(), mutations.len()),
+    );
+}
+
 /// The forward cases of `gconv selftest`'s matrix that a direct kernel can run (C/G <= 4),
 /// as (label, N, G, C, K, spatial rows (input, filter, stride, pad, dilation) in D,H,W order).
 type SelftestCase = (&'static str, [i64; 4], &'static [[i64; 5]]);
@@ -1315,11 +1675,29 @@ const SELFTEST_CASES: &[SelftestCase] = &[
 #[test]
 #[ignore]
 fn direct_pool_on_the_selftest_matrix() {
-    use gconv_problem::{DType, Direction};
-    if skip_without_cxx("direct_pool_on_the_selftest_matrix") {
+    direct_pool_on_selftest_cases(Direction::Fwd, "direct_pool_on_the_selftest_matrix", 100);
+}
+
+/// The same matrix as backward data: every config of the direct dgrad pool (all dtypes) on
+/// every selftest case, as a dgrad problem, that it can implement (stride-1 cases through the
+/// dual, strided ones on the stride-phase kernel). Slow, `--ignored`.
+#[test]
+#[ignore]
+fn direct_dgrad_pool_on_the_selftest_matrix() {
+    direct_pool_on_selftest_cases(
+        Direction::Dgrad,
+        "direct_dgrad_pool_on_the_selftest_matrix",
+        100,
+    );
+}
+
+/// Every direct pool config of `direction` (all dtypes) on every [`SELFTEST_CASES`] case, in
+/// that direction, that it can implement; at least `min_jobs` pairs.
+fn direct_pool_on_selftest_cases(direction: Direction, test: &str, min_jobs: usize) {
+    if skip_without_cxx(test) {
         return;
     }
-    let dir = work_dir("direct_pool_on_the_selftest_matrix");
+    let dir = work_dir(test);
     std::fs::create_dir_all(&dir).expect("create the emulation work directory");
     let asan = asan_available(&dir);
     let col = |rows: &[[i64; 5]], i: usize| rows.iter().map(|r| r[i]).collect::<Vec<i64>>();
@@ -1327,7 +1705,7 @@ fn direct_pool_on_the_selftest_matrix() {
     for dt in DType::ALL {
         for (label, [n, g, c, k], rows) in SELFTEST_CASES {
             let p = Problem::new(
-                Direction::Fwd,
+                direction,
                 dt,
                 *n,
                 *g,
@@ -1340,7 +1718,7 @@ fn direct_pool_on_the_selftest_matrix() {
                 &col(rows, 4),
             )
             .unwrap_or_else(|e| panic!("{label}: {e}"));
-            for cfg in direct_forward_pool(dt) {
+            for cfg in pool(direction, dt, Families::Only(Family::Direct)) {
                 if can_implement(&cfg, &p).is_ok() {
                     jobs.push(Job {
                         label: label.to_string(),
@@ -1354,7 +1732,7 @@ fn direct_pool_on_the_selftest_matrix() {
         }
     }
     assert!(
-        jobs.len() >= 100,
+        jobs.len() >= min_jobs,
         "only {} jobs: the direct pool no longer covers the matrix",
         jobs.len()
     );
@@ -1375,7 +1753,7 @@ fn direct_pool_on_the_selftest_matrix() {
         .filter_map(|(_, o)| o.result.as_ref().ok().map(|r| r.2))
         .fold(0.0f64, f64::max);
     println!(
-        "direct pool on the selftest matrix: {} of {} passed (worst max_rel {worst:.2e}); AddressSanitizer {}; {secs:.1} s on {threads} thread(s)",
+        "{test}: {} of {} passed (worst max_rel {worst:.2e}); AddressSanitizer {}; {secs:.1} s on {threads} thread(s)",
         outcomes.len() - errors.len(),
         outcomes.len(),
         if asan { "on" } else { "unavailable" },

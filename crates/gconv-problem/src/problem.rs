@@ -581,6 +581,37 @@ impl Problem {
     pub fn roles(&self) -> ([TensorRole; 2], TensorRole) {
         self.direction.roles()
     }
+
+    /// The forward convolution that computes this backward-data problem, where one exists: at
+    /// stride 1, dX = fwd(dY, W') with W' the filter flipped in space and transposed in
+    /// channels, `W'[g][c][z'][y'][x'][kk] = W[g][kk][FZ−1−z'][FY−1−y'][FX−1−x'][c]`. The dual
+    /// has input = dY's spatial size (this problem's output), padding `dil·(F−1) − pad`, C and
+    /// K swapped (C' = K, K' = C), the same groups, filter, dilation, batch and dtype; its
+    /// output is this problem's input. None for other directions, when a stride is not 1 or a
+    /// padding exceeds `dil·(F−1)` (the dual would need negative padding).
+    pub fn dgrad_dual(&self) -> Option<Problem> {
+        if self.direction != Direction::Dgrad {
+            return None;
+        }
+        let mut pad = [0u64; 3];
+        for (i, p) in pad.iter_mut().enumerate() {
+            let reach = (self.filter[i] - 1) * self.dilation[i];
+            if self.stride[i] != 1 || self.pad[i] > reach {
+                return None;
+            }
+            *p = reach - self.pad[i];
+        }
+        let dual = Problem {
+            direction: Direction::Fwd,
+            c: self.k,
+            k: self.c,
+            input: self.output(),
+            pad,
+            ..*self
+        };
+        dual.check_geometry().ok()?;
+        Some(dual)
+    }
 }
 
 fn checked(v: Option<u64>, tensor: &'static str, what: &'static str) -> Result<u64, ProblemError> {
@@ -874,6 +905,55 @@ mod tests {
         assert_eq!(q.output(), [1, 1, 15]);
         assert_eq!(q.gemm_mnk(), (1, 5, 30));
         assert!(q.is_depthwise());
+    }
+
+    #[test]
+    fn the_dgrad_dual_is_a_forward_problem_onto_the_input() {
+        for key in [
+            "dgrad_bf16_n2_g32_c32_k32_i13x17_f3x3_s1x1_p1x1_d1x1",
+            "dgrad_f16_n1_g4_c8_k12_i9x10_f7x5_s1x1_p3x0_d1x1",
+            "dgrad_f32_n1_g6_c12_k18_i12x12_f3x3_s1x1_p2x2_d2x2",
+            "dgrad_bf16_n2_g8_c8_k16_i40_f5_s1_p0_d1",
+            "dgrad_bf16_n1_g8_c16_k16_i4x5x6_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        ] {
+            let p: Problem = key.parse().unwrap();
+            let d = p.dgrad_dual().unwrap_or_else(|| panic!("{key}: no dual"));
+            assert_eq!(d.direction, Direction::Fwd, "{key}");
+            // The dual reads dY (this problem's Y) and writes dX (this problem's X).
+            assert_eq!(d.output(), p.input, "{key}");
+            assert_eq!(d.input, p.output(), "{key}");
+            assert_eq!(d.dims(TensorRole::X), p.dims(TensorRole::Y), "{key}");
+            assert_eq!(d.dims(TensorRole::Y), p.dims(TensorRole::X), "{key}");
+            assert_eq!((d.c, d.k, d.g), (p.k, p.c, p.g), "{key}");
+            // Keys round-trip, and the dual of the dual's dgrad is the problem again.
+            assert_eq!(d.to_string().parse::<Problem>().unwrap(), d, "{key}");
+            let back = d.with_direction(Direction::Dgrad).dgrad_dual().unwrap();
+            assert_eq!(back.with_direction(Direction::Dgrad), p, "{key}");
+        }
+        let d: Problem = "dgrad_bf16_n2_g32_c32_k32_i13x17_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            d.dgrad_dual().unwrap().to_string(),
+            "fwd_bf16_n2_g32_c32_k32_i13x17_f3x3_s1x1_p1x1_d1x1"
+        );
+        // Large padding: 3x3 with pad 2 gives pad' 0 on a 2 larger input.
+        let l: Problem = "dgrad_bf16_n1_g8_c8_k8_i5x5_f3x3_s1x1_p2x2_d1x1"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            l.dgrad_dual().unwrap().to_string(),
+            "fwd_bf16_n1_g8_c8_k8_i7x7_f3x3_s1x1_p0x0_d1x1"
+        );
+        for key in [
+            "dgrad_bf16_n2_g32_c32_k32_i14x14_f3x3_s2x2_p1x1_d1x1", // strided
+            "dgrad_bf16_n2_g32_c32_k32_i14x14_f3x3_s1x2_p1x1_d1x1", // one axis strided
+            "dgrad_bf16_n1_g8_c8_k8_i5x5_f3x3_s1x1_p3x3_d1x1",      // pad > dil·(F−1)
+            "fwd_bf16_n2_g32_c32_k32_i14x14_f3x3_s1x1_p1x1_d1x1",   // not dgrad
+        ] {
+            let p: Problem = key.parse().unwrap();
+            assert_eq!(p.dgrad_dual(), None, "{key}");
+        }
     }
 
     #[test]

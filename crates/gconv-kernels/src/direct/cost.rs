@@ -6,6 +6,7 @@ use super::geometry::{
     group_vector_path, rows_per_thread, weights_in_registers, DirectGeometry, DirectPlan,
 };
 use super::mma;
+use super::strided;
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
 use gconv_problem::Problem;
@@ -65,10 +66,15 @@ pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem, geo: &DirectGe
 ///   thread.
 ///
 /// The constants were fitted (grid search) on H200 benches of the direct-capable forward zoo
-/// layers (`results/h200/README.md` names the runs). Known limits: the model has no
-/// load/compute-overlap term, so it rarely picks a persistent (2-stage) member.
+/// layers (`results/h200/README.md` names the runs). A backward-data plan is costed as its
+/// forward problem (the dual, `DirectPlan::forward_problem`; its gathered weight staging is not
+/// modelled), a stride-phase one by [`phase_cost_estimate`]. Known limits: the model has no load/compute-overlap term, so it rarely picks a
+/// persistent (2-stage) member.
 pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
-    let (cfg, problem, geo) = (&plan.cfg, &plan.problem, &plan.geometry);
+    let (cfg, problem, geo) = (&plan.cfg, &plan.forward_problem, &plan.geometry);
+    if strided::applies(problem) {
+        return phase_cost_estimate(cfg, problem, geo, plan.registers, device);
+    }
     if cfg.math == Math::Mma {
         return mma_cost_estimate(cfg, &plan.kernel_problem, geo, device);
     }
@@ -133,4 +139,55 @@ pub fn mma_cost_estimate(
     ) as f64;
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     t_smem.max(t_mma).max(t_l2).max(t_dram) * q + 2e-6
+}
+
+/// Estimated time in seconds (the forward simt model's rates, [`cost_estimate`]): thread
+/// instructions of the window reads, FMAs (one per real tap and cell), halo copies, weight
+/// staging and stores at 2.4e13 per second, against DRAM at 3.5 TB/s and the staged halos at
+/// 8 TB/s; the larger, × the wave quantisation, + 2 µs. Not fitted on measurements.
+pub fn phase_cost_estimate(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    device: &DeviceLimits,
+) -> f64 {
+    let es = problem.dtype.size_bytes() as f64;
+    let ph = strided::Phases::of(problem);
+    let (vec, px, py) = (
+        cfg.vec_a as f64,
+        cfg.vec_b as f64,
+        rows_per_thread(cfg) as f64,
+    );
+    let cells = py * px * problem.stride.iter().product::<u64>() as f64;
+    // Each tap reaches one phase per dimension: taps per cell = filter volume / strides (avg).
+    let taps = problem.filter_volume() as f64;
+    let cin = problem.kpg() as f64;
+    let fmas = py * px * taps * vec * cin;
+    let window = geo.halo[0] as f64
+        * (py + ph.reach(1) as f64)
+        * (px + ph.reach(2) as f64)
+        * if problem.cpg() == 1 && problem.kpg() == 1 {
+            1.0 + vec
+        } else {
+            vec * cin * 2.0
+        };
+    let threads = cfg.threads().max(1) as f64;
+    let chunks = (geo.halo[0] * geo.halo[1] * geo.halo[2] * (geo.ct / geo.vl.max(1))) as f64;
+    let halo_ins = (chunks / threads).ceil() * 25.0;
+    let weights = (taps * cin * cfg.tile_n as f64 / threads).ceil() * 12.0;
+    let stores = cells * (vec / geo.sv.max(1) as f64) * 8.0;
+    let per_thread = window + fmas + halo_ins + weights + stores;
+    let tiles =
+        (ph.cells[2].div_ceil(geo.tw) * ph.cells[1].div_ceil(geo.th) * ph.cells[0] * problem.n)
+            as f64
+            * geo.grid[1] as f64;
+    let t_issue = tiles * threads * per_thread / 2.4e13;
+    let t_dram = problem.min_bytes() / 3.5e12;
+    let halo_bytes = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
+    let t_l2 = tiles * (halo_bytes + cells * threads * vec * es) / 8e12;
+    let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
+    let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
+    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
+    t_issue.max(t_dram).max(t_l2) * q + 2e-6
 }

@@ -64,15 +64,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   const int k0 = blockIdx.y * BN;  // first output channel of the CTA
   const int c0 = blockIdx.y * CT;  // first input channel of the CTA
 
-  // 2. Weights of the CTA's output channels, widened to f32 and transposed to [tap·CG][BN]
-  //    (global reads contiguous; zero for channels beyond K); loaded once per CTA.
-  for (int i = tid; i < BN * WPK; i += THREADS) {
-    const int kl = i / WPK;
-    const int r = i % WPK;
-    float v = 0.0f;
-    if (k0 + kl < K_) v = to_f32(Wt[k0 * WPK + i]);
-    ws[r * BN + kl] = v;
-  }
+@WEIGHTS@
   walk_tiles(smem, X, c0, tid,
              [&](const elem_t* xs, TileAt a) { compute_tile(xs, ws, Y, a, k0, tid); });
 }

@@ -1,14 +1,16 @@
 //! The direct family's geometry: the tile, the staged halo, vector widths, shared memory and
 //! the launch grid of a (config, problem) pair ([`DirectGeometry`]), the merged problem of a
-//! group-merged tensor-core config ([`kernel_problem`]), the register estimate, and the
-//! [`DirectPlan`] that holds them for one admitted pair.
+//! group-merged tensor-core config ([`kernel_problem`]), the forward problem of a backward-data
+//! problem ([`forward_problem`]), the register estimate, and the [`DirectPlan`] that holds them
+//! for one admitted pair.
 
 use super::mma;
+use super::strided;
 use super::view::DirectView;
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
 use crate::shared::largest_pow2_dividing;
-use gconv_problem::Problem;
+use gconv_problem::{Direction, Problem};
 
 /// CTAs per SM a persistent (2-stage) simt launch aims for.
 pub const PERSISTENT_CTAS_PER_SM: u64 = 8;
@@ -85,15 +87,36 @@ pub struct DirectGeometry {
     pub grid: [u64; 3],
 }
 
-/// The convolution the kernel computes. For a tensor-core (`mma`) config with `group_merge`
+/// The forward convolution a direct kernel computes for `problem`, before any group merge: the
+/// problem itself for a forward problem; for a backward-data problem its stride-1 dual
+/// ([`Problem::dgrad_dual`]: dX as the forward convolution of dY with the flipped,
+/// channel-transposed filter), or the problem unchanged when it has none (strided, or a padding
+/// above `dil·(F−1)`: the stride-phase kernel of [`super::strided`], CUDA cores only). Every
+/// quantity of a dual kernel (tile walk, halo, channels per group, registers, cost) is that of
+/// this problem; only the weight staging reads the original filter (`super::emit`).
+pub fn forward_problem(problem: &Problem) -> Problem {
+    match problem.direction {
+        Direction::Dgrad => problem.dgrad_dual().unwrap_or(*problem),
+        Direction::Fwd | Direction::Wgrad => *problem,
+    }
+}
+
+/// The convolution the kernel computes: [`forward_problem`], and then, for a tensor-core
+/// (`mma`) config with `group_merge`
 /// gm > 1: the same convolution seen as G/gm merged groups of gm·C/G input and gm·K/G output
 /// channels (adjacent groups are adjacent in the NHWC channel dimension) whose weights are
 /// block-diagonal — output channel k of a merged group reads only the C/G channels of its own
 /// group, the rest of the merged row is zero in shared memory. This is how depthwise and
-/// C/G 1–4 layers reach the tensor cores (gm·C/G a multiple of 8). Otherwise `problem` itself.
-/// The `mma` module's functions take this problem; [`geometry`], [`register_estimate`],
-/// [`super::cost::cost_estimate`], the rules and the emitter take the real one and convert once.
+/// C/G 1–4 layers reach the tensor cores (gm·C/G a multiple of 8). Otherwise the forward
+/// problem itself. The `mma` module's functions take this problem; [`geometry`] and
+/// [`register_estimate`] take the real one and convert once; [`DirectPlan`] holds both
+/// conversions for the rules, the cost model and the emitter.
 pub fn kernel_problem(cfg: &KernelConfig, problem: &Problem) -> Problem {
+    merge_groups(cfg, &forward_problem(problem))
+}
+
+/// The group merge of [`kernel_problem`] on an already forward problem.
+fn merge_groups(cfg: &KernelConfig, problem: &Problem) -> Problem {
     let gm = cfg.group_merge.max(1) as u64;
     if cfg.math == Math::Mma && gm > 1 && problem.g.is_multiple_of(gm) {
         Problem {
@@ -117,6 +140,9 @@ pub(crate) fn geometry_of(
     problem: &Problem,
     device: &DeviceLimits,
 ) -> DirectGeometry {
+    if strided::applies(problem) {
+        return phase_geometry(cfg, problem, device);
+    }
     let es = problem.dtype.size_bytes();
     let view = DirectView::of(cfg);
     let tw = view.tile_width.max(1) as u64;
@@ -204,6 +230,82 @@ pub(crate) fn geometry_of(
     }
 }
 
+/// The geometry of `cfg` on a stride-phase dgrad `problem` ([`super::strided`]): `th × tw` cells, the halo of dY
+/// they read, shared memory (halo stages and the f32 weights of the real taps) and the grid
+/// over cell tiles.
+pub fn phase_geometry(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    device: &DeviceLimits,
+) -> DirectGeometry {
+    let es = problem.dtype.size_bytes();
+    let ph = strided::Phases::of(problem);
+    let view = DirectView::of(cfg);
+    let tw = view.tile_width.max(1) as u64;
+    let th = (view.tile_pixels as u64 / tw).max(1);
+    let bn = view.tile_channels.max(1) as u64;
+    // The kernel's staged "input" channels are dY's (K/G per group), its outputs dX's (C/G).
+    let (cin, cout) = (problem.kpg(), problem.cpg().max(1));
+    let ct = (bn / cout).max(1) * cin;
+    let halo = [1 + ph.reach(0), th + ph.reach(1), tw + ph.reach(2)];
+    let vmax = 16 / es;
+    let vl = largest_pow2_dividing(problem.k, vmax.min(largest_pow2_dividing(ct, vmax)));
+    let sv = largest_pow2_dividing(problem.c, vmax.min(cfg.vec_a.max(1) as u64));
+    // Row padding by the forward path's bank model, on the stride-1 walk over cells.
+    let cells_walk = Problem {
+        stride: [1; 3],
+        ..*problem
+    };
+    let base_row = halo[2] * ct;
+    let xrow = (0..8u64)
+        .map(|pad| base_row + pad * (16 / es))
+        .min_by_key(|&xrow| smem_read_wavefronts(cfg, &cells_walk, th, ct, xrow))
+        .unwrap_or(base_row);
+    let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
+    let taps_c = problem.filter_volume() * cin;
+    let ws_bytes = taps_c * bn * 4;
+    let stages: u64 = if view.persistent { 2 } else { 1 };
+    let spatial = ph.cells[2].div_ceil(tw) * ph.cells[1].div_ceil(th) * ph.cells[0] * problem.n;
+    let channel_blocks = problem.c.div_ceil(bn);
+    let grid_x = if stages == 1 {
+        spatial
+    } else {
+        let target = device.sms as u64 * PERSISTENT_CTAS_PER_SM;
+        let per_cta = (spatial * channel_blocks).div_ceil(target).max(1);
+        spatial.div_ceil(per_cta)
+    };
+    DirectGeometry {
+        th,
+        tw,
+        ct,
+        cts: ct,
+        wrow: taps_c,
+        halo,
+        xrow,
+        vl,
+        sv,
+        xs_bytes,
+        ws_bytes,
+        raw_bytes: 0,
+        smem_bytes: stages * xs_bytes + ws_bytes,
+        grid: [grid_x, channel_blocks, 1],
+    }
+}
+
+/// Estimated registers per thread: the accumulators of one depth phase (`PY × PX × s_h × s_w ×
+/// VEC`), the depthwise path's filter slice (`FY × FX × VEC`) or one dY value per channel, and
+/// a fixed allowance.
+pub fn phase_register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
+    let vec = cfg.vec_a as u64;
+    let acc = rows_per_thread(cfg) * cfg.vec_b as u64 * problem.stride[1] * problem.stride[2] * vec;
+    let other = if problem.cpg() == 1 && problem.kpg() == 1 {
+        problem.filter[1] * problem.filter[2] * vec + vec
+    } else {
+        problem.kpg() * vec + 8
+    };
+    (acc + other + 32).min(u32::MAX as u64) as u32
+}
+
 /// Shared-memory wavefronts of one column read by the first warp of a CTA on the depthwise
 /// path (the math loop's shared loads), for a row stride of `xrow` elements: threads are
 /// grouped into phases of 128 bytes of requests (8 threads for 16-byte reads), and each phase
@@ -256,10 +358,15 @@ pub fn smem_read_wavefronts(
 
 /// Estimated registers per thread on a problem: accumulators (`PY × PX × VEC`), one input
 /// column, the depthwise path's weights (the slice's `FY × FX × VEC` filter when
-/// [`weights_in_registers`], else one row of `FX × VEC`) and a fixed allowance.
+/// [`weights_in_registers`], else one row of `FX × VEC`) and a fixed allowance (of the
+/// [`forward_problem`] of a backward-data problem).
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     if cfg.math == Math::Mma {
         return mma::register_estimate(cfg, &kernel_problem(cfg, problem));
+    }
+    let problem = &forward_problem(problem);
+    if strided::applies(problem) {
+        return phase_register_estimate(cfg, problem);
     }
     let vec = cfg.vec_a as u64;
     let px = cfg.vec_b as u64;
@@ -284,6 +391,9 @@ pub struct DirectPlan {
     pub cfg: KernelConfig,
     /// The problem.
     pub problem: Problem,
+    /// The forward convolution the kernel computes ([`forward_problem`]: the problem, or the
+    /// dual of a backward-data problem), before group merge.
+    pub forward_problem: Problem,
     /// The problem the kernel computes ([`kernel_problem`]: merged groups for group merge).
     pub kernel_problem: Problem,
     /// The geometry.
@@ -295,10 +405,12 @@ pub struct DirectPlan {
 impl DirectPlan {
     /// The plan of `cfg` on `problem` on `device` (the rules are checked on it afterwards).
     pub fn new(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectPlan {
-        let kp = kernel_problem(cfg, problem);
+        let fp = forward_problem(problem);
+        let kp = merge_groups(cfg, &fp);
         DirectPlan {
             cfg: *cfg,
             problem: *problem,
+            forward_problem: fp,
             kernel_problem: kp,
             geometry: geometry_of(cfg, &kp, device),
             registers: register_estimate(cfg, problem),

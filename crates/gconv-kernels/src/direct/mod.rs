@@ -1,15 +1,17 @@
-//! The `direct` family (forward so far): a direct convolution over a shared-memory halo tile
-//! per output tile for the memory-bound small-C/G regimes — depthwise (C = K = G), channel
-//! multiplier (C = G, K = m·G) and C/G ≤ 4 on CUDA cores (`math = simt`, this module) — in
-//! 1D/2D/3D with any stride, padding and dilation, f32/f16/bf16 storage and f32 accumulation,
-//! on the NHWC (NHWGC) layouts of `ARCHITECTURE.md`; and, on tensor cores (`math = mma`, module
-//! [`mma`]), grouped layers whose C/G and K/G are multiples of 8. Both paths share the tile walk
-//! and the halo copy (`common.cu`).
+//! The `direct` family (forward and backward data): a direct convolution over a shared-memory
+//! halo tile per output tile for the memory-bound small-C/G regimes — depthwise (C = K = G),
+//! channel multiplier (C = G, K = m·G) and C/G ≤ 4 on CUDA cores (`math = simt`, this module)
+//! — in 1D/2D/3D with any stride, padding and dilation, f32/f16/bf16 storage and f32
+//! accumulation, on the NHWC (NHWGC) layouts of `ARCHITECTURE.md`; and, on tensor cores
+//! (`math = mma`, module [`mma`]), grouped layers whose C/G and K/G are multiples of 8. Both
+//! paths share the tile walk and the halo copy (`common.cu`). Backward data: see the section
+//! below.
 //!
 //! The family owns, in this folder: its rules ([`rules`]), geometry and plan ([`geometry`]),
-//! cost model ([`cost`]), pools ([`pool`]), code generation ([`emit`] and the `.cu` files) and
-//! the tensor-core path ([`mma`]), behind [`Direct`], its [`KernelFamily`] implementation;
-//! [`DirectView`] reads a config's fields in the family's own words.
+//! cost model ([`cost`]), pools ([`pool`]), code generation ([`emit`] and the `.cu` files), the
+//! tensor-core path ([`mma`]) and the stride-phase backward-data kernel ([`strided`]), behind
+//! [`Direct`], its [`KernelFamily`] implementation; [`DirectView`] reads a config's fields in
+//! the family's own words.
 //!
 //! # KernelConfig fields (how the shared fields are reused; simt path, see [`mma`] for the other;
 //! [`DirectView`] names them in code)
@@ -64,6 +66,35 @@
 //! padding chosen by a bank model ([`geometry::smem_read_wavefronts`]) so that a warp whose lanes span
 //! several row groups reads distinct banks.
 //!
+//! # Backward data (dgrad)
+//!
+//! At stride 1, dX is the forward convolution of dY with the filter flipped in space and
+//! transposed in channels, `W'[g][c][tap][kk] = W[g][kk][taps−1−tap][c]`, on the dual problem
+//! ([`gconv_problem::Problem::dgrad_dual`]: input = dY's spatial size, padding
+//! `dil·(F−1) − pad`, C' = K, K' = C; its output is dX). A `direct_dgrad_…` kernel is the
+//! forward kernel of that dual ([`forward_problem`]): the rules, geometry, registers, cost and
+//! every generated constant are the dual's, and the body is the forward body; only the weight
+//! staging differs (`dgrad.cu`'s `dgrad_w_index`, used by `dgrad_weights.cu` on CUDA cores and
+//! `dgrad_mma_weights.cu` on tensor cores, group merge included): the flip and transpose are in
+//! the load addressing of the once-per-CTA weight copy, with no extra pass over W and no extra
+//! launch. The dgrad pool is the forward pool relabelled ([`pool::dgrad_pool`]); `auto` applies
+//! the forward rule to the dual.
+//!
+//! The channel rules apply to the dual, so they read swapped: the CUDA-core path needs K/G ≤ 4
+//! (the dual's C/G) and whole groups of C/G channels (the dual's K/G) per channel tile; a
+//! channel multiplier (C/G 1, K/G m) becomes a dual with C/G m and K/G 1, which sums its m dY
+//! channels per output. The dual's padding can exceed the forward problem's usual range (pad 0
+//! gives pad' = dil·(F−1)), so the halo covers more zero padding than the forward layer.
+//!
+//! Dgrad problems without a dual (any stride > 1, or a padding above `dil·(F−1)`) run on the
+//! stride-phase kernel ([`strided`], `dgrad_phases.cu`, CUDA cores only): a CTA owns a tile of
+//! cells of `s_h × s_w` dX pixels (all phases of a cell, and all depth phases of a 3D cell
+//! slice), stages the dY halo they read once, and each thread accumulates every phase of its
+//! cells with the phase's taps resolved at compile time (phases no tap reaches store zeros).
+//! Its rules: `math = simt` (tensor-core configs are rejected with `direct_dgrad_no_dual`), K/G
+//! ≤ 4 (`direct_dgrad_channels`), whole C/G groups per channel tile; its cost model is
+//! [`cost::phase_cost_estimate`] (not fitted). The same relabelled pool serves it; the config
+//! fields count cells instead of pixels.
 //!
 //! Known limits: 3D problems stage `FZ` depth slices per output slice (L2, not DRAM, traffic);
 //! C not a multiple of 2 falls back to 2-byte copies.
@@ -74,10 +105,12 @@ pub mod geometry;
 pub mod mma;
 pub mod pool;
 pub mod rules;
+pub mod strided;
 pub mod view;
 
 pub use geometry::{
-    geometry, kernel_problem, register_estimate, DirectGeometry, DirectPlan, W_REG_BUDGET,
+    forward_problem, geometry, kernel_problem, register_estimate, DirectGeometry, DirectPlan,
+    W_REG_BUDGET,
 };
 pub use pool::config;
 pub use rules::{DirectRule, MAX_DIRECT_CPG};
@@ -137,6 +170,7 @@ impl KernelFamily for Direct {
         rules::check_problem(
             cfg,
             problem,
+            &plan.forward_problem,
             &plan.kernel_problem,
             &plan.geometry,
             plan.registers,
@@ -150,10 +184,11 @@ impl KernelFamily for Direct {
     }
 
     /// The CUDA-core members always; the tensor-core members without group merge where the
-    /// measured regime favours them ([`mma::auto_eligible`]; the group-merged members are not
-    /// considered yet).
+    /// measured regime favours them ([`mma::auto_eligible`] on the forward problem, the dual of
+    /// a backward-data problem; the group-merged members are not considered yet).
     fn auto_considers(&self, cfg: &KernelConfig, problem: &Problem) -> bool {
-        cfg.math != Math::Mma || (cfg.group_merge == 1 && mma::auto_eligible(problem))
+        cfg.math != Math::Mma
+            || (cfg.group_merge == 1 && mma::auto_eligible(&forward_problem(problem)))
     }
 }
 
@@ -216,6 +251,13 @@ mod tests {
         assert_eq!(
             r(KernelConfig {
                 direction: Direction::Dgrad,
+                ..base
+            }),
+            Ok(())
+        );
+        assert_eq!(
+            r(KernelConfig {
+                direction: Direction::Wgrad,
                 ..base
             }),
             Err("direction_not_implemented")
@@ -367,6 +409,252 @@ mod tests {
         assert!(!a.code.contains("@ENTRY@"));
         assert_eq!(a.launches[0].block, [256, 1, 1]);
         assert_eq!(a.launches[0].grid, [4, 1, 1]);
+    }
+
+    /// A config in the backward-data direction.
+    fn dgrad(c: KernelConfig) -> KernelConfig {
+        KernelConfig {
+            direction: Direction::Dgrad,
+            ..c
+        }
+    }
+
+    #[test]
+    fn dgrad_is_admitted_through_its_dual() {
+        let simt = dgrad(config(DType::Bf16, [128, 64, 16], 8, [8, 4]));
+        let r = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
+        // Depthwise, channel multiplier (C/G 1, K/G 2: the dual has C/G 2, K/G 1), C/G 4,
+        // dilation, large padding up to dil·(F−1), 1D and 3D.
+        for key in [
+            "dgrad_bf16_n2_g32_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+            "dgrad_bf16_n2_g16_c16_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+            "dgrad_bf16_n2_g8_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+            "dgrad_bf16_n1_g16_c16_k16_i12x12_f3x3_s1x1_p4x4_d2x2",
+            "dgrad_bf16_n1_g8_c8_k8_i5x5_f3x3_s1x1_p2x2_d1x1",
+            "dgrad_bf16_n2_g32_c32_k32_i100_f5_s1_p2_d1",
+            "dgrad_bf16_n1_g16_c16_k16_i5x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        ] {
+            assert_eq!(r(&simt, key), Ok(()), "{key}");
+        }
+        // No dual (strided, or a padding above dil·(F−1)): the stride-phase kernel on CUDA
+        // cores, never on tensor cores.
+        let mma = dgrad(KernelConfig {
+            math: Math::Mma,
+            ..config(DType::Bf16, [128, 64, 16], 8, [8, 2])
+        });
+        for key in [
+            "dgrad_bf16_n2_g32_c32_k32_i14x14_f3x3_s2x2_p1x1_d1x1",
+            "dgrad_bf16_n2_g32_c32_k32_i100_f5_s2_p2_d1",
+            "dgrad_bf16_n1_g8_c8_k8_i5x5_f3x3_s1x1_p3x3_d1x1",
+        ] {
+            assert!(strided::applies(&prob(key)), "{key}");
+            assert_eq!(r(&simt, key), Ok(()), "{key}");
+        }
+        assert_eq!(
+            r(
+                &mma,
+                "dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s2x2_p1x1_d1x1"
+            ),
+            Err("direct_dgrad_no_dual")
+        );
+        let e = can_implement(
+            &mma,
+            &prob("dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s2x2_p1x1_d1x1"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("stride"), "{e}");
+        // Stride phases: dY's K/G feeds each dX channel (at most 4), whole C/G groups per tile.
+        assert_eq!(
+            r(&simt, "dgrad_bf16_n2_g8_c8_k64_i9x9_f3x3_s2x2_p1x1_d1x1"),
+            Err("direct_dgrad_channels")
+        );
+        assert_eq!(
+            r(&simt, "dgrad_bf16_n2_g8_c24_k8_i9x9_f3x3_s2x2_p1x1_d1x1"),
+            Err("direct_channel_tile")
+        );
+        // Target layers: depthwise s2 3x3 on 112² and 14² (C 96 / 576, N 32) run on the pool.
+        for key in [
+            "dgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
+            "dgrad_bf16_n32_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
+            "dgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s1x1_p1x1_d1x1",
+        ] {
+            let p = prob(key);
+            let n = pool::pool(Direction::Dgrad, DType::Bf16)
+                .iter()
+                .filter(|c| can_implement(c, &p).is_ok())
+                .count();
+            assert!(n >= 4, "{key}: {n} members");
+            // `auto` picks a direct dgrad member (the igemm family has no dgrad pool yet).
+            let a = crate::select::auto_select(&p, &Target::H200).expect("auto picks");
+            assert_eq!(
+                (a.config().family, a.config().direction),
+                (Family::Direct, Direction::Dgrad),
+                "{key}"
+            );
+            println!(
+                "auto on {key}: {} ({:.1} us)",
+                a.config(),
+                a.cost_estimate() * 1e6
+            );
+        }
+        // The phase geometry: 112² dX with s2, pad 1, 3x3 is 56² cells reading dY rows q and
+        // q + 1 (e 0..1); a 14x14-cell tile stages 15x15 dY pixels.
+        let s2 = prob("dgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1");
+        let ph = strided::Phases::of(&s2);
+        assert_eq!(
+            (ph.emin, ph.emax, ph.cells),
+            ([0, 0, 0], [0, 1, 1], [1, 56, 56])
+        );
+        let t14 = dgrad(config(DType::Bf16, [196, 32, 14], 7, [2, 7]));
+        let g = geometry(&t14, &s2);
+        assert_eq!((g.th, g.tw, g.halo), (14, 14, [1, 15, 15]));
+        assert_eq!(g.grid, [4 * 4 * 32, 3, 1]);
+        assert_eq!(g.ws_bytes, 9 * 32 * 4);
+        // The channel rules are the dual's: C/G of the dual is K/G of the problem, so a C/G 1,
+        // K/G 8 dgrad layer is beyond the simt path (dual C/G 8) and C/G 8, K/G 1 is not.
+        assert_eq!(
+            r(&simt, "dgrad_bf16_n2_g8_c8_k64_i9x9_f3x3_s1x1_p1x1_d1x1"),
+            Err("direct_channels_per_group")
+        );
+        let s8 = dgrad(config(DType::Bf16, [128, 64, 16], 8, [2, 4]));
+        assert_eq!(
+            r(&s8, "dgrad_bf16_n2_g8_c64_k8_i9x9_f3x3_s1x1_p1x1_d1x1"),
+            Ok(())
+        );
+        // Direction mismatch is the shared gate's.
+        assert_eq!(
+            r(&simt, "fwd_bf16_n2_g32_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1"),
+            Err("direction_mismatch")
+        );
+        // The mma path on a dual with C/G, K/G multiples of 8, and group merge.
+        assert_eq!(
+            r(
+                &mma,
+                "dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s1x1_p1x1_d1x1"
+            ),
+            Ok(())
+        );
+        let gm8 = KernelConfig {
+            group_merge: 8,
+            ..mma
+        };
+        assert_eq!(
+            r(&gm8, "dgrad_bf16_n2_g96_c96_k96_i9x30_f3x3_s1x1_p1x1_d1x1"),
+            Ok(())
+        );
+        // The geometry and plan are those of the dual (input = dY, output = dX).
+        let p = prob("dgrad_bf16_n2_g32_c32_k32_i13x17_f3x3_s1x1_p0x0_d1x1");
+        let dual = p.dgrad_dual().unwrap();
+        assert_eq!(forward_problem(&p), dual);
+        assert_eq!(kernel_problem(&simt, &p), dual);
+        assert_eq!(geometry(&simt, &p), geometry(&simt.with_fwd(), &dual));
+        assert_eq!(
+            register_estimate(&simt, &p),
+            register_estimate(&simt.with_fwd(), &dual)
+        );
+        let a = admit(&simt, &p, &Target::H200).unwrap();
+        let b = admit(&simt.with_fwd(), &dual, &Target::H200).unwrap();
+        assert_eq!(a.cost_estimate(), b.cost_estimate());
+        // auto: the mma members' rule on the dual (C/G 8 and K/G 16 of the dual).
+        let q = prob("dgrad_bf16_n2_g8_c128_k64_i14x14_f3x3_s1x1_p1x1_d1x1");
+        assert!(Direct.auto_considers(&mma, &q));
+        let wide = prob("dgrad_bf16_n2_g2_c32_k256_i14x14_f3x3_s1x1_p1x1_d1x1");
+        assert!(!Direct.auto_considers(&mma, &wide)); // dual C/G 128 > 56
+        assert!(Direct.auto_considers(&simt, &wide));
+    }
+
+    trait WithFwd {
+        fn with_fwd(&self) -> KernelConfig;
+    }
+    impl WithFwd for KernelConfig {
+        fn with_fwd(&self) -> KernelConfig {
+            KernelConfig {
+                direction: Direction::Fwd,
+                ..*self
+            }
+        }
+    }
+
+    #[test]
+    fn dgrad_modules_are_the_dual_forward_module_with_gathered_weights() {
+        // Every body has exactly one weight-staging slot, and both staging fragments of a path
+        // write the same shared-memory layout.
+        assert_eq!(emit::slot_count(), (1, 1));
+        for (simt, key) in [
+            (
+                config(DType::Bf16, [128, 64, 16], 8, [2, 4]),
+                "dgrad_bf16_n2_g4_c8_k12_i9x10_f3x3_s1x1_p1x1_d1x1",
+            ),
+            (
+                KernelConfig {
+                    math: Math::Mma,
+                    ..config(DType::Bf16, [128, 64, 16], 8, [8, 2])
+                },
+                "dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s1x1_p1x1_d1x1",
+            ),
+            (
+                KernelConfig {
+                    math: Math::Mma,
+                    group_merge: 8,
+                    ..config(DType::Bf16, [128, 64, 16], 8, [8, 2])
+                },
+                "dgrad_bf16_n2_g96_c96_k96_i9x30_f3x3_s1x1_p1x1_d1x1",
+            ),
+        ] {
+            let p = prob(key);
+            let d = emit(&dgrad(simt), &p).unwrap();
+            let f = emit(&simt, &p.dgrad_dual().unwrap()).unwrap();
+            assert!(d.code.starts_with("// gconv direct backward-data kernel"));
+            assert!(f.code.starts_with("// gconv direct forward kernel"));
+            assert!(d.code.contains(&format!("// problem: {p}\n")));
+            assert!(d.code.contains("dgrad_w_index<"), "{key}");
+            assert!(!f.code.contains("dgrad_w_index"), "{key}");
+            assert!(!d.code.contains("@WEIGHTS@") && !f.code.contains("@WEIGHTS@"));
+            // Same launch, same constants (the dual's).
+            assert_eq!(d.launches[0].grid, f.launches[0].grid);
+            assert_eq!(
+                d.launches[0].dynamic_smem_bytes,
+                f.launches[0].dynamic_smem_bytes
+            );
+            let consts = |code: &str| -> Vec<String> {
+                code.lines()
+                    .filter(|l| l.starts_with("constexpr int "))
+                    .map(str::to_string)
+                    .collect()
+            };
+            assert_eq!(consts(&d.code), consts(&f.code), "{key}");
+        }
+    }
+
+    #[test]
+    fn the_dgrad_pool_is_the_forward_pool_relabelled() {
+        for dt in DType::ALL {
+            let f = direct_forward_pool(dt);
+            let d = pool::pool(Direction::Dgrad, dt);
+            assert_eq!(d.len(), f.len());
+            for (a, b) in d.iter().zip(&f) {
+                assert_eq!(a.direction, Direction::Dgrad);
+                assert_eq!(a.with_fwd(), *b);
+                assert!(a.to_string().starts_with("direct_dgrad_"));
+                validate(a, Arch::Sm90).unwrap_or_else(|e| panic!("{a}: {e}"));
+            }
+            assert!(pool::pool(Direction::Wgrad, dt).is_empty());
+        }
+        // Every depthwise zoo layer, as dgrad, runs on several members: the stride-1 ones
+        // through the dual, the strided ones on the stride-phase kernel.
+        let text = include_str!("../../../../configs/problems/depthwise_fwd.txt");
+        let problems = gconv_problem::parse_problems_text("problems_depthwise_fwd", text).unwrap();
+        let mut strided_layers = 0;
+        for p in &problems {
+            let p = p.with_direction(Direction::Dgrad);
+            strided_layers += usize::from(strided::applies(&p));
+            let n = pool::pool(Direction::Dgrad, p.dtype)
+                .iter()
+                .filter(|c| can_implement(c, &p).is_ok())
+                .count();
+            assert!(n >= 6, "{p}: {n} configs");
+        }
+        assert!(strided_layers >= 2, "{strided_layers} strided layers");
     }
 
     #[test]

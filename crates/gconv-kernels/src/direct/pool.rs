@@ -1,14 +1,30 @@
-//! The direct family's pools and its config constructor.
+//! The direct family's pools (forward, and backward data as the same members relabelled) and
+//! its config constructor.
 
 use crate::config::{Family, FastPath, KernelConfig, Math, SplitKMode};
 use gconv_problem::{DType, Direction};
 
-/// The family's default pool for a direction and dtype (forward only so far).
+/// The family's default pool for a direction and dtype: the forward pool; for backward data
+/// the same members labelled `dgrad` ([`dgrad_pool`]); none for backward weight.
 pub fn pool(direction: Direction, dtype: DType) -> Vec<KernelConfig> {
     match direction {
         Direction::Fwd => forward_pool(dtype),
-        Direction::Dgrad | Direction::Wgrad => Vec::new(),
+        Direction::Dgrad => dgrad_pool(dtype),
+        Direction::Wgrad => Vec::new(),
     }
+}
+
+/// The backward-data pool: every forward member with `direction: Dgrad`. A dgrad kernel is the
+/// forward kernel on the problem's stride-1 dual (`super::geometry::forward_problem`), so the
+/// members are admitted per problem through the dual, by the forward rules.
+pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
+    forward_pool(dtype)
+        .into_iter()
+        .map(|c| KernelConfig {
+            direction: Direction::Dgrad,
+            ..c
+        })
+        .collect()
 }
 
 /// A direct forward config: `tile` = [tile_m, tile_n, tile_k] (pixels, channels, tile width),

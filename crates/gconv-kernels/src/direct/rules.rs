@@ -1,11 +1,14 @@
 //! The direct family's rules: [`validate`] (is a config a direct kernel at all: the fields the
 //! family fixes, warps, vector widths, the tile and the thread mapping; the tensor-core path's
-//! own rules are `super::mma`'s) and [`check_problem`] (does it run this problem: C/G, group
-//! merge, whole groups per CTA, shared memory and registers). The family's own rejections are
+//! own rules are `super::mma`'s; forward and backward-data configs) and [`check_problem`] (does
+//! it run this problem: C/G, group merge, whole groups per CTA, shared memory and registers on
+//! the forward problem, the dual of a stride-1 backward-data problem; a backward-data problem
+//! without a dual runs on the stride-phase kernel, CUDA cores only, with its own channel rules). The family's own rejections are
 //! the typed [`DirectRule`], counted by its `reason()` key.
 
 use super::geometry::DirectGeometry;
 use super::mma;
+use super::strided;
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
 use crate::rejection::{FamilyRule, Rejection};
@@ -79,6 +82,30 @@ pub enum DirectRule {
         /// K/G of the problem.
         kpg: u64,
     },
+    /// Backward data on tensor cores runs as the forward kernel on the dual problem
+    /// ([`gconv_problem::Problem::dgrad_dual`]), which needs stride 1 and a padding of at most
+    /// `dil·(F−1)` in every spatial dimension (other dgrad problems run on CUDA cores, the
+    /// stride-phase kernel of `super::strided`).
+    #[error("direct mma dgrad needs stride 1 and pad <= dilation*(filter-1) in every dimension (its dual forward problem; strided dgrad runs on simt); got stride {stride:?}, pad {pad:?}, dilation*(filter-1) {reach:?} (D,H,W)")]
+    DgradNoDual {
+        /// Strides (D, H, W).
+        stride: [u64; 3],
+        /// Paddings (D, H, W).
+        pad: [u64; 3],
+        /// `dil·(F−1)` per dimension (D, H, W), the largest padding the dual allows.
+        reach: [u64; 3],
+    },
+    /// The stride-phase dgrad kernel stages dY, whose K/G channels per group feed each dX
+    /// channel: K/G must be small.
+    #[error(
+        "direct strided dgrad needs K/G <= {max} (dY channels per group; problem K/G = {kpg})"
+    )]
+    DgradChannels {
+        /// K/G of the problem.
+        kpg: u64,
+        /// Largest accepted.
+        max: u64,
+    },
 }
 
 impl DirectRule {
@@ -91,6 +118,8 @@ impl DirectRule {
             DirectRule::MmaChannels { .. } => "direct_mma_channels",
             DirectRule::ChannelTile { .. } => "direct_channel_tile",
             DirectRule::GroupMergeNeedless { .. } => "direct_group_merge_needless",
+            DirectRule::DgradNoDual { .. } => "direct_dgrad_no_dual",
+            DirectRule::DgradChannels { .. } => "direct_dgrad_channels",
         }
     }
 }
@@ -117,7 +146,7 @@ fn fixed(field: &'static str, value: String, expected: &'static str) -> Rejectio
 
 /// The structural rules of the direct family (any problem).
 pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
-    if cfg.direction != Direction::Fwd {
+    if cfg.direction == Direction::Wgrad {
         return Err(Rejection::DirectionNotImplemented {
             family: cfg.family.token(),
             direction: cfg.direction.token(),
@@ -205,16 +234,48 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 }
 
 /// The problem rules of the direct family (after the shared direction and dtype checks; the
-/// shared index and grid limits follow in `crate::admit`), given the plan's merged problem
-/// `kp`, geometry and register estimate, on the device's limits.
+/// shared index and grid limits follow in `crate::admit`), given the plan's forward problem
+/// `fp` (the problem, or the dual of a backward-data problem, `super::geometry::forward_problem`)
+/// and merged problem `kp`, geometry and register estimate, on the device's limits. A
+/// backward-data problem without a dual is rejected first; every other rule is the forward
+/// kernel's on `fp`.
 pub fn check_problem(
     cfg: &KernelConfig,
     problem: &Problem,
+    fp: &Problem,
     kp: &Problem,
     geo: &DirectGeometry,
     registers: u32,
     limits: &DeviceLimits,
 ) -> Result<(), Rejection> {
+    if strided::applies(problem) {
+        // The stride-phase kernel (CUDA cores): dY's K/G channels per group are its staged
+        // input, dX's C/G its whole output groups.
+        if cfg.math == Math::Mma {
+            return Err(DirectRule::DgradNoDual {
+                stride: problem.stride,
+                pad: problem.pad,
+                reach: [0, 1, 2].map(|i| (problem.filter[i] - 1) * problem.dilation[i]),
+            }
+            .into());
+        }
+        if problem.kpg() > MAX_DIRECT_CPG {
+            return Err(DirectRule::DgradChannels {
+                kpg: problem.kpg(),
+                max: MAX_DIRECT_CPG,
+            }
+            .into());
+        }
+        if !(cfg.tile_n as u64).is_multiple_of(problem.cpg()) {
+            return Err(DirectRule::ChannelTile {
+                kpg: problem.cpg(),
+                tile_n: cfg.tile_n,
+            }
+            .into());
+        }
+        return check_limits(geo, registers, limits);
+    }
+    let problem = fp;
     if cfg.math == Math::Mma {
         if !problem.g.is_multiple_of(cfg.group_merge as u64) {
             return Err(Rejection::GroupMergeNotDivisor {
@@ -248,6 +309,15 @@ pub fn check_problem(
         }
         .into());
     }
+    check_limits(geo, registers, limits)
+}
+
+/// Shared memory and registers against the device's limits.
+fn check_limits(
+    geo: &DirectGeometry,
+    registers: u32,
+    limits: &DeviceLimits,
+) -> Result<(), Rejection> {
     if geo.smem_bytes > limits.smem_per_cta as u64 {
         return Err(Rejection::SmemExceedsLimit {
             bytes: geo.smem_bytes.min(u32::MAX as u64) as u32,

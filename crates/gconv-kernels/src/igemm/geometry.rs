@@ -47,7 +47,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 pub fn dgrad_phase_taps(stride: u64, dilation: u64, filter: u64, rho: u64) -> u64 {
     let g = gcd(stride, dilation).max(1);
     let ystep = stride / g;
-    if rho % g != 0 {
+    if !rho.is_multiple_of(g) {
         return 0;
     }
     match (0..ystep).find(|y| (y * dilation) % stride == rho) {

@@ -1,0 +1,85 @@
+//! Backward data without a forward dual (strided, or a padding above `dil·(F−1)`) on CUDA
+//! cores: the stride-phase kernel (`dgrad_phases.cu`).
+//!
+//! Along each spatial dimension dX row `hi` is cell `q = hi / s`, phase `p = hi mod s`; the taps
+//! `y` that reach it are those with `p + pad − y·dil ≡ 0 (mod s)`, each reading dY row
+//! `q + e(p, y)`, `e = (p + pad − y·dil) / s`. A CTA owns `TH × TW` cells (`tile_m / tile_k`
+//! rows × `tile_k` columns, i.e. `s_h·TH × s_w·TW` dX pixels, of one cell depth slice with all
+//! its `s_d` depth phases) and `BN = tile_n` dX channels (whole groups of C/G); it stages the dY
+//! halo those cells read once in shared memory (`TH + e_max − e_min` rows, the same for
+//! columns and depth; the shared tile walk and halo copy of `common.cu` on a stride-1 halo
+//! with padding `−e_min`), the weights once as f32 `[tap·K/G][BN]`, and each thread computes
+//! `PY × PX` cells × every phase × `VEC` channels, with each phase's taps known at compile
+//! time (phases without taps write zeros). Every staged dY value a thread reads feeds all the
+//! outputs of its strip that use it (register window); dY is read from global memory once per
+//! tile. Depthwise layers take a vector path (`VEC` channels per read); other layers (channel
+//! multipliers, C/G or K/G up to 4) read one dY channel per FMA and sum the group's K/G dY
+//! channels per dX channel.
+//!
+//! Fields: as on the simt path ([`super`] module doc) with cells for pixels: `tile_m` cells of
+//! `tile_k` columns, `vec_b` = `PX` adjacent cells per thread along W, `vec_a` = `VEC` dX
+//! channels, `stages` 2 = persistent. Rules: `math = simt`, K/G ≤ [`super::MAX_DIRECT_CPG`]
+//! (dY channels per group, the staged "input" of the kernel), `tile_n` a multiple of C/G.
+//!
+//! This module holds what the others read (which problems take the kernel, their [`Phases`],
+//! the body); the geometry, register estimate and cost of a phase plan live with the other
+//! paths' (`super::geometry::phase_geometry`, `super::geometry::phase_register_estimate`,
+//! `super::cost::phase_cost_estimate`), the rules in `super::rules`, the constants in
+//! `super::emit`.
+
+use gconv_problem::{Direction, Problem};
+
+/// The stride-phase kernel body (after `common.cu`).
+pub(super) const BODY: &str = include_str!("dgrad_phases.cu");
+
+/// True when `problem` runs on the stride-phase kernel: a backward-data problem without a
+/// forward dual ([`Problem::dgrad_dual`]).
+pub fn applies(problem: &Problem) -> bool {
+    problem.direction == Direction::Dgrad && problem.dgrad_dual().is_none()
+}
+
+/// The phase structure of one problem, per spatial dimension (D, H, W).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Phases {
+    /// Smallest dY row offset `e(p, y)` of any (phase, tap) pair that reaches a cell.
+    pub emin: [i64; 3],
+    /// Largest offset.
+    pub emax: [i64; 3],
+    /// Cells: `ceil(dX size / s)`.
+    pub cells: [u64; 3],
+}
+
+impl Phases {
+    /// The phases of `problem` (any direction; only dgrad problems use them).
+    pub fn of(problem: &Problem) -> Phases {
+        let mut ph = Phases {
+            emin: [0; 3],
+            emax: [0; 3],
+            cells: [1; 3],
+        };
+        for i in 0..3 {
+            let s = problem.stride[i].max(1) as i64;
+            let (pad, dil) = (problem.pad[i] as i64, problem.dilation[i] as i64);
+            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+            for p in 0..s {
+                for y in 0..problem.filter[i] as i64 {
+                    let t = p + pad - y * dil;
+                    if t.rem_euclid(s) == 0 {
+                        lo = lo.min(t / s);
+                        hi = hi.max(t / s);
+                    }
+                }
+            }
+            // Every tap reaches exactly one phase, so the range is never empty.
+            ph.emin[i] = if lo == i64::MAX { 0 } else { lo };
+            ph.emax[i] = if hi == i64::MIN { 0 } else { hi };
+            ph.cells[i] = problem.input[i].div_ceil(s as u64);
+        }
+        ph
+    }
+
+    /// Staged dY rows per cell row of a tile beyond the tile's own (`e_max − e_min`).
+    pub fn reach(&self, i: usize) -> u64 {
+        (self.emax[i] - self.emin[i]).max(0) as u64
+    }
+}

@@ -1,0 +1,670 @@
+// gconv direct backward-data kernel: generated, do not edit
+// kernel:  direct_dgrad_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen
+// problem: dgrad_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1
+// computed as the forward problem fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1 (flipped, channel-transposed filter)
+// tile 14x14 pixels x 32 channels, halo 1x16x16 x 32 input channels, smem 18048 B
+#define ELEM unsigned short
+constexpr bool IS_BF16 = true;
+constexpr int ESZ = 2;
+constexpr int N_ = 32;
+constexpr int ID = 1;
+constexpr int IH = 112;
+constexpr int IW = 112;
+constexpr int OD = 1;
+constexpr int OH = 112;
+constexpr int OW = 112;
+constexpr int FZ = 1;
+constexpr int FY = 3;
+constexpr int FX = 3;
+constexpr int SD = 1;
+constexpr int SH = 1;
+constexpr int SW = 1;
+constexpr int PD = 0;
+constexpr int PH = 1;
+constexpr int PW = 1;
+constexpr int DD = 1;
+constexpr int DH = 1;
+constexpr int DW = 1;
+constexpr int G_ = 32;
+constexpr int CG = 1;
+constexpr int KG = 1;
+constexpr int TH = 14;
+constexpr int TW = 14;
+constexpr int BN = 32;
+constexpr int VEC = 2;
+constexpr int PX = 7;
+constexpr int THREADS = 224;
+constexpr int VL = 8;
+constexpr int SV = 2;
+constexpr int CTS = 32;
+constexpr int XROW = 528;
+constexpr int XS_BYTES = 16896;
+constexpr int WS_BYTES = 1152;
+constexpr int RAW_BYTES = 0;
+constexpr int SMEM_BYTES = 18048;
+constexpr int GRID_X = 2048;
+constexpr int W_REG_BUDGET = 160;
+constexpr int STAGES = 1;
+
+// ---- prelude: the device helpers every generated kernel shares ----
+// Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
+// use has a portable alternative under GCONV_HOST_EMULATION (the host emulation harness of
+// crates/gconv-kernels/tests/host_emulation.rs compiles the kernels with g++ against
+// tests/host_shim.h: shared "addresses" are byte offsets into the block's buffer, a cp.async is
+// performed when the wait_group that covers it runs, conversions are bit-exact portable code).
+typedef unsigned int u32;
+typedef unsigned short u16;
+struct alignas(16) v16b { u32 x, y, z, w; };
+struct alignas(8) v8b { u32 x, y; };
+
+#ifndef GCONV_DYNAMIC_SMEM
+#define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
+#endif
+
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
+__device__ __forceinline__ u32 f32_bits(float f) { return gconv_host_f32_bits(f); }
+__device__ __forceinline__ float bits_f32(u32 u) { return gconv_host_bits_f32(u); }
+__device__ __forceinline__ float f16_to_f32(u16 h) { return gconv_host_f16_to_f32(h); }
+__device__ __forceinline__ u16 f32_to_f16(float f) { return gconv_host_f32_to_f16(f); }
+__device__ __forceinline__ u16 f32_to_bf16(float f) { return gconv_host_f32_to_bf16(f); }
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  gconv_host_cp_async(dst, src, BYTES, pred);
+}
+__device__ __forceinline__ void cp_async_commit() { gconv_host_cp_commit(); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { gconv_host_cp_wait(N); }
+#else
+// Shared-window address of a generic pointer into shared memory.
+__device__ __forceinline__ u32 smem_u32(const void* p) {
+  u32 r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ u32 f32_bits(float f) {
+  u32 u;
+  asm("mov.b32 %0, %1;" : "=r"(u) : "f"(f));
+  return u;
+}
+__device__ __forceinline__ float bits_f32(u32 u) {
+  float f;
+  asm("mov.b32 %0, %1;" : "=f"(f) : "r"(u));
+  return f;
+}
+__device__ __forceinline__ float f16_to_f32(u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ u16 f32_to_f16(float f) {
+  u16 r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+__device__ __forceinline__ u16 f32_to_bf16(float f) {
+  u16 r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred
+// (src-size 0). L1: allocate in L1 (`.ca`, for data that neighbouring loads re-read); else
+// 16-byte copies bypass it (`.cg`).
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  const int n = pred ? BYTES : 0;
+  if constexpr (BYTES == 16 && !L1) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else if constexpr (BYTES == 16) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else if constexpr (BYTES == 8) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most N committed groups of this thread's copies are pending.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+#endif
+
+// f32 -> the problem's 16-bit dtype, round to nearest even.
+__device__ __forceinline__ u16 to_half_bits(float x) { return IS_BF16 ? f32_to_bf16(x) : f32_to_f16(x); }
+// Two f32 -> a packed 16-bit pair (lo at the lower address): one cvt.rn.*x2 on the GPU.
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
+#ifdef GCONV_HOST_EMULATION
+  return (u32)to_half_bits(lo) | ((u32)to_half_bits(hi) << 16);
+#else
+  u32 r;
+  if constexpr (IS_BF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+#endif
+}
+
+// ---- direct helpers (after the shared prelude) ----
+// Copy BYTES from global to shared, or zero-fill when !pred: 4/8/16 bytes are L1-allocating
+// cp.async (halo pixels are re-read by the neighbouring CTA), 2-byte elements go through
+// registers.
+template <int BYTES>
+__device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pred) {
+  if constexpr (BYTES == 2) {
+    *reinterpret_cast<u16*>(dst) = pred ? *reinterpret_cast<const u16*>(src) : (u16)0;
+  } else {
+    cp_async<BYTES, true>(smem_u32(dst), src, pred);
+  }
+}
+
+// ---- element conversions ----
+typedef ELEM elem_t;
+__device__ __forceinline__ float to_f32(float v) { return v; }
+__device__ __forceinline__ float to_f32(u16 v) {
+  if constexpr (IS_BF16) {
+    return bits_f32((u32)v << 16);
+  } else {
+    return f16_to_f32(v);
+  }
+}
+__device__ __forceinline__ void from_f32(float v, float& out) { out = v; }
+__device__ __forceinline__ void from_f32(float v, u16& out) { out = to_half_bits(v); }
+
+// N elements from shared memory (N·ESZ-byte aligned) widened to f32, in 16/8/4-byte reads.
+template <int N>
+__device__ __forceinline__ void load_f32(const elem_t* p, float (&out)[N]) {
+  constexpr int BYTES = N * ESZ;
+  if constexpr (ESZ == 4 && BYTES >= 16) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      out[i] = bits_f32(v.x);
+      out[i + 1] = bits_f32(v.y);
+      out[i + 2] = bits_f32(v.z);
+      out[i + 3] = bits_f32(v.w);
+    }
+  } else if constexpr (ESZ == 2 && BYTES >= 16) {
+#pragma unroll
+    for (int i = 0; i < N; i += 8) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      const u32 w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        out[i + 2 * j] = to_f32((u16)(w[j] & 0xffffu));
+        out[i + 2 * j + 1] = to_f32((u16)(w[j] >> 16));
+      }
+    }
+  } else if constexpr (ESZ == 2 && BYTES == 8) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = to_f32((u16)(v.x & 0xffffu));
+    out[1] = to_f32((u16)(v.x >> 16));
+    out[2] = to_f32((u16)(v.y & 0xffffu));
+    out[3] = to_f32((u16)(v.y >> 16));
+  } else if constexpr (ESZ == 2 && BYTES == 4) {
+    const u32 v = *reinterpret_cast<const u32*>(p);
+    out[0] = to_f32((u16)(v & 0xffffu));
+    out[1] = to_f32((u16)(v >> 16));
+  } else if constexpr (ESZ == 4 && BYTES == 8) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = to_f32(p[i]);
+  }
+}
+
+// N f32 values from shared memory (16-byte reads when N is a multiple of 4).
+template <int N>
+__device__ __forceinline__ void load_w(const float* p, float (&out)[N]) {
+  if constexpr (N % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      out[i] = bits_f32(v.x);
+      out[i + 1] = bits_f32(v.y);
+      out[i + 2] = bits_f32(v.z);
+      out[i + 3] = bits_f32(v.w);
+    }
+  } else if constexpr (N == 2) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = p[i];
+  }
+}
+
+// Stores N (= SV) converted values to global memory in one access of N·ESZ bytes.
+template <int N>
+__device__ __forceinline__ void store_out(elem_t* dst, const float* v) {
+  if constexpr (ESZ == 4 && N == 4) {
+    v16b o;
+    o.x = f32_bits(v[0]);
+    o.y = f32_bits(v[1]);
+    o.z = f32_bits(v[2]);
+    o.w = f32_bits(v[3]);
+    *reinterpret_cast<v16b*>(dst) = o;
+  } else if constexpr (ESZ == 4 && N == 2) {
+    v8b o;
+    o.x = f32_bits(v[0]);
+    o.y = f32_bits(v[1]);
+    *reinterpret_cast<v8b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 8) {
+    v16b o;
+    o.x = pack2(v[0], v[1]);
+    o.y = pack2(v[2], v[3]);
+    o.z = pack2(v[4], v[5]);
+    o.w = pack2(v[6], v[7]);
+    *reinterpret_cast<v16b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 4) {
+    v8b o;
+    o.x = pack2(v[0], v[1]);
+    o.y = pack2(v[2], v[3]);
+    *reinterpret_cast<v8b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 2) {
+    *reinterpret_cast<u32*>(dst) = pack2(v[0], v[1]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) from_f32(v[i], dst[i]);
+  }
+}
+
+// ---- derived constants shared by both math paths ----
+constexpr int C_ = G_ * CG;
+constexpr int K_ = G_ * KG;
+constexpr int GPB = BN / KG;  // groups per CTA
+constexpr int CT = GPB * CG;  // input channels per CTA
+constexpr int TAPS = FZ * FY * FX;
+constexpr int WPK = TAPS * CG;                       // weights per output channel
+constexpr int ITD = FZ;                              // depth slices staged (one per z tap)
+constexpr int ITH = (TH - 1) * SH + (FY - 1) * DH + 1;  // halo rows
+constexpr int ITW = (TW - 1) * SW + (FX - 1) * DW + 1;  // halo columns
+constexpr int TILES_W = (OW + TW - 1) / TW;
+constexpr int TILES_H = (OH + TH - 1) / TH;
+constexpr int CHUNKS_PER_PIX = CT / VL;
+constexpr int TOTAL_CHUNKS = ITD * ITH * ITW * CHUNKS_PER_PIX;
+constexpr int ROWCHUNKS = ITW * CHUNKS_PER_PIX;  // copies per staged row
+constexpr int HALO_ROWS = ITD * ITH;
+// Rows copied per pass when a row has at most THREADS copies, else 0 (generic loop).
+constexpr int RSTEP = THREADS / ROWCHUNKS;
+constexpr int SPATIAL_TILES = TILES_W * TILES_H * OD * N_;
+// CTS: shared-memory stride of one staged pixel (CT, or CT plus 16 bytes on the mma path).
+static_assert(CTS >= CT && (CTS - CT) * ESZ % 16 == 0, "pixel stride");
+static_assert(XROW >= ITW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stride");
+static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
+static_assert(BN % KG == 0 && CT % VL == 0, "tile shape");
+static_assert(STAGES == 1 || STAGES == 2, "stages");
+static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES + RAW_BYTES, "launch shared memory");
+static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES : GRID_X <= SPATIAL_TILES, "launch grid");
+static_assert(C_ % VL == 0, "vector widths");
+
+// Output tile t of the CTA's walk: (n, od, tile row, tile column), tile column fastest.
+struct TileAt {
+  int n, od, oh0, ow0;
+};
+__device__ __forceinline__ TileAt tile_at(int t) {
+  TileAt a;
+  a.ow0 = (t % TILES_W) * TW;
+  t /= TILES_W;
+  a.oh0 = (t % TILES_H) * TH;
+  t /= TILES_H;
+  a.od = t % OD;
+  a.n = t / OD;
+  return a;
+}
+
+// 1. Input halo tile of output tile `a`: VL channels per copy, consecutive threads on
+//    consecutive channel chunks of one pixel (coalesced), zero-fill for padding and channels
+//    beyond C. Asynchronous (cp.async) on the GPU; the caller commits and waits.
+__device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__ X, TileAt a,
+                                          int c0, int tid) {
+  const int id0 = a.od * SD - PD;
+  const int ih0 = a.oh0 * SH - PH;
+  const int iw0 = a.ow0 * SW - PW;
+  if constexpr (RSTEP >= 1) {
+    // Row-strided: a thread keeps one (column, channel chunk) of the halo rows and walks rows
+    // RSTEP apart, so the column decode and checks happen once per tile.
+    const int rc = tid % ROWCHUNKS;
+    const int r0 = tid / ROWCHUNKS;
+    if (r0 >= RSTEP) return;
+    const int ch = rc % CHUNKS_PER_PIX;
+    const int x = rc / CHUNKS_PER_PIX;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const bool col_ok = (unsigned)iw < (unsigned)IW && c < C_;
+    elem_t* dst = xs + x * CTS + ch * VL;
+    for (int r = r0; r < HALO_ROWS; r += RSTEP) {
+      const int z = r / ITH;
+      const int id = id0 + z * DD;
+      const int ih = ih0 + (r - z * ITH);
+      const bool ok = col_ok && (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH;
+      const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+      copy_to_smem<VL * ESZ>(dst + r * XROW, X + goff, ok);
+    }
+    return;
+  }
+  for (int i = tid; i < TOTAL_CHUNKS; i += THREADS) {
+    const int ch = i % CHUNKS_PER_PIX;
+    const int pix = i / CHUNKS_PER_PIX;
+    const int x = pix % ITW;
+    const int rest = pix / ITW;
+    const int y = rest % ITH;
+    const int z = rest / ITH;
+    const int id = id0 + z * DD;
+    const int ih = ih0 + y;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const int soff = rest * XROW + x * CTS + ch * VL;  // rest = z·ITH + y
+    const bool ok = (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH &&
+                    (unsigned)iw < (unsigned)IW && c < C_;
+    const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+    copy_to_smem<VL * ESZ>(xs + soff, X + goff, ok);
+  }
+}
+
+// The CTA's walk over its output tiles: `compute(xs, tile)` on each, with xs the staged halo.
+// STAGES 1: tile blockIdx.x only. STAGES 2 (persistent): tiles blockIdx.x, blockIdx.x + GRID_X,
+// ..., the next tile's halo in flight in the second buffer while the current one is computed.
+// Copies the caller issued before (the weights) complete with the first tile's group.
+template <class F>
+__device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __restrict__ X,
+                                           int c0, int tid, F compute) {
+  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
+  if constexpr (STAGES == 1) {
+    const TileAt a = tile_at(blockIdx.x);
+    load_halo(xs0, X, a, c0, tid);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+    compute(xs0, a);
+  } else {
+    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
+    int t = blockIdx.x;
+    load_halo(xs0, X, tile_at(t), c0, tid);
+    cp_async_commit();
+    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
+      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
+      cp_async_commit();
+      cp_async_wait<1>();  // every group but the newest: tile t has landed
+      __syncthreads();
+      compute(b ? xs1 : xs0, tile_at(t));
+      __syncthreads();  // all reads of this buffer done before it is refilled
+    }
+  }
+}
+// ---- backward data (dgrad) as a forward convolution ----
+// The module computes dX = fwd(dY, W') on the dual problem (Problem::dgrad_dual: stride 1,
+// padding dil·(F−1) − pad, C' = K, K' = C): every constant above is the dual's, in0 is dY (the
+// dual's input), out is dX (its output). Only the weights differ: W' is the original filter
+// flipped in space and transposed in channels, W'[g][c][tap][kk] = W[g][kk][TAPS−1−tap][c],
+// and it is never materialised; the staging loop reads W through this index.
+//
+// Element of W (laid out G, K/G, taps, C/G of the dgrad problem, i.e. [G][CGW][TAPS][KGW]) that
+// is weight r = tap·CGW + kk of the dual's output channel k = g·KGW + c, for a dual of CGW
+// input and KGW output channels per group (the real groups: CG, KG, or CG0, KG0 when groups
+// are merged on the mma path).
+template <int CGW, int KGW>
+__device__ __forceinline__ int dgrad_w_index(int k, int r) {
+  const int g = k / KGW;
+  const int c = k - g * KGW;
+  const int tap = r / CGW;
+  const int kk = r - tap * CGW;
+  return ((g * CGW + kk) * TAPS + (TAPS - 1 - tap)) * KGW + c;
+}
+
+// ---- derived constants of the CUDA-core (simt) path ----
+constexpr int LANES = BN / VEC;  // channel lanes of a CTA
+constexpr int PGW = TW / PX;     // pixel groups along W
+constexpr int ITEMS = TH * PGW * LANES;  // (channel lane, output row, column group) triples
+constexpr int PY = ITEMS / THREADS;      // adjacent output rows per thread
+constexpr int RGH = TH / PY;             // row groups of the tile
+constexpr int SPAN = (PX - 1) * SW + (FX - 1) * DW + 1;  // input columns of one window row
+constexpr int RIN = (PY - 1) * SH + (FY - 1) * DH + 1;   // input rows of one thread's strip
+constexpr bool DEPTHWISE_PATH = CG == 1 && KG == 1;
+// Grouped (C/G > 1 or channel multiplier) with a thread's VEC output channels inside one group:
+// one vector read gives the group's CG input channels, which feed CG x VEC FMAs per output.
+constexpr bool GROUP_VEC_PATH = !DEPTHWISE_PATH && KG % VEC == 0;
+// Depthwise: the whole FY x FX x VEC filter of a depth slice lives in registers when it fits
+// next to the PY x PX x VEC accumulators (rows-outer order: every staged input value is read
+// from shared memory once per thread); otherwise one filter row at a time (fy-outer order).
+constexpr bool W_IN_REGS = DEPTHWISE_PATH && FY * FX * VEC + PY * PX * VEC <= W_REG_BUDGET;
+static_assert(CTS == CT, "simt: unpadded pixels");
+static_assert(WS_BYTES == TAPS * CG * BN * 4, "weight tile size");
+static_assert(BN % VEC == 0 && TW % PX == 0, "tile shape");
+static_assert(ITEMS == PY * THREADS && TH % PY == 0, "thread mapping: one item per thread");
+static_assert(K_ % SV == 0 && VEC % SV == 0, "vector widths");
+
+
+// Column j of a window row feeds output p through tap fx = (j - p·SW) / DW when that is exact.
+constexpr int tap_of(int j, int p) {
+  return (j - p * SW >= 0 && (j - p * SW) % DW == 0 && (j - p * SW) / DW < FX) ? (j - p * SW) / DW
+                                                                                : -1;
+}
+
+// Output row y of a thread's strip that input row r feeds through filter row fy, or -1.
+constexpr int out_row_of(int r, int fy) {
+  return (r - fy * DH >= 0 && (r - fy * DH) % SH == 0 && (r - fy * DH) / SH < PY)
+             ? (r - fy * DH) / SH
+             : -1;
+}
+constexpr bool row_used(int r) {
+  for (int fy = 0; fy < FY; ++fy) {
+    if (out_row_of(r, fy) >= 0) return true;
+  }
+  return false;
+}
+constexpr bool col_used(int j) {
+  for (int p = 0; p < PX; ++p) {
+    if (tap_of(j, p) >= 0) return true;
+  }
+  return false;
+}
+
+__device__ __forceinline__ void compute_tile(const elem_t* xs, const float* ws,
+                                             elem_t* __restrict__ Y, TileAt a, int k0, int tid);
+
+extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen(const void* __restrict__ in0,
+                                                            const void* __restrict__ in1,
+                                                            void* __restrict__ out,
+                                                            void* __restrict__ workspace) {
+  GCONV_DYNAMIC_SMEM(smem);
+  (void)workspace;
+  // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CT + pad, then [TAPS·CG][BN] f32.
+  float* ws = reinterpret_cast<float*>(smem + STAGES * XS_BYTES);
+  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
+  const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
+  elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
+  const int tid = threadIdx.x;
+  const int k0 = blockIdx.y * BN;  // first output channel of the CTA
+  const int c0 = blockIdx.y * CT;  // first input channel of the CTA
+
+  // 2. Weights of the CTA's output channels, widened to f32 and transposed to [tap·CG][BN]
+  //    (zero for channels beyond K); loaded once per CTA. Backward data: gathered from the
+  //    original filter through dgrad_w_index (flip and channel transpose in the addressing),
+  //    output channel fastest, so that the channels of a group are adjacent both in W and in
+  //    the shared-memory row.
+  for (int i = tid; i < BN * WPK; i += THREADS) {
+    const int kl = i % BN;
+    const int r = i / BN;
+    float v = 0.0f;
+    if (k0 + kl < K_) v = to_f32(Wt[dgrad_w_index<CG, KG>(k0 + kl, r)]);
+    ws[r * BN + kl] = v;
+  }
+  walk_tiles(smem, X, c0, tid,
+             [&](const elem_t* xs, TileAt a) { compute_tile(xs, ws, Y, a, k0, tid); });
+}
+
+// 3. Each thread: PY adjacent output rows x PX adjacent output columns x VEC adjacent
+//    output channels. Threads are numbered channel lane fastest, then row group, then column
+//    group (a warp with fewer than 32 lanes spans row groups, which the row padding puts on
+//    other banks). A window row is SPAN input columns; each column is read from shared memory
+//    once per use and feeds every output of the strip that uses it (register sliding window).
+__device__ __forceinline__ void compute_tile(const elem_t* xs, const float* ws,
+                                             elem_t* __restrict__ Y, TileAt a, int k0, int tid) {
+  const int n = a.n;
+  const int od = a.od;
+  const int oh0 = a.oh0;
+  const int ow0 = a.ow0;
+  const int lane = tid % LANES;
+  const int pg = tid / LANES;
+  const int ty0 = (pg % RGH) * PY;
+  const int tx0 = (pg / RGH) * PX;
+  const int kl0 = lane * VEC;
+  float acc[PY][PX][VEC];
+#pragma unroll
+  for (int y = 0; y < PY; ++y) {
+#pragma unroll
+    for (int p = 0; p < PX; ++p) {
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) acc[y][p][v] = 0.0f;
+    }
+  }
+  for (int fz = 0; fz < FZ; ++fz) {
+    const elem_t* strip = xs + (fz * ITH + ty0 * SH) * XROW + tx0 * SW * CT + kl0;
+    if constexpr (W_IN_REGS) {
+      // Rows-outer: input row r of the strip feeds output row y through filter row fy when
+      // r = y*SH + fy*DH; all of the slice's weights are in registers.
+      float wr[FY][FX][VEC];
+#pragma unroll
+      for (int fy = 0; fy < FY; ++fy) {
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) {
+          load_w<VEC>(ws + ((fz * FY + fy) * FX + fx) * BN + kl0, wr[fy][fx]);
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < RIN; ++r) {
+        if (!row_used(r)) continue;
+#pragma unroll
+        for (int j = 0; j < SPAN; ++j) {
+          if (!col_used(j)) continue;
+          float xv[VEC];
+          load_f32<VEC>(strip + r * XROW + j * CT, xv);
+#pragma unroll
+          for (int fy = 0; fy < FY; ++fy) {
+            const int y = out_row_of(r, fy);
+            if (y < 0) continue;
+#pragma unroll
+            for (int p = 0; p < PX; ++p) {
+              const int fx = tap_of(j, p);
+              if (fx < 0) continue;
+#pragma unroll
+              for (int v = 0; v < VEC; ++v) acc[y][p][v] = fmaf(xv[v], wr[fy][fx][v], acc[y][p][v]);
+            }
+          }
+        }
+      }
+    } else if constexpr (DEPTHWISE_PATH) {
+      // Fy-outer: one filter row in registers, applied to the PY output rows.
+#pragma unroll 1
+      for (int fy = 0; fy < FY; ++fy) {
+        float wr[FX][VEC];
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) load_w<VEC>(ws + ((fz * FY + fy) * FX + fx) * BN + kl0, wr[fx]);
+#pragma unroll
+        for (int y = 0; y < PY; ++y) {
+          const elem_t* row = strip + (y * SH + fy * DH) * XROW;
+#pragma unroll
+          for (int j = 0; j < SPAN; ++j) {
+            if (!col_used(j)) continue;
+            float xv[VEC];
+            load_f32<VEC>(row + j * CT, xv);
+#pragma unroll
+            for (int p = 0; p < PX; ++p) {
+              const int fx = tap_of(j, p);
+              if (fx < 0) continue;
+#pragma unroll
+              for (int v = 0; v < VEC; ++v) acc[y][p][v] = fmaf(xv[v], wr[fx][v], acc[y][p][v]);
+            }
+          }
+        }
+      }
+    } else if constexpr (GROUP_VEC_PATH) {
+      // One filter row in registers ([fx][c][v]); per input column one read of the group's CG
+      // channels, each feeding VEC outputs of every pixel of the strip that uses the column.
+      const elem_t* strip0 = strip - kl0 + (kl0 / KG) * CG;
+#pragma unroll 1
+      for (int fy = 0; fy < FY; ++fy) {
+        float wr[FX][CG][VEC];
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) {
+#pragma unroll
+          for (int c = 0; c < CG; ++c) {
+            load_w<VEC>(ws + (((fz * FY + fy) * FX + fx) * CG + c) * BN + kl0, wr[fx][c]);
+          }
+        }
+#pragma unroll
+        for (int y = 0; y < PY; ++y) {
+          const elem_t* row = strip0 + (y * SH + fy * DH) * XROW;
+#pragma unroll
+          for (int j = 0; j < SPAN; ++j) {
+            if (!col_used(j)) continue;
+            float xv[CG];
+            load_f32<CG>(row + j * CT, xv);
+#pragma unroll
+            for (int p = 0; p < PX; ++p) {
+              const int fx = tap_of(j, p);
+              if (fx < 0) continue;
+#pragma unroll
+              for (int c = 0; c < CG; ++c) {
+#pragma unroll
+                for (int v = 0; v < VEC; ++v) acc[y][p][v] = fmaf(xv[c], wr[fx][c][v], acc[y][p][v]);
+              }
+            }
+          }
+        }
+      }
+    } else {
+      // Channel multiplier / small C/G with a thread's channels spanning groups: output channel
+      // k reads input channels (k / KG)*CG + c, c < CG, of its group; scalar shared-memory reads.
+      const elem_t* strip0 = strip - kl0;
+#pragma unroll 1
+      for (int fy = 0; fy < FY; ++fy) {
+        const int tap0 = (fz * FY + fy) * FX;
+#pragma unroll
+        for (int y = 0; y < PY; ++y) {
+          const elem_t* row = strip0 + (y * SH + fy * DH) * XROW;
+#pragma unroll
+          for (int j = 0; j < SPAN; ++j) {
+#pragma unroll
+            for (int p = 0; p < PX; ++p) {
+              const int fx = tap_of(j, p);
+              if (fx < 0) continue;
+#pragma unroll
+              for (int v = 0; v < VEC; ++v) {
+                const int kl = kl0 + v;
+                const elem_t* px = row + j * CT + (kl / KG) * CG;
+#pragma unroll
+                for (int c = 0; c < CG; ++c) {
+                  acc[y][p][v] =
+                      fmaf(to_f32(px[c]), ws[((tap0 + fx) * CG + c) * BN + kl], acc[y][p][v]);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // 4. Stores: SV channels per access; pixels and channels outside the output are skipped.
+#pragma unroll
+  for (int y = 0; y < PY; ++y) {
+    const int oh = oh0 + ty0 + y;
+    if (oh >= OH) continue;
+#pragma unroll
+    for (int p = 0; p < PX; ++p) {
+      const int ow = ow0 + tx0 + p;
+      if (ow >= OW) continue;
+      const int base = (((n * OD + od) * OH + oh) * OW + ow) * K_ + k0 + kl0;
+#pragma unroll
+      for (int s = 0; s < VEC; s += SV) {
+        if (k0 + kl0 + s < K_) store_out<SV>(Y + base + s, &acc[y][p][s]);
+      }
+    }
+  }
+}
+
