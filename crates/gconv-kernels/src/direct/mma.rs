@@ -81,6 +81,12 @@ pub fn tile_work(cfg: &KernelConfig, problem: &Problem) -> (u64, u64, u64, u64) 
 /// (`results/h200/s3/`).
 pub const MAX_AUTO_CPG: u64 = 56;
 
+/// The same bound for backward-data problems (on the C/G of the dgrad problem): the igemm
+/// family's N-major dgrad kernels beat the best mma direct member at C/G 32 (9.1 vs 19.7 µs)
+/// and 56 (15.5 vs 24.3 µs) and lost to it at C/G 8–24 on the zoo dgrad layers
+/// (`results/h200/s6/`).
+pub const MAX_AUTO_CPG_DGRAD: u64 = 24;
+
 /// True when `auto_select` considers the mma direct members for `problem`: C/G and K/G
 /// multiples of 8, C/G ≤ [`MAX_AUTO_CPG`], and a filter larger than 1×1 (the halo reuse that
 /// sets the path apart; pointwise layers keep igemm's pointwise path).
@@ -89,6 +95,12 @@ pub fn auto_eligible(problem: &Problem) -> bool {
         && problem.kpg().is_multiple_of(8)
         && problem.cpg() <= MAX_AUTO_CPG
         && problem.filter_volume() > 1
+}
+
+/// [`auto_eligible`] for a backward-data problem: its forward dual is eligible and its C/G is
+/// at most [`MAX_AUTO_CPG_DGRAD`].
+pub fn auto_eligible_dgrad(problem: &Problem, dual: &Problem) -> bool {
+    auto_eligible(dual) && problem.cpg() <= MAX_AUTO_CPG_DGRAD
 }
 
 /// Structural rules of the mma path (called by the direct family's `validate`).

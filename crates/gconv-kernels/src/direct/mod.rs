@@ -185,10 +185,16 @@ impl KernelFamily for Direct {
 
     /// The CUDA-core members always; the tensor-core members without group merge where the
     /// measured regime favours them ([`mma::auto_eligible`] on the forward problem, the dual of
-    /// a backward-data problem; the group-merged members are not considered yet).
+    /// a backward-data problem, whose C/G must also be at most [`mma::MAX_AUTO_CPG_DGRAD`]; the
+    /// group-merged members are not considered yet).
     fn auto_considers(&self, cfg: &KernelConfig, problem: &Problem) -> bool {
-        cfg.math != Math::Mma
-            || (cfg.group_merge == 1 && mma::auto_eligible(&forward_problem(problem)))
+        let fwd = forward_problem(problem);
+        let eligible = if problem.direction == Direction::Dgrad {
+            mma::auto_eligible_dgrad(problem, &fwd)
+        } else {
+            mma::auto_eligible(&fwd)
+        };
+        cfg.math != Math::Mma || (cfg.group_merge == 1 && eligible)
     }
 }
 

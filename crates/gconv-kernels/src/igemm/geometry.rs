@@ -146,10 +146,17 @@ pub fn wgmma_shape(cfg: &KernelConfig) -> (u32, u32, u32) {
 /// Estimated registers per thread: accumulators, fragments (double-buffered for mma), loader
 /// state and a fixed allowance for addresses and loop counters.
 pub fn register_estimate(cfg: &KernelConfig) -> u32 {
+    register_estimate_with(cfg, cfg.vec_b)
+}
+
+/// [`register_estimate`] with the B vector width a problem gives (backward-data: the side of
+/// its weight blocks, which sets how many blocks a thread holds: 1×1 blocks of odd channel
+/// counts are a block per element).
+pub fn register_estimate_with(cfg: &KernelConfig, vec_b: u32) -> u32 {
     let (wm, wn) = warp_tile(cfg);
     let threads = cfg.threads().max(1);
     let va = cfg.vec_a.max(1);
-    let vb = cfg.vec_b.max(1);
+    let vb = vec_b.max(1);
     let ia = (cfg.tile_m * cfg.tile_k / va).div_ceil(threads);
     // Backward-data: four ints of state per weight block, and one block's rows while it is
     // transposed (between the copies and the barrier, when no fragments are live).
@@ -317,7 +324,11 @@ impl IgemmPlan {
             grid: grid(cfg, problem),
             k_tiles: k_tiles(cfg, problem),
             smem_bytes: smem,
-            registers: register_estimate(cfg),
+            registers: if nmajor {
+                register_estimate(cfg)
+            } else {
+                register_estimate_with(cfg, vectors.b)
+            },
             b_nmajor: nmajor,
             parts,
         }

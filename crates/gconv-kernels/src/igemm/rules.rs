@@ -5,7 +5,8 @@
 //! (architecture, direction and dtype match, index and grid limits) are `crate::admit`'s.
 
 use super::geometry::{
-    k_tiles, output_kpg, reduction_cpg, register_estimate, smem_bytes, warp_tile, wgmma_shape,
+    b_nmajor, effective_vectors, k_tiles, output_kpg, reduction_cpg, register_estimate,
+    register_estimate_with, smem_bytes, warp_tile, wgmma_shape,
 };
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
@@ -223,6 +224,18 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
             tile_k: cfg.tile_k,
             tile_n: cfg.tile_n,
         });
+    }
+    if problem.direction == Direction::Dgrad {
+        // The weight blocks a thread holds follow the problem's block side (1 for odd channel
+        // counts); the N-major tile holds none.
+        let v = effective_vectors(cfg, problem);
+        if !b_nmajor(cfg, &v) {
+            let estimate = register_estimate_with(cfg, v.b);
+            let limit = DeviceLimits::H200.regs_per_thread;
+            if estimate > limit {
+                return Err(Rejection::RegistersExceedLimit { estimate, limit });
+            }
+        }
     }
     let limit = i32::MAX as u64;
     if cfg.split_k > 1 {
