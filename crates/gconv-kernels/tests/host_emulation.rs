@@ -337,6 +337,9 @@ enum Mutation {
     /// igemm backward-data: a merged row's weights come from the next group's block (a merged
     /// block off the diagonal): the comparison must fail.
     IgemmDgradOffDiagonal,
+    /// igemm backward-data, N-major weight tile: a merged channel chunk's weights come from the
+    /// next group (off the diagonal): the comparison must fail.
+    IgemmDgradNmajorOffDiagonal,
     /// Backward data: the spatial flip of the dual filter dropped (`dgrad_w_index` reads tap
     /// `tap` instead of `TAPS − 1 − tap`): the comparison must fail.
     DgradFlipDropped,
@@ -505,6 +508,10 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
         Mutation::IgemmDgradOffDiagonal => Some((
             "b_lo[u] = ok ? gsub * CG : OFF_INVALID;",
             "b_lo[u] = ok ? ((gsub + 1) % GM) * CG : OFF_INVALID;",
+        )),
+        Mutation::IgemmDgradNmajorOffDiagonal => Some((
+            "n_lo[u] = ok ? (nv / KG) * CG : OFF_INVALID;",
+            "n_lo[u] = ok ? ((nv / KG + 1) % GM) * CG : OFF_INVALID;",
         )),
         Mutation::DgradFlipDropped => Some((
             "return ((g * CGW + kk) * TAPS + (TAPS - 1 - tap)) * KGW + c;",
@@ -970,8 +977,12 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
 /// transposed filter), stride 2 and 3 phases with uneven phase sizes (tails), stride with
 /// dilation (gcd(stride, dilation) > 1: phases without taps) and 1×1 stride 2 (zero phases),
 /// dX extents smaller than the stride (empty phases), padding beyond dil·(F−1), C/G ≠ K/G,
-/// group merge (C/G 8, depthwise with tap packing, a channel multiplier), the pointwise path,
-/// odd channels (2-byte loads, scalar weight blocks), f32 CUDA cores, wgmma, 1D and 3D.
+/// group merge (C/G 8, depthwise with tap packing, a channel multiplier, C/G 32 on the N-major
+/// weight tile), the pointwise path,
+/// odd channels (2-byte loads, scalar weight blocks), f32 CUDA cores, wgmma, 1D and 3D; both
+/// weight tiles: N-major (8-aligned C/G and K/G, tile_n a multiple of 64, read transposed by
+/// ldmatrix.trans or wgmma imm-trans-b) and K-major from transposed blocks (4×4, 8×8 with
+/// tile_n 32, 1×1).
 const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
     (
         "dgrad_dense_s1",
@@ -1012,6 +1023,11 @@ const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
         "dgrad_gm4_cpg8",
         "igemm_dgrad_bf16_t128x32x32_w4x1_s4_v8x8_gm4_sk1d_mma_gen",
         "dgrad_bf16_n1_g16_c128_k128_i8x8_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_gm2_nmajor_s2",
+        "igemm_dgrad_bf16_t128x64x64_w2x2_s3_v8x8_gm2_sk1d_mma_gen",
+        "dgrad_bf16_n1_g4_c128_k128_i9x11_f3x3_s2x2_p1x1_d1x1",
     ),
     (
         "dgrad_gm16_depthwise_tap_packing",
@@ -1098,6 +1114,7 @@ fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
         ("dgrad_dense_s1", Mutation::IgemmDgradFlipDropped),
         ("dgrad_rank1_s3_d2_f5", Mutation::IgemmDgradFlipDropped),
         ("dgrad_gm4_cpg8", Mutation::IgemmDgradOffDiagonal),
+        ("dgrad_gm2_nmajor_s2", Mutation::IgemmDgradNmajorOffDiagonal),
         ("dgrad_s2_tails", Mutation::CorruptWeight),
     ];
     let planted: Vec<Job> = mutations
