@@ -2,7 +2,7 @@
 //! For each family in priority order (direct, then igemm), take the family's pool members that
 //! it wants `auto` to consider for the problem ([`KernelFamily::auto_considers`]), admit them,
 //! keep the most preferred ([`KernelFamily::auto_preference`]; igemm prefers its pointwise
-//! path) and return the one with the smallest cost estimate (ties: the earlier pool member).
+//! path in forward) and return the one with the smallest cost estimate (ties: the earlier pool member).
 //! The first family with an admitted candidate wins. `None` when nothing in the pools runs the
 //! problem. The rule is the same in every direction that has pools (forward, backward-data):
 //! each family's cost model prices a plan on the direction's own GEMM (backward-data: the
@@ -89,9 +89,10 @@ mod tests {
             auto("fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1").fast_path,
             FastPath::Pointwise
         );
+        // Backward-data 1x1: no pointwise preference, the cost model picks the wgmma tile.
         assert_eq!(
-            auto("dgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1").fast_path,
-            FastPath::Pointwise
+            auto("dgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1").math,
+            Math::Wgmma
         );
         // No backward-weight pool yet.
         assert!(auto_select(

@@ -145,10 +145,12 @@ impl KernelFamily for Igemm {
         pool::pool(direction, dtype)
     }
 
-    /// The pointwise fast path first: when a pointwise member is admitted, `auto` picks among
-    /// the pointwise members only.
+    /// Forward: the pointwise fast path first (when a pointwise member is admitted, `auto` picks
+    /// among the pointwise members only). Backward-data: no preference, the cost model decides
+    /// (on the zoo's two dgrad 1×1 layers the general wgmma 192×128 member beat every pointwise
+    /// member, `results/h200/s6/README.md`).
     fn auto_preference(&self, cfg: &KernelConfig) -> u32 {
-        u32::from(cfg.fast_path != FastPath::Pointwise)
+        u32::from(cfg.fast_path != FastPath::Pointwise && cfg.direction == Direction::Fwd)
     }
 }
 
