@@ -1,6 +1,6 @@
 //! The pool catalogue: every caller that needs "the kernels gconv ships" for a direction and
 //! dtype (bench, selftest, `auto`, the compile test, host emulation, examples) asks here
-//! instead of listing pools itself. Each family keeps its own pool ([`KernelFamily::pool`]);
+//! instead of listing pools itself. Each family keeps its own pool ([`crate::family::KernelFamily::pool`]);
 //! the catalogue concatenates them in [`Family::ALL`] order (igemm first, then direct). It also
 //! holds the baseline config that every trait-config field falls back to.
 
@@ -85,23 +85,26 @@ mod tests {
 
     #[test]
     fn pool_members_validate_and_names_round_trip_uniquely() {
-        let every = pool_all_dtypes(Direction::Fwd, Families::All);
-        let mut names = HashSet::new();
-        for c in &every {
-            validate(c, required_arch(c)).unwrap_or_else(|e| panic!("{c}: {e}"));
-            let name = c.to_string();
-            assert_eq!(name.parse::<KernelConfig>().as_ref(), Ok(c), "{name}");
-            assert!(names.insert(name.clone()), "duplicate {name}");
-        }
-        for dt in DType::ALL {
-            let n = pool(Direction::Fwd, dt, Families::Only(Family::Igemm)).len();
-            assert!((20..=56).contains(&n), "igemm {dt}: {n}");
-            let d = pool(Direction::Fwd, dt, Families::Only(Family::Direct)).len();
-            assert!(d >= 8, "direct {dt}: {d}");
-            // Catalogue order: igemm members first.
-            let all = pool(Direction::Fwd, dt, Families::All);
-            assert_eq!(all.len(), n + d);
-            assert!(all[..n].iter().all(|c| c.family == Family::Igemm));
+        for direction in [Direction::Fwd, Direction::Dgrad] {
+            let every = pool_all_dtypes(direction, Families::All);
+            let mut names = HashSet::new();
+            for c in &every {
+                assert_eq!(c.direction, direction, "{c}");
+                validate(c, required_arch(c)).unwrap_or_else(|e| panic!("{c}: {e}"));
+                let name = c.to_string();
+                assert_eq!(name.parse::<KernelConfig>().as_ref(), Ok(c), "{name}");
+                assert!(names.insert(name.clone()), "duplicate {name}");
+            }
+            for dt in DType::ALL {
+                let n = pool(direction, dt, Families::Only(Family::Igemm)).len();
+                assert!((20..=56).contains(&n), "igemm {direction} {dt}: {n}");
+                let d = pool(direction, dt, Families::Only(Family::Direct)).len();
+                assert!(d >= 8, "direct {direction} {dt}: {d}");
+                // Catalogue order: igemm members first.
+                let all = pool(direction, dt, Families::All);
+                assert_eq!(all.len(), n + d);
+                assert!(all[..n].iter().all(|c| c.family == Family::Igemm));
+            }
         }
         assert_eq!(
             directions_with_pools(Families::All),

@@ -2,7 +2,7 @@
 //! tokens, and the field accessors the tile engine's trait configs and filter language use.
 //!
 //! Nothing here knows what a family does with a field: the rules live in each family's module
-//! (`crate::igemm`, `crate::direct`), admission in [`crate::admit`], the canonical name in
+//! (`crate::igemm`, `crate::direct`), admission in [`crate::admit`](mod@crate::admit), the canonical name in
 //! [`crate::name`], the reasons a config is refused in [`crate::rejection`]. What the shared
 //! fields mean for each family is in `ARCHITECTURE.md` at the repository root and in the family
 //! module docs (the direct family has a typed view, `crate::direct::DirectView`).

@@ -1,7 +1,7 @@
 //! The one interface every kernel family implements, and the one place that dispatches on
 //! [`Family`] (`crate::dispatch::of`). A family owns its structural rules, its problem rules and geometry (the
 //! [`Plan`], computed once per (kernel, problem)), its cost model, its pools and its code
-//! generation; admission ([`crate::admit`]), the pool catalogue ([`crate::catalogue`]) and
+//! generation; admission ([`crate::admit`](mod@crate::admit)), the pool catalogue ([`crate::catalogue`]) and
 //! `auto` ([`crate::select`]) only ever talk to a family through [`KernelFamily`].
 //!
 //! Adding a direction to a family touches that family's folder (its rules, plan, emitter and

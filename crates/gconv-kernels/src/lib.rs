@@ -7,7 +7,7 @@
 //!   generation, the cost model and dispatch take, so each gate runs once per pair).
 //! - **Families**, each in its own folder behind [`family::KernelFamily`] (the one dispatch
 //!   point, [`dispatch::of`]): [`igemm`] (implicit GEMM) and [`direct`] (halo-tile direct
-//!   convolution); [`reference`] holds the naive `ref` kernels used only for verification.
+//!   convolution); [`reference`](mod@reference) holds the naive `ref` kernels used only for verification.
 //! - **Pools and `auto`**: [`catalogue`] (every family's pool by direction and dtype) and
 //!   [`select`] (the rule-based `auto`).
 //! - [`device`] (the SM count and limits planning uses, the one occupancy model) and [`source`]

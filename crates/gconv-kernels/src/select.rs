@@ -1,7 +1,7 @@
 //! `auto`: the rule-based kernel selection every user gets until a learned heuristic exists.
 //! For each family in priority order (direct, then igemm), take the family's pool members that
-//! it wants `auto` to consider for the problem ([`KernelFamily::auto_considers`]), admit them,
-//! keep the most preferred ([`KernelFamily::auto_preference`]; igemm prefers its pointwise
+//! it wants `auto` to consider for the problem ([`crate::family::KernelFamily::auto_considers`]), admit them,
+//! keep the most preferred ([`crate::family::KernelFamily::auto_preference`]; igemm prefers its pointwise
 //! path in forward) and return the one with the smallest cost estimate (ties: the earlier pool member).
 //! The first family with an admitted candidate wins. `None` when nothing in the pools runs the
 //! problem. The rule is the same in every direction that has pools (forward, backward-data):

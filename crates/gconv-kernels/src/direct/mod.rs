@@ -7,7 +7,7 @@
 //! paths share the tile walk and the halo copy (`common.cu`). Backward data: see the section
 //! below.
 //!
-//! The family owns, in this folder: its rules ([`rules`]), geometry and plan ([`geometry`]),
+//! The family owns, in this folder: its rules ([`rules`]), geometry and plan ([`geometry`](mod@geometry)),
 //! cost model ([`cost`]), pools ([`pool`]), code generation ([`emit`] and the `.cu` files), the
 //! tensor-core path ([`mma`]) and the stride-phase backward-data kernel ([`strided`]), behind
 //! [`Direct`], its [`KernelFamily`] implementation; [`DirectView`] reads a config's fields in
