@@ -104,19 +104,23 @@ pub fn warp_tile(cfg: &KernelConfig) -> (u32, u32) {
     )
 }
 
-/// Shared memory a config needs: the larger of the pipeline (`stages` × (A + B) tiles; backward-
-/// data: A + 2·B, the raw weight blocks beside their transposed tile) and the
+/// Shared memory a config needs: the larger of the pipeline (`stages` × (A + B) tiles) and the
 /// epilogue's staging tile (`tile_m` × (`tile_n` + [`EPILOGUE_PAD`]) output elements, f32 when
-/// split-K writes partials).
+/// split-K writes partials). A backward-data plan whose weight tile is K-major needs
+/// [`smem_bytes_with_raw`] (the check is the family's problem rule).
 pub fn smem_bytes(cfg: &KernelConfig) -> u32 {
+    smem_of(cfg, false)
+}
+
+/// [`smem_bytes`] plus the raw stage of a K-major backward-data weight tile: the weight blocks
+/// as loaded, beside each B tile, before their transpose (a second B tile per stage).
+pub fn smem_bytes_with_raw(cfg: &KernelConfig) -> u32 {
+    smem_of(cfg, true)
+}
+
+fn smem_of(cfg: &KernelConfig, raw: bool) -> u32 {
     let es = cfg.dtype.size_bytes() as u32;
-    // Backward-data stages its weight blocks raw (as loaded) next to each B tile before the
-    // transpose: a second B tile per stage.
-    let b_tiles = if cfg.direction == Direction::Dgrad {
-        2u32
-    } else {
-        1
-    };
+    let b_tiles = if raw { 2u32 } else { 1 };
     let pipeline = cfg
         .stages
         .saturating_mul(
@@ -306,17 +310,11 @@ impl IgemmPlan {
     pub fn new(cfg: &KernelConfig, problem: &Problem, parts: DirectionParts) -> IgemmPlan {
         let vectors = effective_vectors(cfg, problem);
         let nmajor = b_nmajor(cfg, &vectors);
-        let mut smem = smem_bytes(cfg);
-        if nmajor {
-            // no raw stage beside the B tiles
-            let raw = cfg.stages * cfg.tile_n * cfg.tile_k * cfg.dtype.size_bytes() as u32;
-            let epilogue = smem_bytes(&KernelConfig {
-                stages: 0,
-                direction: Direction::Fwd,
-                ..*cfg
-            });
-            smem = (smem - raw).max(epilogue);
-        }
+        let smem = if cfg.direction == Direction::Dgrad && !nmajor {
+            smem_bytes_with_raw(cfg)
+        } else {
+            smem_bytes(cfg)
+        };
         IgemmPlan {
             cfg: *cfg,
             problem: *problem,

@@ -6,7 +6,7 @@
 
 use super::geometry::{
     b_nmajor, effective_vectors, k_tiles, output_kpg, reduction_cpg, register_estimate,
-    register_estimate_with, smem_bytes, warp_tile, wgmma_shape,
+    register_estimate_with, smem_bytes, smem_bytes_with_raw, warp_tile, wgmma_shape,
 };
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
@@ -228,12 +228,18 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
     if problem.direction == Direction::Dgrad {
         // The weight blocks a thread holds follow the problem's block side (1 for odd channel
         // counts); the N-major tile holds none.
+        // The K-major weight tile also needs the raw stage of its blocks.
         let v = effective_vectors(cfg, problem);
         if !b_nmajor(cfg, &v) {
             let estimate = register_estimate_with(cfg, v.b);
             let limit = DeviceLimits::H200.regs_per_thread;
             if estimate > limit {
                 return Err(Rejection::RegistersExceedLimit { estimate, limit });
+            }
+            let bytes = smem_bytes_with_raw(cfg);
+            let limit = DeviceLimits::H200.smem_per_cta;
+            if bytes > limit {
+                return Err(Rejection::SmemExceedsLimit { bytes, limit });
             }
         }
     }
