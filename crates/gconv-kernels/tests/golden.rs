@@ -75,12 +75,23 @@ const CASES: &[(&str, &str)] = &[
         "igemm_fwd_f32_t64x64x16_w2x2_s4_v4x4_gm1_sk2d_simt_gen",
         "fwd_f32_n1_g1_c64_k32_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
-    // igemm backward-data: stride 1 (mma, the flipped and transposed filter), stride-2 phases
+    // igemm backward-data (K-major weight tiles from transposed 4x4 blocks unless noted):
+    // stride 1 (mma, the flipped and transposed filter), stride-2 phases
     // with dilation (mma), group merge with tap packing (depthwise), pointwise, f32 CUDA cores
     // with stride 2, wgmma with stride 2, 1D stride 3, 3D.
     (
         "igemm_dgrad_bf16_t128x128x32_w2x2_s3_v8x4_gm1_sk1d_mma_gen",
         "dgrad_bf16_n2_g1_c64_k64_i16x16_f3x3_s1x1_p1x1_d1x1",
+    ),
+    // N-major weight tiles (8-aligned C/G and K/G, tile_n a multiple of 64): mma.sync reading B
+    // through ldmatrix.trans, wgmma with imm-trans-b.
+    (
+        "igemm_dgrad_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g1_c64_k64_i16x16_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_dgrad_bf16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmma_gen",
+        "dgrad_bf16_n2_g2_c256_k256_i14x14_f3x3_s2x2_p1x1_d1x1",
     ),
     (
         "igemm_dgrad_bf16_t64x64x64_w2x2_s3_v8x4_gm1_sk1d_mma_gen",

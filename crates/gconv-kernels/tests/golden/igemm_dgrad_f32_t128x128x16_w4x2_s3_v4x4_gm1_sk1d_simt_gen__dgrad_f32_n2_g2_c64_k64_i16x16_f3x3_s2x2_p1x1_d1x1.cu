@@ -485,10 +485,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_f32_t128x128x1
 #pragma unroll
   for (int u = 0; u < UB; ++u) {
     const int unit = tid + u * THREADS;
-    // column blocks fastest: a store instruction of eight adjacent lanes writes eight
-    // different 16-byte chunks of the swizzled tile rows (conflict-free)
-    const int cb = unit % CBN;
-    const int rb = unit / CBN;
+    // Pairs of row blocks on adjacent lanes: adjacent copies read whole 32-byte sectors of a kk
+    // row of W. (Column blocks fastest gives conflict-free stores but half-used sectors, and
+    // measured slower on the H200: 65 vs 48 µs, results/h200/s6/README.md.)
+    const int cb = RBN % 2 == 0 ? (unit >> 1) % CBN : unit % CBN;
+    const int rb = RBN % 2 == 0 ? (unit & 1) + 2 * ((unit >> 1) / CBN) : unit / CBN;
     const int nn = n0 + rb * VB;
     const bool in = !B_NMAJOR && (B_UNITS % THREADS == 0 || unit < B_UNITS);
     const bool ok = in && nn < NEFF;
