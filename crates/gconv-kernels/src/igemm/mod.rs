@@ -162,6 +162,45 @@ mod tests {
     use crate::source::KernelSource;
     use pool::forward_pool as default_forward_pool;
 
+    #[test]
+    fn dgrad_phases_partition_the_taps_and_cover_dx() {
+        // Every filter tap reaches exactly one stride phase: the phases' tap counts add up to the
+        // filter, in the gcd(stride, dilation) form too (stride 2, dilation 2: the odd phases
+        // have no tap).
+        for s in 1..=4u64 {
+            for d in 1..=3u64 {
+                for f in 1..=7u64 {
+                    let sum: u64 = (0..s).map(|r| geometry::dgrad_phase_taps(s, d, f, r)).sum();
+                    assert_eq!(sum, f, "stride {s} dilation {d} filter {f}");
+                }
+            }
+        }
+        assert_eq!(geometry::dgrad_phase_taps(2, 2, 3, 1), 0);
+        assert_eq!(geometry::dgrad_phase_taps(2, 1, 1, 1), 0); // 1x1 stride 2
+                                                               // The grid holds every phase with the tiles of the largest one; k-tiles are the phases'
+                                                               // mean (a 1x1 stride-2 layer: one phase of four has the tap).
+        let cfg = KernelConfig {
+            direction: Direction::Dgrad,
+            ..pool::baseline(Direction::Dgrad, DType::Bf16)
+        };
+        let p: Problem = "dgrad_bf16_n2_g2_c64_k64_i9x11_f1x1_s2x2_p0x0_d1x1"
+            .parse()
+            .unwrap();
+        assert_eq!(geometry::dgrad_phases(&p), 4);
+        let rows = 2 * 5 * 6; // N · ⌈9/2⌉ · ⌈11/2⌉
+        let tiles = geometry::dgrad_tiles_per_phase(&cfg, &p);
+        assert_eq!(tiles, (rows as u64).div_ceil(cfg.tile_m as u64));
+        assert_eq!(geometry::grid(&cfg, &p)[0], 4 * tiles);
+        assert_eq!(geometry::dgrad_taps_per_phase(&p), vec![1, 0, 0, 0]);
+        assert_eq!(geometry::k_tiles(&cfg, &p), 1);
+        // Stride 1: one phase with every tap, the same k-tiles as the forward GEMM of the dual.
+        let p1: Problem = "dgrad_bf16_n2_g1_c64_k64_i9x9_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        assert_eq!(geometry::dgrad_taps_per_phase(&p1), vec![9]);
+        assert_eq!(geometry::k_tiles(&cfg, &p1), 9 * 2);
+    }
+
     fn prob(key: &str) -> Problem {
         key.parse().unwrap()
     }
