@@ -1,0 +1,600 @@
+//! Unit tests of the direct family: its rules, geometry, cost model, pools, emission and the
+//! backward-data paths (the dual and the stride-phase kernel).
+
+use super::*;
+use crate::admit::{admit, validate, Target};
+use crate::config::FastPath;
+use crate::source::KernelSource;
+use geometry::{rows_per_thread, smem_read_wavefronts};
+use pool::forward_pool as direct_forward_pool;
+
+fn prob(key: &str) -> Problem {
+    key.parse().unwrap()
+}
+
+fn can_implement(c: &KernelConfig, p: &Problem) -> Result<(), Rejection> {
+    admit(c, p, &Target::H200).map(|_| ())
+}
+
+fn emit(c: &KernelConfig, p: &Problem) -> Result<KernelSource, Rejection> {
+    admit(c, p, &Target::H200).map(|a| a.emit())
+}
+
+fn geometry(c: &KernelConfig, p: &Problem) -> DirectGeometry {
+    geometry::geometry(c, p, &DeviceLimits::H200)
+}
+
+#[test]
+fn validate_rules() {
+    let base = config(DType::Bf16, [128, 64, 16], 8, [8, 4]);
+    let r = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+    assert_eq!(r(base), Ok(()));
+    assert_eq!(r(KernelConfig { stages: 2, ..base }), Ok(())); // persistent
+    assert_eq!(
+        r(KernelConfig { stages: 3, ..base }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        r(KernelConfig {
+            math: Math::Tf32,
+            ..base
+        }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        r(KernelConfig {
+            group_merge: 2,
+            ..base
+        }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        r(KernelConfig {
+            fast_path: FastPath::Pointwise,
+            ..base
+        }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        r(KernelConfig {
+            direction: Direction::Dgrad,
+            ..base
+        }),
+        Ok(())
+    );
+    assert_eq!(
+        r(KernelConfig {
+            direction: Direction::Wgrad,
+            ..base
+        }),
+        Err("direction_not_implemented")
+    );
+    assert_eq!(
+        r(KernelConfig { warps_n: 2, ..base }),
+        Err("bad_warp_count")
+    );
+    assert_eq!(
+        r(KernelConfig { vec_a: 3, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { vec_b: 16, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { tile_k: 24, ..base }),
+        Err("tile_out_of_range")
+    );
+    // 8x16 pixels x 64 channels / (4 pixels x 8 channels) = 256 items: 1 row per thread on
+    // 256 threads, 2 rows on 128, 4 rows on 64.
+    assert_eq!(r(KernelConfig { warps_m: 4, ..base }), Ok(()));
+    assert_eq!(rows_per_thread(&KernelConfig { warps_m: 4, ..base }), 2);
+    assert_eq!(r(KernelConfig { warps_m: 2, ..base }), Ok(()));
+    assert_eq!(
+        r(KernelConfig { warps_m: 3, ..base }),
+        Err("direct_thread_mapping")
+    );
+    // 7 rows x 1 column group x 32 lanes = 224 items: 7 warps give 1 row per thread, 1 warp
+    // 7 rows; 2 warps (3.5 rows) and 4 warps (1.75) do not divide.
+    let s7 = config(DType::Bf16, [49, 64, 7], 7, [2, 7]);
+    assert_eq!(r(s7), Ok(()));
+    assert_eq!(rows_per_thread(&s7), 1);
+    assert_eq!(r(KernelConfig { warps_m: 1, ..s7 }), Ok(()));
+    assert_eq!(rows_per_thread(&KernelConfig { warps_m: 1, ..s7 }), 7);
+    assert_eq!(
+        r(KernelConfig { warps_m: 2, ..s7 }),
+        Err("direct_thread_mapping")
+    );
+    assert_eq!(
+        r(KernelConfig { warps_m: 4, ..s7 }),
+        Err("direct_thread_mapping")
+    );
+    // 8 rows, 1024 items on 64 threads: 16 rows per thread would not divide 8 rows.
+    let t = config(DType::Bf16, [128, 64, 16], 2, [2, 4]);
+    assert_eq!(r(t), Err("direct_thread_mapping"));
+    // vec_b need not be a power of two (7-pixel strips), vec_a must.
+    assert_eq!(r(config(DType::Bf16, [196, 32, 14], 7, [2, 7])), Ok(()));
+    assert_eq!(
+        r(config(DType::Bf16, [196, 48, 14], 7, [3, 7])),
+        Err("bad_vector_width")
+    );
+}
+
+#[test]
+fn can_implement_rules() {
+    let base = config(DType::Bf16, [128, 64, 16], 8, [8, 4]);
+    let r = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
+    assert_eq!(
+        r(&base, "fwd_bf16_n2_g32_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1"),
+        Ok(())
+    );
+    assert_eq!(
+        r(&base, "fwd_bf16_n2_g4_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_channels_per_group")
+    );
+    assert_eq!(
+        r(&base, "fwd_bf16_n2_g8_c8_k24_i9x9_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_channel_tile")
+    );
+    assert_eq!(
+        r(&base, "fwd_f16_n2_g32_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1"),
+        Err("dtype_mismatch")
+    );
+    assert_eq!(
+        r(
+            &base,
+            "fwd_bf16_n1_g256_c256_k256_i64x64_f31x31_s1x1_p15x15_d1x1"
+        ),
+        Err("smem_exceeds_limit")
+    );
+    let big = config(DType::Bf16, [256, 8, 64], 1, [8, 8]);
+    assert_eq!(
+        r(&big, "fwd_bf16_n1_g8_c8_k8_i8x64_f1x21_s1x1_p0x10_d1x1"),
+        Err("registers_exceed_limit")
+    );
+}
+
+#[test]
+fn geometry_of_a_depthwise_layer() {
+    let c = config(DType::Bf16, [128, 64, 16], 8, [8, 4]);
+    let g = geometry(
+        &c,
+        &prob("fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1"),
+    );
+    assert_eq!((g.th, g.tw, g.ct), (8, 16, 64));
+    assert_eq!(g.halo, [1, 10, 18]);
+    assert_eq!((g.vl, g.sv), (8, 8));
+    assert_eq!(g.xrow, 18 * 64); // 8 channel lanes: one row per quarter-warp, no padding
+    assert_eq!(g.xs_bytes, 10 * 18 * 64 * 2);
+    assert_eq!(g.ws_bytes, 9 * 64 * 4);
+    assert_eq!(g.grid, [4 * 7 * 32, 3, 1]);
+    // Persistent (2 stages): two input tiles; 896 tiles x 3 channel blocks over about
+    // 1056 CTAs = 3 tiles per CTA, so 299 CTAs along x.
+    let p2 = KernelConfig { stages: 2, ..c };
+    let g2 = geometry(
+        &p2,
+        &prob("fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1"),
+    );
+    assert_eq!(g2.smem_bytes, 2 * g.xs_bytes + g.ws_bytes);
+    assert_eq!(g2.grid, [299, 3, 1]);
+    // Channel multiplier: 64 output channels = 32 groups of 2; odd C: 2-byte chunks.
+    let g = geometry(&c, &prob("fwd_bf16_n1_g7_c7_k14_i9x9_f3x3_s2x2_p1x1_d1x1"));
+    assert_eq!((g.ct, g.vl, g.sv), (32, 1, 2));
+}
+
+#[test]
+fn row_padding_removes_bank_conflicts_of_narrow_channel_tiles() {
+    let p = prob("fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1");
+    // 4 channel lanes (32 channels x 2 bytes = 64 B per pixel): one quarter-warp reads two
+    // rows; 18 pixels x 64 B = 1152 B rows collide, 19 pixels do not.
+    let c = config(DType::Bf16, [128, 32, 16], 4, [8, 4]);
+    let g = geometry(&c, &p);
+    assert_eq!(g.xrow, 18 * 32 + 32);
+    assert_eq!(smem_read_wavefronts(&c, &p, g.th, g.ct, 18 * 32), 8);
+    assert_eq!(smem_read_wavefronts(&c, &p, g.th, g.ct, g.xrow), 4);
+    // Stride 2: rows two apart; half a pixel (32 B) of padding.
+    let p2 = prob("fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s2x2_p1x1_d1x1");
+    let g2 = geometry(&c, &p2);
+    assert_eq!(smem_read_wavefronts(&c, &p2, g2.th, g2.ct, g2.xrow), 4);
+    // 2 channel lanes: four rows per quarter-warp.
+    let c16 = config(DType::Bf16, [128, 16, 16], 2, [8, 4]);
+    let p16 = prob("fwd_bf16_n32_g16_c16_k16_i56x56_f5x5_s1x1_p2x2_d1x1");
+    let g16 = geometry(&c16, &p16);
+    assert_eq!(
+        smem_read_wavefronts(&c16, &p16, g16.th, g16.ct, g16.xrow),
+        4
+    );
+}
+
+#[test]
+fn emit_is_deterministic_gated_and_header_free() {
+    let p = prob("fwd_bf16_n2_g32_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1");
+    let c = config(DType::Bf16, [128, 64, 16], 8, [8, 4]);
+    let a = emit(&c, &p).unwrap();
+    assert_eq!(a, emit(&c, &p).unwrap());
+    assert!(!a.code.contains("#include"));
+    assert!(!a.code.contains("@ENTRY@"));
+    assert_eq!(a.launches[0].block, [256, 1, 1]);
+    assert_eq!(a.launches[0].grid, [4, 1, 1]);
+}
+
+/// A config in the backward-data direction.
+fn dgrad(c: KernelConfig) -> KernelConfig {
+    KernelConfig {
+        direction: Direction::Dgrad,
+        ..c
+    }
+}
+
+#[test]
+fn dgrad_is_admitted_through_its_dual() {
+    let simt = dgrad(config(DType::Bf16, [128, 64, 16], 8, [8, 4]));
+    let r = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
+    // Depthwise, channel multiplier (C/G 1, K/G 2: the dual has C/G 2, K/G 1), C/G 4,
+    // dilation, large padding up to dil·(F−1), 1D and 3D.
+    for key in [
+        "dgrad_bf16_n2_g32_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+        "dgrad_bf16_n2_g16_c16_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+        "dgrad_bf16_n2_g8_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+        "dgrad_bf16_n1_g16_c16_k16_i12x12_f3x3_s1x1_p4x4_d2x2",
+        "dgrad_bf16_n1_g8_c8_k8_i5x5_f3x3_s1x1_p2x2_d1x1",
+        "dgrad_bf16_n2_g32_c32_k32_i100_f5_s1_p2_d1",
+        "dgrad_bf16_n1_g16_c16_k16_i5x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ] {
+        assert_eq!(r(&simt, key), Ok(()), "{key}");
+    }
+    // No dual (strided, or a padding above dil·(F−1)): the stride-phase kernel on CUDA
+    // cores, never on tensor cores.
+    let mma = dgrad(KernelConfig {
+        math: Math::Mma,
+        ..config(DType::Bf16, [128, 64, 16], 8, [8, 2])
+    });
+    for key in [
+        "dgrad_bf16_n2_g32_c32_k32_i14x14_f3x3_s2x2_p1x1_d1x1",
+        "dgrad_bf16_n2_g32_c32_k32_i100_f5_s2_p2_d1",
+        "dgrad_bf16_n1_g8_c8_k8_i5x5_f3x3_s1x1_p3x3_d1x1",
+    ] {
+        assert!(strided::applies(&prob(key)), "{key}");
+        assert_eq!(r(&simt, key), Ok(()), "{key}");
+    }
+    assert_eq!(
+        r(
+            &mma,
+            "dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s2x2_p1x1_d1x1"
+        ),
+        Err("direct_dgrad_no_dual")
+    );
+    let e = can_implement(
+        &mma,
+        &prob("dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s2x2_p1x1_d1x1"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("stride"), "{e}");
+    // Stride phases: dY's K/G feeds each dX channel (at most 4), whole C/G groups per tile.
+    assert_eq!(
+        r(&simt, "dgrad_bf16_n2_g8_c8_k64_i9x9_f3x3_s2x2_p1x1_d1x1"),
+        Err("direct_dgrad_channels")
+    );
+    assert_eq!(
+        r(&simt, "dgrad_bf16_n2_g8_c24_k8_i9x9_f3x3_s2x2_p1x1_d1x1"),
+        Err("direct_channel_tile")
+    );
+    // Target layers: depthwise s2 3x3 on 112² and 14² (C 96 / 576, N 32) run on the pool.
+    for key in [
+        "dgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
+        "dgrad_bf16_n32_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
+        "dgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s1x1_p1x1_d1x1",
+    ] {
+        let p = prob(key);
+        let n = pool::pool(Direction::Dgrad, DType::Bf16)
+            .iter()
+            .filter(|c| can_implement(c, &p).is_ok())
+            .count();
+        assert!(n >= 4, "{key}: {n} members");
+        // `auto` picks a direct dgrad member (the igemm family has no dgrad pool yet).
+        let a = crate::select::auto_select(&p, &Target::H200).expect("auto picks");
+        assert_eq!(
+            (a.config().family, a.config().direction),
+            (Family::Direct, Direction::Dgrad),
+            "{key}"
+        );
+        println!(
+            "auto on {key}: {} ({:.1} us)",
+            a.config(),
+            a.cost_estimate() * 1e6
+        );
+    }
+    // The phase geometry: 112² dX with s2, pad 1, 3x3 is 56² cells reading dY rows q and
+    // q + 1 (e 0..1); a 14x14-cell tile stages 15x15 dY pixels.
+    let s2 = prob("dgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1");
+    let ph = strided::Phases::of(&s2);
+    assert_eq!(
+        (ph.emin, ph.emax, ph.cells),
+        ([0, 0, 0], [0, 1, 1], [1, 56, 56])
+    );
+    let t14 = dgrad(config(DType::Bf16, [196, 32, 14], 7, [2, 7]));
+    let g = geometry(&t14, &s2);
+    assert_eq!((g.th, g.tw, g.halo), (14, 14, [1, 15, 15]));
+    assert_eq!(g.grid, [4 * 4 * 32, 3, 1]);
+    assert_eq!(g.ws_bytes, 9 * 32 * 4);
+    // The channel rules are the dual's: C/G of the dual is K/G of the problem, so a C/G 1,
+    // K/G 8 dgrad layer is beyond the simt path (dual C/G 8) and C/G 8, K/G 1 is not.
+    assert_eq!(
+        r(&simt, "dgrad_bf16_n2_g8_c8_k64_i9x9_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_channels_per_group")
+    );
+    let s8 = dgrad(config(DType::Bf16, [128, 64, 16], 8, [2, 4]));
+    assert_eq!(
+        r(&s8, "dgrad_bf16_n2_g8_c64_k8_i9x9_f3x3_s1x1_p1x1_d1x1"),
+        Ok(())
+    );
+    // Direction mismatch is the shared gate's.
+    assert_eq!(
+        r(&simt, "fwd_bf16_n2_g32_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1"),
+        Err("direction_mismatch")
+    );
+    // The mma path on a dual with C/G, K/G multiples of 8, and group merge.
+    assert_eq!(
+        r(
+            &mma,
+            "dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s1x1_p1x1_d1x1"
+        ),
+        Ok(())
+    );
+    let gm8 = KernelConfig {
+        group_merge: 8,
+        ..mma
+    };
+    assert_eq!(
+        r(&gm8, "dgrad_bf16_n2_g96_c96_k96_i9x30_f3x3_s1x1_p1x1_d1x1"),
+        Ok(())
+    );
+    // The geometry and plan are those of the dual (input = dY, output = dX).
+    let p = prob("dgrad_bf16_n2_g32_c32_k32_i13x17_f3x3_s1x1_p0x0_d1x1");
+    let dual = p.dgrad_dual().unwrap();
+    assert_eq!(forward_problem(&p), dual);
+    assert_eq!(kernel_problem(&simt, &p), dual);
+    assert_eq!(geometry(&simt, &p), geometry(&simt.with_fwd(), &dual));
+    assert_eq!(
+        register_estimate(&simt, &p),
+        register_estimate(&simt.with_fwd(), &dual)
+    );
+    let a = admit(&simt, &p, &Target::H200).unwrap();
+    let b = admit(&simt.with_fwd(), &dual, &Target::H200).unwrap();
+    assert_eq!(a.cost_estimate(), b.cost_estimate());
+    // auto: the mma members' rule on the dual (C/G 8 and K/G 16 of the dual).
+    let q = prob("dgrad_bf16_n2_g8_c128_k64_i14x14_f3x3_s1x1_p1x1_d1x1");
+    assert!(Direct.auto_considers(&mma, &q));
+    let wide = prob("dgrad_bf16_n2_g2_c32_k256_i14x14_f3x3_s1x1_p1x1_d1x1");
+    assert!(!Direct.auto_considers(&mma, &wide)); // dual C/G 128 > 56
+    assert!(Direct.auto_considers(&simt, &wide));
+}
+
+trait WithFwd {
+    fn with_fwd(&self) -> KernelConfig;
+}
+impl WithFwd for KernelConfig {
+    fn with_fwd(&self) -> KernelConfig {
+        KernelConfig {
+            direction: Direction::Fwd,
+            ..*self
+        }
+    }
+}
+
+#[test]
+fn dgrad_modules_are_the_dual_forward_module_with_gathered_weights() {
+    // Every body has exactly one weight-staging slot, and both staging fragments of a path
+    // write the same shared-memory layout.
+    assert_eq!(emit::slot_count(), (1, 1));
+    for (simt, key) in [
+        (
+            config(DType::Bf16, [128, 64, 16], 8, [2, 4]),
+            "dgrad_bf16_n2_g4_c8_k12_i9x10_f3x3_s1x1_p1x1_d1x1",
+        ),
+        (
+            KernelConfig {
+                math: Math::Mma,
+                ..config(DType::Bf16, [128, 64, 16], 8, [8, 2])
+            },
+            "dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s1x1_p1x1_d1x1",
+        ),
+        (
+            KernelConfig {
+                math: Math::Mma,
+                group_merge: 8,
+                ..config(DType::Bf16, [128, 64, 16], 8, [8, 2])
+            },
+            "dgrad_bf16_n2_g96_c96_k96_i9x30_f3x3_s1x1_p1x1_d1x1",
+        ),
+    ] {
+        let p = prob(key);
+        let d = emit(&dgrad(simt), &p).unwrap();
+        let f = emit(&simt, &p.dgrad_dual().unwrap()).unwrap();
+        assert!(d.code.starts_with("// gconv direct backward-data kernel"));
+        assert!(f.code.starts_with("// gconv direct forward kernel"));
+        assert!(d.code.contains(&format!("// problem: {p}\n")));
+        assert!(d.code.contains("dgrad_w_index<"), "{key}");
+        assert!(!f.code.contains("dgrad_w_index"), "{key}");
+        assert!(!d.code.contains("@WEIGHTS@") && !f.code.contains("@WEIGHTS@"));
+        // Same launch, same constants (the dual's).
+        assert_eq!(d.launches[0].grid, f.launches[0].grid);
+        assert_eq!(
+            d.launches[0].dynamic_smem_bytes,
+            f.launches[0].dynamic_smem_bytes
+        );
+        let consts = |code: &str| -> Vec<String> {
+            code.lines()
+                .filter(|l| l.starts_with("constexpr int "))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(consts(&d.code), consts(&f.code), "{key}");
+    }
+}
+
+#[test]
+fn the_dgrad_pool_is_the_forward_pool_relabelled() {
+    for dt in DType::ALL {
+        let f = direct_forward_pool(dt);
+        let d = pool::pool(Direction::Dgrad, dt);
+        assert_eq!(d.len(), f.len());
+        for (a, b) in d.iter().zip(&f) {
+            assert_eq!(a.direction, Direction::Dgrad);
+            assert_eq!(a.with_fwd(), *b);
+            assert!(a.to_string().starts_with("direct_dgrad_"));
+            validate(a, Arch::Sm90).unwrap_or_else(|e| panic!("{a}: {e}"));
+        }
+        assert!(pool::pool(Direction::Wgrad, dt).is_empty());
+    }
+    // Every depthwise zoo layer, as dgrad, runs on several members: the stride-1 ones
+    // through the dual, the strided ones on the stride-phase kernel.
+    let text = include_str!("../../../../configs/problems/depthwise_fwd.txt");
+    let problems = gconv_problem::parse_problems_text("problems_depthwise_fwd", text).unwrap();
+    let mut strided_layers = 0;
+    for p in &problems {
+        let p = p.with_direction(Direction::Dgrad);
+        strided_layers += usize::from(strided::applies(&p));
+        let n = pool::pool(Direction::Dgrad, p.dtype)
+            .iter()
+            .filter(|c| can_implement(c, &p).is_ok())
+            .count();
+        assert!(n >= 6, "{p}: {n} configs");
+    }
+    assert!(strided_layers >= 2, "{strided_layers} strided layers");
+}
+
+#[test]
+fn the_depthwise_zoo_layers_are_covered() {
+    // configs/problems/depthwise_fwd.txt: every layer runs on several pool configs.
+    let text = include_str!("../../../../configs/problems/depthwise_fwd.txt");
+    let problems = gconv_problem::parse_problems_text("problems_depthwise_fwd", text).unwrap();
+    assert_eq!(problems.len(), 16);
+    for p in problems {
+        let n = direct_forward_pool(p.dtype)
+            .iter()
+            .filter(|c| can_implement(c, &p).is_ok())
+            .count();
+        assert!(n >= 6, "{p}: {n} configs");
+    }
+}
+
+#[test]
+fn group_merge_rules() {
+    let mma = KernelConfig {
+        math: Math::Mma,
+        group_merge: 8,
+        ..config(DType::Bf16, [224, 64, 28], 8, [8, 2])
+    };
+    let v = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+    assert_eq!(v(mma), Ok(()));
+    for gm in [3, 32] {
+        assert_eq!(
+            v(KernelConfig {
+                group_merge: gm,
+                ..mma
+            }),
+            Err("bad_group_merge"),
+            "gm {gm}"
+        );
+    }
+    let simt = KernelConfig {
+        group_merge: 2,
+        ..config(DType::Bf16, [224, 32, 28], 4, [2, 7])
+    };
+    assert_eq!(v(simt), Err("direct_field_fixed"));
+    let ci = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
+    // Depthwise: 8 merged groups of one channel are one group of 8 (block-diagonal).
+    let dw = prob("fwd_bf16_n2_g96_c96_k96_i28x28_f3x3_s1x1_p1x1_d1x1");
+    assert_eq!(
+        ci(&mma, "fwd_bf16_n2_g96_c96_k96_i28x28_f3x3_s1x1_p1x1_d1x1"),
+        Ok(())
+    );
+    let kp = kernel_problem(&mma, &dw);
+    assert_eq!((kp.g, kp.cpg(), kp.kpg(), kp.c, kp.k), (12, 8, 8, 96, 96));
+    assert_eq!(kernel_problem(&simt, &dw), dw);
+    assert_eq!(
+        ci(&mma, "fwd_bf16_n2_g60_c60_k60_i28x28_f3x3_s1x1_p1x1_d1x1"),
+        Err("group_merge_not_divisor")
+    );
+    let gm2 = KernelConfig {
+        group_merge: 2,
+        ..mma
+    };
+    assert_eq!(
+        ci(&gm2, "fwd_bf16_n2_g96_c96_k96_i28x28_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_mma_channels")
+    );
+    assert_eq!(
+        ci(&gm2, "fwd_bf16_n2_g32_c128_k128_i14x14_f3x3_s1x1_p1x1_d1x1"),
+        Ok(())
+    );
+    // Groups whose channels already fill whole k8 chunks are not merged.
+    assert_eq!(
+        ci(&gm2, "fwd_bf16_n2_g32_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_group_merge_needless")
+    );
+    let e = can_implement(
+        &gm2,
+        &prob("fwd_bf16_n2_g32_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("gm1"), "{e}");
+    // The merged geometry: 64 output channels per CTA = 8 merged groups of 8 channels.
+    let g = geometry(&mma, &dw);
+    assert_eq!((g.ct, g.grid[1]), (64, 2));
+    let e = emit(&mma, &dw).expect("emits");
+    for line in [
+        "constexpr int G_ = 12;",
+        "constexpr int CG = 8;",
+        "constexpr int GM = 8;",
+        "constexpr int CG0 = 1;",
+        "constexpr int KG0 = 1;",
+    ] {
+        assert!(e.code.contains(line), "{line}");
+    }
+}
+
+#[test]
+fn every_pool_config_emits_on_its_layers() {
+    // simt members on depthwise layers; mma members on C/G 8/16/24/32/56 layers and (group
+    // merge) C/G 2 and 4 layers (each member runs at least two of them, every
+    // layer has at least two members).
+    let mma_keys = [
+        "fwd_{dt}_n2_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+        "fwd_{dt}_n2_g32_c512_k512_i14x14_f3x3_s1x1_p1x1_d1x1",
+        "fwd_{dt}_n2_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
+        "fwd_{dt}_n2_g2_c48_k48_i56x56_f3x3_s1x1_p1x1_d1x1",
+        "fwd_{dt}_n2_g14_c336_k336_i14x14_f3x3_s1x1_p1x1_d1x1",
+        "fwd_{dt}_n2_g8_c448_k448_i14x14_f3x3_s1x1_p1x1_d1x1",
+        "fwd_{dt}_n2_g16_c32_k32_i28x28_f3x3_s1x1_p1x1_d1x1",
+        "fwd_{dt}_n2_g32_c128_k128_i14x14_f3x3_s2x2_p1x1_d1x1",
+        "fwd_{dt}_n2_g8_c32_k32_i28x28_f5x5_s1x1_p2x2_d1x1",
+    ];
+    let mut per_key = [0usize; 9];
+    for dt in DType::ALL {
+        for c in direct_forward_pool(dt) {
+            if c.math == Math::Mma {
+                let mut n = 0;
+                for (i, key) in mma_keys.iter().enumerate() {
+                    let p = prob(&key.replace("{dt}", dt.token()));
+                    if can_implement(&c, &p).is_ok() {
+                        emit(&c, &p).unwrap_or_else(|e| panic!("{c} on {p}: {e}"));
+                        n += 1;
+                        per_key[i] += 1;
+                    }
+                }
+                assert!(n >= 2, "{c}: {n} layers");
+                continue;
+            }
+            for key in [
+                "fwd_{dt}_n2_g32_c32_k32_i10x10_f3x3_s1x1_p1x1_d1x1",
+                "fwd_{dt}_n2_g144_c144_k144_i14x14_f7x7_s1x1_p3x3_d1x1",
+            ] {
+                let p = prob(&key.replace("{dt}", dt.token()));
+                emit(&c, &p).unwrap_or_else(|e| panic!("{c} on {p}: {e}"));
+            }
+        }
+    }
+    assert!(per_key.iter().all(|&n| n >= 2), "{per_key:?}");
+}
