@@ -1001,11 +1001,14 @@ mod tests {
 
     #[test]
     fn shipped_configs_build() {
-        for (file, dtype) in [
-            ("forward_bf16_smoke.json", DType::Bf16),
-            ("forward_bf16.json", DType::Bf16),
-            ("forward_f16.json", DType::F16),
-            ("forward_f32.json", DType::F32),
+        for (file, dtype, direction) in [
+            ("forward_bf16_smoke.json", DType::Bf16, Direction::Fwd),
+            ("forward_bf16.json", DType::Bf16, Direction::Fwd),
+            ("forward_f16.json", DType::F16, Direction::Fwd),
+            ("forward_f32.json", DType::F32, Direction::Fwd),
+            ("bwd_data_bf16.json", DType::Bf16, Direction::Dgrad),
+            ("bwd_data_f16.json", DType::F16, Direction::Dgrad),
+            ("bwd_data_f32.json", DType::F32, Direction::Dgrad),
         ] {
             let r = build_instances(&shipped(file), Arch::Sm90, None)
                 .unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -1017,24 +1020,7 @@ mod tests {
             assert!(r
                 .configs
                 .iter()
-                .all(|c| c.dtype == dtype && c.direction == Direction::Fwd));
-        }
-        for (file, dtype) in [
-            ("bwd_data_bf16.json", DType::Bf16),
-            ("bwd_data_f16.json", DType::F16),
-            ("bwd_data_f32.json", DType::F32),
-        ] {
-            let r = build_instances(&shipped(file), Arch::Sm90, None)
-                .unwrap_or_else(|e| panic!("{file}: {e}"));
-            assert!(
-                (20..=5000).contains(&r.kernels.len()),
-                "{file}: {} kernels",
-                r.kernels.len()
-            );
-            assert!(r
-                .configs
-                .iter()
-                .all(|c| c.dtype == dtype && c.direction == Direction::Dgrad));
+                .all(|c| c.dtype == dtype && c.direction == direction));
         }
         let r = build_instances(&shipped("bwd_data_wgmma_bf16.json"), Arch::Sm90a, None)
             .unwrap_or_else(|e| panic!("bwd_data_wgmma_bf16.json: {e}"));
