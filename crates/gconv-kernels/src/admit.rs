@@ -143,7 +143,7 @@ pub fn admit(
     check_32bit_offsets(problem)?;
     check_grid(plan.grid())?;
     Ok(Admitted {
-        cfg: *cfg,
+        cfg: plan.resolved_config().unwrap_or(*cfg),
         problem: *problem,
         target: *target,
         plan,

@@ -68,4 +68,10 @@ pub trait Plan: Send + Sync + fmt::Debug {
     fn cost(&self, device: &DeviceLimits) -> f64;
     /// The generated module (deterministic: the same plan gives byte-identical source).
     fn emit(&self) -> KernelSource;
+    /// The config that runs, when the plan resolved a field the config left to a rule (a
+    /// split-K degree of 0, sized by `crate::shared::split_degree`); `None` when it runs as
+    /// asked. Admission reports this config, so its name is what ran.
+    fn resolved_config(&self) -> Option<KernelConfig> {
+        None
+    }
 }

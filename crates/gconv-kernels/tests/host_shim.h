@@ -98,6 +98,15 @@ inline float gconv_host_bits_f32(unsigned int u) {
   std::memcpy(&f, &u, 4);
   return f;
 }
+// red.global.add.f32: a compare-and-swap loop on the word (the block's threads are real threads).
+inline void gconv_host_red_add_f32(float* p, float v) {
+  unsigned int* w = reinterpret_cast<unsigned int*>(p);
+  unsigned int old = __atomic_load_n(w, __ATOMIC_RELAXED);
+  for (;;) {
+    const unsigned int next = gconv_host_f32_bits(gconv_host_bits_f32(old) + v);
+    if (__atomic_compare_exchange_n(w, &old, next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
+  }
+}
 // f16 bits -> f32, exact (subnormals normalised).
 inline float gconv_host_f16_to_f32(unsigned short h) {
   const unsigned int sign = (unsigned int)(h & 0x8000u) << 16;

@@ -47,9 +47,11 @@ use std::time::{Duration, Instant};
 pub trait KernelGate: Send + Sync {
     /// Is `kernel` a known kernel name at all? `Err(reason)` aborts the sweep before it starts.
     fn known(&self, kernel: &str) -> Result<(), String>;
-    /// Does `kernel` run `problem`? `Err((status, reason))` with status `rejected` or
+    /// Does `kernel` run `problem`? `Ok(name)` is the kernel that runs (the same name, or the
+    /// name with a field the kernel left to a rule resolved, e.g. a split-K degree `sk0`), which
+    /// the job and its row carry; `Err((status, reason))` with status `rejected` or
     /// `unsupported` is written as a row instead of running.
-    fn admit(&self, kernel: &str, problem: &Problem) -> Result<(), (Status, String)>;
+    fn admit(&self, kernel: &str, problem: &Problem) -> Result<String, (Status, String)>;
 }
 
 /// The gate every sweep uses unless told otherwise: the kernels crate's one admission step
@@ -70,23 +72,25 @@ impl KernelGate for DefaultGate {
             .map_err(|e| e.to_string())
     }
 
-    fn admit(&self, kernel: &str, problem: &Problem) -> Result<(), (Status, String)> {
+    fn admit(&self, kernel: &str, problem: &Problem) -> Result<String, (Status, String)> {
         let spec: KernelRef = kernel
             .parse()
             .map_err(|e: TuneError| (Status::Rejected, e.to_string()))?;
         let target = Target::arch(self.arch);
         match spec {
             KernelRef::Named(cfg) => admit(&cfg, problem, &target)
-                .map(|_| ())
+                .map(|a| a.config().to_string())
                 .map_err(|r| rejection_status(&r)),
-            KernelRef::Auto => auto_select(problem, &target).map(|_| ()).ok_or((
-                Status::Unsupported,
-                format!("no pool member runs {problem}"),
-            )),
-            KernelRef::Reference => Ok(()),
+            KernelRef::Auto => auto_select(problem, &target)
+                .map(|_| kernel.to_string())
+                .ok_or((
+                    Status::Unsupported,
+                    format!("no pool member runs {problem}"),
+                )),
+            KernelRef::Reference => Ok(kernel.to_string()),
             KernelRef::Cpu(v) => {
                 if v.can_run(problem) {
-                    Ok(())
+                    Ok(kernel.to_string())
                 } else {
                     Err((
                         Status::Unsupported,
@@ -355,7 +359,8 @@ pub fn run_sweep(
     // Plan: gate every pair.
     let mut skipped = 0usize;
     let mut refused: Vec<SweepRow> = Vec::new();
-    let mut admitted: Vec<(usize, &Problem)> = Vec::new(); // (kernel index, problem)
+    let mut admitted: Vec<(String, &Problem)> = Vec::new(); // (kernel that runs, problem)
+    let mut planned: HashSet<(String, String)> = HashSet::new();
     let mut baseline_jobs: Vec<(String, &Problem)> = Vec::new();
     for p in &problems {
         let key = p.to_string();
@@ -377,7 +382,7 @@ pub fn run_sweep(
                 baseline_jobs.push((prov.clone(), p));
             }
         }
-        for (ki, k) in names.iter().enumerate() {
+        for k in names.iter() {
             if done.contains(&(k.to_string(), key.clone())) {
                 skipped += 1;
                 continue;
@@ -392,7 +397,16 @@ pub fn run_sweep(
                 continue;
             }
             match gate.admit(k, p) {
-                Ok(()) => admitted.push((ki, p)),
+                // Two names that resolve to one kernel run it once; a resolved name already in
+                // the CSV is done.
+                Ok(run) => {
+                    let pair = (run, key.clone());
+                    if done.contains(&pair) {
+                        skipped += 1;
+                    } else if planned.insert(pair.clone()) {
+                        admitted.push((pair.0, p));
+                    }
+                }
                 Err((status, msg)) => refused.push(SweepRow::with_status(k, p, status, msg)),
             }
         }
@@ -424,14 +438,9 @@ pub fn run_sweep(
             }
         }
         while a < admitted.len() && admitted[a].1 == *p {
-            let (ki, _) = admitted[a];
+            let name = admitted[a].0.clone();
             a += 1;
-            jobs.push_back(job(
-                JobKind::Kernel {
-                    name: names[ki].to_string(),
-                },
-                p,
-            ));
+            jobs.push_back(job(JobKind::Kernel { name }, p));
         }
     }
 

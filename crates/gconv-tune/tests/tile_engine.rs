@@ -26,11 +26,11 @@ impl KernelGate for FakeGate {
             Err(format!("{kernel} is not a fake kernel"))
         }
     }
-    fn admit(&self, kernel: &str, _problem: &Problem) -> Result<(), (Status, String)> {
+    fn admit(&self, kernel: &str, _problem: &Problem) -> Result<String, (Status, String)> {
         if kernel == "fake_rejected" {
             Err((Status::Rejected, "refused by the fake gate".into()))
         } else {
-            Ok(())
+            Ok(kernel.to_string())
         }
     }
 }
