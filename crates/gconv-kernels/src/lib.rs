@@ -45,3 +45,9 @@ pub(crate) const PRELUDE: &str = include_str!("prelude.cu");
 /// Tensor-core PTX helpers (`smem_u32`, `ldmatrix` x4/x2, `mma.sync` m16n8k16) with their
 /// host-emulation alternatives, emitted into every igemm and direct-mma module.
 pub(crate) const MMA_PTX: &str = include_str!("mma_ptx.cu");
+
+/// The split-K reduction launches every family shares (`@ENTRY@_reduce`, deterministic, and
+/// the atomic option's `@ENTRY@_zero` / `@ENTRY@_convert` with `red_add_f32`), enabled by
+/// `GCONV_SPLIT_REDUCE` / `GCONV_SPLIT_ATOMIC` and sized by the module's `RED_PLANE` (f32
+/// elements of one partial plane), `RED_SPLIT` (planes) and `ESZ` (output element bytes).
+pub(crate) const SPLIT_REDUCE: &str = include_str!("split_reduce.cu");

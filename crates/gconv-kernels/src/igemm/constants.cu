@@ -22,6 +22,9 @@ constexpr int ROWB = BK * ESZ;  // bytes per shared-memory tile row
 constexpr int A_STAGE = BM * ROWB;
 constexpr int B_STAGE = BN * ROWB;
 constexpr int OUT_ESZ = SPLIT > 1 ? 4 : ESZ;
+// split-K partial planes: one output-sized f32 plane per slice (split_reduce.cu)
+constexpr long long RED_PLANE = (long long)M_ * K_;
+constexpr int RED_SPLIT = SPLIT;
 constexpr int CROW = BN + CPAD;  // epilogue staging row, elements
 constexpr bool CHECK_D = !(FZ == 1 && PD == 0);
 constexpr bool CHECK_H = !(FY == 1 && PH == 0);

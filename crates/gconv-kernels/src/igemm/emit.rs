@@ -25,7 +25,7 @@
 use super::geometry::{
     dgrad_tiles_per_phase, output_kpg, reduction_cpg, DirectionParts, IgemmPlan, EPILOGUE_PAD,
 };
-use crate::config::{FastPath, KernelConfig, Math};
+use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::source::{KernelSource, Launch};
 use gconv_problem::{DType, Direction};
 use std::fmt::Write;
@@ -99,7 +99,12 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     let _ = writeln!(
         w,
         "#define GCONV_SPLIT_REDUCE {}",
-        u8::from(cfg.split_k > 1)
+        u8::from(cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Deterministic)
+    );
+    let _ = writeln!(
+        w,
+        "#define GCONV_SPLIT_ATOMIC {}",
+        u8::from(cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Atomic)
     );
     let _ = writeln!(
         w,
@@ -177,6 +182,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         plan.parts.loaders,
         MAINLOOP,
         EPILOGUE,
+        crate::SPLIT_REDUCE,
     ]
     .concat();
     let code = format!(

@@ -62,24 +62,3 @@
     }
   }
 }
-
-#if GCONV_SPLIT_REDUCE
-// Deterministic split-K reduction: sums the SPLIT f32 partial planes in order, converts, stores.
-extern "C" __global__ void __launch_bounds__(256) @ENTRY@_reduce(const void* __restrict__ in0,
-                                                                const void* __restrict__ in1,
-                                                                void* __restrict__ out,
-                                                                void* __restrict__ workspace) {
-  const float* __restrict__ ws = reinterpret_cast<const float*>(workspace);
-  const int i = blockIdx.x * 256 + threadIdx.x;
-  if (i < M_ * K_) {
-    float s = 0.f;
-#pragma unroll
-    for (int p = 0; p < SPLIT; ++p) s += ws[p * (M_ * K_) + i];
-    if constexpr (ESZ == 4) {
-      reinterpret_cast<float*>(out)[i] = s;
-    } else {
-      reinterpret_cast<u16*>(out)[i] = to_half_bits(s);
-    }
-  }
-}
-#endif
