@@ -97,3 +97,12 @@ __device__ __forceinline__ u32 pack2(float lo, float hi) {
   return r;
 #endif
 }
+
+// f32 add to global memory without a return value (the atomic split-K option).
+__device__ __forceinline__ void red_add_f32(float* p, float v) {
+#ifdef GCONV_HOST_EMULATION
+  gconv_host_red_add_f32(p, v);
+#else
+  asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+#endif
+}

@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(256) @ENTRY@_reduce(const void* __r
 }
 #endif
 #if GCONV_SPLIT_ATOMIC
-// Atomic (named `a`, never the default): the slices add into one f32 plane with red.global.add;
+// Atomic (named `a`, never the default): the slices add into one f32 plane (`red_add_f32`);
 // this launch zeroes it first and `_convert` stores it in the output dtype.
 extern "C" __global__ void __launch_bounds__(256) @ENTRY@_zero(const void* __restrict__ in0,
                                                               const void* __restrict__ in1,
@@ -42,12 +42,5 @@ extern "C" __global__ void __launch_bounds__(256) @ENTRY@_convert(const void* __
       reinterpret_cast<u16*>(out)[i] = to_half_bits(s);
     }
   }
-}
-__device__ __forceinline__ void red_add_f32(float* p, float v) {
-#ifdef GCONV_HOST_EMULATION
-  gconv_host_red_add_f32(p, v);
-#else
-  asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
-#endif
 }
 #endif

@@ -353,6 +353,14 @@ enum Mutation {
     /// Stride-phase dgrad: the weight staging reads W as if its channels were the dX
     /// channel's outer index ([G][C/G][taps][K/G]): must fail wherever C/G ≠ K/G.
     DgradPhaseTransposeDropped,
+    /// igemm backward-weight: the block-diagonal store mask dropped (a merged tile's
+    /// off-diagonal group pairs stored over the diagonal ones): the comparison must fail.
+    IgemmWgradDiagonalDropped,
+    /// igemm backward-weight: the merged row bound reverted to the true per-group dims (K/G
+    /// instead of gm·K/G): the rows of every merged group but the first are never stored.
+    IgemmWgradMergedBoundsTrue,
+    /// Split-K reduction: the fixed-order pass skips the first partial plane.
+    SplitReduceSliceSkipped,
 }
 
 struct Job {
@@ -524,6 +532,15 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
         Mutation::DgradPhaseTransposeDropped => Some((
             "Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)]",
             "Wt[((g * KG + (k - g * KG)) * RTAPS + tap) * CG + kk]",
+        )),
+        Mutation::IgemmWgradDiagonalDropped => Some(("    if (gr != gc) return -1;\n", "")),
+        Mutation::IgemmWgradMergedBoundsTrue => Some((
+            "  const int m_rows = NEFF;\n  const int n_cols = TAPS * CEFF;",
+            "  const int m_rows = KG;\n  const int n_cols = TAPS * CEFF;",
+        )),
+        Mutation::SplitReduceSliceSkipped => Some((
+            "for (int p = 0; p < RED_SPLIT; ++p) s += ws[p * RED_PLANE + i];",
+            "for (int p = 1; p < RED_SPLIT; ++p) s += ws[p * RED_PLANE + i];",
         )),
         Mutation::DgradTransposeDropped => Some((
             "return ((g * CGW + kk) * TAPS + (TAPS - 1 - tap)) * KGW + c;",
@@ -1137,6 +1154,185 @@ fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
         &dir,
         asan,
         (IGEMM_DGRAD_CASES.len() + n_eager, mutations.len()),
+    );
+}
+
+/// igemm backward-weight cases (label, kernel, problem): split-K left to the rule (`sk0`) and
+/// fixed with a short and an empty last slice, the atomic option, group merge (depthwise with
+/// tap packing along N, C/G 3 and 24, on wgmma), stride/padding/dilation with tails, padding
+/// wider than the filter reach, stride > filter, odd channels (2-byte register-staged loads on
+/// both operands), the pointwise path, 1D and 3D, f16, f32 CUDA cores, wgmma (M-major A and
+/// N-major B descriptors).
+const IGEMM_WGRAD_CASES: &[(&str, &str, &str)] = &[
+    (
+        "wgrad_dense_rule_split",
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g1_c64_k64_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_split4_empty_last_slice",
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm1_sk4d_mma_gen",
+        "wgrad_bf16_n2_g1_c64_k64_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_split3_short_slice_tails",
+        "igemm_wgrad_bf16_t32x64x32_w1x2_s4_v8x8_gm1_sk3d_mma_gen",
+        "wgrad_bf16_n2_g2_c32_k64_i13x15_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "wgrad_atomic",
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm1_sk4a_mma_gen",
+        "wgrad_bf16_n2_g2_c64_k64_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_gm2_cpg24",
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm2_sk0d_mma_gen",
+        "wgrad_bf16_n2_g6_c144_k144_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_gm8_depthwise_packed_taps",
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm8_sk0d_mma_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_gm4_odd_cpg3_multiplier",
+        "igemm_wgrad_bf16_t32x64x32_w1x2_s4_v8x8_gm4_sk2d_mma_gen",
+        "wgrad_bf16_n2_g8_c24_k48_i7x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_odd_channels_2byte",
+        "igemm_wgrad_bf16_t32x64x32_w1x2_s4_v8x8_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g1_c5_k7_i6x7_f3x3_s1x1_p3x3_d1x1",
+    ),
+    (
+        "wgrad_stride_gt_filter",
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g2_c32_k32_i9x11_f1x1_s2x2_p0x0_d1x1",
+    ),
+    (
+        "wgrad_7x7_cpg8",
+        "igemm_wgrad_bf16_t64x128x32_w2x2_s4_v8x8_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g4_c32_k32_i14x14_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "wgrad_pointwise",
+        "igemm_wgrad_bf16_t64x128x32_w2x2_s4_v8x8_gm1_sk0d_mma_pw",
+        "wgrad_bf16_n2_g4_c128_k128_i7x7_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "wgrad_rank1",
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g4_c64_k64_i70_f5_s1_p2_d1",
+    ),
+    (
+        "wgrad_rank3_f16",
+        "igemm_wgrad_f16_t64x64x32_w2x2_s4_v8x8_gm1_sk0d_mma_gen",
+        "wgrad_f16_n1_g8_c64_k64_i4x6x6_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "wgrad_f32_simt_strided_odd",
+        "igemm_wgrad_f32_t64x64x16_w2x2_s4_v4x4_gm1_sk0d_simt_gen",
+        "wgrad_f32_n2_g3_c9_k6_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgrad_f32_simt_gm4",
+        "igemm_wgrad_f32_t64x64x16_w2x2_s4_v4x4_gm4_sk0d_simt_gen",
+        "wgrad_f32_n2_g8_c32_k32_i8x8_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_wgrad_m64",
+        "igemm_wgrad_bf16_t64x128x64_w4x1_s4_v8x8_gm1_sk0d_wgmma_gen",
+        "wgrad_bf16_n2_g2_c128_k128_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_wgrad_m128_split2",
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk2d_wgmma_gen",
+        "wgrad_bf16_n2_g1_c128_k128_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_wgrad_gm2_cpg32",
+        "igemm_wgrad_bf16_t64x128x64_w4x1_s4_v8x8_gm2_sk0d_wgmma_gen",
+        "wgrad_bf16_n1_g4_c128_k128_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+];
+
+/// The igemm backward-weight kernels under host emulation (every dW element compared; the
+/// output starts NaN-poisoned, so an element no CTA stores fails), the wgmma cases also with
+/// eager copies, and planted mutations that must be caught: the block-diagonal mask dropped,
+/// the merged bounds reverted to the true dims, a partial plane skipped by the reduction, a
+/// corrupted dY.
+#[test]
+fn igemm_wgrad_kernels_match_the_reference_under_host_emulation() {
+    let name = "igemm_wgrad_kernels_match_the_reference_under_host_emulation";
+    if skip_without_cxx(name) {
+        return;
+    }
+    let dir = work_dir(name);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(IGEMM_WGRAD_CASES);
+    let eager: Vec<Job> = jobs
+        .iter()
+        .filter(|j| j.label.starts_with("wgmma_"))
+        .map(|j| Job {
+            label: format!("{}@eager", j.label),
+            cfg: j.cfg,
+            problem: j.problem,
+            mutation: Mutation::None,
+            eager_copies: true,
+        })
+        .collect();
+    let n_eager = eager.len();
+    jobs.extend(eager);
+    let case = |label: &str| {
+        let j = jobs
+            .iter()
+            .find(|j| j.label == label)
+            .expect("a mutation's case is in the matrix");
+        (j.cfg, j.problem)
+    };
+    let mutations = [
+        ("wgrad_gm2_cpg24", Mutation::IgemmWgradDiagonalDropped),
+        (
+            "wgrad_gm8_depthwise_packed_taps",
+            Mutation::IgemmWgradDiagonalDropped,
+        ),
+        (
+            "wgrad_gm4_odd_cpg3_multiplier",
+            Mutation::IgemmWgradMergedBoundsTrue,
+        ),
+        (
+            "wgmma_wgrad_gm2_cpg32",
+            Mutation::IgemmWgradMergedBoundsTrue,
+        ),
+        (
+            "wgrad_split3_short_slice_tails",
+            Mutation::SplitReduceSliceSkipped,
+        ),
+        ("wgrad_dense_rule_split", Mutation::SplitReduceSliceSkipped),
+        ("wgrad_f32_simt_strided_odd", Mutation::CorruptWeight),
+        ("wgmma_wgrad_m64", Mutation::CorruptWeight),
+    ];
+    let planted: Vec<Job> = mutations
+        .iter()
+        .map(|(label, m)| {
+            let (cfg, problem) = case(label);
+            Job {
+                label: format!("{label}+{m:?}"),
+                cfg,
+                problem,
+                mutation: *m,
+                eager_copies: false,
+            }
+        })
+        .collect();
+    jobs.extend(planted);
+    run_and_assert(
+        "igemm wgrad host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (IGEMM_WGRAD_CASES.len() + n_eager, mutations.len()),
     );
 }
 

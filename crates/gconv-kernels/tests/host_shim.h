@@ -253,7 +253,7 @@ inline void gconv_host_mma16816(float (&d)[4], const unsigned int (&a)[4], unsig
 }
 
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16} with A and B from shared-memory
-// descriptors (K-major, or for B MN-major with imm-trans-b = 1; 128-byte swizzle), computed at issue: thread t of the warpgroup
+// descriptors (K-major, or MN-major with imm-trans-a / imm-trans-b = 1; 128-byte swizzle), computed at issue: thread t of the warpgroup
 // (warp w = t/32 in it, lane l) owns D[16w + l/4 (+8)][8j + 2(l%4) (+1)] in registers
 // 4j..4j+3. A descriptor gives the start address (bits 0-13, >> 4), the stride between 8-row
 // groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63, must be 1 = 128 bytes): row r,
@@ -287,11 +287,11 @@ inline unsigned short gconv_host_wgmma_at(unsigned long long desc, unsigned row,
 
 // The checksum of the operand values a thread reads for one wgmma (its A rows, its B columns).
 inline unsigned long long gconv_host_wgmma_sum(int nacc, unsigned long long da, unsigned long long db,
-                                               bool trans_b) {
+                                               bool trans_a, bool trans_b) {
   const unsigned t = gconv_host_tid() % 128, w = t / 32, l = t % 32;
   unsigned long long h = 1469598103934665603ull;
   for (unsigned r = 0; r < 2; ++r) {
-    for (unsigned k = 0; k < 16; ++k) h = (h ^ gconv_host_wgmma_at(da, 16 * w + l / 4 + 8 * r, k)) * 1099511628211ull;
+    for (unsigned k = 0; k < 16; ++k) h = (h ^ gconv_host_wgmma_at(da, 16 * w + l / 4 + 8 * r, k, trans_a)) * 1099511628211ull;
   }
   for (int j = 0; j < nacc / 4; ++j) {
     for (unsigned c = 0; c < 2; ++c) {
@@ -352,21 +352,21 @@ inline void gconv_host_cp_wait(int n) {
 struct GconvHostWgmmaOp {
   unsigned long long da, db, sum;
   int nacc;
-  bool trans_b;
+  bool trans_a, trans_b;
 };
 // Issued but not committed; committed groups, oldest first.
 static thread_local std::vector<GconvHostWgmmaOp> gconv_host_wg_open;
 static thread_local std::vector<std::vector<GconvHostWgmmaOp>> gconv_host_wg_groups;
 
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16} with A and B from shared-memory
-// descriptors (K-major, or for B MN-major with imm-trans-b = 1; 128-byte swizzle), computed at issue: thread t of the warpgroup
+// descriptors (K-major, or MN-major with imm-trans-a / imm-trans-b = 1; 128-byte swizzle), computed at issue: thread t of the warpgroup
 // (warp w = t/32 in it, lane l) owns D[16w + l/4 (+8)][8j + 2(l%4) (+1)] in registers
 // 4j..4j+3. A descriptor gives the start address (bits 0-13, >> 4), the stride between 8-row
 // groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63, must be 1 = 128 bytes): row r,
 // byte b of the k16 slice sits at start + (r/8)·SBO + (r%8)·128 + b, with address bits [4,7)
 // XORed with bits [7,10). The operands' checksum is kept until wait_group retires the batch.
 inline void gconv_host_wgmma(float* d, int nacc, unsigned long long da, unsigned long long db,
-                             bool bf16, bool trans_b) {
+                             bool bf16, bool trans_a, bool trans_b) {
   const unsigned t = gconv_host_tid() % 128, w = t / 32, l = t % 32;
   for (int j = 0; j < nacc / 4; ++j) {
     for (int e = 0; e < 4; ++e) {
@@ -374,13 +374,13 @@ inline void gconv_host_wgmma(float* d, int nacc, unsigned long long da, unsigned
       const unsigned col = 8 * j + 2 * (l % 4) + (e % 2);
       float acc = d[4 * j + e];
       for (unsigned k = 0; k < 16; ++k) {
-        acc = std::fmaf(gconv_host_half_to_f32(gconv_host_wgmma_at(da, row, k), bf16),
+        acc = std::fmaf(gconv_host_half_to_f32(gconv_host_wgmma_at(da, row, k, trans_a), bf16),
                         gconv_host_half_to_f32(gconv_host_wgmma_at(db, col, k, trans_b), bf16), acc);
       }
       d[4 * j + e] = acc;
     }
   }
-  gconv_host_wg_open.push_back({da, db, gconv_host_wgmma_sum(nacc, da, db, trans_b), nacc, trans_b});
+  gconv_host_wg_open.push_back({da, db, gconv_host_wgmma_sum(nacc, da, db, trans_a, trans_b), nacc, trans_a, trans_b});
 }
 // wgmma.commit_group: the issued operations become one group.
 inline void gconv_host_wgmma_commit() {
@@ -392,7 +392,7 @@ inline void gconv_host_wgmma_commit() {
 inline void gconv_host_wgmma_wait(int n) {
   while ((int)gconv_host_wg_groups.size() > n) {
     for (const GconvHostWgmmaOp& op : gconv_host_wg_groups.front()) {
-      if (gconv_host_wgmma_sum(op.nacc, op.da, op.db, op.trans_b) != op.sum) {
+      if (gconv_host_wgmma_sum(op.nacc, op.da, op.db, op.trans_a, op.trans_b) != op.sum) {
         std::fprintf(stderr, "wgmma operand in shared memory changed while its batch was in flight (thread %u)\n",
                      gconv_host_tid());
         std::abort();

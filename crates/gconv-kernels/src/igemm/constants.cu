@@ -19,11 +19,15 @@ constexpr int WM = BM / WARPS_M;
 constexpr int WN = BN / WARPS_N;
 static_assert(WM > 0 && WN > 0, "warp tile");
 constexpr int ROWB = BK * ESZ;  // bytes per shared-memory tile row
-constexpr int A_STAGE = BM * ROWB;
-constexpr int B_STAGE = BN * ROWB;
+// MN-major tiles (A_MMAJOR, B_NMAJOR): BK rows of the M (or N) extent in panels of PANEL
+// elements (128 bytes) of BK rows each; mn_offset is the byte offset of (k, x) before the swizzle.
+constexpr int PANEL = 128 / ESZ;
+constexpr int mn_offset(int k, int x) { return (x / PANEL) * (BK * 128) + k * 128 + (x % PANEL) * ESZ; }
+constexpr int A_STAGE = A_MMAJOR ? (BM + PANEL - 1) / PANEL * (BK * 128) : BM * ROWB;
+constexpr int B_STAGE = B_NMAJOR ? (BN + PANEL - 1) / PANEL * (BK * 128) : BN * ROWB;
 constexpr int OUT_ESZ = SPLIT > 1 ? 4 : ESZ;
 // split-K partial planes: one output-sized f32 plane per slice (split_reduce.cu)
-constexpr long long RED_PLANE = (long long)M_ * K_;
+constexpr long long RED_PLANE = WGRAD ? (long long)K_ * TAPS * CG : (long long)M_ * K_;
 constexpr int RED_SPLIT = SPLIT;
 constexpr int CROW = BN + CPAD;  // epilogue staging row, elements
 constexpr bool CHECK_D = !(FZ == 1 && PD == 0);

@@ -14,6 +14,7 @@
   if (m0 >= m_rows) return;  // uniform per CTA: a tile past the end of a smaller phase
   const int cw = pw.cnt, chh = ph.cnt, cd = pd.cnt;
   const int ptaps = pd.nt * ph.nt * pw.nt;
+  const int n_cols = NEFF;
   // dX row (pixel index) of GEMM row m of the phase
   auto out_row = [&](int m) {
     if constexpr (POINTWISE) {
@@ -28,6 +29,8 @@
       return ((n * OD + pd.hi0 + SD * qd) * OH + ph.hi0 + SH * qh) * OW + pw.hi0 + SW * qw;
     }
   };
+  // dX element of GEMM row m, column n (merged input channel)
+  auto out_off = [&](int m, int n) { return (long long)out_row(m) * K_ + gb * NEFF + n; };
 
   // ---- A (dY) loader: per-row decode hoisted out of the K loop ----
   const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;

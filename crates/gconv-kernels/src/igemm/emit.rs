@@ -47,7 +47,10 @@ pub fn direction_parts(direction: Direction) -> Option<DirectionParts> {
             prologue: include_str!("dgrad_helpers.cu"),
             loaders: include_str!("dgrad_loaders.cu"),
         }),
-        Direction::Wgrad => None,
+        Direction::Wgrad => Some(DirectionParts {
+            prologue: "",
+            loaders: include_str!("wgrad_loaders.cu"),
+        }),
     }
 }
 
@@ -168,11 +171,17 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         );
     }
     let _ = writeln!(w, "constexpr bool POINTWISE = {pointwise};");
+    let _ = writeln!(
+        w,
+        "constexpr bool WGRAD = {};",
+        cfg.direction == Direction::Wgrad
+    );
+    let _ = writeln!(w, "constexpr bool A_MMAJOR = {};", plan.a_mmajor);
     let _ = writeln!(w, "constexpr bool B_NMAJOR = {};", plan.b_nmajor);
     // L1-allocating copies for A when taps re-read neighbouring pixels; L2-only otherwise.
     let _ = writeln!(w, "constexpr bool A_L1 = {};", taps > 1);
     if cfg.math == Math::Wgmma {
-        wgmma_helpers(w, cfg, problem.dtype, plan.b_nmajor);
+        wgmma_helpers(w, cfg, problem.dtype, plan.a_mmajor, plan.b_nmajor);
     }
     let body = [
         HELPERS,
@@ -201,14 +210,24 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     }];
     let mut workspace_bytes = 0;
     if cfg.split_k > 1 {
-        let y = problem.elements(problem.roles().1);
-        workspace_bytes = y * cfg.split_k as u64 * 4;
-        launches.push(Launch {
-            entry: format!("{name}_reduce"),
-            grid: [y.div_ceil(256) as u32, 1, 1],
+        // f32 planes of the output (split_reduce.cu): one per slice, summed in slice order by
+        // `_reduce`; or (atomic) one, zeroed by `_zero` before the slices add into it and
+        // converted by `_convert`.
+        let plane = problem.elements(problem.roles().1);
+        let pass = |suffix: &str| Launch {
+            entry: format!("{name}_{suffix}"),
+            grid: [plane.div_ceil(256) as u32, 1, 1],
             block: [256, 1, 1],
             dynamic_smem_bytes: 0,
-        });
+        };
+        if cfg.split_k_mode == SplitKMode::Atomic {
+            workspace_bytes = plane * 4;
+            launches.insert(0, pass("zero"));
+            launches.push(pass("convert"));
+        } else {
+            workspace_bytes = plane * cfg.split_k as u64 * 4;
+            launches.push(pass("reduce"));
+        }
     }
     KernelSource {
         kernel_name: name,
@@ -225,8 +244,8 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
 /// compiler from moving accumulator accesses across the asynchronous window). Under
 /// `GCONV_HOST_EMULATION` the shim's `gconv_host_wgmma` computes the same product from the
 /// descriptors.
-fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType, trans_b: bool) {
-    let tb = u8::from(trans_b);
+fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType, trans_a: bool, trans_b: bool) {
+    let (ta, tb) = (u8::from(trans_a), u8::from(trans_b));
     let n = cfg.tile_n;
     let nacc = n / 2;
     let ty = if dtype == DType::Bf16 { "bf16" } else { "f16" };
@@ -242,8 +261,9 @@ fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType, trans_b: bool
     let _ = writeln!(w, "#ifdef GCONV_HOST_EMULATION");
     let _ = writeln!(
         w,
-        "__device__ __forceinline__ void wgmma_tile(float (&d)[{nacc}], unsigned long long da, unsigned long long db) {{ gconv_host_wgmma(d, {nacc}, da, db, {}, {}); }}",
+        "__device__ __forceinline__ void wgmma_tile(float (&d)[{nacc}], unsigned long long da, unsigned long long db) {{ gconv_host_wgmma(d, {nacc}, da, db, {}, {}, {}); }}",
         dtype == DType::Bf16,
+        trans_a,
         trans_b
     );
     let _ = writeln!(
@@ -257,7 +277,7 @@ fn wgmma_helpers(w: &mut String, cfg: &KernelConfig, dtype: DType, trans_b: bool
     );
     let _ = writeln!(
         w,
-        "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{regs}}}, %{}, %{}, p, 1, 1, 0, {tb};\\n}}\\n\"",
+        "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{regs}}}, %{}, %{}, p, 1, 1, {ta}, {tb};\\n}}\\n\"",
         nacc + 2,
         nacc,
         nacc + 1

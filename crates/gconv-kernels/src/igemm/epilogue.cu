@@ -44,21 +44,31 @@
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
-      const int row = wm * WM + i * 4 + li;
-      const int col = wn * WN + j * 8 + lj;
+      const int row = A_MMAJOR ? wm * WM + (i / 4) * 16 + li * 4 + i % 4 : wm * WM + i * 4 + li;
+      const int col = A_MMAJOR ? wn * WN + (j / 4) * 32 + lj * 4 + j % 4 : wn * WN + j * 8 + lj;
       *reinterpret_cast<float*>(smem + (row * CROW + col) * 4) = acc[i][j];
     }
 #endif
   __syncthreads();
+  // Split-K: slice `split` writes its own f32 plane (deterministic) or adds into plane 0 (atomic).
   unsigned char* dst_base = reinterpret_cast<unsigned char*>(SPLIT > 1 ? workspace : out) +
-                            ((long long)split * M_ * K_ + gb * NEFF) * OUT_ESZ;
+                            (GCONV_SPLIT_ATOMIC ? 0 : (long long)split * RED_PLANE) * OUT_ESZ;
 #pragma unroll 4
   for (int idx = tid; idx < C_CHUNKS; idx += THREADS) {
     const int row = idx / CPR_C, col = (idx % CPR_C) * VC;
     const int m = m0 + row, n = n0 + col;
-    if (m < m_rows && n < NEFF) {
-      copy_bytes<VC * OUT_ESZ>(dst_base + (long long)(out_row(m) * K_ + n) * OUT_ESZ,
-                               smem + (row * CROW + col) * OUT_ESZ);
+    if (m < m_rows && n < n_cols) {
+      const long long off = out_off(m, n);  // the direction's output element, < 0: not stored
+      if (off >= 0) {
+#if GCONV_SPLIT_ATOMIC
+#pragma unroll
+        for (int e = 0; e < VC; ++e)
+          red_add_f32(reinterpret_cast<float*>(dst_base) + off + e,
+                      *reinterpret_cast<const float*>(smem + (row * CROW + col + e) * 4));
+#else
+        copy_bytes<VC * OUT_ESZ>(dst_base + off * OUT_ESZ, smem + (row * CROW + col) * OUT_ESZ);
+#endif
+      }
     }
   }
 }

@@ -1,7 +1,9 @@
   // GEMM rows of this CTA: output pixels m0.. of the whole output; row m is output pixel m
   const int m0 = blockIdx.x * BM;
   const int m_rows = M_;
-  auto out_row = [](int m) { return m; };
+  const int n_cols = NEFF;
+  // output element of GEMM row m (output pixel m), column n (merged output channel)
+  auto out_off = [&](int m, int n) { return (long long)m * K_ + gb * NEFF + n; };
 
   // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
   const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;

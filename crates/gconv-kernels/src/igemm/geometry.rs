@@ -2,8 +2,9 @@
 //! effective vector widths (the one place that clamps the vector caps), the k-tile count, the
 //! launch grid, and the [`IgemmPlan`] that holds them for one admitted (kernel, problem) pair.
 
-use crate::config::{KernelConfig, Math};
-use crate::shared::largest_pow2_dividing;
+use crate::config::{KernelConfig, Math, SplitKMode};
+use crate::device::DeviceLimits;
+use crate::shared::{largest_pow2_dividing, split_degree};
 use gconv_problem::{Direction, Problem};
 
 /// The fragments a direction contributes to the kernel body (`super::emit::direction_parts`).
@@ -16,8 +17,8 @@ pub struct DirectionParts {
     pub loaders: &'static str,
 }
 
-/// Channels per group of the GEMM reduction (the A operand's channels): C/G forward, K/G
-/// backward-data.
+/// Channels per group of the A operand's loads along the reduction: C/G forward, K/G
+/// backward-data (backward-weight reduces over pixels; its header's CG is C/G as forward's).
 pub fn reduction_cpg(problem: &Problem) -> u64 {
     match problem.direction {
         Direction::Dgrad => problem.kpg(),
@@ -25,7 +26,8 @@ pub fn reduction_cpg(problem: &Problem) -> u64 {
     }
 }
 
-/// Output channels per group (the GEMM's N per group): K/G forward, C/G backward-data.
+/// Output channels per group (the GEMM's N per group): K/G forward, C/G backward-data
+/// (backward-weight: K/G, its GEMM rows).
 pub fn output_kpg(problem: &Problem) -> u64 {
     match problem.direction {
         Direction::Dgrad => problem.cpg(),
@@ -121,12 +123,19 @@ pub fn smem_bytes_with_raw(cfg: &KernelConfig) -> u32 {
 fn smem_of(cfg: &KernelConfig, raw: bool) -> u32 {
     let es = cfg.dtype.size_bytes() as u32;
     let b_tiles = if raw { 2u32 } else { 1 };
+    // Backward-weight tiles are MN-major: whole 128-byte panels along M and N.
+    let panel = 128 / es;
+    let (tm, tn) = if cfg.direction == Direction::Wgrad {
+        (
+            cfg.tile_m.div_ceil(panel).saturating_mul(panel),
+            cfg.tile_n.div_ceil(panel).saturating_mul(panel),
+        )
+    } else {
+        (cfg.tile_m, cfg.tile_n)
+    };
     let pipeline = cfg
         .stages
-        .saturating_mul(
-            cfg.tile_m
-                .saturating_add(cfg.tile_n.saturating_mul(b_tiles)),
-        )
+        .saturating_mul(tm.saturating_add(tn.saturating_mul(b_tiles)))
         .saturating_mul(cfg.tile_k)
         .saturating_mul(es);
     let out_es = if cfg.split_k > 1 { 4 } else { es };
@@ -164,7 +173,13 @@ pub fn register_estimate_with(cfg: &KernelConfig, vec_b: u32) -> u32 {
     let ia = (cfg.tile_m * cfg.tile_k / va).div_ceil(threads);
     // Backward-data: four ints of state per weight block, and one block's rows while it is
     // transposed (between the copies and the barrier, when no fragments are live).
-    let (ib, transient) = if cfg.direction == Direction::Dgrad {
+    let (ib, transient) = if cfg.direction == Direction::Wgrad {
+        // Backward-weight: per B unit its k row, channel, tap displacement (5 ints), per A
+        // unit 2 ints (the pixel decode is transient, per k-tile).
+        let ua = (cfg.tile_m * cfg.tile_k / va).div_ceil(threads);
+        let ub = (cfg.tile_n * cfg.tile_k / vb).div_ceil(threads);
+        (2 * ua + 5 * ub, 0)
+    } else if cfg.direction == Direction::Dgrad {
         let words = (vb * cfg.dtype.size_bytes() as u32).div_ceil(4);
         (
             ((cfg.tile_n / vb) * (cfg.tile_k / vb)).div_ceil(threads) * 4,
@@ -173,7 +188,11 @@ pub fn register_estimate_with(cfg: &KernelConfig, vec_b: u32) -> u32 {
     } else {
         ((cfg.tile_n * cfg.tile_k / vb).div_ceil(threads), 0)
     };
-    let loaders = 2 * ia + ib;
+    let loaders = if cfg.direction == Direction::Wgrad {
+        ib
+    } else {
+        2 * ia + ib
+    };
     let (acc, frags) = match cfg.math {
         Math::Simt => {
             let (tm, tn) = (wm / 4, wn / 8);
@@ -216,6 +235,15 @@ pub fn effective_vectors(cfg: &KernelConfig, problem: &Problem) -> EffectiveVect
         Direction::Dgrad => gcd(problem.cpg(), problem.kpg()),
         _ => problem.cpg(),
     };
+    if cfg.direction == Direction::Wgrad {
+        // A = dY: runs of gm·K/G channels along M; B = X: runs of gm·C/G channels along N (one
+        // tap each); stores: runs of C/G channels of dW (true per-group dims).
+        return EffectiveVectors {
+            a: largest_pow2_dividing(gm * problem.kpg(), cfg.vec_a.min(cfg.tile_m) as u64) as u32,
+            b: largest_pow2_dividing(gm * problem.cpg(), cfg.vec_b.min(cfg.tile_n) as u64) as u32,
+            c: largest_pow2_dividing(problem.cpg(), (16 / out_es).min(vmax * 2) as u64) as u32,
+        };
+    }
     EffectiveVectors {
         a: largest_pow2_dividing(
             gm * reduction_cpg(problem),
@@ -241,6 +269,10 @@ pub fn k_tiles(cfg: &KernelConfig, problem: &Problem) -> u64 {
             taps * ceff.div_ceil(bk)
         }
     };
+    if problem.direction == Direction::Wgrad {
+        // the reduction is over the N·Do·Ho·Wo output pixels, tile_k per k-tile
+        return (problem.n * problem.output_volume()).div_ceil(bk);
+    }
     if problem.direction == Direction::Dgrad {
         let per_phase = dgrad_taps_per_phase(problem);
         let sum: u64 = per_phase.iter().map(|&t| of_taps(t)).sum();
@@ -251,10 +283,19 @@ pub fn k_tiles(cfg: &KernelConfig, problem: &Problem) -> u64 {
 }
 
 /// The launch grid: x = M tiles (backward-data: phases × tiles per phase), y = N tiles,
-/// z = G/gm · split_k.
+/// z = G/gm · split_k (a split degree of 0, left to the rule, counts as 1).
 pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
     let (m, _, _) = problem.gemm_mnk();
     let gm = cfg.group_merge.max(1) as u64;
+    let split = cfg.split_k.max(1) as u64;
+    if problem.direction == Direction::Wgrad {
+        // rows: gm·K/G merged output channels; columns: taps × gm·C/G merged input channels
+        return [
+            (gm * problem.kpg()).div_ceil(cfg.tile_m.max(1) as u64),
+            (problem.filter_volume() * gm * problem.cpg()).div_ceil(cfg.tile_n.max(1) as u64),
+            problem.g / gm * split,
+        ];
+    }
     let x = if problem.direction == Direction::Dgrad {
         dgrad_phases(problem) * dgrad_tiles_per_phase(cfg, problem)
     } else {
@@ -263,16 +304,28 @@ pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
     [
         x,
         (gm * output_kpg(problem)).div_ceil(cfg.tile_n.max(1) as u64),
-        problem.g / gm * cfg.split_k as u64,
+        problem.g / gm * split,
     ]
 }
 
-/// True when a backward-data plan keeps its weight tile N-major (as W stores it: channels
-/// contiguous) and lets the tensor cores read it transposed (`ldmatrix.trans`, wgmma
-/// imm-trans-b): 16-bit elements, C/G and K/G multiples of 8 (8-channel copies inside a
-/// group), `tile_n` a multiple of 64 (whole 128-byte panels) and tensor-core math. Otherwise the
-/// tile is K-major, filled by blocks transposed in `land`.
+/// True when the B tile is N-major (k rows of N in 128-byte panels, read transposed:
+/// `ldmatrix.trans`, wgmma imm-trans-b, outer products on CUDA cores): always in
+/// backward-weight (B = X, channels contiguous); in backward-data when the weight tile can stay
+/// as W stores it (channels contiguous): 16-bit elements, C/G and K/G multiples of 8 (8-channel
+/// copies inside a group), `tile_n` a multiple of 64 (whole 128-byte panels) and tensor-core
+/// math. Otherwise (backward-data) the tile is K-major, filled by blocks transposed in `land`.
 pub fn b_nmajor(cfg: &KernelConfig, vectors: &EffectiveVectors) -> bool {
+    cfg.direction == Direction::Wgrad || dgrad_weights_nmajor(cfg, vectors)
+}
+
+/// True when the A tile is MN-major (k rows of M, 128-byte panels; read with `ldmatrix.trans`,
+/// wgmma imm-trans-a, or outer products on CUDA cores): backward-weight, whose A = dY keeps its
+/// channels (the GEMM's M) contiguous. Its B = X is then N-major too ([`b_nmajor`]).
+pub fn a_mmajor(cfg: &KernelConfig) -> bool {
+    cfg.direction == Direction::Wgrad
+}
+
+fn dgrad_weights_nmajor(cfg: &KernelConfig, vectors: &EffectiveVectors) -> bool {
     cfg.direction == Direction::Dgrad
         && cfg.dtype.size_bytes() == 2
         && vectors.b == 8
@@ -292,22 +345,30 @@ pub struct IgemmPlan {
     pub vectors: EffectiveVectors,
     /// Main launch grid.
     pub grid: [u64; 3],
-    /// k-tiles of the reduction.
+    /// k-tiles one CTA walks (of its split-K slice).
     pub k_tiles: u64,
     /// Dynamic shared memory of the main launch.
     pub smem_bytes: u32,
     /// Estimated registers per thread.
     pub registers: u32,
-    /// Backward-data: the weight tile is N-major ([`b_nmajor`]).
+    /// The B tile is N-major ([`b_nmajor`]).
     pub b_nmajor: bool,
+    /// The A tile is M-major ([`a_mmajor`]).
+    pub a_mmajor: bool,
     /// The direction's fragments of the kernel body.
     pub parts: DirectionParts,
 }
 
 impl IgemmPlan {
     /// The plan of `cfg` on `problem` (both already checked by the rules) with the direction's
-    /// fragments.
-    pub fn new(cfg: &KernelConfig, problem: &Problem, parts: DirectionParts) -> IgemmPlan {
+    /// fragments, on `device` (which sizes a split-K degree left to the rule).
+    pub fn new(
+        cfg: &KernelConfig,
+        problem: &Problem,
+        parts: DirectionParts,
+        device: &DeviceLimits,
+    ) -> IgemmPlan {
+        let cfg = &resolve_split(cfg, problem, device);
         let vectors = effective_vectors(cfg, problem);
         let nmajor = b_nmajor(cfg, &vectors);
         let smem = if cfg.direction == Direction::Dgrad && !nmajor {
@@ -320,7 +381,7 @@ impl IgemmPlan {
             problem: *problem,
             vectors,
             grid: grid(cfg, problem),
-            k_tiles: k_tiles(cfg, problem),
+            k_tiles: k_tiles(cfg, problem).div_ceil(cfg.split_k.max(1) as u64),
             smem_bytes: smem,
             registers: if nmajor {
                 register_estimate(cfg)
@@ -328,7 +389,43 @@ impl IgemmPlan {
                 register_estimate_with(cfg, vectors.b)
             },
             b_nmajor: nmajor,
+            a_mmajor: a_mmajor(cfg),
             parts,
         }
+    }
+}
+
+/// `cfg` with a split-K degree left to the rule (`split_k = 0`) resolved on `problem` by
+/// [`crate::shared::split_degree`]: the grid of one slice (tiles × group blocks) against one
+/// wave of the device at the plan's occupancy, clamped to the k-tiles and to gridDim.z, then
+/// snapped. A resolved degree of 1 reduces in place (mode `d`: one kernel, one name). A config
+/// with a fixed degree is returned as it is.
+pub fn resolve_split(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> KernelConfig {
+    if cfg.split_k != 0 {
+        return *cfg;
+    }
+    let one = KernelConfig { split_k: 1, ..*cfg };
+    let g = grid(&one, problem);
+    let smem = if cfg.direction == Direction::Dgrad {
+        smem_bytes_with_raw(&one)
+    } else {
+        smem_bytes(&one)
+    };
+    let wave = device.wave(smem as u64, one.threads(), register_estimate(&one));
+    let gm = cfg.group_merge.max(1) as u64;
+    let d = split_degree(
+        g[0] * g[1] * g[2],
+        wave,
+        k_tiles(&one, problem),
+        problem.g / gm,
+    );
+    KernelConfig {
+        split_k: d,
+        split_k_mode: if d == 1 {
+            SplitKMode::Deterministic
+        } else {
+            cfg.split_k_mode
+        },
+        ..*cfg
     }
 }

@@ -23,8 +23,11 @@
     for (int ks = 0; ks < BK / 16; ++ks) {
 #pragma unroll
       for (int i = 0; i < MWG; ++i) {
+        // (an m64 block of an M-major A tile is one 64-element panel: the same base)
+        const u64 da = A_MMAJOR ? wg_desc_n(sa + i * 64 * ROWB + ks * 2048, BK * 128)
+                                : wg_desc(sa + i * 64 * ROWB + ks * 32);
         const u64 db = B_NMAJOR ? wg_desc_n(sb + ks * 2048, BK * 128) : wg_desc(sb + ks * 32);
-        wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), db);
+        wgmma_tile(acc[i], da, db);
       }
     }
     wgmma_commit();
@@ -51,8 +54,15 @@
       u32 bfr[NI][2];
 #pragma unroll
       for (int i = 0; i < MI; ++i) {
-        const int row = wm * WM + i * 16 + (lane & 15);
-        ldsm_x4(af[i], sa + swz(row * ROWB + (ks * 2 + (lane >> 4)) * 16));
+        if constexpr (A_MMAJOR) {
+          // k rows of an M-major tile, transposed by ldmatrix into the row-major fragments
+          const int k = ks * 16 + (lane & 7) + ((lane >> 4) << 3);
+          const int m = wm * WM + i * 16 + (((lane >> 3) & 1) << 3);
+          ldsm_x4_trans(af[i], sa + swz(mn_offset(k, m)));
+        } else {
+          const int row = wm * WM + i * 16 + (lane & 15);
+          ldsm_x4(af[i], sa + swz(row * ROWB + (ks * 2 + (lane >> 4)) * 16));
+        }
       }
 #pragma unroll
       for (int p = 0; p < NI / 2; ++p) {
@@ -89,6 +99,35 @@
   auto compute = [&](int stage) {
     const unsigned char* sa = smem + stage * A_STAGE;
     const unsigned char* sb = smem + STAGES * A_STAGE + stage * B_STAGE;
+    if constexpr (A_MMAJOR) {
+      // MN-major tiles (outer products): per k, 4 consecutive rows and 4 consecutive columns
+      // per 16-byte read; thread (li, lj) owns rows wm·WM + 16i + 4li + e and columns
+      // wn·WN + 32j + 4lj + f (the epilogue's mapping below)
+      static_assert(!A_MMAJOR || (WM % 16 == 0 && WN % 32 == 0), "MN-major CUDA-core warp tile");
+      constexpr int TM4 = TM / 4 > 0 ? TM / 4 : 1, TN4 = TN / 4 > 0 ? TN / 4 : 1;
+#pragma unroll 4
+      for (int k = 0; k < BK; ++k) {
+        f4 a[TM4], b[TN4];
+#pragma unroll
+        for (int i = 0; i < TM4; ++i)
+          a[i] = *reinterpret_cast<const f4*>(sa + swz(mn_offset(k, wm * WM + i * 16 + li * 4)));
+#pragma unroll
+        for (int j = 0; j < TN4; ++j)
+          b[j] = *reinterpret_cast<const f4*>(sb + swz(mn_offset(k, wn * WN + j * 32 + lj * 4)));
+#pragma unroll
+        for (int i = 0; i < TM4; ++i)
+#pragma unroll
+          for (int j = 0; j < TN4; ++j) {
+            const float av[4] = {a[i].x, a[i].y, a[i].z, a[i].w};
+            const float bv[4] = {b[j].x, b[j].y, b[j].z, b[j].w};
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+#pragma unroll
+              for (int f = 0; f < 4; ++f) acc[4 * i + e][4 * j + f] = fmaf(av[e], bv[f], acc[4 * i + e][4 * j + f]);
+          }
+      }
+      return;
+    }
 #pragma unroll
     for (int kq = 0; kq < BK / 4; ++kq) {
       f4 a[TM], b[TN];

@@ -97,6 +97,9 @@ impl Plan for IgemmPlan {
     fn emit(&self) -> KernelSource {
         emit::emit(self)
     }
+    fn resolved_config(&self) -> Option<KernelConfig> {
+        Some(self.cfg)
+    }
 }
 
 /// The igemm family's [`KernelFamily`] implementation.
@@ -130,15 +133,16 @@ impl KernelFamily for Igemm {
         &self,
         cfg: &KernelConfig,
         problem: &Problem,
-        _device: &DeviceLimits,
+        device: &DeviceLimits,
     ) -> Result<Arc<dyn Plan>, Rejection> {
         let parts =
             emit::direction_parts(cfg.direction).ok_or(Rejection::DirectionNotImplemented {
                 family: cfg.family.token(),
                 direction: cfg.direction.token(),
             })?;
-        rules::check_problem(cfg, problem)?;
-        Ok(Arc::new(IgemmPlan::new(cfg, problem, parts)))
+        let resolved = geometry::resolve_split(cfg, problem, device);
+        rules::check_problem(&resolved, problem)?;
+        Ok(Arc::new(IgemmPlan::new(&resolved, problem, parts, device)))
     }
 
     fn pool(&self, direction: Direction, dtype: DType) -> Vec<KernelConfig> {

@@ -29,13 +29,95 @@ pub fn baseline(direction: Direction, dtype: DType) -> KernelConfig {
     }
 }
 
-/// The family's default pool for a direction and dtype (forward and backward-data so far).
+/// The family's default pool for a direction and dtype.
 pub fn pool(direction: Direction, dtype: DType) -> Vec<KernelConfig> {
     match direction {
         Direction::Fwd => forward_pool(dtype),
         Direction::Dgrad => dgrad_pool(dtype),
-        Direction::Wgrad => Vec::new(),
+        Direction::Wgrad => wgrad_pool(dtype),
     }
+}
+
+/// The default backward-weight pool for a dtype. The GEMM is M = gm·K/G (small), N = taps ×
+/// gm·C/G, K = N·Do·Ho·Wo (huge), so the tiles are short along M, tile_k is a run of output
+/// pixels, and every member leaves its split-K degree to the rule (`sk0`, resolved at
+/// admission: `geometry::resolve_split`) with the deterministic reduction. Group merge for
+/// C/G 2–24 (the merged output channels fill tile_m). A few atomic twins (`sk0a`) exist so
+/// that the cost of determinism can be measured; `auto` never picks them.
+pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
+    use FastPath::{General as G, Pointwise as P};
+    let w = |c: KernelConfig| KernelConfig {
+        direction: Direction::Wgrad,
+        split_k: 0,
+        ..c
+    };
+    let atomic = |c: KernelConfig| KernelConfig {
+        split_k_mode: SplitKMode::Atomic,
+        ..c
+    };
+    let mut v = Vec::new();
+    match dtype {
+        DType::F16 | DType::Bf16 => {
+            let d = dtype;
+            for (t, w_, s, gm, fp) in [
+                ([128, 128, 32], [2, 2], 3, 1, G),
+                ([128, 64, 32], [2, 2], 4, 1, G),
+                ([64, 128, 32], [2, 2], 4, 1, G),
+                ([64, 64, 32], [2, 2], 4, 1, G),
+                ([64, 64, 64], [2, 2], 3, 1, G),
+                ([32, 128, 32], [1, 4], 4, 1, G),
+                ([32, 64, 32], [1, 2], 4, 1, G),
+                ([64, 64, 32], [2, 2], 4, 2, G),
+                ([64, 64, 32], [2, 2], 4, 4, G),
+                ([64, 64, 32], [2, 2], 4, 8, G),
+                ([32, 64, 32], [1, 2], 4, 2, G),
+                ([32, 64, 32], [1, 2], 4, 4, G),
+                ([128, 128, 32], [2, 2], 3, 1, P),
+                ([64, 128, 32], [2, 2], 4, 1, P),
+            ] {
+                v.push(w(cfg(d, t, w_, s, gm, fp)));
+            }
+            for (t, w_, s, gm, fp) in [
+                ([64, 128, 64], [4, 1], 4, 1, G),
+                ([64, 256, 64], [4, 1], 3, 1, G),
+                ([128, 128, 64], [8, 1], 4, 1, G),
+                ([128, 256, 64], [8, 1], 3, 1, G),
+                ([64, 64, 64], [4, 1], 5, 1, G),
+                ([64, 128, 64], [4, 1], 4, 2, G),
+                ([64, 64, 64], [4, 1], 5, 4, G),
+                ([128, 128, 64], [8, 1], 4, 1, P),
+            ] {
+                v.push(w(KernelConfig {
+                    math: Math::Wgmma,
+                    ..cfg(d, t, w_, s, gm, fp)
+                }));
+            }
+            let twins: Vec<KernelConfig> = v
+                .iter()
+                .filter(|c| c.group_merge == 1 && c.fast_path == G)
+                .filter(|c| matches!((c.tile_m, c.tile_n), (128, 128) | (64, 128) | (64, 64)))
+                .map(|c| atomic(*c))
+                .collect();
+            v.extend(twins);
+        }
+        DType::F32 => {
+            let d = dtype;
+            for (t, w_, s, gm, fp) in [
+                ([128, 128, 16], [4, 2], 3, 1, G),
+                ([64, 128, 16], [2, 2], 3, 1, G),
+                ([64, 64, 16], [2, 2], 4, 1, G),
+                ([32, 64, 16], [1, 2], 4, 1, G),
+                ([64, 64, 16], [2, 2], 4, 4, G),
+                ([32, 64, 16], [1, 2], 4, 2, G),
+                ([64, 128, 16], [2, 2], 3, 1, P),
+            ] {
+                v.push(w(cfg(d, t, w_, s, gm, fp)));
+            }
+            v.push(atomic(v[1]));
+        }
+    }
+    v.retain(|c| super::rules::validate(c).is_ok());
+    v
 }
 
 /// The default backward-data pool for a dtype: the forward pool's tiles, merge degrees and

@@ -10,7 +10,7 @@ use super::geometry::{
 };
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
-use crate::rejection::Rejection;
+use crate::rejection::{FamilyRule, Rejection};
 use crate::shared::{pow2_in, MAX_GROUP_MERGE};
 use gconv_problem::{DType, Direction, Problem};
 
@@ -20,12 +20,6 @@ pub const MAX_SPLIT_K: u32 = 64;
 /// The structural rules of the igemm family (any problem). Every rule holds for sm_90 and
 /// sm_90a alike; that `wgmma` needs sm_90a is the admission's arch rule.
 pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
-    if cfg.direction == Direction::Wgrad {
-        return Err(Rejection::DirectionNotImplemented {
-            family: cfg.family.token(),
-            direction: cfg.direction.token(),
-        });
-    }
     let math_ok = matches!(
         (cfg.dtype, cfg.math),
         (DType::F16 | DType::Bf16, Math::Mma | Math::Wgmma) | (DType::F32, Math::Simt | Math::Tf32)
@@ -111,6 +105,11 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     }
     let (wm, wn) = warp_tile(cfg);
     let (ok, need) = match cfg.math {
+        // Backward-weight on CUDA cores reads MN-major tiles 4 rows and 4 columns at a time.
+        Math::Simt if cfg.direction == Direction::Wgrad => (
+            wm % 16 == 0 && wn % 32 == 0,
+            "backward-weight: warp tile M multiple of 16, N multiple of 32 (4x8 lanes of 4x4 outer products)",
+        ),
         Math::Simt => (
             wm % 4 == 0 && wn % 8 == 0,
             "warp tile M multiple of 4, N multiple of 8 (4x8 lanes)",
@@ -148,11 +147,18 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
             max: MAX_GROUP_MERGE,
         });
     }
-    if cfg.split_k == 0 || cfg.split_k > MAX_SPLIT_K {
+    if cfg.split_k > MAX_SPLIT_K {
         return Err(Rejection::BadSplitK {
             split_k: cfg.split_k,
             mode: cfg.split_k_mode.token(),
-            why: "degree must be in 1..=64",
+            why: "degree must be in 0..=64 (0: sized by the rule, backward-weight only)",
+        });
+    }
+    if cfg.split_k == 0 && cfg.direction != Direction::Wgrad {
+        return Err(Rejection::BadSplitK {
+            split_k: cfg.split_k,
+            mode: cfg.split_k_mode.token(),
+            why: "a degree left to the rule (0) exists for backward-weight only; forward takes 1..=64",
         });
     }
     if cfg.split_k == 1 && cfg.split_k_mode != SplitKMode::Deterministic {
@@ -170,10 +176,11 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
                 "backward-data kernels do not split the reduction (their M, N·Hi·Wi, fills the GPU)",
         });
     }
-    if cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Atomic {
-        return Err(Rejection::SplitKNotImplemented {
+    if cfg.split_k != 1 && cfg.split_k_mode == SplitKMode::Atomic && cfg.group_merge > 1 {
+        return Err(Rejection::BadSplitK {
             split_k: cfg.split_k,
             mode: cfg.split_k_mode.token(),
+            why: "merged groups reduce through the deterministic f32 planes only (mode d)",
         });
     }
     // Structural limits of the architecture (every sm_90 part has the H200's per-CTA limits).
@@ -216,7 +223,22 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
         });
     }
     let (red, out) = (reduction_cpg(problem), output_kpg(problem));
-    if gm > 1 && (gm * red > cfg.tile_k as u64 || gm * out > cfg.tile_n as u64) {
+    if problem.direction == Direction::Wgrad {
+        // The merged block's output channels fill one tile of rows (merging more only adds
+        // off-diagonal pairs).
+        if gm > 1 && gm * problem.kpg() > cfg.tile_m as u64 {
+            return Err(Rejection::Family(FamilyRule {
+                family: "igemm",
+                reason: "group_merge_exceeds_tile",
+                message: format!(
+                    "backward-weight group merge {gm}: the merged output channels gm·K/G = {} exceed tile_m {}",
+                    gm * problem.kpg(),
+                    cfg.tile_m
+                ),
+                unsupported: false,
+            }));
+        }
+    } else if gm > 1 && (gm * red > cfg.tile_k as u64 || gm * out > cfg.tile_n as u64) {
         return Err(Rejection::GroupMergeExceedsTile {
             gm: cfg.group_merge,
             merged_c: gm * red,

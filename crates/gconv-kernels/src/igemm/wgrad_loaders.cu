@@ -1,0 +1,127 @@
+  // ---- backward-weight loaders: per merged group block, GEMM rows m = merged dY channels
+  // (gsub·KG + k), columns n = tap·CEFF + merged X channel, reduction over the output pixels
+  // p = (n, od, oh, ow) of this split's k-tiles. A = dY and B = X both keep their channels
+  // contiguous, so both tiles are MN-major (A_MMAJOR, B_NMAJOR): k row r of a tile is output
+  // pixel p0 + r. Header names as forward: I* = X's dims, O* = dY's, CG = C/G, KG = K/G. ----
+  const int m0 = blockIdx.x * BM;
+  const int m_rows = NEFF;
+  const int n_cols = TAPS * CEFF;
+  const elem_t* __restrict__ dY = Wt + gb * NEFF;  // in1 is dY in this direction
+  // dW element of row m, column n. A merged tile computes GM x GM group pairs; only a row and a
+  // column of the same group are a real pair (the block diagonal), the others are not stored.
+  // True per-group dims (KG, CG) size dW; merged dims (NEFF, CEFF) are what the tile covers.
+  auto out_off = [&](int m, int n) -> long long {
+    const int gr = m / KG, k = m % KG;
+    const int tap = n / CEFF, cm = n % CEFF;
+    const int gc = cm / CG, c = cm % CG;
+    if (gr != gc) return -1;
+    return ((long long)(gb * GM + gr) * KG + k) * (TAPS * CG) + tap * CG + c;
+  };
+
+  // k-tiles of this split (the last may be short or, for a fixed degree, empty: its plane is
+  // then written as zeros)
+  constexpr int NPIX = M_;  // N·Do·Ho·Wo
+  constexpr int WKT = (NPIX + BK - 1) / BK;
+  constexpr int WKPS = (WKT + SPLIT - 1) / SPLIT;
+  const int kt_begin = split * WKPS;
+  const int kt_end = kt_begin + WKPS < WKT ? kt_begin + WKPS : WKT;
+  const int nkt = kt_end > kt_begin ? kt_end - kt_begin : 0;
+  int l_p = kt_begin * BK;  // first output pixel of the next k-tile to fetch
+
+  // A (dY) units: chunk c of VA channels of k row r; B (X) units: chunk c of VB columns
+  // (one tap, VB channels) of k row r. A thread's chunk column is fixed for the whole loop
+  // (THREADS is a multiple of the chunks per row or the rows repeat the same pattern), so the
+  // tap decode is done once; the pixel decode is per k-tile.
+  constexpr int ACH = BM / VA, A_UNITS = BK * ACH, UA = (A_UNITS + THREADS - 1) / THREADS;
+  constexpr int BCH = BN / VB, B_UNITS = BK * BCH, UB = (B_UNITS + THREADS - 1) / THREADS;
+  int a_r[UA], a_m[UA];
+  u32 a_dst[UA];
+#pragma unroll
+  for (int u = 0; u < UA; ++u) {
+    const int unit = tid + u * THREADS;
+    const bool in = A_UNITS % THREADS == 0 || unit < A_UNITS;
+    const int r = unit / ACH, c = unit % ACH;
+    a_r[u] = in ? r : -1;
+    a_m[u] = m0 + c * VA;
+    a_dst[u] = swz(mn_offset(in ? r : 0, c * VA));
+  }
+  int b_r[UB], b_cm[UB], b_dz[UB], b_dy[UB], b_dx[UB];
+  bool b_cok[UB];
+  u32 b_dst[UB];
+#pragma unroll
+  for (int u = 0; u < UB; ++u) {
+    const int unit = tid + u * THREADS;
+    const bool in = B_UNITS % THREADS == 0 || unit < B_UNITS;
+    const int r = unit / BCH, c = unit % BCH;
+    const int n = n0 + c * VB;
+    const int tap = n < n_cols ? n / CEFF : 0;
+    b_r[u] = in ? r : -1;
+    b_cok[u] = n < n_cols;
+    b_cm[u] = n % CEFF;
+    b_dx[u] = (tap % FX) * DW;
+    b_dy[u] = ((tap / FX) % FY) * DH;
+    b_dz[u] = (tap / (FX * FY)) * DD;
+    b_dst[u] = swz(mn_offset(in ? r : 0, c * VB));
+  }
+  u16 a_reg[A_SYNC ? UA : 1];
+  u16 b_reg[B_SYNC ? UB : 1];
+
+  auto fetch = [&](int stage) {
+    const u32 sa = sbase + stage * A_STAGE;
+#pragma unroll
+    for (int u = 0; u < UA; ++u) {
+      if (a_r[u] < 0) continue;
+      const int p = l_p + a_r[u];
+      const bool ok = p < NPIX && a_m[u] < NEFF;
+      const elem_t* src = dY + (ok ? p * K_ + a_m[u] : 0);
+      if constexpr (A_SYNC) {
+        a_reg[u] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
+      } else {
+        cp_async<VA * ESZ, false>(sa + a_dst[u], src, ok);
+      }
+    }
+    const u32 sb = sbase_b + stage * B_STAGE;
+#pragma unroll
+    for (int u = 0; u < UB; ++u) {
+      if (b_r[u] < 0) continue;
+      const int p = l_p + b_r[u];
+      bool ok = b_cok[u] && p < NPIX;
+      int off;
+      if constexpr (POINTWISE) {
+        off = p * C_ + b_cm[u];
+      } else {
+        const int pp = ok ? p : 0;
+        const int ow = pp % OW;
+        int t = pp / OW;
+        const int oh = t % OH;
+        t /= OH;
+        const int od = t % OD;
+        const int n = t / OD;
+        const int iw = ow * SW - PW + b_dx[u], ih = oh * SH - PH + b_dy[u], id = od * SD - PD + b_dz[u];
+        ok = ok && (unsigned)iw < (unsigned)IW && (unsigned)ih < (unsigned)IH && (unsigned)id < (unsigned)ID;
+        off = (((n * ID + id) * IH + ih) * IW + iw) * C_ + b_cm[u];
+      }
+      const elem_t* src = X + (ok ? off : 0);
+      if constexpr (B_SYNC) {
+        b_reg[u] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
+      } else {
+        cp_async<VB * ESZ, A_L1>(sb + b_dst[u], src, ok);
+      }
+    }
+    l_p += BK;
+  };
+  // stores the register-staged 2-byte elements of the tile fetched last
+  auto flush = [&](int stage) {
+    if constexpr (A_SYNC) {
+#pragma unroll
+      for (int u = 0; u < UA; ++u)
+        if (a_r[u] >= 0) *reinterpret_cast<u16*>(smem_al + stage * A_STAGE + a_dst[u]) = a_reg[u];
+    }
+    if constexpr (B_SYNC) {
+#pragma unroll
+      for (int u = 0; u < UB; ++u)
+        if (b_r[u] >= 0) *reinterpret_cast<u16*>(smem_al + STAGES * A_STAGE + stage * B_STAGE + b_dst[u]) = b_reg[u];
+    }
+  };
+  auto land = [](int) {};
+  auto bn_offset = [](int k, int n) { return mn_offset(k, n); };
