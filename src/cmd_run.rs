@@ -128,7 +128,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 use_graph: !a.no_graph,
                 ..TimingOptions::default()
             };
-            let r = run_gpu(rt, &src, &problem, &in0, &in1, Some(&opts))?;
+            let r = run_gpu(rt, &src, &problem, &in0, &in1, Some(&opts), true)?;
             writeln!(
                 stdout,
                 "compile  {:.1} ms ({}), {} registers, {} bytes spilled",
@@ -142,6 +142,19 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 r.compiled.total_spills()
             )?;
             let t = r.timing.context("timing missing")?;
+            if let Some(same) = r.repeatable {
+                writeln!(
+                    stdout,
+                    "repeat   {} after the timed rounds ({} x {} launches and the warm-up)",
+                    if same {
+                        "identical output bytes"
+                    } else {
+                        "DIFFERENT output bytes (not deterministic)"
+                    },
+                    t.rounds,
+                    t.iters_per_round
+                )?;
+            }
             (r.out, t.median_ms / 1e3, t.method)
         }
     };

@@ -117,9 +117,15 @@ pub struct GpuRun {
     pub compiled: CompiledKernel,
     /// Whether the compile cache had it.
     pub cache: CacheHit,
+    /// With a repeat check: whether the output after every further launch (the timed rounds,
+    /// or one more launch without timing) has the same bytes as the first.
+    pub repeatable: Option<bool>,
 }
 
-/// Compiles (cached), runs once for the output, then optionally times the kernel.
+/// Compiles (cached), runs once for the output, then optionally times the kernel; with
+/// `repeat_check`, downloads the output again after the further launches and says whether its
+/// bytes are those of the first (the determinism check: the same inputs, the workspace left as
+/// the previous launch wrote it).
 pub fn run_gpu(
     rt: &GpuRuntime,
     src: &KernelSource,
@@ -127,6 +133,7 @@ pub fn run_gpu(
     in0: &HostTensor,
     in1: &HostTensor,
     timing: Option<&TimingOptions>,
+    repeat_check: bool,
 ) -> Result<GpuRun> {
     let (compiled, cache) = compile_cached(src, &CompileOptions::default())?;
     let k = rt.load(&compiled, src)?;
@@ -137,11 +144,20 @@ pub fn run_gpu(
         Some(t) => Some(rt.time(&k, &b, t)?),
         None => None,
     };
+    let repeatable = if repeat_check {
+        if timing.is_none() {
+            rt.launch(&k, &b)?;
+        }
+        Some(rt.download(&b.out)?.to_bytes() == out.to_bytes())
+    } else {
+        None
+    };
     Ok(GpuRun {
         out,
         timing,
         compiled,
         cache,
+        repeatable,
     })
 }
 

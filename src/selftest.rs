@@ -10,7 +10,7 @@ use anyhow::Result;
 use clap::Args;
 use gconv_cuda::{compile_cached, CompileOptions, GpuRuntime};
 use gconv_kernels::catalogue::{pool, Families};
-use gconv_kernels::{admit, reference as gpu_ref};
+use gconv_kernels::{admit, reference as gpu_ref, KernelConfig, SplitKMode};
 use gconv_problem::{compare, DType, Direction, HostTensor, Problem, ProblemError, Tolerance};
 use gconv_reference::{cpu, reference};
 use rayon::prelude::*;
@@ -280,13 +280,26 @@ fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, t: &mut Tally) -> Result<()> {
         let Some((_, (in0, in1), want)) = cached.as_ref() else {
             continue;
         };
-        match run_gpu(rt, src, p, in0, in1, None) {
+        // Backward-weight: the default (deterministic) kernels must give the same bytes when
+        // launched again; the named atomic option is reported, not required to.
+        let atomic = name
+            .parse::<KernelConfig>()
+            .is_ok_and(|c| c.split_k_mode == SplitKMode::Atomic);
+        let check = p.direction == Direction::Wgrad;
+        match run_gpu(rt, src, p, in0, in1, None, check) {
             Ok(r) => {
                 let c = compare(&r.out, want, Tolerance::for_problem(p));
+                let repeat = match r.repeatable {
+                    Some(true) => "  repeat identical",
+                    Some(false) if atomic => "  repeat differs (atomic option)",
+                    Some(false) => "  repeat DIFFERS",
+                    None => "",
+                };
+                let deterministic = r.repeatable.unwrap_or(true) || atomic;
                 t.record(
-                    c.passed(),
+                    c.passed() && deterministic,
                     format!(
-                        "{label:<18} {name} {p}  max_abs {:.2e} max_rel {:.2e} ({} bad)",
+                        "{label:<18} {name} {p}  max_abs {:.2e} max_rel {:.2e} ({} bad){repeat}",
                         c.max_abs_err, c.max_rel_err, c.failures
                     ),
                 )?;

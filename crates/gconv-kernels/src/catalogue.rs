@@ -85,7 +85,7 @@ mod tests {
 
     #[test]
     fn pool_members_validate_and_names_round_trip_uniquely() {
-        for direction in [Direction::Fwd, Direction::Dgrad] {
+        for direction in Direction::ALL {
             let every = pool_all_dtypes(direction, Families::All);
             let mut names = HashSet::new();
             for c in &every {
@@ -97,9 +97,13 @@ mod tests {
             }
             for dt in DType::ALL {
                 let n = pool(direction, dt, Families::Only(Family::Igemm)).len();
-                assert!((20..=56).contains(&n), "igemm {direction} {dt}: {n}");
+                // backward-weight f32: a handful of CUDA-core tiles
+                let lo = if direction == Direction::Wgrad { 6 } else { 20 };
+                assert!((lo..=56).contains(&n), "igemm {direction} {dt}: {n}");
                 let d = pool(direction, dt, Families::Only(Family::Direct)).len();
-                assert!(d >= 8, "direct {direction} {dt}: {d}");
+                // (the direct family's backward-weight pool is not merged yet)
+                let dlo = if direction == Direction::Wgrad { 0 } else { 8 };
+                assert!(d >= dlo, "direct {direction} {dt}: {d}");
                 // Catalogue order: igemm members first.
                 let all = pool(direction, dt, Families::All);
                 assert_eq!(all.len(), n + d);
@@ -108,7 +112,7 @@ mod tests {
         }
         assert_eq!(
             directions_with_pools(Families::All),
-            vec![Direction::Fwd, Direction::Dgrad],
+            Direction::ALL.to_vec(),
             "a new direction's pool must be added to this test"
         );
     }

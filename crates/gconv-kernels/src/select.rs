@@ -94,12 +94,24 @@ mod tests {
             auto("dgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1").math,
             Math::Wgmma
         );
-        // No backward-weight pool yet.
-        assert!(auto_select(
-            &prob("wgrad_bf16_n2_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1"),
-            &Target::H200
-        )
-        .is_none());
+        // Backward-weight: a deterministic member whose split-K degree the rule resolved (the
+        // name says what runs).
+        for key in [
+            "wgrad_bf16_n2_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1",
+            "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+            "wgrad_bf16_n32_g14_c336_k336_i14x14_f3x3_s1x1_p1x1_d1x1",
+            "wgrad_f32_n2_g3_c9_k6_i9x9_f3x3_s2x2_p1x1_d1x1",
+        ] {
+            let c = auto(key);
+            assert_eq!(
+                c.split_k_mode,
+                crate::config::SplitKMode::Deterministic,
+                "{c}"
+            );
+            assert!(c.split_k >= 1, "{c}");
+            assert!(!c.to_string().contains("_sk0"), "{c}");
+        }
+        assert!(auto("wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1").split_k > 1);
     }
 
     #[test]

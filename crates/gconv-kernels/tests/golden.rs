@@ -3,7 +3,8 @@
 //! `tests/golden/<kernel_name>__<problem_key>.cu`. The set covers both families (igemm,
 //! direct), every math path and dtype, ranks 1–3, stride/padding/dilation, group merge
 //! (including depthwise), the pointwise path, odd channels (2-byte loads), split-K, each stage
-//! count, and for direct: depthwise, channel multiplier, 1D and 3D, forward and backward data.
+//! count, and for direct: depthwise, channel multiplier, 1D and 3D, forward and backward data;
+//! igemm backward-weight (split-K by the rule and atomic, merge, wgmma, CUDA cores, pointwise 3D).
 //!
 //! `GCONV_BLESS=1 cargo test -p gconv-kernels --test golden` rewrites the files (and removes
 //! golden files no longer in the set); review the diff before committing.
@@ -15,6 +16,31 @@ use std::path::PathBuf;
 
 /// (kernel name, problem key).
 const CASES: &[(&str, &str)] = &[
+    // backward-weight (a split-K degree left to the rule is resolved in the file's name)
+    (
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g2_c64_k64_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm8_sk0d_mma_gen",
+        "wgrad_bf16_n2_g32_c32_k32_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk0d_wgmma_gen",
+        "wgrad_bf16_n8_g2_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_f32_t64x64x16_w2x2_s4_v4x4_gm1_sk0d_simt_gen",
+        "wgrad_f32_n2_g3_c9_k6_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm1_sk4a_mma_gen",
+        "wgrad_bf16_n2_g4_c64_k64_i70_f5_s1_p2_d1",
+    ),
+    (
+        "igemm_wgrad_f16_t64x128x32_w2x2_s4_v8x8_gm1_sk0d_mma_pw",
+        "wgrad_f16_n2_g4_c128_k128_i4x7x7_f1x1x1_s1x1x1_p0x0x0_d1x1x1",
+    ),
     (
         "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen",
         "fwd_bf16_n2_g1_c64_k64_i16x16_f3x3_s1x1_p1x1_d1x1",
@@ -248,8 +274,30 @@ fn generated_kernels_match_golden_files() {
         let src = admit(&cfg, &problem, &Target::H200)
             .unwrap_or_else(|e| panic!("{name} on {key}: {e}"))
             .emit();
-        assert_eq!(src.kernel_name, *name);
-        let file = format!("{name}__{key}.cu");
+        // The module is named by what runs: a degree left to the rule (sk0) is resolved, and
+        // nothing else of the name changes.
+        let ran: KernelConfig = src.kernel_name.parse().unwrap_or_else(|e| panic!("{e}"));
+        if cfg.split_k == 0 {
+            assert!(ran.split_k >= 1, "{name}: {ran}");
+            let mode = if ran.split_k == 1 {
+                ran.split_k_mode
+            } else {
+                cfg.split_k_mode
+            };
+            assert_eq!(ran.split_k_mode, mode, "{name}: {ran}");
+            assert_eq!(
+                KernelConfig {
+                    split_k: ran.split_k,
+                    split_k_mode: mode,
+                    ..cfg
+                },
+                ran,
+                "{name}"
+            );
+        } else {
+            assert_eq!(src.kernel_name, *name);
+        }
+        let file = format!("{}__{key}.cu", src.kernel_name);
         let path = dir.join(&file);
         expected.insert(file.clone());
         if bless {

@@ -1009,6 +1009,9 @@ mod tests {
             ("bwd_data_bf16.json", DType::Bf16, Direction::Dgrad),
             ("bwd_data_f16.json", DType::F16, Direction::Dgrad),
             ("bwd_data_f32.json", DType::F32, Direction::Dgrad),
+            ("bwd_weight_bf16.json", DType::Bf16, Direction::Wgrad),
+            ("bwd_weight_f16.json", DType::F16, Direction::Wgrad),
+            ("bwd_weight_f32.json", DType::F32, Direction::Wgrad),
         ] {
             let r = build_instances(&shipped(file), Arch::Sm90, None)
                 .unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -1029,6 +1032,14 @@ mod tests {
             .kernels
             .iter()
             .all(|k| k.starts_with("igemm_dgrad_") && k.contains("_wgmma_")));
+        let r = build_instances(&shipped("bwd_weight_wgmma_bf16.json"), Arch::Sm90a, None)
+            .unwrap_or_else(|e| panic!("bwd_weight_wgmma_bf16.json: {e}"));
+        assert!(r.kernels.len() >= 50, "{}", r.kernels.len());
+        // The split-K degree and the reduction mode are traits: the rule (sk0), fixed degrees,
+        // both modes.
+        for token in ["_sk0d_", "_sk4d_", "_sk4a_", "_sk0a_"] {
+            assert!(r.kernels.iter().any(|k| k.contains(token)), "{token}");
+        }
         let r = build_instances(&shipped("cpu_forward.json"), Arch::Sm90, None).unwrap();
         assert!(r.kernels.iter().any(|k| k == "cpu_planted_wrong"));
     }

@@ -3,7 +3,7 @@
 //! forward model-zoo layers (`results/h200/README.md` lists the runs and their files).
 
 use super::geometry::IgemmPlan;
-use crate::config::Math;
+use crate::config::{Math, SplitKMode};
 use crate::device::DeviceLimits;
 
 /// Estimated time in seconds of `plan` on `device`:
@@ -17,7 +17,9 @@ use crate::device::DeviceLimits;
 ///   block-diagonal zeros count, since the hardware computes them;
 /// - the per-wave overhead `a`, `b` = 0.1 µs, 3 µs (wgmma: 0, 0.5 µs);
 /// - `t_l2 = CTAs · k_tiles · (tile_m + tile_n) · tile_k · bytes / 8 TB/s` (shared-memory fills);
-/// - `t_dram` = the compulsory bytes of the problem's tensors at 3.5 TB/s.
+/// - `t_dram` = the compulsory bytes of the problem's tensors at 3.5 TB/s;
+/// - split-K adds its f32 planes (written and read back; atomic: one plane read-modified-written
+///   and converted) at 3.5 TB/s and 2.5 µs for the extra launches. `k_tiles` is per slice.
 pub fn cost_estimate(plan: &IgemmPlan, device: &DeviceLimits) -> f64 {
     let (cfg, problem) = (&plan.cfg, &plan.problem);
     let g = plan.grid;
@@ -43,5 +45,19 @@ pub fn cost_estimate(plan: &IgemmPlan, device: &DeviceLimits) -> f64 {
     let t_math = waves * share * bm * bn * bk * kt / rate;
     let t_l2 = ctas * kt * (bm + bn) * bk * es / 8e12;
     let t_dram = problem.min_bytes() / 3.5e12;
-    t_math.max(t_l2).max(t_dram) + waves * (kt * per_ktile + per_wave) + 3e-6
+    // Split-K: the f32 planes written and read back (atomic: one plane, read-modify-write) and
+    // the extra launches.
+    let split = cfg.split_k.max(1) as f64;
+    let t_split = if cfg.split_k > 1 {
+        let out = problem.elements(problem.roles().1) as f64 * 4.0;
+        let planes = if cfg.split_k_mode == SplitKMode::Atomic {
+            3.0
+        } else {
+            split + 1.0
+        };
+        planes * out / 3.5e12 + 2.5e-6
+    } else {
+        0.0
+    };
+    t_math.max(t_l2).max(t_dram) + waves * (kt * per_ktile + per_wave) + t_split + 3e-6
 }

@@ -73,7 +73,7 @@ pub use geometry::{
     EffectiveVectors, IgemmPlan,
 };
 
-use crate::config::{Family, FastPath, KernelConfig, Math};
+use crate::config::{Family, FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
 use crate::family::{KernelFamily, Plan};
 use crate::rejection::Rejection;
@@ -153,6 +153,12 @@ impl KernelFamily for Igemm {
     /// among the pointwise members only). Backward-data: no preference, the cost model decides
     /// (on the zoo's two dgrad 1×1 layers the general wgmma 192×128 member beat every pointwise
     /// member, `results/h200/s6/README.md`).
+    /// The atomic split-K members exist to measure the cost of determinism; `auto` is
+    /// deterministic.
+    fn auto_considers(&self, cfg: &KernelConfig, _problem: &Problem) -> bool {
+        cfg.split_k_mode == SplitKMode::Deterministic
+    }
+
     fn auto_preference(&self, cfg: &KernelConfig) -> u32 {
         u32::from(cfg.fast_path != FastPath::Pointwise && cfg.direction == Direction::Fwd)
     }
@@ -162,7 +168,6 @@ impl KernelFamily for Igemm {
 mod tests {
     use super::*;
     use crate::admit::{admit, validate, Target};
-    use crate::config::SplitKMode;
     use crate::source::KernelSource;
     use pool::forward_pool as default_forward_pool;
 
@@ -357,12 +362,38 @@ mod tests {
             }),
             Err("direct_field_fixed")
         );
+        // A split-K degree left to the rule exists for backward-weight only.
+        assert_eq!(r(KernelConfig { split_k: 0, ..base }), Err("bad_split_k"));
+        let wg = KernelConfig {
+            direction: Direction::Wgrad,
+            split_k: 0,
+            ..base
+        };
+        assert_eq!(r(wg), Ok(()));
+        // Merged groups never take the atomic reduction.
         assert_eq!(
             r(KernelConfig {
-                direction: Direction::Wgrad,
-                ..base
+                group_merge: 2,
+                split_k_mode: SplitKMode::Atomic,
+                ..wg
             }),
-            Err("direction_not_implemented")
+            Err("bad_split_k")
+        );
+        // Backward-weight CUDA cores: 4x4 outer products per lane need warp tiles of 16 x 32.
+        assert_eq!(
+            r(KernelConfig {
+                dtype: DType::F32,
+                math: Math::Simt,
+                tile_m: 64,
+                tile_n: 32,
+                tile_k: 16,
+                warps_m: 2,
+                warps_n: 2,
+                vec_a: 4,
+                vec_b: 4,
+                ..wg
+            }),
+            Err("warp_tile_not_multiple_of_instruction")
         );
         assert_eq!(
             r(KernelConfig { tile_k: 48, ..base }),

@@ -145,6 +145,15 @@ __device__ __forceinline__ u32 pack2(float lo, float hi) {
 #endif
 }
 
+// f32 add to global memory without a return value (the atomic split-K option).
+__device__ __forceinline__ void red_add_f32(float* p, float v) {
+#ifdef GCONV_HOST_EMULATION
+  gconv_host_red_add_f32(p, v);
+#else
+  asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+#endif
+}
+
 // ---- direct helpers (after the shared prelude) ----
 // Copy BYTES from global to shared, or zero-fill when !pred: 4/8/16 bytes are L1-allocating
 // cp.async (halo pixels are re-read by the neighbouring CTA), 2-byte elements go through

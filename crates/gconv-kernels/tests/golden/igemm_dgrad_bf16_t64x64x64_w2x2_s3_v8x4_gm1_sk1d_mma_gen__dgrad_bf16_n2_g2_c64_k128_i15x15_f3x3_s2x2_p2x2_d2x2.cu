@@ -5,6 +5,7 @@
 #define GCONV_MATH_MMA 1
 #define GCONV_MATH_WGMMA 0
 #define GCONV_SPLIT_REDUCE 0
+#define GCONV_SPLIT_ATOMIC 0
 #define ELEM unsigned short
 constexpr bool IS_BF16 = true;
 constexpr int ESZ = 2;
@@ -44,6 +45,8 @@ constexpr int SPLIT = 1;
 constexpr int CPAD = 8;
 constexpr int DG_TILES = 2;  // M tiles per stride phase
 constexpr bool POINTWISE = false;
+constexpr bool WGRAD = false;
+constexpr bool A_MMAJOR = false;
 constexpr bool B_NMAJOR = false;
 constexpr bool A_L1 = true;
 
@@ -144,6 +147,15 @@ __device__ __forceinline__ u32 pack2(float lo, float hi) {
     asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
   }
   return r;
+#endif
+}
+
+// f32 add to global memory without a return value (the atomic split-K option).
+__device__ __forceinline__ void red_add_f32(float* p, float v) {
+#ifdef GCONV_HOST_EMULATION
+  gconv_host_red_add_f32(p, v);
+#else
+  asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
 #endif
 }
 
@@ -362,9 +374,16 @@ constexpr int WM = BM / WARPS_M;
 constexpr int WN = BN / WARPS_N;
 static_assert(WM > 0 && WN > 0, "warp tile");
 constexpr int ROWB = BK * ESZ;  // bytes per shared-memory tile row
-constexpr int A_STAGE = BM * ROWB;
-constexpr int B_STAGE = BN * ROWB;
+// MN-major tiles (A_MMAJOR, B_NMAJOR): BK rows of the M (or N) extent in panels of PANEL
+// elements (128 bytes) of BK rows each; mn_offset is the byte offset of (k, x) before the swizzle.
+constexpr int PANEL = 128 / ESZ;
+constexpr int mn_offset(int k, int x) { return (x / PANEL) * (BK * 128) + k * 128 + (x % PANEL) * ESZ; }
+constexpr int A_STAGE = A_MMAJOR ? (BM + PANEL - 1) / PANEL * (BK * 128) : BM * ROWB;
+constexpr int B_STAGE = B_NMAJOR ? (BN + PANEL - 1) / PANEL * (BK * 128) : BN * ROWB;
 constexpr int OUT_ESZ = SPLIT > 1 ? 4 : ESZ;
+// split-K partial planes: one output-sized f32 plane per slice (split_reduce.cu)
+constexpr long long RED_PLANE = WGRAD ? (long long)K_ * TAPS * CG : (long long)M_ * K_;
+constexpr int RED_SPLIT = SPLIT;
 constexpr int CROW = BN + CPAD;  // epilogue staging row, elements
 constexpr bool CHECK_D = !(FZ == 1 && PD == 0);
 constexpr bool CHECK_H = !(FY == 1 && PH == 0);
@@ -429,6 +448,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
   if (m0 >= m_rows) return;  // uniform per CTA: a tile past the end of a smaller phase
   const int cw = pw.cnt, chh = ph.cnt, cd = pd.cnt;
   const int ptaps = pd.nt * ph.nt * pw.nt;
+  const int n_cols = NEFF;
   // dX row (pixel index) of GEMM row m of the phase
   auto out_row = [&](int m) {
     if constexpr (POINTWISE) {
@@ -443,6 +463,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
       return ((n * OD + pd.hi0 + SD * qd) * OH + ph.hi0 + SH * qh) * OW + pw.hi0 + SW * qw;
     }
   };
+  // dX element of GEMM row m, column n (merged input channel)
+  auto out_off = [&](int m, int n) { return (long long)out_row(m) * K_ + gb * NEFF + n; };
 
   // ---- A (dY) loader: per-row decode hoisted out of the K loop ----
   const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;
@@ -707,8 +729,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
     for (int ks = 0; ks < BK / 16; ++ks) {
 #pragma unroll
       for (int i = 0; i < MWG; ++i) {
+        // (an m64 block of an M-major A tile is one 64-element panel: the same base)
+        const u64 da = A_MMAJOR ? wg_desc_n(sa + i * 64 * ROWB + ks * 2048, BK * 128)
+                                : wg_desc(sa + i * 64 * ROWB + ks * 32);
         const u64 db = B_NMAJOR ? wg_desc_n(sb + ks * 2048, BK * 128) : wg_desc(sb + ks * 32);
-        wgmma_tile(acc[i], wg_desc(sa + i * 64 * ROWB + ks * 32), db);
+        wgmma_tile(acc[i], da, db);
       }
     }
     wgmma_commit();
@@ -735,8 +760,15 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
       u32 bfr[NI][2];
 #pragma unroll
       for (int i = 0; i < MI; ++i) {
-        const int row = wm * WM + i * 16 + (lane & 15);
-        ldsm_x4(af[i], sa + swz(row * ROWB + (ks * 2 + (lane >> 4)) * 16));
+        if constexpr (A_MMAJOR) {
+          // k rows of an M-major tile, transposed by ldmatrix into the row-major fragments
+          const int k = ks * 16 + (lane & 7) + ((lane >> 4) << 3);
+          const int m = wm * WM + i * 16 + (((lane >> 3) & 1) << 3);
+          ldsm_x4_trans(af[i], sa + swz(mn_offset(k, m)));
+        } else {
+          const int row = wm * WM + i * 16 + (lane & 15);
+          ldsm_x4(af[i], sa + swz(row * ROWB + (ks * 2 + (lane >> 4)) * 16));
+        }
       }
 #pragma unroll
       for (int p = 0; p < NI / 2; ++p) {
@@ -773,6 +805,35 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
   auto compute = [&](int stage) {
     const unsigned char* sa = smem + stage * A_STAGE;
     const unsigned char* sb = smem + STAGES * A_STAGE + stage * B_STAGE;
+    if constexpr (A_MMAJOR) {
+      // MN-major tiles (outer products): per k, 4 consecutive rows and 4 consecutive columns
+      // per 16-byte read; thread (li, lj) owns rows wm·WM + 16i + 4li + e and columns
+      // wn·WN + 32j + 4lj + f (the epilogue's mapping below)
+      static_assert(!A_MMAJOR || (WM % 16 == 0 && WN % 32 == 0), "MN-major CUDA-core warp tile");
+      constexpr int TM4 = TM / 4 > 0 ? TM / 4 : 1, TN4 = TN / 4 > 0 ? TN / 4 : 1;
+#pragma unroll 4
+      for (int k = 0; k < BK; ++k) {
+        f4 a[TM4], b[TN4];
+#pragma unroll
+        for (int i = 0; i < TM4; ++i)
+          a[i] = *reinterpret_cast<const f4*>(sa + swz(mn_offset(k, wm * WM + i * 16 + li * 4)));
+#pragma unroll
+        for (int j = 0; j < TN4; ++j)
+          b[j] = *reinterpret_cast<const f4*>(sb + swz(mn_offset(k, wn * WN + j * 32 + lj * 4)));
+#pragma unroll
+        for (int i = 0; i < TM4; ++i)
+#pragma unroll
+          for (int j = 0; j < TN4; ++j) {
+            const float av[4] = {a[i].x, a[i].y, a[i].z, a[i].w};
+            const float bv[4] = {b[j].x, b[j].y, b[j].z, b[j].w};
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+#pragma unroll
+              for (int f = 0; f < 4; ++f) acc[4 * i + e][4 * j + f] = fmaf(av[e], bv[f], acc[4 * i + e][4 * j + f]);
+          }
+      }
+      return;
+    }
 #pragma unroll
     for (int kq = 0; kq < BK / 4; ++kq) {
       f4 a[TM], b[TN];
@@ -897,37 +958,72 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
-      const int row = wm * WM + i * 4 + li;
-      const int col = wn * WN + j * 8 + lj;
+      const int row = A_MMAJOR ? wm * WM + (i / 4) * 16 + li * 4 + i % 4 : wm * WM + i * 4 + li;
+      const int col = A_MMAJOR ? wn * WN + (j / 4) * 32 + lj * 4 + j % 4 : wn * WN + j * 8 + lj;
       *reinterpret_cast<float*>(smem + (row * CROW + col) * 4) = acc[i][j];
     }
 #endif
   __syncthreads();
+  // Split-K: slice `split` writes its own f32 plane (deterministic) or adds into plane 0 (atomic).
   unsigned char* dst_base = reinterpret_cast<unsigned char*>(SPLIT > 1 ? workspace : out) +
-                            ((long long)split * M_ * K_ + gb * NEFF) * OUT_ESZ;
+                            (GCONV_SPLIT_ATOMIC ? 0 : (long long)split * RED_PLANE) * OUT_ESZ;
 #pragma unroll 4
   for (int idx = tid; idx < C_CHUNKS; idx += THREADS) {
     const int row = idx / CPR_C, col = (idx % CPR_C) * VC;
     const int m = m0 + row, n = n0 + col;
-    if (m < m_rows && n < NEFF) {
-      copy_bytes<VC * OUT_ESZ>(dst_base + (long long)(out_row(m) * K_ + n) * OUT_ESZ,
-                               smem + (row * CROW + col) * OUT_ESZ);
+    if (m < m_rows && n < n_cols) {
+      const long long off = out_off(m, n);  // the direction's output element, < 0: not stored
+      if (off >= 0) {
+#if GCONV_SPLIT_ATOMIC
+#pragma unroll
+        for (int e = 0; e < VC; ++e)
+          red_add_f32(reinterpret_cast<float*>(dst_base) + off + e,
+                      *reinterpret_cast<const float*>(smem + (row * CROW + col + e) * 4));
+#else
+        copy_bytes<VC * OUT_ESZ>(dst_base + off * OUT_ESZ, smem + (row * CROW + col) * OUT_ESZ);
+#endif
+      }
     }
   }
 }
-
+// ---- split-K reductions (shared by the families; constants RED_PLANE, RED_SPLIT, ESZ) ----
 #if GCONV_SPLIT_REDUCE
-// Deterministic split-K reduction: sums the SPLIT f32 partial planes in order, converts, stores.
+// Deterministic: sums the RED_SPLIT f32 partial planes in slice order, converts, stores.
 extern "C" __global__ void __launch_bounds__(256) igemm_dgrad_bf16_t64x64x64_w2x2_s3_v8x4_gm1_sk1d_mma_gen_reduce(const void* __restrict__ in0,
                                                                 const void* __restrict__ in1,
                                                                 void* __restrict__ out,
                                                                 void* __restrict__ workspace) {
   const float* __restrict__ ws = reinterpret_cast<const float*>(workspace);
-  const int i = blockIdx.x * 256 + threadIdx.x;
-  if (i < M_ * K_) {
+  const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
+  if (i < RED_PLANE) {
     float s = 0.f;
-#pragma unroll
-    for (int p = 0; p < SPLIT; ++p) s += ws[p * (M_ * K_) + i];
+#pragma unroll 4
+    for (int p = 0; p < RED_SPLIT; ++p) s += ws[p * RED_PLANE + i];
+    if constexpr (ESZ == 4) {
+      reinterpret_cast<float*>(out)[i] = s;
+    } else {
+      reinterpret_cast<u16*>(out)[i] = to_half_bits(s);
+    }
+  }
+}
+#endif
+#if GCONV_SPLIT_ATOMIC
+// Atomic (named `a`, never the default): the slices add into one f32 plane (`red_add_f32`);
+// this launch zeroes it first and `_convert` stores it in the output dtype.
+extern "C" __global__ void __launch_bounds__(256) igemm_dgrad_bf16_t64x64x64_w2x2_s3_v8x4_gm1_sk1d_mma_gen_zero(const void* __restrict__ in0,
+                                                              const void* __restrict__ in1,
+                                                              void* __restrict__ out,
+                                                              void* __restrict__ workspace) {
+  const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
+  if (i < RED_PLANE) reinterpret_cast<float*>(workspace)[i] = 0.f;
+}
+extern "C" __global__ void __launch_bounds__(256) igemm_dgrad_bf16_t64x64x64_w2x2_s3_v8x4_gm1_sk1d_mma_gen_convert(const void* __restrict__ in0,
+                                                                 const void* __restrict__ in1,
+                                                                 void* __restrict__ out,
+                                                                 void* __restrict__ workspace) {
+  const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
+  if (i < RED_PLANE) {
+    const float s = reinterpret_cast<const float*>(workspace)[i];
     if constexpr (ESZ == 4) {
       reinterpret_cast<float*>(out)[i] = s;
     } else {
