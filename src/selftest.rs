@@ -29,6 +29,10 @@ pub struct SelftestArgs {
     /// Print a line for every case, not only the failing ones.
     #[arg(long)]
     pub verbose: bool,
+    /// Only the cases of this direction: fwd, dgrad or wgrad (or forward, bwd_data,
+    /// bwd_weight); all three by default.
+    #[arg(long, value_parser = Direction::parse_any)]
+    pub direction: Option<Direction>,
 }
 
 /// A group regime of the matrix: (name, G, C, K).
@@ -191,9 +195,9 @@ pub fn run(a: SelftestArgs) -> Result<ExitCode> {
         let rt = GpuRuntime::new(0)
             .map_err(|e| anyhow::anyhow!("selftest --gpu: the CUDA backend is not usable: {e}"))?;
         writeln!(std::io::stdout().lock(), "device: {}", rt.info())?;
-        run_gpu_matrix(&rt, a.seed, &mut t)?;
+        run_gpu_matrix(&rt, a.seed, a.direction, &mut t)?;
     } else {
-        run_cpu_matrix(a.seed, &mut t)?;
+        run_cpu_matrix(a.seed, a.direction, &mut t)?;
     }
     writeln!(
         std::io::stdout().lock(),
@@ -208,8 +212,16 @@ pub fn run(a: SelftestArgs) -> Result<ExitCode> {
     })
 }
 
-fn run_cpu_matrix(seed: u64, t: &mut Tally) -> Result<()> {
-    for (label, p) in &matrix()? {
+/// The matrix, or its cases of one direction.
+fn cases(direction: Option<Direction>) -> Result<Vec<(String, Problem)>, ProblemError> {
+    Ok(matrix()?
+        .into_iter()
+        .filter(|(_, p)| direction.is_none_or(|d| p.direction == d))
+        .collect())
+}
+
+fn run_cpu_matrix(seed: u64, direction: Option<Direction>, t: &mut Tally) -> Result<()> {
+    for (label, p) in &cases(direction)? {
         let (in0, in1) = inputs(p, seed);
         let want = reference::reference_tensors(p, &in0, &in1)?;
         let tol = Tolerance::for_problem(p);
@@ -243,10 +255,15 @@ fn run_cpu_matrix(seed: u64, t: &mut Tally) -> Result<()> {
 /// Every GPU case: the reference kernel on each matrix problem, and each kernel of the pool
 /// catalogue (every family, the problem's direction and dtype) that the admission accepts for
 /// it. Sources are compiled in parallel first (through the cache), then run in that order.
-fn run_gpu_matrix(rt: &GpuRuntime, seed: u64, t: &mut Tally) -> Result<()> {
+fn run_gpu_matrix(
+    rt: &GpuRuntime,
+    seed: u64,
+    direction: Option<Direction>,
+    t: &mut Tally,
+) -> Result<()> {
     let target = gpu_target(rt);
     let mut jobs = Vec::new();
-    for (label, p) in matrix()? {
+    for (label, p) in cases(direction)? {
         jobs.push((label.clone(), p, gpu_ref::reference_source(&p)));
         for cfg in pool(p.direction, p.dtype, Families::All) {
             if let Ok(a) = admit(&cfg, &p, &target) {

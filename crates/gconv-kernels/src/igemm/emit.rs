@@ -9,18 +9,22 @@
 //! | `dgrad_helpers.cu` | stride phases (`phase_dim`), block copies and transposes | backward-data |
 //! | `constants.cu` | derived constants: GEMM sizes, tap packing, loader layouts | the family |
 //! | `kernel_open.cu` | the entry point's signature, thread and tile indices, shared-memory bases | the family |
-//! | `fwd_loaders.cu`, `dgrad_loaders.cu` | the operand loaders: A/B row decode, `fetch(stage)`, `flush(stage)`, `land(stage)`, the k-tile walk, the output row map | the direction |
+//! | `fwd_loaders.cu`, `dgrad_loaders.cu`, `wgrad_loaders.cu` | the operand loaders: A/B row decode, `fetch(stage)`, `flush(stage)`, `land(stage)`, the k-tile walk, the output map | the direction |
 //! | `mainloop.cu` | the three math paths (`wgmma`, `mma.sync`, FFMA) and the multistage pipeline | the family |
-//! | `epilogue.cu` | restaging through shared memory, coalesced stores, the split-K reduction | the family |
+//! | `epilogue.cu` | restaging through shared memory, coalesced stores (or the atomic adds) | the family |
+//! | `crate::SPLIT_REDUCE` | the split-K reduction launches | shared by the families |
 //!
 //! A direction contributes its loaders fragment and device helpers ([`DirectionParts`]); the
-//! contract is that the loaders define `m0` (the CTA's first GEMM row), `m_rows` (GEMM rows of
-//! the CTA's M space), `out_row(m)` (the output pixel of row m), `nkt` (k-tiles of this CTA's
+//! contract is that the loaders define `m0` (the CTA's first GEMM row), `m_rows` and `n_cols`
+//! (GEMM rows and columns of the CTA's output space), `out_off(m, n)` (the output element of
+//! row m, column n in one output plane, negative for an element not stored: the off-diagonal
+//! pairs of a merged backward-weight tile), `nkt` (k-tiles of this CTA's
 //! split), `fetch(stage)` (issue the copies of the next k-tile into a stage and advance),
 //! `flush(stage)` (store register-staged elements, after the math of the previous tile) and
 //! `land(stage)` (restage a k-tile whose copies landed, before its barrier), with the tile
 //! layout of `constants.cu`. For backward-data the header's names are the GEMM's: `I*` = dY's
-//! dims, `O*` = dX's, `CG` = K/G, `KG` = C/G.
+//! dims, `O*` = dX's, `CG` = K/G, `KG` = C/G; backward-weight keeps the forward's names (`I*` =
+//! X, `O*` = dY, `CG` = C/G, `KG` = K/G), its GEMM rows are gm·K/G and columns taps × gm·C/G.
 
 use super::geometry::{
     dgrad_tiles_per_phase, output_kpg, reduction_cpg, DirectionParts, IgemmPlan, EPILOGUE_PAD,

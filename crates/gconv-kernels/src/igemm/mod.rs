@@ -1,6 +1,6 @@
 //! The `igemm` family: implicit GEMM per group with groups on the grid, one launch per grouped
-//! convolution (plus a reduction launch for split-K). Forward and backward-data; the GEMM view
-//! of each direction is `gconv_problem::Problem::gemm_view`.
+//! convolution (plus the reduction launches of split-K). Forward, backward-data and
+//! backward-weight; the GEMM view of each direction is `gconv_problem::Problem::gemm_view`.
 //!
 //! The family owns, in this folder: its rules ([`rules`]), its geometry and plan
 //! ([`geometry`]), its cost model ([`cost`]), its pools ([`pool`]) and its code generation
@@ -43,8 +43,9 @@
 //!   accumulators as operands, so it is generated per config (in [`emit`]).
 //! - **Epilogue**: accumulators are converted (`cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`) and
 //!   restaged through shared memory, then written with coalesced stores of up to 16 bytes.
-//! - **Split-K** (deterministic): each split writes f32 partials to a workspace plane; a second
-//!   launch sums the planes in a fixed order and converts.
+//! - **Split-K**: deterministic (each split writes f32 partials to its own workspace plane; a
+//!   second launch sums the planes in slice order and converts) or, named `a`, atomic (one f32
+//!   plane zeroed, `red.global.add`, converted); `crate::SPLIT_REDUCE` holds the launches.
 //!
 //! **Backward-data** (`dgrad_loaders.cu`, `dgrad_helpers.cu`; `ARCHITECTURE.md` has the
 //! algebra): A = dY, B = W, C = dX. The grid's x covers every stride phase of dX (`phases ×`
@@ -57,6 +58,14 @@
 //! (tap, kk), filled by VB × VB blocks copied raw with `cp.async` and transposed by their
 //! copying thread in `land(stage)` (after its copies landed, before the k-tile's barrier). Group merge, the pointwise path and all three math paths carry over;
 //! split-K does not (M = N·Hi·Wi fills the GPU).
+//!
+//! **Backward-weight** (`wgrad_loaders.cu`; `ARCHITECTURE.md` has the algebra): A = dY, B = X,
+//! C = dW, M = gm·K/G, N = taps × gm·C/G, K = N·Do·Ho·Wo. Both tiles are MN-major (the
+//! channels are contiguous in dY and X): `ldmatrix.trans`, wgmma imm-trans-a/b, outer products
+//! on CUDA cores. Split-K over the pixels, its degree fixed by the config or left to the rule
+//! ([`geometry::resolve_split`], `crate::shared::split_degree`); deterministic f32 planes and
+//! a fixed-order reduction by default, the atomic option by name only; the merged tile stores
+//! its block diagonal only.
 //!
 //! Everything is header-free (no `cuda_bf16.h`); the same config and problem give byte-identical
 //! source. Golden copies live in `tests/golden/`; `GCONV_BLESS=1 cargo test -p gconv-kernels
@@ -212,6 +221,59 @@ mod tests {
 
     fn prob(key: &str) -> Problem {
         key.parse().unwrap()
+    }
+
+    #[test]
+    fn wgrad_split_is_sized_from_the_whole_grid_and_reported() {
+        // C/G 128, two groups: 1 x 9 tiles per group block at 128 x 128, 18 CTAs per slice;
+        // the rule fills a wave and the admitted config (and the module) names the degree.
+        let c: KernelConfig = "igemm_wgrad_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk0d_mma_gen"
+            .parse()
+            .unwrap();
+        let p = prob("wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1");
+        let a = admit(&c, &p, &Target::H200).unwrap();
+        let d = a.config().split_k;
+        let per_slice = 18;
+        let wave =
+            DeviceLimits::H200.wave(a.plan().smem_bytes(), c.threads(), a.plan().registers());
+        assert!(d > 1 && d as u64 * per_slice <= wave.max(per_slice), "{d}");
+        assert_eq!(a.grid(), [1, 9, 2 * d as u64]);
+        assert_eq!(a.emit().kernel_name, a.config().to_string());
+        assert!(a.emit().kernel_name.contains(&format!("_sk{d}d_")));
+        assert_eq!(a.emit().launches.len(), 2);
+        // 960 depthwise groups merged 8 at a time: 120 group blocks x 9 tap tiles fill the GPU
+        // with few slices; the groups are part of the grid.
+        let m: KernelConfig = "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm8_sk0d_mma_gen"
+            .parse()
+            .unwrap();
+        let dw = prob("wgrad_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1");
+        let am = admit(&m, &dw, &Target::H200).unwrap();
+        assert!(am.config().split_k <= 4, "{}", am.config());
+        // A fixed degree runs as asked; an atomic degree-1 resolution is deterministic.
+        let f = KernelConfig { split_k: 4, ..c };
+        assert_eq!(admit(&f, &p, &Target::H200).unwrap().config(), &f);
+        let tiny = prob("wgrad_bf16_n1_g1_c64_k64_i4x4_f3x3_s1x1_p1x1_d1x1");
+        let at = KernelConfig {
+            split_k_mode: SplitKMode::Atomic,
+            ..c
+        };
+        let r = admit(&at, &tiny, &Target::H200).unwrap();
+        assert_eq!(
+            (r.config().split_k, r.config().split_k_mode),
+            (1, SplitKMode::Deterministic)
+        );
+        assert_eq!(r.emit().launches.len(), 1);
+        // The atomic option: zero, main, convert, one f32 plane of workspace.
+        let a4 = KernelConfig {
+            split_k: 4,
+            split_k_mode: SplitKMode::Atomic,
+            ..c
+        };
+        let s4 = admit(&a4, &p, &Target::H200).unwrap().emit();
+        assert_eq!(s4.launches.len(), 3);
+        assert_eq!(s4.workspace_bytes, p.elements(p.roles().1) * 4);
+        let d4 = admit(&f, &p, &Target::H200).unwrap().emit();
+        assert_eq!(d4.workspace_bytes, p.elements(p.roles().1) * 4 * 4);
     }
 
     fn can_implement(c: &KernelConfig, p: &Problem) -> Result<(), Rejection> {
