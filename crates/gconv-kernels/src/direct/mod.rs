@@ -107,6 +107,7 @@ pub mod pool;
 pub mod rules;
 pub mod strided;
 pub mod view;
+pub mod wgrad;
 
 pub use geometry::{
     forward_problem, geometry, kernel_problem, register_estimate, DirectGeometry, DirectPlan,
@@ -139,6 +140,9 @@ impl Plan for DirectPlan {
     }
     fn emit(&self) -> KernelSource {
         emit::emit(self)
+    }
+    fn resolved_config(&self) -> Option<KernelConfig> {
+        self.resolved.then_some(self.cfg)
     }
 }
 
