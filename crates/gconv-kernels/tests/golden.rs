@@ -337,9 +337,10 @@ fn golden_set_covers_every_path() {
     // Backward weight on the direct slab kernel, with and without partial planes.
     for one_slab in [true, false] {
         assert!(
-            cfgs.iter().any(|c| c.family == gconv_kernels::Family::Direct
-                && c.direction == gconv_problem::Direction::Wgrad
-                && (c.split_k == 1) == one_slab),
+            cfgs.iter()
+                .any(|c| c.family == gconv_kernels::Family::Direct
+                    && c.direction == gconv_problem::Direction::Wgrad
+                    && (c.split_k == 1) == one_slab),
             "direct wgrad, one slab {one_slab}"
         );
     }

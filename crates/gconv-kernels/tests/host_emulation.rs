@@ -1700,12 +1700,12 @@ const WGRAD_CASES: &[(&str, &str, &str)] = &[
     ),
     (
         "wgrad_dw13x13_large",
-        "direct_wgrad_bf16_t64x16x16_w8x1_s2_v8x16_gm1_sk0d_simt_gen",
+        "direct_wgrad_bf16_t64x16x16_w8x1_s2_v4x16_gm1_sk0d_simt_gen",
         "wgrad_bf16_n1_g16_c16_k16_i20x21_f13x13_s1x1_p6x6_d1x1",
     ),
     (
         "wgrad_dw31x31_padding_taps",
-        "direct_wgrad_bf16_t64x16x16_w8x1_s2_v8x16_gm1_sk0d_simt_gen",
+        "direct_wgrad_bf16_t64x16x16_w8x1_s2_v4x16_gm1_sk0d_simt_gen",
         "wgrad_bf16_n1_g8_c8_k8_i12x14_f31x31_s1x1_p15x15_d1x1",
     ),
     (

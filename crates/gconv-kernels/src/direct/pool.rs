@@ -32,8 +32,8 @@ pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
 /// the slab count left to the rule (`split_k = 0`, resolved per problem) and 2 stages. 16-bit:
 /// 8 channels per thread (16-byte reads) with all 9 taps of a 3×3 per thread, or 25 / 27 taps
 /// in 3 / 3 tap groups (5×5, 3×3×3); 4 channels × 7 taps (7×7 in 7 tap groups); 2 channels ×
-/// 9 taps on 64-channel tiles; 8 channels × 16 taps on 16-channel tiles for 13×13 … 31×31
-/// filters (11 … 61 tap groups across the warps); 4 channels × 4 taps for C/G = K/G = 4 (a
+/// 9 taps on 64-channel tiles; 4 channels × 16 taps on 16-channel tiles for 13×13 … 31×31
+/// filters (11 … 61 tap groups across the warps; 8 channels × 16 taps spill); 4 channels × 4 taps for C/G = K/G = 4 (a
 /// group's 4 × 4 block per tap); a 1 × 64 tile for 1D; a 4 × 16 × 32-channel tile for the larger halos of
 /// strided and 3D layers. f32: 4 channels (16 bytes).
 pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
@@ -42,7 +42,7 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
             ([128, 64, 16], 8, [8, 9]),
             ([128, 64, 16], 8, [2, 9]),
             ([112, 32, 28], 8, [4, 7]),
-            ([64, 16, 16], 8, [8, 16]),
+            ([64, 16, 16], 8, [4, 16]),
             ([128, 32, 16], 8, [4, 4]),
             ([64, 64, 64], 8, [8, 9]),
             ([64, 32, 16], 8, [8, 9]),
