@@ -3,8 +3,9 @@
 //! `tests/golden/<kernel_name>__<problem_key>.cu`. The set covers both families (igemm,
 //! direct), every math path and dtype, ranks 1–3, stride/padding/dilation, group merge
 //! (including depthwise), the pointwise path, odd channels (2-byte loads), split-K, each stage
-//! count, and for direct: depthwise, channel multiplier, 1D and 3D, forward and backward data;
-//! igemm backward-weight (split-K by the rule and atomic, merge, wgmma, CUDA cores, pointwise 3D).
+//! count, and for direct: depthwise, channel multiplier, 1D and 3D, forward, backward data and
+//! backward weight (the slab kernel, with and without the split reduction); igemm
+//! backward-weight (split-K by the rule and atomic, merge, wgmma, CUDA cores, pointwise 3D).
 //!
 //! `GCONV_BLESS=1 cargo test -p gconv-kernels --test golden` rewrites the files (and removes
 //! golden files no longer in the set); review the diff before committing.
@@ -254,6 +255,21 @@ const CASES: &[(&str, &str)] = &[
         "direct_dgrad_bf16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen",
         "dgrad_bf16_n2_g32_c32_k32_i99_f5_s2_p2_d1",
     ),
+    // direct backward weight (the slab kernel, names as resolved by the slab rule): depthwise
+    // 3x3 bf16 with P > 1 partial planes and the reduction, depthwise 3D with a channel tail,
+    // C/G = 4 in f32.
+    (
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v8x9_gm1_sk64d_simt_gen",
+        "wgrad_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_wgrad_bf16_t64x32x16_w8x1_s2_v8x9_gm1_sk64d_simt_gen",
+        "wgrad_bf16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "direct_wgrad_f32_t128x32x16_w8x1_s2_v4x4_gm1_sk1d_simt_gen",
+        "wgrad_f32_n2_g8_c32_k32_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 fn golden_dir() -> PathBuf {
@@ -364,6 +380,16 @@ fn golden_set_covers_every_path() {
                     && c.direction == gconv_problem::Direction::Dgrad
                     && c.math == math),
             "direct dgrad {math:?}"
+        );
+    }
+    // Backward weight on the direct slab kernel, with and without partial planes.
+    for one_slab in [true, false] {
+        assert!(
+            cfgs.iter()
+                .any(|c| c.family == gconv_kernels::Family::Direct
+                    && c.direction == gconv_problem::Direction::Wgrad
+                    && (c.split_k == 1) == one_slab),
+            "direct wgrad, one slab {one_slab}"
         );
     }
     assert!(CASES.iter().any(|(n, k)| n.starts_with("direct_dgrad")

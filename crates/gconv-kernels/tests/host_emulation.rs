@@ -359,8 +359,16 @@ enum Mutation {
     /// igemm backward-weight: the merged row bound reverted to the true per-group dims (K/G
     /// instead of gm·K/G): the rows of every merged group but the first are never stored.
     IgemmWgradMergedBoundsTrue,
-    /// Split-K reduction: the fixed-order pass skips the first partial plane.
+    /// The shared split-K reduction (igemm split-K, direct wgrad slabs): the fixed-order pass
+    /// skips the first partial plane: the comparison must fail wherever there are two planes
+    /// or more.
     SplitReduceSliceSkipped,
+    /// Direct wgrad: every tap reads the X column one pixel to the right (a tap offset off by
+    /// one): the comparison must fail.
+    DirectWgradTapShifted,
+    /// Direct wgrad: the store bound of the output channels taken from C instead of K: rows of
+    /// dW beyond C stay unwritten (NaN) wherever K > C.
+    DirectWgradChannelBound,
 }
 
 struct Job {
@@ -476,6 +484,22 @@ fn host_main(src: &KernelSource, p: &Problem) -> String {
 }
 
 fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize), String> {
+    let (outputs, want) = emulate(job, dir, asan, 1)?;
+    let bytes = outputs.first().ok_or("no output")?;
+    let got =
+        HostTensor::from_bytes(job.problem.dtype, bytes).ok_or("output size not whole elements")?;
+    let c = compare(&got, &want, Tolerance::for_problem(&job.problem));
+    Ok((c.passed(), c.max_abs_err, c.max_rel_err, c.failures))
+}
+
+/// Builds the job's module (mutation planted) with the shim and runs it `runs` times on the
+/// same inputs: the output bytes of each run and the f64 reference.
+fn emulate(
+    job: &Job,
+    dir: &Path,
+    asan: bool,
+    runs: usize,
+) -> Result<(Vec<Vec<u8>>, Vec<f64>), String> {
     let p = &job.problem;
     let src = emit(&job.cfg, p).map_err(|e| format!("emit: {e}"))?;
     let stem = format!(
@@ -528,6 +552,14 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
         Mutation::DgradPhaseShifted => Some((
             "constexpr bool reaches(int p, int y, int S, int P, int D) { return (p + P - y * D) % S == 0; }",
             "constexpr bool reaches(int p, int y, int S, int P, int D) { return (p + P + 1 - y * D) % S == 0; }",
+        )),
+        Mutation::DirectWgradTapShifted => Some((
+            "const elem_t* xt = xs + (tz * ITH + ty * DH) * XROW + tx * DW * CTS;",
+            "const elem_t* xt = xs + (tz * ITH + ty * DH) * XROW + (tx * DW + 1) * CTS;",
+        )),
+        Mutation::DirectWgradChannelBound => Some((
+            "if (k0 + e / WPK < K_) {",
+            "if (k0 + e / WPK < C_) {",
         )),
         Mutation::DgradPhaseTransposeDropped => Some((
             "Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)]",
@@ -598,27 +630,29 @@ fn run_job(job: &Job, dir: &Path, asan: bool) -> Result<(bool, f64, f64, usize),
     for (f, t) in [(&f0, &in0), (&f1, &in1_emu)] {
         std::fs::write(f, t.to_bytes()).map_err(|e| format!("write {}: {e}", f.display()))?;
     }
-    let run = Command::new(&exe)
-        .arg(&f0)
-        .arg(&f1)
-        .arg(&fo)
-        .output()
-        .map_err(|e| format!("run: {e}"))?;
-    if !run.status.success() {
-        let err = String::from_utf8_lossy(&run.stderr);
-        return Err(format!(
-            "emulated run failed ({}):\n{}",
-            run.status,
-            err.lines().take(30).collect::<Vec<_>>().join("\n")
-        ));
+    let mut outputs = Vec::new();
+    for _ in 0..runs {
+        let run = Command::new(&exe)
+            .arg(&f0)
+            .arg(&f1)
+            .arg(&fo)
+            .output()
+            .map_err(|e| format!("run: {e}"))?;
+        if !run.status.success() {
+            let err = String::from_utf8_lossy(&run.stderr);
+            return Err(format!(
+                "emulated run failed ({}):\n{}",
+                run.status,
+                err.lines().take(30).collect::<Vec<_>>().join("\n")
+            ));
+        }
+        outputs.push(std::fs::read(&fo).map_err(|e| format!("read output: {e}"))?);
+        let _ = std::fs::remove_file(&fo);
     }
-    let bytes = std::fs::read(&fo).map_err(|e| format!("read output: {e}"))?;
-    let got = HostTensor::from_bytes(p.dtype, &bytes).ok_or("output size not whole elements")?;
-    let c = compare(&got, &want, Tolerance::for_problem(p));
-    for f in [&cpp, &exe, &f0, &f1, &fo] {
+    for f in [&cpp, &exe, &f0, &f1] {
         let _ = std::fs::remove_file(f);
     }
-    Ok((c.passed(), c.max_abs_err, c.max_rel_err, c.failures))
+    Ok((outputs, want))
 }
 
 /// Runs the jobs on `GCONV_EMU_THREADS` threads (default 2); outcomes in job order, the wall
@@ -1821,6 +1855,256 @@ fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
         &dir,
         asan,
         (DGRAD_CASES.len(), mutations.len()),
+    );
+}
+
+/// Direct backward-weight cases (label, kernel, problem): the slab kernel of
+/// `direct::wgrad` on depthwise 3x3 (stride 1/2) to 31x31 (taps split across warps, taps that
+/// read only padding), channel multipliers, C/G 2-4 with G = 3/5/7, odd channels, dilation,
+/// large padding, stride > filter, N = 1, 1D, 3D, tails of every dimension, P = 1 and P > 1
+/// (rule-sized and fixed, with a short last slab), f32/f16/bf16.
+const WGRAD_CASES: &[(&str, &str, &str)] = &[
+    (
+        "wgrad_dw3x3_s1_p1",
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v8x9_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_dw3x3_s1_slabs",
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v8x9_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g8_c8_k8_i33x40_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_dw3x3_s2_tails",
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v2x9_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g72_c72_k72_i19x23_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgrad_dw5x5_f16",
+        "direct_wgrad_f16_t128x64x16_w8x1_s2_v8x9_gm1_sk0d_simt_gen",
+        "wgrad_f16_n2_g24_c24_k24_i17x19_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "wgrad_dw7x7_taps_split",
+        "direct_wgrad_bf16_t112x32x28_w8x1_s2_v4x7_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n1_g32_c32_k32_i14x30_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "wgrad_dw13x13_large",
+        "direct_wgrad_bf16_t64x16x16_w8x1_s2_v4x16_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n1_g16_c16_k16_i20x21_f13x13_s1x1_p6x6_d1x1",
+    ),
+    (
+        "wgrad_dw31x31_padding_taps",
+        "direct_wgrad_bf16_t64x16x16_w8x1_s2_v4x16_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n1_g8_c8_k8_i12x14_f31x31_s1x1_p15x15_d1x1",
+    ),
+    (
+        "wgrad_chan_mult2",
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v2x9_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g6_c6_k12_i11x13_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_cpg2_g3",
+        "direct_wgrad_bf16_t128x32x16_w8x1_s2_v4x4_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g3_c6_k6_i10x12_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_cpg4_g5",
+        "direct_wgrad_bf16_t128x32x16_w8x1_s2_v4x4_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g5_c20_k20_i9x10_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgrad_cpg3_g5_f32",
+        "direct_wgrad_f32_t128x24x16_w8x1_s2_v4x4_gm1_sk0d_simt_gen",
+        "wgrad_f32_n1_g5_c15_k15_i8x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_odd_channels_g7",
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v2x9_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g7_c7_k7_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_dilation2",
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v8x9_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i13x15_f3x3_s1x1_p2x2_d2x2",
+    ),
+    (
+        "wgrad_large_pad",
+        "direct_wgrad_f16_t128x64x16_w8x1_s2_v2x9_gm1_sk0d_simt_gen",
+        "wgrad_f16_n1_g32_c32_k32_i6x7_f3x3_s1x1_p4x4_d1x1",
+    ),
+    (
+        "wgrad_stride_gt_filter",
+        "direct_wgrad_bf16_t64x64x16_w8x1_s2_v8x9_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i17x19_f2x2_s3x3_p0x0_d1x1",
+    ),
+    (
+        "wgrad_n1_f32",
+        "direct_wgrad_f32_t128x32x16_w8x1_s2_v4x9_gm1_sk0d_simt_gen",
+        "wgrad_f32_n1_g20_c20_k20_i10x18_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_1d",
+        "direct_wgrad_bf16_t64x64x64_w8x1_s2_v8x9_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i150_f5_s1_p2_d1",
+    ),
+    (
+        "wgrad_3d",
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v8x9_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n1_g8_c8_k8_i4x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "wgrad_3d_strided_f16",
+        "direct_wgrad_f16_t64x32x16_w8x1_s2_v8x9_gm1_sk0d_simt_gen",
+        "wgrad_f16_n2_g8_c8_k8_i5x7x6_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+    ),
+    (
+        "wgrad_fixed_p1",
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v8x9_gm1_sk1d_simt_gen",
+        "wgrad_bf16_n2_g8_c8_k8_i33x40_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_fixed_p4_short_last",
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v8x9_gm1_sk4d_simt_gen",
+        "wgrad_bf16_n1_g80_c80_k80_i13x70_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgrad_f32_5x5_slabs",
+        "direct_wgrad_f32_t128x32x16_w8x1_s2_v4x9_gm1_sk0d_simt_gen",
+        "wgrad_f32_n2_g4_c4_k4_i30x32_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "wgrad_coverage_guard",
+        "direct_wgrad_bf16_t128x24x16_w8x1_s2_v2x5_gm1_sk3d_simt_gen",
+        "wgrad_bf16_n2_g5_c5_k10_i13x18_f3x4_s1x1_p1x2_d1x1",
+    ),
+];
+
+/// The direct family's backward weight under host emulation against the f64 wgrad reference:
+/// every element of dW compared (the output starts as NaN bytes, so an unwritten row or column
+/// fails); coverage guards: the slab counts the matrix must exercise, and a case whose dW
+/// extents (K = 10, C = 5, taps = 12, Y = 3, X = 4, K/G = 2) are all distinct, so a bound taken from
+/// the wrong extent leaves rows or columns unwritten. Planted faults: a partial plane skipped
+/// by the reduction, a tap offset off by one, the output-channel bound taken from C, corrupted
+/// dY. Determinism: a P > 1 case run twice gives identical bytes.
+#[test]
+fn direct_wgrad_kernels_match_the_reference_under_host_emulation() {
+    if skip_without_cxx("direct_wgrad_kernels_match_the_reference_under_host_emulation") {
+        return;
+    }
+    let dir = work_dir("direct_wgrad_kernels_match_the_reference_under_host_emulation");
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(WGRAD_CASES);
+    let slabs = |label: &str| {
+        let job = jobs.iter().find(|j| j.label == label).expect("case");
+        let a = admit(&job.cfg, &job.problem, &Target::H200).expect("admitted");
+        let src = a.emit();
+        (
+            a.grid()[0],
+            a.config().split_k,
+            src.launches.len(),
+            src.workspace_bytes,
+        )
+    };
+    for job in &jobs {
+        assert_eq!(job.problem.direction, Direction::Wgrad, "{}", job.label);
+    }
+    // Coverage guards: P = 1 writes dW in one launch; the rule sizes P > 1 where the partial
+    // traffic allows it, and the resolved name says what ran; a fixed P with a short last slab.
+    assert_eq!(slabs("wgrad_dw3x3_s1_p1"), (1, 1, 1, 0));
+    assert_eq!(slabs("wgrad_fixed_p1"), (1, 1, 1, 0));
+    let (p, sk, launches, ws) = slabs("wgrad_dw3x3_s1_slabs");
+    assert!(
+        p > 1 && sk as u64 == p && launches == 2 && ws == p * 8 * 9 * 4,
+        "{p} {sk}"
+    );
+    let (p, _, launches, _) = slabs("wgrad_f32_5x5_slabs");
+    assert!(p > 1 && launches == 2, "{p}");
+    {
+        let job = jobs
+            .iter()
+            .find(|j| j.label == "wgrad_fixed_p4_short_last")
+            .expect("case");
+        let g = gconv_kernels::direct::geometry(&job.cfg, &job.problem, &DeviceLimits::H200);
+        let tiles = gconv_kernels::direct::wgrad::tiles(&job.problem, g.th, g.tw);
+        assert_eq!(g.grid[0], 4);
+        assert!(
+            !tiles.is_multiple_of(4) && tiles.div_ceil(4) * 3 < tiles,
+            "{tiles} tiles"
+        );
+    }
+    {
+        let job = jobs
+            .iter()
+            .find(|j| j.label == "wgrad_coverage_guard")
+            .expect("case");
+        let p = job.problem;
+        let extents = [
+            p.k,
+            p.c,
+            p.filter_volume(),
+            p.filter[1],
+            p.filter[2],
+            p.kpg(),
+        ];
+        for (i, a) in extents.iter().enumerate() {
+            for b in &extents[i + 1..] {
+                assert_ne!(a, b, "coverage guard extents must be distinct: {extents:?}");
+            }
+        }
+        assert!(
+            !(job.cfg.tile_n as u64).is_multiple_of(p.k),
+            "channel tail in the CTA"
+        );
+    }
+    let mutations = [
+        ("wgrad_dw3x3_s1_slabs", Mutation::SplitReduceSliceSkipped),
+        ("wgrad_f32_5x5_slabs", Mutation::SplitReduceSliceSkipped),
+        (
+            "wgrad_fixed_p4_short_last",
+            Mutation::SplitReduceSliceSkipped,
+        ),
+        ("wgrad_dw3x3_s1_p1", Mutation::DirectWgradTapShifted),
+        ("wgrad_cpg4_g5", Mutation::DirectWgradTapShifted),
+        ("wgrad_dw13x13_large", Mutation::DirectWgradTapShifted),
+        ("wgrad_coverage_guard", Mutation::DirectWgradChannelBound),
+        ("wgrad_chan_mult2", Mutation::DirectWgradChannelBound),
+        ("wgrad_3d", Mutation::CorruptWeight),
+    ];
+    for (label, mutation) in mutations {
+        let base = jobs
+            .iter()
+            .find(|j| j.label == label)
+            .map(|j| (j.cfg, j.problem))
+            .expect("mutation base case");
+        jobs.push(Job {
+            label: format!("{label}+{mutation:?}"),
+            cfg: base.0,
+            problem: base.1,
+            mutation,
+            eager_copies: false,
+        });
+    }
+    // Determinism: the default kernel (rule-sized P > 1, fixed-order reduction) twice.
+    let det = jobs
+        .iter()
+        .find(|j| j.label == "wgrad_dw3x3_s1_slabs")
+        .expect("determinism case");
+    let (outputs, _) = emulate(det, &dir, asan, 2).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(outputs.len(), 2);
+    assert!(outputs[0] == outputs[1], "two runs gave different dW bytes");
+    println!(
+        "wgrad determinism: two runs, {} identical bytes",
+        outputs[0].len()
+    );
+    run_and_assert(
+        "direct wgrad host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (WGRAD_CASES.len(), mutations.len()),
     );
 }
 

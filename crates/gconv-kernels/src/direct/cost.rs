@@ -1,12 +1,13 @@
 //! The direct family's cost model (CUDA-core path here, the tensor-core path's in
 //! `super::mma`): estimated time of a [`DirectPlan`] on a device, which `auto` minimises over
-//! the pool.
+//! the pool. The backward-weight slab kernel's model is [`wgrad_cost_estimate`].
 
 use super::geometry::{
     group_vector_path, rows_per_thread, weights_in_registers, DirectGeometry, DirectPlan,
 };
 use super::mma;
 use super::strided;
+use super::wgrad;
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
 use gconv_problem::Problem;
@@ -72,6 +73,9 @@ pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem, geo: &DirectGe
 /// persistent (2-stage) member.
 pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
     let (cfg, problem, geo) = (&plan.cfg, &plan.forward_problem, &plan.geometry);
+    if wgrad::applies(problem) {
+        return wgrad_cost_estimate(cfg, problem, geo, plan.registers, device);
+    }
     if strided::applies(problem) {
         return phase_cost_estimate(cfg, problem, geo, plan.registers, device);
     }
@@ -190,4 +194,56 @@ pub fn phase_cost_estimate(
     let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     t_issue.max(t_dram).max(t_l2) * q + 2e-6
+}
+
+/// Estimated time in seconds of a backward-weight slab plan (`super::wgrad`) on `device`:
+/// `max(t_issue, t_dram, t_l2) · q + t_partials + 2 µs`, where
+/// - `t_issue`: per staged tile and active thread, `TPT` taps × its `⌈pixels / PGS⌉` pixels ×
+///   (`VEC·C/G` FMAs + 2 shared-memory reads, + `VEC` unpacks for 16-bit data), plus the halo
+///   and dY copies (25 instructions each), at 2.4e13 thread-instructions per second (the
+///   forward simt rate of [`cost_estimate`]);
+/// - `t_dram`: the compulsory X, dY and dW bytes at 3.5 TB/s; `t_l2`: every tile's staged halo
+///   and dY tile at 8 TB/s;
+/// - `q`: the wave quantisation of the `P × ⌈K/BN⌉` CTAs, at least 1;
+/// - `t_partials` (P > 1): the partial planes written and read back (`2·P·|dW|·4` bytes) at
+///   3.5 TB/s plus the reduction launch (2 µs).
+///
+/// Not fitted on measurements (the constants are the forward model's rates).
+pub fn wgrad_cost_estimate(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    device: &DeviceLimits,
+) -> f64 {
+    let es = problem.dtype.size_bytes() as f64;
+    let (tpt, _, pgs) = wgrad::thread_mapping(cfg, problem);
+    let (tpt, pgs) = (tpt as f64, pgs.max(1) as f64);
+    let (vec, cpg) = (cfg.vec_a as f64, problem.cpg() as f64);
+    let unpack = if es == 2.0 { vec } else { 0.0 };
+    let lanes = (cfg.tile_n / cfg.vec_a.max(1)) as f64;
+    let active = lanes * problem.filter_volume().div_ceil(tpt as u64) as f64 * pgs;
+    let threads = cfg.threads().max(1) as f64;
+    let px = (cfg.tile_m as f64 / pgs).ceil();
+    let math = active * tpt * px * (vec * cpg + 2.0 + unpack);
+    let halo_chunks = (geo.halo[0] * geo.halo[1] * geo.halo[2] * (geo.ct / geo.vl.max(1))) as f64;
+    let dy_chunks = cfg.tile_m as f64 * (cfg.tile_n as f64 / geo.sv.max(1) as f64);
+    let copies = ((halo_chunks + dy_chunks) / threads).ceil() * 25.0 * threads;
+    let channel_blocks = geo.grid[1] as f64;
+    let tiles = wgrad::tiles(problem, geo.th, geo.tw) as f64 * channel_blocks;
+    let t_issue = tiles * (math + copies) / 2.4e13;
+    let t_dram = problem.min_bytes() / 3.5e12;
+    let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
+    let t_l2 = tiles * (halo + cfg.tile_m as f64 * cfg.tile_n as f64 * es) / 8e12;
+    let slabs = geo.grid[0] as f64;
+    let ctas = slabs * channel_blocks;
+    let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
+    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
+    let t_partials = if geo.grid[0] > 1 {
+        let dw = problem.elements(gconv_problem::TensorRole::W) as f64;
+        2.0 * slabs * dw * 4.0 / 3.5e12 + 2e-6
+    } else {
+        0.0
+    };
+    t_issue.max(t_dram).max(t_l2) * q + t_partials + 2e-6
 }

@@ -11,12 +11,15 @@
 //! `common.cu`, and the staging is `dgrad_weights.cu` / `dgrad_mma_weights.cu` instead of
 //! `fwd_weights.cu` / `fwd_mma_weights.cu`. Forward modules are unchanged by this (their text
 //! is what it was before backward data existed). A backward-data problem without a dual is
-//! the stride-phase module (`common.cu` + `dgrad_phases.cu`, [`super::strided`]).
+//! the stride-phase module (`common.cu` + `dgrad_phases.cu`, [`super::strided`]); a
+//! backward-weight problem the slab module (`common.cu` + `wgrad.cu` + the shared split
+//! reduction, [`super::wgrad::emit`]).
 
 use super::geometry::{DirectGeometry, DirectPlan, W_REG_BUDGET};
 use super::mma;
 use super::strided;
 use super::view::DirectView;
+use super::wgrad;
 use crate::config::{KernelConfig, Math};
 use crate::source::{Arch, KernelSource, Launch};
 use gconv_problem::{DType, Direction, Problem};
@@ -24,7 +27,7 @@ use std::fmt::Write;
 
 /// The part of the forward kernel both math paths share: the shared-memory copy, element
 /// conversions, the derived tile constants, the tile walk and the halo copy.
-const COMMON: &str = include_str!("common.cu");
+pub(super) const COMMON: &str = include_str!("common.cu");
 /// The CUDA-core (simt) kernel body.
 const FWD_BODY: &str = include_str!("fwd.cu");
 /// The line of both bodies that the direction's weight staging replaces.
@@ -59,6 +62,9 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
     );
     if strided::applies(real) {
         return emit_phases(plan);
+    }
+    if wgrad::applies(real) {
+        return wgrad::emit(cfg, real, &plan.geometry);
     }
     let dgrad = real.direction == Direction::Dgrad;
     let geo = &plan.geometry;

@@ -2,11 +2,13 @@
 //! the launch grid of a (config, problem) pair ([`DirectGeometry`]), the merged problem of a
 //! group-merged tensor-core config ([`kernel_problem`]), the forward problem of a backward-data
 //! problem ([`forward_problem`]), the register estimate, and the [`DirectPlan`] that holds them
-//! for one admitted pair.
+//! for one admitted pair. The backward-weight kernel's geometry is `super::wgrad`'s
+//! ([`wgrad::geometry`]), dispatched from here.
 
 use super::mma;
 use super::strided;
 use super::view::DirectView;
+use super::wgrad;
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
 use crate::shared::largest_pow2_dividing;
@@ -142,6 +144,9 @@ pub(crate) fn geometry_of(
 ) -> DirectGeometry {
     if strided::applies(problem) {
         return phase_geometry(cfg, problem, device);
+    }
+    if wgrad::applies(problem) {
+        return wgrad::geometry(cfg, problem, device);
     }
     let es = problem.dtype.size_bytes();
     let view = DirectView::of(cfg);
@@ -368,6 +373,9 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     if strided::applies(problem) {
         return phase_register_estimate(cfg, problem);
     }
+    if wgrad::applies(problem) {
+        return wgrad::register_estimate(cfg, problem);
+    }
     let vec = cfg.vec_a as u64;
     let px = cfg.vec_b as u64;
     let (weights, column) = if weights_in_registers(cfg, problem) {
@@ -387,8 +395,11 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 /// model read, computed once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DirectPlan {
-    /// The kernel.
+    /// The kernel that runs: the config, with a backward-weight slab count left to the rule
+    /// (`split_k = 0`) resolved to the plan's ([`wgrad::slab_count`]).
     pub cfg: KernelConfig,
+    /// True when `cfg` holds a resolved rule field (then `Plan::resolved_config` reports it).
+    pub resolved: bool,
     /// The problem.
     pub problem: Problem,
     /// The forward convolution the kernel computes ([`forward_problem`]: the problem, or the
@@ -407,13 +418,24 @@ impl DirectPlan {
     pub fn new(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectPlan {
         let fp = forward_problem(problem);
         let kp = merge_groups(cfg, &fp);
+        let geometry = geometry_of(cfg, &kp, device);
+        let resolved = wgrad::applies(problem) && cfg.split_k == 0;
+        let cfg = if resolved {
+            KernelConfig {
+                split_k: geometry.grid[0].min(u32::MAX as u64) as u32,
+                ..*cfg
+            }
+        } else {
+            *cfg
+        };
         DirectPlan {
-            cfg: *cfg,
+            cfg,
+            resolved,
             problem: *problem,
             forward_problem: fp,
             kernel_problem: kp,
-            geometry: geometry_of(cfg, &kp, device),
-            registers: register_estimate(cfg, problem),
+            geometry,
+            registers: register_estimate(&cfg, problem),
         }
     }
 }

@@ -1,15 +1,16 @@
-//! The `direct` family (forward and backward data): a direct convolution over a shared-memory
+//! The `direct` family (forward, backward data and backward weight): a direct convolution over a shared-memory
 //! halo tile per output tile for the memory-bound small-C/G regimes — depthwise (C = K = G),
 //! channel multiplier (C = G, K = m·G) and C/G ≤ 4 on CUDA cores (`math = simt`, this module)
 //! — in 1D/2D/3D with any stride, padding and dilation, f32/f16/bf16 storage and f32
 //! accumulation, on the NHWC (NHWGC) layouts of `ARCHITECTURE.md`; and, on tensor cores
 //! (`math = mma`, module [`mma`]), grouped layers whose C/G and K/G are multiples of 8. Both
-//! paths share the tile walk and the halo copy (`common.cu`). Backward data: see the section
-//! below.
+//! paths share the tile walk and the halo copy (`common.cu`). Backward data and backward
+//! weight: see the sections below.
 //!
 //! The family owns, in this folder: its rules ([`rules`]), geometry and plan ([`geometry`](mod@geometry)),
 //! cost model ([`cost`]), pools ([`pool`]), code generation ([`emit`] and the `.cu` files), the
-//! tensor-core path ([`mma`]) and the stride-phase backward-data kernel ([`strided`]), behind
+//! tensor-core path ([`mma`]), the stride-phase backward-data kernel ([`strided`]) and the
+//! backward-weight slab kernel ([`wgrad`]), behind
 //! [`Direct`], its [`KernelFamily`] implementation; [`DirectView`] reads a config's fields in
 //! the family's own words.
 //!
@@ -96,6 +97,23 @@
 //! [`cost::phase_cost_estimate`] (not fitted). The same relabelled pool serves it; the config
 //! fields count cells instead of pixels.
 //!
+//! # Backward weight (wgrad)
+//!
+//! `dW = Σ_{n,o} dY ⊗ X` on the slab kernel of [`wgrad`] (`wgrad.cu`, CUDA cores): a CTA owns a
+//! channel vector of `tile_n` output channels (whole groups) and a slab of consecutive output
+//! tiles of the forward tile walk, stages the X halo (`common.cu`'s `load_halo`) and the dY
+//! tile per tile, double-buffered, keeps `vec_b` taps × `vec_a` channels (× C/G) of f32
+//! accumulators per thread (taps split across warps for large filters, taps that read only
+//! padding skipped), sums its pixel groups in a fixed order and writes one f32 partial plane
+//! (or dW itself when there is one slab); the shared deterministic `_reduce` launch sums the P
+//! planes. P is `split_k` (0: [`wgrad::slab_count`], the groups-aware `split_degree` of the
+//! whole grid capped so that the partials add at most 10 % to the compulsory X + dY traffic;
+//! the plan reports the resolved config, `sk{P}d`). Rules: `math = simt`, `stages = 2`, C/G and
+//! K/G ≤ [`MAX_DIRECT_CPG`] (`direct_wgrad_channels`), lanes × tap groups ≤ threads
+//! (`direct_wgrad_thread_mapping`), a fixed P ≤ the tiles (`direct_wgrad_slabs`); pool
+//! [`pool::wgrad_pool`]; cost [`cost::wgrad_cost_estimate`] (not fitted). No atomics: dW is
+//! bit-identical across runs.
+//!
 //! Known limits: 3D problems stage `FZ` depth slices per output slice (L2, not DRAM, traffic);
 //! C not a multiple of 2 falls back to 2-byte copies.
 
@@ -107,6 +125,7 @@ pub mod pool;
 pub mod rules;
 pub mod strided;
 pub mod view;
+pub mod wgrad;
 
 pub use geometry::{
     forward_problem, geometry, kernel_problem, register_estimate, DirectGeometry, DirectPlan,
@@ -139,6 +158,9 @@ impl Plan for DirectPlan {
     }
     fn emit(&self) -> KernelSource {
         emit::emit(self)
+    }
+    fn resolved_config(&self) -> Option<KernelConfig> {
+        self.resolved.then_some(self.cfg)
     }
 }
 

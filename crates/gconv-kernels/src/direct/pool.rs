@@ -5,12 +5,13 @@ use crate::config::{Family, FastPath, KernelConfig, Math, SplitKMode};
 use gconv_problem::{DType, Direction};
 
 /// The family's default pool for a direction and dtype: the forward pool; for backward data
-/// the same members labelled `dgrad` ([`dgrad_pool`]); none for backward weight.
+/// the same members labelled `dgrad` ([`dgrad_pool`]); for backward weight the slab kernel's
+/// members ([`wgrad_pool`]).
 pub fn pool(direction: Direction, dtype: DType) -> Vec<KernelConfig> {
     match direction {
         Direction::Fwd => forward_pool(dtype),
         Direction::Dgrad => dgrad_pool(dtype),
-        Direction::Wgrad => Vec::new(),
+        Direction::Wgrad => wgrad_pool(dtype),
     }
 }
 
@@ -23,6 +24,43 @@ pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
         .map(|c| KernelConfig {
             direction: Direction::Dgrad,
             ..c
+        })
+        .collect()
+}
+
+/// The backward-weight pool (`super::wgrad`): `(tile, warps, [VEC, TPT])`, every member with
+/// the slab count left to the rule (`split_k = 0`, resolved per problem) and 2 stages. 16-bit:
+/// 8 channels per thread (16-byte reads) with all 9 taps of a 3×3 per thread, or 25 / 27 taps
+/// in 3 / 3 tap groups (5×5, 3×3×3); 4 channels × 7 taps (7×7 in 7 tap groups); 2 channels ×
+/// 9 taps on 64-channel tiles; 4 channels × 16 taps on 16-channel tiles for 13×13 … 31×31
+/// filters (11 … 61 tap groups across the warps; 8 channels × 16 taps spill); 4 channels × 4 taps for C/G = K/G = 4 (a
+/// group's 4 × 4 block per tap); a 1 × 64 tile for 1D; a 4 × 16 × 32-channel tile for the larger halos of
+/// strided and 3D layers. f32: 4 channels (16 bytes).
+pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
+    let members: &[([u32; 3], u32, [u32; 2])] = match dtype {
+        DType::F16 | DType::Bf16 => &[
+            ([128, 64, 16], 8, [8, 9]),
+            ([128, 64, 16], 8, [2, 9]),
+            ([112, 32, 28], 8, [4, 7]),
+            ([64, 16, 16], 8, [4, 16]),
+            ([128, 32, 16], 8, [4, 4]),
+            ([64, 64, 64], 8, [8, 9]),
+            ([64, 32, 16], 8, [8, 9]),
+        ],
+        DType::F32 => &[
+            ([128, 32, 16], 8, [4, 9]),
+            ([112, 32, 28], 8, [4, 7]),
+            ([64, 16, 16], 8, [4, 16]),
+            ([128, 32, 16], 8, [4, 4]),
+        ],
+    };
+    members
+        .iter()
+        .map(|&(t, w, v)| KernelConfig {
+            direction: Direction::Wgrad,
+            stages: 2,
+            split_k: 0,
+            ..config(dtype, t, w, v)
         })
         .collect()
 }

@@ -3,16 +3,19 @@
 //! own rules are `super::mma`'s; forward and backward-data configs) and [`check_problem`] (does
 //! it run this problem: C/G, group merge, whole groups per CTA, shared memory and registers on
 //! the forward problem, the dual of a stride-1 backward-data problem; a backward-data problem
-//! without a dual runs on the stride-phase kernel, CUDA cores only, with its own channel rules). The family's own rejections are
+//! without a dual runs on the stride-phase kernel, CUDA cores only, with its own channel rules;
+//! a backward-weight problem on the slab kernel of `super::wgrad`, with its own structural and
+//! problem rules). The family's own rejections are
 //! the typed [`DirectRule`], counted by its `reason()` key.
 
 use super::geometry::DirectGeometry;
 use super::mma;
 use super::strided;
+use super::wgrad;
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
 use crate::rejection::{FamilyRule, Rejection};
-use crate::shared::{pow2_in, MAX_GROUP_MERGE};
+use crate::shared::{pow2_in, MAX_GROUP_MERGE, MAX_SPLIT};
 use gconv_problem::{Direction, Problem};
 use thiserror::Error;
 
@@ -95,6 +98,37 @@ pub enum DirectRule {
         /// `dil·(F−1)` per dimension (D, H, W), the largest padding the dual allows.
         reach: [u64; 3],
     },
+    /// The wgrad kernel keeps `TPT × VEC × C/G` accumulators per thread for its C/G input and
+    /// K/G output channels per group: both must be small.
+    #[error("direct wgrad needs C/G <= {max} and K/G <= {max} (problem C/G = {cpg}, K/G = {kpg})")]
+    WgradChannels {
+        /// C/G of the problem.
+        cpg: u64,
+        /// K/G of the problem.
+        kpg: u64,
+        /// Largest accepted.
+        max: u64,
+    },
+    /// The wgrad kernel's channel lanes (`tile_n / vec_a`) × tap groups (`⌈taps / vec_b⌉`)
+    /// must fit the CTA's threads (at least one pixel group).
+    #[error("direct wgrad needs channel lanes x tap groups ({lanes} x {tap_groups}) <= {threads} threads (raise vec_b or vec_a, or the warps)")]
+    WgradThreadMapping {
+        /// `tile_n / vec_a`.
+        lanes: u64,
+        /// `⌈taps / vec_b⌉`.
+        tap_groups: u64,
+        /// Threads of a CTA.
+        threads: u32,
+    },
+    /// A fixed slab count (`split_k`) above the output tiles of the problem would leave
+    /// slabs without tiles.
+    #[error("direct wgrad split_k {slabs} exceeds the {tiles} output tiles of the problem")]
+    WgradSlabs {
+        /// The fixed slab count.
+        slabs: u64,
+        /// Output tiles.
+        tiles: u64,
+    },
     /// The stride-phase dgrad kernel stages dY, whose K/G channels per group feed each dX
     /// channel: K/G must be small.
     #[error(
@@ -120,6 +154,9 @@ impl DirectRule {
             DirectRule::GroupMergeNeedless { .. } => "direct_group_merge_needless",
             DirectRule::DgradNoDual { .. } => "direct_dgrad_no_dual",
             DirectRule::DgradChannels { .. } => "direct_dgrad_channels",
+            DirectRule::WgradChannels { .. } => "direct_wgrad_channels",
+            DirectRule::WgradThreadMapping { .. } => "direct_wgrad_thread_mapping",
+            DirectRule::WgradSlabs { .. } => "direct_wgrad_slabs",
         }
     }
 }
@@ -147,10 +184,7 @@ fn fixed(field: &'static str, value: String, expected: &'static str) -> Rejectio
 /// The structural rules of the direct family (any problem).
 pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     if cfg.direction == Direction::Wgrad {
-        return Err(Rejection::DirectionNotImplemented {
-            family: cfg.family.token(),
-            direction: cfg.direction.token(),
-        });
+        return validate_wgrad(cfg);
     }
     if !matches!(cfg.math, Math::Simt | Math::Mma) {
         return Err(fixed("math", cfg.math.token().to_string(), "simt or mma"));
@@ -233,6 +267,121 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     Ok(())
 }
 
+/// The structural rules of a backward-weight config (`super::wgrad`'s field table): CUDA
+/// cores, no group merge, 2 stages, `split_k` 0 (the rule) to [`MAX_SPLIT`] deterministic,
+/// `gen`, 1–8 warps, `vec_a` a power of two ≤ 8, `vec_b` (taps per thread) 1..=32, the tile as
+/// on the forward path.
+fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.math != Math::Simt {
+        return Err(fixed("math", cfg.math.token().to_string(), "simt (wgrad)"));
+    }
+    if cfg.stages != 2 {
+        return Err(fixed(
+            "stages",
+            cfg.stages.to_string(),
+            "2 (wgrad: the slab walk is double-buffered)",
+        ));
+    }
+    if cfg.group_merge != 1 {
+        return Err(fixed(
+            "group_merge",
+            cfg.group_merge.to_string(),
+            "1 (simt)",
+        ));
+    }
+    if cfg.split_k > MAX_SPLIT || cfg.split_k_mode != SplitKMode::Deterministic {
+        return Err(fixed(
+            "split_k",
+            format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
+            "0..=64, deterministic (wgrad)",
+        ));
+    }
+    if cfg.fast_path != FastPath::General {
+        return Err(fixed("fast_path", cfg.fast_path.token().to_string(), "gen"));
+    }
+    if cfg.warps_n != 1 || !(1..=8).contains(&cfg.warps_m) {
+        return Err(Rejection::BadWarpCount {
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    if !(cfg.vec_a.is_power_of_two() && cfg.vec_a <= 8) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_a",
+            value: cfg.vec_a,
+            max: 8,
+        });
+    }
+    if !(1..=wgrad::MAX_TAPS_PER_THREAD).contains(&cfg.vec_b) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_b",
+            value: cfg.vec_b,
+            max: wgrad::MAX_TAPS_PER_THREAD,
+        });
+    }
+    let limits = "direct wgrad: tile_k (tile width) in 1..=128, tile_m a multiple of tile_k with at most 64 rows and 1024 pixels, tile_n in 1..=256 and a multiple of vec_a";
+    let ok = (1..=128).contains(&cfg.tile_k)
+        && (1..=1024).contains(&cfg.tile_m)
+        && cfg.tile_m.is_multiple_of(cfg.tile_k)
+        && cfg.tile_m / cfg.tile_k <= 64
+        && (1..=256).contains(&cfg.tile_n)
+        && cfg.tile_n.is_multiple_of(cfg.vec_a);
+    if !ok {
+        return Err(Rejection::TileOutOfRange {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            tile_k: cfg.tile_k,
+            limits,
+        });
+    }
+    Ok(())
+}
+
+/// The problem rules of a backward-weight problem (`super::wgrad`): C/G and K/G ≤
+/// [`MAX_DIRECT_CPG`], whole groups per channel tile, channel lanes × tap groups within the
+/// threads, a fixed slab count within the tiles, shared memory and registers.
+fn check_wgrad(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    limits: &DeviceLimits,
+) -> Result<(), Rejection> {
+    if problem.cpg() > MAX_DIRECT_CPG || problem.kpg() > MAX_DIRECT_CPG {
+        return Err(DirectRule::WgradChannels {
+            cpg: problem.cpg(),
+            kpg: problem.kpg(),
+            max: MAX_DIRECT_CPG,
+        }
+        .into());
+    }
+    if !(cfg.tile_n as u64).is_multiple_of(problem.kpg()) {
+        return Err(DirectRule::ChannelTile {
+            kpg: problem.kpg(),
+            tile_n: cfg.tile_n,
+        }
+        .into());
+    }
+    let (_, tgs, pgs) = wgrad::thread_mapping(cfg, problem);
+    if pgs == 0 {
+        return Err(DirectRule::WgradThreadMapping {
+            lanes: (cfg.tile_n / cfg.vec_a.max(1)) as u64,
+            tap_groups: tgs,
+            threads: cfg.threads(),
+        }
+        .into());
+    }
+    let tiles = wgrad::tiles(problem, geo.th, geo.tw);
+    if cfg.split_k as u64 > tiles {
+        return Err(DirectRule::WgradSlabs {
+            slabs: cfg.split_k as u64,
+            tiles,
+        }
+        .into());
+    }
+    check_limits(geo, registers, limits)
+}
+
 /// The problem rules of the direct family (after the shared direction and dtype checks; the
 /// shared index and grid limits follow in `crate::admit`), given the plan's forward problem
 /// `fp` (the problem, or the dual of a backward-data problem, `super::geometry::forward_problem`)
@@ -248,6 +397,9 @@ pub fn check_problem(
     registers: u32,
     limits: &DeviceLimits,
 ) -> Result<(), Rejection> {
+    if wgrad::applies(problem) {
+        return check_wgrad(cfg, problem, geo, registers, limits);
+    }
     if strided::applies(problem) {
         // The stride-phase kernel (CUDA cores): dY's K/G channels per group are its staged
         // input, dX's C/G its whole output groups.

@@ -1,5 +1,6 @@
 //! Unit tests of the direct family: its rules, geometry, cost model, pools, emission and the
-//! backward-data paths (the dual and the stride-phase kernel).
+//! backward-data paths (the dual and the stride-phase kernel) and the backward-weight slab
+//! kernel (its rules, slab rule, pool and emission).
 
 use super::*;
 use crate::admit::{admit, validate, Target};
@@ -62,12 +63,13 @@ fn validate_rules() {
         }),
         Ok(())
     );
+    // Backward weight is the slab kernel's: 2 stages only (its own rules, `wgrad_rules`).
     assert_eq!(
         r(KernelConfig {
             direction: Direction::Wgrad,
             ..base
         }),
-        Err("direction_not_implemented")
+        Err("direct_field_fixed")
     );
     assert_eq!(
         r(KernelConfig { warps_n: 2, ..base }),
@@ -445,7 +447,6 @@ fn the_dgrad_pool_is_the_forward_pool_relabelled() {
             assert!(a.to_string().starts_with("direct_dgrad_"));
             validate(a, Arch::Sm90).unwrap_or_else(|e| panic!("{a}: {e}"));
         }
-        assert!(pool::pool(Direction::Wgrad, dt).is_empty());
     }
     // Every depthwise zoo layer, as dgrad, runs on several members: the stride-1 ones
     // through the dual, the strided ones on the stride-phase kernel.
@@ -597,4 +598,206 @@ fn every_pool_config_emits_on_its_layers() {
         }
     }
     assert!(per_key.iter().all(|&n| n >= 2), "{per_key:?}");
+}
+
+#[test]
+fn wgrad_rules() {
+    let base = KernelConfig {
+        direction: Direction::Wgrad,
+        stages: 2,
+        split_k: 0,
+        ..config(DType::Bf16, [128, 64, 16], 8, [8, 9])
+    };
+    let r = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+    assert_eq!(r(base), Ok(()));
+    assert_eq!(r(KernelConfig { split_k: 7, ..base }), Ok(()));
+    assert_eq!(
+        r(KernelConfig {
+            split_k: 65,
+            ..base
+        }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        r(KernelConfig {
+            split_k_mode: crate::config::SplitKMode::Atomic,
+            ..base
+        }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        r(KernelConfig {
+            math: Math::Mma,
+            ..base
+        }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        r(KernelConfig { vec_b: 33, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { tile_n: 60, ..base }),
+        Err("tile_out_of_range")
+    );
+    let reason = |c: &KernelConfig, key: &str| can_implement(c, &prob(key)).map_err(|e| e.reason());
+    // C/G and K/G at most 4; whole groups per channel tile.
+    assert_eq!(
+        reason(&base, "wgrad_bf16_n2_g4_c32_k32_i8x8_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_wgrad_channels")
+    );
+    assert_eq!(
+        reason(&base, "wgrad_bf16_n2_g8_c8_k48_i8x8_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_wgrad_channels")
+    );
+    assert_eq!(
+        reason(&base, "wgrad_bf16_n2_g8_c8_k24_i8x8_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_channel_tile")
+    );
+    // 31x31 = 961 taps in 107 groups of 9 x 8 lanes: more than 256 threads.
+    assert_eq!(
+        reason(
+            &base,
+            "wgrad_bf16_n1_g64_c64_k64_i32x32_f31x31_s1x1_p15x15_d1x1"
+        ),
+        Err("direct_wgrad_thread_mapping")
+    );
+    // A fixed slab count above the tiles (2 tiles here).
+    assert_eq!(
+        reason(
+            &KernelConfig { split_k: 3, ..base },
+            "wgrad_bf16_n2_g8_c8_k8_i8x16_f3x3_s1x1_p1x1_d1x1"
+        ),
+        Err("direct_wgrad_slabs")
+    );
+}
+
+/// The slab rule: sized from the whole grid (channel blocks) and the wave, clamped to the tiles
+/// and `MAX_SPLIT`, snapped (no slab short by more than one tile), and capped by the 10 %
+/// partial-traffic bound.
+#[test]
+fn wgrad_slab_rule_clamps_snaps_and_bounds_the_partial_traffic() {
+    let cfg = KernelConfig {
+        direction: Direction::Wgrad,
+        stages: 2,
+        split_k: 0,
+        ..config(DType::Bf16, [128, 64, 16], 8, [8, 9])
+    };
+    let traffic = |p: &Problem, slabs: u64| {
+        let dw = p.elements(gconv_problem::TensorRole::W) as f64;
+        let xy = (p.elements(gconv_problem::TensorRole::X)
+            + p.elements(gconv_problem::TensorRole::Y)) as f64
+            * p.dtype.size_bytes() as f64;
+        2.0 * slabs as f64 * dw * 4.0 / xy
+    };
+    // The 10 % bound: |X| + |dY| = 2·N·H·W·C·2 bytes, a plane 2·C·9·4 bytes per slab.
+    let p = prob("wgrad_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1");
+    let cap = wgrad::traffic_cap(&p);
+    assert_eq!(
+        cap,
+        (0.1 * (2.0 * 32.0 * 112.0 * 112.0 * 32.0 * 2.0) / (2.0 * 32.0 * 9.0 * 4.0)) as u64
+    );
+    // Sized by the grid: 1 channel block, a wave of several hundred CTAs: clamped to MAX_SPLIT.
+    assert_eq!(
+        wgrad::slab_count(&cfg, &p, 1, 528, 7 * 14 * 32),
+        crate::shared::MAX_SPLIT as u64
+    );
+    // Clamped to the tiles and snapped: 10 tiles, 7 wanted -> 2 tiles per slab -> 5 slabs.
+    assert_eq!(wgrad::slab_count(&cfg, &p, 75, 528, 10), 5);
+    assert_eq!(wgrad::slab_count(&cfg, &p, 1, 528, 3), 3);
+    // The traffic cap wins on a small spatial extent with a large filter: 1 slab.
+    let big = prob("wgrad_bf16_n1_g16_c16_k16_i20x21_f13x13_s1x1_p6x6_d1x1");
+    assert_eq!(wgrad::traffic_cap(&big), 1);
+    assert_eq!(wgrad::slab_count(&cfg, &big, 1, 528, 4), 1);
+    // A cap of 14 on 30 tiles snaps to 10 slabs of 3 tiles (not 14 with a short last slab).
+    let mid = prob("wgrad_bf16_n2_g8_c8_k8_i33x40_f3x3_s1x1_p1x1_d1x1");
+    assert_eq!(wgrad::traffic_cap(&mid), 14);
+    assert_eq!(wgrad::slab_count(&cfg, &mid, 1, 528, 30), 10);
+    // A fixed count is taken as given.
+    assert_eq!(
+        wgrad::slab_count(&KernelConfig { split_k: 6, ..cfg }, &mid, 1, 528, 30),
+        6
+    );
+    // On every admitted zoo layer the plan's P keeps the partials within 10 % and the
+    // resolved config names it.
+    for key in WGRAD_ZOO {
+        let p = prob(key);
+        let mut admitted = 0;
+        for c in pool::pool(Direction::Wgrad, DType::Bf16) {
+            let Ok(a) = admit(&c, &p, &Target::H200) else {
+                continue;
+            };
+            admitted += 1;
+            let slabs = a.grid()[0];
+            assert_eq!(a.config().split_k as u64, slabs, "{c} on {key}");
+            assert!(
+                slabs == 1 || traffic(&p, slabs) <= 0.1 + 1e-12,
+                "{c} on {key}: {slabs}"
+            );
+            let src = a.emit();
+            assert_eq!(src.launches.len(), if slabs > 1 { 2 } else { 1 });
+            assert!(
+                src.kernel_name.contains(&format!("_sk{slabs}d_")),
+                "{}",
+                src.kernel_name
+            );
+        }
+        assert!(admitted >= 2, "{key}: {admitted} members");
+    }
+}
+
+/// The bf16 backward-weight model-zoo layers the direct family serves: 14 depthwise 2D, 2
+/// depthwise 3D and the one with C/G = K/G = 4 (its C/G 8–32 siblings are igemm's: the
+/// direct family rejects them, `wgrad_rules`).
+const WGRAD_ZOO: &[&str] = &[
+    "wgrad_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
+    "wgrad_bf16_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
+    "wgrad_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",
+    "wgrad_bf16_n32_g192_c192_k192_i28x28_f3x3_s1x1_p1x1_d1x1",
+    "wgrad_bf16_n32_g384_c384_k384_i14x14_f3x3_s1x1_p1x1_d1x1",
+    "wgrad_bf16_n32_g576_c576_k576_i14x14_f3x3_s2x2_p1x1_d1x1",
+    "wgrad_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1",
+    "wgrad_bf16_n32_g240_c240_k240_i28x28_f5x5_s1x1_p2x2_d1x1",
+    "wgrad_bf16_n32_g672_c672_k672_i14x14_f5x5_s1x1_p2x2_d1x1",
+    "wgrad_bf16_n32_g1152_c1152_k1152_i7x7_f5x5_s1x1_p2x2_d1x1",
+    "wgrad_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1",
+    "wgrad_bf16_n32_g192_c192_k192_i28x28_f7x7_s1x1_p3x3_d1x1",
+    "wgrad_bf16_n32_g384_c384_k384_i14x14_f7x7_s1x1_p3x3_d1x1",
+    "wgrad_bf16_n32_g768_c768_k768_i7x7_f7x7_s1x1_p3x3_d1x1",
+    "wgrad_bf16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    "wgrad_bf16_n8_g216_c216_k216_i16x14x14_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    "wgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
+];
+
+#[test]
+fn the_wgrad_pool_validates_and_emits_without_workspace_at_one_slab() {
+    for dt in DType::ALL {
+        let members = pool::pool(Direction::Wgrad, dt);
+        assert!(members.len() >= 4, "{dt:?}");
+        for c in &members {
+            assert_eq!((c.direction, c.split_k, c.stages), (Direction::Wgrad, 0, 2));
+            validate(c, Arch::Sm90).unwrap_or_else(|e| panic!("{c}: {e}"));
+        }
+    }
+    // One slab: one launch, no workspace, dW written by the main kernel; the module is
+    // deterministic text.
+    let c = KernelConfig {
+        direction: Direction::Wgrad,
+        stages: 2,
+        split_k: 1,
+        ..config(DType::F32, [128, 32, 16], 8, [4, 9])
+    };
+    let p = prob("wgrad_f32_n1_g20_c20_k20_i10x18_f3x3_s1x1_p1x1_d1x1");
+    let a = emit(&c, &p).unwrap();
+    assert_eq!((a.launches.len(), a.workspace_bytes), (1, 0));
+    assert!(a.code.contains("#define GCONV_SPLIT_REDUCE 0"));
+    assert_eq!(a, emit(&c, &p).unwrap());
+    // Several slabs: the reduction over |dW| follows, with P planes of f32 partials.
+    let c4 = KernelConfig { split_k: 4, ..c };
+    let p4 = prob("wgrad_f32_n4_g20_c20_k20_i10x18_f3x3_s1x1_p1x1_d1x1");
+    let a4 = emit(&c4, &p4).unwrap();
+    assert_eq!(a4.launches.len(), 2);
+    assert_eq!(a4.launches[1].entry, format!("{c4}_reduce"));
+    assert_eq!(a4.workspace_bytes, 4 * 20 * 9 * 4);
+    assert_eq!(a4.launches[1].grid[0], (20u32 * 9).div_ceil(256));
 }
