@@ -23,8 +23,7 @@ pub struct BenchArgs {
     /// Problem set: a registry key (e.g. model_zoo), a problem key or a problems file.
     #[arg(long, default_value = "model_zoo")]
     pub problems: String,
-    /// Only problems of this direction: fwd, dgrad or wgrad (or forward, bwd_data, bwd_weight);
-    /// the kernel pools exist for fwd and dgrad so far.
+    /// Only problems of this direction: fwd, dgrad or wgrad (or forward, bwd_data, bwd_weight).
     #[arg(long, default_value = "fwd", value_parser = Direction::parse_any)]
     pub direction: Direction,
     /// Kernel pools to time: `all` (igemm and direct), `igemm` or `direct`.
