@@ -174,12 +174,11 @@ pub fn register_estimate_with(cfg: &KernelConfig, vec_b: u32) -> u32 {
     // Backward-data: four ints of state per weight block, and one block's rows while it is
     // transposed (between the copies and the barrier, when no fragments are live).
     let (ib, transient) = if cfg.direction == Direction::Wgrad {
-        // Backward-weight: per B chunk column its offset, tap displacement and column (6
-        // ints), per A unit 2 ints (the pixel decode is transient, per k-tile).
+        // Backward-weight: per B unit its k row, channel, tap displacement (5 ints), per A
+        // unit 2 ints (the pixel decode is transient, per k-tile).
         let ua = (cfg.tile_m * cfg.tile_k / va).div_ceil(threads);
-        let tprw = (threads / cfg.tile_k.max(1)).max(1);
-        let cpt = (cfg.tile_n / vb).div_ceil(tprw);
-        (2 * ua + 6 * cpt, 0)
+        let ub = (cfg.tile_n * cfg.tile_k / vb).div_ceil(threads);
+        (2 * ua + 5 * ub, 0)
     } else if cfg.direction == Direction::Dgrad {
         let words = (vb * cfg.dtype.size_bytes() as u32).div_ceil(4);
         (

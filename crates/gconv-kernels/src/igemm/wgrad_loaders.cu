@@ -28,17 +28,12 @@
   const int nkt = kt_end > kt_begin ? kt_end - kt_begin : 0;
   int l_p = kt_begin * BK;  // first output pixel of the next k-tile to fetch
 
-  // A (dY) units: chunk c of VA channels of k row r (consecutive threads on consecutive
-  // chunks of a pixel: contiguous). B (X) units: a thread owns RPT k rows (pixels) and CPT
-  // column chunks (one tap, VB channels each) of them, so that the pixel decode is done once
-  // per row and k-tile and each chunk's tap displacement once for the whole loop; consecutive
-  // threads take consecutive pixels of a chunk column.
+  // A (dY) units: chunk c of VA channels of k row r; B (X) units: chunk c of VB columns
+  // (one tap, VB channels) of k row r. A thread's chunk column is fixed for the whole loop
+  // (THREADS is a multiple of the chunks per row or the rows repeat the same pattern), so the
+  // tap decode is done once; the pixel decode is per k-tile.
   constexpr int ACH = BM / VA, A_UNITS = BK * ACH, UA = (A_UNITS + THREADS - 1) / THREADS;
-  constexpr int BCH = BN / VB;
-  constexpr int TPRW = THREADS >= BK ? THREADS / BK : 1;  // threads per k row
-  constexpr int RPT = THREADS >= BK ? 1 : BK / THREADS;   // k rows per thread
-  constexpr int CPT = (BCH + TPRW - 1) / TPRW;            // chunks per thread and row
-  static_assert(THREADS % BK == 0 || BK % THREADS == 0, "B rows over the threads");
+  constexpr int BCH = BN / VB, B_UNITS = BK * BCH, UB = (B_UNITS + THREADS - 1) / THREADS;
   int a_r[UA], a_m[UA];
   u32 a_dst[UA];
 #pragma unroll
@@ -50,26 +45,26 @@
     a_m[u] = m0 + c * VA;
     a_dst[u] = swz(mn_offset(in ? r : 0, c * VA));
   }
-  const int b_r0 = tid % BK;  // first k row of the thread (rows b_r0 + i·THREADS)
-  int b_off[CPT], b_dz[CPT], b_dy[CPT], b_dx[CPT];
-  bool b_cok[CPT];
-  int b_col[CPT];
+  int b_r[UB], b_cm[UB], b_dz[UB], b_dy[UB], b_dx[UB];
+  bool b_cok[UB];
+  u32 b_dst[UB];
 #pragma unroll
-  for (int j = 0; j < CPT; ++j) {
-    const int c = tid / BK + j * TPRW;  // chunk column (THREADS < BK: tid / BK = 0)
+  for (int u = 0; u < UB; ++u) {
+    const int unit = tid + u * THREADS;
+    const bool in = B_UNITS % THREADS == 0 || unit < B_UNITS;
+    const int r = unit / BCH, c = unit % BCH;
     const int n = n0 + c * VB;
-    const bool ok = c < BCH && n < n_cols;
-    const int tap = ok ? n / CEFF : 0;
-    const int cm = n % CEFF;
-    b_cok[j] = ok;
-    b_col[j] = c < BCH ? c * VB : -1;
-    b_dx[j] = (tap % FX) * DW;
-    b_dy[j] = ((tap / FX) % FY) * DH;
-    b_dz[j] = (tap / (FX * FY)) * DD;
-    b_off[j] = ((b_dz[j] * IH + b_dy[j]) * IW + b_dx[j]) * C_ + cm;
+    const int tap = n < n_cols ? n / CEFF : 0;
+    b_r[u] = in ? r : -1;
+    b_cok[u] = n < n_cols;
+    b_cm[u] = n % CEFF;
+    b_dx[u] = (tap % FX) * DW;
+    b_dy[u] = ((tap / FX) % FY) * DH;
+    b_dz[u] = (tap / (FX * FY)) * DD;
+    b_dst[u] = swz(mn_offset(in ? r : 0, c * VB));
   }
   u16 a_reg[A_SYNC ? UA : 1];
-  u16 b_reg[B_SYNC ? RPT : 1][B_SYNC ? CPT : 1];
+  u16 b_reg[B_SYNC ? UB : 1];
 
   auto fetch = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE;
@@ -87,41 +82,30 @@
     }
     const u32 sb = sbase_b + stage * B_STAGE;
 #pragma unroll
-    for (int i = 0; i < RPT; ++i) {
-      const int r = b_r0 + i * THREADS;
-      const int p = l_p + r;
-      const bool pok = p < NPIX;
-      int base = 0, ih0 = 0, iw0 = 0, id0 = 0;
+    for (int u = 0; u < UB; ++u) {
+      if (b_r[u] < 0) continue;
+      const int p = l_p + b_r[u];
+      bool ok = b_cok[u] && p < NPIX;
+      int off;
       if constexpr (POINTWISE) {
-        base = p * C_;
+        off = p * C_ + b_cm[u];
       } else {
-        const int pp = pok ? p : 0;
+        const int pp = ok ? p : 0;
         const int ow = pp % OW;
         int t = pp / OW;
         const int oh = t % OH;
         t /= OH;
         const int od = t % OD;
         const int n = t / OD;
-        iw0 = ow * SW - PW;
-        ih0 = oh * SH - PH;
-        id0 = od * SD - PD;
-        base = (((n * ID + id0) * IH + ih0) * IW + iw0) * C_;
+        const int iw = ow * SW - PW + b_dx[u], ih = oh * SH - PH + b_dy[u], id = od * SD - PD + b_dz[u];
+        ok = ok && (unsigned)iw < (unsigned)IW && (unsigned)ih < (unsigned)IH && (unsigned)id < (unsigned)ID;
+        off = (((n * ID + id) * IH + ih) * IW + iw) * C_ + b_cm[u];
       }
-#pragma unroll
-      for (int j = 0; j < CPT; ++j) {
-        if (b_col[j] < 0) continue;
-        bool ok = pok && b_cok[j];
-        if constexpr (!POINTWISE) {
-          ok = ok && (unsigned)(iw0 + b_dx[j]) < (unsigned)IW && (unsigned)(ih0 + b_dy[j]) < (unsigned)IH &&
-               (unsigned)(id0 + b_dz[j]) < (unsigned)ID;
-        }
-        const elem_t* src = X + (ok ? base + b_off[j] : 0);
-        const u32 dst = swz(mn_offset(r, b_col[j]));
-        if constexpr (B_SYNC) {
-          b_reg[i][j] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
-        } else {
-          cp_async<VB * ESZ, A_L1>(sb + dst, src, ok);
-        }
+      const elem_t* src = X + (ok ? off : 0);
+      if constexpr (B_SYNC) {
+        b_reg[u] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
+      } else {
+        cp_async<VB * ESZ, A_L1>(sb + b_dst[u], src, ok);
       }
     }
     l_p += BK;
@@ -135,12 +119,8 @@
     }
     if constexpr (B_SYNC) {
 #pragma unroll
-      for (int i = 0; i < RPT; ++i)
-#pragma unroll
-        for (int j = 0; j < CPT; ++j)
-          if (b_col[j] >= 0)
-            *reinterpret_cast<u16*>(smem_al + STAGES * A_STAGE + stage * B_STAGE +
-                                    swz(mn_offset(b_r0 + i * THREADS, b_col[j]))) = b_reg[i][j];
+      for (int u = 0; u < UB; ++u)
+        if (b_r[u] >= 0) *reinterpret_cast<u16*>(smem_al + STAGES * A_STAGE + stage * B_STAGE + b_dst[u]) = b_reg[u];
     }
   };
   auto land = [](int) {};
