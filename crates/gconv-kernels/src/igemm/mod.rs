@@ -158,16 +158,38 @@ impl KernelFamily for Igemm {
         pool::pool(direction, dtype)
     }
 
+    /// The atomic split-K members exist to measure the cost of determinism; `auto` is
+    /// deterministic. Backward-weight merge-degree policy (seed 002's): of the members that
+    /// share a tile, only the one with the largest group merge the gate admits on the problem
+    /// is considered (on the H200 probe, `results/h200/s7/README.md`, the largest admitted
+    /// degree of a tile ran at 0.997 of that tile's best degree in geometric mean over 480
+    /// tiles, 10th percentile 0.995, worst 0.925); the cost model then picks the tile.
+    fn auto_considers(&self, cfg: &KernelConfig, problem: &Problem) -> bool {
+        if cfg.split_k_mode != SplitKMode::Deterministic {
+            return false;
+        }
+        if cfg.direction != Direction::Wgrad {
+            return true;
+        }
+        let merged = |c: &KernelConfig| {
+            let r = geometry::resolve_split(c, problem, &DeviceLimits::H200);
+            rules::validate(c).is_ok() && rules::check_problem(&r, problem).is_ok()
+        };
+        !pool::pool(cfg.direction, cfg.dtype).iter().any(|c| {
+            c.group_merge > cfg.group_merge
+                && KernelConfig {
+                    group_merge: cfg.group_merge,
+                    ..*c
+                } == *cfg
+                && problem.g.is_multiple_of(c.group_merge as u64)
+                && merged(c)
+        })
+    }
+
     /// Forward: the pointwise fast path first (when a pointwise member is admitted, `auto` picks
     /// among the pointwise members only). Backward-data: no preference, the cost model decides
     /// (on the zoo's two dgrad 1×1 layers the general wgmma 192×128 member beat every pointwise
     /// member, `results/h200/s6/README.md`).
-    /// The atomic split-K members exist to measure the cost of determinism; `auto` is
-    /// deterministic.
-    fn auto_considers(&self, cfg: &KernelConfig, _problem: &Problem) -> bool {
-        cfg.split_k_mode == SplitKMode::Deterministic
-    }
-
     fn auto_preference(&self, cfg: &KernelConfig) -> u32 {
         u32::from(cfg.fast_path != FastPath::Pointwise && cfg.direction == Direction::Fwd)
     }
@@ -221,6 +243,38 @@ mod tests {
 
     fn prob(key: &str) -> Problem {
         key.parse().unwrap()
+    }
+
+    #[test]
+    fn wgrad_auto_takes_the_largest_admitted_merge_of_a_tile() {
+        let p = prob("wgrad_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1");
+        let gm = |g: u32| -> KernelConfig {
+            format!("igemm_wgrad_bf16_t32x64x32_w2x1_s3_v8x8_gm{g}_sk0d_mma_gen")
+                .parse()
+                .unwrap()
+        };
+        // K/G 8 on 32 rows: gm 4 is the largest the gate admits; gm 2 of the same tile is not
+        // considered, gm 4 is.
+        assert!(admit(&gm(4), &p, &Target::H200).is_ok());
+        assert!(admit(
+            &KernelConfig {
+                group_merge: 8,
+                ..gm(4)
+            },
+            &p,
+            &Target::H200
+        )
+        .is_err());
+        assert!(!Igemm.auto_considers(&gm(2), &p));
+        assert!(Igemm.auto_considers(&gm(4), &p));
+        // C/G 128: nothing merges, the unmerged member is considered; atomic members never.
+        let dense = prob("wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1");
+        assert!(Igemm.auto_considers(&gm(1), &dense));
+        let a = KernelConfig {
+            split_k_mode: SplitKMode::Atomic,
+            ..gm(1)
+        };
+        assert!(!Igemm.auto_considers(&a, &dense));
     }
 
     #[test]
