@@ -84,6 +84,24 @@ const DGRAD_PHASE_PROBLEMS: &[&str] = &[
     "dgrad_{dt}_n4_g32_c32_k32_i8x16x16_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
 ];
 
+/// Backward-weight problems each direct wgrad pool member is compiled on (the first
+/// WGRAD_PER_CONFIG it can run, and it must run that many): the zoo's depthwise 3×3 (stride 1
+/// and 2), 5×5, 7×7 and 3D layers, a large filter, a channel multiplier, C/G 4 and a 1D layer.
+const WGRAD_DIRECT_PROBLEMS: &[&str] = &[
+    "wgrad_{dt}_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",
+    "wgrad_{dt}_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
+    "wgrad_{dt}_n32_g240_c240_k240_i28x28_f5x5_s1x1_p2x2_d1x1",
+    "wgrad_{dt}_n32_g192_c192_k192_i28x28_f7x7_s1x1_p3x3_d1x1",
+    "wgrad_{dt}_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    "wgrad_{dt}_n16_g256_c256_k256_i28x28_f13x13_s1x1_p6x6_d1x1",
+    "wgrad_{dt}_n16_g64_c64_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
+    "wgrad_{dt}_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
+    "wgrad_{dt}_n16_g512_c512_k512_i2048_f4_s1_p3_d1",
+];
+
+/// Direct wgrad problems per member.
+const WGRAD_PER_CONFIG: usize = 2;
+
 fn representative(cfg: &KernelConfig) -> Option<Problem> {
     CANDIDATES.iter().find_map(|k| {
         let p: Problem = in_direction(k, cfg.dtype, cfg.direction).parse().ok()?;
@@ -189,6 +207,36 @@ fn default_pools_compile() {
                 None => errors.push(format!(
                     "{cfg}: runs none of the stride-phase dgrad problems"
                 )),
+            }
+        }
+    }
+    // Backward weight: every direct wgrad member on the first WGRAD_PER_CONFIG wgrad problems
+    // it can run.
+    for dt in DType::ALL {
+        for cfg in pool(Direction::Wgrad, dt, Families::Only(Family::Direct)) {
+            let mut implemented = 0usize;
+            for key in WGRAD_DIRECT_PROBLEMS {
+                let p: Problem = match key.replace("{dt}", dt.token()).parse() {
+                    Ok(p) => p,
+                    Err(e) => {
+                        errors.push(format!("{key}: {e}"));
+                        continue;
+                    }
+                };
+                if implemented == WGRAD_PER_CONFIG || can_implement(&cfg, &p).is_err() {
+                    skipped += 1;
+                    continue;
+                }
+                implemented += 1;
+                match emit(&cfg, &p) {
+                    Ok(src) => jobs.push((p, src)),
+                    Err(e) => errors.push(format!("{cfg} on {p}: emit rejected: {e}")),
+                }
+            }
+            if implemented < WGRAD_PER_CONFIG {
+                errors.push(format!(
+                    "{cfg}: runs only {implemented} of the direct wgrad problems"
+                ));
             }
         }
     }
