@@ -26,8 +26,11 @@ use gconv_problem::{DType, Direction, Problem};
 use std::fmt::Write;
 
 /// The part of the forward kernel both math paths share: the shared-memory copy, element
-/// conversions, the derived tile constants, the tile walk and the halo copy.
-pub(super) const COMMON: &str = include_str!("common.cu");
+/// conversions (`elem.cu`, also the streaming wgrad kernel's, [`super::stream`]), the derived
+/// tile constants, the tile walk and the halo copy (`common.cu`).
+pub(super) const COMMON: &str = concat!(include_str!("elem.cu"), include_str!("common.cu"));
+/// The element type, conversions and vector loads alone (`elem.cu`, the head of [`COMMON`]).
+pub(super) const ELEM: &str = include_str!("elem.cu");
 /// The CUDA-core (simt) kernel body.
 const FWD_BODY: &str = include_str!("fwd.cu");
 /// The line of both bodies that the direction's weight staging replaces.

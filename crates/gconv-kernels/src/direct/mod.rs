@@ -123,6 +123,7 @@ pub mod geometry;
 pub mod mma;
 pub mod pool;
 pub mod rules;
+pub mod stream;
 pub mod strided;
 pub mod view;
 pub mod wgrad;
