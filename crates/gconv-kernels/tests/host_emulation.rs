@@ -2307,7 +2307,10 @@ fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
     }
     let mutations = [
         ("stream_3x3_s1", Mutation::DirectWgradStreamTapShifted),
-        ("stream_7x7_groups_4_3", Mutation::DirectWgradStreamTapShifted),
+        (
+            "stream_7x7_groups_4_3",
+            Mutation::DirectWgradStreamTapShifted,
+        ),
         (
             "stream_31x31_padding_rows",
             Mutation::DirectWgradStreamTapShifted,
@@ -2325,7 +2328,10 @@ fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
             "stream_7x7_tw7_groups_3_3_1_tail",
             Mutation::DirectWgradStreamRowGroupDropped,
         ),
-        ("stream_3x3_one_slab", Mutation::DirectWgradStreamSlotSkipped),
+        (
+            "stream_3x3_one_slab",
+            Mutation::DirectWgradStreamSlotSkipped,
+        ),
         ("stream_rule_slabs", Mutation::DirectWgradStreamSlotSkipped),
         ("stream_rule_slabs", Mutation::SplitReduceSliceSkipped),
         (

@@ -775,7 +775,10 @@ fn the_wgrad_pool_validates_and_emits_without_workspace_at_one_slab() {
     for dt in DType::ALL {
         let members = pool::pool(Direction::Wgrad, dt);
         assert!(members.len() >= 4, "{dt:?}");
-        assert!(members.iter().filter(|c| c.stages == 1).count() >= 5, "{dt:?}");
+        assert!(
+            members.iter().filter(|c| c.stages == 1).count() >= 5,
+            "{dt:?}"
+        );
         for c in &members {
             assert_eq!((c.direction, c.split_k), (Direction::Wgrad, 0));
             assert!(c.stages == 1 || c.stages == 2, "{c}");
@@ -838,7 +841,10 @@ fn stream_rules() {
         }),
         Err("direct_field_fixed")
     );
-    assert_eq!(r(KernelConfig { stages: 3, ..base }), Err("direct_field_fixed"));
+    assert_eq!(
+        r(KernelConfig { stages: 3, ..base }),
+        Err("direct_field_fixed")
+    );
     assert_eq!(
         r(KernelConfig {
             group_merge: 2,
@@ -846,11 +852,26 @@ fn stream_rules() {
         }),
         Err("direct_field_fixed")
     );
-    assert_eq!(r(KernelConfig { vec_a: 8, ..base }), Err("bad_vector_width"));
-    assert_eq!(r(KernelConfig { vec_a: 3, ..base }), Err("bad_vector_width"));
-    assert_eq!(r(KernelConfig { vec_b: 17, ..base }), Err("bad_vector_width"));
-    assert_eq!(r(KernelConfig { vec_b: 0, ..base }), Err("bad_vector_width"));
-    assert_eq!(r(KernelConfig { tile_m: 16, ..base }), Err("tile_out_of_range"));
+    assert_eq!(
+        r(KernelConfig { vec_a: 8, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { vec_a: 3, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { vec_b: 17, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { vec_b: 0, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { tile_m: 16, ..base }),
+        Err("tile_out_of_range")
+    );
     assert_eq!(
         r(KernelConfig {
             tile_m: 33,
@@ -859,7 +880,10 @@ fn stream_rules() {
         }),
         Err("tile_out_of_range")
     );
-    assert_eq!(r(KernelConfig { tile_n: 63, ..base }), Err("tile_out_of_range"));
+    assert_eq!(
+        r(KernelConfig { tile_n: 63, ..base }),
+        Err("tile_out_of_range")
+    );
     // Names round-trip for every streaming member and a resolved slab count.
     for dt in DType::ALL {
         for c in pool::stream_pool(dt) {
