@@ -287,7 +287,7 @@ fn live_taps(input: u64, out: u64, f: u64, s: u64, p: u64, d: u64) -> f64 {
 /// `max(t_issue, t_dram, t_l2) · q + t_partials + 2 µs`, where
 /// - `t_issue`: per unit and channel lane, each of the `RGS` tap-row groups issues the dY strip
 ///   reads (`TW` reads + `TW·VEC` widenings for 16-bit data) and ~20 instructions of unit decode
-///   and row checks; each *live* tap row (its X row inside the input: [`live_taps`] over the
+///   and row checks; each *live* tap row (its X row inside the input: `live_taps` over the
 ///   depth and height taps, exact for the problem) issues `SPAN` X reads (+ `SPAN·VEC`
 ///   widenings) and `TW·FX·VEC` FMAs; at 2.4e13 thread-instructions per second (the forward
 ///   simt rate of [`cost_estimate`]);

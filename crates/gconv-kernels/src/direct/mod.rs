@@ -134,10 +134,12 @@
 
 pub mod cost;
 pub mod emit;
+pub mod fragments;
 pub mod geometry;
 pub mod mma;
 pub mod pool;
 pub mod rules;
+pub mod shape;
 pub mod stream;
 pub mod strided;
 pub mod view;

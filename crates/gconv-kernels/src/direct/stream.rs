@@ -39,7 +39,8 @@
 //! `direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen` = 64 channels per CTA in 32
 //! lanes of 2, strips of 8 columns, 3 tap rows per group (a 3×3 in one group, 8 slots).
 
-use super::geometry::DirectGeometry;
+use super::fragments::ELEM;
+use super::shape::DirectGeometry;
 use super::wgrad::traffic_cap;
 use crate::config::KernelConfig;
 use crate::device::DeviceLimits;
@@ -266,7 +267,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
     let code = format!(
         "{h}\n{}\n{}\n{}\n{}",
         crate::PRELUDE,
-        super::emit::ELEM,
+        ELEM,
         BODY,
         crate::SPLIT_REDUCE
     )

@@ -21,15 +21,16 @@
 //! bit-identical across runs.
 //!
 //! Depthwise layers also run on the register-streaming kernel of [`super::stream`] (configs
-//! with `stages = 1`); [`geometry`], [`register_estimate`] and [`emit`] dispatch to it.
+//! with `stages = 1`); `super::geometry`, `super::emit`, `super::cost` and `super::rules`
+//! dispatch between the two.
 //!
 //! Fields: `tile_m`/`tile_k` the tile (pixels, width), `tile_n` = BN, `warps_m` warps, `vec_a`
 //! = VEC (a power of two ≤ 8), `vec_b` = TPT (1..=[`MAX_TAPS_PER_THREAD`]), `stages` = 2
 //! (always double-buffered; 1 selects the streaming kernel), `split_k` = P (0: [`slab_count`]; the resolved config names what
 //! ran), mode `d`, `math = simt`, `gm1`, `gen`.
 
-use super::geometry::{DirectGeometry, W_REG_BUDGET};
-use super::stream;
+use super::fragments::COMMON;
+use super::shape::{DirectGeometry, W_REG_BUDGET};
 use super::view::DirectView;
 use crate::config::KernelConfig;
 use crate::device::DeviceLimits;
@@ -108,9 +109,6 @@ fn dy_stage_bytes(cfg: &KernelConfig, problem: &Problem) -> u64 {
 /// (two halo stages, then two dY stages, or the pixel-group reduction area when larger: the
 /// `WS_BYTES` of the module), and the grid `[P, ⌈K/BN⌉, 1]` with P from [`slab_count`].
 pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectGeometry {
-    if stream::applies(cfg, problem) {
-        return stream::geometry(cfg, problem, device);
-    }
     let es = problem.dtype.size_bytes();
     let view = DirectView::of(cfg);
     let tw = view.tile_width.max(1) as u64;
@@ -159,9 +157,6 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
 /// 72 accumulators (`v8x9`), 128 for 28 (`v4x7`) and 64–128 for 18 (`v2x9`) on the bf16 zoo
 /// layers; the estimate (172, 98, 79) is rough.
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
-    if stream::applies(cfg, problem) {
-        return stream::register_estimate(cfg, problem);
-    }
     let (vec, tpt) = (cfg.vec_a as u64, cfg.vec_b as u64);
     let acc = tpt * vec * problem.cpg();
     let est = acc + acc / 2 + 2 * vec + 48;
@@ -173,9 +168,6 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 /// wgrad constants, `wgrad.cu`, and the shared split reduction (`_reduce`, launched after the
 /// main kernel when P > 1).
 pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> KernelSource {
-    if stream::applies(cfg, problem) {
-        return stream::emit(cfg, problem, geo);
-    }
     let name = cfg.to_string();
     let view = DirectView::of(cfg);
     let out = problem.output();
@@ -277,7 +269,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
     let code = format!(
         "{h}\n{}\n{}\n{}\n{}",
         crate::PRELUDE,
-        super::emit::COMMON,
+        COMMON,
         BODY,
         crate::SPLIT_REDUCE
     )
