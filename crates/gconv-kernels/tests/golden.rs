@@ -4,7 +4,8 @@
 //! direct), every math path and dtype, ranks 1–3, stride/padding/dilation, group merge
 //! (including depthwise), the pointwise path, odd channels (2-byte loads), split-K, each stage
 //! count, and for direct: depthwise, channel multiplier, 1D and 3D, forward, backward data and
-//! backward weight (the slab kernel, with and without the split reduction); igemm
+//! backward weight (the slab kernel, with and without the split reduction, and the depthwise
+//! streaming kernel, with and without it); igemm
 //! backward-weight (split-K by the rule and atomic, merge, wgmma, CUDA cores, pointwise 3D).
 //!
 //! `GCONV_BLESS=1 cargo test -p gconv-kernels --test golden` rewrites the files (and removes
@@ -270,6 +271,21 @@ const CASES: &[(&str, &str)] = &[
         "direct_wgrad_f32_t128x32x16_w8x1_s2_v4x4_gm1_sk1d_simt_gen",
         "wgrad_f32_n2_g8_c32_k32_i14x14_f3x3_s1x1_p1x1_d1x1",
     ),
+    // direct backward weight, depthwise register streaming (stages 1): 3x3 bf16 with the
+    // rule's slabs (P > 64) and the reduction; 7x7 f32 in one slab with tap-row groups of 4 + 3
+    // and a channel tail; 3D bf16 with 4-channel lanes on C = 54 (4-byte reads).
+    (
+        "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_wgrad_f32_t8x32x8_w8x1_s1_v2x4_gm1_sk1d_simt_gen",
+        "wgrad_f32_n1_g20_c20_k20_i14x14_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "direct_wgrad_bf16_t8x128x8_w8x1_s1_v4x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
 ];
 
 fn golden_dir() -> PathBuf {
@@ -390,6 +406,18 @@ fn golden_set_covers_every_path() {
                     && c.direction == gconv_problem::Direction::Wgrad
                     && (c.split_k == 1) == one_slab),
             "direct wgrad, one slab {one_slab}"
+        );
+    }
+    // Backward weight on the direct streaming kernel (stages 1), with and without partial
+    // planes (a rule-sized sk0 resolves to P > 1 on its layer).
+    for one_slab in [true, false] {
+        assert!(
+            cfgs.iter()
+                .any(|c| c.family == gconv_kernels::Family::Direct
+                    && c.direction == gconv_problem::Direction::Wgrad
+                    && c.stages == 1
+                    && (c.split_k == 1) == one_slab),
+            "direct streaming wgrad, one slab {one_slab}"
         );
     }
     assert!(CASES.iter().any(|(n, k)| n.starts_with("direct_dgrad")

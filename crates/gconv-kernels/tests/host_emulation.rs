@@ -369,6 +369,15 @@ enum Mutation {
     /// Direct wgrad: the store bound of the output channels taken from C instead of K: rows of
     /// dW beyond C stay unwritten (NaN) wherever K > C.
     DirectWgradChannelBound,
+    /// Streaming depthwise wgrad: every X column feeds the tap one to its left (tap tx reads
+    /// column `ow·SW + tx·DW + 1`, a tap offset off by one): the comparison must fail.
+    DirectWgradStreamTapShifted,
+    /// Streaming depthwise wgrad: the tap-row bound of the main loop taken as `⌊rows / RG⌋·RG`
+    /// (the last, short group's rows dropped): must fail wherever RG does not divide FZ·FY.
+    DirectWgradStreamRowGroupDropped,
+    /// Streaming depthwise wgrad: the CTA's slot reduction skips slot 0: must fail wherever a
+    /// CTA has two work slots or more.
+    DirectWgradStreamSlotSkipped,
 }
 
 struct Job {
@@ -556,6 +565,18 @@ fn emulate(
         Mutation::DirectWgradTapShifted => Some((
             "const elem_t* xt = xs + (tz * ITH + ty * DH) * XROW + tx * DW * CTS;",
             "const elem_t* xt = xs + (tz * ITH + ty * DH) * XROW + (tx * DW + 1) * CTS;",
+        )),
+        Mutation::DirectWgradStreamTapShifted => Some((
+            "const int q = j - ow * SW;",
+            "const int q = j - ow * SW - 1;",
+        )),
+        Mutation::DirectWgradStreamRowGroupDropped => Some((
+            "if (row >= ROWS) break;  // the last group may be short",
+            "if (row >= ROWS / RG * RG) break;",
+        )),
+        Mutation::DirectWgradStreamSlotSkipped => Some((
+            "for (int p = 0; p < SLOTS; ++p) s += red[p * BN * TAPS + e];",
+            "for (int p = 1; p < SLOTS; ++p) s += red[p * BN * TAPS + e];",
         )),
         Mutation::DirectWgradChannelBound => Some((
             "if (k0 + e / WPK < K_) {",
@@ -2105,6 +2126,251 @@ fn direct_wgrad_kernels_match_the_reference_under_host_emulation() {
         &dir,
         asan,
         (WGRAD_CASES.len(), mutations.len()),
+    );
+}
+
+/// The streaming depthwise wgrad kernel's matrix (`direct::stream`, `stages = 1`): (label,
+/// kernel, problem).
+const WGRAD_STREAM_CASES: &[(&str, &str, &str)] = &[
+    (
+        "stream_3x3_s1",
+        "direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stream_3x3_one_slab",
+        "direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk1d_simt_gen",
+        "wgrad_bf16_n2_g40_c40_k40_i10x12_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stream_3x3_s2_tails",
+        "direct_wgrad_bf16_t16x64x16_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g72_c72_k72_i19x23_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "stream_5x5_f16",
+        "direct_wgrad_f16_t8x64x8_w8x1_s1_v2x5_gm1_sk0d_simt_gen",
+        "wgrad_f16_n2_g24_c24_k24_i17x19_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "stream_7x7_groups_4_3",
+        "direct_wgrad_bf16_t8x32x8_w8x1_s1_v2x4_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n1_g32_c32_k32_i14x30_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "stream_7x7_tw7_groups_3_3_1_tail",
+        "direct_wgrad_bf16_t7x64x7_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g20_c20_k20_i14x14_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "stream_13x13",
+        "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n1_g16_c16_k16_i20x21_f13x13_s1x1_p6x6_d1x1",
+    ),
+    (
+        "stream_31x31_padding_rows",
+        "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n1_g8_c8_k8_i12x14_f31x31_s1x1_p15x15_d1x1",
+    ),
+    (
+        "stream_dilation2",
+        "direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i13x15_f3x3_s1x1_p2x2_d2x2",
+    ),
+    (
+        "stream_large_pad",
+        "direct_wgrad_f16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_f16_n1_g32_c32_k32_i6x7_f3x3_s1x1_p4x4_d1x1",
+    ),
+    (
+        "stream_stride_gt_filter",
+        "direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i17x19_f2x2_s3x3_p0x0_d1x1",
+    ),
+    (
+        "stream_odd_channels_g7",
+        "direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g7_c7_k7_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stream_g3_f32_vec4",
+        "direct_wgrad_f32_t8x128x8_w8x1_s1_v4x3_gm1_sk0d_simt_gen",
+        "wgrad_f32_n2_g3_c3_k3_i8x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stream_g5_vec4",
+        "direct_wgrad_bf16_t8x128x8_w8x1_s1_v4x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g5_c5_k5_i10x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stream_n1_f32_vec1",
+        "direct_wgrad_f32_t8x32x8_w8x1_s1_v1x3_gm1_sk0d_simt_gen",
+        "wgrad_f32_n1_g20_c20_k20_i10x18_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stream_1d",
+        "direct_wgrad_bf16_t16x64x16_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g24_c24_k24_i70_f5_s1_p2_d1",
+    ),
+    (
+        "stream_3d_s2_f16",
+        "direct_wgrad_f16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_f16_n2_g8_c8_k8_i5x7x6_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+    ),
+    (
+        "stream_3d_vec4",
+        "direct_wgrad_bf16_t8x128x8_w8x1_s1_v4x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n1_g12_c12_k12_i4x6x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "stream_fixed_p6_short_last",
+        "direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk6d_simt_gen",
+        "wgrad_bf16_n1_g16_c16_k16_i13x20_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stream_f32_5x5_groups_4_1",
+        "direct_wgrad_f32_t8x32x8_w8x1_s1_v2x4_gm1_sk0d_simt_gen",
+        "wgrad_f32_n2_g4_c4_k4_i30x32_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "stream_rule_slabs",
+        "direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g8_c8_k8_i33x40_f3x3_s1x1_p1x1_d1x1",
+    ),
+];
+
+/// The streaming depthwise wgrad kernel under host emulation against the f64 wgrad reference:
+/// every element of dW compared (the output starts as NaN bytes). Coverage guards: one slab
+/// writes dW in one launch; the rule sizes P > 1 and the resolved name says what ran; a fixed
+/// P with a short last slab; the tap-row groups of the mutation cases do not divide the rows.
+/// Planted faults: a tap offset off by one, the last (short) tap-row group dropped, the slot
+/// reduction skipping slot 0, a partial plane skipped by the shared reduction, corrupted dY.
+/// Determinism: a rule-sized P > 1 case run twice gives identical bytes.
+#[test]
+fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
+    let name = "direct_wgrad_stream_kernels_match_the_reference_under_host_emulation";
+    if skip_without_cxx(name) {
+        return;
+    }
+    let dir = work_dir(name);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(WGRAD_STREAM_CASES);
+    let slabs = |label: &str| {
+        let job = jobs.iter().find(|j| j.label == label).expect("case");
+        assert_eq!(job.cfg.stages, 1, "{label}: a streaming config");
+        let a = admit(&job.cfg, &job.problem, &Target::H200).expect("admitted");
+        let src = a.emit();
+        assert!(
+            src.code.contains("register streaming"),
+            "{label}: the streaming module"
+        );
+        (
+            a.grid()[0],
+            a.config().split_k,
+            src.launches.len(),
+            src.workspace_bytes,
+        )
+    };
+    assert_eq!(slabs("stream_3x3_one_slab"), (1, 1, 1, 0));
+    let (p, sk, launches, ws) = slabs("stream_rule_slabs");
+    assert!(
+        p > 1 && sk as u64 == p && launches == 2 && ws == p * 8 * 9 * 4,
+        "{p} {sk}"
+    );
+    let mut many = 0;
+    for (label, _, _) in WGRAD_STREAM_CASES {
+        let (p, ..) = slabs(label);
+        println!("{label}: {p} slab(s)");
+        if p > 1 {
+            many += 1;
+        }
+    }
+    assert!(many >= 6, "{many} cases with several slabs");
+    {
+        let job = jobs
+            .iter()
+            .find(|j| j.label == "stream_fixed_p6_short_last")
+            .expect("case");
+        let g = gconv_kernels::direct::geometry(&job.cfg, &job.problem, &DeviceLimits::H200);
+        let units = gconv_kernels::direct::stream::units(&job.problem, g.tw);
+        assert_eq!(g.grid[0], 6);
+        assert!(
+            !units.is_multiple_of(6) && units.div_ceil(6) * 5 < units,
+            "{units} units"
+        );
+    }
+    for label in ["stream_7x7_groups_4_3", "stream_f32_5x5_groups_4_1"] {
+        let job = jobs.iter().find(|j| j.label == label).expect("case");
+        let rows = job.problem.filter[0] * job.problem.filter[1];
+        assert!(!rows.is_multiple_of(job.cfg.vec_b as u64), "{label}");
+    }
+    let mutations = [
+        ("stream_3x3_s1", Mutation::DirectWgradStreamTapShifted),
+        (
+            "stream_7x7_groups_4_3",
+            Mutation::DirectWgradStreamTapShifted,
+        ),
+        (
+            "stream_31x31_padding_rows",
+            Mutation::DirectWgradStreamTapShifted,
+        ),
+        ("stream_3d_s2_f16", Mutation::DirectWgradStreamTapShifted),
+        (
+            "stream_7x7_groups_4_3",
+            Mutation::DirectWgradStreamRowGroupDropped,
+        ),
+        (
+            "stream_f32_5x5_groups_4_1",
+            Mutation::DirectWgradStreamRowGroupDropped,
+        ),
+        (
+            "stream_7x7_tw7_groups_3_3_1_tail",
+            Mutation::DirectWgradStreamRowGroupDropped,
+        ),
+        (
+            "stream_3x3_one_slab",
+            Mutation::DirectWgradStreamSlotSkipped,
+        ),
+        ("stream_rule_slabs", Mutation::DirectWgradStreamSlotSkipped),
+        ("stream_rule_slabs", Mutation::SplitReduceSliceSkipped),
+        (
+            "stream_fixed_p6_short_last",
+            Mutation::SplitReduceSliceSkipped,
+        ),
+        ("stream_3d_vec4", Mutation::CorruptWeight),
+    ];
+    for (label, mutation) in mutations {
+        let base = jobs
+            .iter()
+            .find(|j| j.label == label)
+            .map(|j| (j.cfg, j.problem))
+            .expect("mutation base case");
+        jobs.push(Job {
+            label: format!("{label}+{mutation:?}"),
+            cfg: base.0,
+            problem: base.1,
+            mutation,
+            eager_copies: false,
+        });
+    }
+    let det = jobs
+        .iter()
+        .find(|j| j.label == "stream_rule_slabs")
+        .expect("determinism case");
+    let (outputs, _) = emulate(det, &dir, asan, 2).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(outputs.len(), 2);
+    assert!(outputs[0] == outputs[1], "two runs gave different dW bytes");
+    println!(
+        "stream wgrad determinism: two runs, {} identical bytes",
+        outputs[0].len()
+    );
+    run_and_assert(
+        "direct wgrad stream host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (WGRAD_STREAM_CASES.len(), mutations.len()),
     );
 }
 

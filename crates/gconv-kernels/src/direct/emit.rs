@@ -15,8 +15,10 @@
 //! backward-weight problem the slab module (`common.cu` + `wgrad.cu` + the shared split
 //! reduction, [`super::wgrad::emit`]).
 
+use super::fragments::COMMON;
 use super::geometry::{DirectGeometry, DirectPlan, W_REG_BUDGET};
 use super::mma;
+use super::stream;
 use super::strided;
 use super::view::DirectView;
 use super::wgrad;
@@ -25,9 +27,6 @@ use crate::source::{Arch, KernelSource, Launch};
 use gconv_problem::{DType, Direction, Problem};
 use std::fmt::Write;
 
-/// The part of the forward kernel both math paths share: the shared-memory copy, element
-/// conversions, the derived tile constants, the tile walk and the halo copy.
-pub(super) const COMMON: &str = include_str!("common.cu");
 /// The CUDA-core (simt) kernel body.
 const FWD_BODY: &str = include_str!("fwd.cu");
 /// The line of both bodies that the direction's weight staging replaces.
@@ -62,6 +61,9 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
     );
     if strided::applies(real) {
         return emit_phases(plan);
+    }
+    if stream::applies(cfg, real) {
+        return stream::emit(cfg, real, &plan.geometry);
     }
     if wgrad::applies(real) {
         return wgrad::emit(cfg, real, &plan.geometry);

@@ -2,13 +2,17 @@
 //! the launch grid of a (config, problem) pair ([`DirectGeometry`]), the merged problem of a
 //! group-merged tensor-core config ([`kernel_problem`]), the forward problem of a backward-data
 //! problem ([`forward_problem`]), the register estimate, and the [`DirectPlan`] that holds them
-//! for one admitted pair. The backward-weight kernel's geometry is `super::wgrad`'s
-//! ([`wgrad::geometry`]), dispatched from here.
+//! for one admitted pair. The backward-weight kernels' geometry is `super::wgrad`'s
+//! ([`wgrad::geometry`]) and `super::stream`'s ([`stream::geometry`], `stages = 1`), dispatched
+//! from here. [`DirectGeometry`] and [`W_REG_BUDGET`] live in `super::shape` (re-exported).
 
 use super::mma;
+use super::stream;
 use super::strided;
 use super::view::DirectView;
 use super::wgrad;
+
+pub use super::shape::{DirectGeometry, W_REG_BUDGET};
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
 use crate::shared::largest_pow2_dividing;
@@ -16,10 +20,6 @@ use gconv_problem::{Direction, Problem};
 
 /// CTAs per SM a persistent (2-stage) simt launch aims for.
 pub const PERSISTENT_CTAS_PER_SM: u64 = 8;
-
-/// Registers (f32 values) the depthwise path may spend on the whole filter of a depth slice
-/// plus the accumulators; above it the kernel keeps one filter row at a time (fy-outer order).
-pub const W_REG_BUDGET: u64 = 160;
 
 /// Output rows per thread (`PY`): a CTA's `tile_m / vec_b · tile_n / vec_a` work items
 /// (output row, column group, channel lane) spread evenly over its threads, each thread taking
@@ -45,48 +45,6 @@ pub fn weights_in_registers(cfg: &KernelConfig, problem: &Problem) -> bool {
         && problem.filter[1] * problem.filter[2] * vec
             + rows_per_thread(cfg) * cfg.vec_b as u64 * vec
             <= W_REG_BUDGET
-}
-
-/// Everything the direct kernel derives from a (config, problem) pair: tile shape, staged halo,
-/// vector widths, shared memory and grid. Computed without panicking for any config (fields
-/// of an invalid config are clamped to 1 so that the arithmetic stays defined).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DirectGeometry {
-    /// Output tile rows (`tile_m / tile_k`).
-    pub th: u64,
-    /// Output tile columns (`tile_k`).
-    pub tw: u64,
-    /// Input channels staged per CTA.
-    pub ct: u64,
-    /// Shared-memory stride of one staged pixel in elements: `CT` on the simt path; on the mma
-    /// path `CT` or `CT + 8`, whichever is an odd number of 16-byte chunks, so that the eight
-    /// row addresses of an `ldmatrix` phase (eight adjacent pixels) hit eight bank groups.
-    pub cts: u64,
-    /// Weight-tile row stride in elements (mma path: `round16(taps·C/G) + 8`, an odd number of
-    /// 16-byte chunks; simt path: `taps·C/G`, f32 transposed, see `ws_bytes`).
-    pub wrow: u64,
-    /// Staged depth slices (`FZ`), halo rows and halo columns.
-    pub halo: [u64; 3],
-    /// Shared-memory row stride in elements: `ITW·CT` plus a padding of 0–7 16-byte chunks
-    /// chosen by [`smem_read_wavefronts`] so that the column reads of a quarter-warp that spans
-    /// several rows hit distinct banks.
-    pub xrow: u64,
-    /// Elements per global-load chunk (divides C and CT; 16 bytes at most).
-    pub vl: u64,
-    /// Elements per output store (divides K and VEC; 16 bytes at most).
-    pub sv: u64,
-    /// Bytes of the input tile (rounded up to 16).
-    pub xs_bytes: u64,
-    /// Bytes of the weight tile (simt: f32 transposed; mma: 16-bit `[BN][WROW]` rows).
-    pub ws_bytes: u64,
-    /// Bytes of the raw weight area of a group-merged mma config (the CTA's real weights,
-    /// `BN × taps × C/G` elements, copied in before they are expanded into block-diagonal
-    /// rows; rounded up to 16), else 0.
-    pub raw_bytes: u64,
-    /// Dynamic shared memory of the launch.
-    pub smem_bytes: u64,
-    /// Launch grid.
-    pub grid: [u64; 3],
 }
 
 /// The forward convolution a direct kernel computes for `problem`, before any group merge: the
@@ -144,6 +102,9 @@ pub(crate) fn geometry_of(
 ) -> DirectGeometry {
     if strided::applies(problem) {
         return phase_geometry(cfg, problem, device);
+    }
+    if stream::applies(cfg, problem) {
+        return stream::geometry(cfg, problem, device);
     }
     if wgrad::applies(problem) {
         return wgrad::geometry(cfg, problem, device);
@@ -372,6 +333,9 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     let problem = &forward_problem(problem);
     if strided::applies(problem) {
         return phase_register_estimate(cfg, problem);
+    }
+    if stream::applies(cfg, problem) {
+        return stream::register_estimate(cfg, problem);
     }
     if wgrad::applies(problem) {
         return wgrad::register_estimate(cfg, problem);

@@ -9,8 +9,9 @@
 //!
 //! The family owns, in this folder: its rules ([`rules`]), geometry and plan ([`geometry`](mod@geometry)),
 //! cost model ([`cost`]), pools ([`pool`]), code generation ([`emit`] and the `.cu` files), the
-//! tensor-core path ([`mma`]), the stride-phase backward-data kernel ([`strided`]) and the
-//! backward-weight slab kernel ([`wgrad`]), behind
+//! tensor-core path ([`mma`]), the stride-phase backward-data kernel ([`strided`]), the
+//! backward-weight slab kernel ([`wgrad`]) and the depthwise register-streaming backward-weight
+//! kernel ([`stream`]), behind
 //! [`Direct`], its [`KernelFamily`] implementation; [`DirectView`] reads a config's fields in
 //! the family's own words.
 //!
@@ -111,18 +112,35 @@
 //! the plan reports the resolved config, `sk{P}d`). Rules: `math = simt`, `stages = 2`, C/G and
 //! K/G ≤ [`MAX_DIRECT_CPG`] (`direct_wgrad_channels`), lanes × tap groups ≤ threads
 //! (`direct_wgrad_thread_mapping`), a fixed P ≤ the tiles (`direct_wgrad_slabs`); pool
-//! [`pool::wgrad_pool`]; cost [`cost::wgrad_cost_estimate`] (not fitted). No atomics: dW is
-//! bit-identical across runs.
+//! [`pool::wgrad_pool`]; cost [`cost::wgrad_cost_estimate`] (not fitted; × its measured
+//! depthwise factor [`cost::SLAB_DEPTHWISE_FACTOR`]). No atomics: dW is bit-identical across
+//! runs.
+//!
+//! Depthwise layers (C/G = K/G = 1) also run on the register-streaming kernel of [`stream`]
+//! (`wgrad_stream.cu`, configs with `stages = 1`): no shared-memory staging in the main loop; a
+//! thread (channel lane, tap-row group, work slot) walks output row strips of its slab, reads
+//! dY and X straight from global memory (coalesced `vec_a`-channel loads, each value widened
+//! once) into f32 register accumulators, skips tap rows that only see padding, and the CTA
+//! sums its slots in a fixed order before writing its partial plane (the same reduction). Its
+//! field table, slab rule ([`stream::slab_count`]: two waves of the whole grid, up to
+//! [`stream::MAX_STREAM_SLABS`], the same 10 % partial-traffic cap) and rules
+//! (`direct_wgrad_stream_depthwise`, `direct_wgrad_stream_thread_mapping`,
+//! `direct_wgrad_stream_accumulators`, `direct_wgrad_slabs`) are in [`stream`]; pool
+//! [`pool::stream_pool`] (part of the wgrad pool); cost [`cost::stream_cost_estimate`] (not
+//! fitted).
 //!
 //! Known limits: 3D problems stage `FZ` depth slices per output slice (L2, not DRAM, traffic);
 //! C not a multiple of 2 falls back to 2-byte copies.
 
 pub mod cost;
 pub mod emit;
+pub mod fragments;
 pub mod geometry;
 pub mod mma;
 pub mod pool;
 pub mod rules;
+pub mod shape;
+pub mod stream;
 pub mod strided;
 pub mod view;
 pub mod wgrad;

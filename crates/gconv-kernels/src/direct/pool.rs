@@ -62,6 +62,46 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
             split_k: 0,
             ..config(dtype, t, w, v)
         })
+        .chain(stream_pool(dtype))
+        .collect()
+}
+
+/// The streaming members of the backward-weight pool (`super::stream`, depthwise only,
+/// `stages = 1`, slabs from the rule): `(TW, BN, warps, [VEC, RG])`, 256 threads. 16-bit: 3×3
+/// (and 3×3×3, 5×5 in two groups) on 2-channel (4-byte) and 4-channel (8-byte) lanes with
+/// strips of 8 or 16 columns, a 7-column strip for 7/14/28-wide outputs, 16-channel CTAs for
+/// layers of few channels (more channel blocks), 5 rows of a 5×5 per group, 7×7 in groups of 4
+/// (and 3) rows on 7- and 8-column strips, one row per group for 13×13 … 31×31 filters. f32:
+/// the same shapes at VEC 1, 2 and 4 (4/8/16-byte reads).
+pub fn stream_pool(dtype: DType) -> Vec<KernelConfig> {
+    let members: &[(u32, u32, u32, [u32; 2])] = match dtype {
+        DType::F16 | DType::Bf16 => &[
+            (8, 64, 8, [2, 3]),
+            (16, 64, 8, [2, 3]),
+            (8, 128, 8, [4, 3]),
+            (7, 64, 8, [2, 3]),
+            (8, 16, 8, [2, 3]),
+            (8, 64, 8, [2, 5]),
+            (7, 32, 8, [2, 4]),
+            (8, 32, 8, [2, 4]),
+            (8, 16, 8, [2, 1]),
+        ],
+        DType::F32 => &[
+            (8, 32, 8, [1, 3]),
+            (8, 64, 8, [2, 3]),
+            (8, 128, 8, [4, 3]),
+            (8, 32, 8, [2, 4]),
+            (8, 16, 8, [2, 1]),
+        ],
+    };
+    members
+        .iter()
+        .map(|&(tw, bn, w, v)| KernelConfig {
+            direction: Direction::Wgrad,
+            stages: 1,
+            split_k: 0,
+            ..config(dtype, [tw, bn, tw], w, v)
+        })
         .collect()
 }
 

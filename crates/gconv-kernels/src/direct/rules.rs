@@ -4,12 +4,14 @@
 //! it run this problem: C/G, group merge, whole groups per CTA, shared memory and registers on
 //! the forward problem, the dual of a stride-1 backward-data problem; a backward-data problem
 //! without a dual runs on the stride-phase kernel, CUDA cores only, with its own channel rules;
-//! a backward-weight problem on the slab kernel of `super::wgrad`, with its own structural and
-//! problem rules). The family's own rejections are
+//! a backward-weight problem on the slab kernel of `super::wgrad` or, with `stages = 1`, the
+//! depthwise streaming kernel of `super::stream`, each with its own structural and problem
+//! rules). The family's own rejections are
 //! the typed [`DirectRule`], counted by its `reason()` key.
 
 use super::geometry::DirectGeometry;
 use super::mma;
+use super::stream;
 use super::strided;
 use super::wgrad;
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
@@ -120,14 +122,50 @@ pub enum DirectRule {
         /// Threads of a CTA.
         threads: u32,
     },
-    /// A fixed slab count (`split_k`) above the output tiles of the problem would leave
-    /// slabs without tiles.
+    /// A fixed slab count (`split_k`) above the output tiles of the problem (the row-strip
+    /// units of the streaming kernel) would leave slabs without tiles.
     #[error("direct wgrad split_k {slabs} exceeds the {tiles} output tiles of the problem")]
     WgradSlabs {
         /// The fixed slab count.
         slabs: u64,
         /// Output tiles.
         tiles: u64,
+    },
+    /// The streaming wgrad kernel (`stages = 1`, `super::stream`) is depthwise only: one input
+    /// and one output channel per group (channel multipliers and C/G 2–4 take the slab kernel,
+    /// `stages = 2`).
+    #[error("direct streaming wgrad (stages 1) needs a depthwise layer, C/G = K/G = 1 (problem C/G = {cpg}, K/G = {kpg}; the slab kernel, stages 2, serves the others)")]
+    WgradStreamDepthwise {
+        /// C/G of the problem.
+        cpg: u64,
+        /// K/G of the problem.
+        kpg: u64,
+    },
+    /// The streaming kernel's channel lanes (`tile_n / vec_a`) × tap-row groups
+    /// (`⌈FZ·FY / vec_b⌉`) must fit the CTA's threads (at least one work slot).
+    #[error("direct streaming wgrad needs channel lanes x tap-row groups ({lanes} x {row_groups}) <= {threads} threads (raise vec_b, vec_a or the warps, or lower tile_n)")]
+    WgradStreamThreadMapping {
+        /// `tile_n / vec_a`.
+        lanes: u64,
+        /// `⌈FZ·FY / vec_b⌉`.
+        row_groups: u64,
+        /// Threads of a CTA.
+        threads: u32,
+    },
+    /// The streaming kernel keeps `min(vec_b, FZ·FY) · FX · vec_a` f32 accumulators per thread
+    /// in registers: at most `max`.
+    #[error("direct streaming wgrad keeps {rows} tap rows x FX {fx} x vec_a {vec} = {acc} accumulators per thread, more than {max} (lower vec_b or vec_a)")]
+    WgradStreamAccumulators {
+        /// Tap rows of a group (`min(vec_b, FZ·FY)`).
+        rows: u64,
+        /// Filter width.
+        fx: u64,
+        /// `vec_a`.
+        vec: u32,
+        /// Their product.
+        acc: u64,
+        /// Largest accepted.
+        max: u64,
     },
     /// The stride-phase dgrad kernel stages dY, whose K/G channels per group feed each dX
     /// channel: K/G must be small.
@@ -157,6 +195,9 @@ impl DirectRule {
             DirectRule::WgradChannels { .. } => "direct_wgrad_channels",
             DirectRule::WgradThreadMapping { .. } => "direct_wgrad_thread_mapping",
             DirectRule::WgradSlabs { .. } => "direct_wgrad_slabs",
+            DirectRule::WgradStreamDepthwise { .. } => "direct_wgrad_stream_depthwise",
+            DirectRule::WgradStreamThreadMapping { .. } => "direct_wgrad_stream_thread_mapping",
+            DirectRule::WgradStreamAccumulators { .. } => "direct_wgrad_stream_accumulators",
         }
     }
 }
@@ -270,16 +311,19 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 /// The structural rules of a backward-weight config (`super::wgrad`'s field table): CUDA
 /// cores, no group merge, 2 stages, `split_k` 0 (the rule) to [`MAX_SPLIT`] deterministic,
 /// `gen`, 1–8 warps, `vec_a` a power of two ≤ 8, `vec_b` (taps per thread) 1..=32, the tile as
-/// on the forward path.
+/// on the forward path. `stages = 1` is the streaming kernel ([`validate_stream`]).
 fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
     if cfg.math != Math::Simt {
         return Err(fixed("math", cfg.math.token().to_string(), "simt (wgrad)"));
+    }
+    if cfg.stages == 1 {
+        return validate_stream(cfg);
     }
     if cfg.stages != 2 {
         return Err(fixed(
             "stages",
             cfg.stages.to_string(),
-            "2 (wgrad: the slab walk is double-buffered)",
+            "1 (wgrad: depthwise streaming) or 2 (wgrad: the double-buffered slab walk)",
         ));
     }
     if cfg.group_merge != 1 {
@@ -337,6 +381,118 @@ fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
     Ok(())
 }
 
+/// The structural rules of a streaming wgrad config (`super::stream`'s field table): CUDA
+/// cores (checked by the caller), no group merge, `split_k` 0 (the rule) to
+/// [`stream::MAX_STREAM_SLABS`] deterministic, `gen`, 1–8 warps, `vec_a` (VEC) 1, 2 or 4,
+/// `vec_b` (tap rows per group) 1..=[`stream::MAX_ROWS_PER_GROUP`], `tile_k` (TW) in
+/// 1..=[`stream::MAX_STRIP`], `tile_m` = `tile_k` (one output row per unit), `tile_n` (BN) in
+/// 1..=256 and a multiple of `vec_a`.
+fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.group_merge != 1 {
+        return Err(fixed(
+            "group_merge",
+            cfg.group_merge.to_string(),
+            "1 (simt)",
+        ));
+    }
+    if cfg.split_k as u64 > stream::MAX_STREAM_SLABS
+        || cfg.split_k_mode != SplitKMode::Deterministic
+    {
+        return Err(fixed(
+            "split_k",
+            format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
+            "0..=256, deterministic (streaming wgrad)",
+        ));
+    }
+    if cfg.fast_path != FastPath::General {
+        return Err(fixed("fast_path", cfg.fast_path.token().to_string(), "gen"));
+    }
+    if cfg.warps_n != 1 || !(1..=8).contains(&cfg.warps_m) {
+        return Err(Rejection::BadWarpCount {
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    if !matches!(cfg.vec_a, 1 | 2 | 4) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_a",
+            value: cfg.vec_a,
+            max: 4,
+        });
+    }
+    if !(1..=stream::MAX_ROWS_PER_GROUP).contains(&cfg.vec_b) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_b",
+            value: cfg.vec_b,
+            max: stream::MAX_ROWS_PER_GROUP,
+        });
+    }
+    let limits = "direct streaming wgrad (stages 1): tile_k (strip width) in 1..=32, tile_m = tile_k (one output row per unit), tile_n in 1..=256 and a multiple of vec_a";
+    let ok = (1..=stream::MAX_STRIP).contains(&cfg.tile_k)
+        && cfg.tile_m == cfg.tile_k
+        && (1..=256).contains(&cfg.tile_n)
+        && cfg.tile_n.is_multiple_of(cfg.vec_a);
+    if !ok {
+        return Err(Rejection::TileOutOfRange {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            tile_k: cfg.tile_k,
+            limits,
+        });
+    }
+    Ok(())
+}
+
+/// The problem rules of a streaming wgrad plan (`super::stream`): a depthwise layer, channel
+/// lanes × tap-row groups within the threads, the accumulators within
+/// [`stream::MAX_ACCUMULATORS`], a fixed slab count within the units, shared memory and
+/// registers.
+fn check_stream(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    limits: &DeviceLimits,
+) -> Result<(), Rejection> {
+    if problem.cpg() != 1 || problem.kpg() != 1 {
+        return Err(DirectRule::WgradStreamDepthwise {
+            cpg: problem.cpg(),
+            kpg: problem.kpg(),
+        }
+        .into());
+    }
+    let (rows, row_groups, lanes, slots) = stream::thread_mapping(cfg, problem);
+    if slots == 0 {
+        return Err(DirectRule::WgradStreamThreadMapping {
+            lanes,
+            row_groups,
+            threads: cfg.threads(),
+        }
+        .into());
+    }
+    let fx = problem.filter[2];
+    let acc = rows * fx * cfg.vec_a as u64;
+    if acc > stream::MAX_ACCUMULATORS {
+        return Err(DirectRule::WgradStreamAccumulators {
+            rows,
+            fx,
+            vec: cfg.vec_a,
+            acc,
+            max: stream::MAX_ACCUMULATORS,
+        }
+        .into());
+    }
+    let units = stream::units(problem, geo.tw);
+    if cfg.split_k as u64 > units {
+        return Err(DirectRule::WgradSlabs {
+            slabs: cfg.split_k as u64,
+            tiles: units,
+        }
+        .into());
+    }
+    check_limits(geo, registers, limits)
+}
+
 /// The problem rules of a backward-weight problem (`super::wgrad`): C/G and K/G ≤
 /// [`MAX_DIRECT_CPG`], whole groups per channel tile, channel lanes × tap groups within the
 /// threads, a fixed slab count within the tiles, shared memory and registers.
@@ -347,6 +503,9 @@ fn check_wgrad(
     registers: u32,
     limits: &DeviceLimits,
 ) -> Result<(), Rejection> {
+    if stream::applies(cfg, problem) {
+        return check_stream(cfg, problem, geo, registers, limits);
+    }
     if problem.cpg() > MAX_DIRECT_CPG || problem.kpg() > MAX_DIRECT_CPG {
         return Err(DirectRule::WgradChannels {
             cpg: problem.cpg(),

@@ -1,6 +1,6 @@
 //! Unit tests of the direct family: its rules, geometry, cost model, pools, emission and the
 //! backward-data paths (the dual and the stride-phase kernel) and the backward-weight slab
-//! kernel (its rules, slab rule, pool and emission).
+//! and streaming kernels (their rules, slab rules, pools, costs and emission).
 
 use super::*;
 use crate::admit::{admit, validate, Target};
@@ -63,13 +63,14 @@ fn validate_rules() {
         }),
         Ok(())
     );
-    // Backward weight is the slab kernel's: 2 stages only (its own rules, `wgrad_rules`).
+    // Backward weight has its own rules (`wgrad_rules`, `stream_rules`): with 1 stage this is
+    // a streaming config, whose VEC is at most 4.
     assert_eq!(
         r(KernelConfig {
             direction: Direction::Wgrad,
             ..base
         }),
-        Err("direct_field_fixed")
+        Err("bad_vector_width")
     );
     assert_eq!(
         r(KernelConfig { warps_n: 2, ..base }),
@@ -774,8 +775,13 @@ fn the_wgrad_pool_validates_and_emits_without_workspace_at_one_slab() {
     for dt in DType::ALL {
         let members = pool::pool(Direction::Wgrad, dt);
         assert!(members.len() >= 4, "{dt:?}");
+        assert!(
+            members.iter().filter(|c| c.stages == 1).count() >= 5,
+            "{dt:?}"
+        );
         for c in &members {
-            assert_eq!((c.direction, c.split_k, c.stages), (Direction::Wgrad, 0, 2));
+            assert_eq!((c.direction, c.split_k), (Direction::Wgrad, 0));
+            assert!(c.stages == 1 || c.stages == 2, "{c}");
             validate(c, Arch::Sm90).unwrap_or_else(|e| panic!("{c}: {e}"));
         }
     }
@@ -800,4 +806,252 @@ fn the_wgrad_pool_validates_and_emits_without_workspace_at_one_slab() {
     assert_eq!(a4.launches[1].entry, format!("{c4}_reduce"));
     assert_eq!(a4.workspace_bytes, 4 * 20 * 9 * 4);
     assert_eq!(a4.launches[1].grid[0], (20u32 * 9).div_ceil(256));
+}
+
+fn stream_cfg(dtype: DType, tw: u32, bn: u32, vec: [u32; 2]) -> KernelConfig {
+    KernelConfig {
+        direction: Direction::Wgrad,
+        stages: 1,
+        split_k: 0,
+        ..config(dtype, [tw, bn, tw], 8, vec)
+    }
+}
+
+#[test]
+fn stream_rules() {
+    let base = stream_cfg(DType::Bf16, 8, 64, [2, 3]);
+    assert_eq!(
+        base.to_string(),
+        "direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen"
+    );
+    let r = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+    assert_eq!(r(base), Ok(()));
+    // More slabs than the shared MAX_SPLIT are allowed (tiny partial planes), up to 256.
+    assert_eq!(
+        r(KernelConfig {
+            split_k: 200,
+            ..base
+        }),
+        Ok(())
+    );
+    assert_eq!(
+        r(KernelConfig {
+            split_k: 257,
+            ..base
+        }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        r(KernelConfig { stages: 3, ..base }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        r(KernelConfig {
+            group_merge: 2,
+            ..base
+        }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        r(KernelConfig { vec_a: 8, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { vec_a: 3, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { vec_b: 17, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { vec_b: 0, ..base }),
+        Err("bad_vector_width")
+    );
+    assert_eq!(
+        r(KernelConfig { tile_m: 16, ..base }),
+        Err("tile_out_of_range")
+    );
+    assert_eq!(
+        r(KernelConfig {
+            tile_m: 33,
+            tile_k: 33,
+            ..base
+        }),
+        Err("tile_out_of_range")
+    );
+    assert_eq!(
+        r(KernelConfig { tile_n: 63, ..base }),
+        Err("tile_out_of_range")
+    );
+    // Names round-trip for every streaming member and a resolved slab count.
+    for dt in DType::ALL {
+        for c in pool::stream_pool(dt) {
+            assert_eq!(c.to_string().parse::<KernelConfig>().unwrap(), c);
+            assert_eq!(r(c), Ok(()), "{c}");
+        }
+    }
+    let resolved = KernelConfig {
+        split_k: 158,
+        ..base
+    };
+    assert_eq!(
+        resolved.to_string().parse::<KernelConfig>().unwrap(),
+        resolved
+    );
+    let reason = |c: &KernelConfig, key: &str| can_implement(c, &prob(key)).map_err(|e| e.reason());
+    assert_eq!(
+        reason(&base, "wgrad_bf16_n2_g16_c16_k16_i9x11_f3x3_s1x1_p1x1_d1x1"),
+        Ok(())
+    );
+    // Depthwise only: a channel multiplier and C/G = 2 take the slab kernel.
+    assert_eq!(
+        reason(&base, "wgrad_bf16_n2_g6_c6_k12_i11x13_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_wgrad_stream_depthwise")
+    );
+    assert_eq!(
+        reason(&base, "wgrad_bf16_n2_g3_c6_k6_i10x12_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_wgrad_stream_depthwise")
+    );
+    // 31 tap-row groups of one row x 32 lanes: more than 256 threads.
+    let rows1 = stream_cfg(DType::Bf16, 8, 64, [2, 1]);
+    assert_eq!(
+        reason(
+            &rows1,
+            "wgrad_bf16_n1_g64_c64_k64_i32x32_f31x31_s1x1_p15x15_d1x1"
+        ),
+        Err("direct_wgrad_stream_thread_mapping")
+    );
+    // 16 channels (8 lanes) x 31 groups fit: 62 accumulators.
+    assert_eq!(
+        reason(
+            &stream_cfg(DType::Bf16, 8, 16, [2, 1]),
+            "wgrad_bf16_n1_g64_c64_k64_i32x32_f31x31_s1x1_p15x15_d1x1"
+        ),
+        Ok(())
+    );
+    // 3 rows x 7 taps x 4 channels = 84 accumulators > 64; the group clamps to the rows
+    // (a 1D filter has one tap row: 1 x 5 x 4 = 20).
+    let v4 = stream_cfg(DType::Bf16, 8, 128, [4, 3]);
+    assert_eq!(
+        reason(&v4, "wgrad_bf16_n2_g32_c32_k32_i14x14_f7x7_s1x1_p3x3_d1x1"),
+        Err("direct_wgrad_stream_accumulators")
+    );
+    assert_eq!(
+        reason(&v4, "wgrad_bf16_n2_g24_c24_k24_i70_f5_s1_p2_d1"),
+        Ok(())
+    );
+    assert_eq!(
+        stream::thread_mapping(&v4, &prob("wgrad_bf16_n2_g24_c24_k24_i70_f5_s1_p2_d1")),
+        (1, 1, 32, 8)
+    );
+    // A fixed slab count above the units (2 x 8 x 2 strips = 32 here).
+    assert_eq!(
+        reason(
+            &KernelConfig {
+                split_k: 33,
+                ..base
+            },
+            "wgrad_bf16_n2_g8_c8_k8_i8x16_f3x3_s1x1_p1x1_d1x1"
+        ),
+        Err("direct_wgrad_slabs")
+    );
+    assert_eq!(
+        reason(
+            &KernelConfig {
+                split_k: 32,
+                ..base
+            },
+            "wgrad_bf16_n2_g8_c8_k8_i8x16_f3x3_s1x1_p1x1_d1x1"
+        ),
+        Ok(())
+    );
+}
+
+/// The streaming slab rule: sized for two waves of the whole grid, clamped to the units,
+/// `MAX_STREAM_SLABS` and the 10 % partial-traffic cap, snapped (no slab short by more than
+/// one unit).
+#[test]
+fn stream_slab_rule_sizes_two_waves_clamps_and_snaps() {
+    let cfg = stream_cfg(DType::Bf16, 8, 64, [2, 3]);
+    let p = prob("wgrad_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1");
+    let units = stream::units(&p, 8);
+    assert_eq!(units, 32 * 56 * 7);
+    // 3 channel blocks on a wave of 528 CTAs: 2 waves want 352 slabs; clamped to 256.
+    assert_eq!(stream::slab_count(&cfg, &p, 3, 528, units), 256);
+    // 9 channel blocks: 118 slabs wanted; 12544 units snap to 12544 / 107 -> 118.
+    let want = (2 * 528u64).div_ceil(9);
+    let snapped = units.div_ceil(units.div_ceil(want));
+    assert_eq!(stream::slab_count(&cfg, &p, 9, 528, units), snapped);
+    assert!(snapped <= want);
+    // Clamped to the units and snapped: 10 units, 7 wanted -> 2 per slab -> 5 slabs.
+    assert_eq!(stream::slab_count(&cfg, &p, 151, 528, 10), 5);
+    // The traffic cap: a small map with a large filter gets 1 slab.
+    let big = prob("wgrad_bf16_n1_g16_c16_k16_i20x21_f13x13_s1x1_p6x6_d1x1");
+    assert_eq!(wgrad::traffic_cap(&big), 1);
+    assert_eq!(stream::slab_count(&cfg, &big, 1, 528, 60), 1);
+    let mid = prob("wgrad_bf16_n2_g8_c8_k8_i33x40_f3x3_s1x1_p1x1_d1x1");
+    assert_eq!(wgrad::traffic_cap(&mid), 14);
+    // 330 units, cap 14 -> 24 units per slab -> 14 slabs.
+    assert_eq!(stream::slab_count(&cfg, &mid, 1, 528, 330), 14);
+    assert_eq!(
+        stream::slab_count(&KernelConfig { split_k: 6, ..cfg }, &mid, 1, 528, 330),
+        6
+    );
+    // The plan: grid [P, channel blocks, 1], P from the rule, resolved in the name.
+    let a = admit(&cfg, &p, &Target::H200).unwrap();
+    let g = a.grid();
+    assert_eq!(g[1], 3);
+    assert!(g[0] > crate::shared::MAX_SPLIT as u64, "{g:?}");
+    assert_eq!(a.config().split_k as u64, g[0]);
+}
+
+/// On every depthwise zoo layer `auto`'s cost model prefers a streaming member to every slab
+/// member (the slab model carries its measured depthwise factor); the C/G = 4 layer has no
+/// streaming member. Printed: the best of each kind.
+#[test]
+fn auto_prefers_the_streaming_kernel_on_depthwise_layers() {
+    for key in WGRAD_ZOO {
+        let p = prob(key);
+        let mut best = [f64::INFINITY; 2];
+        for c in pool::pool(Direction::Wgrad, DType::Bf16) {
+            let Ok(a) = admit(&c, &p, &Target::H200) else {
+                continue;
+            };
+            let i = usize::from(c.stages == 2);
+            best[i] = best[i].min(a.cost_estimate());
+        }
+        println!(
+            "{key}: stream {:.1} us, slab {:.1} us",
+            best[0] * 1e6,
+            best[1] * 1e6
+        );
+        if p.cpg() == 1 && p.kpg() == 1 {
+            assert!(best[0] < best[1], "{key}: {best:?}");
+        } else {
+            assert!(best[0].is_infinite() && best[1].is_finite(), "{key}");
+        }
+    }
+}
+
+#[test]
+fn stream_modules_are_deterministic_and_launch_the_reduction_with_slabs() {
+    let c = KernelConfig {
+        split_k: 1,
+        ..stream_cfg(DType::F32, 8, 32, [1, 3])
+    };
+    let p = prob("wgrad_f32_n1_g20_c20_k20_i10x18_f3x3_s1x1_p1x1_d1x1");
+    let a = emit(&c, &p).unwrap();
+    assert_eq!((a.launches.len(), a.workspace_bytes), (1, 0));
+    assert!(a.code.contains("register streaming"));
+    assert!(a.code.contains("#define GCONV_SPLIT_REDUCE 0"));
+    assert_eq!(a.launches[0].grid, [1, 1, 1]);
+    assert_eq!(a, emit(&c, &p).unwrap());
+    let c4 = KernelConfig { split_k: 4, ..c };
+    let a4 = emit(&c4, &p).unwrap();
+    assert_eq!(a4.launches.len(), 2);
+    assert_eq!(a4.launches[1].entry, format!("{c4}_reduce"));
+    assert_eq!(a4.workspace_bytes, 4 * 20 * 9 * 4);
+    // The shared memory is the slot reduction alone: 8 slots x 32 channels x 9 taps x 4 B.
+    assert_eq!(a4.launches[0].dynamic_smem_bytes, 8 * 32 * 9 * 4);
 }

@@ -1,7 +1,10 @@
 //! A typed view of a direct config: the direct family reuses [`KernelConfig`]'s field names
 //! (which read as GEMM tiles) with meanings of its own; [`DirectView`] names them for what they
 //! are, per math path, so that code and readers of this family never have to remember that
-//! `tile_k` is a tile width or that `stages` means persistent.
+//! `tile_k` is a tile width or that `stages` means persistent. It reads forward and
+//! backward-data configs; backward-weight configs give their fields the meanings of their
+//! kernel's table (`super::wgrad`: the slab kernel, `stages = 2`; `super::stream`: the
+//! depthwise streaming kernel, `stages = 1`, where `vec_b` counts tap rows, not pixels).
 
 use crate::config::{KernelConfig, Math};
 

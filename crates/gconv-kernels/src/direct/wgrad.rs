@@ -20,12 +20,17 @@
 //! P = 1 the kernel writes dW (converted) itself: one launch, no workspace. No atomics: dW is
 //! bit-identical across runs.
 //!
+//! Depthwise layers also run on the register-streaming kernel of [`super::stream`] (configs
+//! with `stages = 1`); `super::geometry`, `super::emit`, `super::cost` and `super::rules`
+//! dispatch between the two.
+//!
 //! Fields: `tile_m`/`tile_k` the tile (pixels, width), `tile_n` = BN, `warps_m` warps, `vec_a`
 //! = VEC (a power of two ≤ 8), `vec_b` = TPT (1..=[`MAX_TAPS_PER_THREAD`]), `stages` = 2
-//! (always double-buffered), `split_k` = P (0: [`slab_count`]; the resolved config names what
+//! (always double-buffered; 1 selects the streaming kernel), `split_k` = P (0: [`slab_count`]; the resolved config names what
 //! ran), mode `d`, `math = simt`, `gm1`, `gen`.
 
-use super::geometry::{DirectGeometry, W_REG_BUDGET};
+use super::fragments::COMMON;
+use super::shape::{DirectGeometry, W_REG_BUDGET};
 use super::view::DirectView;
 use crate::config::KernelConfig;
 use crate::device::DeviceLimits;
@@ -264,7 +269,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
     let code = format!(
         "{h}\n{}\n{}\n{}\n{}",
         crate::PRELUDE,
-        super::emit::COMMON,
+        COMMON,
         BODY,
         crate::SPLIT_REDUCE
     )

@@ -1,0 +1,153 @@
+// ---- backward weight, depthwise, register streaming (direct/stream.rs) ----
+// dW[k][tz][ty][tx] = sum over (n, od, oh, ow) of dY[n, od, oh, ow, k] * X[n, id, ih, iw, k],
+// id = od*SD - PD + tz*DD, ih = oh*SH - PH + ty*DH, iw = ow*SW - PW + tx*DW (C = K = G).
+// No shared-memory staging in the main loop: thread = (channel lane: VEC adjacent channels,
+// tap-row group: RG consecutive tap rows (tz, ty) of the FZ*FY, work slot). A work unit is one
+// output row strip (n, od, oh, TW output columns from ow0); the CTA (blockIdx.x = slab,
+// blockIdx.y = channel block of BN channels) owns units [slab*UNITS_PER_SLAB, ...) and slot s
+// walks units first + s, first + s + SLOTS, ... Per unit: the dY strip (TW pixels x VEC
+// channels) is read from global memory and widened once into registers; per tap row of the
+// group whose X row exists (a row that only sees padding is skipped) the SPAN columns of the
+// X row segment are read once each (zero outside) and each feeds every (ow, tx) with
+// ow*SW + tx*DW = its column. f32 accumulators acc[RG][FX][VEC] in registers. At the end the
+// SLOTS slots of a (lane, group) are summed in a fixed order through shared memory and the CTA
+// writes its rows of one f32 partial plane (workspace plane `slab`), or dW itself when the
+// launch has one slab. in0 = X, in1 = dY, out = dW.
+constexpr int C_ = G_;                              // depthwise: C = K = G
+constexpr int K_ = G_;
+constexpr int TAPS = FZ * FY * FX;                   // weights per channel (dW row)
+constexpr int ROWS = FZ * FY;                        // tap rows (tz, ty)
+constexpr int RGS = (ROWS + RG - 1) / RG;            // tap-row groups
+constexpr int LANES = BN / VEC;                      // channel lanes of a CTA
+constexpr int SLOTS = THREADS / (LANES * RGS);       // work slots
+constexpr int SPAN = (TW - 1) * SW + (FX - 1) * DW + 1;  // X columns of one strip row
+constexpr int STRIPS = (OW + TW - 1) / TW;
+constexpr int UNITS = N_ * OD * OH * STRIPS;
+constexpr int RED_FLOATS = SLOTS * BN * TAPS;        // the slot reduction area
+static_assert(CG == 1 && KG == 1, "depthwise only");
+static_assert(BN % VEC == 0 && VEC % LV == 0 && C_ % LV == 0, "channel vectors");
+static_assert(SLOTS >= 1, "threads: channel lanes x tap-row groups must fit the CTA");
+static_assert(SMEM_BYTES >= RED_FLOATS * 4, "reduction area");
+static_assert(SLABS * UNITS_PER_SLAB >= UNITS, "slabs cover the units");
+static_assert(RED_PLANE == (long long)K_ * TAPS, "partial plane = |dW|");
+
+// VEC channels [k, k + VEC) of pixel `pix` (element offset pix * C_) widened to f32: LV-channel
+// reads (VEC * ESZ bytes when C is a multiple of VEC), zero when !ok or past C.
+__device__ __forceinline__ void load_vec(const elem_t* __restrict__ base, int pix, int k, bool ok,
+                                         float (&out)[VEC]) {
+#pragma unroll
+  for (int j = 0; j < VEC; j += LV) {
+    float t[LV];
+    if (ok && k + j < C_) {
+      load_f32<LV>(base + pix * C_ + k + j, t);
+    } else {
+#pragma unroll
+      for (int i = 0; i < LV; ++i) t[i] = 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < LV; ++i) out[j + i] = t[i];
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
+                                                            const void* __restrict__ in1,
+                                                            void* __restrict__ out,
+                                                            void* __restrict__ workspace) {
+  GCONV_DYNAMIC_SMEM(smem);  // [SLOTS][BN][TAPS] f32, after the walk only
+  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
+  const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in1);
+  const int tid = threadIdx.x;
+  const int k0 = blockIdx.y * BN;  // first channel of the CTA
+  const int lane = tid % LANES;
+  const int rg = (tid / LANES) % RGS;
+  const int slot = tid / (LANES * RGS);
+  const int k = k0 + lane * VEC;
+  const bool active = slot < SLOTS;
+
+  float acc[RG][FX][VEC];
+#pragma unroll
+  for (int i = 0; i < RG; ++i) {
+#pragma unroll
+    for (int tx = 0; tx < FX; ++tx) {
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) acc[i][tx][v] = 0.0f;
+    }
+  }
+
+  const int u0 = blockIdx.x * UNITS_PER_SLAB;
+  const int u1 = u0 + UNITS_PER_SLAB < UNITS ? u0 + UNITS_PER_SLAB : UNITS;
+  if (active && k < C_) {
+    for (int u = u0 + slot; u < u1; u += SLOTS) {
+      // Unit u: strip fastest, then oh, od, n.
+      int r = u / STRIPS;
+      const int ow0 = (u - r * STRIPS) * TW;
+      const int oh = r % OH;
+      r /= OH;
+      const int od = r % OD;
+      const int n = r / OD;
+      float d[TW][VEC];
+      const int ybase = ((n * OD + od) * OH + oh) * OW + ow0;
+#pragma unroll
+      for (int ow = 0; ow < TW; ++ow) load_vec(dY, ybase + ow, k, ow0 + ow < OW, d[ow]);
+      const int iw0 = ow0 * SW - PW;
+#pragma unroll
+      for (int i = 0; i < RG; ++i) {
+        const int row = rg * RG + i;
+        if (row >= ROWS) break;  // the last group may be short
+        const int tz = row / FY;
+        const int ty = row - tz * FY;
+        const int id = od * SD - PD + tz * DD;
+        const int ih = oh * SH - PH + ty * DH;
+        if ((unsigned)id >= (unsigned)ID || (unsigned)ih >= (unsigned)IH) continue;  // padding
+        const int xbase = ((n * ID + id) * IH + ih) * IW + iw0;
+#pragma unroll
+        for (int j = 0; j < SPAN; ++j) {
+          float x[VEC];
+          load_vec(X, xbase + j, k, (unsigned)(iw0 + j) < (unsigned)IW, x);
+#pragma unroll
+          for (int ow = 0; ow < TW; ++ow) {
+            const int q = j - ow * SW;  // = tx * DW for the taps column j feeds at ow
+            if (q < 0 || q % DW != 0 || q / DW >= FX) continue;
+#pragma unroll
+            for (int v = 0; v < VEC; ++v) {
+              acc[i][q / DW][v] = fmaf(d[ow][v], x[v], acc[i][q / DW][v]);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Slots summed in a fixed order (slot 0, 1, ...): bit-identical across runs. A (lane, group)
+  // of every slot holds its rows' FX x VEC sums (zeros for a lane past C).
+  float* red = reinterpret_cast<float*>(smem);
+  if (active) {
+#pragma unroll
+    for (int i = 0; i < RG; ++i) {
+      const int row = rg * RG + i;
+      if (row >= ROWS) break;
+#pragma unroll
+      for (int tx = 0; tx < FX; ++tx) {
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) {
+          red[(slot * BN + lane * VEC + v) * TAPS + row * FX + tx] = acc[i][tx][v];
+        }
+      }
+    }
+  }
+  __syncthreads();
+  // The CTA's BN channels are BN consecutive rows of TAPS values in dW (and in a partial
+  // plane): consecutive threads store consecutive values.
+  for (int e = tid; e < BN * TAPS; e += THREADS) {
+    float s = 0.0f;
+    for (int p = 0; p < SLOTS; ++p) s += red[p * BN * TAPS + e];
+    if (k0 + e / TAPS < K_) {
+      const long long o = (long long)k0 * TAPS + e;
+      if constexpr (SLABS == 1) {
+        from_f32(s, reinterpret_cast<elem_t*>(out)[o]);
+      } else {
+        reinterpret_cast<float*>(workspace)[blockIdx.x * RED_PLANE + o] = s;
+      }
+    }
+  }
+}

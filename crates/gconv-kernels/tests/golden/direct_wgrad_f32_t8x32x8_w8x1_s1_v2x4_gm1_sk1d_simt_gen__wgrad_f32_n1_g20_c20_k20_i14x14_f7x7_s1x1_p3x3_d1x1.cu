@@ -1,0 +1,480 @@
+// gconv direct backward-weight kernel (depthwise, register streaming): generated, do not edit
+// kernel:  direct_wgrad_f32_t8x32x8_w8x1_s1_v2x4_gm1_sk1d_simt_gen
+// problem: wgrad_f32_n1_g20_c20_k20_i14x14_f7x7_s1x1_p3x3_d1x1
+// 32 channels x 16 lanes of 2, 2 tap-row groups of 4 rows, 8 slots, strips of 8 columns (14 read); 1 slabs of 28 units, smem 50176 B
+#define ELEM float
+constexpr bool IS_BF16 = false;
+#define GCONV_SPLIT_REDUCE 0
+#define GCONV_SPLIT_ATOMIC 0
+constexpr int ESZ = 4;
+constexpr int N_ = 1;
+constexpr int ID = 1;
+constexpr int IH = 14;
+constexpr int IW = 14;
+constexpr int OD = 1;
+constexpr int OH = 14;
+constexpr int OW = 14;
+constexpr int FZ = 1;
+constexpr int FY = 7;
+constexpr int FX = 7;
+constexpr int SD = 1;
+constexpr int SH = 1;
+constexpr int SW = 1;
+constexpr int PD = 0;
+constexpr int PH = 3;
+constexpr int PW = 3;
+constexpr int DD = 1;
+constexpr int DH = 1;
+constexpr int DW = 1;
+constexpr int G_ = 20;
+constexpr int CG = 1;
+constexpr int KG = 1;
+constexpr int TW = 8;
+constexpr int BN = 32;
+constexpr int VEC = 2;
+constexpr int RG = 4;
+constexpr int LV = 2;
+constexpr int THREADS = 256;
+constexpr int SMEM_BYTES = 50176;
+constexpr int SLABS = 1;
+constexpr int UNITS_PER_SLAB = 28;
+constexpr long long RED_PLANE = 980;
+constexpr int RED_SPLIT = 1;
+
+// ---- prelude: the device helpers every generated kernel shares ----
+// Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
+// use has a portable alternative under GCONV_HOST_EMULATION (the host emulation harness of
+// crates/gconv-kernels/tests/host_emulation.rs compiles the kernels with g++ against
+// tests/host_shim.h: shared "addresses" are byte offsets into the block's buffer, a cp.async is
+// performed when the wait_group that covers it runs, conversions are bit-exact portable code).
+typedef unsigned int u32;
+typedef unsigned short u16;
+struct alignas(16) v16b { u32 x, y, z, w; };
+struct alignas(8) v8b { u32 x, y; };
+
+#ifndef GCONV_DYNAMIC_SMEM
+#define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
+#endif
+
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
+__device__ __forceinline__ u32 f32_bits(float f) { return gconv_host_f32_bits(f); }
+__device__ __forceinline__ float bits_f32(u32 u) { return gconv_host_bits_f32(u); }
+__device__ __forceinline__ float f16_to_f32(u16 h) { return gconv_host_f16_to_f32(h); }
+__device__ __forceinline__ u16 f32_to_f16(float f) { return gconv_host_f32_to_f16(f); }
+__device__ __forceinline__ u16 f32_to_bf16(float f) { return gconv_host_f32_to_bf16(f); }
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  gconv_host_cp_async(dst, src, BYTES, pred);
+}
+__device__ __forceinline__ void cp_async_commit() { gconv_host_cp_commit(); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { gconv_host_cp_wait(N); }
+#else
+// Shared-window address of a generic pointer into shared memory.
+__device__ __forceinline__ u32 smem_u32(const void* p) {
+  u32 r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ u32 f32_bits(float f) {
+  u32 u;
+  asm("mov.b32 %0, %1;" : "=r"(u) : "f"(f));
+  return u;
+}
+__device__ __forceinline__ float bits_f32(u32 u) {
+  float f;
+  asm("mov.b32 %0, %1;" : "=f"(f) : "r"(u));
+  return f;
+}
+__device__ __forceinline__ float f16_to_f32(u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ u16 f32_to_f16(float f) {
+  u16 r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+__device__ __forceinline__ u16 f32_to_bf16(float f) {
+  u16 r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred
+// (src-size 0). L1: allocate in L1 (`.ca`, for data that neighbouring loads re-read); else
+// 16-byte copies bypass it (`.cg`).
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  const int n = pred ? BYTES : 0;
+  if constexpr (BYTES == 16 && !L1) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else if constexpr (BYTES == 16) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else if constexpr (BYTES == 8) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most N committed groups of this thread's copies are pending.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+#endif
+
+// f32 -> the problem's 16-bit dtype, round to nearest even.
+__device__ __forceinline__ u16 to_half_bits(float x) { return IS_BF16 ? f32_to_bf16(x) : f32_to_f16(x); }
+// Two f32 -> a packed 16-bit pair (lo at the lower address): one cvt.rn.*x2 on the GPU.
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
+#ifdef GCONV_HOST_EMULATION
+  return (u32)to_half_bits(lo) | ((u32)to_half_bits(hi) << 16);
+#else
+  u32 r;
+  if constexpr (IS_BF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+#endif
+}
+
+// f32 add to global memory without a return value (the atomic split-K option).
+__device__ __forceinline__ void red_add_f32(float* p, float v) {
+#ifdef GCONV_HOST_EMULATION
+  gconv_host_red_add_f32(p, v);
+#else
+  asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+#endif
+}
+
+// ---- direct helpers (after the shared prelude) ----
+// Copy BYTES from global to shared, or zero-fill when !pred: 4/8/16 bytes are L1-allocating
+// cp.async (halo pixels are re-read by the neighbouring CTA), 2-byte elements go through
+// registers.
+template <int BYTES>
+__device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pred) {
+  if constexpr (BYTES == 2) {
+    *reinterpret_cast<u16*>(dst) = pred ? *reinterpret_cast<const u16*>(src) : (u16)0;
+  } else {
+    cp_async<BYTES, true>(smem_u32(dst), src, pred);
+  }
+}
+
+// ---- element conversions ----
+typedef ELEM elem_t;
+__device__ __forceinline__ float to_f32(float v) { return v; }
+__device__ __forceinline__ float to_f32(u16 v) {
+  if constexpr (IS_BF16) {
+    return bits_f32((u32)v << 16);
+  } else {
+    return f16_to_f32(v);
+  }
+}
+__device__ __forceinline__ void from_f32(float v, float& out) { out = v; }
+__device__ __forceinline__ void from_f32(float v, u16& out) { out = to_half_bits(v); }
+
+// N elements from shared memory (N·ESZ-byte aligned) widened to f32, in 16/8/4-byte reads.
+template <int N>
+__device__ __forceinline__ void load_f32(const elem_t* p, float (&out)[N]) {
+  constexpr int BYTES = N * ESZ;
+  if constexpr (ESZ == 4 && BYTES >= 16) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      out[i] = bits_f32(v.x);
+      out[i + 1] = bits_f32(v.y);
+      out[i + 2] = bits_f32(v.z);
+      out[i + 3] = bits_f32(v.w);
+    }
+  } else if constexpr (ESZ == 2 && BYTES >= 16) {
+#pragma unroll
+    for (int i = 0; i < N; i += 8) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      const u32 w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        out[i + 2 * j] = to_f32((u16)(w[j] & 0xffffu));
+        out[i + 2 * j + 1] = to_f32((u16)(w[j] >> 16));
+      }
+    }
+  } else if constexpr (ESZ == 2 && BYTES == 8) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = to_f32((u16)(v.x & 0xffffu));
+    out[1] = to_f32((u16)(v.x >> 16));
+    out[2] = to_f32((u16)(v.y & 0xffffu));
+    out[3] = to_f32((u16)(v.y >> 16));
+  } else if constexpr (ESZ == 2 && BYTES == 4) {
+    const u32 v = *reinterpret_cast<const u32*>(p);
+    out[0] = to_f32((u16)(v & 0xffffu));
+    out[1] = to_f32((u16)(v >> 16));
+  } else if constexpr (ESZ == 4 && BYTES == 8) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = to_f32(p[i]);
+  }
+}
+
+// N f32 values from shared memory (16-byte reads when N is a multiple of 4).
+template <int N>
+__device__ __forceinline__ void load_w(const float* p, float (&out)[N]) {
+  if constexpr (N % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      out[i] = bits_f32(v.x);
+      out[i + 1] = bits_f32(v.y);
+      out[i + 2] = bits_f32(v.z);
+      out[i + 3] = bits_f32(v.w);
+    }
+  } else if constexpr (N == 2) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = p[i];
+  }
+}
+
+// Stores N (= SV) converted values to global memory in one access of N·ESZ bytes.
+template <int N>
+__device__ __forceinline__ void store_out(elem_t* dst, const float* v) {
+  if constexpr (ESZ == 4 && N == 4) {
+    v16b o;
+    o.x = f32_bits(v[0]);
+    o.y = f32_bits(v[1]);
+    o.z = f32_bits(v[2]);
+    o.w = f32_bits(v[3]);
+    *reinterpret_cast<v16b*>(dst) = o;
+  } else if constexpr (ESZ == 4 && N == 2) {
+    v8b o;
+    o.x = f32_bits(v[0]);
+    o.y = f32_bits(v[1]);
+    *reinterpret_cast<v8b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 8) {
+    v16b o;
+    o.x = pack2(v[0], v[1]);
+    o.y = pack2(v[2], v[3]);
+    o.z = pack2(v[4], v[5]);
+    o.w = pack2(v[6], v[7]);
+    *reinterpret_cast<v16b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 4) {
+    v8b o;
+    o.x = pack2(v[0], v[1]);
+    o.y = pack2(v[2], v[3]);
+    *reinterpret_cast<v8b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 2) {
+    *reinterpret_cast<u32*>(dst) = pack2(v[0], v[1]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) from_f32(v[i], dst[i]);
+  }
+}
+
+
+// ---- backward weight, depthwise, register streaming (direct/stream.rs) ----
+// dW[k][tz][ty][tx] = sum over (n, od, oh, ow) of dY[n, od, oh, ow, k] * X[n, id, ih, iw, k],
+// id = od*SD - PD + tz*DD, ih = oh*SH - PH + ty*DH, iw = ow*SW - PW + tx*DW (C = K = G).
+// No shared-memory staging in the main loop: thread = (channel lane: VEC adjacent channels,
+// tap-row group: RG consecutive tap rows (tz, ty) of the FZ*FY, work slot). A work unit is one
+// output row strip (n, od, oh, TW output columns from ow0); the CTA (blockIdx.x = slab,
+// blockIdx.y = channel block of BN channels) owns units [slab*UNITS_PER_SLAB, ...) and slot s
+// walks units first + s, first + s + SLOTS, ... Per unit: the dY strip (TW pixels x VEC
+// channels) is read from global memory and widened once into registers; per tap row of the
+// group whose X row exists (a row that only sees padding is skipped) the SPAN columns of the
+// X row segment are read once each (zero outside) and each feeds every (ow, tx) with
+// ow*SW + tx*DW = its column. f32 accumulators acc[RG][FX][VEC] in registers. At the end the
+// SLOTS slots of a (lane, group) are summed in a fixed order through shared memory and the CTA
+// writes its rows of one f32 partial plane (workspace plane `slab`), or dW itself when the
+// launch has one slab. in0 = X, in1 = dY, out = dW.
+constexpr int C_ = G_;                              // depthwise: C = K = G
+constexpr int K_ = G_;
+constexpr int TAPS = FZ * FY * FX;                   // weights per channel (dW row)
+constexpr int ROWS = FZ * FY;                        // tap rows (tz, ty)
+constexpr int RGS = (ROWS + RG - 1) / RG;            // tap-row groups
+constexpr int LANES = BN / VEC;                      // channel lanes of a CTA
+constexpr int SLOTS = THREADS / (LANES * RGS);       // work slots
+constexpr int SPAN = (TW - 1) * SW + (FX - 1) * DW + 1;  // X columns of one strip row
+constexpr int STRIPS = (OW + TW - 1) / TW;
+constexpr int UNITS = N_ * OD * OH * STRIPS;
+constexpr int RED_FLOATS = SLOTS * BN * TAPS;        // the slot reduction area
+static_assert(CG == 1 && KG == 1, "depthwise only");
+static_assert(BN % VEC == 0 && VEC % LV == 0 && C_ % LV == 0, "channel vectors");
+static_assert(SLOTS >= 1, "threads: channel lanes x tap-row groups must fit the CTA");
+static_assert(SMEM_BYTES >= RED_FLOATS * 4, "reduction area");
+static_assert(SLABS * UNITS_PER_SLAB >= UNITS, "slabs cover the units");
+static_assert(RED_PLANE == (long long)K_ * TAPS, "partial plane = |dW|");
+
+// VEC channels [k, k + VEC) of pixel `pix` (element offset pix * C_) widened to f32: LV-channel
+// reads (VEC * ESZ bytes when C is a multiple of VEC), zero when !ok or past C.
+__device__ __forceinline__ void load_vec(const elem_t* __restrict__ base, int pix, int k, bool ok,
+                                         float (&out)[VEC]) {
+#pragma unroll
+  for (int j = 0; j < VEC; j += LV) {
+    float t[LV];
+    if (ok && k + j < C_) {
+      load_f32<LV>(base + pix * C_ + k + j, t);
+    } else {
+#pragma unroll
+      for (int i = 0; i < LV; ++i) t[i] = 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < LV; ++i) out[j + i] = t[i];
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) direct_wgrad_f32_t8x32x8_w8x1_s1_v2x4_gm1_sk1d_simt_gen(const void* __restrict__ in0,
+                                                            const void* __restrict__ in1,
+                                                            void* __restrict__ out,
+                                                            void* __restrict__ workspace) {
+  GCONV_DYNAMIC_SMEM(smem);  // [SLOTS][BN][TAPS] f32, after the walk only
+  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
+  const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in1);
+  const int tid = threadIdx.x;
+  const int k0 = blockIdx.y * BN;  // first channel of the CTA
+  const int lane = tid % LANES;
+  const int rg = (tid / LANES) % RGS;
+  const int slot = tid / (LANES * RGS);
+  const int k = k0 + lane * VEC;
+  const bool active = slot < SLOTS;
+
+  float acc[RG][FX][VEC];
+#pragma unroll
+  for (int i = 0; i < RG; ++i) {
+#pragma unroll
+    for (int tx = 0; tx < FX; ++tx) {
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) acc[i][tx][v] = 0.0f;
+    }
+  }
+
+  const int u0 = blockIdx.x * UNITS_PER_SLAB;
+  const int u1 = u0 + UNITS_PER_SLAB < UNITS ? u0 + UNITS_PER_SLAB : UNITS;
+  if (active && k < C_) {
+    for (int u = u0 + slot; u < u1; u += SLOTS) {
+      // Unit u: strip fastest, then oh, od, n.
+      int r = u / STRIPS;
+      const int ow0 = (u - r * STRIPS) * TW;
+      const int oh = r % OH;
+      r /= OH;
+      const int od = r % OD;
+      const int n = r / OD;
+      float d[TW][VEC];
+      const int ybase = ((n * OD + od) * OH + oh) * OW + ow0;
+#pragma unroll
+      for (int ow = 0; ow < TW; ++ow) load_vec(dY, ybase + ow, k, ow0 + ow < OW, d[ow]);
+      const int iw0 = ow0 * SW - PW;
+#pragma unroll
+      for (int i = 0; i < RG; ++i) {
+        const int row = rg * RG + i;
+        if (row >= ROWS) break;  // the last group may be short
+        const int tz = row / FY;
+        const int ty = row - tz * FY;
+        const int id = od * SD - PD + tz * DD;
+        const int ih = oh * SH - PH + ty * DH;
+        if ((unsigned)id >= (unsigned)ID || (unsigned)ih >= (unsigned)IH) continue;  // padding
+        const int xbase = ((n * ID + id) * IH + ih) * IW + iw0;
+#pragma unroll
+        for (int j = 0; j < SPAN; ++j) {
+          float x[VEC];
+          load_vec(X, xbase + j, k, (unsigned)(iw0 + j) < (unsigned)IW, x);
+#pragma unroll
+          for (int ow = 0; ow < TW; ++ow) {
+            const int q = j - ow * SW;  // = tx * DW for the taps column j feeds at ow
+            if (q < 0 || q % DW != 0 || q / DW >= FX) continue;
+#pragma unroll
+            for (int v = 0; v < VEC; ++v) {
+              acc[i][q / DW][v] = fmaf(d[ow][v], x[v], acc[i][q / DW][v]);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Slots summed in a fixed order (slot 0, 1, ...): bit-identical across runs. A (lane, group)
+  // of every slot holds its rows' FX x VEC sums (zeros for a lane past C).
+  float* red = reinterpret_cast<float*>(smem);
+  if (active) {
+#pragma unroll
+    for (int i = 0; i < RG; ++i) {
+      const int row = rg * RG + i;
+      if (row >= ROWS) break;
+#pragma unroll
+      for (int tx = 0; tx < FX; ++tx) {
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) {
+          red[(slot * BN + lane * VEC + v) * TAPS + row * FX + tx] = acc[i][tx][v];
+        }
+      }
+    }
+  }
+  __syncthreads();
+  // The CTA's BN channels are BN consecutive rows of TAPS values in dW (and in a partial
+  // plane): consecutive threads store consecutive values.
+  for (int e = tid; e < BN * TAPS; e += THREADS) {
+    float s = 0.0f;
+    for (int p = 0; p < SLOTS; ++p) s += red[p * BN * TAPS + e];
+    if (k0 + e / TAPS < K_) {
+      const long long o = (long long)k0 * TAPS + e;
+      if constexpr (SLABS == 1) {
+        from_f32(s, reinterpret_cast<elem_t*>(out)[o]);
+      } else {
+        reinterpret_cast<float*>(workspace)[blockIdx.x * RED_PLANE + o] = s;
+      }
+    }
+  }
+}
+
+// ---- split-K reductions (shared by the families; constants RED_PLANE, RED_SPLIT, ESZ) ----
+#if GCONV_SPLIT_REDUCE
+// Deterministic: sums the RED_SPLIT f32 partial planes in slice order, converts, stores.
+extern "C" __global__ void __launch_bounds__(256) direct_wgrad_f32_t8x32x8_w8x1_s1_v2x4_gm1_sk1d_simt_gen_reduce(const void* __restrict__ in0,
+                                                                const void* __restrict__ in1,
+                                                                void* __restrict__ out,
+                                                                void* __restrict__ workspace) {
+  const float* __restrict__ ws = reinterpret_cast<const float*>(workspace);
+  const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
+  if (i < RED_PLANE) {
+    float s = 0.f;
+#pragma unroll 4
+    for (int p = 0; p < RED_SPLIT; ++p) s += ws[p * RED_PLANE + i];
+    if constexpr (ESZ == 4) {
+      reinterpret_cast<float*>(out)[i] = s;
+    } else {
+      reinterpret_cast<u16*>(out)[i] = to_half_bits(s);
+    }
+  }
+}
+#endif
+#if GCONV_SPLIT_ATOMIC
+// Atomic (named `a`, never the default): the slices add into one f32 plane (`red_add_f32`);
+// this launch zeroes it first and `_convert` stores it in the output dtype.
+extern "C" __global__ void __launch_bounds__(256) direct_wgrad_f32_t8x32x8_w8x1_s1_v2x4_gm1_sk1d_simt_gen_zero(const void* __restrict__ in0,
+                                                              const void* __restrict__ in1,
+                                                              void* __restrict__ out,
+                                                              void* __restrict__ workspace) {
+  const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
+  if (i < RED_PLANE) reinterpret_cast<float*>(workspace)[i] = 0.f;
+}
+extern "C" __global__ void __launch_bounds__(256) direct_wgrad_f32_t8x32x8_w8x1_s1_v2x4_gm1_sk1d_simt_gen_convert(const void* __restrict__ in0,
+                                                                 const void* __restrict__ in1,
+                                                                 void* __restrict__ out,
+                                                                 void* __restrict__ workspace) {
+  const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
+  if (i < RED_PLANE) {
+    const float s = reinterpret_cast<const float*>(workspace)[i];
+    if constexpr (ESZ == 4) {
+      reinterpret_cast<float*>(out)[i] = s;
+    } else {
+      reinterpret_cast<u16*>(out)[i] = to_half_bits(s);
+    }
+  }
+}
+#endif
