@@ -226,8 +226,15 @@ impl KernelFamily for Direct {
     /// The CUDA-core members always; the tensor-core members without group merge where the
     /// measured regime favours them ([`mma::auto_eligible`] on the forward problem, the dual of
     /// a backward-data problem, whose C/G must also be at most [`mma::MAX_AUTO_CPG_DGRAD`]; the
-    /// group-merged members are not considered yet).
+    /// group-merged members are not considered yet). Backward weight: depthwise and channel
+    /// multipliers (C/G = 1) only.
     fn auto_considers(&self, cfg: &KernelConfig, problem: &Problem) -> bool {
+        // Backward weight with C/G 2-4: the slab kernel lost to igemm's merged tiles on the
+        // H200 (zoo C/G 4: 158 vs 95 µs, `results/h200/s7/README.md`); `auto` leaves those
+        // layers to igemm and keeps depthwise and channel multipliers here.
+        if problem.direction == Direction::Wgrad {
+            return problem.cpg() == 1;
+        }
         let fwd = forward_problem(problem);
         let eligible = if problem.direction == Direction::Dgrad {
             mma::auto_eligible_dgrad(problem, &fwd)
