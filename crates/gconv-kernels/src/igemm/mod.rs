@@ -171,6 +171,14 @@ impl KernelFamily for Igemm {
         if cfg.direction != Direction::Wgrad {
             return true;
         }
+        // Backward-weight pointwise members are preferred (`auto_preference`) where their rows
+        // are at least half filled (gm·K/G ≥ tile_m / 2): a 3D 1×1 layer with K/G 16 ran its
+        // 128-row pointwise tile at 0.61 of the best general member (results/h200/s7).
+        if cfg.fast_path == FastPath::Pointwise
+            && 2 * cfg.group_merge as u64 * problem.kpg() < cfg.tile_m as u64
+        {
+            return false;
+        }
         let merged = |c: &KernelConfig| {
             let r = geometry::resolve_split(c, problem, &DeviceLimits::H200);
             rules::validate(c).is_ok() && rules::check_problem(&r, problem).is_ok()
@@ -186,12 +194,14 @@ impl KernelFamily for Igemm {
         })
     }
 
-    /// Forward: the pointwise fast path first (when a pointwise member is admitted, `auto` picks
-    /// among the pointwise members only). Backward-data: no preference, the cost model decides
-    /// (on the zoo's two dgrad 1×1 layers the general wgmma 192×128 member beat every pointwise
-    /// member, `results/h200/s6/README.md`).
+    /// Forward and backward-weight: the pointwise fast path first (when a pointwise member is
+    /// admitted and considered, `auto` picks among the pointwise members only; on the zoo's two
+    /// wgrad 1×1 layers the pointwise wgmma member was the best, `results/h200/s7/README.md`).
+    /// Backward-data: no preference, the cost model decides (on the zoo's two dgrad 1×1 layers
+    /// the general wgmma 192×128 member beat every pointwise member,
+    /// `results/h200/s6/README.md`).
     fn auto_preference(&self, cfg: &KernelConfig) -> u32 {
-        u32::from(cfg.fast_path != FastPath::Pointwise && cfg.direction == Direction::Fwd)
+        u32::from(cfg.fast_path != FastPath::Pointwise && cfg.direction != Direction::Dgrad)
     }
 }
 
