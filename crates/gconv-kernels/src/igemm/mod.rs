@@ -285,6 +285,14 @@ mod tests {
             ..gm(1)
         };
         assert!(!Igemm.auto_considers(&a, &dense));
+        // The pointwise path where its rows are at least half filled: K/G 128 yes, K/G 16 no.
+        let pw: KernelConfig = "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk0d_wgmma_pw"
+            .parse()
+            .unwrap();
+        let p128 = prob("wgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1");
+        let p16 = prob("wgrad_bf16_n8_g16_c256_k256_i8x14x14_f1x1x1_s1x1x1_p0x0x0_d1x1x1");
+        assert!(Igemm.auto_considers(&pw, &p128));
+        assert!(!Igemm.auto_considers(&pw, &p16));
     }
 
     #[test]
