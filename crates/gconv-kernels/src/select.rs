@@ -2,11 +2,14 @@
 //! For each family in priority order (direct, then igemm), take the family's pool members that
 //! it wants `auto` to consider for the problem ([`crate::family::KernelFamily::auto_considers`]), admit them,
 //! keep the most preferred ([`crate::family::KernelFamily::auto_preference`]; igemm prefers its pointwise
-//! path in forward) and return the one with the smallest cost estimate (ties: the earlier pool member).
+//! path in forward and backward-weight) and return the one with the smallest cost estimate (ties: the earlier pool member).
 //! The first family with an admitted candidate wins. `None` when nothing in the pools runs the
-//! problem. The rule is the same in every direction that has pools (forward, backward-data):
-//! each family's cost model prices a plan on the direction's own GEMM (backward-data: the
-//! stride phases' taps, `igemm::geometry::k_tiles`).
+//! problem. The rule is the same in every direction: each family's cost model prices a plan on
+//! the direction's own GEMM (backward-data: the stride phases' taps,
+//! `igemm::geometry::k_tiles`; backward-weight: the split-K slice a CTA reduces). In
+//! backward-weight the families' `auto_considers` keep the direct family to C/G = 1 and igemm
+//! to its deterministic members, the largest admitted merge of each tile and pointwise tiles
+//! whose rows are at least half filled.
 
 use crate::admit::{admit, Admitted, Target};
 use crate::catalogue::Families;
