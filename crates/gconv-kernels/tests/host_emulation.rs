@@ -809,6 +809,66 @@ fn case_jobs(cases: &[(&str, &str, &str)]) -> Vec<Job> {
         .collect()
 }
 
+/// Every wgmma case of `jobs` (label `wgmma_…`) again with eager copies (refills land at issue,
+/// so a refill racing an in-flight batch changes its operands); deferred copies (the default)
+/// catch reads of a stage before its wait_group.
+fn eager_twins(jobs: &[Job]) -> Vec<Job> {
+    jobs.iter()
+        .filter(|j| j.label.starts_with("wgmma_"))
+        .map(|j| Job {
+            label: format!("{}@eager", j.label),
+            cfg: j.cfg,
+            problem: j.problem,
+            mutation: Mutation::None,
+            eager_copies: true,
+        })
+        .collect()
+}
+
+/// A case matrix under host emulation: every case (the wgmma ones also with eager copies) must
+/// match the reference, and every planted (case label, mutation) must be caught.
+fn run_matrix_with_mutations(
+    test: &str,
+    title: &str,
+    cases: &[(&str, &str, &str)],
+    mutations: &[(&str, Mutation)],
+) {
+    if skip_without_cxx(test) {
+        return;
+    }
+    let dir = work_dir(test);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(cases);
+    let eager = eager_twins(&jobs);
+    let n_eager = eager.len();
+    jobs.extend(eager);
+    let planted: Vec<Job> = mutations
+        .iter()
+        .map(|(label, m)| {
+            let j = jobs
+                .iter()
+                .find(|j| j.label == *label)
+                .expect("a mutation's case is in the matrix");
+            Job {
+                label: format!("{label}+{m:?}"),
+                cfg: j.cfg,
+                problem: j.problem,
+                mutation: *m,
+                eager_copies: false,
+            }
+        })
+        .collect();
+    jobs.extend(planted);
+    run_and_assert(
+        title,
+        &jobs,
+        &dir,
+        asan,
+        (cases.len() + n_eager, mutations.len()),
+    );
+}
+
 /// Counts of a matrix run: clean cases passed/failed, mutations caught, and the lines of every
 /// failure (a clean case that failed, or a mutation that was not caught by the comparison).
 struct Tallied {
@@ -994,20 +1054,7 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         mutation: Mutation::CorruptWeight,
         eager_copies: false,
     });
-    // Every wgmma case also with eager copies (refills land at issue, so a refill racing an
-    // in-flight batch changes its operands); deferred copies (the default) catch reads of a
-    // stage before its wait_group.
-    let eager: Vec<Job> = jobs
-        .iter()
-        .filter(|j| j.label.starts_with("wgmma_"))
-        .map(|j| Job {
-            label: format!("{}@eager", j.label),
-            cfg: j.cfg,
-            problem: j.problem,
-            mutation: Mutation::None,
-            eager_copies: true,
-        })
-        .collect();
+    let eager = eager_twins(&jobs);
     let n_eager = eager.len();
     jobs.extend(eager);
     let wg = jobs
@@ -1153,62 +1200,18 @@ const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
 /// diagonal, a corrupted weight) that must be caught.
 #[test]
 fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
-    let name = "igemm_dgrad_kernels_match_the_reference_under_host_emulation";
-    if skip_without_cxx(name) {
-        return;
-    }
-    let dir = work_dir(name);
-    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
-    let asan = asan_available(&dir);
-    let mut jobs = case_jobs(IGEMM_DGRAD_CASES);
-    let eager: Vec<Job> = jobs
-        .iter()
-        .filter(|j| j.label.starts_with("wgmma_"))
-        .map(|j| Job {
-            label: format!("{}@eager", j.label),
-            cfg: j.cfg,
-            problem: j.problem,
-            mutation: Mutation::None,
-            eager_copies: true,
-        })
-        .collect();
-    let n_eager = eager.len();
-    jobs.extend(eager);
-    let case = |label: &str| {
-        let j = jobs
-            .iter()
-            .find(|j| j.label == label)
-            .expect("a mutation's case is in the matrix");
-        (j.cfg, j.problem)
-    };
-    let mutations = [
-        ("dgrad_s2_tails", Mutation::IgemmDgradPhaseOffset),
-        ("dgrad_dense_s1", Mutation::IgemmDgradFlipDropped),
-        ("dgrad_rank1_s3_d2_f5", Mutation::IgemmDgradFlipDropped),
-        ("dgrad_gm4_cpg8", Mutation::IgemmDgradOffDiagonal),
-        ("dgrad_gm2_nmajor_s2", Mutation::IgemmDgradNmajorOffDiagonal),
-        ("dgrad_s2_tails", Mutation::CorruptWeight),
-    ];
-    let planted: Vec<Job> = mutations
-        .iter()
-        .map(|(label, m)| {
-            let (cfg, problem) = case(label);
-            Job {
-                label: format!("{label}+{m:?}"),
-                cfg,
-                problem,
-                mutation: *m,
-                eager_copies: false,
-            }
-        })
-        .collect();
-    jobs.extend(planted);
-    run_and_assert(
+    run_matrix_with_mutations(
+        "igemm_dgrad_kernels_match_the_reference_under_host_emulation",
         "igemm dgrad host_emulation",
-        &jobs,
-        &dir,
-        asan,
-        (IGEMM_DGRAD_CASES.len() + n_eager, mutations.len()),
+        IGEMM_DGRAD_CASES,
+        &[
+            ("dgrad_s2_tails", Mutation::IgemmDgradPhaseOffset),
+            ("dgrad_dense_s1", Mutation::IgemmDgradFlipDropped),
+            ("dgrad_rank1_s3_d2_f5", Mutation::IgemmDgradFlipDropped),
+            ("dgrad_gm4_cpg8", Mutation::IgemmDgradOffDiagonal),
+            ("dgrad_gm2_nmajor_s2", Mutation::IgemmDgradNmajorOffDiagonal),
+            ("dgrad_s2_tails", Mutation::CorruptWeight),
+        ],
     );
 }
 
@@ -1318,76 +1321,32 @@ const IGEMM_WGRAD_CASES: &[(&str, &str, &str)] = &[
 /// corrupted dY.
 #[test]
 fn igemm_wgrad_kernels_match_the_reference_under_host_emulation() {
-    let name = "igemm_wgrad_kernels_match_the_reference_under_host_emulation";
-    if skip_without_cxx(name) {
-        return;
-    }
-    let dir = work_dir(name);
-    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
-    let asan = asan_available(&dir);
-    let mut jobs = case_jobs(IGEMM_WGRAD_CASES);
-    let eager: Vec<Job> = jobs
-        .iter()
-        .filter(|j| j.label.starts_with("wgmma_"))
-        .map(|j| Job {
-            label: format!("{}@eager", j.label),
-            cfg: j.cfg,
-            problem: j.problem,
-            mutation: Mutation::None,
-            eager_copies: true,
-        })
-        .collect();
-    let n_eager = eager.len();
-    jobs.extend(eager);
-    let case = |label: &str| {
-        let j = jobs
-            .iter()
-            .find(|j| j.label == label)
-            .expect("a mutation's case is in the matrix");
-        (j.cfg, j.problem)
-    };
-    let mutations = [
-        ("wgrad_gm2_cpg24", Mutation::IgemmWgradDiagonalDropped),
-        (
-            "wgrad_gm8_depthwise_packed_taps",
-            Mutation::IgemmWgradDiagonalDropped,
-        ),
-        (
-            "wgrad_gm4_odd_cpg3_multiplier",
-            Mutation::IgemmWgradMergedBoundsTrue,
-        ),
-        (
-            "wgmma_wgrad_gm2_cpg32",
-            Mutation::IgemmWgradMergedBoundsTrue,
-        ),
-        (
-            "wgrad_split3_short_slice_tails",
-            Mutation::SplitReduceSliceSkipped,
-        ),
-        ("wgrad_dense_rule_split", Mutation::SplitReduceSliceSkipped),
-        ("wgrad_f32_simt_strided_odd", Mutation::CorruptWeight),
-        ("wgmma_wgrad_m64", Mutation::CorruptWeight),
-    ];
-    let planted: Vec<Job> = mutations
-        .iter()
-        .map(|(label, m)| {
-            let (cfg, problem) = case(label);
-            Job {
-                label: format!("{label}+{m:?}"),
-                cfg,
-                problem,
-                mutation: *m,
-                eager_copies: false,
-            }
-        })
-        .collect();
-    jobs.extend(planted);
-    run_and_assert(
+    run_matrix_with_mutations(
+        "igemm_wgrad_kernels_match_the_reference_under_host_emulation",
         "igemm wgrad host_emulation",
-        &jobs,
-        &dir,
-        asan,
-        (IGEMM_WGRAD_CASES.len() + n_eager, mutations.len()),
+        IGEMM_WGRAD_CASES,
+        &[
+            ("wgrad_gm2_cpg24", Mutation::IgemmWgradDiagonalDropped),
+            (
+                "wgrad_gm8_depthwise_packed_taps",
+                Mutation::IgemmWgradDiagonalDropped,
+            ),
+            (
+                "wgrad_gm4_odd_cpg3_multiplier",
+                Mutation::IgemmWgradMergedBoundsTrue,
+            ),
+            (
+                "wgmma_wgrad_gm2_cpg32",
+                Mutation::IgemmWgradMergedBoundsTrue,
+            ),
+            (
+                "wgrad_split3_short_slice_tails",
+                Mutation::SplitReduceSliceSkipped,
+            ),
+            ("wgrad_dense_rule_split", Mutation::SplitReduceSliceSkipped),
+            ("wgrad_f32_simt_strided_odd", Mutation::CorruptWeight),
+            ("wgmma_wgrad_m64", Mutation::CorruptWeight),
+        ],
     );
 }
 
