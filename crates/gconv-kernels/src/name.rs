@@ -15,7 +15,9 @@
 //!
 //! - `family`: `igemm` | `direct`; `dir`: `fwd` | `dgrad` | `wgrad`; `dtype`: `f32` | `f16` | `bf16`
 //! - numbers are plain decimal (no sign, no leading zeros), so `print(parse(s)) == s`
-//! - `sk{n}d` = deterministic split-K reduction (f32 workspace), `sk{n}a` = atomic
+//! - `sk{n}d` = deterministic split-K reduction (f32 workspace), `sk{n}a` = atomic; `sk0…` leaves
+//!   the degree to the family's rule (backward weight), and the admitted kernel's name carries
+//!   the degree that runs
 //! - `math`: `mma` | `simt` | `tf32` (grammar only) | `wgmma`
 //! - `fast_path`: `gen` (general) | `pw` (pointwise: 1×1 filter, stride 1, no padding)
 //!
