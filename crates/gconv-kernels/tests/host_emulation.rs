@@ -825,6 +825,41 @@ fn eager_twins(jobs: &[Job]) -> Vec<Job> {
         .collect()
 }
 
+/// The jobs of planted (case label, mutation) pairs on the matrix's own cases.
+fn planted_jobs(jobs: &[Job], mutations: &[(&str, Mutation)]) -> Vec<Job> {
+    mutations
+        .iter()
+        .map(|(label, m)| {
+            let j = jobs
+                .iter()
+                .find(|j| j.label == *label)
+                .expect("a mutation's case is in the matrix");
+            Job {
+                label: format!("{label}+{m:?}"),
+                cfg: j.cfg,
+                problem: j.problem,
+                mutation: *m,
+                eager_copies: false,
+            }
+        })
+        .collect()
+}
+
+/// Determinism: case `label` emulated twice must give the same output bytes.
+fn assert_repeats(jobs: &[Job], label: &str, dir: &Path, asan: bool, what: &str) {
+    let det = jobs
+        .iter()
+        .find(|j| j.label == label)
+        .expect("determinism case");
+    let (outputs, _) = emulate(det, dir, asan, 2).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(outputs.len(), 2);
+    assert!(outputs[0] == outputs[1], "two runs gave different dW bytes");
+    println!(
+        "{what} determinism: two runs, {} identical bytes",
+        outputs[0].len()
+    );
+}
+
 /// A case matrix under host emulation: every case (the wgmma ones also with eager copies) must
 /// match the reference, and every planted (case label, mutation) must be caught.
 fn run_matrix_with_mutations(
@@ -843,22 +878,7 @@ fn run_matrix_with_mutations(
     let eager = eager_twins(&jobs);
     let n_eager = eager.len();
     jobs.extend(eager);
-    let planted: Vec<Job> = mutations
-        .iter()
-        .map(|(label, m)| {
-            let j = jobs
-                .iter()
-                .find(|j| j.label == *label)
-                .expect("a mutation's case is in the matrix");
-            Job {
-                label: format!("{label}+{m:?}"),
-                cfg: j.cfg,
-                problem: j.problem,
-                mutation: *m,
-                eager_copies: false,
-            }
-        })
-        .collect();
+    let planted = planted_jobs(&jobs, mutations);
     jobs.extend(planted);
     run_and_assert(
         title,
@@ -1815,20 +1835,8 @@ fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
         ("dgrad_s2_chan_mult2", Mutation::DgradPhaseTransposeDropped),
         ("dgrad_s2_3d", Mutation::CorruptWeight),
     ];
-    for (label, mutation) in mutations {
-        let base = jobs
-            .iter()
-            .find(|j| j.label == label)
-            .map(|j| (j.cfg, j.problem))
-            .expect("mutation base case");
-        jobs.push(Job {
-            label: format!("{label}+{mutation:?}"),
-            cfg: base.0,
-            problem: base.1,
-            mutation,
-            eager_copies: false,
-        });
-    }
+    let planted = planted_jobs(&jobs, &mutations);
+    jobs.extend(planted);
     run_and_assert(
         "direct dgrad host_emulation",
         &jobs,
@@ -2053,32 +2061,10 @@ fn direct_wgrad_kernels_match_the_reference_under_host_emulation() {
         ("wgrad_chan_mult2", Mutation::DirectWgradChannelBound),
         ("wgrad_3d", Mutation::CorruptWeight),
     ];
-    for (label, mutation) in mutations {
-        let base = jobs
-            .iter()
-            .find(|j| j.label == label)
-            .map(|j| (j.cfg, j.problem))
-            .expect("mutation base case");
-        jobs.push(Job {
-            label: format!("{label}+{mutation:?}"),
-            cfg: base.0,
-            problem: base.1,
-            mutation,
-            eager_copies: false,
-        });
-    }
+    let planted = planted_jobs(&jobs, &mutations);
+    jobs.extend(planted);
     // Determinism: the default kernel (rule-sized P > 1, fixed-order reduction) twice.
-    let det = jobs
-        .iter()
-        .find(|j| j.label == "wgrad_dw3x3_s1_slabs")
-        .expect("determinism case");
-    let (outputs, _) = emulate(det, &dir, asan, 2).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(outputs.len(), 2);
-    assert!(outputs[0] == outputs[1], "two runs gave different dW bytes");
-    println!(
-        "wgrad determinism: two runs, {} identical bytes",
-        outputs[0].len()
-    );
+    assert_repeats(&jobs, "wgrad_dw3x3_s1_slabs", &dir, asan, "wgrad");
     run_and_assert(
         "direct wgrad host_emulation",
         &jobs,
@@ -2299,31 +2285,9 @@ fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
         ),
         ("stream_3d_vec4", Mutation::CorruptWeight),
     ];
-    for (label, mutation) in mutations {
-        let base = jobs
-            .iter()
-            .find(|j| j.label == label)
-            .map(|j| (j.cfg, j.problem))
-            .expect("mutation base case");
-        jobs.push(Job {
-            label: format!("{label}+{mutation:?}"),
-            cfg: base.0,
-            problem: base.1,
-            mutation,
-            eager_copies: false,
-        });
-    }
-    let det = jobs
-        .iter()
-        .find(|j| j.label == "stream_rule_slabs")
-        .expect("determinism case");
-    let (outputs, _) = emulate(det, &dir, asan, 2).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(outputs.len(), 2);
-    assert!(outputs[0] == outputs[1], "two runs gave different dW bytes");
-    println!(
-        "stream wgrad determinism: two runs, {} identical bytes",
-        outputs[0].len()
-    );
+    let planted = planted_jobs(&jobs, &mutations);
+    jobs.extend(planted);
+    assert_repeats(&jobs, "stream_rule_slabs", &dir, asan, "stream wgrad");
     run_and_assert(
         "direct wgrad stream host_emulation",
         &jobs,
