@@ -3,9 +3,10 @@
 //! architecture the pools are gated on.
 
 use crate::sweep_args::{
-    check_baseline, drop_cut_row, keep_direction, resolve_backend, sweep_options, RunnerArgs,
+    check_baseline, drop_cut_row, keep_direction, resolve_backend, shard_problems, sweep_options,
+    write_empty_shard, RunnerArgs,
 };
-use crate::sweep_print::{print_bench_table, print_failures};
+use crate::sweep_print::{print_bench_table, print_failures, print_throughput};
 use anyhow::{bail, Result};
 use clap::Args;
 use gconv_kernels::catalogue::{self, Families};
@@ -36,12 +37,13 @@ pub struct BenchArgs {
 /// Runs `gconv bench`: the default (igemm) and direct forward pools of every dtype present
 /// (or one of them with `--family`), swept over the problems, then per problem the best kernel
 /// of the pool, the `auto` choice (within the timed family) and the baseline.
-pub fn bench(a: BenchArgs) -> Result<ExitCode> {
+pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
     let dir = a.direction;
     let problems = keep_direction(resolve_problems(&a.problems)?, dir);
     if problems.is_empty() {
         bail!("no {dir} problems in {:?}", a.problems);
     }
+    let problems = shard_problems(&mut a.run, problems)?;
     let families = match a.family.as_str() {
         "igemm" => Families::Only(Family::Igemm),
         "direct" => Families::Only(Family::Direct),
@@ -61,6 +63,10 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
         bail!("gconv bench measures GPU kernels; it needs the CUDA backend");
     }
     check_baseline(a.run.vs.as_deref(), backend)?;
+    if problems.is_empty() {
+        write_empty_shard(&a.run)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut o = sweep_options(&a.run, backend)?;
     o.arch = pool_arch(&configs);
     drop_cut_row(&o)?;
@@ -74,6 +80,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     writeln!(out, "rows in {}", report.output.display())?;
     print_failures(&mut out, &rows, report.messages.as_deref())?;
     writeln!(out, "{}", report.split)?;
+    print_throughput(&mut out, &report)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -3,9 +3,10 @@
 
 use crate::backend::BackendChoice;
 use crate::sweep_args::{
-    check_baseline, drop_cut_row, keep_direction, parse_arch, sweep_options, RunnerArgs,
+    check_baseline, drop_cut_row, keep_direction, parse_arch, shard_problems, sweep_options,
+    write_empty_shard, RunnerArgs,
 };
-use crate::sweep_print::print_failures;
+use crate::sweep_print::{print_failures, print_throughput};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gconv_problem::Direction;
@@ -42,7 +43,7 @@ pub struct SweepArgs {
 }
 
 /// Runs `gconv sweep`.
-pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
+pub fn sweep(mut a: SweepArgs) -> Result<ExitCode> {
     let arch = parse_arch(&a.arch)?;
     let rep = build_instances(&a.config, arch, a.filter.as_deref())?;
     eprintln!("{rep}");
@@ -55,6 +56,7 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
         );
     }
     let problems = keep_direction(resolve_problems(&a.problems)?, rep.variant);
+    let problems = shard_problems(&mut a.run, problems)?;
     let backend = match (rep.backend, a.run.backend) {
         (gconv_tune::traits::Backend::Cpu, BackendChoice::Cuda) => bail!(
             "{} lists CPU variants; they run on the CPU backend, not with --backend cuda",
@@ -76,6 +78,10 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
         }
     };
     check_baseline(a.run.vs.as_deref(), backend)?;
+    if problems.is_empty() {
+        write_empty_shard(&a.run)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut o = sweep_options(&a.run, backend)?;
     o.arch = arch;
     o.max_kernels = a.max_kernels;
@@ -94,5 +100,6 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
     )?;
     print_failures(&mut out, &report.all_rows(), report.messages.as_deref())?;
     writeln!(out, "{}", report.split)?;
+    print_throughput(&mut out, &report)?;
     Ok(ExitCode::SUCCESS)
 }

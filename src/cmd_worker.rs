@@ -23,6 +23,9 @@ pub struct WorkerArgs {
     /// Compare outputs with the reference on the host.
     #[arg(long)]
     pub verify_on_host: bool,
+    /// CUDA device ordinal (after CUDA_VISIBLE_DEVICES) the worker runs on.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
 }
 
 /// Runs `gconv worker`.
@@ -35,8 +38,12 @@ pub fn worker(a: WorkerArgs) -> Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut output = stdout.lock();
     let n = if a.backend == "cuda" {
-        let rt = gconv_cuda::GpuRuntime::new(0)
-            .map_err(|e| anyhow!("worker: the CUDA backend is not usable: {e}"))?;
+        let rt = gconv_cuda::GpuRuntime::new(a.device).map_err(|e| {
+            anyhow!(
+                "worker: the CUDA backend is not usable on device {}: {e}",
+                a.device
+            )
+        })?;
         let mut exec = CudaExecutor::with_compile(rt, a.compile_threads, !a.no_compile_overlap);
         if a.verify_on_host {
             exec = exec.compare_on_host();

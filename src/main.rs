@@ -1,17 +1,19 @@
 //! The `gconv` command-line tool: run one convolution on the CPU or the GPU, the correctness
 //! matrix (`selftest`), device information, the compile cache and the tile engine (`problems`,
-//! `kernels`, `sweep`, `bench`, `worker`). `anyhow` is used only here;
+//! `kernels`, `sweep`, `bench`, `merge`, `compare`, `worker`). `anyhow` is used only here;
 //! the libraries return typed errors.
 //!
 //! Each command lives in `src/cmd_<name>.rs`: run, problems, kernels, sweep, bench, report,
-//! baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here). What
+//! merge, compare, baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here). What
 //! several commands share is in `src/sweep_args.rs` (runner options, backend and baseline
 //! checks) and `src/sweep_print.rs` (bench table, failures).
 
 mod backend;
 mod cmd_baseline;
 mod cmd_bench;
+mod cmd_compare;
 mod cmd_kernels;
+mod cmd_merge;
 mod cmd_problems;
 mod cmd_report;
 mod cmd_run;
@@ -58,6 +60,10 @@ enum Command {
     Baseline(cmd_baseline::BaselineArgs),
     /// Summarise a sweep or bench CSV: ranked kernels per problem, best-in-pool, auto, baseline.
     Report(cmd_report::ReportArgs),
+    /// Join the CSVs of a sharded sweep into one (refuses duplicate rows and mixed schemas).
+    Merge(cmd_merge::MergeArgs),
+    /// Compare two sweep CSVs: same pairs and statuses? latency ratios? (exit 1 if they differ)
+    Compare(cmd_compare::CompareArgs),
     /// Worker subprocess of `sweep` (JSON lines on stdin/stdout).
     #[command(hide = true)]
     Worker(cmd_worker::WorkerArgs),
@@ -131,6 +137,8 @@ fn main() -> ExitCode {
         Command::Sweep(a) => cmd_sweep::sweep(a),
         Command::Bench(a) => cmd_bench::bench(a),
         Command::Report(a) => cmd_report::report(a),
+        Command::Merge(a) => cmd_merge::merge(a),
+        Command::Compare(a) => cmd_compare::compare(a),
         Command::Baseline(a) => cmd_baseline::baseline(a),
         Command::Worker(a) => cmd_worker::worker(a),
     };

@@ -1,7 +1,8 @@
 //! What `sweep` and `bench` share before they run: the runner options ([`RunnerArgs`], with
-//! `--early-stop`) and their translation into `gconv_tune::SweepOptions`, the `--arch` parser
-//! (also used by `kernels`), the backend and baseline checks, the `--resume` cut-row note and
-//! the direction filter.
+//! `--early-stop`, `--gpus` and `--shard`) and their translation into
+//! `gconv_tune::SweepOptions` (one device pool per GPU), the shard of the problem set and its
+//! output file, the `--arch` parser (also used by `kernels`), the backend and baseline checks,
+//! the `--resume` cut-row note and the direction filter.
 
 use crate::backend::BackendChoice;
 use anyhow::{anyhow, bail, Context, Result};
@@ -10,7 +11,9 @@ use gconv_kernels::Arch;
 use gconv_problem::measure::{Adaptive, EarlyStop, MIN_EARLY_STOP_FACTOR};
 use gconv_problem::{Direction, Problem};
 use gconv_tune::csv::{drop_partial_tail, messages_path};
-use gconv_tune::{SweepOptions, TimingOptions};
+use gconv_tune::shard::{Shard, ShardSpec};
+use gconv_tune::{DeviceSlot, DeviceTag, SweepOptions, TimingOptions};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -21,9 +24,27 @@ pub struct RunnerArgs {
     /// goes to OUTPUT.messages.jsonl next to it.
     #[arg(long)]
     pub output: PathBuf,
-    /// Threads that compile kernels in each worker (NVRTC).
-    #[arg(long, default_value_t = 8)]
-    pub workers: usize,
+    /// Threads that compile kernels in each worker (NVRTC). Default: the host's CPUs divided
+    /// by the number of GPUs (device pools run side by side).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// GPUs to time on, one worker pool each: `all` (every GPU this process sees, after
+    /// CUDA_VISIBLE_DEVICES) or ordinals such as `0,2`. No two timed kernels ever share a GPU;
+    /// rows name the device they ran on. CUDA backend only.
+    #[arg(long, default_value = "all")]
+    pub gpus: String,
+    /// Run only shard INDEX/COUNT of the problem set (0-based; problems are assigned by a stable
+    /// hash of their key), writing OUTPUT with `.shard-INDEX-of-COUNT` before its extension;
+    /// `slurm` takes the shard from the Slurm job-array variables (the default inside a job
+    /// array, where SLURM_ARRAY_TASK_ID is set); `none` runs the whole set. `gconv merge`
+    /// joins the shards' CSVs.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// The job array's index list, as given to `sbatch --array` (e.g. `1,2,7` or `0-30:10,45`),
+    /// for arrays that are not one evenly stepped range; the task's shard is the position of
+    /// SLURM_ARRAY_TASK_ID in it.
+    #[arg(long)]
+    pub shard_indices: Option<String>,
     /// Jobs per worker subprocess.
     #[arg(long, default_value_t = 20)]
     pub batch_size: usize,
@@ -140,6 +161,111 @@ pub fn check_baseline(vs: Option<&str>, backend: &str) -> Result<()> {
     }
 }
 
+/// The devices of `--gpus` on this backend: one slot per GPU (tagged with the driver's name and
+/// the ordinal, workers started with `--device ORDINAL`), or the CPU as one device.
+pub fn device_slots(gpus: &str, backend: &str) -> Result<Vec<DeviceSlot>> {
+    if backend != "cuda" {
+        if gpus != "all" {
+            bail!("--gpus {gpus}: GPUs are for the CUDA backend; the CPU backend runs one worker pool on the host");
+        }
+        return Ok(vec![DeviceSlot {
+            tag: Some(DeviceTag {
+                name: "cpu".into(),
+                index: 0,
+            }),
+            worker_args: Vec::new(),
+        }]);
+    }
+    let all = gconv_cuda::runtime::probe_all()
+        .map_err(|e| anyhow!("--gpus {gpus}: cannot list the GPUs: {e}"))?;
+    let visible = std::env::var("CUDA_VISIBLE_DEVICES")
+        .map(|v| format!(" (CUDA_VISIBLE_DEVICES={v:?})"))
+        .unwrap_or_default();
+    let chosen: Vec<usize> = if gpus == "all" {
+        (0..all.len()).collect()
+    } else {
+        let mut v = Vec::new();
+        for t in gpus.split(',') {
+            let i: usize = t.trim().parse().map_err(|_| {
+                anyhow!("--gpus {gpus}: {t:?} is not a GPU ordinal (expected `all` or a list such as 0,1)")
+            })?;
+            if i >= all.len() {
+                bail!(
+                    "--gpus {gpus}: GPU {i} does not exist; this process sees {} GPU(s){visible}, ordinals 0..{}",
+                    all.len(),
+                    all.len() - 1
+                );
+            }
+            if v.contains(&i) {
+                bail!("--gpus {gpus}: GPU {i} is listed twice");
+            }
+            v.push(i);
+        }
+        v
+    };
+    if chosen.is_empty() {
+        bail!("--gpus {gpus}: no GPU chosen");
+    }
+    Ok(chosen
+        .into_iter()
+        .map(|i| DeviceSlot {
+            tag: Some(DeviceTag {
+                name: all[i].name.clone(),
+                index: i as u32,
+            }),
+            worker_args: vec!["--device".into(), i.to_string()],
+        })
+        .collect())
+}
+
+/// Resolves `--shard`/`--shard-indices` (with the Slurm default) and keeps the shard's
+/// problems; when sharded, points `--output` at the shard's file and says so on stderr.
+pub fn shard_problems(r: &mut RunnerArgs, problems: Vec<Problem>) -> Result<Vec<Problem>> {
+    let env = |k: &str| std::env::var(k).ok();
+    let spec = match (r.shard.as_deref(), &r.shard_indices) {
+        (Some("none"), Some(_)) => bail!("--shard none and --shard-indices contradict each other"),
+        (Some("none"), None) => ShardSpec::None,
+        (Some("slurm") | None, Some(list)) => ShardSpec::SlurmList(list.clone()),
+        (Some("slurm"), None) => ShardSpec::Slurm,
+        (None, None) => ShardSpec::default_from(&env),
+        (Some(s), None) => ShardSpec::Explicit(Shard::parse(s)?),
+        (Some(s), Some(_)) => bail!(
+            "--shard {s} and --shard-indices: the index list is for the Slurm shard; give one or the other"
+        ),
+    };
+    let Some(resolved) = spec.resolve(&env)? else {
+        return Ok(problems);
+    };
+    let total = problems.len();
+    let mine = resolved.shard.select(problems);
+    r.output = resolved.shard.output_path(&r.output);
+    eprintln!(
+        "note: shard {} from {}: {} of {total} problems; output {}",
+        resolved.shard,
+        resolved.origin,
+        mine.len(),
+        r.output.display()
+    );
+    Ok(mine)
+}
+
+/// A shard that owns no problem still leaves its CSV (header only), so that `gconv merge` of
+/// every shard's file works; says so on stdout.
+pub fn write_empty_shard(r: &RunnerArgs) -> Result<()> {
+    if r.resume && r.output.exists() {
+        return Ok(());
+    }
+    std::fs::write(&r.output, format!("{}\n", gconv_tune::COLUMNS.join(",")))
+        .with_context(|| format!("cannot write {}", r.output.display()))?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "this shard owns none of the problems; wrote the header only to {}",
+        r.output.display()
+    )?;
+    Ok(())
+}
+
 /// The sweep options of the runner arguments, for workers of this backend.
 pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
     if r.batch_size == 0 {
@@ -154,6 +280,15 @@ pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
             r.timing_budget_ms
         );
     }
+    let devices = device_slots(&r.gpus, backend)?;
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(8);
+    let compile_threads = match r.workers {
+        Some(0) => bail!("--workers must be at least 1"),
+        Some(n) => n,
+        None => (cpus / devices.len()).max(1),
+    };
     let exe = std::env::current_exe().context("cannot locate the gconv executable for workers")?;
     let mut o = SweepOptions::new(
         exe,
@@ -162,7 +297,7 @@ pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
             "--backend".into(),
             backend.into(),
             "--compile-threads".into(),
-            r.workers.max(1).to_string(),
+            compile_threads.to_string(),
         ]
         .into_iter()
         .chain(
@@ -192,6 +327,7 @@ pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
         o.baselines = vec![v.clone()];
     }
     o.messages = Some(messages_path(&r.output));
+    o.devices = devices;
     Ok(o)
 }
 

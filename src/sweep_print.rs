@@ -1,14 +1,35 @@
 //! What `sweep`, `bench` and `report` print from sweep rows: the bench table (best-in-pool,
-//! `auto` and the best baseline per problem, with geomeans; `bench` and `report`) and the
-//! failure digest with the messages file (all three).
+//! `auto` and the best baseline per problem, with geomeans; `bench` and `report`), the
+//! failure digest with the messages file (all three) and the throughput line (rows per
+//! device-minute; `sweep` and `bench`).
 
 use gconv_kernels::KernelConfig;
 use gconv_problem::{DeviceSpec, Problem};
 use gconv_tune::summary::failure_digest;
-use gconv_tune::SweepRow;
+use gconv_tune::{SweepReport, SweepRow};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
+
+/// After a sweep or bench: the devices it ran on and how many rows a device produced per
+/// minute (rows that reached a worker, over the wall time times the devices).
+pub fn print_throughput(out: &mut impl Write, report: &SweepReport) -> std::io::Result<()> {
+    let ran = report.rows.iter().filter(|r| r.device.is_some()).count();
+    let devices = report.devices.len().max(1);
+    let minutes = report.elapsed.as_secs_f64() / 60.0;
+    let names: Vec<String> = report.devices.iter().map(|d| d.to_string()).collect();
+    writeln!(
+        out,
+        "throughput: {ran} rows run on {devices} device(s) [{}] in {:.1} s: {:.0} rows per device-minute",
+        names.join(", "),
+        report.elapsed.as_secs_f64(),
+        if minutes > 0.0 {
+            ran as f64 / (minutes * devices as f64)
+        } else {
+            0.0
+        }
+    )
+}
 
 /// After a sweep, bench or report: when a row is not ok, its status counts with the first
 /// message or two of each; then where the messages file is (every message, one JSON line each).

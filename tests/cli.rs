@@ -1,6 +1,6 @@
 //! End-to-end tests of the `gconv` binary on a machine without a GPU: exit codes and messages
-//! for good and bad input, the CPU backend with verification, and a CPU sweep with the planted
-//! wrong and crashing variants.
+//! for good and bad input, the CPU backend with verification, a CPU sweep with the planted
+//! wrong and crashing variants, and the Slurm example scripts sharding a sweep and merging it.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -8,8 +8,10 @@ use std::process::{Command, Output};
 fn gconv(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gconv"))
         .args(args)
-        // These tests describe a machine without a usable GPU, also when run on a GPU host.
+        // These tests describe a machine without a usable GPU, also when run on a GPU host,
+        // and outside a Slurm job array (where sweeps would shard by default).
         .env("GCONV_DISABLE_CUDA", "1")
+        .env_remove("SLURM_ARRAY_TASK_ID")
         .output()
         .expect("the gconv binary runs")
 }
@@ -165,7 +167,7 @@ fn cpu_sweep_survives_planted_failures() {
     let header = &rows[0];
     assert_eq!(
         header.join(","),
-        "kernel,problem,direction,dtype,N,G,C,K,Di,Hi,Wi,Z,Y,X,stride_d,stride_h,stride_w,pad_d,pad_h,pad_w,dil_d,dil_h,dil_w,status,latency_ms,tflops,gbps,roofline_frac,max_abs_err,max_rel_err,compile_ms,regs,spills,rounds,iters_per_round,stopped_early"
+        "kernel,problem,direction,dtype,N,G,C,K,Di,Hi,Wi,Z,Y,X,stride_d,stride_h,stride_w,pad_d,pad_h,pad_w,dil_d,dil_h,dil_w,status,latency_ms,tflops,gbps,roofline_frac,max_abs_err,max_rel_err,compile_ms,regs,spills,rounds,iters_per_round,stopped_early,device,device_index"
     );
     // The time split is printed at the end; the CPU executor compiles nothing.
     let stdout = String::from_utf8_lossy(&o.stdout);
@@ -638,4 +640,135 @@ fn an_expansion_dropped_for_the_arch_hints_at_sm_90a() {
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains(": 408 kernel(s) for fwd (gpu, sm_90a)"), "{t}");
     assert!(!t.contains("hint"), "{t}");
+}
+
+/// The Slurm example, run as three tasks of a stepped array (`--array=4-20:8`) on the CPU
+/// backend: each task sweeps its shard, the merge script joins them, and the result has the
+/// same pairs and statuses as one unsharded sweep (`gconv compare` exits 0). Merging again
+/// without --force, comparing with one shard, --gpus on the CPU backend and an irregular array
+/// without its index list are refused with a clear message.
+#[test]
+fn the_slurm_example_shards_a_sweep_and_merges_it_like_one_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = |n: &str| dir.path().join(n).to_str().expect("utf-8").to_string();
+    let common = [
+        "sweep",
+        "--variant",
+        "fwd",
+        "--problems",
+        "forward_2d_test_validation",
+        "--config",
+        "configs/traits/cpu_forward.json",
+        "--backend",
+        "cpu",
+    ];
+    let mut whole = common.to_vec();
+    let all = p("all.csv");
+    whole.extend(["--output", &all]);
+    let o = gconv(&whole);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = p("sweeps/s.csv");
+    let script = |name: &str, id: Option<&str>| {
+        let mut c = Command::new("bash");
+        c.arg(format!("scripts/slurm/{name}"))
+            .env("GCONV", env!("CARGO_BIN_EXE_gconv"))
+            .env("GCONV_DISABLE_CUDA", "1")
+            .env("VARIANT", "fwd")
+            .env("PROBLEMS", "forward_2d_test_validation")
+            .env("CONFIG", "configs/traits/cpu_forward.json")
+            .env("OUT", &out)
+            .env("SHARDS", "3")
+            .env("GCONV_SWEEP_ARGS", "--backend cpu");
+        if let Some(id) = id {
+            c.env("SLURM_ARRAY_TASK_ID", id)
+                .env("SLURM_ARRAY_TASK_MIN", "4")
+                .env("SLURM_ARRAY_TASK_MAX", "20")
+                .env("SLURM_ARRAY_TASK_STEP", "8")
+                .env("SLURM_ARRAY_TASK_COUNT", "3");
+        }
+        c.output().expect("bash runs")
+    };
+    for (rank, id) in ["4", "12", "20"].iter().enumerate() {
+        let o = script("sweep_array.sbatch", Some(id));
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(0), "task {id}: {t}");
+        assert!(
+            t.contains(&format!("note: shard {rank}/3 from Slurm")),
+            "{t}"
+        );
+        assert!(
+            dir.path()
+                .join(format!("sweeps/s.shard-{rank}-of-3.csv"))
+                .exists(),
+            "{t}"
+        );
+    }
+    // The merge script refuses while a shard is missing.
+    let s2 = dir.path().join("sweeps/s.shard-2-of-3.csv");
+    let keep = std::fs::read(&s2).expect("shard 2");
+    std::fs::remove_file(&s2).expect("rm");
+    let o = script("merge.sbatch", None);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("shard 2 of 3 is missing"), "{}", text(&o));
+    std::fs::write(&s2, keep).expect("restore");
+    let o = script("merge.sbatch", None);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("merged") && t.contains("from 3 file(s)"), "{t}");
+    let o = gconv(&["compare", &all, &out]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("0 only in A, 0 only in B, 0 with another status"),
+        "{t}"
+    );
+    // Merging into an existing file needs --force.
+    let shard0 = p("sweeps/s.shard-0-of-3.csv");
+    let o = gconv(&["merge", "--output", &out, &shard0]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--force"), "{}", text(&o));
+    // One shard is not the whole sweep.
+    let o = gconv(&["compare", &all, &shard0]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("DIFFER"), "{}", text(&o));
+    // --gpus is for the CUDA backend.
+    let mut bad = common.to_vec();
+    let x = p("x.csv");
+    bad.extend(["--output", &x, "--gpus", "1"]);
+    let o = gconv(&bad);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--gpus 1"), "{}", text(&o));
+    // An index list that is not one stepped range, without --shard-indices.
+    let o = Command::new(env!("CARGO_BIN_EXE_gconv"))
+        .args(&bad[..bad.len() - 2])
+        .env("GCONV_DISABLE_CUDA", "1")
+        .env("SLURM_ARRAY_TASK_ID", "7")
+        .env("SLURM_ARRAY_TASK_MIN", "1")
+        .env("SLURM_ARRAY_TASK_MAX", "7")
+        .env("SLURM_ARRAY_TASK_STEP", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "3")
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--shard-indices"), "{}", text(&o));
+    // ... and with it: task 7 of the list 1,2,7 is shard 2/3.
+    let mut listed = bad[..bad.len() - 2].to_vec();
+    listed.extend(["--shard-indices", "1,2,7"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_gconv"))
+        .args(&listed)
+        .env("GCONV_DISABLE_CUDA", "1")
+        .env("SLURM_ARRAY_TASK_ID", "7")
+        .env("SLURM_ARRAY_TASK_COUNT", "3")
+        .output()
+        .expect("runs");
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("note: shard 2/3"), "{t}");
+    // The same shard as the stepped array's third task: the same pairs.
+    let o = gconv(&[
+        "compare",
+        s2.to_str().expect("utf-8"),
+        &p("x.shard-2-of-3.csv"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }

@@ -92,6 +92,20 @@ pub fn probe() -> Result<DeviceInfo, CudaError> {
     probe_device(0)
 }
 
+/// Probes every device this process can see (after `CUDA_VISIBLE_DEVICES`), in ordinal
+/// order; an error when there is none or one cannot be probed (see [`probe_device`]).
+pub fn probe_all() -> Result<Vec<DeviceInfo>, CudaError> {
+    let first = probe_device(0)?;
+    let count = guard("device count", || {
+        dres::device::get_count().map_err(|e| CudaError::driver("cuDeviceGetCount", e))
+    })?;
+    let mut all = vec![first];
+    for ordinal in 1..count.max(1) as usize {
+        all.push(probe_device(ordinal)?);
+    }
+    Ok(all)
+}
+
 /// Loads the driver, initialises it, and describes the device `ordinal`; also checks NVRTC.
 /// Every failure is an error saying what is missing. A non-empty `GCONV_DISABLE_CUDA` other
 /// than `0` switches the backend off (for tests and for forcing the CPU path on a GPU host).

@@ -7,7 +7,7 @@
 //! kernel, problem, direction, dtype, N, G, C, K, Di, Hi, Wi, Z, Y, X, stride_d, stride_h,
 //! stride_w, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w, status, latency_ms, tflops, gbps,
 //! roofline_frac, max_abs_err, max_rel_err, compile_ms, regs, spills, rounds, iters_per_round,
-//! stopped_early
+//! stopped_early, device, device_index
 //! ```
 //!
 //! `problem` is the canonical key; join rows on it, never on a row index. Spatial columns use
@@ -19,11 +19,15 @@
 //! `<provider>:<engine>` (for example `cudnn:eng4`). `rounds` and `iters_per_round` say what the
 //! latency of an `ok` row is the median of (rounds of back-to-back runs), `stopped_early` is
 //! `true` when its measurement stopped early because it was clearly slower than the best known
-//! latency on the problem (the row is verified all the same). Messages are not part of the
-//! schema; see `SweepOptions::messages`.
+//! latency on the problem (the row is verified all the same). `device` and `device_index` name
+//! the device the row ran on (the driver's device name and its ordinal among the devices the
+//! sweep could see, `cpu` and 0 for the CPU backend); both are empty for rows that never reached
+//! a worker (refused by the gate or by the memory check). A row is identified by (kernel,
+//! problem, device, device_index): that is what `gconv merge` joins on.
 //!
-//! Files written before the last three columns existed ([`COLUMNS_V1`]) are still read (those
-//! fields are empty), and `--resume` appends to them in their own schema.
+//! Files written before the last columns existed ([`COLUMNS_V1`]: no timing columns,
+//! [`COLUMNS_V2`]: no device columns) are still read (those fields are empty), and `--resume`
+//! appends to them in their own schema.
 //!
 //! Messages (why a row failed, the timing method of an `ok` row) are not part of the schema:
 //! the CLI writes them next to the CSV, to [`messages_path`] (`OUT.csv.messages.jsonl`), one
@@ -38,7 +42,7 @@ use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// The column names, in order.
-pub const COLUMNS: [&str; 36] = [
+pub const COLUMNS: [&str; 38] = [
     "kernel",
     "problem",
     "direction",
@@ -75,19 +79,47 @@ pub const COLUMNS: [&str; 36] = [
     "rounds",
     "iters_per_round",
     "stopped_early",
+    "device",
+    "device_index",
 ];
 
-/// The columns of files written before `rounds`, `iters_per_round` and `stopped_early`: the
-/// first 33 of [`COLUMNS`].
-pub const COLUMNS_V1: [&str; 33] = {
-    let mut v = [""; 33];
+/// The first `N` of [`COLUMNS`] (the schema of older files).
+const fn prefix<const N: usize>() -> [&'static str; N] {
+    let mut v = [""; N];
     let mut i = 0;
-    while i < 33 {
+    while i < N {
         v[i] = COLUMNS[i];
         i += 1;
     }
     v
-};
+}
+
+/// The columns of files written before `rounds`, `iters_per_round` and `stopped_early`: the
+/// first 33 of [`COLUMNS`].
+pub const COLUMNS_V1: [&str; 33] = prefix::<33>();
+
+/// The columns of files written before `device` and `device_index`: the first 36 of
+/// [`COLUMNS`].
+pub const COLUMNS_V2: [&str; 36] = prefix::<36>();
+
+/// The schemas the reader accepts, oldest first: each is a prefix of the next.
+pub const SCHEMAS: [&[&str]; 3] = [&COLUMNS_V1, &COLUMNS_V2, &COLUMNS];
+
+/// The device a row ran on: the driver's name and the ordinal among the devices the sweep saw
+/// (`cpu`, 0 for the CPU backend).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DeviceTag {
+    /// Device name (`NVIDIA H200`, `cpu`).
+    pub name: String,
+    /// Ordinal (CUDA's device index after `CUDA_VISIBLE_DEVICES`).
+    pub index: u32,
+}
+
+impl std::fmt::Display for DeviceTag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} #{}", self.name, self.index)
+    }
+}
 
 /// Index of the first column after the problem description (`status`).
 const STATUS_COL: usize = 23;
@@ -119,6 +151,8 @@ pub struct SweepRow {
     pub iters: Option<u32>,
     /// Whether the measurement stopped early (`ok` rows).
     pub stopped_early: Option<bool>,
+    /// The device it ran on; `None` for rows that never reached a worker.
+    pub device: Option<DeviceTag>,
     /// Why it failed (not written to the CSV).
     pub message: Option<String>,
 }
@@ -139,8 +173,18 @@ impl SweepRow {
             rounds: r.rounds,
             iters: r.iters,
             stopped_early: r.stopped_early,
+            device: None,
             message: r.message.clone(),
         }
+    }
+
+    /// What identifies a row in a CSV (and in `gconv merge`): kernel, problem key, device.
+    pub fn identity(&self) -> (String, String, Option<DeviceTag>) {
+        (
+            self.kernel.clone(),
+            self.problem.to_string(),
+            self.device.clone(),
+        )
     }
 
     /// A row with only a status and a message.
@@ -209,6 +253,15 @@ impl SweepRow {
         v.push(opt(self.rounds.filter(|_| timed), |x| x.to_string()));
         v.push(opt(self.iters.filter(|_| timed), |x| x.to_string()));
         v.push(opt(self.stopped_early.filter(|_| timed), |x| x.to_string()));
+        v.push(
+            self.device
+                .as_ref()
+                .map(|d| d.name.clone())
+                .unwrap_or_default(),
+        );
+        v.push(opt(self.device.as_ref().map(|d| d.index), |x| {
+            x.to_string()
+        }));
         v
     }
 }
@@ -253,7 +306,7 @@ pub struct CsvWriter {
     inner: ::csv::Writer<File>,
     path: PathBuf,
     device: DeviceSpec,
-    /// Cells per row: [`COLUMNS`], or [`COLUMNS_V1`] when appending to an older file.
+    /// Cells per row: [`COLUMNS`], or fewer ([`SCHEMAS`]) when appending to an older file.
     width: usize,
 }
 
@@ -272,16 +325,19 @@ impl CsvWriter {
     }
 
     /// Opens `path` for appending; writes the header when the file is new or empty. The caller
-    /// checks an existing header with [`read_rows`] first; a file with the older header
-    /// ([`COLUMNS_V1`]) gets rows in that schema.
+    /// checks an existing header with [`read_rows`] first; a file with an older header
+    /// ([`SCHEMAS`]) gets rows in that schema.
     pub fn append(path: &Path, device: DeviceSpec) -> Result<CsvWriter, TuneError> {
         let legacy = match std::fs::read(path) {
             Ok(bytes) => {
                 let first = bytes.split(|b| *b == b'\n').next().unwrap_or(&[]);
                 let first = String::from_utf8_lossy(first);
-                first.trim_end() == COLUMNS_V1.join(",")
+                SCHEMAS
+                    .iter()
+                    .find(|s| first.trim_end() == s.join(","))
+                    .map(|s| s.len())
             }
-            Err(_) => false,
+            Err(_) => None,
         };
         let mut file = OpenOptions::new()
             .create(true)
@@ -295,10 +351,9 @@ impl CsvWriter {
             inner: ::csv::Writer::from_writer(file),
             path: path.to_path_buf(),
             device,
-            width: if legacy && len > 0 {
-                COLUMNS_V1.len()
-            } else {
-                COLUMNS.len()
+            width: match legacy {
+                Some(w) if len > 0 => w,
+                _ => COLUMNS.len(),
             },
         };
         if len == 0 {
@@ -384,7 +439,7 @@ impl std::fmt::Display for PartialTail {
 }
 
 /// Where the complete lines of `bytes` end, and the partial last line after them, if any.
-fn split_partial_tail(bytes: &[u8]) -> (usize, Option<PartialTail>) {
+pub(crate) fn split_partial_tail(bytes: &[u8]) -> (usize, Option<PartialTail>) {
     if bytes.is_empty() || bytes.ends_with(b"\n") {
         return (bytes.len(), None);
     }
@@ -437,7 +492,10 @@ pub fn read_rows(path: &Path) -> Result<Vec<SweepRow>, TuneError> {
 }
 
 /// The rows of a sweep CSV read from `input`; `path` names it in errors.
-fn parse_rows(path: &Path, input: impl std::io::Read) -> Result<Vec<SweepRow>, TuneError> {
+pub(crate) fn parse_rows(
+    path: &Path,
+    input: impl std::io::Read,
+) -> Result<Vec<SweepRow>, TuneError> {
     let mut rdr = ::csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(true)
@@ -447,11 +505,7 @@ fn parse_rows(path: &Path, input: impl std::io::Read) -> Result<Vec<SweepRow>, T
         .map_err(|e| TuneError::io(path, std::io::Error::other(e)))?
         .clone();
     let names = header.iter().collect::<Vec<_>>();
-    let width = if names == COLUMNS {
-        COLUMNS.len()
-    } else if names == COLUMNS_V1 {
-        COLUMNS_V1.len()
-    } else {
+    let Some(width) = SCHEMAS.iter().find(|s| names == **s).map(|s| s.len()) else {
         return Err(TuneError::CsvHeader {
             path: path.to_path_buf(),
             expected: COLUMNS.join(","),
@@ -543,6 +597,25 @@ fn parse_rows(path: &Path, input: impl std::io::Read) -> Result<Vec<SweepRow>, T
         } else {
             (None, None, None)
         };
+        let device = if width > 36 {
+            match (&rec[36], &rec[37]) {
+                ("", "") => None,
+                (name, index) if !name.is_empty() => Some(DeviceTag {
+                    name: name.to_string(),
+                    index: index.parse().map_err(|_| {
+                        bad("device_index", format!("{index:?} is not a device ordinal"))
+                    })?,
+                }),
+                _ => {
+                    return Err(bad(
+                        "device",
+                        format!("empty device name with device_index {:?}", &rec[37]),
+                    ))
+                }
+            }
+        } else {
+            None
+        };
         rows.push(SweepRow {
             kernel: rec[0].to_string(),
             problem,
@@ -556,6 +629,7 @@ fn parse_rows(path: &Path, input: impl std::io::Read) -> Result<Vec<SweepRow>, T
             rounds,
             iters,
             stopped_early,
+            device,
             message: None,
         });
     }
@@ -580,6 +654,10 @@ mod tests {
             rounds: Some(10),
             iters: Some(10),
             stopped_early: Some(false),
+            device: Some(DeviceTag {
+                name: "NVIDIA H200".into(),
+                index: 1,
+            }),
             message: Some("not written".into()),
         }
     }
@@ -592,8 +670,15 @@ mod tests {
         assert_eq!(&COLUMNS[..33], &COLUMNS_V1[..]);
         assert_eq!(
             &COLUMNS[33..],
-            &["rounds", "iters_per_round", "stopped_early"]
+            &[
+                "rounds",
+                "iters_per_round",
+                "stopped_early",
+                "device",
+                "device_index"
+            ]
         );
+        assert_eq!(&COLUMNS[..36], &COLUMNS_V2[..]);
         assert_eq!(COLUMNS[STATUS_COL], "status");
     }
 
@@ -606,8 +691,8 @@ mod tests {
             Some(0.5),
         );
         let c = r.cells(&DeviceSpec::H200);
-        assert_eq!(c.len(), 36);
-        assert_eq!(&c[33..], &["10", "10", "false"]);
+        assert_eq!(c.len(), 38);
+        assert_eq!(&c[33..], &["10", "10", "false", "NVIDIA H200", "1"]);
         assert_eq!(
             &c[4..23].join(","),
             "32,32,256,256,1,56,56,1,3,3,1,1,1,0,1,1,1,1,1"
@@ -622,7 +707,10 @@ mod tests {
         let r = row("k1", &r.problem.to_string(), Status::Incorrect, None);
         let c = r.cells(&DeviceSpec::H200);
         assert_eq!(&c[24..28], &["", "", "", ""]);
-        assert_eq!(&c[33..], &["", "", ""], "not timed: no rounds");
+        assert_eq!(&c[33..36], &["", "", ""], "not timed: no rounds");
+        let r = SweepRow { device: None, ..r };
+        let c = r.cells(&DeviceSpec::H200);
+        assert_eq!(&c[36..], &["", ""], "never ran: no device");
         assert_eq!(c[28], "0.001");
     }
 
@@ -671,6 +759,7 @@ mod tests {
             (Some(10), Some(10), Some(false))
         );
         assert!(rows[0].max_rel_err.unwrap().is_infinite());
+        assert_eq!(rows[0].device, a.device, "the device round-trips");
         assert_eq!(rows[1].kernel, strip(&b).kernel);
         assert_eq!(rows[1].problem, b.problem);
         assert_eq!(rows[1].status, Status::Timeout);
@@ -772,6 +861,45 @@ mod tests {
             matches!(&e, TuneError::CsvRow { column, .. } if column == "stopped_early"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn files_without_device_columns_are_read_and_appended_in_their_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v2.csv");
+        let key = "fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1";
+        let r = row("k1", key, Status::Ok, Some(0.5));
+        let mut cells = r.cells(&DeviceSpec::H200);
+        cells.truncate(36);
+        let old = format!("{}\n{}\n", COLUMNS_V2.join(","), cells.join(","));
+        std::fs::write(&path, &old).unwrap();
+        let rows = read_rows(&path).unwrap();
+        assert_eq!((rows.len(), rows[0].device.clone()), (1, None));
+        assert_eq!(rows[0].rounds, Some(10));
+        CsvWriter::append(&path, DeviceSpec::H200)
+            .unwrap()
+            .write_row(&r)
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(&old));
+        assert_eq!(text.lines().last().unwrap().split(',').count(), 36);
+        assert_eq!(read_rows(&path).unwrap().len(), 2);
+        // A device index without a name, or a name with a bad index, names the column.
+        for (name, index, column) in [("", "0", "device"), ("gpu", "x", "device_index")] {
+            let mut cells = r.cells(&DeviceSpec::H200);
+            cells[36] = name.into();
+            cells[37] = index.into();
+            std::fs::write(
+                &path,
+                format!("{}\n{}\n", COLUMNS.join(","), cells.join(",")),
+            )
+            .unwrap();
+            let e = read_rows(&path).unwrap_err();
+            assert!(
+                matches!(&e, TuneError::CsvRow { column: c, .. } if c == column),
+                "{e}"
+            );
+        }
     }
 
     #[test]

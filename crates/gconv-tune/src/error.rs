@@ -153,6 +153,12 @@ pub enum TuneError {
         /// What is wrong.
         message: String,
     },
+    /// Sweep CSVs that cannot be merged (schema mismatch, duplicate or cut rows).
+    #[error("cannot merge: {message}")]
+    Merge {
+        /// What is wrong, naming the files and lines.
+        message: String,
+    },
 }
 
 /// `path:line:column`, or just `path` when the position is unknown.

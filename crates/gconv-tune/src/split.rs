@@ -4,9 +4,10 @@
 //! `gconv sweep` and `gconv bench` as one short block of phase, seconds and share of the wall
 //! time.
 //!
-//! Every line is wall time on the critical path: workers run one at a time and each runs its
-//! jobs one after the other, so the lines add up to the wall time (the last line, `other`, is
-//! what no phase accounts for: planning, CSV writing, process exits). Work that overlaps the
+//! Every line is wall time on the critical path of a device pool: a pool runs one worker at a
+//! time and each runs its jobs one after the other, so on one device the lines add up to the
+//! wall time, and with several pools to the device time ([`TimeSplit::capacity_ms`]). The last
+//! line, `other`, is what no phase accounts for: planning, CSV writing, process exits. Work that overlaps the
 //! jobs, such as kernels compiled in the background, shows as the CPU seconds of the compile
 //! line and as wall time only where a job had to wait for it.
 
@@ -24,6 +25,10 @@ pub struct TimeSplit {
     pub batches_ms: f64,
     /// Worker processes started.
     pub workers: usize,
+    /// Device pools that ran side by side (0 or 1: one). Phases are summed over them, so the
+    /// shares are of the device time: planning once, then the rest of the wall time on every
+    /// pool.
+    pub devices: usize,
     /// From starting a worker to its `hello` (process start, device and library set-up), summed.
     pub startup_ms: f64,
     /// From `hello` to the first job's `start` (reading the batch, `Executor::prepare`), summed.
@@ -117,17 +122,33 @@ impl TimeSplit {
             ("worker exits, crashes", exits),
         ];
         let accounted: f64 = v.iter().map(|(_, ms)| ms).sum();
-        v.push(("other", (self.wall_ms - accounted).max(0.0)));
+        v.push(("other", (self.capacity_ms() - accounted).max(0.0)));
         v
+    }
+
+    /// The time the lines add up to: the wall time on one device; with several pools,
+    /// planning once plus the rest of the wall time on every pool.
+    pub fn capacity_ms(&self) -> f64 {
+        let pools = self.devices.max(1) as f64;
+        self.plan_ms + (self.wall_ms - self.plan_ms).max(0.0) * pools
     }
 }
 
 impl fmt::Display for TimeSplit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let wall = self.wall_ms.max(1e-9);
+        let wall = self.capacity_ms().max(1e-9);
+        let on = if self.devices > 1 {
+            format!(
+                " on {} devices (shares of {:.1} device-seconds)",
+                self.devices,
+                wall / 1e3
+            )
+        } else {
+            String::new()
+        };
         writeln!(
             f,
-            "time split: {:.1} s wall, {} worker(s), {} kernel job(s), {} baseline job(s)",
+            "time split: {:.1} s wall{on}, {} worker(s), {} kernel job(s), {} baseline job(s)",
             self.wall_ms / 1e3,
             self.workers,
             self.kernel_jobs,

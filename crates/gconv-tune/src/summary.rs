@@ -347,6 +347,7 @@ mod tests {
             rounds: None,
             iters: None,
             stopped_early: None,
+            device: None,
             message: None,
         }
     }

@@ -1,5 +1,6 @@
-//! The sweep orchestrator: kernels × problems, benchmarked serially in worker subprocesses,
-//! one CSV row per (kernel, problem) pair written and flushed as each finishes.
+//! The sweep orchestrator: kernels × problems, benchmarked in worker subprocesses — one pool
+//! per device, each running its workers one at a time — one CSV row per (kernel, problem) pair
+//! written and flushed as each finishes.
 //!
 //! # What happens to each pair
 //!
@@ -19,10 +20,14 @@
 //!    then its kernels), sent in batches of `batch_size` to fresh worker processes. See
 //!    [`crate::worker`] for the protocol and what timeouts, crashes and garbage become.
 //!
-//! Workers are run one at a time: benchmarking is serial, so timings are not disturbed.
-//! An empty kernel list or problem list is an error, never an empty success.
+//! Each device ([`SweepOptions::devices`]) has its own pool, which runs one worker at a time:
+//! no two timed kernels ever share a device, so timings are not disturbed. The pools take
+//! batches from one queue (problem-major, so a batch mostly holds one problem and its worker
+//! uploads it once), and every row of a job names the device it ran on. Early stop compares a
+//! job with the best latency known on devices of the same name. An empty kernel list or problem
+//! list is an error, never an empty success.
 
-use crate::csv::{drop_partial_tail, read_rows, CsvWriter, SweepRow};
+use crate::csv::{drop_partial_tail, read_rows, CsvWriter, DeviceTag, SweepRow};
 use crate::error::TuneError;
 use crate::kernel_ref::KernelRef;
 use crate::split::TimeSplit;
@@ -34,11 +39,12 @@ use gconv_kernels::select::auto_select;
 use gconv_kernels::{admit, Arch, Rejection, Target};
 use gconv_problem::{check_host_memory, DeviceSpec, HostMemoryLimit, Problem};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -161,6 +167,20 @@ pub struct SweepOptions {
     pub progress: bool,
     /// Copy the workers' stderr to ours (otherwise only its tail is kept, for crash messages).
     pub forward_worker_stderr: bool,
+    /// The devices to time on, one worker pool each (at least one). Each pool runs one worker
+    /// at a time, so no two timed kernels share a device; the pools take batches from one
+    /// queue. Default: one slot without a tag (rows name no device).
+    pub devices: Vec<DeviceSlot>,
+}
+
+/// One device of a sweep: what its rows say and how its workers are pointed at it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeviceSlot {
+    /// The device its rows name (`None`: no device columns, the library default).
+    pub tag: Option<DeviceTag>,
+    /// Arguments appended to [`SweepOptions::worker_args`] for its workers (the CLI passes
+    /// `--device ORDINAL`).
+    pub worker_args: Vec<String>,
 }
 
 impl std::fmt::Debug for SweepOptions {
@@ -180,6 +200,7 @@ impl std::fmt::Debug for SweepOptions {
             .field("gate", &self.gate.is_some())
             .field("arch", &self.arch)
             .field("host_memory", &self.host_memory)
+            .field("devices", &self.devices)
             .finish_non_exhaustive()
     }
 }
@@ -213,6 +234,7 @@ impl SweepOptions {
             device: DeviceSpec::H200,
             progress: true,
             forward_worker_stderr: false,
+            devices: vec![DeviceSlot::default()],
         }
     }
 }
@@ -236,6 +258,8 @@ pub struct SweepReport {
     pub elapsed: Duration,
     /// Device of the roofline figures.
     pub device: DeviceSpec,
+    /// The devices this run timed on (the tagged slots of [`SweepOptions::devices`]).
+    pub devices: Vec<DeviceTag>,
     /// The messages file written (`SweepOptions::messages`).
     pub messages: Option<PathBuf>,
     /// Where the time went (printed by `gconv sweep` and `gconv bench`).
@@ -280,6 +304,12 @@ pub fn run_sweep(
         return Err(TuneError::Option {
             option: "batch_size",
             message: "must be at least 1".into(),
+        });
+    }
+    if opts.devices.is_empty() {
+        return Err(TuneError::Option {
+            option: "devices",
+            message: "a sweep needs at least one device".into(),
         });
     }
     if opts.max_kernels == Some(0) {
@@ -456,78 +486,97 @@ pub fn run_sweep(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut best = BestSoFar::default();
+    let mut best: HashMap<String, BestSoFar> = HashMap::new();
     for r in &previous {
         if let Some(ms) = r.ok_latency_ms() {
             if r.max_abs_err.is_some() && r.max_rel_err.is_some() {
-                best.record_ms(&r.problem, &r.kernel, ms);
+                best.entry(device_name(r.device.as_ref()))
+                    .or_default()
+                    .record_ms(&r.problem, &r.kernel, ms);
             }
         }
     }
-    let mut run = Runner {
-        opts,
+    let sink = Mutex::new(Sink {
         writer,
         messages,
-        bar,
         rows: Vec::new(),
         workers_started: 0,
         best,
         split: TimeSplit::default(),
+    });
+    let ctx = Ctx {
+        opts,
+        sink,
+        bar,
+        queue: Mutex::new(jobs),
+        stop: AtomicBool::new(false),
+        tagged: opts.devices.len() > 1,
     };
     for r in refused {
-        run.emit(r)?;
-        run.bar.inc(1);
+        ctx.emit(r)?;
+        ctx.bar.inc(1);
     }
-    let n_jobs = jobs.len();
-    run.split.plan_ms = start.elapsed().as_secs_f64() * 1e3;
-    // Jobs of a batch whose worker failed before starting any job (start-up timeout, crash or
-    // garbage during `prepare`) are retried one per worker, so that only the culprit is blamed.
-    let mut singles: VecDeque<Job> = VecDeque::new();
-    loop {
-        let batch: Vec<Job> = if let Some(j) = singles.pop_front() {
-            vec![j]
-        } else if !jobs.is_empty() {
-            let take = opts.batch_size.min(jobs.len());
-            jobs.drain(..take).collect()
-        } else {
-            break;
-        };
-        let batch = batch
-            .into_iter()
-            .map(|mut j| {
-                j.best_ms = run.best.for_job(&j);
-                j
+    let n_jobs = ctx.lock_queue().len();
+    ctx.lock_sink().split.plan_ms = start.elapsed().as_secs_f64() * 1e3;
+    // One pool per device, each running its workers one at a time; they share the job queue,
+    // the CSV and the best latencies (early stop). The first error stops every pool after its
+    // batch and is returned.
+    let results: Vec<Result<(), TuneError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = opts
+            .devices
+            .iter()
+            .map(|slot| {
+                let ctx = &ctx;
+                scope.spawn(move || {
+                    let r = ctx.run_pool(slot);
+                    if r.is_err() {
+                        ctx.stop.store(true, Ordering::SeqCst);
+                    }
+                    r
+                })
             })
             .collect();
-        let batch_start = Instant::now();
-        let end = run.run_batch(batch)?;
-        run.split.batches_ms += batch_start.elapsed().as_secs_f64() * 1e3;
-        match end {
-            BatchEnd::Finished => {}
-            BatchEnd::Rest(rest) => {
-                for j in rest.into_iter().rev() {
-                    jobs.push_front(j);
-                }
-            }
-            BatchEnd::Isolate(all) => singles.extend(all),
-        }
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(TuneError::Option {
+                        option: "devices",
+                        message: "a device pool panicked".into(),
+                    })
+                })
+            })
+            .collect()
+    });
+    ctx.bar.finish_and_clear();
+    for r in results {
+        r?;
     }
-    run.bar.finish_and_clear();
+    let sink = ctx.sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut split = sink.split;
     let elapsed = start.elapsed();
-    run.split.wall_ms = elapsed.as_secs_f64() * 1e3;
-    run.split.workers = run.workers_started;
+    split.wall_ms = elapsed.as_secs_f64() * 1e3;
+    split.workers = sink.workers_started;
+    split.devices = opts.devices.len();
     Ok(SweepReport {
         output: opts.output.clone(),
-        rows: run.rows,
+        rows: sink.rows,
         previous,
         skipped,
         jobs: n_jobs,
-        workers_started: run.workers_started,
+        workers_started: sink.workers_started,
         elapsed,
         device: opts.device,
+        devices: opts.devices.iter().filter_map(|d| d.tag.clone()).collect(),
         messages: opts.messages.clone(),
-        split: run.split,
+        split,
     })
+}
+
+/// The key of the best-latency table of rows on `device` (`""`: rows without a device, which
+/// count for every device).
+fn device_name(device: Option<&DeviceTag>) -> String {
+    device.map(|d| d.name.clone()).unwrap_or_default()
 }
 
 /// How a batch ended.
@@ -555,13 +604,14 @@ struct Worker {
 const STDERR_TAIL: usize = 2000;
 
 impl Worker {
-    fn spawn(opts: &SweepOptions, jobs: &[Job]) -> Result<Worker, TuneError> {
+    fn spawn(opts: &SweepOptions, slot: &DeviceSlot, jobs: &[Job]) -> Result<Worker, TuneError> {
         let spawn_err = |source| TuneError::WorkerSpawn {
             program: opts.worker_program.display().to_string(),
             source,
         };
         let mut child = Command::new(&opts.worker_program)
             .args(&opts.worker_args)
+            .args(&slot.worker_args)
             .envs(opts.worker_env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -685,15 +735,34 @@ impl Drop for Worker {
     }
 }
 
-struct Runner<'a> {
+/// What the device pools share: the options, the output (CSV, messages, rows, best latencies,
+/// time split) behind one lock, the progress bar, the job queue and the stop flag.
+struct Ctx<'a> {
     opts: &'a SweepOptions,
+    sink: Mutex<Sink>,
+    bar: ProgressBar,
+    queue: Mutex<VecDeque<Job>>,
+    /// Set when a pool failed: the others stop after their batch.
+    stop: AtomicBool,
+    /// Several devices: progress messages say which.
+    tagged: bool,
+}
+
+struct Sink {
     writer: CsvWriter,
     messages: Option<File>,
-    bar: ProgressBar,
     rows: Vec<SweepRow>,
     workers_started: usize,
-    best: BestSoFar,
+    /// Best verified latencies by device name (early stop compares on the same kind of
+    /// device; `""` holds rows without a device).
+    best: HashMap<String, BestSoFar>,
     split: TimeSplit,
+}
+
+/// One device's pool: the context and the slot whose workers it starts.
+struct Runner<'a, 'c> {
+    ctx: &'c Ctx<'a>,
+    slot: &'c DeviceSlot,
 }
 
 /// Checks the rows of a `done` reply against its job; `Err` is a protocol violation.
@@ -750,10 +819,19 @@ fn check_rows(job: &Job, rows: &[ResultRow]) -> Result<Vec<SweepRow>, String> {
         .collect())
 }
 
-impl Runner<'_> {
-    fn emit(&mut self, row: SweepRow) -> Result<(), TuneError> {
-        self.writer.write_row(&row)?;
-        if let (Some(f), Some(msg)) = (&mut self.messages, &row.message) {
+impl Ctx<'_> {
+    fn lock_sink(&self) -> std::sync::MutexGuard<'_, Sink> {
+        self.sink.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lock_queue(&self) -> std::sync::MutexGuard<'_, VecDeque<Job>> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn emit(&self, row: SweepRow) -> Result<(), TuneError> {
+        let mut sink = self.lock_sink();
+        sink.writer.write_row(&row)?;
+        if let (Some(f), Some(msg)) = (&mut sink.messages, &row.message) {
             let line = serde_json::json!({
                 "kernel": row.kernel,
                 "problem": row.problem.to_string(),
@@ -766,18 +844,86 @@ impl Runner<'_> {
                 .map_err(|e| TuneError::io(path, e))?;
         }
         if let Some(ms) = row.ok_latency_ms() {
-            self.best.record_ms(&row.problem, &row.kernel, ms);
+            sink.best
+                .entry(device_name(row.device.as_ref()))
+                .or_default()
+                .record_ms(&row.problem, &row.kernel, ms);
         }
-        self.rows.push(row);
+        sink.rows.push(row);
         Ok(())
     }
 
-    fn fail(&mut self, job: &Job, status: Status, message: String) -> Result<(), TuneError> {
+    /// The best latency early stop uses for `job` on `slot`: rows on devices of the same name
+    /// and rows without a device.
+    fn best_for(&self, slot: &DeviceSlot, job: &Job) -> Option<f64> {
+        let sink = self.lock_sink();
+        let name = device_name(slot.tag.as_ref());
+        let mine = sink.best.get(&name).and_then(|b| b.for_job(job));
+        let untagged = sink.best.get("").and_then(|b| b.for_job(job));
+        match (mine, untagged) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Runs batches from the shared queue on `slot` until the queue is empty (or another pool
+    /// failed). Jobs a batch returns (after a timeout or crash) go back to the front of the
+    /// queue; a batch to isolate is run one job per worker on this device.
+    fn run_pool(&self, slot: &DeviceSlot) -> Result<(), TuneError> {
+        let runner = Runner { ctx: self, slot };
+        // Jobs of a batch whose worker failed before starting any job (start-up timeout, crash
+        // or garbage during `prepare`) are retried one per worker, so that only the culprit is
+        // blamed.
+        let mut singles: VecDeque<Job> = VecDeque::new();
+        while !self.stop.load(Ordering::SeqCst) {
+            let batch: Vec<Job> = if let Some(j) = singles.pop_front() {
+                vec![j]
+            } else {
+                let mut q = self.lock_queue();
+                if q.is_empty() {
+                    break;
+                }
+                let take = self.opts.batch_size.min(q.len());
+                q.drain(..take).collect()
+            };
+            let batch = batch
+                .into_iter()
+                .map(|mut j| {
+                    j.best_ms = self.best_for(slot, &j);
+                    j
+                })
+                .collect();
+            let batch_start = Instant::now();
+            let end = runner.run_batch(batch)?;
+            self.lock_sink().split.batches_ms += batch_start.elapsed().as_secs_f64() * 1e3;
+            match end {
+                BatchEnd::Finished => {}
+                BatchEnd::Rest(rest) => {
+                    let mut q = self.lock_queue();
+                    for j in rest.into_iter().rev() {
+                        q.push_front(j);
+                    }
+                }
+                BatchEnd::Isolate(all) => singles.extend(all),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Runner<'_, '_> {
+    /// A row of a job this pool ran: it carries the device.
+    fn emit(&self, mut row: SweepRow) -> Result<(), TuneError> {
+        row.device = self.slot.tag.clone();
+        self.ctx.emit(row)
+    }
+
+    fn fail(&self, job: &Job, status: Status, message: String) -> Result<(), TuneError> {
         let label = match &job.kind {
             JobKind::Kernel { name } => name.clone(),
             JobKind::Baseline { provider } => format!("{provider}:none"),
         };
-        self.bar.inc(1);
+        self.ctx.bar.inc(1);
         self.emit(SweepRow::with_status(&label, &job.problem, status, message))
     }
 
@@ -785,11 +931,11 @@ impl Runner<'_> {
     /// in flight gets its row and the jobs after it are returned to run again; when the worker
     /// fails before starting any job of a batch of several, the whole batch is returned for
     /// isolation instead.
-    fn run_batch(&mut self, batch: Vec<Job>) -> Result<BatchEnd, TuneError> {
-        let opts = self.opts;
+    fn run_batch(&self, batch: Vec<Job>) -> Result<BatchEnd, TuneError> {
+        let opts = self.ctx.opts;
         let spawned = Instant::now();
-        let mut w = Worker::spawn(opts, &batch)?;
-        self.workers_started += 1;
+        let mut w = Worker::spawn(opts, self.slot, &batch)?;
+        self.ctx.lock_sink().workers_started += 1;
         let mut i = 0usize;
         let mut started = false;
         let mut replied = false;
@@ -799,8 +945,13 @@ impl Runner<'_> {
         let mut deadline = Instant::now() + opts.startup_timeout;
         while i < batch.len() {
             let job = &batch[i];
-            self.bar
-                .set_message(format!("{} on {}", job.label(), job.problem));
+            let on = match (&self.slot.tag, self.ctx.tagged) {
+                (Some(t), true) => format!("[#{}] ", t.index),
+                _ => String::new(),
+            };
+            self.ctx
+                .bar
+                .set_message(format!("{on}{} on {}", job.label(), job.problem));
             let now = Instant::now();
             let event = if now >= deadline {
                 None
@@ -854,7 +1005,8 @@ impl Runner<'_> {
                     )),
                     Ok(Reply::Hello { .. }) => {
                         let now = Instant::now();
-                        self.split.startup_ms += (now - spawned).as_secs_f64() * 1e3;
+                        self.ctx.lock_sink().split.startup_ms +=
+                            (now - spawned).as_secs_f64() * 1e3;
                         hello_at = Some(now);
                         None
                     }
@@ -862,7 +1014,8 @@ impl Runner<'_> {
                         let now = Instant::now();
                         if !replied {
                             if let Some(h) = hello_at {
-                                self.split.prepare_ms += (now - h).as_secs_f64() * 1e3;
+                                self.ctx.lock_sink().split.prepare_ms +=
+                                    (now - h).as_secs_f64() * 1e3;
                             }
                         }
                         job_start = now;
@@ -874,12 +1027,12 @@ impl Runner<'_> {
                     Ok(Reply::Done { id, rows }) if id == job.id => match check_rows(job, &rows) {
                         Ok(checked) => {
                             let job_ms = job_start.elapsed().as_secs_f64() * 1e3;
-                            self.split.add_job(job, &rows, job_ms);
+                            self.ctx.lock_sink().split.add_job(job, &rows, job_ms);
                             let rows = checked;
                             for r in rows {
                                 self.emit(r)?;
                             }
-                            self.bar.inc(1);
+                            self.ctx.bar.inc(1);
                             i += 1;
                             started = false;
                             replied = true;

@@ -1,13 +1,16 @@
 //! End-to-end tests of the tile engine: the worker protocol against a scripted worker that
-//! crashes, hangs, prints garbage and lies; resume; and a full CPU sweep (enumerate a CPU
+//! crashes, hangs, prints garbage and lies; resume; device pools, shards and merging; and a
+//! full CPU sweep (enumerate a CPU
 //! config, run it in worker subprocesses, verify, CSV, summary) with the planted wrong variant.
 
 use gconv_kernels::Arch;
 use gconv_problem::Problem;
 use gconv_tune::csv::read_rows;
-use gconv_tune::sweep::{KernelGate, SweepOptions};
+use gconv_tune::sweep::{DeviceSlot, KernelGate, SweepOptions};
 use gconv_tune::worker::{Status, TimingOptions};
-use gconv_tune::{build_instances, resolve_problems, run_sweep, summarize, SweepRow};
+use gconv_tune::{
+    build_instances, merge_csvs, resolve_problems, run_sweep, summarize, DeviceTag, Shard, SweepRow,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -440,7 +443,7 @@ fn cpu_pipeline_end_to_end() {
     let text = std::fs::read_to_string(&o.output).unwrap();
     for line in text.lines().skip(1) {
         let cells: Vec<&str> = line.split(',').collect();
-        assert_eq!(cells.len(), 36, "{line}");
+        assert_eq!(cells.len(), 38, "{line}");
         let ok = cells[23] == "ok";
         assert_eq!(!cells[25].is_empty(), ok, "{line}");
         assert_eq!(!cells[27].is_empty(), ok, "{line}");
@@ -529,4 +532,186 @@ fn shipped_tensor_core_configs_expand() {
         .kernels
         .iter()
         .all(|k| k.starts_with("direct_") && k.ends_with("_mma_gen") && !k.contains("_gm1_")));
+}
+
+fn two_devices() -> Vec<DeviceSlot> {
+    (0..2u32)
+        .map(|i| DeviceSlot {
+            tag: Some(DeviceTag {
+                name: "test device".into(),
+                index: i,
+            }),
+            worker_args: vec!["--device".into(), i.to_string()],
+        })
+        .collect()
+}
+
+/// (device, job id, start µs, end µs) lines of `GCONV_TEST_WORKER_JOBS`.
+fn job_log(path: &Path) -> Vec<(String, u64, u128, u128)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let v: Vec<&str> = l.split(' ').collect();
+            (
+                v[0].to_string(),
+                v[1].parse().unwrap(),
+                v[2].parse().unwrap(),
+                v[3].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Two device pools: every pair has one row, rows name the device they ran on (refused rows
+/// none), a crash on one device does not stop either pool, both devices work at the same time,
+/// and no two jobs ever overlap on one device.
+#[test]
+fn device_pools_share_the_queue_and_never_share_a_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs_log = dir.path().join("jobs.log");
+    let mut o = opts(dir.path(), "two.csv");
+    o.devices = two_devices();
+    o.batch_size = 1;
+    o.worker_env = vec![(
+        "GCONV_TEST_WORKER_JOBS".into(),
+        jobs_log.display().to_string(),
+    )];
+    let kernels = names(&[
+        "fake_sleep_150",
+        "fake_sleep_151",
+        "fake_sleep_152",
+        "fake_crash",
+        "fake_sleep_153",
+        "fake_rejected",
+    ]);
+    let ps = problems();
+    let report = run_sweep(&kernels, &ps, &o).unwrap();
+    let rows = read_rows(&o.output).unwrap();
+    let pairs = by_pair(&rows);
+    assert_eq!(pairs.len(), kernels.len() * ps.len(), "one row per pair");
+    assert_eq!(report.devices.len(), 2);
+    assert_eq!(report.split.devices, 2);
+    let mut on = BTreeMap::new();
+    for r in &rows {
+        match r.kernel.as_str() {
+            "fake_rejected" => assert_eq!(r.device, None, "never ran: {r:?}"),
+            "fake_crash" => {
+                assert_eq!(r.status, Status::Crashed);
+                assert!(r.device.is_some(), "a crash names its device: {r:?}");
+            }
+            _ => {
+                assert_eq!(r.status, Status::Ok, "{r:?}");
+                let d = r.device.clone().expect("ran on a device");
+                *on.entry(d.index).or_insert(0) += 1;
+            }
+        }
+    }
+    assert_eq!(on.len(), 2, "both devices ran jobs: {on:?}");
+    // Per device, the worker's jobs never overlap; across devices, some do.
+    let log = job_log(&jobs_log);
+    assert_eq!(
+        log.len(),
+        8,
+        "8 sleeps executed (a crash aborts before it logs): {log:?}"
+    );
+    let mut overlap_across = false;
+    for (i, a) in log.iter().enumerate() {
+        for b in &log[i + 1..] {
+            let overlaps = a.2 < b.3 && b.2 < a.3;
+            if a.0 == b.0 {
+                assert!(!overlaps, "two jobs at once on device {}: {a:?} {b:?}", a.0);
+            } else {
+                overlap_across |= overlaps;
+            }
+        }
+    }
+    assert!(
+        overlap_across,
+        "the two pools never ran at the same time: {log:?}"
+    );
+    // The device pools' jobs are the CSV's rows: device by device.
+    for (dev, id, ..) in &log {
+        assert!(dev == "0" || dev == "1", "worker got --device: {dev} {id}");
+    }
+}
+
+/// Shards of one problem set, swept one after the other (one of them interrupted and resumed,
+/// one on two device pools), merge to the rows of one unsharded sweep; overlapping shards are
+/// refused by the merge.
+#[test]
+fn shards_resume_and_merge_to_the_unsharded_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let ps: Vec<Problem> = [
+        "fwd_f32_n1_g2_c4_k4_i6x6_f3x3_s1x1_p1x1_d1x1",
+        "fwd_bf16_n2_g4_c8_k8_i5_f3_s1_p1_d1",
+        "fwd_f32_n1_g1_c2_k3_i4_f3_s1_p1_d1",
+        "fwd_f16_n1_g2_c2_k2_i7x5_f3x3_s2x2_p1x1_d1x1",
+        "fwd_f32_n2_g3_c3_k6_i4x4x4_f1x1x1_s1x1x1_p0x0x0_d1x1x1",
+        "fwd_bf16_n1_g8_c8_k8_i9_f5_s1_p2_d1",
+    ]
+    .iter()
+    .map(|k| k.parse().unwrap())
+    .collect();
+    let kernels = names(&["fake_ok_1", "fake_ok_2", "fake_incorrect", "fake_rejected"]);
+    let mut o = opts(dir.path(), "all.csv");
+    o.baselines = vec!["fake".into()];
+    run_sweep(&kernels, &ps, &o).unwrap();
+    let whole = read_rows(&o.output).unwrap();
+
+    let base = dir.path().join("s.csv");
+    let mut outs = Vec::new();
+    let mut owned = 0;
+    for i in 0..3 {
+        let shard = Shard::new(i, 3).unwrap();
+        let mine = shard.select(ps.clone());
+        owned += mine.len();
+        let mut so = o.clone();
+        so.output = shard.output_path(&base);
+        if i == 2 {
+            so.devices = two_devices();
+        }
+        if mine.is_empty() {
+            std::fs::write(&so.output, format!("{}\n", gconv_tune::COLUMNS.join(","))).unwrap();
+        } else {
+            run_sweep(&kernels, &mine, &so).unwrap();
+        }
+        if i == 1 && !mine.is_empty() {
+            // Interrupted mid-row: the merge refuses it until --resume finishes it.
+            let text = std::fs::read_to_string(&so.output).unwrap();
+            let mut lines: Vec<&str> = text.lines().collect();
+            let last = lines.pop().unwrap().to_string();
+            let cut = format!("{}\n{}", lines.join("\n"), &last[..last.len() / 2]);
+            std::fs::write(&so.output, cut).unwrap();
+            outs.push(so.output.clone());
+            let e = merge_csvs(&outs, &dir.path().join("early.csv"), false).unwrap_err();
+            assert!(e.to_string().contains("--resume"), "{e}");
+            outs.pop();
+            so.resume = true;
+            let r = run_sweep(&kernels, &mine, &so).unwrap();
+            assert_eq!(r.rows.len(), 1, "only the cut row runs again");
+        }
+        outs.push(so.output.clone());
+    }
+    assert_eq!(owned, ps.len(), "the shards cover the set");
+    let merged = dir.path().join("merged.csv");
+    let report = merge_csvs(&outs, &merged, false).unwrap();
+    assert_eq!(report.rows, whole.len());
+    assert_eq!(report.problems, ps.len());
+    let rows = read_rows(&merged).unwrap();
+    let c = gconv_tune::compare::compare_rows(&whole, &rows, false, 0.0);
+    assert!(c.agrees(), "{c}");
+    assert_eq!(by_pair(&rows), by_pair(&whole));
+    // A shard swept twice into two files overlaps the first: refused.
+    let again = dir.path().join("again.csv");
+    let first = Shard::new(0, 3).unwrap().select(ps.clone());
+    if !first.is_empty() {
+        let mut so = o.clone();
+        so.output = again.clone();
+        run_sweep(&kernels, &first, &so).unwrap();
+        let mut with_dup = outs.clone();
+        with_dup.push(again);
+        let e = merge_csvs(&with_dup, &dir.path().join("dup.csv"), false).unwrap_err();
+        assert!(e.to_string().contains("must not overlap"), "{e}");
+    }
 }

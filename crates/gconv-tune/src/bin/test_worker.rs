@@ -5,6 +5,7 @@
 //! - `fake_ok_<n>`: ok, latency `<n>` ms, verified (errors 0);
 //! - `fake_timed_<n>`: ok and verified, measured by the job's repeat policy on a clock where
 //!   every run takes `<n>` ms (adaptive repeats and early stop against the job's best apply);
+//! - `fake_sleep_<n>`: sleeps `<n>` ms of real time, then ok with latency `<n>` ms;
 //! - `fake_incorrect`: status incorrect with errors;
 //! - `fake_unverified`: ok without verification errors (the orchestrator must refuse it);
 //! - `fake_crash`: aborts the process;
@@ -17,7 +18,10 @@
 //!
 //! Baseline provider `fake` answers two rows, `fake:fast` (1 ms) and `fake:slow` (2 ms);
 //! provider `reference` is the CPU executor's. With `GCONV_TEST_WORKER_LOG=<file>` each process
-//! appends one line with its pid and job ids, so tests can count restarts.
+//! appends one line with its pid and job ids, so tests can count restarts. With
+//! `GCONV_TEST_WORKER_JOBS=<file>` each executed kernel job appends `device id start end` (the
+//! worker's `--device` argument or `-`, the job id, microseconds since the epoch), so tests can
+//! see which device ran what and when.
 
 use gconv_problem::measure::run_session;
 use gconv_tune::cpu::CpuExecutor;
@@ -30,6 +34,15 @@ use std::time::Duration;
 
 struct TestExecutor {
     cpu: CpuExecutor,
+    /// The `--device` argument, if any.
+    device: Option<String>,
+}
+
+fn micros() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros())
+        .unwrap_or(0)
 }
 
 impl Executor for TestExecutor {
@@ -54,11 +67,38 @@ impl Executor for TestExecutor {
     }
 
     fn execute(&mut self, job: &Job) -> JobResult {
+        let start = micros();
+        let r = self.execute_job(job);
+        if let Ok(path) = std::env::var("GCONV_TEST_WORKER_JOBS") {
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+            {
+                let dev = self.device.as_deref().unwrap_or("-");
+                let _ = writeln!(f, "{dev} {} {start} {}", job.id, micros());
+            }
+        }
+        r
+    }
+
+    fn baseline(&mut self, job: &Job, provider: &str) -> Vec<ResultRow> {
+        self.baseline_rows(job, provider)
+    }
+}
+
+impl TestExecutor {
+    fn execute_job(&mut self, job: &Job) -> JobResult {
         let JobKind::Kernel { name } = &job.kind else {
             return JobResult::status(Status::Unsupported, "not a kernel job");
         };
         if let Some(ms) = name.strip_prefix("fake_ok_") {
             return JobResult::ok(ms.parse().unwrap_or(1.0), 0.0, 0.0);
+        }
+        if let Some(ms) = name.strip_prefix("fake_sleep_") {
+            let ms: f64 = ms.parse().unwrap_or(1.0);
+            std::thread::sleep(Duration::from_secs_f64(ms / 1e3));
+            return JobResult::ok(ms, 0.0, 0.0);
         }
         if let Some(ms) = name.strip_prefix("fake_timed_") {
             let ms: f64 = ms.parse().unwrap_or(1.0);
@@ -112,7 +152,7 @@ impl Executor for TestExecutor {
         }
     }
 
-    fn baseline(&mut self, job: &Job, provider: &str) -> Vec<ResultRow> {
+    fn baseline_rows(&mut self, job: &Job, provider: &str) -> Vec<ResultRow> {
         if provider == "fake" {
             // `fake:slow` carries no error columns: the orchestrator must refuse to rank it.
             let mut slow = JobResult::ok(2.0, 0.0, 0.0);
@@ -155,8 +195,14 @@ impl<W: Write> Write for Rewrite<W> {
 }
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let device = args
+        .iter()
+        .position(|a| a == "--device")
+        .and_then(|i| args.get(i + 1).cloned());
     let mut exec = TestExecutor {
         cpu: CpuExecutor::new(),
+        device,
     };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
