@@ -22,6 +22,10 @@ pub struct ReportArgs {
     /// Kernels listed per problem in the ranked summary.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub top: u32,
+    /// Only rows that ran on devices of this name (e.g. "NVIDIA H200"), and rows that never
+    /// ran (gate refusals); for a CSV merged from a mixed cluster.
+    #[arg(long)]
+    pub device: Option<String>,
 }
 
 /// Runs `gconv report`: the ranked summary of a finished (or interrupted) sweep, and the
@@ -44,6 +48,26 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
                 a.csv.display()
             );
         }
+    }
+    let names: std::collections::BTreeSet<String> = rows
+        .iter()
+        .filter_map(|r| r.device.as_ref().map(|d| d.name.clone()))
+        .collect();
+    if let Some(want) = &a.device {
+        if !names.contains(want) {
+            bail!(
+                "--device {want:?}: no row of {} ran on such a device (devices: {})",
+                a.csv.display(),
+                names.iter().cloned().collect::<Vec<_>>().join(", ")
+            );
+        }
+        rows.retain(|r| r.device.as_ref().is_none_or(|d| &d.name == want));
+    } else if names.len() > 1 {
+        eprintln!(
+            "note: rows from {} kinds of device ({}); the rankings below mix them (--device NAME keeps one)",
+            names.len(),
+            names.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
     }
     if rows.is_empty() {
         bail!("{} has no rows", a.csv.display());
