@@ -4,7 +4,7 @@
 //! the libraries return typed errors.
 //!
 //! Each command lives in `src/cmd_<name>.rs`: run, problems, kernels, sweep, bench, report,
-//! merge, compare, baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here). What
+//! merge, compare, learn (train, validate, select), baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here). What
 //! several commands share is in `src/sweep_args.rs` (runner options, backend and baseline
 //! checks) and `src/sweep_print.rs` (bench table, failures).
 
@@ -13,6 +13,7 @@ mod cmd_baseline;
 mod cmd_bench;
 mod cmd_compare;
 mod cmd_kernels;
+mod cmd_learn;
 mod cmd_merge;
 mod cmd_problems;
 mod cmd_report;
@@ -64,6 +65,12 @@ enum Command {
     Merge(cmd_merge::MergeArgs),
     /// Compare two sweep CSVs: same pairs and statuses? latency ratios? (exit 1 if they differ)
     Compare(cmd_compare::CompareArgs),
+    /// Train the kernel-selection model on sweep CSVs (cross-validated metrics, model directory).
+    Train(cmd_learn::TrainArgs),
+    /// Score a selection model against a measured oracle CSV (efficiency, top-k, the tail).
+    Validate(cmd_learn::ValidateArgs),
+    /// Rank the pool on one problem with a selection model (and why members were refused).
+    Select(cmd_learn::SelectArgs),
     /// Worker subprocess of `sweep` (JSON lines on stdin/stdout).
     #[command(hide = true)]
     Worker(cmd_worker::WorkerArgs),
@@ -139,6 +146,9 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd_report::report(a),
         Command::Merge(a) => cmd_merge::merge(a),
         Command::Compare(a) => cmd_compare::compare(a),
+        Command::Train(a) => cmd_learn::train(a),
+        Command::Validate(a) => cmd_learn::validate(a),
+        Command::Select(a) => cmd_learn::select(a),
         Command::Baseline(a) => cmd_baseline::baseline(a),
         Command::Worker(a) => cmd_worker::worker(a),
     };

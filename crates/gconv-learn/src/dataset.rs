@@ -1,0 +1,168 @@
+//! Training data from sweep CSVs: one [`Sample`] per verified `ok` kernel row, with its
+//! features and its label, the log of its latency over the best kernel latency measured on the
+//! same problem (0 for the problem's oracle, `ln 2` for a kernel twice as slow).
+//!
+//! Rows are joined on the problem key (never on a row index). Rows of one (kernel, problem) pair
+//! that appear more than once (two devices, two CSVs) keep the fastest. Baseline rows
+//! (`cudnn:…`) are not samples, but the best baseline latency of each problem is kept for the
+//! vendor comparison. A kernel name that no longer parses, or that the gate no longer admits on
+//! the problem (a changed rule), is counted and left out, never guessed at. Problems with fewer
+//! than two ok kernels have nothing to rank and are left out too.
+
+use crate::features::features;
+use gconv_kernels::{admit, KernelConfig, Target};
+use gconv_problem::Problem;
+use gconv_tune::SweepRow;
+use std::collections::BTreeMap;
+
+/// One (kernel, problem) measurement with its features.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    /// The problem.
+    pub problem: Problem,
+    /// The kernel (canonical name as it ran).
+    pub kernel: String,
+    /// Features ([`crate::features::FEATURES`] order).
+    pub features: Vec<f64>,
+    /// Measured latency, ms.
+    pub latency_ms: f64,
+    /// `ln(latency / best kernel latency on the problem)`.
+    pub label: f64,
+}
+
+/// Samples grouped by problem, and what was left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dataset {
+    /// Per problem key: its samples (at least two).
+    pub problems: BTreeMap<String, Vec<Sample>>,
+    /// Per problem key: the best verified baseline latency, ms.
+    pub baseline_ms: BTreeMap<String, f64>,
+    /// Kernel rows whose name did not parse.
+    pub unparsed: usize,
+    /// Kernel rows the gate no longer admits.
+    pub not_admitted: usize,
+    /// Problems left out because fewer than two kernels were ok.
+    pub too_few: usize,
+    /// Repeated (kernel, problem) rows merged into one.
+    pub repeated: usize,
+}
+
+impl Dataset {
+    /// Samples, problem by problem.
+    pub fn samples(&self) -> impl Iterator<Item = &Sample> {
+        self.problems.values().flatten()
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.problems.values().map(Vec::len).sum()
+    }
+
+    /// No sample at all.
+    pub fn is_empty(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// Builds the dataset from sweep rows (see the module documentation).
+    pub fn from_rows(rows: &[SweepRow], target: &Target) -> Dataset {
+        let mut ds = Dataset::default();
+        let mut best: BTreeMap<(String, String), (Problem, f64)> = BTreeMap::new();
+        for r in rows {
+            let Some(ms) = r.ok_latency_ms() else {
+                continue;
+            };
+            if r.max_abs_err.is_none() || r.max_rel_err.is_none() {
+                continue;
+            }
+            let key = r.problem.to_string();
+            if r.is_baseline() {
+                let e = ds.baseline_ms.entry(key).or_insert(ms);
+                *e = e.min(ms);
+                continue;
+            }
+            match best.entry((key, r.kernel.clone())) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert((r.problem, ms));
+                }
+                std::collections::btree_map::Entry::Occupied(mut o) => {
+                    ds.repeated += 1;
+                    if ms < o.get().1 {
+                        o.get_mut().1 = ms;
+                    }
+                }
+            }
+        }
+        let mut by_problem: BTreeMap<String, Vec<Sample>> = BTreeMap::new();
+        for ((key, kernel), (problem, ms)) in best {
+            let Ok(cfg) = kernel.parse::<KernelConfig>() else {
+                ds.unparsed += 1;
+                continue;
+            };
+            let Ok(a) = admit(&cfg, &problem, target) else {
+                ds.not_admitted += 1;
+                continue;
+            };
+            by_problem.entry(key).or_default().push(Sample {
+                problem,
+                kernel,
+                features: features(&a),
+                latency_ms: ms,
+                label: 0.0,
+            });
+        }
+        for (key, mut samples) in by_problem {
+            if samples.len() < 2 {
+                ds.too_few += 1;
+                continue;
+            }
+            let best = samples
+                .iter()
+                .map(|s| s.latency_ms)
+                .fold(f64::INFINITY, f64::min);
+            for s in &mut samples {
+                s.label = (s.latency_ms / best).ln();
+            }
+            ds.problems.insert(key, samples);
+        }
+        ds
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gconv_kernels::catalogue::{self, Families};
+    use gconv_tune::worker::{JobResult, Status};
+
+    #[test]
+    fn labels_are_log_ratios_to_the_problem_best_and_bad_rows_are_counted() {
+        let p: Problem = "fwd_bf16_n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let pool: Vec<String> = catalogue::pool(p.direction, p.dtype, Families::All)
+            .into_iter()
+            .filter(|c| admit(c, &p, &Target::H200).is_ok())
+            .map(|c| c.to_string())
+            .take(3)
+            .collect();
+        assert_eq!(pool.len(), 3);
+        let ok = |k: &str, ms: f64| SweepRow::from_result(k, &p, &JobResult::ok(ms, 0.0, 0.0));
+        let rows = vec![
+            ok(&pool[0], 2.0),
+            ok(&pool[1], 1.0),
+            ok(&pool[1], 1.5), // repeated: the fastest stays
+            ok(&pool[2], 4.0),
+            ok("cudnn:eng1", 0.5),
+            ok("igemm_not_a_name", 1.0),
+            SweepRow::with_status(&pool[0], &p, Status::Crashed, "x".into()),
+        ];
+        let ds = Dataset::from_rows(&rows, &Target::H200);
+        assert_eq!((ds.len(), ds.repeated, ds.unparsed), (3, 1, 1));
+        let s = &ds.problems[&p.to_string()];
+        let label = |k: &str| s.iter().find(|x| x.kernel == k).unwrap().label;
+        assert_eq!(label(&pool[1]), 0.0);
+        assert!((label(&pool[0]) - 2f64.ln()).abs() < 1e-12);
+        assert!((label(&pool[2]) - 4f64.ln()).abs() < 1e-12);
+        assert_eq!(ds.baseline_ms[&p.to_string()], 0.5);
+    }
+}

@@ -1,0 +1,255 @@
+//! A model against the measured oracle. For each problem the model ranks the kernels that were
+//! measured on it; its choice is the lowest prediction. *Efficiency* is the oracle's latency over
+//! the chosen kernel's (1 when the model picks the fastest measured kernel); *top-k* says the
+//! oracle was among the model's k best. [`Metrics`] summarise efficiencies with the tail (P10,
+//! the worst problems), not only the mean.
+//!
+//! [`cross_validate`] holds out whole problem *geometries*: the fold of a problem is the stable
+//! hash of its key without the direction and dtype ([`geometry_key`]), so the same layer in
+//! another direction or dtype never trains the model that is scored on it. Every fold trains
+//! with the same options and no early stopping on the held-out fold.
+
+use crate::dataset::{Dataset, Sample};
+use crate::error::LearnError;
+use crate::features::regime;
+use crate::model::{Model, TrainOptions};
+use gconv_problem::Problem;
+use gconv_tune::shard::key_hash;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What the model did on one problem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The problem.
+    pub problem: Problem,
+    /// The kernel the model chose, and its measured latency (ms).
+    pub chosen: (String, f64),
+    /// The measured best kernel and its latency (ms).
+    pub oracle: (String, f64),
+    /// Where the oracle is in the model's ranking (1 = first).
+    pub oracle_rank: usize,
+    /// Kernels ranked.
+    pub candidates: usize,
+    /// The best baseline latency on the problem (ms), when measured.
+    pub baseline_ms: Option<f64>,
+}
+
+impl Outcome {
+    /// Oracle latency over chosen latency (≤ 1).
+    pub fn efficiency(&self) -> f64 {
+        self.oracle.1 / self.chosen.1
+    }
+}
+
+/// The key of a problem without its direction and dtype: what cross-validation groups on.
+pub fn geometry_key(p: &Problem) -> String {
+    let key = p.to_string();
+    key.splitn(3, '_').nth(2).unwrap_or(&key).to_string()
+}
+
+/// Ranks the samples of one problem with the model.
+fn outcome(model: &Model, samples: &[Sample], baseline_ms: Option<f64>) -> Outcome {
+    let rows: Vec<&[f64]> = samples.iter().map(|s| s.features.as_slice()).collect();
+    let pred = model.predict(&rows);
+    let mut order: Vec<usize> = (0..samples.len()).collect();
+    order.sort_by(|&a, &b| pred[a].total_cmp(&pred[b]).then(a.cmp(&b)));
+    let oracle = (0..samples.len())
+        .min_by(|&a, &b| samples[a].latency_ms.total_cmp(&samples[b].latency_ms))
+        .unwrap_or(0);
+    let chosen = order[0];
+    Outcome {
+        problem: samples[0].problem,
+        chosen: (samples[chosen].kernel.clone(), samples[chosen].latency_ms),
+        oracle: (samples[oracle].kernel.clone(), samples[oracle].latency_ms),
+        oracle_rank: order.iter().position(|&i| i == oracle).unwrap_or(0) + 1,
+        candidates: samples.len(),
+        baseline_ms,
+    }
+}
+
+/// The model's outcome on every problem of `ds`.
+pub fn evaluate(model: &Model, ds: &Dataset) -> Vec<Outcome> {
+    ds.problems
+        .iter()
+        .map(|(k, s)| outcome(model, s, ds.baseline_ms.get(k).copied()))
+        .collect()
+}
+
+/// Cross-validated outcomes: `folds` models, each trained without one fold of geometries and
+/// scored on it.
+pub fn cross_validate(
+    ds: &Dataset,
+    folds: u32,
+    options: TrainOptions,
+) -> Result<Vec<Outcome>, LearnError> {
+    if folds < 2 {
+        return Err(LearnError::NoData(format!(
+            "cross-validation needs at least 2 folds, not {folds}"
+        )));
+    }
+    let fold_of = |s: &Sample| (key_hash(&geometry_key(&s.problem)) % u64::from(folds)) as u32;
+    let mut out = Vec::new();
+    for f in 0..folds {
+        let train: Vec<&Sample> = ds.samples().filter(|s| fold_of(s) != f).collect();
+        let held: Vec<(&String, &Vec<Sample>)> = ds
+            .problems
+            .iter()
+            .filter(|(_, s)| fold_of(&s[0]) == f)
+            .collect();
+        if held.is_empty() {
+            continue;
+        }
+        if train.is_empty() {
+            return Err(LearnError::NoData(format!(
+                "fold {f} of {folds} holds every geometry; give more problems or fewer folds"
+            )));
+        }
+        let model = Model::train(&train, options)?;
+        for (k, s) in held {
+            out.push(outcome(&model, s, ds.baseline_ms.get(k).copied()));
+        }
+    }
+    Ok(out)
+}
+
+/// Summary of outcomes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metrics {
+    /// Problems.
+    pub problems: usize,
+    /// Geometric mean of the efficiencies.
+    pub geomean: f64,
+    /// Median efficiency.
+    pub median: f64,
+    /// 10th percentile of the efficiencies (the tail).
+    pub p10: f64,
+    /// The smallest efficiency.
+    pub worst: f64,
+    /// Fraction of problems where the choice is the oracle.
+    pub top1: f64,
+    /// Fraction where the oracle is among the model's five best.
+    pub top5: f64,
+    /// Problems where the chosen kernel is slower than the best baseline, of those with one.
+    pub slower_than_baseline: usize,
+    /// Problems with a baseline.
+    pub with_baseline: usize,
+}
+
+/// Nearest-rank quantile of sorted values.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i]
+}
+
+impl Metrics {
+    /// Summarises `outcomes`; `None` when there is none.
+    pub fn of(outcomes: &[&Outcome]) -> Option<Metrics> {
+        if outcomes.is_empty() {
+            return None;
+        }
+        let mut e: Vec<f64> = outcomes.iter().map(|o| o.efficiency()).collect();
+        e.sort_by(f64::total_cmp);
+        let n = e.len() as f64;
+        let with: Vec<&&Outcome> = outcomes
+            .iter()
+            .filter(|o| o.baseline_ms.is_some())
+            .collect();
+        Some(Metrics {
+            problems: e.len(),
+            geomean: (e.iter().map(|x| x.ln()).sum::<f64>() / n).exp(),
+            median: quantile(&e, 0.5),
+            p10: quantile(&e, 0.1),
+            worst: e[0],
+            top1: outcomes.iter().filter(|o| o.oracle_rank == 1).count() as f64 / n,
+            top5: outcomes.iter().filter(|o| o.oracle_rank <= 5).count() as f64 / n,
+            slower_than_baseline: with
+                .iter()
+                .filter(|o| o.baseline_ms.is_some_and(|b| o.chosen.1 > b))
+                .count(),
+            with_baseline: with.len(),
+        })
+    }
+}
+
+impl fmt::Display for Metrics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:>4} problems  efficiency geomean {:.3}  median {:.3}  P10 {:.3}  worst {:.3}  top-1 {:.3}  top-5 {:.3}  slower than the baseline {}/{}",
+            self.problems,
+            self.geomean,
+            self.median,
+            self.p10,
+            self.worst,
+            self.top1,
+            self.top5,
+            self.slower_than_baseline,
+            self.with_baseline
+        )
+    }
+}
+
+/// Metrics over all outcomes, per direction and per regime (`(label, metrics)` rows), for
+/// printing.
+pub fn breakdown(outcomes: &[Outcome]) -> Vec<(String, Metrics)> {
+    let mut groups: BTreeMap<String, Vec<&Outcome>> = BTreeMap::new();
+    for o in outcomes {
+        groups.entry("all".into()).or_default().push(o);
+        groups
+            .entry(format!("direction {}", o.problem.direction.token()))
+            .or_default()
+            .push(o);
+        groups
+            .entry(format!("regime {}", regime(&o.problem)))
+            .or_default()
+            .push(o);
+    }
+    let mut rows: Vec<(String, Metrics)> = groups
+        .into_iter()
+        .filter_map(|(k, v)| Metrics::of(&v).map(|m| (k, m)))
+        .collect();
+    rows.sort_by_key(|(k, _)| (k != "all", k.clone()));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_keys_drop_direction_and_dtype() {
+        let a: Problem = "fwd_bf16_n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let b = a.with_direction(gconv_problem::Direction::Wgrad);
+        assert_eq!(geometry_key(&a), geometry_key(&b));
+        assert_eq!(
+            geometry_key(&a),
+            "n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+        );
+    }
+
+    #[test]
+    fn metrics_report_the_tail() {
+        let p: Problem = "fwd_bf16_n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let o = |chosen: f64, rank: usize| Outcome {
+            problem: p,
+            chosen: ("a".into(), chosen),
+            oracle: ("b".into(), 1.0),
+            oracle_rank: rank,
+            candidates: 10,
+            baseline_ms: Some(1.5),
+        };
+        let v = [o(1.0, 1), o(2.0, 3), o(1.25, 7), o(1.0, 1)];
+        let m = Metrics::of(&v.iter().collect::<Vec<_>>()).unwrap();
+        assert_eq!(m.problems, 4);
+        assert!((m.geomean - (0.5f64 * 0.8).powf(0.25)).abs() < 1e-12);
+        assert_eq!(m.worst, 0.5);
+        assert_eq!((m.top1, m.top5), (0.5, 0.75));
+        assert_eq!((m.slower_than_baseline, m.with_baseline), (1, 4));
+        assert!(Metrics::of(&[]).is_none());
+    }
+}

@@ -1,0 +1,282 @@
+//! The features the selection model sees for one (problem, kernel) pair, in a fixed order with
+//! fixed names ([`FEATURES`]): the problem's key fields and what follows from them, every field
+//! of the kernel's canonical name, and what the kernel's own plan says about the pair (grid,
+//! occupancy, waves, tile padding, the hand cost model's estimate).
+//!
+//! Features are computed from an [`Admitted`] kernel — the one gate's answer — so a pair the
+//! gate refuses has no features and can never be chosen. [`feature_hash`] fingerprints the
+//! names and [`FEATURE_VERSION`]: a model trained on other features refuses to load.
+
+use gconv_kernels::config::FIELDS;
+use gconv_kernels::Admitted;
+use gconv_problem::{DType, Direction, Problem};
+use sha2::{Digest, Sha256};
+
+/// Bumped whenever a feature's meaning changes without its name changing.
+pub const FEATURE_VERSION: u32 = 1;
+
+/// Problem features: the key's fields and derived sizes.
+const PROBLEM: &[&str] = &[
+    "p_direction",
+    "p_dtype",
+    "p_rank",
+    "p_n",
+    "p_g",
+    "p_cpg",
+    "p_kpg",
+    "p_depthwise",
+    "p_in_volume",
+    "p_out_volume",
+    "p_taps",
+    "p_filter_max",
+    "p_stride_max",
+    "p_stride_prod",
+    "p_pad_max",
+    "p_dilation_max",
+    "p_valid_tap_frac",
+    "p_gemm_m",
+    "p_gemm_n",
+    "p_gemm_k",
+    "p_log_flops",
+    "p_log_bytes",
+    "p_log_intensity",
+    "p_log_roofline_us",
+];
+
+/// Problem × kernel features from the plan.
+const PLAN: &[&str] = &[
+    "x_ctas",
+    "x_log_ctas",
+    "x_ctas_per_sm",
+    "x_waves",
+    "x_wave_eff",
+    "x_smem_kb",
+    "x_regs",
+    "x_threads",
+    "x_log_cost_us",
+    "x_cost_over_roofline",
+    "x_m_util",
+    "x_n_util",
+    "x_k_tiles",
+    "x_split",
+    "x_merge_over_g",
+];
+
+/// Every feature name, in column order: problem, kernel (`k_` + each name field), plan.
+pub static FEATURES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+    PROBLEM
+        .iter()
+        .map(|s| s.to_string())
+        .chain(FIELDS.iter().map(|f| format!("k_{f}")))
+        .chain(PLAN.iter().map(|s| s.to_string()))
+        .collect()
+});
+
+/// SHA-256 (hex, first 16 digits) of [`FEATURE_VERSION`] and the feature names.
+pub fn feature_hash() -> String {
+    let mut h = Sha256::new();
+    h.update(FEATURE_VERSION.to_le_bytes());
+    for f in FEATURES.iter() {
+        h.update(f.as_bytes());
+        h.update([0]);
+    }
+    hex16(&h.finalize())
+}
+
+pub(crate) fn hex16(bytes: &[u8]) -> String {
+    bytes.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+fn ln1(x: f64) -> f64 {
+    x.max(1e-300).ln()
+}
+
+/// Fraction of (output position, tap) pairs whose input falls inside the image, over the
+/// spatial dimensions of a forward-view problem (1 when nothing reads padding).
+pub fn valid_tap_fraction(p: &Problem) -> f64 {
+    let out = p.output();
+    let mut frac = 1.0;
+    for d in 0..3 {
+        let (i, f, s, pad, dil, o) = (
+            p.input[d] as i64,
+            p.filter[d] as i64,
+            p.stride[d] as i64,
+            p.pad[d] as i64,
+            p.dilation[d] as i64,
+            out[d] as i64,
+        );
+        if f <= 1 && pad == 0 {
+            continue;
+        }
+        let mut valid = 0i64;
+        for x in 0..o {
+            for t in 0..f {
+                let at = x * s - pad + t * dil;
+                valid += i64::from((0..i).contains(&at));
+            }
+        }
+        frac *= valid as f64 / (o * f).max(1) as f64;
+    }
+    frac
+}
+
+fn direction_index(d: Direction) -> f64 {
+    match d {
+        Direction::Fwd => 0.0,
+        Direction::Dgrad => 1.0,
+        Direction::Wgrad => 2.0,
+    }
+}
+
+fn dtype_index(d: DType) -> f64 {
+    match d {
+        DType::F32 => 0.0,
+        DType::F16 => 1.0,
+        DType::Bf16 => 2.0,
+    }
+}
+
+/// The problem part of the features ([`PROBLEM`] order).
+pub fn problem_features(p: &Problem) -> Vec<f64> {
+    let (m, n, k) = p.gemm_mnk();
+    let dev = gconv_problem::DeviceSpec::H200;
+    let flops = p.flops();
+    let bytes = p.min_bytes();
+    let r = p.rank;
+    let lead = 3 - r;
+    let max_of = |a: [u64; 3]| a[lead..].iter().copied().max().unwrap_or(1) as f64;
+    vec![
+        direction_index(p.direction),
+        dtype_index(p.dtype),
+        r as f64,
+        p.n as f64,
+        p.g as f64,
+        p.cpg() as f64,
+        p.kpg() as f64,
+        f64::from(u8::from(p.cpg() == 1 && p.kpg() == 1)),
+        p.input_volume() as f64,
+        p.output_volume() as f64,
+        p.filter_volume() as f64,
+        max_of(p.filter),
+        max_of(p.stride),
+        p.stride[lead..].iter().product::<u64>() as f64,
+        max_of(p.pad),
+        max_of(p.dilation),
+        valid_tap_fraction(p),
+        m as f64,
+        n as f64,
+        k as f64,
+        ln1(flops),
+        ln1(bytes),
+        ln1(flops / bytes.max(1.0)),
+        ln1(p.roofline_seconds(&dev) * 1e6),
+    ]
+}
+
+/// Every feature of an admitted (kernel, problem) pair, in [`FEATURES`] order.
+pub fn features(a: &Admitted) -> Vec<f64> {
+    let p = a.problem();
+    let cfg = a.config();
+    let plan = a.plan();
+    let dev = a.target().device;
+    let mut v = problem_features(p);
+    for f in FIELDS {
+        v.push(cfg.field_value(f).unwrap_or(-1) as f64);
+    }
+    let grid = plan.grid();
+    let ctas = (grid[0] * grid[1] * grid[2]) as f64;
+    let threads = cfg.threads();
+    let per_sm = dev.ctas_per_sm(plan.smem_bytes(), threads, plan.registers()) as f64;
+    let wave = per_sm * dev.sms as f64;
+    let waves = ctas / wave.max(1.0);
+    let cost = plan.cost(&dev);
+    let roof = p.roofline_seconds(&gconv_problem::DeviceSpec::H200);
+    let (m, n, k) = p.gemm_mnk();
+    let util = |size: u64, tile: u32| {
+        let t = u64::from(tile.max(1));
+        size as f64 / (size.div_ceil(t) * t) as f64
+    };
+    let gm = u64::from(cfg.group_merge.max(1));
+    v.extend([
+        ctas,
+        ln1(ctas),
+        per_sm,
+        waves,
+        waves / waves.ceil().max(1.0),
+        plan.smem_bytes() as f64 / 1024.0,
+        f64::from(plan.registers()),
+        f64::from(threads),
+        ln1(cost * 1e6),
+        cost / roof.max(1e-12),
+        util(
+            m * if p.direction == Direction::Wgrad {
+                gm
+            } else {
+                1
+            },
+            cfg.tile_m,
+        ),
+        util(
+            n * if p.direction == Direction::Wgrad {
+                1
+            } else {
+                gm
+            },
+            cfg.tile_n,
+        ),
+        k.div_ceil(u64::from(cfg.tile_k.max(1))) as f64,
+        f64::from(cfg.split_k),
+        gm as f64 / p.g as f64,
+    ]);
+    debug_assert_eq!(v.len(), FEATURES.len());
+    v
+}
+
+/// The regime of a problem, for per-regime metrics: `depthwise` (C/G = K/G = 1), `multiplier`
+/// (C/G = 1, K/G > 1), `small` (C/G ≤ 4), `grouped` (G > 1), `dense` (G = 1).
+pub fn regime(p: &Problem) -> &'static str {
+    match (p.g, p.cpg(), p.kpg()) {
+        (1, _, _) => "dense",
+        (_, 1, 1) => "depthwise",
+        (_, 1, _) => "multiplier",
+        (_, c, _) if c <= 4 => "small",
+        _ => "grouped",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gconv_kernels::catalogue::{self, Families};
+    use gconv_kernels::{admit, Target};
+
+    #[test]
+    fn every_pool_member_gives_one_finite_value_per_name() {
+        let p: Problem = "wgrad_bf16_n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let mut n = 0;
+        for cfg in catalogue::pool(p.direction, p.dtype, Families::All) {
+            if let Ok(a) = admit(&cfg, &p, &Target::H200) {
+                let f = features(&a);
+                assert_eq!(f.len(), FEATURES.len());
+                assert!(f.iter().all(|x| x.is_finite()), "{cfg}: {f:?}");
+                n += 1;
+            }
+        }
+        assert!(n > 5, "only {n} pool members admitted");
+        assert_eq!(feature_hash().len(), 16);
+    }
+
+    #[test]
+    fn valid_taps_count_padding() {
+        let p: Problem = "fwd_f32_n1_g1_c1_k1_i4_f3_s1_p1_d1".parse().unwrap();
+        // 4 outputs × 3 taps, the first and last output each read one padded tap.
+        assert!((valid_tap_fraction(&p) - 10.0 / 12.0).abs() < 1e-12);
+        let q: Problem = "fwd_f32_n1_g1_c1_k1_i4_f1_s1_p0_d1".parse().unwrap();
+        assert_eq!(valid_tap_fraction(&q), 1.0);
+        assert_eq!(regime(&p), "dense");
+        let dw: Problem = "fwd_f32_n1_g4_c4_k4_i4_f3_s1_p1_d1".parse().unwrap();
+        assert_eq!(regime(&dw), "depthwise");
+    }
+}

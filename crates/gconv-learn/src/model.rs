@@ -1,0 +1,223 @@
+//! The selection model: gradient-boosted regression trees (forust-ml, squared loss) predicting
+//! a sample's label — the log of its latency over the problem's best — from its features. The
+//! kernel with the smallest prediction is the choice.
+//!
+//! A model directory holds `booster.json` (the trees, forust's own format) and `meta.json`
+//! ([`ModelMeta`]: format, the feature hash and names, the pool hash, what it was trained on and
+//! with which options). [`Model::load`] refuses a directory whose feature hash is not this
+//! build's ([`crate::features::feature_hash`]): its columns would mean other things. The pool
+//! hash is recorded so that a decision cache keyed by it is invalidated when the pool changes.
+
+use crate::dataset::Sample;
+use crate::error::LearnError;
+use crate::features::{feature_hash, hex16, FEATURES};
+use forust_ml::objective::ObjectiveType;
+use forust_ml::{GradientBooster, Matrix};
+use gconv_kernels::catalogue::{self, Families};
+use gconv_problem::{DType, Direction};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// The model directory format.
+pub const FORMAT: u32 = 1;
+
+/// Training options.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TrainOptions {
+    /// Trees.
+    pub trees: usize,
+    /// Learning rate (shrinkage).
+    pub learning_rate: f32,
+    /// Depth of each tree.
+    pub max_depth: usize,
+    /// Minimum hessian sum of a leaf (samples, for squared loss).
+    pub min_leaf_weight: f32,
+    /// L2 regularisation of leaf weights.
+    pub l2: f32,
+    /// Seed (forust's sampling; the defaults sample nothing, so training is deterministic).
+    pub seed: u64,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            trees: 300,
+            learning_rate: 0.1,
+            max_depth: 6,
+            min_leaf_weight: 3.0,
+            l2: 1.0,
+            seed: 0,
+        }
+    }
+}
+
+/// What a model was built from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelMeta {
+    /// [`FORMAT`].
+    pub format: u32,
+    /// [`feature_hash`] at training time.
+    pub feature_hash: String,
+    /// The feature names, in column order.
+    pub features: Vec<String>,
+    /// [`pool_hash`] at training time.
+    pub pool_hash: String,
+    /// Samples trained on.
+    pub samples: usize,
+    /// Problems trained on.
+    pub problems: usize,
+    /// Directions present in the training data (tokens).
+    pub directions: Vec<String>,
+    /// Dtypes present in the training data (tokens).
+    pub dtypes: Vec<String>,
+    /// The options.
+    pub options: TrainOptions,
+}
+
+/// A trained model.
+pub struct Model {
+    booster: GradientBooster,
+    /// What it was built from.
+    pub meta: ModelMeta,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model").field("meta", &self.meta).finish()
+    }
+}
+
+/// SHA-256 (first 16 hex digits) of the default pools' kernel names, every direction × dtype.
+pub fn pool_hash() -> String {
+    let mut h = Sha256::new();
+    for d in [Direction::Fwd, Direction::Dgrad, Direction::Wgrad] {
+        for t in [DType::F32, DType::F16, DType::Bf16] {
+            for c in catalogue::pool(d, t, Families::All) {
+                h.update(c.to_string().as_bytes());
+                h.update([0]);
+            }
+        }
+    }
+    hex16(&h.finalize())
+}
+
+/// Column-major feature matrix of `rows`.
+fn column_major(rows: &[&[f64]]) -> Vec<f64> {
+    let cols = FEATURES.len();
+    let mut data = vec![0.0; rows.len() * cols];
+    for (i, r) in rows.iter().enumerate() {
+        for (j, x) in r.iter().enumerate().take(cols) {
+            data[j * rows.len() + i] = *x;
+        }
+    }
+    data
+}
+
+impl Model {
+    /// Trains on `samples` (at least one).
+    pub fn train(samples: &[&Sample], options: TrainOptions) -> Result<Model, LearnError> {
+        if samples.is_empty() {
+            return Err(LearnError::NoData("no samples to train on".into()));
+        }
+        let rows: Vec<&[f64]> = samples.iter().map(|s| s.features.as_slice()).collect();
+        let data = column_major(&rows);
+        let matrix = Matrix::new(&data, rows.len(), FEATURES.len());
+        let y: Vec<f64> = samples.iter().map(|s| s.label).collect();
+        let mut booster = GradientBooster::default()
+            .set_objective_type(ObjectiveType::SquaredLoss)
+            .set_iterations(options.trees)
+            .set_learning_rate(options.learning_rate)
+            .set_max_depth(options.max_depth)
+            .set_min_leaf_weight(options.min_leaf_weight)
+            .set_l2(options.l2)
+            .set_seed(options.seed)
+            .set_parallel(true);
+        booster
+            .fit_unweighted(&matrix, &y, None)
+            .map_err(|e| LearnError::Model(e.to_string()))?;
+        let mut directions: Vec<String> = samples
+            .iter()
+            .map(|s| s.problem.direction.token().to_string())
+            .collect();
+        directions.sort();
+        directions.dedup();
+        let mut dtypes: Vec<String> = samples
+            .iter()
+            .map(|s| s.problem.dtype.token().to_string())
+            .collect();
+        dtypes.sort();
+        dtypes.dedup();
+        let mut problems: Vec<String> = samples.iter().map(|s| s.problem.to_string()).collect();
+        problems.sort();
+        problems.dedup();
+        Ok(Model {
+            booster,
+            meta: ModelMeta {
+                format: FORMAT,
+                feature_hash: feature_hash(),
+                features: FEATURES.clone(),
+                pool_hash: pool_hash(),
+                samples: samples.len(),
+                problems: problems.len(),
+                directions,
+                dtypes,
+                options,
+            },
+        })
+    }
+
+    /// Predicted labels of feature rows.
+    pub fn predict(&self, rows: &[&[f64]]) -> Vec<f64> {
+        if rows.is_empty() {
+            return Vec::new();
+        }
+        let data = column_major(rows);
+        let matrix = Matrix::new(&data, rows.len(), FEATURES.len());
+        self.booster.predict(&matrix, false)
+    }
+
+    /// Writes `dir/booster.json` and `dir/meta.json` (creating `dir`).
+    pub fn save(&self, dir: &Path) -> Result<(), LearnError> {
+        std::fs::create_dir_all(dir).map_err(|e| LearnError::io(dir, e))?;
+        let trees = self
+            .booster
+            .json_dump()
+            .map_err(|e| LearnError::Model(e.to_string()))?;
+        let b = dir.join("booster.json");
+        std::fs::write(&b, trees).map_err(|e| LearnError::io(&b, e))?;
+        let m = dir.join("meta.json");
+        let meta = serde_json::to_string_pretty(&self.meta)
+            .map_err(|e| LearnError::Model(e.to_string()))?;
+        std::fs::write(&m, meta + "\n").map_err(|e| LearnError::io(&m, e))
+    }
+
+    /// Reads a model directory written by [`Model::save`]; refuses another format or feature
+    /// set.
+    pub fn load(dir: &Path) -> Result<Model, LearnError> {
+        let m = dir.join("meta.json");
+        let text = std::fs::read_to_string(&m).map_err(|e| LearnError::io(&m, e))?;
+        let meta: ModelMeta = serde_json::from_str(&text)
+            .map_err(|e| LearnError::BadModel(format!("{}: {e}", m.display())))?;
+        if meta.format != FORMAT {
+            return Err(LearnError::BadModel(format!(
+                "{}: format {} (this gconv reads format {FORMAT})",
+                m.display(),
+                meta.format
+            )));
+        }
+        if meta.feature_hash != feature_hash() || meta.features != *FEATURES {
+            return Err(LearnError::BadModel(format!(
+                "{}: trained on features {} but this gconv computes features {}; retrain with `gconv train`",
+                m.display(),
+                meta.feature_hash,
+                feature_hash()
+            )));
+        }
+        let b = dir.join("booster.json");
+        let text = std::fs::read_to_string(&b).map_err(|e| LearnError::io(&b, e))?;
+        let booster = GradientBooster::from_json(&text)
+            .map_err(|e| LearnError::BadModel(format!("{}: {e}", b.display())))?;
+        Ok(Model { booster, meta })
+    }
+}
