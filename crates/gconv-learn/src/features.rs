@@ -96,14 +96,14 @@ fn ln1(x: f64) -> f64 {
 pub fn valid_tap_fraction(p: &Problem) -> f64 {
     let out = p.output();
     let mut frac = 1.0;
-    for d in 0..3 {
+    for (d, &o) in out.iter().enumerate() {
         let (i, f, s, pad, dil, o) = (
             p.input[d] as i64,
             p.filter[d] as i64,
             p.stride[d] as i64,
             p.pad[d] as i64,
             p.dilation[d] as i64,
-            out[d] as i64,
+            o as i64,
         );
         if f <= 1 && pad == 0 {
             continue;
