@@ -168,15 +168,30 @@ pub fn validate(a: ValidateArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let model = load(&a.model)?;
     let ds = dataset(&a.oracle, &mut out)?;
-    let outcomes = evaluate(&model, &ds);
+    let (unseen, seen): (Vec<Outcome>, Vec<Outcome>) = evaluate(&model, &ds)
+        .into_iter()
+        .partition(|o| !model.trained_on(&o.problem));
     writeln!(
         out,
-        "model {} ({} samples of {} problems) against the measured oracle:",
+        "model {} ({} samples of {} problems) against the measured oracle, on the {} problems whose geometry it was not trained on:",
         a.model.display(),
         model.meta.samples,
-        model.meta.problems
+        model.meta.problems,
+        unseen.len()
     )?;
-    print_outcomes(&mut out, &outcomes, a.worst)?;
+    if unseen.is_empty() {
+        writeln!(out, "  (none)")?;
+    } else {
+        print_outcomes(&mut out, &unseen, a.worst)?;
+    }
+    if !seen.is_empty() {
+        writeln!(
+            out,
+            "and on the {} problems whose geometry it was trained on (not a validation):",
+            seen.len()
+        )?;
+        print_outcomes(&mut out, &seen, 0)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -10,6 +10,7 @@
 
 use crate::dataset::Sample;
 use crate::error::LearnError;
+use crate::evaluate::geometry_key;
 use crate::features::{feature_hash, hex16, FEATURES};
 use forust_ml::objective::ObjectiveType;
 use forust_ml::{GradientBooster, Matrix};
@@ -71,6 +72,9 @@ pub struct ModelMeta {
     pub directions: Vec<String>,
     /// Dtypes present in the training data (tokens).
     pub dtypes: Vec<String>,
+    /// The problem geometries trained on (keys without direction and dtype, sorted), so that
+    /// validation can tell problems the model has seen from those it has not.
+    pub geometries: Vec<String>,
     /// The options.
     pub options: TrainOptions,
 }
@@ -151,6 +155,10 @@ impl Model {
         let mut problems: Vec<String> = samples.iter().map(|s| s.problem.to_string()).collect();
         problems.sort();
         problems.dedup();
+        let mut geometries: Vec<String> =
+            samples.iter().map(|s| geometry_key(&s.problem)).collect();
+        geometries.sort();
+        geometries.dedup();
         Ok(Model {
             booster,
             meta: ModelMeta {
@@ -162,9 +170,15 @@ impl Model {
                 problems: problems.len(),
                 directions,
                 dtypes,
+                geometries,
                 options,
             },
         })
+    }
+
+    /// Was the geometry of `p` in the training data?
+    pub fn trained_on(&self, p: &gconv_problem::Problem) -> bool {
+        self.meta.geometries.binary_search(&geometry_key(p)).is_ok()
     }
 
     /// Predicted labels of feature rows.

@@ -301,6 +301,19 @@ pub(crate) fn sig(x: f64, digits: i32) -> String {
     format!("{x:.decimals$}")
 }
 
+fn refuse_gzip(path: &Path) -> Result<(), TuneError> {
+    if is_gzip(path) {
+        return Err(TuneError::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "sweeps write plain CSV, flushed row by row; compress it with gzip when it is finished",
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Appends rows to a sweep CSV, flushing after each.
 pub struct CsvWriter {
     inner: ::csv::Writer<File>,
@@ -313,6 +326,7 @@ pub struct CsvWriter {
 impl CsvWriter {
     /// Creates (or truncates) `path` and writes the header.
     pub fn create(path: &Path, device: DeviceSpec) -> Result<CsvWriter, TuneError> {
+        refuse_gzip(path)?;
         let file = File::create(path).map_err(|e| TuneError::io(path, e))?;
         let mut w = CsvWriter {
             inner: ::csv::Writer::from_writer(file),
@@ -328,6 +342,7 @@ impl CsvWriter {
     /// checks an existing header with [`read_rows`] first; a file with an older header
     /// ([`SCHEMAS`]) gets rows in that schema.
     pub fn append(path: &Path, device: DeviceSpec) -> Result<CsvWriter, TuneError> {
+        refuse_gzip(path)?;
         let legacy = match std::fs::read(path) {
             Ok(bytes) => {
                 let first = bytes.split(|b| *b == b'\n').next().unwrap_or(&[]);
@@ -478,7 +493,7 @@ pub fn drop_partial_tail(path: &Path) -> Result<Option<PartialTail>, TuneError> 
 /// the cut last line (not read, and left in the file) if there is one. Any other bad row is
 /// still an error.
 pub fn read_rows_lenient(path: &Path) -> Result<(Vec<SweepRow>, Option<PartialTail>), TuneError> {
-    let bytes = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
+    let bytes = read_csv_bytes(path)?;
     let (keep, tail) = split_partial_tail(&bytes);
     Ok((parse_rows(path, &bytes[..keep])?, tail))
 }
@@ -487,8 +502,31 @@ pub fn read_rows_lenient(path: &Path) -> Result<(Vec<SweepRow>, Option<PartialTa
 /// columns must agree with its `problem` key. Derived columns (`tflops`, `gbps`,
 /// `roofline_frac`) are not read back: they follow from the key and the latency.
 pub fn read_rows(path: &Path) -> Result<Vec<SweepRow>, TuneError> {
-    let file = File::open(path).map_err(|e| TuneError::io(path, e))?;
-    parse_rows(path, file)
+    let bytes = read_csv_bytes(path)?;
+    parse_rows(path, bytes.as_slice())
+}
+
+/// Is `path` a gzip-compressed CSV (`.gz`)? Such files are read (committed oracle data is
+/// stored so) but never appended to.
+pub fn is_gzip(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "gz")
+}
+
+/// The bytes of a sweep CSV, decompressed when its name ends in `.gz`.
+pub fn read_csv_bytes(path: &Path) -> Result<Vec<u8>, TuneError> {
+    let raw = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
+    if !is_gzip(path) {
+        return Ok(raw);
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(raw.as_slice()), &mut out)
+        .map_err(|e| {
+            TuneError::io(
+                path,
+                std::io::Error::new(e.kind(), format!("not a readable gzip file: {e}")),
+            )
+        })?;
+    Ok(out)
 }
 
 /// The rows of a sweep CSV read from `input`; `path` names it in errors.
@@ -639,6 +677,7 @@ pub(crate) fn parse_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::chain_text;
 
     fn row(kernel: &str, key: &str, status: Status, lat: Option<f64>) -> SweepRow {
         SweepRow {
@@ -900,6 +939,32 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn gzip_files_are_read_but_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("a.csv");
+        let key = "fwd_bf16_n32_g32_c256_k256_i56x56_f3x3_s1x1_p1x1_d1x1";
+        {
+            let mut w = CsvWriter::create(&plain, DeviceSpec::H200).unwrap();
+            w.write_row(&row("k1", key, Status::Ok, Some(0.5))).unwrap();
+        }
+        let gz = dir.path().join("a.csv.gz");
+        let mut enc = flate2::write::GzEncoder::new(
+            std::fs::File::create(&gz).unwrap(),
+            flate2::Compression::default(),
+        );
+        std::io::Write::write_all(&mut enc, &std::fs::read(&plain).unwrap()).unwrap();
+        enc.finish().unwrap();
+        assert_eq!(read_rows(&gz).unwrap(), read_rows(&plain).unwrap());
+        assert_eq!(read_rows_lenient(&gz).unwrap().0.len(), 1);
+        assert!(CsvWriter::append(&gz, DeviceSpec::H200).is_err());
+        assert!(CsvWriter::create(&dir.path().join("b.csv.gz"), DeviceSpec::H200).is_err());
+        // A .gz that is not gzip is an error naming the file.
+        std::fs::copy(&plain, dir.path().join("fake.csv.gz")).unwrap();
+        let e = read_rows(&dir.path().join("fake.csv.gz")).unwrap_err();
+        assert!(chain_text(&e).contains("gzip"), "{}", chain_text(&e));
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! The output is written to a temporary file and renamed into place, so a failed merge leaves
 //! no half-written CSV.
 
-use crate::csv::{messages_path, parse_rows, split_partial_tail, DeviceTag, SweepRow, COLUMNS};
+use crate::csv::{
+    messages_path, parse_rows, read_csv_bytes, split_partial_tail, DeviceTag, SweepRow, COLUMNS,
+};
 use crate::error::TuneError;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
@@ -57,7 +59,7 @@ struct Input {
 }
 
 fn read_input(path: &Path) -> Result<Input, TuneError> {
-    let bytes = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
+    let bytes = read_csv_bytes(path)?;
     if bytes.is_empty() {
         return Err(merge_err(format!(
             "{} is empty (not even a header)",
