@@ -221,7 +221,9 @@ pub fn select(a: SelectArgs) -> Result<ExitCode> {
             Err(r) => refused.push((cfg.to_string(), r)),
         }
     }
+    let t_gate = t.elapsed();
     let rows: Vec<Vec<f64>> = admitted.iter().map(features).collect();
+    let t_feat = t.elapsed();
     let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
     let pred = model.predict(&refs);
     let elapsed = t.elapsed();
@@ -230,10 +232,13 @@ pub fn select(a: SelectArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "problem {problem}: {} of {} pool members admitted, ranked in {:.0} µs (gate, features, model)",
+        "problem {problem}: {} of {} pool members admitted, ranked in {:.0} µs (gate {:.0}, features {:.0}, model {:.0})",
         admitted.len(),
         pool.len(),
-        elapsed.as_secs_f64() * 1e6
+        elapsed.as_secs_f64() * 1e6,
+        t_gate.as_secs_f64() * 1e6,
+        (t_feat - t_gate).as_secs_f64() * 1e6,
+        (elapsed - t_feat).as_secs_f64() * 1e6
     )?;
     let best = order.first().map(|&i| pred[i]).unwrap_or(0.0);
     for (rank, &i) in order.iter().take(a.top).enumerate() {

@@ -772,3 +772,77 @@ fn the_slurm_example_shards_a_sweep_and_merges_it_like_one_run() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
+
+/// The learned selector's commands on committed data: `train` prints cross-validated metrics
+/// and writes a model, `validate` scores a measured oracle with the unseen geometries apart,
+/// `select` ranks the pool with the reasons for refusals; bad input exits 2.
+#[test]
+fn train_validate_and_select_run_on_committed_data() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = dir.path().join("model");
+    let m = model.to_str().expect("utf-8");
+    let o = gconv(&[
+        "train",
+        "--data",
+        "data/oracle/h200/wgrad_2d.shard-0-of-8.csv.gz",
+        "--output",
+        m,
+        "--folds",
+        "2",
+        "--trees",
+        "30",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("cross-validation, 2 folds") && t.contains("efficiency geomean"),
+        "{t}"
+    );
+    assert!(model.join("meta.json").exists() && model.join("booster.json.gz").exists());
+    let o = gconv(&[
+        "validate",
+        "--oracle",
+        "results/h200/s8/multi/all.csv",
+        "--model",
+        m,
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("whose geometry it was not trained on") && t.contains("top-5"),
+        "{t}"
+    );
+    let o = gconv(&[
+        "select",
+        "--problem",
+        "wgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
+        "--model",
+        m,
+        "--top",
+        "3",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains(" 1. igemm_wgrad_") || t.contains(" 1. direct_wgrad_"),
+        "{t}"
+    );
+    assert!(
+        t.contains("refused") && t.contains("pointwise_inapplicable"),
+        "{t}"
+    );
+    for bad in [
+        vec!["select", "--problem", "wgrad_bf16_nope", "--model", m],
+        vec![
+            "select",
+            "--problem",
+            "fwd_f32_n1_g1_c2_k3_i4_f3_s1_p1_d1",
+            "--model",
+            "no/such/dir",
+        ],
+        vec!["train", "--data", "no/such.csv", "--output", m],
+    ] {
+        let o = gconv(&bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", text(&o));
+    }
+}

@@ -2,7 +2,8 @@
 //! a sample's label — the log of its latency over the problem's best — from its features. The
 //! kernel with the smallest prediction is the choice.
 //!
-//! A model directory holds `booster.json` (the trees, forust's own format) and `meta.json`
+//! A model directory holds `booster.json.gz` (the trees, forust's own JSON, gzip-compressed:
+//! forust writes node statistics too, about 10× what the trees need) and `meta.json`
 //! ([`ModelMeta`]: format, the feature hash and names, the pool hash, what it was trained on and
 //! with which options). [`Model::load`] refuses a directory whose feature hash is not this
 //! build's ([`crate::features::feature_hash`]): its columns would mean other things. The pool
@@ -22,6 +23,9 @@ use std::path::Path;
 
 /// The model directory format.
 pub const FORMAT: u32 = 1;
+
+/// The trees' file in a model directory.
+const BOOSTER: &str = "booster.json.gz";
 
 /// Training options.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -191,15 +195,18 @@ impl Model {
         self.booster.predict(&matrix, false)
     }
 
-    /// Writes `dir/booster.json` and `dir/meta.json` (creating `dir`).
+    /// Writes `dir/booster.json.gz` and `dir/meta.json` (creating `dir`).
     pub fn save(&self, dir: &Path) -> Result<(), LearnError> {
         std::fs::create_dir_all(dir).map_err(|e| LearnError::io(dir, e))?;
         let trees = self
             .booster
             .json_dump()
             .map_err(|e| LearnError::Model(e.to_string()))?;
-        let b = dir.join("booster.json");
-        std::fs::write(&b, trees).map_err(|e| LearnError::io(&b, e))?;
+        let b = dir.join(BOOSTER);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut gz, trees.as_bytes()).map_err(|e| LearnError::io(&b, e))?;
+        let bytes = gz.finish().map_err(|e| LearnError::io(&b, e))?;
+        std::fs::write(&b, bytes).map_err(|e| LearnError::io(&b, e))?;
         let m = dir.join("meta.json");
         let meta = serde_json::to_string_pretty(&self.meta)
             .map_err(|e| LearnError::Model(e.to_string()))?;
@@ -228,8 +235,13 @@ impl Model {
                 feature_hash()
             )));
         }
-        let b = dir.join("booster.json");
-        let text = std::fs::read_to_string(&b).map_err(|e| LearnError::io(&b, e))?;
+        let b = dir.join(BOOSTER);
+        let raw = std::fs::read(&b).map_err(|e| LearnError::io(&b, e))?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(raw.as_slice()), &mut text)
+            .map_err(|e| {
+                LearnError::BadModel(format!("{}: not a gzip JSON file: {e}", b.display()))
+            })?;
         let booster = GradientBooster::from_json(&text)
             .map_err(|e| LearnError::BadModel(format!("{}: {e}", b.display())))?;
         Ok(Model { booster, meta })

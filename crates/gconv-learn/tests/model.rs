@@ -1,0 +1,75 @@
+//! The model on committed oracle data: training is deterministic, a saved model predicts
+//! exactly what it predicted before saving, a model of another feature set is refused, and
+//! cross-validation scores every problem once.
+
+use gconv_kernels::Target;
+use gconv_learn::{cross_validate, evaluate, Dataset, Model, TrainOptions};
+use gconv_tune::read_rows;
+use std::path::PathBuf;
+
+fn data() -> Dataset {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle/h200");
+    let rows = read_rows(&root.join("wgrad_2d.shard-0-of-8.csv.gz")).expect("committed data");
+    Dataset::from_rows(&rows, &Target::H200)
+}
+
+fn small() -> TrainOptions {
+    TrainOptions {
+        trees: 40,
+        ..TrainOptions::default()
+    }
+}
+
+#[test]
+fn training_is_deterministic_and_saved_models_predict_the_same() {
+    let ds = data();
+    assert!(ds.problems.len() >= 30, "{} problems", ds.problems.len());
+    let samples: Vec<_> = ds.samples().collect();
+    let a = Model::train(&samples, small()).unwrap();
+    let b = Model::train(&samples, small()).unwrap();
+    let rows: Vec<&[f64]> = samples.iter().map(|s| s.features.as_slice()).collect();
+    let pa = a.predict(&rows);
+    assert_eq!(pa, b.predict(&rows), "same data, same options, same model");
+    let dir = tempfile::tempdir().unwrap();
+    a.save(dir.path()).unwrap();
+    let c = Model::load(dir.path()).unwrap();
+    assert_eq!(
+        c.predict(&rows),
+        pa,
+        "a loaded model predicts exactly the same"
+    );
+    assert_eq!(c.meta, a.meta);
+    assert!(c.trained_on(&samples[0].problem));
+    // It learned something: on its training data it ranks far better than chance.
+    let outcomes = evaluate(&c, &ds);
+    let geo: f64 =
+        (outcomes.iter().map(|o| o.efficiency().ln()).sum::<f64>() / outcomes.len() as f64).exp();
+    assert!(geo > 0.9, "training-set efficiency {geo}");
+    // Another feature set is refused with a message that says what to do.
+    let meta = dir.path().join("meta.json");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    let changed = text.replace(&a.meta.feature_hash, "0000000000000000");
+    std::fs::write(&meta, changed).unwrap();
+    let e = Model::load(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("retrain"), "{e}");
+    // A damaged booster file is an error, not a panic.
+    std::fs::write(&meta, text).unwrap();
+    std::fs::write(dir.path().join("booster.json.gz"), b"not gzip").unwrap();
+    assert!(Model::load(dir.path()).is_err());
+}
+
+#[test]
+fn cross_validation_scores_every_problem_once_on_held_out_geometries() {
+    let ds = data();
+    let cv = cross_validate(&ds, 3, small()).unwrap();
+    assert_eq!(cv.len(), ds.problems.len());
+    let mut keys: Vec<String> = cv.iter().map(|o| o.problem.to_string()).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), cv.len());
+    for o in &cv {
+        assert!(o.efficiency() > 0.0 && o.efficiency() <= 1.0, "{o:?}");
+        assert!(o.oracle_rank >= 1 && o.oracle_rank <= o.candidates);
+    }
+    assert!(cross_validate(&ds, 1, small()).is_err());
+}
