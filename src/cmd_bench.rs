@@ -10,7 +10,6 @@ use crate::sweep_print::{print_bench_table, print_failures, print_throughput};
 use anyhow::{bail, Result};
 use clap::Args;
 use gconv_kernels::catalogue::{self, Families};
-use gconv_kernels::select::auto_select_in;
 use gconv_kernels::{required_arch, Arch, Family, KernelConfig, Target};
 use gconv_problem::{DType, Direction, Problem};
 use gconv_tune::{resolve_problems, run_sweep};
@@ -74,7 +73,9 @@ pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
     let report = run_sweep(&kernels, &problems, &o)?;
     let rows = report.all_rows();
     let target = Target::arch(o.arch);
-    let auto = |p: &Problem| auto_select_in(p, &target, families).map(|a| *a.config());
+    let auto = |p: &Problem| {
+        gconv_learn::select::choose(p, &target, families).map(|c| *c.admitted.config())
+    };
     let mut out = std::io::stdout().lock();
     print_bench_table(&mut out, &problems, &rows, &o.device, &auto)?;
     writeln!(out, "rows in {}", report.output.display())?;

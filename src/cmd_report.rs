@@ -5,7 +5,6 @@ use crate::sweep_print::{print_bench_table, print_failures};
 use anyhow::{bail, Result};
 use clap::Args;
 use gconv_kernels::catalogue::Families;
-use gconv_kernels::select::auto_select_in;
 use gconv_kernels::Target;
 use gconv_problem::{DeviceSpec, Problem};
 use gconv_tune::csv::{attach_messages, messages_path, read_rows_lenient};
@@ -85,7 +84,9 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
             problems.push(r.problem);
         }
     }
-    let auto = |p: &Problem| auto_select_in(p, &Target::H200, Families::All).map(|a| *a.config());
+    let auto = |p: &Problem| {
+        gconv_learn::select::choose(p, &Target::H200, Families::All).map(|c| *c.admitted.config())
+    };
     print_bench_table(&mut out, &problems, &rows, &dev, &auto)?;
     print_failures(&mut out, &rows, messages.as_deref())?;
     Ok(ExitCode::SUCCESS)

@@ -5,6 +5,7 @@ use crate::dispatch::{gpu_target, reference_values, run_gpu, GpuKernel};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_cuda::TimingOptions;
+use gconv_kernels::catalogue::Families;
 use gconv_kernels::{admit, validate, Target};
 use gconv_problem::{
     check_host_memory, compare, DeviceSpec, HostMemoryLimit, HostTensor, Problem, Tolerance,
@@ -24,7 +25,8 @@ pub struct RunArgs {
     /// Backend: auto uses CUDA when a usable GPU is present, else the CPU (and says why).
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
-    /// Kernel: `auto` (built-in selection rule), a canonical kernel name, `ref` (GPU reference
+    /// Kernel: `auto` (the shipped selection model, or the rule where the model does not
+    /// apply; GCONV_AUTO=rule forces the rule), a canonical kernel name, `ref` (GPU reference
     /// kernel), or on the CPU backend a CPU variant name (cpu_direct, cpu_im2col_gemm).
     #[arg(long, default_value = "auto")]
     pub kernel: String,
@@ -122,6 +124,13 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             let src = kernel.source(&problem);
             writeln!(stdout, "backend  cuda ({})", rt.info().name)?;
             writeln!(stdout, "kernel   {}", src.kernel_name)?;
+            if matches!(requested, KernelRef::Auto) {
+                if let Some(c) =
+                    gconv_learn::select::choose(&problem, &gpu_target(rt), Families::All)
+                {
+                    writeln!(stdout, "auto     chosen by {}", c.source)?;
+                }
+            }
             let opts = TimingOptions {
                 rounds: a.iters,
                 flush_l2: a.flush_l2,

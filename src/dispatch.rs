@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use gconv_cuda::{
     compile_cached, CacheHit, CompileOptions, CompiledKernel, GpuRuntime, Timing, TimingOptions,
 };
-use gconv_kernels::select::auto_select;
+use gconv_kernels::catalogue::Families;
 use gconv_kernels::{
     admit, reference as gpu_ref, Admitted, Arch, DeviceLimits, KernelSource, Rejection, Target,
 };
@@ -76,7 +76,8 @@ pub enum GpuKernel {
 }
 
 impl GpuKernel {
-    /// Resolves `kref` for `problem` on `target`: `auto` picks through `gconv_kernels::select`,
+    /// Resolves `kref` for `problem` on `target`: `auto` picks through `gconv_learn::select`
+    /// (the shipped model, the rule as the fallback),
     /// a name goes through the one admission step.
     pub fn resolve(
         kref: KernelRef,
@@ -85,8 +86,8 @@ impl GpuKernel {
     ) -> Result<GpuKernel, Unrunnable> {
         match kref {
             KernelRef::Reference => Ok(GpuKernel::Reference),
-            KernelRef::Auto => auto_select(problem, target)
-                .map(|a| GpuKernel::Admitted(Box::new(a)))
+            KernelRef::Auto => gconv_learn::select::choose(problem, target, Families::All)
+                .map(|c| GpuKernel::Admitted(Box::new(c.admitted)))
                 .ok_or_else(|| Unrunnable::NoPoolMember(Box::new(*problem))),
             KernelRef::Named(cfg) => admit(&cfg, problem, target)
                 .map(|a| GpuKernel::Admitted(Box::new(a)))

@@ -9,7 +9,7 @@
 //! the problem (a changed rule), is counted and left out, never guessed at. Problems with fewer
 //! than two ok kernels have nothing to rank and are left out too.
 
-use crate::features::features;
+use crate::features::{features, Context};
 use gconv_kernels::{admit, KernelConfig, Target};
 use gconv_problem::Problem;
 use gconv_tune::SweepRow;
@@ -93,6 +93,7 @@ impl Dataset {
             }
         }
         let mut by_problem: BTreeMap<String, Vec<Sample>> = BTreeMap::new();
+        let mut contexts: BTreeMap<String, Context> = BTreeMap::new();
         for ((key, kernel), (problem, ms)) in best {
             let Ok(cfg) = kernel.parse::<KernelConfig>() else {
                 ds.unparsed += 1;
@@ -102,10 +103,13 @@ impl Dataset {
                 ds.not_admitted += 1;
                 continue;
             };
+            let ctx = contexts
+                .entry(key.clone())
+                .or_insert_with(|| Context::of(&problem, target));
             by_problem.entry(key).or_default().push(Sample {
                 problem,
                 kernel,
-                features: features(&a),
+                features: features(&a, ctx),
                 latency_ms: ms,
                 label: 0.0,
             });

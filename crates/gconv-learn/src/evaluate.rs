@@ -33,12 +33,25 @@ pub struct Outcome {
     pub candidates: usize,
     /// The best baseline latency on the problem (ms), when measured.
     pub baseline_ms: Option<f64>,
+    /// The hand rule's choice and its measured latency (ms), when it was measured.
+    pub rule: Option<(String, f64)>,
 }
 
 impl Outcome {
     /// Oracle latency over chosen latency (≤ 1).
     pub fn efficiency(&self) -> f64 {
         self.oracle.1 / self.chosen.1
+    }
+
+    /// The same outcome with the hand rule's choice as the choice (`None` when the rule's
+    /// kernel was not measured), for comparing the model with the rule on the same problems.
+    pub fn of_rule(&self) -> Option<Outcome> {
+        let (name, ms) = self.rule.clone()?;
+        Some(Outcome {
+            chosen: (name, ms),
+            oracle_rank: if ms <= self.oracle.1 { 1 } else { usize::MAX },
+            ..self.clone()
+        })
     }
 }
 
@@ -58,6 +71,14 @@ fn outcome(model: &Model, samples: &[Sample], baseline_ms: Option<f64>) -> Outco
         .min_by(|&a, &b| samples[a].latency_ms.total_cmp(&samples[b].latency_ms))
         .unwrap_or(0);
     let chosen = order[0];
+    let rule = crate::features::Context::of(&samples[0].problem, &gconv_kernels::Target::H200)
+        .rule_pick
+        .and_then(|name| {
+            samples
+                .iter()
+                .find(|s| s.kernel == name)
+                .map(|s| (name, s.latency_ms))
+        });
     Outcome {
         problem: samples[0].problem,
         chosen: (samples[chosen].kernel.clone(), samples[chosen].latency_ms),
@@ -65,6 +86,7 @@ fn outcome(model: &Model, samples: &[Sample], baseline_ms: Option<f64>) -> Outco
         oracle_rank: order.iter().position(|&i| i == oracle).unwrap_or(0) + 1,
         candidates: samples.len(),
         baseline_ms,
+        rule,
     }
 }
 
@@ -242,6 +264,7 @@ mod tests {
             oracle_rank: rank,
             candidates: 10,
             baseline_ms: Some(1.5),
+            rule: None,
         };
         let v = [o(1.0, 1), o(2.0, 3), o(1.25, 7), o(1.0, 1)];
         let m = Metrics::of(&v.iter().collect::<Vec<_>>()).unwrap();

@@ -1,14 +1,17 @@
 //! The features the selection model sees for one (problem, kernel) pair, in a fixed order with
 //! fixed names ([`FEATURES`]): the problem's key fields and what follows from them, every field
 //! of the kernel's canonical name, and what the kernel's own plan says about the pair (grid,
-//! occupancy, waves, tile padding, the hand cost model's estimate).
+//! occupancy, waves, tile padding, the hand cost model's estimate, how far that estimate is
+//! from the problem's cheapest candidate, and whether the hand rule picks this kernel).
 //!
 //! Features are computed from an [`Admitted`] kernel — the one gate's answer — so a pair the
 //! gate refuses has no features and can never be chosen. [`feature_hash`] fingerprints the
 //! names and [`FEATURE_VERSION`]: a model trained on other features refuses to load.
 
+use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::config::FIELDS;
-use gconv_kernels::Admitted;
+use gconv_kernels::select::auto_select;
+use gconv_kernels::{admit, Admitted, Target};
 use gconv_problem::{DType, Direction, Problem};
 use sha2::{Digest, Sha256};
 
@@ -60,6 +63,8 @@ const PLAN: &[&str] = &[
     "x_k_tiles",
     "x_split",
     "x_merge_over_g",
+    "x_log_cost_rel",
+    "x_rule_pick",
 ];
 
 /// Every feature name, in column order: problem, kernel (`k_` + each name field), plan.
@@ -173,8 +178,35 @@ pub fn problem_features(p: &Problem) -> Vec<f64> {
     ]
 }
 
+/// What the features of one pair need to know about the problem's other candidates: the
+/// smallest cost estimate among the admitted pool members, and the hand rule's choice
+/// (`gconv_kernels::select::auto_select`), so that the model can learn where the rule is right
+/// and by how much a candidate's estimate trails the best one's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Context {
+    /// Smallest cost estimate (s) of the admitted pool members (∞ when none is admitted).
+    pub min_cost: f64,
+    /// The rule's choice, by name.
+    pub rule_pick: Option<String>,
+}
+
+impl Context {
+    /// The context of `p` on `target` (the pool of its direction and dtype).
+    pub fn of(p: &Problem, target: &Target) -> Context {
+        let min_cost = catalogue::pool(p.direction, p.dtype, Families::All)
+            .iter()
+            .filter_map(|c| admit(c, p, target).ok())
+            .map(|a| a.cost_estimate())
+            .fold(f64::INFINITY, f64::min);
+        Context {
+            min_cost,
+            rule_pick: auto_select(p, target).map(|a| a.config().to_string()),
+        }
+    }
+}
+
 /// Every feature of an admitted (kernel, problem) pair, in [`FEATURES`] order.
-pub fn features(a: &Admitted) -> Vec<f64> {
+pub fn features(a: &Admitted, ctx: &Context) -> Vec<f64> {
     let p = a.problem();
     let cfg = a.config();
     let plan = a.plan();
@@ -227,6 +259,12 @@ pub fn features(a: &Admitted) -> Vec<f64> {
         k.div_ceil(u64::from(cfg.tile_k.max(1))) as f64,
         f64::from(cfg.split_k),
         gm as f64 / p.g as f64,
+        if ctx.min_cost.is_finite() {
+            ln1(cost / ctx.min_cost.max(1e-300))
+        } else {
+            0.0
+        },
+        f64::from(u8::from(ctx.rule_pick.as_deref() == Some(&cfg.to_string()))),
     ]);
     debug_assert_eq!(v.len(), FEATURES.len());
     v
@@ -247,8 +285,6 @@ pub fn regime(p: &Problem) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gconv_kernels::catalogue::{self, Families};
-    use gconv_kernels::{admit, Target};
 
     #[test]
     fn every_pool_member_gives_one_finite_value_per_name() {
@@ -256,15 +292,23 @@ mod tests {
             .parse()
             .unwrap();
         let mut n = 0;
+        let ctx = Context::of(&p, &Target::H200);
+        let mut picks = 0;
         for cfg in catalogue::pool(p.direction, p.dtype, Families::All) {
             if let Ok(a) = admit(&cfg, &p, &Target::H200) {
-                let f = features(&a);
+                let f = features(&a, &ctx);
+                picks += usize::from(f[FEATURES.len() - 1] == 1.0);
+                assert!(
+                    f[FEATURES.len() - 2] >= 0.0,
+                    "cost relative to the cheapest"
+                );
                 assert_eq!(f.len(), FEATURES.len());
                 assert!(f.iter().all(|x| x.is_finite()), "{cfg}: {f:?}");
                 n += 1;
             }
         }
         assert!(n > 5, "only {n} pool members admitted");
+        assert_eq!(picks, 1, "the rule's choice is one pool member");
         assert_eq!(feature_hash().len(), 16);
     }
 

@@ -30,6 +30,11 @@ fn training_is_deterministic_and_saved_models_predict_the_same() {
     let rows: Vec<&[f64]> = samples.iter().map(|s| s.features.as_slice()).collect();
     let pa = a.predict(&rows);
     assert_eq!(pa, b.predict(&rows), "same data, same options, same model");
+    assert_eq!(
+        pa,
+        a.predict_with_booster(&rows),
+        "the flat forest predicts forust's bits"
+    );
     let dir = tempfile::tempdir().unwrap();
     a.save(dir.path()).unwrap();
     let c = Model::load(dir.path()).unwrap();
