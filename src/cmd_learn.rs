@@ -6,9 +6,8 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_kernels::catalogue::{self, Families};
-use gconv_kernels::{admit, Target};
+use gconv_kernels::Target;
 use gconv_learn::evaluate::breakdown;
-use gconv_learn::features::{features, Context as Candidates};
 use gconv_learn::{cross_validate, evaluate, Dataset, Model, Outcome, TrainOptions};
 use gconv_problem::Problem;
 use gconv_tune::csv::read_rows_lenient;
@@ -53,6 +52,10 @@ pub struct ValidateArgs {
     /// Worst problems listed.
     #[arg(long, default_value_t = 8)]
     pub worst: usize,
+    /// Write the plots (predicted vs measured scatter, efficiency CDF of the model and the
+    /// rule; PNG and SVG) of the unseen problems into this directory.
+    #[arg(long)]
+    pub plots: Option<PathBuf>,
 }
 
 /// Arguments of `gconv select`.
@@ -61,9 +64,9 @@ pub struct SelectArgs {
     /// The problem key.
     #[arg(long)]
     pub problem: String,
-    /// The model directory.
+    /// The model directory (default: the model shipped in the binary, the one `auto` uses).
     #[arg(long)]
-    pub model: PathBuf,
+    pub model: Option<PathBuf>,
     /// Candidates listed.
     #[arg(long, default_value_t = 5)]
     pub top: usize,
@@ -118,7 +121,7 @@ fn print_outcomes(out: &mut impl Write, outcomes: &[Outcome], worst: usize) -> R
         if label == "all" || label.starts_with("direction") {
             writeln!(
                 out,
-                "  rule vs model, {label:<13} {:>4} problems: rule efficiency geomean {:.3} P10 {:.3} worst {:.3} top-1 {:.3}; model geomean {:.3} P10 {:.3} worst {:.3} top-1 {:.3}",
+                "  rule vs model, {label:<16} {:>4} problems: rule efficiency geomean {:.3} P10 {:.3} worst {:.3} top-1 {:.3}; model geomean {:.3} P10 {:.3} worst {:.3} top-1 {:.3}",
                 r.problems, r.geomean, r.p10, r.worst, r.top1, m.geomean, m.p10, m.worst, m.top1
             )?;
         }
@@ -201,6 +204,22 @@ pub fn validate(a: ValidateArgs) -> Result<ExitCode> {
     } else {
         print_outcomes(&mut out, &unseen, a.worst)?;
     }
+    if let Some(dir) = &a.plots {
+        let mut unseen_ds = ds.clone();
+        unseen_ds
+            .problems
+            .retain(|_, s| !model.trained_on(&s[0].problem));
+        let pairs = gconv_learn::evaluate::slowdowns(&model, &unseen_ds);
+        let files = gconv_learn::plots::write_plots(
+            dir,
+            &pairs,
+            &unseen,
+            &format!("{} unseen problems", unseen.len()),
+        )?;
+        for f in files {
+            writeln!(out, "plot     {}", f.display())?;
+        }
+    }
     if !seen.is_empty() {
         writeln!(
             out,
@@ -219,82 +238,86 @@ fn load(dir: &Path) -> Result<Model> {
 /// Runs `gconv select`.
 pub fn select(a: SelectArgs) -> Result<ExitCode> {
     let problem: Problem = a.problem.parse()?;
-    let model = load(&a.model)?;
+    let loaded;
+    let (model, which) = match &a.model {
+        Some(dir) => {
+            loaded = load(dir)?;
+            (&loaded, dir.display().to_string())
+        }
+        None => (
+            gconv_learn::select::shipped()
+                .map_err(|e| anyhow::anyhow!("the shipped model cannot be used: {e}"))?,
+            "the shipped model (models/h200)".to_string(),
+        ),
+    };
     let target = Target::H200;
-    let pool = catalogue::pool(problem.direction, problem.dtype, Families::All);
-    if pool.is_empty() {
+    if catalogue::pool(problem.direction, problem.dtype, Families::All).is_empty() {
         bail!(
             "no kernel pool exists for {} {}",
             problem.direction,
             problem.dtype
         );
     }
-    let t = Instant::now();
-    let mut admitted = Vec::new();
-    let mut refused = Vec::new();
-    for cfg in &pool {
-        match admit(cfg, &problem, &target) {
-            Ok(ad) => admitted.push(ad),
-            Err(r) => refused.push((cfg.to_string(), r)),
-        }
+    if let Err(why) = gconv_learn::select::covers(model, &problem, &target) {
+        eprintln!("note: `auto` would use the rule here: {why}; the ranking below is the model's all the same");
     }
-    let ctx = Candidates::of(&problem, &target);
-    let t_gate = t.elapsed();
-    let rows: Vec<Vec<f64>> = admitted.iter().map(|a| features(a, &ctx)).collect();
-    let t_feat = t.elapsed();
-    let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
-    let pred = model.predict(&refs);
-    let elapsed = t.elapsed();
-    // The decision again, warm (what `auto` pays in a process that has decided before): the
-    // median of 21 repetitions of gate, candidate context, features and model.
+    let t = Instant::now();
+    let ranking = gconv_learn::select::rank(model, &problem, &target, Families::All);
+    let cold = t.elapsed();
+    // The ranking again, warm (caches and pages touched), the median of 21.
     let mut warm: Vec<f64> = (0..21)
         .map(|_| {
             let t = Instant::now();
-            let adm: Vec<_> = pool
-                .iter()
-                .filter_map(|c| admit(c, &problem, &target).ok())
-                .collect();
-            let ctx = Candidates::of(&problem, &target);
-            let rows: Vec<Vec<f64>> = adm.iter().map(|a| features(a, &ctx)).collect();
-            let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
-            std::hint::black_box(model.predict(&refs));
+            std::hint::black_box(gconv_learn::select::rank(
+                model,
+                &problem,
+                &target,
+                Families::All,
+            ));
             t.elapsed().as_secs_f64() * 1e6
         })
         .collect();
     warm.sort_by(f64::total_cmp);
-    let mut order: Vec<usize> = (0..admitted.len()).collect();
-    order.sort_by(|&x, &y| pred[x].total_cmp(&pred[y]));
+    // `auto` keeps its decisions for the process: the second decision is a lookup.
+    let _ = gconv_learn::select::choose(&problem, &target, Families::All);
+    let t = Instant::now();
+    std::hint::black_box(gconv_learn::select::choose(
+        &problem,
+        &target,
+        Families::All,
+    ));
+    let again = t.elapsed();
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "problem {problem}: {} of {} pool members admitted, ranked in {:.0} µs cold (gate and context {:.0}, features {:.0}, model {:.0}), {:.0} µs warm (median of 21)",
-        admitted.len(),
-        pool.len(),
-        elapsed.as_secs_f64() * 1e6,
-        t_gate.as_secs_f64() * 1e6,
-        (t_feat - t_gate).as_secs_f64() * 1e6,
-        (elapsed - t_feat).as_secs_f64() * 1e6,
-        warm[warm.len() / 2]
+        "problem {problem}: {} candidates ranked by {which} in {:.0} µs cold, {:.0} µs warm (median of 21); `auto` decides it again in {:.1} µs (the process keeps its decisions)",
+        ranking.ranked.len(),
+        cold.as_secs_f64() * 1e6,
+        warm[warm.len() / 2],
+        again.as_secs_f64() * 1e6
     )?;
-    let best = order.first().map(|&i| pred[i]).unwrap_or(0.0);
-    for (rank, &i) in order.iter().take(a.top).enumerate() {
+    let best = ranking.ranked.first().map(|r| r.predicted).unwrap_or(0.0);
+    for (i, r) in ranking.ranked.iter().take(a.top).enumerate() {
         writeln!(
             out,
-            "  {:>2}. {}  predicted {:.3}x the best ({:+.3} log)",
-            rank + 1,
-            admitted[i].config(),
-            (pred[i] - best).exp(),
-            pred[i]
+            "  {:>2}. {}  predicted {:.3}x the first",
+            i + 1,
+            r.admitted.config(),
+            (r.predicted - best).exp()
         )?;
     }
-    for (name, r) in refused.iter().take(a.top) {
-        writeln!(out, "  refused {name}: {}: {r}", r.reason())?;
+    for (name, why) in ranking.left_out.iter().take(a.top) {
+        writeln!(out, "  not a candidate: {name}: {why}")?;
     }
-    if refused.len() > a.top {
-        writeln!(out, "  ... and {} more refused", refused.len() - a.top)?;
+    if ranking.left_out.len() > a.top {
+        writeln!(
+            out,
+            "  ... and {} more not candidates",
+            ranking.left_out.len() - a.top
+        )?;
     }
-    if admitted.is_empty() {
-        bail!("no pool member runs {problem}");
+    if ranking.ranked.is_empty() {
+        bail!("no eligible pool member runs {problem}");
     }
     Ok(ExitCode::SUCCESS)
 }

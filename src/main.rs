@@ -134,6 +134,12 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A GCONV_AUTO that is neither `model` nor `rule` would otherwise turn every `auto` into
+    // the rule with only a reason to show for it.
+    if let Err(e) = gconv_learn::select::auto_mode() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let result: Result<ExitCode> = match cli.command {
         Command::Run(a) => cmd_run::run(a),
         Command::Selftest(a) => selftest::run(a),

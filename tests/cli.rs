@@ -828,9 +828,26 @@ fn train_validate_and_select_run_on_committed_data() {
         "{t}"
     );
     assert!(
-        t.contains("refused") && t.contains("pointwise_inapplicable"),
+        t.contains("not a candidate") && t.contains("pointwise_inapplicable"),
         "{t}"
     );
+    // Without --model: the shipped model, which `auto` uses.
+    let o = gconv(&[
+        "select",
+        "--problem",
+        "wgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("the shipped model"), "{t}");
+    // A bad GCONV_AUTO is refused before anything runs.
+    let o = Command::new(env!("CARGO_BIN_EXE_gconv"))
+        .args(["problems"])
+        .env("GCONV_AUTO", "learned")
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("GCONV_AUTO"), "{}", text(&o));
     for bad in [
         vec!["select", "--problem", "wgrad_bf16_nope", "--model", m],
         vec![

@@ -9,7 +9,7 @@ use crate::dispatch;
 use gconv_problem::{DType, Direction};
 
 /// Which families' pools to take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Families {
     /// Every family.
     #[default]

@@ -90,6 +90,22 @@ fn outcome(model: &Model, samples: &[Sample], baseline_ms: Option<f64>) -> Outco
     }
 }
 
+/// For every sample of `ds`: its measured slowdown (latency over the problem's best) and the
+/// model's predicted slowdown relative to its lowest prediction on the problem (what the
+/// ranking uses), for the scatter plot.
+pub fn slowdowns(model: &Model, ds: &Dataset) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(ds.len());
+    for samples in ds.problems.values() {
+        let rows: Vec<&[f64]> = samples.iter().map(|s| s.features.as_slice()).collect();
+        let pred = model.predict(&rows);
+        let lo = pred.iter().copied().fold(f64::INFINITY, f64::min);
+        for (s, p) in samples.iter().zip(&pred) {
+            out.push((s.label.exp(), (p - lo).exp()));
+        }
+    }
+    out
+}
+
 /// The model's outcome on every problem of `ds`.
 pub fn evaluate(model: &Model, ds: &Dataset) -> Vec<Outcome> {
     ds.problems

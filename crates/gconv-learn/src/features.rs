@@ -191,15 +191,23 @@ pub struct Context {
 }
 
 impl Context {
-    /// The context of `p` on `target` (the pool of its direction and dtype).
+    /// The context of `p` on `target` (the pool of its direction and dtype, every family).
     pub fn of(p: &Problem, target: &Target) -> Context {
-        let min_cost = catalogue::pool(p.direction, p.dtype, Families::All)
+        let admitted: Vec<Admitted> = catalogue::pool(p.direction, p.dtype, Families::All)
             .iter()
             .filter_map(|c| admit(c, p, target).ok())
-            .map(|a| a.cost_estimate())
-            .fold(f64::INFINITY, f64::min);
+            .collect();
+        Context::from_admitted(&admitted, p, target)
+    }
+
+    /// The context from the already admitted members of the whole pool of `p`'s direction
+    /// and dtype (what [`Context::of`] admits), saving the second admission.
+    pub fn from_admitted(admitted: &[Admitted], p: &Problem, target: &Target) -> Context {
         Context {
-            min_cost,
+            min_cost: admitted
+                .iter()
+                .map(|a| a.cost_estimate())
+                .fold(f64::INFINITY, f64::min),
             rule_pick: auto_select(p, target).map(|a| a.config().to_string()),
         }
     }

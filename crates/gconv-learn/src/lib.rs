@@ -2,7 +2,7 @@
 //! ([`features`]), training data from sweep CSVs ([`dataset`]), a gradient-boosted tree model
 //! that predicts each kernel's slowdown against the problem's best ([`model`]), and its
 //! evaluation against the measured oracle — efficiency, top-k, cross-validation grouped by
-//! problem geometry ([`evaluate`]) — and `auto` itself: the shipped model's choice with the
+//! problem geometry ([`evaluate`]) with its plots ([`plots`]) — and `auto` itself: the shipped model's choice with the
 //! hand rule as the fallback ([`select`]).
 
 pub mod dataset;
@@ -10,6 +10,7 @@ pub mod error;
 pub mod evaluate;
 pub mod features;
 pub mod model;
+pub mod plots;
 pub mod select;
 
 pub use dataset::{Dataset, Sample};

@@ -16,7 +16,8 @@ use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::select::auto_select_in;
 use gconv_kernels::{admit, Admitted, DeviceLimits, SplitKMode, Target};
 use gconv_problem::Problem;
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 /// Who made an `auto` choice.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +47,7 @@ pub struct Choice {
 }
 
 /// What `GCONV_AUTO` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AutoMode {
     /// The model where it applies, else the rule (the default).
     Model,
@@ -108,6 +109,75 @@ pub fn eligible(cfg: &gconv_kernels::KernelConfig) -> bool {
     cfg.split_k_mode == SplitKMode::Deterministic
 }
 
+/// A pool member the model ranked for a problem.
+#[derive(Debug, Clone)]
+pub struct Ranked {
+    /// The admitted member.
+    pub admitted: Admitted,
+    /// Its predicted slowdown label (`ln` of latency over the problem's best).
+    pub predicted: f64,
+}
+
+/// What the model makes of a problem's pool: the eligible admitted members of the allowed
+/// families ranked by prediction (best first; ties keep pool order), and the members left out
+/// with why (refused by the gate, or not eligible for `auto`).
+#[derive(Debug, Clone, Default)]
+pub struct Ranking {
+    /// Ranked candidates, best first.
+    pub ranked: Vec<Ranked>,
+    /// `(name, reason)` of the members that are not candidates.
+    pub left_out: Vec<(String, String)>,
+}
+
+/// Ranks the pool of `problem` with `model` (one admission of the whole pool; see
+/// [`Ranking`]).
+pub fn rank(model: &Model, problem: &Problem, target: &Target, families: Families) -> Ranking {
+    let allowed = families.list();
+    let mut all = Vec::new();
+    let mut left_out = Vec::new();
+    let mut is_candidate = Vec::new();
+    for c in catalogue::pool(problem.direction, problem.dtype, Families::All) {
+        match admit(&c, problem, target) {
+            Ok(a) => {
+                let ok = allowed.contains(&c.family) && eligible(&c);
+                if !ok {
+                    left_out.push((
+                        c.to_string(),
+                        if eligible(&c) {
+                            "its family is not allowed here".to_string()
+                        } else {
+                            "atomic split-K reduction: not deterministic, never chosen by auto"
+                                .to_string()
+                        },
+                    ));
+                }
+                is_candidate.push(ok);
+                all.push(a);
+            }
+            Err(r) => left_out.push((c.to_string(), format!("{}: {r}", r.reason()))),
+        }
+    }
+    let ctx = Context::from_admitted(&all, problem, target);
+    let candidates: Vec<Admitted> = all
+        .into_iter()
+        .zip(is_candidate)
+        .filter_map(|(a, ok)| ok.then_some(a))
+        .collect();
+    let rows: Vec<Vec<f64>> = candidates.iter().map(|a| features(a, &ctx)).collect();
+    let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
+    let pred = model.predict(&refs);
+    let mut ranked: Vec<Ranked> = candidates
+        .into_iter()
+        .zip(pred)
+        .map(|(admitted, predicted)| Ranked {
+            admitted,
+            predicted,
+        })
+        .collect();
+    ranked.sort_by(|a, b| a.predicted.total_cmp(&b.predicted));
+    Ranking { ranked, left_out }
+}
+
 /// The model's choice among the eligible admitted members of the allowed pools.
 pub fn model_choice(
     model: &Model,
@@ -115,27 +185,57 @@ pub fn model_choice(
     target: &Target,
     families: Families,
 ) -> Option<Admitted> {
-    let allowed = families.list();
-    let candidates: Vec<Admitted> = catalogue::pool(problem.direction, problem.dtype, families)
-        .iter()
-        .filter(|c| allowed.contains(&c.family) && eligible(c))
-        .filter_map(|c| admit(c, problem, target).ok())
-        .collect();
-    if candidates.is_empty() {
-        return None;
-    }
-    let ctx = Context::of(problem, target);
-    let rows: Vec<Vec<f64>> = candidates.iter().map(|a| features(a, &ctx)).collect();
-    let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
-    let pred = model.predict(&refs);
-    let best = (0..candidates.len()).reduce(|a, b| if pred[b] < pred[a] { b } else { a })?;
-    candidates.into_iter().nth(best)
+    rank(model, problem, target, families)
+        .ranked
+        .into_iter()
+        .next()
+        .map(|r| r.admitted)
+}
+
+type DecisionKey = (Problem, Families, Target, AutoMode);
+
+/// Decisions made in this process, so that a layer met again (every training step) costs a
+/// lookup instead of a ranking.
+fn decided() -> &'static Mutex<HashMap<DecisionKey, Option<Choice>>> {
+    static CACHE: OnceLock<Mutex<HashMap<DecisionKey, Option<Choice>>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
 /// `auto` over `families`: the model where it applies, else the rule (see the module
-/// documentation). `None` when nothing in the pools runs the problem.
+/// documentation). `None` when nothing in the pools runs the problem. Decisions are kept for
+/// the life of the process (per problem, families, target and `GCONV_AUTO`).
 pub fn choose(problem: &Problem, target: &Target, families: Families) -> Option<Choice> {
-    let why_not = match auto_mode() {
+    let mode = auto_mode();
+    let key = (
+        *problem,
+        families,
+        *target,
+        mode.clone().unwrap_or(AutoMode::Rule),
+    );
+    if mode.is_ok() {
+        if let Some(hit) = decided()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return hit.clone();
+        }
+    }
+    let choice = decide(problem, target, families, mode);
+    decided()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, choice.clone());
+    choice
+}
+
+fn decide(
+    problem: &Problem,
+    target: &Target,
+    families: Families,
+    mode: Result<AutoMode, String>,
+) -> Option<Choice> {
+    let why_not = match mode {
         Ok(AutoMode::Rule) => Err("GCONV_AUTO=rule".to_string()),
         Err(e) => Err(e),
         Ok(AutoMode::Model) => shipped()

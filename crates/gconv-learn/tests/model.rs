@@ -78,3 +78,37 @@ fn cross_validation_scores_every_problem_once_on_held_out_geometries() {
     }
     assert!(cross_validate(&ds, 1, small()).is_err());
 }
+
+/// The plots render with the embedded font only: PNG files with their signature and SVG files
+/// whose text is there (no system font is looked up).
+#[test]
+fn plots_render_without_system_fonts() {
+    let ds = data();
+    let samples: Vec<_> = ds.samples().collect();
+    let model = Model::train(&samples, small()).unwrap();
+    let outcomes = evaluate(&model, &ds);
+    let pairs = gconv_learn::evaluate::slowdowns(&model, &ds);
+    assert_eq!(pairs.len(), ds.len());
+    let dir = tempfile::tempdir().unwrap();
+    let files = gconv_learn::plots::write_plots(dir.path(), &pairs, &outcomes, "test").unwrap();
+    assert_eq!(files.len(), 4);
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        if f.extension().is_some_and(|e| e == "png") {
+            assert_eq!(&bytes[1..4], b"PNG", "{}", f.display());
+            assert!(
+                bytes.len() > 10_000,
+                "{}: {} bytes",
+                f.display(),
+                bytes.len()
+            );
+        } else {
+            let text = String::from_utf8(bytes).unwrap();
+            assert!(
+                text.contains("<text") && text.contains("test:"),
+                "{}",
+                f.display()
+            );
+        }
+    }
+}
