@@ -28,6 +28,9 @@ pub struct Sample {
     pub latency_ms: f64,
     /// `ln(latency / best kernel latency on the problem)`.
     pub label: f64,
+    /// May `auto` choose it (`crate::select::eligible`: a deterministic reduction)? Every
+    /// sample trains the model; evaluation chooses among the eligible ones only, as `auto` does.
+    pub eligible: bool,
 }
 
 /// Samples grouped by problem, and what was left out.
@@ -112,6 +115,7 @@ impl Dataset {
                 features: features(&a, ctx),
                 latency_ms: ms,
                 label: 0.0,
+                eligible: crate::select::eligible(&cfg),
             });
         }
         for (key, mut samples) in by_problem {

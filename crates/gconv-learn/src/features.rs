@@ -141,7 +141,7 @@ fn dtype_index(d: DType) -> f64 {
     }
 }
 
-/// The problem part of the features ([`PROBLEM`] order).
+/// The problem part of the features (the first names of [`FEATURES`]).
 pub fn problem_features(p: &Problem) -> Vec<f64> {
     let (m, n, k) = p.gemm_mnk();
     let dev = gconv_problem::DeviceSpec::H200;

@@ -2,7 +2,7 @@
 //! ([`features`]), training data from sweep CSVs ([`dataset`]), a gradient-boosted tree model
 //! that predicts each kernel's slowdown against the problem's best ([`model`]), and its
 //! evaluation against the measured oracle — efficiency, top-k, cross-validation grouped by
-//! problem geometry ([`evaluate`]) with its plots ([`plots`]) — and `auto` itself: the shipped model's choice with the
+//! problem geometry ([`mod@evaluate`]) with its plots ([`plots`]) — and `auto` itself: the shipped model's choice with the
 //! hand rule as the fallback ([`select`]).
 
 pub mod dataset;
