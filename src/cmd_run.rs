@@ -1,12 +1,12 @@
 //! `gconv run`: one convolution on a backend, with timing and optional verification.
 
 use crate::backend::{select, Backend, BackendChoice};
-use crate::dispatch::{gpu_target, reference_values, run_gpu, GpuKernel};
+use crate::dispatch::{auto_choice, gpu_target, reference_values, run_gpu, GpuKernel};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_cuda::TimingOptions;
-use gconv_kernels::catalogue::Families;
 use gconv_kernels::{admit, validate, Target};
+use gconv_learn::decisions::DecisionCache;
 use gconv_problem::{
     check_host_memory, compare, DeviceSpec, HostMemoryLimit, HostTensor, Problem, Tolerance,
 };
@@ -119,15 +119,22 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             )
         }
         Backend::Cuda(rt) => {
-            let kernel = GpuKernel::resolve(requested, &problem, &gpu_target(rt))
+            // `auto` takes a measured decision of `gconv tune` first, when the cache has one.
+            let decisions = match crate::cmd_tune::decisions_path() {
+                Ok(path) => DecisionCache::load(&path).unwrap_or_else(|e| {
+                    eprintln!("warning: the decision cache is not used: {e}");
+                    DecisionCache::default()
+                }),
+                Err(_) => DecisionCache::default(),
+            };
+            let tuned = Some((rt.info().name.as_str(), &decisions));
+            let kernel = GpuKernel::resolve(requested, &problem, &gpu_target(rt), tuned)
                 .map_err(|e| anyhow::anyhow!("--kernel {}: {e}", a.kernel))?;
             let src = kernel.source(&problem);
             writeln!(stdout, "backend  cuda ({})", rt.info().name)?;
             writeln!(stdout, "kernel   {}", src.kernel_name)?;
             if matches!(requested, KernelRef::Auto) {
-                if let Some(c) =
-                    gconv_learn::select::choose(&problem, &gpu_target(rt), Families::All)
-                {
+                if let Some(c) = auto_choice(&problem, &gpu_target(rt), tuned) {
                     writeln!(stdout, "auto     chosen by {}", c.source)?;
                 }
             }

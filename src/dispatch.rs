@@ -12,6 +12,7 @@ use gconv_kernels::catalogue::Families;
 use gconv_kernels::{
     admit, reference as gpu_ref, Admitted, Arch, DeviceLimits, KernelSource, Rejection, Target,
 };
+use gconv_learn::decisions::DecisionCache;
 use gconv_problem::{HostTensor, Problem};
 use gconv_tune::KernelRef;
 
@@ -79,14 +80,18 @@ impl GpuKernel {
     /// Resolves `kref` for `problem` on `target`: `auto` picks through `gconv_learn::select`
     /// (the shipped model, the rule as the fallback),
     /// a name goes through the one admission step.
+    ///
+    /// With `tuned` (the device's name and a decision cache), `auto` takes a valid measured
+    /// decision first (`gconv_learn::select::choose_tuned`).
     pub fn resolve(
         kref: KernelRef,
         problem: &Problem,
         target: &Target,
+        tuned: Option<(&str, &DecisionCache)>,
     ) -> Result<GpuKernel, Unrunnable> {
         match kref {
             KernelRef::Reference => Ok(GpuKernel::Reference),
-            KernelRef::Auto => gconv_learn::select::choose(problem, target, Families::All)
+            KernelRef::Auto => auto_choice(problem, target, tuned)
                 .map(|c| GpuKernel::Admitted(Box::new(c.admitted)))
                 .ok_or_else(|| Unrunnable::NoPoolMember(Box::new(*problem))),
             KernelRef::Named(cfg) => admit(&cfg, problem, target)
@@ -105,6 +110,20 @@ impl GpuKernel {
             GpuKernel::Reference => gpu_ref::reference_source(problem),
             GpuKernel::Admitted(a) => a.emit(),
         }
+    }
+}
+
+/// `auto` on the GPU: a measured decision of `tuned` first, then the model, then the rule.
+pub fn auto_choice(
+    problem: &Problem,
+    target: &Target,
+    tuned: Option<(&str, &DecisionCache)>,
+) -> Option<gconv_learn::select::Choice> {
+    match tuned {
+        Some((device, cache)) => {
+            gconv_learn::select::choose_tuned(problem, target, Families::All, device, cache)
+        }
+        None => gconv_learn::select::choose(problem, target, Families::All),
     }
 }
 

@@ -4,7 +4,7 @@
 //! the libraries return typed errors.
 //!
 //! Each command lives in `src/cmd_<name>.rs`: run, problems, kernels, sweep, bench, report,
-//! merge, compare, learn (train, validate, select), baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here). What
+//! merge, compare, learn (train, validate, select), tune, baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here). What
 //! several commands share is in `src/sweep_args.rs` (runner options, backend and baseline
 //! checks) and `src/sweep_print.rs` (bench table, failures).
 
@@ -19,6 +19,7 @@ mod cmd_problems;
 mod cmd_report;
 mod cmd_run;
 mod cmd_sweep;
+mod cmd_tune;
 mod cmd_worker;
 mod dispatch;
 mod selftest;
@@ -71,6 +72,9 @@ enum Command {
     Validate(cmd_learn::ValidateArgs),
     /// Rank the pool on one problem with a selection model (and why members were refused).
     Select(cmd_learn::SelectArgs),
+    /// Measure the model's first candidates of each problem on the GPU; keep the winners in
+    /// the decision cache that `auto` consults first.
+    Tune(cmd_tune::TuneArgs),
     /// Worker subprocess of `sweep` (JSON lines on stdin/stdout).
     #[command(hide = true)]
     Worker(cmd_worker::WorkerArgs),
@@ -155,6 +159,7 @@ fn main() -> ExitCode {
         Command::Train(a) => cmd_learn::train(a),
         Command::Validate(a) => cmd_learn::validate(a),
         Command::Select(a) => cmd_learn::select(a),
+        Command::Tune(a) => cmd_tune::tune(a),
         Command::Baseline(a) => cmd_baseline::baseline(a),
         Command::Worker(a) => cmd_worker::worker(a),
     };

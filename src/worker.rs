@@ -433,7 +433,7 @@ fn prepare_one(name: &str, p: &Problem, target: &Target) -> Prepared {
     let kref: KernelRef = name
         .parse()
         .map_err(|e: gconv_tune::TuneError| (Status::Rejected, e.to_string()))?;
-    let kernel = GpuKernel::resolve(kref, p, target).map_err(|e| match e {
+    let kernel = GpuKernel::resolve(kref, p, target, None).map_err(|e| match e {
         Unrunnable::Rejected { rejection, .. } => rejection_status(&rejection),
         Unrunnable::NoPoolMember(_) => (Status::Unsupported, e.to_string()),
         Unrunnable::CpuVariant(_) => (Status::Rejected, e.to_string()),

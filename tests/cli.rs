@@ -840,6 +840,17 @@ fn train_validate_and_select_run_on_committed_data() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("the shipped model"), "{t}");
+    // Tune measures on the GPU: without one it says so.
+    let out = dir.path().join("tune.csv");
+    let o = gconv(&[
+        "tune",
+        "--problems",
+        "model_zoo_fwd",
+        "--output",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("needs the CUDA backend"), "{}", text(&o));
     // A bad GCONV_AUTO is refused before anything runs.
     let o = Command::new(env!("CARGO_BIN_EXE_gconv"))
         .args(["problems"])

@@ -3,9 +3,11 @@
 //! that predicts each kernel's slowdown against the problem's best ([`model`]), and its
 //! evaluation against the measured oracle — efficiency, top-k, cross-validation grouped by
 //! problem geometry ([`mod@evaluate`]) with its plots ([`plots`]) — and `auto` itself: the shipped model's choice with the
-//! hand rule as the fallback ([`select`]).
+//! hand rule as the fallback ([`select`]), after the measured decisions of `gconv tune`
+//! ([`decisions`]).
 
 pub mod dataset;
+pub mod decisions;
 pub mod error;
 pub mod evaluate;
 pub mod features;

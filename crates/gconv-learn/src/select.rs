@@ -8,8 +8,10 @@
 //! says why, when: `GCONV_AUTO=rule` is set; the model was not trained on the problem's
 //! direction or dtype; the target is not the H200 the model was measured on (another SM count,
 //! a MIG slice); or no candidate is admitted. `GCONV_AUTO=model` (or unset) uses the model
-//! wherever it applies; any other value is refused by [`auto_mode`].
+//! wherever it applies; any other value is refused by [`auto_mode`]. With a decision cache
+//! ([`choose_tuned`]; `gconv tune` fills it), a measured decision comes first.
 
+use crate::decisions::DecisionCache;
 use crate::features::{features, Context};
 use crate::model::Model;
 use gconv_kernels::catalogue::{self, Families};
@@ -20,8 +22,15 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 /// Who made an `auto` choice.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Source {
+    /// A measured decision of `gconv tune` (the decision cache), with the vendor's figure.
+    Tuned {
+        /// The measured latency of the kernel, ms.
+        kernel_ms: f64,
+        /// The vendor's best engine and latency (ms), when it was timed.
+        vendor: Option<(String, f64)>,
+    },
     /// The learned model.
     Model,
     /// The hand rule, and why the model did not decide.
@@ -31,6 +40,17 @@ pub enum Source {
 impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Source::Tuned { kernel_ms, vendor } => {
+                write!(f, "the decision cache (measured {kernel_ms:.4} ms")?;
+                match vendor {
+                    Some((engine, ms)) if ms < kernel_ms => write!(
+                        f,
+                        "; {engine} was measured faster, {ms:.4} ms, but gconv runs only its own kernels yet)"
+                    ),
+                    Some((engine, ms)) => write!(f, "; {engine} {ms:.4} ms)"),
+                    None => write!(f, ")"),
+                }
+            }
             Source::Model => write!(f, "the learned model"),
             Source::Rule(why) => write!(f, "the rule ({why})"),
         }
@@ -227,6 +247,33 @@ pub fn choose(problem: &Problem, target: &Target, families: Families) -> Option<
         .unwrap_or_else(|e| e.into_inner())
         .insert(key, choice.clone());
     choice
+}
+
+/// `auto` with a decision cache: a valid measured decision for `problem` on `device` whose
+/// kernel is an allowed, eligible member the gate still admits wins; otherwise [`choose`].
+pub fn choose_tuned(
+    problem: &Problem,
+    target: &Target,
+    families: Families,
+    device: &str,
+    cache: &DecisionCache,
+) -> Option<Choice> {
+    if let Some(d) = cache.lookup(problem, device) {
+        if let Ok(cfg) = d.kernel.parse::<gconv_kernels::KernelConfig>() {
+            if families.list().contains(&cfg.family) && eligible(&cfg) {
+                if let Ok(admitted) = admit(&cfg, problem, target) {
+                    return Some(Choice {
+                        admitted,
+                        source: Source::Tuned {
+                            kernel_ms: d.kernel_ms,
+                            vendor: d.vendor.clone(),
+                        },
+                    });
+                }
+            }
+        }
+    }
+    choose(problem, target, families)
 }
 
 fn decide(

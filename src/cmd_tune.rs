@@ -1,0 +1,169 @@
+//! `gconv tune`: measure the model's first candidates of every problem of a set on the GPU and
+//! keep the winner of each in the decision cache, which `gconv run --kernel auto` consults
+//! before the model (`gconv_learn::decisions`).
+//!
+//! Per problem the candidates are the shipped model's `--top` first deterministic pool members
+//! (where the model does not cover the problem, the `--top` cheapest by the hand cost model).
+//! They are swept like `gconv sweep` does (verified, timed, one CSV row each, `--vs cudnn` for
+//! the vendor's figure), one problem after the other into one CSV with `--resume` semantics,
+//! so an interrupted tune continues where it stopped. Then the fastest verified candidate of
+//! each problem becomes its decision, with the vendor's best engine beside it.
+
+use crate::sweep_args::{
+    check_baseline, drop_cut_row, resolve_backend, shard_problems, sweep_options, RunnerArgs,
+};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use gconv_kernels::catalogue::{self, Families};
+use gconv_kernels::{admit, Arch, Target};
+use gconv_learn::decisions::{decide_from_rows, DecisionCache};
+use gconv_learn::select::{covers, eligible, rank, shipped};
+use gconv_problem::Problem;
+use gconv_tune::{read_rows, resolve_problems, run_sweep};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `gconv tune`.
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    /// Problem set: a registry key, a problem key or a problems file.
+    #[arg(long)]
+    pub problems: String,
+    /// Candidates measured per problem.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub top: u32,
+    /// The decision cache to update (default: GCONV_DECISIONS, else decisions.json in the
+    /// compile cache's directory).
+    #[arg(long)]
+    pub decisions: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: RunnerArgs,
+}
+
+/// The decision cache `auto` reads: `GCONV_DECISIONS`, else `decisions.json` next to the
+/// compile cache.
+pub fn decisions_path() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("GCONV_DECISIONS").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    Ok(gconv_cuda::cache_dir()?.join("decisions.json"))
+}
+
+/// The candidates tune measures on `p`: the model's first `top`, or the hand cost model's
+/// cheapest `top` where the model does not cover the problem.
+fn candidates(p: &Problem, target: &Target, top: usize) -> Result<Vec<String>> {
+    let model = shipped().map_err(|e| anyhow::anyhow!("the shipped model cannot be used: {e}"))?;
+    if covers(model, p, target).is_ok() {
+        return Ok(rank(model, p, target, Families::All)
+            .ranked
+            .into_iter()
+            .take(top)
+            .map(|r| r.admitted.config().to_string())
+            .collect());
+    }
+    let mut by_cost: Vec<(f64, String)> = catalogue::pool(p.direction, p.dtype, Families::All)
+        .iter()
+        .filter(|c| eligible(c))
+        .filter_map(|c| admit(c, p, target).ok())
+        .map(|a| (a.cost_estimate(), a.config().to_string()))
+        .collect();
+    by_cost.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(by_cost.into_iter().take(top).map(|(_, n)| n).collect())
+}
+
+/// Runs `gconv tune`.
+pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
+    let problems = shard_problems(&mut a.run, resolve_problems(&a.problems)?)?;
+    if problems.is_empty() {
+        bail!("no problem to tune in {:?}", a.problems);
+    }
+    let backend = resolve_backend(a.run.backend)?;
+    if backend != "cuda" {
+        bail!("gconv tune measures GPU kernels; it needs the CUDA backend");
+    }
+    check_baseline(a.run.vs.as_deref(), backend)?;
+    let device = gconv_cuda::runtime::probe()?.name;
+    let path = match &a.decisions {
+        Some(p) => p.clone(),
+        None => decisions_path()?,
+    };
+    let mut cache = DecisionCache::load(&path)?;
+    let target = Target::H200;
+    let mut o = sweep_options(&a.run, backend)?;
+    o.arch = Arch::Sm90a;
+    drop_cut_row(&o)?;
+    let mut out = std::io::stdout().lock();
+    let mut planned: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (i, p) in problems.iter().enumerate() {
+        let names = candidates(p, &target, a.top as usize)?;
+        if names.is_empty() {
+            writeln!(
+                out,
+                "[{}/{}] {p}: no eligible pool member runs it; skipped",
+                i + 1,
+                problems.len()
+            )?;
+            continue;
+        }
+        // One CSV for the whole tune: every problem after the first appends (and with
+        // --resume, so does the first), skipping the pairs the CSV already has.
+        o.resume = a.run.resume || i > 0;
+        run_sweep(&names, std::slice::from_ref(p), &o).with_context(|| format!("tuning {p}"))?;
+        writeln!(
+            out,
+            "[{}/{}] {p}: {} candidates measured",
+            i + 1,
+            problems.len(),
+            names.len()
+        )?;
+        planned.insert(p.to_string(), names);
+    }
+    let rows = read_rows(&o.output)?;
+    let (mut n, mut firsts, mut gain_log) = (0usize, 0usize, 0.0f64);
+    let (mut gconv_log, mut dispatch_log, mut vendor_wins, mut compared) =
+        (0.0f64, 0.0f64, 0usize, 0usize);
+    for p in &problems {
+        let Some(names) = planned.get(&p.to_string()) else {
+            continue;
+        };
+        let Some(d) = decide_from_rows(&rows, p, names, &device) else {
+            writeln!(out, "{p}: no candidate ran and verified; no decision")?;
+            continue;
+        };
+        let (kernel_ms, measured, vendor) = (d.kernel_ms, d.measured.clone(), d.vendor.clone());
+        n += 1;
+        if let Some((_, first)) = measured.first().filter(|m| m.0 == names[0]) {
+            firsts += 1;
+            gain_log += (first / kernel_ms).ln();
+        }
+        if let Some((_, v)) = &vendor {
+            compared += 1;
+            gconv_log += (v / kernel_ms).ln();
+            dispatch_log += (v / kernel_ms.min(*v)).ln();
+            vendor_wins += usize::from(*v < kernel_ms);
+        }
+        cache.insert(d);
+    }
+    cache.save()?;
+    writeln!(
+        out,
+        "decisions: {n} problems into {} ({} entries, {} stale); the tuned kernel over the model's first choice: {:.3}x faster in geometric mean ({firsts} problems)",
+        cache.path().display(),
+        cache.len(),
+        cache.stale(),
+        (gain_log / firsts.max(1) as f64).exp()
+    )?;
+    if compared > 0 {
+        writeln!(
+            out,
+            "against {} on {compared} problems: gconv kernels alone {:.3}x, the dispatcher (the faster of the two) {:.3}x; the vendor is faster on {vendor_wins} (gconv runs only its own kernels yet)",
+            a.run.vs.as_deref().unwrap_or("the baseline"),
+            (gconv_log / compared as f64).exp(),
+            (dispatch_log / compared as f64).exp()
+        )?;
+    }
+    writeln!(out, "rows in {}", o.output.display())?;
+    Ok(ExitCode::SUCCESS)
+}
