@@ -140,23 +140,34 @@ impl Forest {
         }
     }
 
-    fn predict_row(&self, row: &[f64]) -> f64 {
-        let mut acc = self.base;
+    /// One tree's leaf value for `row` (0 for a damaged tree whose walk leaves its nodes or
+    /// does not reach a leaf within as many steps as it has nodes).
+    fn walk(t: &[FlatNode], row: &[f64]) -> f64 {
+        let mut i = 0usize;
+        for _ in 0..t.len() {
+            let Some(nd) = t.get(i) else { break };
+            if nd.leaf {
+                return nd.value;
+            }
+            let v = row.get(nd.feature as usize).copied().unwrap_or(f64::NAN);
+            i = if v.is_nan() {
+                nd.missing
+            } else if v < nd.split {
+                nd.left
+            } else {
+                nd.right
+            } as usize;
+        }
+        0.0
+    }
+
+    /// Predictions of many rows, tree by tree (each tree stays in cache while every row walks
+    /// it); each row still adds its trees' values in tree order, so the sums are forust's.
+    fn predict_rows(&self, rows: &[&[f64]]) -> Vec<f64> {
+        let mut acc = vec![self.base; rows.len()];
         for t in &self.trees {
-            let mut i = 0usize;
-            while let Some(nd) = t.get(i) {
-                if nd.leaf {
-                    acc += nd.value;
-                    break;
-                }
-                let v = row.get(nd.feature as usize).copied().unwrap_or(f64::NAN);
-                i = if v.is_nan() {
-                    nd.missing
-                } else if v < nd.split {
-                    nd.left
-                } else {
-                    nd.right
-                } as usize;
+            for (a, row) in acc.iter_mut().zip(rows) {
+                *a += Forest::walk(t, row);
             }
         }
         acc
@@ -261,7 +272,7 @@ impl Model {
 
     /// Predicted labels of feature rows.
     pub fn predict(&self, rows: &[&[f64]]) -> Vec<f64> {
-        rows.iter().map(|r| self.forest.predict_row(r)).collect()
+        self.forest.predict_rows(rows)
     }
 
     /// The same predictions through forust's own `predict` (a check of the flat forest).
