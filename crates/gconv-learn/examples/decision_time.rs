@@ -42,7 +42,12 @@ fn main() {
     let admitted: Vec<_> = pool.iter().filter_map(|c| admit(c, &p, &t).ok()).collect();
     let ctx = Context::from_admitted(&admitted, &p, &t);
     let feats = time(&|| {
-        std::hint::black_box(admitted.iter().map(|a| features(a, &ctx)).count());
+        std::hint::black_box(
+            admitted
+                .iter()
+                .map(|a| features(a, &ctx))
+                .collect::<Vec<_>>(),
+        );
     });
     let rows: Vec<Vec<f64>> = admitted.iter().map(|a| features(a, &ctx)).collect();
     let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
