@@ -228,25 +228,14 @@ impl Model {
         booster
             .fit_unweighted(&matrix, &y, None)
             .map_err(|e| LearnError::Model(e.to_string()))?;
-        let mut directions: Vec<String> = samples
-            .iter()
-            .map(|s| s.problem.direction.token().to_string())
-            .collect();
-        directions.sort();
-        directions.dedup();
-        let mut dtypes: Vec<String> = samples
-            .iter()
-            .map(|s| s.problem.dtype.token().to_string())
-            .collect();
-        dtypes.sort();
-        dtypes.dedup();
-        let mut problems: Vec<String> = samples.iter().map(|s| s.problem.to_string()).collect();
-        problems.sort();
-        problems.dedup();
-        let mut geometries: Vec<String> =
-            samples.iter().map(|s| geometry_key(&s.problem)).collect();
-        geometries.sort();
-        geometries.dedup();
+        let distinct = |f: &dyn Fn(&Sample) -> String| {
+            let v: std::collections::BTreeSet<String> = samples.iter().map(|s| f(s)).collect();
+            v.into_iter().collect::<Vec<String>>()
+        };
+        let directions = distinct(&|s| s.problem.direction.token().to_string());
+        let dtypes = distinct(&|s| s.problem.dtype.token().to_string());
+        let problems = distinct(&|s| s.problem.to_string());
+        let geometries = distinct(&|s| geometry_key(&s.problem));
         Ok(Model {
             forest: Forest::of(&booster),
             booster,

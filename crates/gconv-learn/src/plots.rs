@@ -149,37 +149,26 @@ pub fn write_plots(
     let mut out = Vec::new();
     let scatter_title = format!("{title}: predicted vs measured slowdown");
     let cdf_title = format!("{title}: efficiency CDF");
-    let p = dir.join("scatter.png");
-    draw_scatter(
-        BitMapBackend::new(&p, size).into_drawing_area(),
-        pairs,
-        &scatter_title,
-    )
-    .map_err(|e| plot_err(&p, e))?;
-    out.push(p);
-    let p = dir.join("scatter.svg");
-    draw_scatter(
-        SVGBackend::new(&p, size).into_drawing_area(),
-        pairs,
-        &scatter_title,
-    )
-    .map_err(|e| plot_err(&p, e))?;
-    out.push(p);
-    let p = dir.join("efficiency_cdf.png");
-    draw_cdf(
-        BitMapBackend::new(&p, size).into_drawing_area(),
-        outcomes,
-        &cdf_title,
-    )
-    .map_err(|e| plot_err(&p, e))?;
-    out.push(p);
-    let p = dir.join("efficiency_cdf.svg");
-    draw_cdf(
-        SVGBackend::new(&p, size).into_drawing_area(),
-        outcomes,
-        &cdf_title,
-    )
-    .map_err(|e| plot_err(&p, e))?;
-    out.push(p);
+    // Each plot in both formats: the same drawing on the bitmap and on the SVG backend.
+    macro_rules! png_and_svg {
+        ($name:literal, $draw:ident, $data:expr, $title:expr) => {
+            for ext in ["png", "svg"] {
+                let p = dir.join(format!("{}.{ext}", $name));
+                let drawn = if ext == "png" {
+                    $draw(
+                        BitMapBackend::new(&p, size).into_drawing_area(),
+                        $data,
+                        $title,
+                    )
+                } else {
+                    $draw(SVGBackend::new(&p, size).into_drawing_area(), $data, $title)
+                };
+                drawn.map_err(|e| plot_err(&p, e))?;
+                out.push(p);
+            }
+        };
+    }
+    png_and_svg!("scatter", draw_scatter, pairs, &scatter_title);
+    png_and_svg!("efficiency_cdf", draw_cdf, outcomes, &cdf_title);
     Ok(out)
 }
