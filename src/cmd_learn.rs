@@ -38,6 +38,9 @@ pub struct TrainArgs {
     /// Learning rate.
     #[arg(long, default_value_t = TrainOptions::default().learning_rate)]
     pub learning_rate: f32,
+    /// Emphasis on fast kernels: a sample of slowdown label l weighs 1 / (1 + W·l).
+    #[arg(long, default_value_t = TrainOptions::default().top_weight)]
+    pub top_weight: f32,
 }
 
 /// Arguments of `gconv validate`.
@@ -153,6 +156,7 @@ pub fn train(a: TrainArgs) -> Result<ExitCode> {
         trees: a.trees,
         max_depth: a.depth,
         learning_rate: a.learning_rate,
+        top_weight: a.top_weight,
         ..TrainOptions::default()
     };
     if a.folds > 0 {

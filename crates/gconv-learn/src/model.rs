@@ -42,6 +42,11 @@ pub struct TrainOptions {
     pub l2: f32,
     /// Seed (forust's sampling; the defaults sample nothing, so training is deterministic).
     pub seed: u64,
+    /// Emphasis on the fast kernels: a sample of label `l` weighs `1 / (1 + top_weight · l)`,
+    /// so errors among the candidates that can win count more than errors on slow ones (0:
+    /// every sample weighs 1).
+    #[serde(default)]
+    pub top_weight: f32,
 }
 
 impl Default for TrainOptions {
@@ -53,6 +58,7 @@ impl Default for TrainOptions {
             min_leaf_weight: 3.0,
             l2: 1.0,
             seed: 0,
+            top_weight: 0.0,
         }
     }
 }
@@ -225,8 +231,12 @@ impl Model {
             .set_l2(options.l2)
             .set_seed(options.seed)
             .set_parallel(true);
+        let weights: Vec<f64> = samples
+            .iter()
+            .map(|s| 1.0 / (1.0 + f64::from(options.top_weight.max(0.0)) * s.label.max(0.0)))
+            .collect();
         booster
-            .fit_unweighted(&matrix, &y, None)
+            .fit(&matrix, &y, &weights, None)
             .map_err(|e| LearnError::Model(e.to_string()))?;
         let distinct = |f: &dyn Fn(&Sample) -> String| {
             let v: std::collections::BTreeSet<String> = samples.iter().map(|s| f(s)).collect();
