@@ -113,12 +113,16 @@ pub fn valid_tap_fraction(p: &Problem) -> f64 {
         if f <= 1 && pad == 0 {
             continue;
         }
+        // For output x the taps t in [0, f) with 0 <= x·s − pad + t·dil < i form one interval:
+        // O(outputs) instead of O(outputs × taps).
+        let dil = dil.max(1);
         let mut valid = 0i64;
         for x in 0..o {
-            for t in 0..f {
-                let at = x * s - pad + t * dil;
-                valid += i64::from((0..i).contains(&at));
-            }
+            let b = x * s - pad;
+            // The first tap at or past the image's start: ceil(−b / dil), at least 0.
+            let lo = (-(b.div_euclid(dil))).max(0);
+            let hi = (i - 1 - b).div_euclid(dil).min(f - 1);
+            valid += (hi - lo + 1).max(0);
         }
         frac *= valid as f64 / (o * f).max(1) as f64;
     }
@@ -188,6 +192,10 @@ pub struct Context {
     pub min_cost: f64,
     /// The rule's choice, by name.
     pub rule_pick: Option<String>,
+    /// The problem it describes.
+    pub for_problem: Problem,
+    /// [`problem_features`] of the problem, computed once for all its candidates.
+    pub problem: Vec<f64>,
 }
 
 impl Context {
@@ -209,6 +217,8 @@ impl Context {
                 .map(|a| a.cost_estimate())
                 .fold(f64::INFINITY, f64::min),
             rule_pick: auto_select(p, target).map(|a| a.config().to_string()),
+            for_problem: *p,
+            problem: problem_features(p),
         }
     }
 }
@@ -219,7 +229,12 @@ pub fn features(a: &Admitted, ctx: &Context) -> Vec<f64> {
     let cfg = a.config();
     let plan = a.plan();
     let dev = a.target().device;
-    let mut v = problem_features(p);
+    // The context's problem part, unless it was made for another problem.
+    let mut v = if ctx.for_problem == *p {
+        ctx.problem.clone()
+    } else {
+        problem_features(p)
+    };
     for f in FIELDS {
         v.push(cfg.field_value(f).unwrap_or(-1) as f64);
     }
@@ -318,6 +333,51 @@ mod tests {
         assert!(n > 5, "only {n} pool members admitted");
         assert_eq!(picks, 1, "the rule's choice is one pool member");
         assert_eq!(feature_hash().len(), 16);
+    }
+
+    /// The interval count agrees with counting every (output, tap) pair.
+    #[test]
+    fn valid_taps_match_the_brute_force_count() {
+        let brute = |p: &Problem| {
+            let out = p.output();
+            let mut frac = 1.0;
+            for d in 0..3 {
+                let (i, f, s, pad, dil) = (
+                    p.input[d] as i64,
+                    p.filter[d] as i64,
+                    p.stride[d] as i64,
+                    p.pad[d] as i64,
+                    p.dilation[d] as i64,
+                );
+                let o = out[d] as i64;
+                let mut valid = 0;
+                for x in 0..o {
+                    for t in 0..f {
+                        valid += i64::from((0..i).contains(&(x * s - pad + t * dil)));
+                    }
+                }
+                frac *= valid as f64 / (o * f).max(1) as f64;
+            }
+            frac
+        };
+        let mut n = 0;
+        for i in [1u64, 4, 7, 16] {
+            for f in [1u64, 2, 3, 5, 7] {
+                for s in [1u64, 2, 3] {
+                    for pad in [0u64, 1, 2, 4] {
+                        for dil in [1u64, 2, 3] {
+                            let key = format!("fwd_f32_n1_g1_c1_k1_i{i}_f{f}_s{s}_p{pad}_d{dil}");
+                            let Ok(p) = key.parse::<Problem>() else {
+                                continue;
+                            };
+                            assert_eq!(valid_tap_fraction(&p), brute(&p), "{key}");
+                            n += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(n > 300, "{n} problems");
     }
 
     #[test]
