@@ -341,7 +341,7 @@ mod tests {
         let brute = |p: &Problem| {
             let out = p.output();
             let mut frac = 1.0;
-            for d in 0..3 {
+            for (d, &o) in out.iter().enumerate() {
                 let (i, f, s, pad, dil) = (
                     p.input[d] as i64,
                     p.filter[d] as i64,
@@ -349,7 +349,7 @@ mod tests {
                     p.pad[d] as i64,
                     p.dilation[d] as i64,
                 );
-                let o = out[d] as i64;
+                let o = o as i64;
                 let mut valid = 0;
                 for x in 0..o {
                     for t in 0..f {
