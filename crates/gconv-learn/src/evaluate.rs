@@ -89,14 +89,17 @@ fn outcome(model: &Model, samples: &[Sample], baseline_ms: Option<f64>) -> Outco
         .take(5)
         .map(|&i| samples[i].latency_ms)
         .fold(f64::INFINITY, f64::min);
-    let rule = crate::features::Context::of(&samples[0].problem, &gconv_kernels::Target::H200)
-        .rule_pick
-        .and_then(|name| {
-            samples
-                .iter()
-                .find(|s| s.kernel == name)
-                .map(|s| (name, s.latency_ms))
-        });
+    // The rule's pick is a feature of every sample (set when the dataset was built), so it
+    // is read back rather than decided again.
+    let pick = crate::features::FEATURES
+        .iter()
+        .position(|f| f == "x_rule_pick");
+    let rule = pick.and_then(|i| {
+        samples
+            .iter()
+            .find(|s| s.features.get(i) == Some(&1.0))
+            .map(|s| (s.kernel.clone(), s.latency_ms))
+    });
     Outcome {
         problem: samples[0].problem,
         chosen: (samples[chosen].kernel.clone(), samples[chosen].latency_ms),

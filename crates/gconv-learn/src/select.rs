@@ -241,11 +241,14 @@ pub fn choose(problem: &Problem, target: &Target, families: Families) -> Option<
             return hit.clone();
         }
     }
+    let keep = mode.is_ok();
     let choice = decide(problem, target, families, mode);
-    decided()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, choice.clone());
+    if keep {
+        decided()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, choice.clone());
+    }
     choice
 }
 
