@@ -13,7 +13,7 @@
 
 use crate::admit::{admit, Admitted, Target};
 use crate::catalogue::Families;
-use crate::config::Family;
+use crate::config::{Family, KernelConfig};
 use crate::dispatch;
 use gconv_problem::Problem;
 
@@ -35,24 +35,66 @@ pub fn auto_select_in(problem: &Problem, target: &Target, families: Families) ->
         .find_map(|f| pick(f, problem, target))
 }
 
-fn pick(f: Family, problem: &Problem, target: &Target) -> Option<Admitted> {
-    let fam = dispatch::of(f);
-    let admitted: Vec<Admitted> = fam
-        .pool(problem.direction, problem.dtype)
+/// The rule's pick among pool members already admitted for `problem`: `(pool member, its
+/// admission)` pairs in pool order, e.g. every admitted member of
+/// [`crate::catalogue::pool`] (the learned selection admits the pool once and asks the rule
+/// for its pick as a feature). The same choice as [`auto_select_in`] when `members` holds every
+/// admitted member of the families' pools.
+pub fn auto_select_among<'a>(
+    members: &[(KernelConfig, &'a Admitted)],
+    problem: &Problem,
+    families: Families,
+) -> Option<&'a Admitted> {
+    let allowed = families.list();
+    PRIORITY
         .into_iter()
-        .filter(|c| fam.auto_considers(c, problem))
-        .filter_map(|c| admit(&c, problem, target).ok())
+        .filter(|f| allowed.contains(f))
+        .find_map(|f| {
+            pick_among(
+                f,
+                problem,
+                members
+                    .iter()
+                    .filter(|(c, _)| c.family == f)
+                    .map(|(c, a)| (c, *a)),
+            )
+        })
+}
+
+/// Family `f`'s pick among admitted `(member, admission)` pairs, in pool order: the members
+/// it wants `auto` to consider, the most preferred of them, the smallest cost estimate (ties:
+/// the earlier member).
+fn pick_among<'a, 'c>(
+    f: Family,
+    problem: &Problem,
+    members: impl Iterator<Item = (&'c KernelConfig, &'a Admitted)>,
+) -> Option<&'a Admitted> {
+    let fam = dispatch::of(f);
+    let considered: Vec<&Admitted> = members
+        .filter(|(c, _)| fam.auto_considers(c, problem))
+        .map(|(_, a)| a)
         .collect();
-    let best = admitted
+    let best = considered
         .iter()
         .map(|a| fam.auto_preference(a.config()))
         .min()?;
-    admitted
+    considered
         .into_iter()
         .filter(|a| fam.auto_preference(a.config()) == best)
         .map(|a| (a.cost_estimate(), a))
         .reduce(|a, b| if a.0 <= b.0 { a } else { b })
         .map(|(_, a)| a)
+}
+
+fn pick(f: Family, problem: &Problem, target: &Target) -> Option<Admitted> {
+    let fam = dispatch::of(f);
+    let admitted: Vec<(KernelConfig, Admitted)> = fam
+        .pool(problem.direction, problem.dtype)
+        .into_iter()
+        .filter(|c| fam.auto_considers(c, problem))
+        .filter_map(|c| admit(&c, problem, target).ok().map(|a| (c, a)))
+        .collect();
+    pick_among(f, problem, admitted.iter().map(|(c, a)| (c, a))).cloned()
 }
 
 #[cfg(test)]

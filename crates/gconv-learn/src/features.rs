@@ -9,8 +9,8 @@
 //! names and [`FEATURE_VERSION`]: a model trained on other features refuses to load.
 
 use gconv_kernels::catalogue::{self, Families};
-use gconv_kernels::config::FIELDS;
-use gconv_kernels::select::auto_select;
+use gconv_kernels::config::{KernelConfig, FIELDS};
+use gconv_kernels::select::auto_select_among;
 use gconv_kernels::{admit, Admitted, Target};
 use gconv_problem::{DType, Direction, Problem};
 use sha2::{Digest, Sha256};
@@ -201,22 +201,26 @@ pub struct Context {
 impl Context {
     /// The context of `p` on `target` (the pool of its direction and dtype, every family).
     pub fn of(p: &Problem, target: &Target) -> Context {
-        let admitted: Vec<Admitted> = catalogue::pool(p.direction, p.dtype, Families::All)
-            .iter()
-            .filter_map(|c| admit(c, p, target).ok())
-            .collect();
-        Context::from_admitted(&admitted, p, target)
+        let members: Vec<(KernelConfig, Admitted)> =
+            catalogue::pool(p.direction, p.dtype, Families::All)
+                .into_iter()
+                .filter_map(|c| admit(&c, p, target).ok().map(|a| (c, a)))
+                .collect();
+        Context::from_members(&members, p)
     }
 
-    /// The context from the already admitted members of the whole pool of `p`'s direction
-    /// and dtype (what [`Context::of`] admits), saving the second admission.
-    pub fn from_admitted(admitted: &[Admitted], p: &Problem, target: &Target) -> Context {
+    /// The context from `(pool member, admission)` pairs of every admitted member of the
+    /// whole pool of `p`'s direction and dtype, in pool order (what [`Context::of`] admits),
+    /// saving a second admission: the rule's pick is taken among them
+    /// ([`auto_select_among`], the same pick as `auto_select`).
+    pub fn from_members(members: &[(KernelConfig, Admitted)], p: &Problem) -> Context {
+        let refs: Vec<(KernelConfig, &Admitted)> = members.iter().map(|(c, a)| (*c, a)).collect();
         Context {
-            min_cost: admitted
+            min_cost: members
                 .iter()
-                .map(|a| a.cost_estimate())
+                .map(|(_, a)| a.cost_estimate())
                 .fold(f64::INFINITY, f64::min),
-            rule_pick: auto_select(p, target).map(|a| a.config().to_string()),
+            rule_pick: auto_select_among(&refs, p, Families::All).map(|a| a.config().to_string()),
             for_problem: *p,
             problem: problem_features(p),
         }
@@ -308,6 +312,38 @@ pub fn regime(p: &Problem) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rule's pick taken among the admitted pool (`Context::of`, what `rank` does) is the
+    /// pick `auto_select` makes by admitting on its own, on the model-zoo layers and every
+    /// 9th layer of the 2D and 3D training sets, in every dtype.
+    #[test]
+    fn the_rule_pick_among_admitted_members_is_auto_select() {
+        let mut problems = gconv_tune::registry::registry_problems("model_zoo").unwrap();
+        for set in [
+            "forward_2d",
+            "bwd_data_2d",
+            "bwd_weight_2d",
+            "bwd_weight_3d",
+        ] {
+            problems.extend(
+                gconv_tune::registry::registry_problems(set)
+                    .unwrap()
+                    .into_iter()
+                    .step_by(9),
+            );
+        }
+        let mut n = 0;
+        for p in problems {
+            for dtype in [DType::Bf16, DType::F16, DType::F32] {
+                let p = Problem { dtype, ..p };
+                let want = gconv_kernels::select::auto_select(&p, &Target::H200)
+                    .map(|a| a.config().to_string());
+                assert_eq!(Context::of(&p, &Target::H200).rule_pick, want, "{p}");
+                n += usize::from(want.is_some());
+            }
+        }
+        assert!(n > 300, "{n}");
+    }
 
     #[test]
     fn every_pool_member_gives_one_finite_value_per_name() {

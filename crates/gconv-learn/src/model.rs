@@ -97,7 +97,7 @@ pub struct Model {
     pub meta: ModelMeta,
 }
 
-/// One node of a [`Forest`] tree.
+/// One node of a forust tree, as [`Forest::walk`] reads it.
 #[derive(Debug, Clone, Copy)]
 struct FlatNode {
     feature: u32,
@@ -109,13 +109,202 @@ struct FlatNode {
     value: f64,
 }
 
-/// The booster's trees in flat arrays, for prediction one row at a time: the same traversal
-/// and the same order of additions as forust's own `predict` (so the same bits), without its
-/// per-tree allocations — a few microseconds per candidate instead of tens.
+/// Deepest tree the complete layout takes (2^12 leaves a tree); deeper forests walk nodes.
+const MAX_COMPLETE_DEPTH: usize = 12;
+
+/// Rows walked side by side through one tree (independent chains of loads for the CPU).
+const LANES: usize = 8;
+
+/// Trees between two prunings of [`Forest::argmin`].
+const PRUNE_EVERY: usize = 16;
+
+/// The booster's trees for fast prediction, giving the same bits as forust's own `predict`
+/// (the same traversal, and each row adds its trees' values in tree order from the base
+/// score). Every tree is stored complete to the forest's depth `D`: internal node `i` has
+/// children `2i + 1` and `2i + 2`, a leaf above depth `D` fills all the leaves below it, so a
+/// walk is `D` branch-free steps. Forests that do not fit that form (deeper than
+/// [`MAX_COMPLETE_DEPTH`], a separate missing-value branch, a damaged tree) keep forust's
+/// node lists and are walked node by node.
 #[derive(Debug, Clone, Default)]
 struct Forest {
     base: f64,
+    /// Features a row must have.
+    width: usize,
+    complete: Option<Complete>,
+    /// The node lists (used when `complete` is `None`).
     trees: Vec<Vec<FlatNode>>,
+}
+
+/// Trees in the complete layout (see [`Forest`]).
+#[derive(Debug, Clone, Default)]
+struct Complete {
+    depth: usize,
+    trees: usize,
+    /// `trees × (2^D − 1)` split values.
+    splits: Vec<f64>,
+    /// Split features; bit 31 set: a missing (NaN) value goes right.
+    features: Vec<u32>,
+    /// `trees × 2^D` leaf values.
+    leaves: Vec<f64>,
+    /// `spread[t]`: the sum over trees `t..` of (largest − smallest leaf): how much the trees
+    /// from `t` on can still move one row's sum against another's.
+    spread: Vec<f64>,
+}
+
+const NAN_RIGHT: u32 = 1 << 31;
+
+/// Does some row have a missing (NaN) value?
+fn has_missing(rows: &[&[f64]]) -> bool {
+    rows.iter().any(|r| r.iter().any(|v| v.is_nan()))
+}
+
+impl Complete {
+    fn of(trees: &[Vec<FlatNode>], width: usize) -> Option<Complete> {
+        fn depth(t: &[FlatNode], i: usize, level: usize) -> Option<usize> {
+            let nd = t.get(i)?;
+            if nd.leaf {
+                return Some(level);
+            }
+            if level > MAX_COMPLETE_DEPTH {
+                return None;
+            }
+            let l = depth(t, nd.left as usize, level + 1)?;
+            let r = depth(t, nd.right as usize, level + 1)?;
+            Some(l.max(r))
+        }
+        let d = trees
+            .iter()
+            .map(|t| depth(t, 0, 0))
+            .try_fold(0usize, |m, x| x.map(|x| m.max(x)))?;
+        if d > MAX_COMPLETE_DEPTH {
+            return None;
+        }
+        let (inner, outer) = ((1usize << d) - 1, 1usize << d);
+        let mut c = Complete {
+            depth: d,
+            trees: trees.len(),
+            splits: vec![0.0; trees.len() * inner],
+            features: vec![0; trees.len() * inner],
+            leaves: vec![0.0; trees.len() * outer],
+            spread: vec![0.0; trees.len() + 1],
+        };
+        /// Places forust node `i` at complete position `ci` of the tree at `base`.
+        struct Fill<'a> {
+            t: &'a [FlatNode],
+            c: &'a mut Complete,
+            t_index: usize,
+            width: usize,
+        }
+        impl Fill<'_> {
+            fn place(&mut self, i: usize, ci: usize, level: usize) -> Option<()> {
+                let d = self.c.depth;
+                let (inner, outer) = ((1usize << d) - 1, 1usize << d);
+                let nd = *self.t.get(i)?;
+                if nd.leaf {
+                    // Every leaf below `ci` at depth D holds the value.
+                    let span = 1usize << (d - level);
+                    let first = (ci + 1) * span - 1 - inner;
+                    let at = self.t_index * outer + first;
+                    self.c.leaves[at..at + span].fill(nd.value);
+                    return Some(());
+                }
+                if nd.feature as usize >= self.width
+                    || (nd.missing != nd.left && nd.missing != nd.right)
+                {
+                    return None;
+                }
+                let at = self.t_index * inner + ci;
+                self.c.splits[at] = nd.split;
+                self.c.features[at] = nd.feature
+                    | if nd.missing == nd.right && nd.missing != nd.left {
+                        NAN_RIGHT
+                    } else {
+                        0
+                    };
+                self.place(nd.left as usize, 2 * ci + 1, level + 1)?;
+                self.place(nd.right as usize, 2 * ci + 2, level + 1)
+            }
+        }
+        for (ti, t) in trees.iter().enumerate() {
+            Fill {
+                t,
+                c: &mut c,
+                t_index: ti,
+                width,
+            }
+            .place(0, 0, 0)?;
+        }
+        for ti in (0..trees.len()).rev() {
+            let l = &c.leaves[ti * outer..(ti + 1) * outer];
+            let (lo, hi) = l
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                    (lo.min(v), hi.max(v))
+                });
+            c.spread[ti] = c.spread[ti + 1] + (hi - lo);
+        }
+        Some(c)
+    }
+
+    /// Adds trees `from..to` to the sums `acc` of `rows` (each at least `width` long: see
+    /// [`Forest::complete_for`]); `missing`: some row has a NaN value.
+    fn add(&self, from: usize, to: usize, rows: &[&[f64]], acc: &mut [f64], missing: bool) {
+        if missing {
+            self.add_with_missing(from, to, rows, acc);
+            return;
+        }
+        let d = self.depth;
+        let (inner, outer) = ((1usize << d) - 1, 1usize << d);
+        for t in from..to {
+            let splits = &self.splits[t * inner..(t + 1) * inner];
+            let features = &self.features[t * inner..(t + 1) * inner];
+            let leaves = &self.leaves[t * outer..(t + 1) * outer];
+            for (rows, acc) in rows.chunks(LANES).zip(acc.chunks_mut(LANES)) {
+                let mut at = [0usize; LANES];
+                for _ in 0..d {
+                    for (i, row) in at.iter_mut().zip(rows) {
+                        // SAFETY: after k < d steps `*i` < 2^k − 1 < inner = `splits.len()` =
+                        // `features.len()`; a feature index (bit 31 masked) is below `width`
+                        // (checked in `Complete::of`, 0 in the filler nodes) and every row is
+                        // at least `width` long (`Forest::complete_for`).
+                        let (f, split) =
+                            unsafe { (*features.get_unchecked(*i), *splits.get_unchecked(*i)) };
+                        let v = unsafe { *row.get_unchecked((f & !NAN_RIGHT) as usize) };
+                        *i = 2 * *i + 1 + usize::from(v >= split);
+                    }
+                }
+                for (a, i) in acc.iter_mut().zip(at) {
+                    *a += leaves[i - inner];
+                }
+            }
+        }
+    }
+
+    /// [`Complete::add`] for rows with missing (NaN) values: each node sends them the way
+    /// forust's missing branch goes.
+    fn add_with_missing(&self, from: usize, to: usize, rows: &[&[f64]], acc: &mut [f64]) {
+        let d = self.depth;
+        let (inner, outer) = ((1usize << d) - 1, 1usize << d);
+        for t in from..to {
+            let splits = &self.splits[t * inner..(t + 1) * inner];
+            let features = &self.features[t * inner..(t + 1) * inner];
+            let leaves = &self.leaves[t * outer..(t + 1) * outer];
+            for (row, a) in rows.iter().zip(acc.iter_mut()) {
+                let mut i = 0;
+                for _ in 0..d {
+                    let f = features[i];
+                    let v = row[(f & !NAN_RIGHT) as usize];
+                    let right = if v.is_nan() {
+                        f >> 31
+                    } else {
+                        u32::from(v >= splits[i])
+                    };
+                    i = 2 * i + 1 + right as usize;
+                }
+                *a += leaves[i - inner];
+            }
+        }
+    }
 }
 
 impl Forest {
@@ -124,25 +313,37 @@ impl Forest {
             .prediction_iteration
             .unwrap_or(b.trees.len())
             .min(b.trees.len());
-        Forest {
-            base: b.base_score,
-            trees: b.trees[..n]
-                .iter()
-                .map(|t| {
-                    t.nodes
-                        .iter()
-                        .map(|nd| FlatNode {
-                            feature: nd.split_feature as u32,
-                            split: nd.split_value,
-                            left: nd.left_child as u32,
-                            right: nd.right_child as u32,
-                            missing: nd.missing_node as u32,
-                            leaf: nd.is_leaf,
-                            value: f64::from(nd.weight_value),
-                        })
-                        .collect()
-                })
-                .collect(),
+        let trees: Vec<Vec<FlatNode>> = b.trees[..n]
+            .iter()
+            .map(|t| {
+                t.nodes
+                    .iter()
+                    .map(|nd| FlatNode {
+                        feature: nd.split_feature as u32,
+                        split: nd.split_value,
+                        left: nd.left_child as u32,
+                        right: nd.right_child as u32,
+                        missing: nd.missing_node as u32,
+                        leaf: nd.is_leaf,
+                        value: f64::from(nd.weight_value),
+                    })
+                    .collect()
+            })
+            .collect();
+        let width = FEATURES.len();
+        match Complete::of(&trees, width) {
+            Some(c) => Forest {
+                base: b.base_score,
+                width,
+                complete: Some(c),
+                trees: Vec::new(),
+            },
+            None => Forest {
+                base: b.base_score,
+                width,
+                complete: None,
+                trees,
+            },
         }
     }
 
@@ -167,16 +368,73 @@ impl Forest {
         0.0
     }
 
+    /// The complete layout, when it applies to these rows.
+    fn complete_for(&self, rows: &[&[f64]]) -> Option<&Complete> {
+        self.complete
+            .as_ref()
+            .filter(|_| rows.iter().all(|r| r.len() >= self.width))
+    }
+
     /// Predictions of many rows, tree by tree (each tree stays in cache while every row walks
     /// it); each row still adds its trees' values in tree order, so the sums are forust's.
     fn predict_rows(&self, rows: &[&[f64]]) -> Vec<f64> {
         let mut acc = vec![self.base; rows.len()];
+        if let Some(c) = self.complete_for(rows) {
+            c.add(0, c.trees, rows, &mut acc, has_missing(rows));
+            return acc;
+        }
         for t in &self.trees {
             for (a, row) in acc.iter_mut().zip(rows) {
                 *a += Forest::walk(t, row);
             }
         }
         acc
+    }
+
+    /// The row with the smallest prediction (the first of equal ones), as
+    /// `predict_rows(rows)` would rank it, with the rows that cannot win any more dropped
+    /// every [`PRUNE_EVERY`] trees: a row whose partial sum exceeds the best partial sum by
+    /// more than the remaining trees' spread can only end above it.
+    fn argmin(&self, rows: &[&[f64]]) -> Option<usize> {
+        if rows.len() <= 1 {
+            return (!rows.is_empty()).then_some(0);
+        }
+        let Some(c) = self.complete_for(rows) else {
+            let p = self.predict_rows(rows);
+            return (0..p.len()).reduce(|b, i| if p[i] < p[b] { i } else { b });
+        };
+        let missing = has_missing(rows);
+        let mut alive: Vec<usize> = (0..rows.len()).collect();
+        let mut live_rows: Vec<&[f64]> = rows.to_vec();
+        let mut acc = vec![self.base; rows.len()];
+        let mut t = 0;
+        while t < c.trees && alive.len() > 1 {
+            let to = (t + PRUNE_EVERY).min(c.trees);
+            c.add(t, to, &live_rows, &mut acc, missing);
+            t = to;
+            let best = acc.iter().copied().fold(f64::INFINITY, f64::min);
+            // A margin far above the rounding of a few hundred additions.
+            let reach = c.spread[t] + 1e-9 * (1.0 + best.abs());
+            let keep: Vec<bool> = acc.iter().map(|&a| a - best <= reach).collect();
+            let mut k = 0;
+            for (i, &kept) in keep.iter().enumerate() {
+                if kept {
+                    alive[k] = alive[i];
+                    live_rows[k] = live_rows[i];
+                    acc[k] = acc[i];
+                    k += 1;
+                }
+            }
+            alive.truncate(k);
+            live_rows.truncate(k);
+            acc.truncate(k);
+        }
+        if t < c.trees {
+            c.add(t, c.trees, &live_rows, &mut acc, missing);
+        }
+        (0..acc.len())
+            .reduce(|b, i| if acc[i] < acc[b] { i } else { b })
+            .map(|i| alive[i])
     }
 }
 
@@ -272,6 +530,13 @@ impl Model {
     /// Predicted labels of feature rows.
     pub fn predict(&self, rows: &[&[f64]]) -> Vec<f64> {
         self.forest.predict_rows(rows)
+    }
+
+    /// The index of the row with the smallest prediction (the first of equal ones): what
+    /// ranking by [`Model::predict`] puts first, usually without walking every tree for every
+    /// row (rows that can no longer win are dropped along the way). `None` for no rows.
+    pub fn best(&self, rows: &[&[f64]]) -> Option<usize> {
+        self.forest.argmin(rows)
     }
 
     /// The same predictions through forust's own `predict` (a check of the flat forest).

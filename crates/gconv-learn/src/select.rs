@@ -16,7 +16,7 @@ use crate::features::{features, Context};
 use crate::model::Model;
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::select::auto_select_in;
-use gconv_kernels::{admit, Admitted, DeviceLimits, SplitKMode, Target};
+use gconv_kernels::{admit, Admitted, DeviceLimits, KernelConfig, SplitKMode, Target};
 use gconv_problem::Problem;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -152,64 +152,98 @@ pub struct Ranking {
 /// Ranks the pool of `problem` with `model` (one admission of the whole pool; see
 /// [`Ranking`]).
 pub fn rank(model: &Model, problem: &Problem, target: &Target, families: Families) -> Ranking {
-    let allowed = families.list();
-    let mut all = Vec::new();
-    let mut left_out = Vec::new();
-    let mut is_candidate = Vec::new();
-    for c in catalogue::pool(problem.direction, problem.dtype, Families::All) {
-        match admit(&c, problem, target) {
-            Ok(a) => {
-                let ok = allowed.contains(&c.family) && eligible(&c);
-                if !ok {
-                    left_out.push((
-                        c.to_string(),
-                        if eligible(&c) {
-                            "its family is not allowed here".to_string()
-                        } else {
-                            "atomic split-K reduction: not deterministic, never chosen by auto"
-                                .to_string()
-                        },
-                    ));
-                }
-                is_candidate.push(ok);
-                all.push(a);
-            }
-            Err(r) => left_out.push((c.to_string(), format!("{}: {r}", r.reason()))),
-        }
-    }
-    let ctx = Context::from_admitted(&all, problem, target);
-    let candidates: Vec<Admitted> = all
-        .into_iter()
-        .zip(is_candidate)
-        .filter_map(|(a, ok)| ok.then_some(a))
-        .collect();
-    let rows: Vec<Vec<f64>> = candidates.iter().map(|a| features(a, &ctx)).collect();
+    let pool = Pool::admit(problem, target, families);
+    let rows = pool.rows();
     let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
     let pred = model.predict(&refs);
-    let mut ranked: Vec<Ranked> = candidates
-        .into_iter()
+    let mut ranked: Vec<Ranked> = pool
+        .candidates()
         .zip(pred)
         .map(|(admitted, predicted)| Ranked {
-            admitted,
+            admitted: admitted.clone(),
             predicted,
         })
         .collect();
     ranked.sort_by(|a, b| a.predicted.total_cmp(&b.predicted));
-    Ranking { ranked, left_out }
+    Ranking {
+        ranked,
+        left_out: pool.left_out,
+    }
 }
 
-/// The model's choice among the eligible admitted members of the allowed pools.
+/// A problem's pool admitted once: every admitted member with its pool config (the context's
+/// rule pick needs them all), which of them are candidates, and the members left out.
+struct Pool {
+    members: Vec<(KernelConfig, Admitted)>,
+    is_candidate: Vec<bool>,
+    left_out: Vec<(String, String)>,
+    ctx: Context,
+}
+
+impl Pool {
+    fn admit(problem: &Problem, target: &Target, families: Families) -> Pool {
+        let allowed = families.list();
+        let mut members = Vec::new();
+        let mut left_out = Vec::new();
+        let mut is_candidate = Vec::new();
+        for c in catalogue::pool(problem.direction, problem.dtype, Families::All) {
+            match admit(&c, problem, target) {
+                Ok(a) => {
+                    let ok = allowed.contains(&c.family) && eligible(&c);
+                    if !ok {
+                        left_out.push((
+                            c.to_string(),
+                            if eligible(&c) {
+                                "its family is not allowed here".to_string()
+                            } else {
+                                "atomic split-K reduction: not deterministic, never chosen by auto"
+                                    .to_string()
+                            },
+                        ));
+                    }
+                    is_candidate.push(ok);
+                    members.push((c, a));
+                }
+                Err(r) => left_out.push((c.to_string(), format!("{}: {r}", r.reason()))),
+            }
+        }
+        let ctx = Context::from_members(&members, problem);
+        Pool {
+            members,
+            is_candidate,
+            left_out,
+            ctx,
+        }
+    }
+
+    fn candidates(&self) -> impl Iterator<Item = &Admitted> {
+        self.members
+            .iter()
+            .zip(&self.is_candidate)
+            .filter_map(|((_, a), &ok)| ok.then_some(a))
+    }
+
+    /// The candidates' feature rows, in pool order.
+    fn rows(&self) -> Vec<Vec<f64>> {
+        self.candidates().map(|a| features(a, &self.ctx)).collect()
+    }
+}
+
+/// The model's choice among the eligible admitted members of the allowed pools: the first of
+/// [`rank`]'s ranking, found without predicting every tree for every candidate
+/// ([`Model::best`]).
 pub fn model_choice(
     model: &Model,
     problem: &Problem,
     target: &Target,
     families: Families,
 ) -> Option<Admitted> {
-    rank(model, problem, target, families)
-        .ranked
-        .into_iter()
-        .next()
-        .map(|r| r.admitted)
+    let pool = Pool::admit(problem, target, families);
+    let rows = pool.rows();
+    let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
+    let best = model.best(&refs)?;
+    let chosen = pool.candidates().nth(best).cloned();
+    chosen
 }
 
 type DecisionKey = (Problem, Families, Target, AutoMode);

@@ -112,3 +112,37 @@ fn plots_render_without_system_fonts() {
         }
     }
 }
+
+/// The fast paths give forust's answers: the complete-tree forest predicts forust's bits with
+/// the shipped model (300 trees of depth 6) and a deeper one, and `best` — which drops rows
+/// that cannot win any more — picks on every problem the first row of the ranking by
+/// `predict`.
+#[test]
+fn pruned_argmin_and_complete_trees_agree_with_forust() {
+    let ds = data();
+    let samples: Vec<_> = ds.samples().collect();
+    let deep = Model::train(
+        &samples,
+        TrainOptions {
+            trees: 60,
+            max_depth: 9,
+            ..TrainOptions::default()
+        },
+    )
+    .unwrap();
+    let shipped = gconv_learn::select::shipped().expect("the shipped model loads");
+    let mut picks = 0;
+    for model in [shipped, &deep] {
+        let all: Vec<&[f64]> = samples.iter().map(|s| s.features.as_slice()).collect();
+        assert_eq!(model.predict(&all), model.predict_with_booster(&all));
+        for rows in ds.problems.values() {
+            let rows: Vec<&[f64]> = rows.iter().map(|s| s.features.as_slice()).collect();
+            let p = model.predict(&rows);
+            let first = (0..p.len()).reduce(|b, i| if p[i] < p[b] { i } else { b });
+            assert_eq!(model.best(&rows), first);
+            picks += 1;
+        }
+        assert_eq!(model.best(&[]), None);
+    }
+    assert!(picks > 60, "{picks}");
+}

@@ -295,31 +295,40 @@ pub fn smem_read_wavefronts(
     let threads = (cfg.threads() as u64).min(32);
     let py = rows_per_thread(cfg);
     let rgh = (th / py).max(1);
-    let addrs: Vec<u64> = (0..threads)
-        .map(|t| {
-            let (lane, pg) = (t % lanes, t / lanes);
-            let (rg, txg) = (pg % rgh, pg / rgh);
-            rg * py * problem.stride[1] * xrow * es
-                + txg * cfg.vec_b as u64 * problem.stride[2] * ct * es
-                + lane * vec * es
-        })
-        .collect();
-    addrs
-        .chunks(per_phase)
-        .map(|phase| {
-            let mut words: Vec<u64> = phase
-                .iter()
-                .flat_map(|&a| (a / 4)..(a + access).div_ceil(4))
-                .collect();
-            words.sort_unstable();
-            words.dedup();
-            let mut per_bank = [0u64; 32];
-            for w in words {
+    let addr = |t: u64| {
+        let (lane, pg) = (t % lanes, t / lanes);
+        let (rg, txg) = (pg % rgh, pg / rgh);
+        rg * py * problem.stride[1] * xrow * es
+            + txg * cfg.vec_b as u64 * problem.stride[2] * ct * es
+            + lane * vec * es
+    };
+    // Allocation-free (the gate calls this for every candidate row pitch of every direct
+    // member): a thread reads the words [a/4, (a + access)/4⌉, so a phase's distinct words are
+    // the union of at most 32 such ranges, merged after sorting them by start.
+    let mut total = 0;
+    let mut t0 = 0;
+    while t0 < threads {
+        let t1 = (t0 + per_phase as u64).min(threads);
+        let mut ranges = [(0u64, 0u64); 32];
+        let n = (t1 - t0) as usize;
+        for (r, t) in ranges.iter_mut().zip(t0..t1) {
+            let a = addr(t);
+            *r = (a / 4, (a + access).div_ceil(4));
+        }
+        let ranges = &mut ranges[..n];
+        ranges.sort_unstable();
+        let mut per_bank = [0u64; 32];
+        let mut covered = 0u64; // words below this are counted
+        for &(lo, hi) in ranges.iter() {
+            for w in lo.max(covered)..hi {
                 per_bank[(w % 32) as usize] += 1;
             }
-            per_bank.into_iter().max().unwrap_or(0)
-        })
-        .sum()
+            covered = covered.max(hi);
+        }
+        total += per_bank.into_iter().max().unwrap_or(0);
+        t0 = t1;
+    }
+    total
 }
 
 /// Estimated registers per thread on a problem: accumulators (`PY × PX × VEC`), one input
