@@ -329,7 +329,7 @@ fn describe(o: &Outcome, opts: &TimingOptions, graph: bool, launches_each: usize
         .map_or(String::new(), |s| format!(", {s}"));
     if matches!(o.stopped, Some(Stop::Probe { .. })) {
         return format!(
-            "CUDA events: 1 run timed alone (the probe; {launches_each} launch(es)) on the stream, {l2}{adaptive}{stop}"
+            "CUDA events: the faster of 2 runs timed alone (the probe and its confirmation; {launches_each} launch(es) each) on the stream, {l2}{adaptive}{stop}"
         );
     }
     let replay = match (graph, opts.use_graph) {
@@ -383,7 +383,7 @@ mod tests {
         let out = outcome(o.policy(), Some(0.01), 0.5);
         let m = describe(&out, &o, true, 1);
         assert!(
-            m.starts_with("CUDA events: 1 run timed alone (the probe"),
+            m.starts_with("CUDA events: the faster of 2 runs timed alone (the probe"),
             "{m}"
         );
         assert!(m.contains("stopped early after the probe"), "{m}");

@@ -11,7 +11,10 @@
 //!
 //! 1. **Probe**: the first warm-up launch is timed on its own (`probe_ms`).
 //! 2. **Early stop at the probe** (with [`EarlyStop`] and a known best): when
-//!    `probe_ms > probe_factor × best`, the measurement ends here; the latency is the probe.
+//!    `probe_ms > probe_factor × best`, one more launch is timed on its own (the
+//!    confirmation: a single cold or disturbed launch must not condemn a kernel — an H200
+//!    sweep had a 4.4 µs kernel stopped at a 53 µs probe) and the faster of the two becomes
+//!    `probe_ms`; when it is still above, the measurement ends here and the latency is it.
 //! 3. **Warm-up**: the remaining warm-up launches, untimed. Fixed: `warmup − 1` more. Adaptive:
 //!    only as many as fit in [`Adaptive::warmup_ms`] at the probe's speed (0 to `warmup − 1`).
 //! 4. **Launches per round** (`iters`). Fixed: `iters`. Adaptive: enough for one round to last
@@ -425,7 +428,9 @@ impl Outcome {
     /// 10 rounds × 10 back-to-back run(s), adaptive (probe 0.0123 ms)`).
     pub fn describe(&self) -> String {
         let mut s = match self.stopped {
-            Some(Stop::Probe { .. }) => "1 run timed alone (the probe)".to_string(),
+            Some(Stop::Probe { .. }) => {
+                "the faster of 2 runs timed alone (the probe and its confirmation)".to_string()
+            }
             _ => format!(
                 "{} warm-up run(s), median of {} rounds × {} back-to-back run(s)",
                 self.warmup, self.rounds, self.iters
@@ -447,6 +452,8 @@ impl Outcome {
 enum Phase {
     Start,
     Probed,
+    /// The probe said stop; one more timed launch confirms it or not.
+    Confirm,
     WarmedUp,
     FirstRounds,
     MoreRounds,
@@ -492,6 +499,7 @@ impl Session {
                     }
                     self.phase = Phase::Probed;
                 }
+                Phase::Confirm => return Step::Probe,
                 Phase::Probed => {
                     let extra = if self.probe_ms.is_some() {
                         self.policy.extra_warmup(self.probe_ms.unwrap_or(0.0))
@@ -534,14 +542,26 @@ impl Session {
 
     /// Reports the probe's time (milliseconds).
     pub fn probe_done(&mut self, ms: f64) {
-        if self.phase != Phase::Start {
-            return;
-        }
+        let ms = match self.phase {
+            Phase::Start => {
+                self.warmup = 1;
+                ms
+            }
+            Phase::Confirm => {
+                self.warmup = 2;
+                self.probe_ms.map_or(ms, |first| first.min(ms))
+            }
+            _ => return,
+        };
+        let confirming = self.phase == Phase::Confirm;
         self.probe_ms = Some(ms);
-        self.warmup = 1;
         self.phase = Phase::Probed;
         if let Some(best) = self.best_ms {
             if self.policy.stop_at_probe(ms, Some(best)) {
+                if !confirming {
+                    self.phase = Phase::Confirm;
+                    return;
+                }
                 self.stopped = Some(Stop::Probe {
                     probe_ms: ms,
                     best_ms: best,
@@ -777,12 +797,42 @@ mod tests {
             "{}",
             o.describe()
         );
-        // 20x the best: stopped at the probe, latency = the probe
+        // 20x the best: stopped at the probe once a second timed launch confirms it, latency
+        // = the faster of the two
         let (o, launches) = simulate(p, Some(0.01), 0.2);
         assert!(matches!(o.stopped, Some(Stop::Probe { .. })));
-        assert_eq!((o.rounds, o.iters, o.warmup), (1, 1, 1));
+        assert_eq!((o.rounds, o.iters, o.warmup), (1, 1, 2));
         assert_eq!(o.latency_ms(), 0.2);
-        assert_eq!(launches, 1);
+        assert_eq!(launches, 2);
+        assert!(
+            o.describe().contains("the faster of 2 runs"),
+            "{}",
+            o.describe()
+        );
+        let mut probes = [0.25, 0.2].into_iter();
+        let o = run_session::<()>(
+            p,
+            Some(0.01),
+            || Ok(probes.next().unwrap_or(0.2)),
+            |_| Ok(()),
+            |_| Ok(0.2),
+        )
+        .unwrap();
+        assert!(matches!(o.stopped, Some(Stop::Probe { probe_ms, .. }) if probe_ms == 0.2));
+        // A disturbed first launch (12x) confirmed at par is measured in full.
+        let mut probes = [0.12, 0.0101].into_iter();
+        let o = run_session::<()>(
+            p,
+            Some(0.01),
+            || Ok(probes.next().unwrap_or(0.01)),
+            |_| Ok(()),
+            |_| Ok(0.01),
+        )
+        .unwrap();
+        assert!(o.stopped.is_none(), "{o:?}");
+        assert_eq!(o.probe_ms, Some(0.0101));
+        assert_eq!(o.rounds, 10);
+        assert_eq!(o.latency_ms(), 0.01);
         // early stop without adaptation: 3 rounds then the rest
         let q = RepeatPolicy {
             early_stop: Some(EarlyStop::default()),
