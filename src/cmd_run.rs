@@ -46,6 +46,10 @@ pub struct RunArgs {
     /// default replays, so that host launch cost stays out of short kernels' figures).
     #[arg(long)]
     pub no_graph: bool,
+    /// `auto` runs gconv's own kernels only: no dispatch to the vendor (cuDNN) where the
+    /// decision cache measured it faster than every gconv candidate.
+    #[arg(long)]
+    pub no_vendor: bool,
 }
 
 /// The kernel reference of `--kernel`, checked before any backend is opened so that a bad
@@ -128,50 +132,49 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 Err(_) => DecisionCache::default(),
             };
             let tuned = Some((rt.info().name.as_str(), &decisions));
-            let kernel = GpuKernel::resolve(requested, &problem, &gpu_target(rt), tuned)
-                .map_err(|e| anyhow::anyhow!("--kernel {}: {e}", a.kernel))?;
-            let src = kernel.source(&problem);
+            let choice = matches!(requested, KernelRef::Auto)
+                .then(|| auto_choice(&problem, &gpu_target(rt), tuned))
+                .flatten();
             writeln!(stdout, "backend  cuda ({})", rt.info().name)?;
-            writeln!(stdout, "kernel   {}", src.kernel_name)?;
-            if matches!(requested, KernelRef::Auto) {
-                if let Some(c) = auto_choice(&problem, &gpu_target(rt), tuned) {
-                    writeln!(stdout, "auto     chosen by {}", c.source)?;
-                }
-            }
-            let opts = TimingOptions {
-                rounds: a.iters,
-                flush_l2: a.flush_l2,
-                use_graph: !a.no_graph,
-                ..TimingOptions::default()
-            };
-            let r = run_gpu(rt, &src, &problem, &in0, &in1, Some(&opts), true)?;
-            writeln!(
-                stdout,
-                "compile  {:.1} ms ({}), {} registers, {} bytes spilled",
-                r.compiled.compile_ms,
-                if r.cache.is_hit() {
-                    "cache hit"
-                } else {
-                    "compiled"
-                },
-                r.compiled.max_regs(),
-                r.compiled.total_spills()
-            )?;
-            let t = r.timing.context("timing missing")?;
-            if let Some(same) = r.repeatable {
+            // The dispatcher answers "the vendor" where `gconv tune` measured it faster than
+            // every gconv candidate.
+            if let Some(engine) = choice
+                .as_ref()
+                .and_then(|c| c.vendor_engine())
+                .filter(|_| !a.no_vendor)
+            {
+                let source = choice.as_ref().map(|c| c.source.to_string());
                 writeln!(
                     stdout,
-                    "repeat   {} after the timed rounds ({} x {} launches and the warm-up)",
-                    if same {
-                        "identical output bytes"
-                    } else {
-                        "DIFFERENT output bytes (not deterministic)"
-                    },
-                    t.rounds,
-                    t.iters_per_round
+                    "auto     chosen by {}: the vendor",
+                    source.unwrap_or_default()
                 )?;
+                let v = run_vendor(rt, &problem, &in0, &in1, engine, a.iters)?;
+                writeln!(stdout, "kernel   {} (cuDNN {})", v.engine, v.version)?;
+                if v.engine != engine {
+                    writeln!(
+                        stdout,
+                        "note     cuDNN no longer offers the tuned engine {engine}; its fastest channels-last plan ran"
+                    )?;
+                }
+                (v.out, v.ms / 1e3, v.method)
+            } else {
+                let kernel = match &choice {
+                    Some(c) => GpuKernel::Admitted(Box::new(c.admitted.clone())),
+                    None => GpuKernel::resolve(requested, &problem, &gpu_target(rt), tuned)
+                        .map_err(|e| anyhow::anyhow!("--kernel {}: {e}", a.kernel))?,
+                };
+                run_kernel(
+                    rt,
+                    &kernel,
+                    &problem,
+                    &in0,
+                    &in1,
+                    choice.as_ref(),
+                    &a,
+                    &mut stdout,
+                )?
             }
-            (r.out, t.median_ms / 1e3, t.method)
         }
     };
     writeln!(stdout, "time     {:.4} ms ({method})", seconds * 1e3)?;
@@ -202,4 +205,129 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs a gconv kernel (`choice`: how `auto` chose it), prints what ran and how it compiled,
+/// and returns the output, its time (s) and the timing method.
+#[allow(clippy::too_many_arguments)]
+fn run_kernel(
+    rt: &gconv_cuda::GpuRuntime,
+    kernel: &GpuKernel,
+    problem: &Problem,
+    in0: &HostTensor,
+    in1: &HostTensor,
+    choice: Option<&gconv_learn::select::Choice>,
+    a: &RunArgs,
+    stdout: &mut impl Write,
+) -> Result<(HostTensor, f64, String)> {
+    let src = kernel.source(problem);
+    writeln!(stdout, "kernel   {}", src.kernel_name)?;
+    if let Some(c) = choice {
+        writeln!(stdout, "auto     chosen by {}", c.source)?;
+    }
+    let opts = TimingOptions {
+        rounds: a.iters,
+        flush_l2: a.flush_l2,
+        use_graph: !a.no_graph,
+        ..TimingOptions::default()
+    };
+    let r = run_gpu(rt, &src, problem, in0, in1, Some(&opts), true)?;
+    writeln!(
+        stdout,
+        "compile  {:.1} ms ({}), {} registers, {} bytes spilled",
+        r.compiled.compile_ms,
+        if r.cache.is_hit() {
+            "cache hit"
+        } else {
+            "compiled"
+        },
+        r.compiled.max_regs(),
+        r.compiled.total_spills()
+    )?;
+    let t = r.timing.context("timing missing")?;
+    if let Some(same) = r.repeatable {
+        writeln!(
+            stdout,
+            "repeat   {} after the timed rounds ({} x {} launches and the warm-up)",
+            if same {
+                "identical output bytes"
+            } else {
+                "DIFFERENT output bytes (not deterministic)"
+            },
+            t.rounds,
+            t.iters_per_round
+        )?;
+    }
+    Ok((r.out, t.median_ms / 1e3, t.method))
+}
+
+/// What ran when `auto` dispatched to the vendor.
+struct VendorRun {
+    out: HostTensor,
+    engine: String,
+    version: String,
+    ms: f64,
+    method: String,
+}
+
+/// Runs `problem` through cuDNN (the in-process provider of the baselines): every engine
+/// configuration its heuristics offer is planned and timed as the baseline is (each checked
+/// to run), then `engine` — the one `gconv tune` measured — runs once more for the output;
+/// where cuDNN no longer offers it, the fastest channels-last plan does.
+fn run_vendor(
+    rt: &gconv_cuda::GpuRuntime,
+    problem: &Problem,
+    in0: &HostTensor,
+    in1: &HostTensor,
+    engine: &str,
+    iters: u32,
+) -> Result<VendorRun> {
+    use gconv_cuda::cudnn::{CudnnBaseline, CudnnTiming, EngineStatus};
+    let version = CudnnBaseline::version()
+        .map(CudnnBaseline::version_string)
+        .context("the decision cache names the vendor, but cuDNN cannot be loaded (run with --no-vendor for gconv's own kernels)")?;
+    let mut cudnn = CudnnBaseline::new(rt.stream().clone()).context("cuDNN")?;
+    let (_, ro) = problem.roles();
+    let d0 = rt.upload(in0)?;
+    let d1 = rt.upload(in1)?;
+    let mut out = rt.alloc(problem.dtype, problem.elements(ro) as usize)?;
+    let opts = CudnnTiming {
+        rounds: iters.max(5) as usize,
+        ..CudnnTiming::default()
+    };
+    let results = cudnn
+        .time_all_slices(problem, d0.slice(), d1.slice(), out.slice_mut(), &opts)
+        .context("cuDNN: timing its engine configurations")?;
+    let timed = |r: &&gconv_cuda::cudnn::CudnnEngineResult| {
+        r.status == EngineStatus::Ok && r.median_ms.is_some() && !r.name.contains(":nchw:")
+    };
+    let pick = results
+        .iter()
+        .filter(timed)
+        .find(|r| r.name == engine)
+        .or_else(|| {
+            results.iter().filter(timed).min_by(|x, y| {
+                x.median_ms
+                    .unwrap_or(f64::INFINITY)
+                    .total_cmp(&y.median_ms.unwrap_or(f64::INFINITY))
+            })
+        })
+        .with_context(|| format!("cuDNN has no engine configuration that runs {problem}"))?;
+    let (name, ms) = (pick.name.clone(), pick.median_ms.unwrap_or(f64::NAN));
+    let method = pick
+        .timing
+        .as_ref()
+        .map(|t| t.method.clone())
+        .unwrap_or_else(|| "cuDNN".to_string());
+    rt.zero(&mut out)?;
+    cudnn
+        .execute_named_slices(problem, &name, d0.slice(), d1.slice(), out.slice_mut())
+        .with_context(|| format!("cuDNN: running {name}"))?;
+    Ok(VendorRun {
+        out: rt.download(&out)?,
+        engine: name,
+        version,
+        ms,
+        method,
+    })
 }

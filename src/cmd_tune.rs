@@ -158,7 +158,7 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
     if compared > 0 {
         writeln!(
             out,
-            "against {} on {compared} problems: gconv kernels alone {:.3}x, the dispatcher (the faster of the two) {:.3}x; the vendor is faster on {vendor_wins} (gconv runs only its own kernels yet)",
+            "against {} on {compared} problems: gconv kernels alone {:.3}x, the dispatcher (the faster of the two) {:.3}x; the vendor is faster on {vendor_wins} (`gconv run --kernel auto` dispatches those to it)",
             a.run.vs.as_deref().unwrap_or("the baseline"),
             (gconv_log / compared as f64).exp(),
             (dispatch_log / compared as f64).exp()

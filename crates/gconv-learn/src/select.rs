@@ -45,7 +45,7 @@ impl std::fmt::Display for Source {
                 match vendor {
                     Some((engine, ms)) if ms < kernel_ms => write!(
                         f,
-                        "; {engine} was measured faster, {ms:.4} ms, but gconv runs only its own kernels yet)"
+                        "; the vendor's {engine} was measured faster, {ms:.4} ms)"
                     ),
                     Some((engine, ms)) => write!(f, "; {engine} {ms:.4} ms)"),
                     None => write!(f, ")"),
@@ -64,6 +64,27 @@ pub struct Choice {
     pub admitted: Admitted,
     /// Who chose it.
     pub source: Source,
+}
+
+impl Choice {
+    /// The vendor's engine where the dispatcher should run it instead of a gconv kernel: a
+    /// measured decision ([`Source::Tuned`]) whose vendor figure beats the fastest gconv
+    /// candidate, with an engine that produces gconv's layout (a cuDNN channels-last plan,
+    /// `cudnn:eng…`; NCHW plans, `cudnn:nchw:…`, need other tensors).
+    pub fn vendor_engine(&self) -> Option<&str> {
+        match &self.source {
+            Source::Tuned {
+                kernel_ms,
+                vendor: Some((engine, ms)),
+            } if ms < kernel_ms
+                && engine.starts_with("cudnn:")
+                && !engine.starts_with("cudnn:nchw:") =>
+            {
+                Some(engine)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// What `GCONV_AUTO` asks for.
@@ -348,6 +369,45 @@ fn decide(
 mod tests {
     use super::*;
     use gconv_problem::{DType, Direction};
+
+    /// The dispatcher hands a problem to the vendor only on a measured decision where the
+    /// vendor's channels-last engine beat every gconv candidate.
+    #[test]
+    fn the_vendor_runs_only_where_it_was_measured_faster() {
+        let p: Problem = "fwd_bf16_n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let admitted = choose(&p, &Target::H200, Families::All).unwrap().admitted;
+        let with = |source| Choice {
+            admitted: admitted.clone(),
+            source,
+        };
+        let tuned = |vendor: Option<(&str, f64)>| {
+            with(Source::Tuned {
+                kernel_ms: 0.010,
+                vendor: vendor.map(|(e, ms)| (e.to_string(), ms)),
+            })
+        };
+        assert_eq!(
+            tuned(Some(("cudnn:eng1_k2", 0.008))).vendor_engine(),
+            Some("cudnn:eng1_k2")
+        );
+        assert!(tuned(Some(("cudnn:eng1_k2", 0.012)))
+            .source
+            .to_string()
+            .contains("cudnn:eng1_k2 0.0120 ms"));
+        for c in [
+            tuned(Some(("cudnn:eng1_k2", 0.010))),
+            tuned(Some(("cudnn:eng1_k2", 0.012))),
+            tuned(Some(("cudnn:nchw:eng1_k2", 0.008))),
+            tuned(Some(("reference", 0.008))),
+            tuned(None),
+            with(Source::Model),
+            with(Source::Rule("GCONV_AUTO=rule".into())),
+        ] {
+            assert_eq!(c.vendor_engine(), None, "{}", c.source);
+        }
+    }
 
     /// The shipped model loads (its features are this build's), and every choice it makes on
     /// a spread of problems is a pool member the real gate admits (replayed through `admit`),
