@@ -41,6 +41,10 @@ pub struct TrainArgs {
     /// Emphasis on fast kernels: a sample of slowdown label l weighs 1 / (1 + W·l).
     #[arg(long, default_value_t = TrainOptions::default().top_weight)]
     pub top_weight: f32,
+    /// Train slowdown labels (ln of latency over the problem's best) above this as this; 0:
+    /// no cap.
+    #[arg(long, default_value_t = TrainOptions::default().label_cap)]
+    pub label_cap: f32,
 }
 
 /// Arguments of `gconv validate`.
@@ -157,6 +161,7 @@ pub fn train(a: TrainArgs) -> Result<ExitCode> {
         max_depth: a.depth,
         learning_rate: a.learning_rate,
         top_weight: a.top_weight,
+        label_cap: a.label_cap,
         ..TrainOptions::default()
     };
     if a.folds > 0 {

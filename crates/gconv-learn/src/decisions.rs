@@ -139,19 +139,25 @@ impl DecisionCache {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(c),
             Err(e) => return Err(LearnError::io(path, e)),
         };
-        let body: FileBody = serde_json::from_slice(&bytes).map_err(|e| {
+        c.entries = DecisionCache::from_bytes(&bytes, &path.display().to_string())?.entries;
+        Ok(c)
+    }
+
+    /// The decisions in the bytes of a decision cache file (`origin` names it in errors); no
+    /// file to save to (what the binary ships: [`crate::select::shipped_decisions`]).
+    pub fn from_bytes(bytes: &[u8], origin: &str) -> Result<DecisionCache, LearnError> {
+        let body: FileBody = serde_json::from_slice(bytes).map_err(|e| {
             LearnError::BadModel(format!(
-                "{}: not a gconv decision cache ({e}); move it away or pass another file",
-                path.display()
+                "{origin}: not a gconv decision cache ({e}); move it away or pass another file"
             ))
         })?;
         if body.format != FORMAT {
             return Err(LearnError::BadModel(format!(
-                "{}: decision cache format {} (this gconv reads format {FORMAT})",
-                path.display(),
+                "{origin}: decision cache format {} (this gconv reads format {FORMAT})",
                 body.format
             )));
         }
+        let mut c = DecisionCache::default();
         for d in body.decisions {
             c.entries.insert((d.problem.clone(), d.device.clone()), d);
         }

@@ -126,6 +126,21 @@ pub fn shipped() -> Result<&'static Model, &'static str> {
         .map_err(|e| e.as_str())
 }
 
+static DECISIONS: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../models/h200/decisions.json"
+));
+
+/// The decision cache shipped in the binary (`models/h200/decisions.json`: what `gconv tune`
+/// measured on the H200 for the public model-zoo layers), consulted after the user's own
+/// cache. A test keeps it loadable and valid for this build.
+pub fn shipped_decisions() -> &'static DecisionCache {
+    static CACHE: OnceLock<DecisionCache> = OnceLock::new();
+    CACHE.get_or_init(|| {
+        DecisionCache::from_bytes(DECISIONS, "models/h200/decisions.json").unwrap_or_default()
+    })
+}
+
 /// Can `model` decide `problem` on `target`? `Err(reason)` when not.
 pub fn covers(model: &Model, problem: &Problem, target: &Target) -> Result<(), String> {
     let d = problem.direction.token();
@@ -307,8 +322,9 @@ pub fn choose(problem: &Problem, target: &Target, families: Families) -> Option<
     choice
 }
 
-/// `auto` with a decision cache: a valid measured decision for `problem` on `device` whose
-/// kernel is an allowed, eligible member the gate still admits wins; otherwise [`choose`].
+/// `auto` with a decision cache: a valid measured decision for `problem` on `device` — from
+/// `cache`, else from the [`shipped_decisions`] — whose kernel is an allowed, eligible member
+/// the gate still admits wins; otherwise [`choose`].
 pub fn choose_tuned(
     problem: &Problem,
     target: &Target,
@@ -316,7 +332,10 @@ pub fn choose_tuned(
     device: &str,
     cache: &DecisionCache,
 ) -> Option<Choice> {
-    if let Some(d) = cache.lookup(problem, device) {
+    let measured = cache
+        .lookup(problem, device)
+        .or_else(|| shipped_decisions().lookup(problem, device));
+    if let Some(d) = measured {
         if let Ok(cfg) = d.kernel.parse::<gconv_kernels::KernelConfig>() {
             if families.list().contains(&cfg.family) && eligible(&cfg) {
                 if let Ok(admitted) = admit(&cfg, problem, target) {
