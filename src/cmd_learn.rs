@@ -95,15 +95,17 @@ fn read_all(paths: &[PathBuf], out: &mut impl Write) -> Result<Vec<SweepRow>> {
 
 fn dataset(paths: &[PathBuf], out: &mut impl Write) -> Result<Dataset> {
     let rows = read_all(paths, out)?;
-    let ds = Dataset::from_rows(&rows, &Target::H200);
+    let ds = Dataset::from_pool_rows(&rows, &Target::H200);
     writeln!(
         out,
-        "dataset: {} samples on {} problems (left out: {} unparsed names, {} not admitted any more, {} problems with < 2 ok kernels; {} repeated pairs merged)",
+        "dataset: {} samples on {} problems (left out: {} unparsed names, {} not admitted any more, {} problems with < 2 ok kernels, {} problems whose rows cover < {:.0}% of the admitted pool; {} repeated pairs merged)",
         ds.len(),
         ds.problems.len(),
         ds.unparsed,
         ds.not_admitted,
         ds.too_few,
+        ds.incomplete,
+        100.0 * gconv_learn::dataset::MIN_POOL_COVERAGE,
         ds.repeated
     )?;
     if ds.is_empty() {

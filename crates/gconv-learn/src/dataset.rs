@@ -10,6 +10,7 @@
 //! than two ok kernels have nothing to rank and are left out too.
 
 use crate::features::{features, Context};
+use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::{admit, KernelConfig, Target};
 use gconv_problem::Problem;
 use gconv_tune::SweepRow;
@@ -48,7 +49,17 @@ pub struct Dataset {
     pub too_few: usize,
     /// Repeated (kernel, problem) rows merged into one.
     pub repeated: usize,
+    /// Problems left out by [`Dataset::from_pool_rows`] because their rows cover less than
+    /// [`MIN_POOL_COVERAGE`] of the pool members the gate admits (a sweep cut by a timeout).
+    pub incomplete: usize,
 }
+
+/// The share of a problem's admitted pool members that must have a row (of any status) for
+/// [`Dataset::from_pool_rows`] to keep it: below it, the problem's best is likely missing and
+/// its labels and efficiencies would be measured against the wrong oracle. Older benches miss
+/// the members added to the pools since (a few percent); a bench cut by a timeout can miss
+/// nearly all of them.
+pub const MIN_POOL_COVERAGE: f64 = 0.9;
 
 impl Dataset {
     /// Samples, problem by problem.
@@ -64,6 +75,37 @@ impl Dataset {
     /// No sample at all.
     pub fn is_empty(&self) -> bool {
         self.problems.is_empty()
+    }
+
+    /// [`Dataset::from_rows`] for rows of pool benches (what `gconv train` and `validate`
+    /// read): problems whose rows cover less than [`MIN_POOL_COVERAGE`] of the admitted
+    /// members of their default pool are left out and counted as `incomplete`.
+    pub fn from_pool_rows(rows: &[SweepRow], target: &Target) -> Dataset {
+        let mut named: BTreeMap<String, std::collections::BTreeSet<&str>> = BTreeMap::new();
+        for r in rows.iter().filter(|r| !r.is_baseline()) {
+            named
+                .entry(r.problem.to_string())
+                .or_default()
+                .insert(r.kernel.as_str());
+        }
+        let mut ds = Dataset::from_rows(rows, target);
+        let before = ds.problems.len();
+        ds.problems.retain(|key, samples| {
+            let p = samples[0].problem;
+            let members: Vec<String> = catalogue::pool(p.direction, p.dtype, Families::All)
+                .iter()
+                .filter_map(|c| admit(c, &p, target).ok())
+                .map(|a| a.config().to_string())
+                .collect();
+            let have = named.get(key);
+            let covered = members
+                .iter()
+                .filter(|m| have.is_some_and(|h| h.contains(m.as_str())))
+                .count();
+            covered as f64 >= MIN_POOL_COVERAGE * members.len() as f64
+        });
+        ds.incomplete = before - ds.problems.len();
+        ds
     }
 
     /// Builds the dataset from sweep rows (see the module documentation).
@@ -172,5 +214,32 @@ mod tests {
         assert!((label(&pool[0]) - 2f64.ln()).abs() < 1e-12);
         assert!((label(&pool[2]) - 4f64.ln()).abs() < 1e-12);
         assert_eq!(ds.baseline_ms[&p.to_string()], 0.5);
+    }
+
+    /// A problem whose rows cover only part of its pool (a bench cut by a timeout) is left
+    /// out of pool datasets and counted; with a row for every admitted member it stays.
+    #[test]
+    fn pool_datasets_leave_out_problems_cut_short() {
+        let p: Problem = "wgrad_bf16_n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let admitted: Vec<String> = catalogue::pool(p.direction, p.dtype, Families::All)
+            .iter()
+            .filter_map(|c| admit(c, &p, &Target::H200).ok())
+            .map(|a| a.config().to_string())
+            .collect();
+        assert!(admitted.len() > 10, "{}", admitted.len());
+        let rows: Vec<SweepRow> = admitted
+            .iter()
+            .enumerate()
+            .map(|(i, k)| SweepRow::from_result(k, &p, &JobResult::ok(1.0 + i as f64, 0.0, 0.0)))
+            .collect();
+        let full = Dataset::from_pool_rows(&rows, &Target::H200);
+        assert_eq!((full.problems.len(), full.incomplete), (1, 0));
+        assert_eq!(full.len(), admitted.len());
+        let cut = Dataset::from_pool_rows(&rows[..admitted.len() / 2], &Target::H200);
+        assert_eq!((cut.problems.len(), cut.incomplete), (0, 1));
+        // from_rows keeps what it is given.
+        assert_eq!(Dataset::from_rows(&rows[..3], &Target::H200).len(), 3);
     }
 }

@@ -175,6 +175,11 @@ impl DecisionCache {
             .insert((d.problem.clone(), d.device.clone()), d);
     }
 
+    /// Every entry (valid or stale), by problem then device.
+    pub fn decisions(&self) -> impl Iterator<Item = &Decision> {
+        self.entries.values()
+    }
+
     /// Entries (valid or stale).
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -389,6 +389,33 @@ mod tests {
     use super::*;
     use gconv_problem::{DType, Direction};
 
+    /// The shipped decision cache loads, every entry is valid for this build (a changed pool
+    /// or feature set needs a new `gconv tune`), and every decided kernel is an eligible
+    /// member the real gate admits for its problem; `choose_tuned` takes it.
+    #[test]
+    fn shipped_decisions_are_current_and_admissible() {
+        let c = DecisionCache::from_bytes(DECISIONS, "models/h200/decisions.json")
+            .expect("the shipped decisions load");
+        assert_eq!(shipped_decisions().len(), c.len());
+        assert_eq!(c.stale(), 0, "stale shipped decisions: re-run gconv tune");
+        for d in c.decisions() {
+            let p: Problem = d.problem.parse().expect("a problem key");
+            let cfg: gconv_kernels::KernelConfig = d.kernel.parse().expect("a kernel name");
+            assert!(eligible(&cfg), "{}: {}", d.problem, d.kernel);
+            admit(&cfg, &p, &Target::H200)
+                .unwrap_or_else(|r| panic!("{}: {} refused by the gate: {r}", d.problem, d.kernel));
+            let empty = DecisionCache::default();
+            let chosen = choose_tuned(&p, &Target::H200, Families::All, &d.device, &empty)
+                .expect("a choice");
+            assert!(
+                matches!(chosen.source, Source::Tuned { .. }),
+                "{}",
+                d.problem
+            );
+            assert_eq!(chosen.admitted.config().to_string(), d.kernel);
+        }
+    }
+
     /// The dispatcher hands a problem to the vendor only on a measured decision where the
     /// vendor's channels-last engine beat every gconv candidate.
     #[test]
