@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command. Works on a fresh machine with the Rust toolchain and Python 3.11:
 # installs the pinned NVRTC wheel (CUDA 13.0, no GPU needed) into .venv so that the tests compile
-# every generated kernel to an sm_90 CUBIN, runs the whole test suite, then the CPU selftest.
+# every generated kernel to an sm_90 CUBIN, runs the whole test suite, then the CPU selftest,
+# then builds the Python package into .venv and runs its tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,3 +32,8 @@ echo "== NVRTC: compile the default kernel pool to sm_90 CUBINs (registers and s
 cargo test --release -p gconv-cuda --test compile_pool -- --nocapture
 echo "== gconv selftest (CPU backend against the reference)"
 cargo run --release --quiet -- selftest
+echo "== Python package: build it with maturin (pip install ./python), pytest on the CPU backend"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.24" "pytest>=7"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check ./python
+# From the repository root, so that the installed package (not python/gconv) is imported.
+.venv/bin/python -m pytest -q python/tests
