@@ -254,6 +254,16 @@ impl Complete {
         Some(c)
     }
 
+    /// Tree `t`'s split values, split features and leaf values.
+    fn tree(&self, t: usize) -> (&[f64], &[u32], &[f64]) {
+        let (inner, outer) = ((1usize << self.depth) - 1, 1usize << self.depth);
+        (
+            &self.splits[t * inner..(t + 1) * inner],
+            &self.features[t * inner..(t + 1) * inner],
+            &self.leaves[t * outer..(t + 1) * outer],
+        )
+    }
+
     /// Adds trees `from..to` to the sums `acc` of `rows` (each at least `width` long: see
     /// [`Forest::complete_for`]); `missing`: some row has a NaN value.
     fn add(&self, from: usize, to: usize, rows: &[&[f64]], acc: &mut [f64], missing: bool) {
@@ -261,12 +271,9 @@ impl Complete {
             self.add_with_missing(from, to, rows, acc);
             return;
         }
-        let d = self.depth;
-        let (inner, outer) = ((1usize << d) - 1, 1usize << d);
+        let (d, inner) = (self.depth, (1usize << self.depth) - 1);
         for t in from..to {
-            let splits = &self.splits[t * inner..(t + 1) * inner];
-            let features = &self.features[t * inner..(t + 1) * inner];
-            let leaves = &self.leaves[t * outer..(t + 1) * outer];
+            let (splits, features, leaves) = self.tree(t);
             for (rows, acc) in rows.chunks(LANES).zip(acc.chunks_mut(LANES)) {
                 let mut at = [0usize; LANES];
                 for _ in 0..d {
@@ -275,9 +282,13 @@ impl Complete {
                         // `features.len()`; a feature index (bit 31 masked) is below `width`
                         // (checked in `Complete::of`, 0 in the filler nodes) and every row is
                         // at least `width` long (`Forest::complete_for`).
-                        let (f, split) =
-                            unsafe { (*features.get_unchecked(*i), *splits.get_unchecked(*i)) };
-                        let v = unsafe { *row.get_unchecked((f & !NAN_RIGHT) as usize) };
+                        let (split, v) = unsafe {
+                            let f = *features.get_unchecked(*i);
+                            (
+                                *splits.get_unchecked(*i),
+                                *row.get_unchecked((f & !NAN_RIGHT) as usize),
+                            )
+                        };
                         *i = 2 * *i + 1 + usize::from(v >= split);
                     }
                 }
@@ -291,12 +302,9 @@ impl Complete {
     /// [`Complete::add`] for rows with missing (NaN) values: each node sends them the way
     /// forust's missing branch goes.
     fn add_with_missing(&self, from: usize, to: usize, rows: &[&[f64]], acc: &mut [f64]) {
-        let d = self.depth;
-        let (inner, outer) = ((1usize << d) - 1, 1usize << d);
+        let (d, inner) = (self.depth, (1usize << self.depth) - 1);
         for t in from..to {
-            let splits = &self.splits[t * inner..(t + 1) * inner];
-            let features = &self.features[t * inner..(t + 1) * inner];
-            let leaves = &self.leaves[t * outer..(t + 1) * outer];
+            let (splits, features, leaves) = self.tree(t);
             for (row, a) in rows.iter().zip(acc.iter_mut()) {
                 let mut i = 0;
                 for _ in 0..d {

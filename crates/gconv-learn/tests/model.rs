@@ -135,6 +135,25 @@ fn pruned_argmin_and_complete_trees_agree_with_forust() {
     for model in [shipped, &deep] {
         let all: Vec<&[f64]> = samples.iter().map(|s| s.features.as_slice()).collect();
         assert_eq!(model.predict(&all), model.predict_with_booster(&all));
+        // Missing values go where forust's missing branches send them.
+        let holes: Vec<Vec<f64>> = samples
+            .iter()
+            .take(200)
+            .enumerate()
+            .map(|(i, s)| {
+                let mut f = s.features.clone();
+                for j in (i % 7..f.len()).step_by(5) {
+                    f[j] = f64::NAN;
+                }
+                f
+            })
+            .collect();
+        let holes: Vec<&[f64]> = holes.iter().map(|r| r.as_slice()).collect();
+        assert_eq!(model.predict(&holes), model.predict_with_booster(&holes));
+        assert_eq!(model.best(&holes), {
+            let p = model.predict(&holes);
+            (0..p.len()).reduce(|b, i| if p[i] < p[b] { i } else { b })
+        });
         for rows in ds.problems.values() {
             let rows: Vec<&[f64]> = rows.iter().map(|s| s.features.as_slice()).collect();
             let p = model.predict(&rows);
