@@ -25,9 +25,10 @@ pub struct RunArgs {
     /// Backend: auto uses CUDA when a usable GPU is present, else the CPU (and says why).
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
-    /// Kernel: `auto` (the shipped selection model, or the rule where the model does not
-    /// apply; GCONV_AUTO=rule forces the rule), a canonical kernel name, `ref` (GPU reference
-    /// kernel), or on the CPU backend a CPU variant name (cpu_direct, cpu_im2col_gemm).
+    /// Kernel: `auto` (on the GPU: a measured decision of the decision cache, else the shipped
+    /// selection model, or the rule where the model does not apply; GCONV_AUTO=rule forces the
+    /// rule), a canonical kernel name, `ref` (the GPU reference kernel; on the CPU backend the
+    /// f64 reference), or on the CPU backend a CPU variant name (cpu_direct, cpu_im2col_gemm).
     #[arg(long, default_value = "auto")]
     pub kernel: String,
     /// Compare the result with the reference and print PASS/FAIL (exit 1 on FAIL).
@@ -96,25 +97,20 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     writeln!(stdout, "problem  {problem}")?;
     let (out, seconds, method) = match &backend {
         Backend::Cpu => {
-            let variant = match requested {
-                KernelRef::Auto => cpu::choose(&problem),
-                KernelRef::Cpu(v) => v,
-                KernelRef::Reference | KernelRef::Named(_) => bail!(
-                    "--kernel {:?} is a GPU kernel; the CPU backend runs CPU variants ({}) or `auto`",
-                    a.kernel,
-                    cpu::CpuVariant::POOL.map(|v| v.name()).join(", ")
-                ),
-            };
+            // The library facade resolves the kernel (auto, ref, a CPU variant) as the Python
+            // package does.
+            let runner =
+                gconv_runner::Runner::new(problem, &a.kernel, gconv_runner::BackendChoice::Cpu)?;
             let mut times = Vec::new();
             let mut out = None;
             for _ in 0..a.iters {
                 let t = Instant::now();
-                let o = cpu::run(variant, &problem, &in0, &in1)?;
+                let o = runner.run(&in0, &in1)?;
                 times.push(t.elapsed().as_secs_f64());
                 out = Some(o);
             }
             writeln!(stdout, "backend  cpu")?;
-            writeln!(stdout, "kernel   {}", variant.name())?;
+            writeln!(stdout, "kernel   {}", runner.kernel())?;
             let t = gconv_cuda::runtime::median(&times);
             (
                 out.context("no iterations ran")?,

@@ -145,6 +145,20 @@ def test_every_direction_and_dtype_matches_numpy(direction, dtype, geo, kernel):
     assert not close(dtype, wrong, want)
 
 
+@pytest.mark.parametrize("direction", ["fwd", "dgrad", "wgrad"])
+def test_a_planted_wrong_kernel_fails_the_comparison(direction):
+    """cpu_planted_wrong drops the last filter tap: the comparison used above must catch it."""
+    g = GEOMETRIES[0]
+    p = make(direction, "f32", g)
+    rng = np.random.default_rng(3)
+    (a, a64), (b, b64) = (rounded_input("f32", p.shape(role), rng) for role in p.inputs)
+    want = REFERENCE[direction](g, a64, b64)
+    good = gconv.Runner(p, kernel="cpu_direct").run(a, b).astype(np.float64)
+    bad = gconv.Runner(p, kernel="cpu_planted_wrong").run(a, b).astype(np.float64)
+    assert close("f32", good, want)
+    assert not close("f32", bad, want)
+
+
 def test_the_reference_here_is_not_symmetric_in_its_mistakes():
     """A flipped filter, swapped groups or a stride ignored give other results, so the test
     above can fail on a layout or contract mistake."""
@@ -204,8 +218,8 @@ def test_bad_kernels_and_backends_are_value_errors():
         gconv.Runner(p, kernel="igemm_bogus")
     with pytest.raises(ValueError, match="a GPU kernel"):
         gconv.Runner(p, kernel="igemm_dgrad_f16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen")
-    with pytest.raises(ValueError, match="fixture"):
-        gconv.Runner(p, kernel="cpu_planted_wrong")
+    with pytest.raises(ValueError, match="on purpose"):
+        gconv.Runner(p, kernel="cpu_planted_crash")
     with pytest.raises(ValueError, match="auto, cpu or cuda"):
         gconv.Runner(p, backend="gpu")
     with pytest.raises(ValueError, match="device memory"):

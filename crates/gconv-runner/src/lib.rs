@@ -2,13 +2,19 @@
 //! backend, resolved once into a [`Runner`] that runs the problem on caller-owned memory. The
 //! Python package (`crates/gconv-py`) is built on it.
 //!
-//! What is here today is the host-memory side: the CPU backend, on which NumPy arrays run.
+//! GPU kernel resolution lives in [`gpu`] (what `gconv run`, `sweep` and `bench` resolve
+//! kernels with). What [`Runner`] runs today is the host-memory side: the CPU backend, on
+//! which NumPy arrays run.
 //! `auto` is the CPU backend's documented choice (`gconv_reference::cpu::choose`), `ref` the
-//! f64 reference, and a CPU variant name (`cpu_direct`, `cpu_im2col_gemm`) runs that variant;
+//! f64 reference, and a CPU variant name (`cpu_direct`, `cpu_im2col_gemm`) runs that variant
+//! (`cpu_planted_wrong`, wrong on purpose, runs too, so that a user's verification can be shown
+//! to catch it; `cpu_planted_crash` is refused);
 //! a GPU kernel name or the CUDA backend on host memory is refused with a message saying
 //! where it runs (`gconv run --backend cuda`). Inputs follow the runner contract of the CLI
 //! (forward `(X, W)`, backward-data `(dY, W)`, backward-weight `(X, dY)`), in the gconv layouts
 //! ([`shape`]), and are checked before anything runs.
+
+pub mod gpu;
 
 use gconv_problem::{DType, HostTensor, Problem, TensorRole};
 use gconv_reference::cpu::{self, CpuVariant};
@@ -206,10 +212,10 @@ impl Runner {
         let resolved = match kref {
             KernelRef::Auto => Resolved::Cpu(cpu::choose(&problem)),
             KernelRef::Reference => Resolved::Reference,
-            KernelRef::Cpu(v) if v.is_fixture() => {
+            KernelRef::Cpu(CpuVariant::PlantedCrash) => {
                 return Err(RunnerError::Kernel {
                     name: kernel.into(),
-                    why: "a test fixture of the sweep (wrong or crashing on purpose), not a kernel to run".into(),
+                    why: "aborts the process on purpose: a fixture of the sweep's crash isolation, not a kernel to run".into(),
                 })
             }
             KernelRef::Cpu(v) => Resolved::Cpu(v),

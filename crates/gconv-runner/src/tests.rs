@@ -67,7 +67,7 @@ fn bad_input_is_refused_with_what_was_wrong() {
         "{}",
         err(gpu, BackendChoice::Cpu)
     );
-    assert!(err("cpu_planted_wrong", BackendChoice::Cpu).contains("fixture"));
+    assert!(err("cpu_planted_crash", BackendChoice::Cpu).contains("on purpose"));
     assert!(err("auto", BackendChoice::Cuda).contains("device memory"));
     assert!("gpu"
         .parse::<BackendChoice>()
