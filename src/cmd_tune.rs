@@ -42,13 +42,9 @@ pub struct TuneArgs {
     pub run: RunnerArgs,
 }
 
-/// The decision cache `auto` reads: `GCONV_DECISIONS`, else `decisions.json` next to the
-/// compile cache.
+/// The decision cache `auto` reads (`gconv_runner::gpu::decisions_path`).
 pub fn decisions_path() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os("GCONV_DECISIONS").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(p));
-    }
-    Ok(gconv_cuda::cache_dir()?.join("decisions.json"))
+    Ok(gconv_runner::gpu::decisions_path()?)
 }
 
 /// The candidates tune measures on `p`: the model's first `top`, or the hand cost model's

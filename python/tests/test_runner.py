@@ -278,3 +278,19 @@ def test_benchmark_reports_like_the_cli():
     assert b["tflops"] > 0 and b["gbps"] > 0 and 0 < b["roofline_fraction"] < 1
     assert r.kernel in ("cpu_direct", "cpu_im2col_gemm")
     assert "gconv.Runner" in repr(r)
+
+
+def test_the_device_runner_says_why_it_cannot_run():
+    """Without a GPU (CI) the CUDA runner is a ValueError naming the missing driver; a CPU
+    variant is refused before any device is touched."""
+    from gconv._gconv import DeviceRunner
+
+    p = gconv.Problem("fwd_bf16_n2_g4_c16_k32_i9x9_f3x3_s2x2_p1x1_d1x1")
+    with pytest.raises(ValueError, match="CPU variant"):
+        DeviceRunner(p, "cpu_direct")
+    try:
+        r = DeviceRunner(p)
+    except ValueError as e:
+        assert "cuda:0" in str(e), e
+    else:  # a machine with a GPU
+        assert r.kernel and r.workspace_bytes >= 0

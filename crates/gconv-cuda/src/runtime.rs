@@ -272,6 +272,9 @@ impl LoadedKernel {
 
 pub use crate::timing::{median, Timing, TimingOptions};
 
+/// A raw CUDA stream handle (`CUstream`), as foreign code (PyTorch) hands it over.
+pub type RawStream = cudarc::driver::sys::CUstream;
+
 /// Smallest L2 flush buffer.
 const MIN_FLUSH_BYTES: u64 = 256 << 20;
 
@@ -578,6 +581,70 @@ impl GpuRuntime {
             // live buffers of this context (or 0 for an absent workspace), sized for the
             // problem the module was generated for (checked by `buffers`).
             unsafe { builder.launch(cfg) }.map_err(|e| fail(driver_message(&e)))?;
+        }
+        Ok(())
+    }
+
+    /// Enqueues every launch of `k` in order on a foreign `stream` (e.g. PyTorch's current
+    /// stream) with the raw device addresses `ptrs` (first input, second input, output,
+    /// workspace or 0), without waiting and without touching this runtime's own stream.
+    ///
+    /// # Safety
+    /// `stream` must be a live stream of this runtime's context (the device's primary context,
+    /// which PyTorch's streams belong to), or 0 (the legacy default stream); `ptrs` must be
+    /// device addresses of allocations sized for the problem `k` was generated for (the
+    /// workspace at least `k.workspace_bytes`, or 0 when that is 0), live until the enqueued
+    /// work completes.
+    pub unsafe fn launch_on(
+        &self,
+        k: &LoadedKernel,
+        ptrs: [u64; 4],
+        stream: RawStream,
+    ) -> Result<(), CudaError> {
+        if k.workspace_bytes > 0 && ptrs[3] == 0 {
+            return Err(CudaError::BufferMismatch {
+                what: format!("workspace of kernel {:?}", k.name),
+                expected: format!("at least {} bytes", k.workspace_bytes),
+                got: "none".to_string(),
+            });
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| CudaError::driver("cuCtxSetCurrent", e))?;
+        for (l, f) in &k.launches {
+            let fail = |message: String| CudaError::LaunchFailed {
+                kernel: k.name.clone(),
+                entry: l.entry.clone(),
+                grid: l.grid,
+                block: l.block,
+                smem: l.dynamic_smem_bytes,
+                message,
+            };
+            if l.grid.contains(&0) || l.block.contains(&0) {
+                return Err(fail("a grid or block dimension is 0".to_string()));
+            }
+            let mut args = ptrs;
+            let mut params: [*mut std::ffi::c_void; 4] = [
+                &mut args[0] as *mut u64 as *mut std::ffi::c_void,
+                &mut args[1] as *mut u64 as *mut std::ffi::c_void,
+                &mut args[2] as *mut u64 as *mut std::ffi::c_void,
+                &mut args[3] as *mut u64 as *mut std::ffi::c_void,
+            ];
+            // SAFETY: every entry has the fixed signature (const void*, const void*, void*,
+            // void*) of `gconv_kernels::source`, and `params` points at four live 64-bit
+            // device addresses for the duration of the call (the driver copies them); the
+            // caller guarantees the addresses and the stream (see the function's contract).
+            unsafe {
+                cudarc::driver::result::launch_kernel(
+                    f.cu_function(),
+                    (l.grid[0], l.grid[1], l.grid[2]),
+                    (l.block[0], l.block[1], l.block[2]),
+                    l.dynamic_smem_bytes,
+                    stream,
+                    &mut params,
+                )
+            }
+            .map_err(|e| fail(driver_message(&e)))?;
         }
         Ok(())
     }

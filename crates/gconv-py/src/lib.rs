@@ -270,11 +270,73 @@ impl PyRunner {
     }
 }
 
+/// A problem's GPU kernel, compiled and loaded on one device; launches on caller-owned device
+/// memory on the caller's stream (what `gconv.torch` uses).
+#[pyclass(name = "DeviceRunner", module = "gconv._gconv", frozen)]
+struct PyDeviceRunner {
+    inner: gconv_runner::device::DeviceRunner,
+}
+
+#[pymethods]
+impl PyDeviceRunner {
+    /// Resolves `kernel` (`auto`, `ref`, a kernel name) for `problem` on CUDA `device`,
+    /// compiles it (through the compile cache) and loads it. The GIL is released meanwhile.
+    #[new]
+    #[pyo3(signature = (problem, kernel = "auto", device = 0))]
+    fn new(py: Python<'_>, problem: &PyProblem, kernel: &str, device: usize) -> PyResult<Self> {
+        let p = problem.inner;
+        let kernel = kernel.to_string();
+        py.detach(move || gconv_runner::device::DeviceRunner::new(p, &kernel, device))
+            .map(|inner| PyDeviceRunner { inner })
+            .map_err(py_err)
+    }
+
+    /// The kernel that runs.
+    #[getter]
+    fn kernel(&self) -> String {
+        self.inner.kernel().to_string()
+    }
+
+    /// Who chose it (the decision cache, the model, the rule, or the caller).
+    #[getter]
+    fn chosen_by(&self) -> String {
+        self.inner.chosen_by().to_string()
+    }
+
+    /// Workspace bytes a launch needs.
+    #[getter]
+    fn workspace_bytes(&self) -> u64 {
+        self.inner.workspace_bytes()
+    }
+
+    /// Enqueues the kernel on `stream` (a `cudaStream_t` as an int) with device addresses of
+    /// the two inputs, the output and the workspace (0 when none is needed); returns at once.
+    ///
+    /// The addresses must be of live device allocations on this runner's device, sized for the
+    /// problem in gconv's layouts (what `gconv.torch` checks before it calls this).
+    fn launch(&self, in0: u64, in1: u64, out: u64, workspace: u64, stream: u64) -> PyResult<()> {
+        // SAFETY: the Python caller (gconv.torch) passes data pointers of CUDA tensors on this
+        // device whose shapes, dtypes and layouts it checked against the problem, kept alive
+        // by the caller until the stream's work completes (PyTorch's caching allocator and
+        // stream semantics), and the current stream of that device.
+        unsafe { self.inner.launch(in0, in1, out, workspace, stream) }.map_err(py_err)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "gconv.DeviceRunner({:?}, kernel={:?})",
+            self.inner.problem().to_string(),
+            self.inner.kernel()
+        )
+    }
+}
+
 /// The extension module.
 #[pymodule]
 fn _gconv(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyProblem>()?;
     m.add_class::<PyRunner>()?;
+    m.add_class::<PyDeviceRunner>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

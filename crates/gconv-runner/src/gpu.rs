@@ -11,6 +11,16 @@ use gconv_kernels::{
 use gconv_learn::decisions::DecisionCache;
 use gconv_problem::Problem;
 use gconv_tune::KernelRef;
+use std::path::PathBuf;
+
+/// The decision cache `auto` reads: `GCONV_DECISIONS`, else `decisions.json` next to the
+/// compile cache.
+pub fn decisions_path() -> Result<PathBuf, gconv_cuda::CudaError> {
+    if let Some(p) = std::env::var_os("GCONV_DECISIONS").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    Ok(gconv_cuda::cache_dir()?.join("decisions.json"))
+}
 
 /// The admission target of a GPU with `sm_count` SMs: sm_90a on the H200's limits with that
 /// SM count.

@@ -14,6 +14,7 @@
 //! (forward `(X, W)`, backward-data `(dY, W)`, backward-weight `(X, dY)`), in the gconv layouts
 //! ([`shape`]), and are checked before anything runs.
 
+pub mod device;
 pub mod gpu;
 
 use gconv_problem::{DType, HostTensor, Problem, TensorRole};

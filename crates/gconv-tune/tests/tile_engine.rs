@@ -553,11 +553,15 @@ fn job_log(path: &Path) -> Vec<(String, u64, u128, u128)> {
         .lines()
         .map(|l| {
             let v: Vec<&str> = l.split(' ').collect();
+            assert_eq!(v.len(), 4, "job log line {l:?}");
             (
                 v[0].to_string(),
-                v[1].parse().unwrap(),
-                v[2].parse().unwrap(),
-                v[3].parse().unwrap(),
+                v[1].parse()
+                    .unwrap_or_else(|e| panic!("job log line {l:?}: {e}")),
+                v[2].parse()
+                    .unwrap_or_else(|e| panic!("job log line {l:?}: {e}")),
+                v[3].parse()
+                    .unwrap_or_else(|e| panic!("job log line {l:?}: {e}")),
             )
         })
         .collect()

@@ -76,7 +76,12 @@ impl Executor for TestExecutor {
                 .open(path)
             {
                 let dev = self.device.as_deref().unwrap_or("-");
-                let _ = writeln!(f, "{dev} {} {start} {}", job.id, micros());
+                // One write per line: `writeln!` on a file may split a line into several
+                // writes, and two device pools' workers append to the same file, so their
+                // lines interleaved (an empty field failed a test on a loaded machine). A
+                // single small O_APPEND write is not interleaved.
+                let line = format!("{dev} {} {start} {}\n", job.id, micros());
+                let _ = f.write_all(line.as_bytes());
             }
         }
         r
