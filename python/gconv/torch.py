@@ -136,8 +136,8 @@ def _check(x: torch.Tensor, w: torch.Tensor, rank: int):
             f"gconv.torch: the input and the weight must be CUDA tensors on one device (got {x.device} and {w.device}); "
             "NumPy arrays run on the CPU through gconv.Runner"
         )
-    if x.dtype not in _DTYPES or w.dtype != x.dtype:
-        raise ValueError(f"gconv.torch: dtypes {x.dtype} and {w.dtype}; gconv takes one of float32, float16, bfloat16")
+    if x.dtype not in _DTYPES or w.dtype not in _DTYPES:
+        raise ValueError(f"gconv.torch: dtypes {x.dtype} and {w.dtype}; gconv takes float32, float16 or bfloat16")
 
 
 def _tuple(v, rank: int, name: str):
@@ -153,10 +153,14 @@ def _tuple(v, rank: int, name: str):
 
 def _conv(rank, x, w, bias, stride, padding, dilation, groups):
     _check(x, w, rank)
-    if torch.is_autocast_enabled("cuda") and x.dtype == torch.float32:
-        x = x.to(torch.get_autocast_dtype("cuda"))
-    if w.dtype != x.dtype:
-        w = w.to(x.dtype)
+    if torch.is_autocast_enabled("cuda"):
+        # What autocast does for torch's convolutions: both operands in its dtype.
+        target = torch.get_autocast_dtype("cuda")
+        x, w = x.to(target), w.to(target)
+    elif w.dtype != x.dtype:
+        raise ValueError(
+            f"gconv.torch: the input is {x.dtype} and the weight {w.dtype}; give both in one dtype (or use autocast)"
+        )
     y = _Conv.apply(
         x, w, _tuple(stride, rank, "stride"), _tuple(padding, rank, "padding"),
         _tuple(dilation, rank, "dilation"), int(groups),
