@@ -25,6 +25,26 @@ def _parametrize(name, values):
     return mark
 
 
+class _Raises:
+    def __init__(self, exc, match=None):
+        self.exc, self.match = exc, match
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        import re
+
+        if kind is None:
+            raise AssertionError(f"{self.exc.__name__} not raised")
+        if not issubclass(kind, self.exc):
+            return False
+        if self.match and not re.search(self.match, str(value)):
+            raise AssertionError(f"{value!r} does not match {self.match!r}")
+        return True
+
+
+stub.raises = _Raises
 stub.skip = _skip
 stub.mark = types.SimpleNamespace(parametrize=_parametrize)
 sys.modules["pytest"] = stub

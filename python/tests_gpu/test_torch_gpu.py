@@ -92,3 +92,19 @@ def test_convert_swaps_grouped_convolutions_and_keeps_the_keys():
     x = torch.randn(2, 16, 9, 9, device="cuda")
     m(x).sum().backward()
     assert m[1].weight.grad is not None
+
+
+def test_autocast_runs_bf16_and_mixed_dtypes_are_refused():
+    torch.manual_seed(0)
+    m = torch.nn.Conv2d(64, 64, 3, padding=1, groups=16).cuda().to(memory_format=torch.channels_last)
+    ref = torch.nn.Conv2d(64, 64, 3, padding=1, groups=16).cuda()
+    ref.load_state_dict(m.state_dict())
+    gt.convert(m, verbose=False)
+    x = torch.randn(4, 64, 14, 14, device="cuda").to(memory_format=torch.channels_last)
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        y = m(x)
+        y_ref = ref(x)
+    assert y.dtype == torch.bfloat16
+    assert _rel(y, y_ref.double()) < 2 * TOL[torch.bfloat16]
+    with pytest.raises(ValueError, match="one dtype"):
+        gt.conv2d(x.half(), m.weight, None, 1, 1, 1, 16)
