@@ -9,12 +9,21 @@ import traceback
 import types
 
 stub = types.ModuleType("pytest")
-stub.importorskip = importlib.import_module
 
 
 def _skip(msg, allow_module_level=False):
     print("skipped:", msg)
     sys.exit(0)
+
+
+def _importorskip(name):
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        _skip(f"{name} is not installed ({e})")
+
+
+stub.importorskip = _importorskip
 
 
 def _parametrize(name, values):
