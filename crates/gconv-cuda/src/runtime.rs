@@ -272,6 +272,18 @@ impl LoadedKernel {
 
 pub use crate::timing::{median, Timing, TimingOptions};
 
+/// The error of launch `l` of kernel `k` (both launch paths).
+fn launch_failed(k: &LoadedKernel, l: &Launch, message: String) -> CudaError {
+    CudaError::LaunchFailed {
+        kernel: k.name.clone(),
+        entry: l.entry.clone(),
+        grid: l.grid,
+        block: l.block,
+        smem: l.dynamic_smem_bytes,
+        message,
+    }
+}
+
 /// A raw CUDA stream handle (`CUstream`), as foreign code (PyTorch) hands it over.
 pub type RawStream = cudarc::driver::sys::CUstream;
 
@@ -554,14 +566,7 @@ impl GpuRuntime {
         };
         let ptrs = [b.in0.ptr, b.in1.ptr, b.out.ptr, ws];
         for (l, f) in &k.launches {
-            let fail = |message: String| CudaError::LaunchFailed {
-                kernel: k.name.clone(),
-                entry: l.entry.clone(),
-                grid: l.grid,
-                block: l.block,
-                smem: l.dynamic_smem_bytes,
-                message,
-            };
+            let fail = |message: String| launch_failed(k, l, message);
             if l.grid.contains(&0) || l.block.contains(&0) {
                 return Err(fail("a grid or block dimension is 0".to_string()));
             }
@@ -612,14 +617,7 @@ impl GpuRuntime {
             .bind_to_thread()
             .map_err(|e| CudaError::driver("cuCtxSetCurrent", e))?;
         for (l, f) in &k.launches {
-            let fail = |message: String| CudaError::LaunchFailed {
-                kernel: k.name.clone(),
-                entry: l.entry.clone(),
-                grid: l.grid,
-                block: l.block,
-                smem: l.dynamic_smem_bytes,
-                message,
-            };
+            let fail = |message: String| launch_failed(k, l, message);
             if l.grid.contains(&0) || l.block.contains(&0) {
                 return Err(fail("a grid or block dimension is 0".to_string()));
             }

@@ -203,7 +203,31 @@ pub fn rank(model: &Model, problem: &Problem, target: &Target, families: Familie
     ranked.sort_by(|a, b| a.predicted.total_cmp(&b.predicted));
     Ranking {
         ranked,
-        left_out: pool.left_out,
+        left_out: pool
+            .left_out
+            .iter()
+            .map(|(c, why)| (c.to_string(), why.to_string()))
+            .collect(),
+    }
+}
+
+/// Why a pool member is not a candidate ([`Pool`] keeps it unformatted: only [`rank`] prints
+/// it, and `auto`'s decisions need no strings).
+enum LeftOut {
+    Family,
+    Atomic,
+    Refused(gconv_kernels::Rejection),
+}
+
+impl std::fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LeftOut::Family => f.write_str("its family is not allowed here"),
+            LeftOut::Atomic => {
+                f.write_str("atomic split-K reduction: not deterministic, never chosen by auto")
+            }
+            LeftOut::Refused(r) => write!(f, "{}: {r}", r.reason()),
+        }
     }
 }
 
@@ -212,7 +236,7 @@ pub fn rank(model: &Model, problem: &Problem, target: &Target, families: Familie
 struct Pool {
     members: Vec<(KernelConfig, Admitted)>,
     is_candidate: Vec<bool>,
-    left_out: Vec<(String, String)>,
+    left_out: Vec<(KernelConfig, LeftOut)>,
     ctx: Context,
 }
 
@@ -225,22 +249,20 @@ impl Pool {
         for c in catalogue::pool(problem.direction, problem.dtype, Families::All) {
             match admit(&c, problem, target) {
                 Ok(a) => {
-                    let ok = allowed.contains(&c.family) && eligible(&c);
-                    if !ok {
-                        left_out.push((
-                            c.to_string(),
-                            if eligible(&c) {
-                                "its family is not allowed here".to_string()
-                            } else {
-                                "atomic split-K reduction: not deterministic, never chosen by auto"
-                                    .to_string()
-                            },
-                        ));
+                    let why = if !eligible(&c) {
+                        Some(LeftOut::Atomic)
+                    } else if !allowed.contains(&c.family) {
+                        Some(LeftOut::Family)
+                    } else {
+                        None
+                    };
+                    is_candidate.push(why.is_none());
+                    if let Some(why) = why {
+                        left_out.push((c, why));
                     }
-                    is_candidate.push(ok);
                     members.push((c, a));
                 }
-                Err(r) => left_out.push((c.to_string(), format!("{}: {r}", r.reason()))),
+                Err(r) => left_out.push((c, LeftOut::Refused(r))),
             }
         }
         let ctx = Context::from_members(&members, problem);

@@ -55,13 +55,7 @@ impl DeviceRunner {
     /// Resolves `kernel` (`auto`, `ref`, a canonical name) for `problem` on CUDA device
     /// `device`, compiles it (cached) and loads it.
     pub fn new(problem: Problem, kernel: &str, device: usize) -> Result<DeviceRunner, RunnerError> {
-        let kref: KernelRef =
-            kernel
-                .parse()
-                .map_err(|e: gconv_tune::TuneError| RunnerError::Kernel {
-                    name: kernel.into(),
-                    why: e.to_string(),
-                })?;
+        let kref = crate::parse_kernel(kernel)?;
         if let KernelRef::Cpu(v) = kref {
             return Err(RunnerError::Kernel {
                 name: kernel.into(),

@@ -157,6 +157,15 @@ pub fn output_name(p: &Problem) -> &'static str {
     }
 }
 
+/// A kernel reference (`auto`, `ref`, a kernel name, a CPU variant), or why `name` is none.
+pub(crate) fn parse_kernel(name: &str) -> Result<KernelRef, RunnerError> {
+    name.parse()
+        .map_err(|e: gconv_tune::TuneError| RunnerError::Kernel {
+            name: name.into(),
+            why: e.to_string(),
+        })
+}
+
 /// What a runner runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Resolved {
@@ -203,13 +212,7 @@ impl Runner {
                     .into(),
             });
         }
-        let kref: KernelRef =
-            kernel
-                .parse()
-                .map_err(|e: gconv_tune::TuneError| RunnerError::Kernel {
-                    name: kernel.into(),
-                    why: e.to_string(),
-                })?;
+        let kref = parse_kernel(kernel)?;
         let resolved = match kref {
             KernelRef::Auto => Resolved::Cpu(cpu::choose(&problem)),
             KernelRef::Reference => Resolved::Reference,
