@@ -91,7 +91,13 @@ struct CacheArgs {
 fn info() -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match gconv_cuda::nvrtc_version() {
-        Ok((major, minor)) => writeln!(out, "nvrtc    {major}.{minor}")?,
+        Ok((major, minor)) => {
+            let from = match gconv_cuda::libs::preload(gconv_cuda::libs::CudaLib::Nvrtc) {
+                Ok(gconv_cuda::libs::Found::At(p)) => format!(" ({})", p.display()),
+                _ => " (found by the loader's search)".to_string(),
+            };
+            writeln!(out, "nvrtc    {major}.{minor}{from}")?
+        }
         Err(e) => writeln!(out, "nvrtc    not usable: {e}")?,
     }
     match gconv_cuda::runtime::probe() {

@@ -31,6 +31,7 @@ import numpy as np
 
 from ._gconv import Problem, __version__
 from ._gconv import Runner as _Runner
+from ._gconv import add_library_dirs as _add_library_dirs
 
 __all__ = [
     "Problem",
@@ -42,6 +43,25 @@ __all__ = [
 ]
 
 _Ints = Union[int, Sequence[int]]
+
+
+def _wheel_library_dirs() -> list:
+    """The ``nvidia/*/lib`` folders on ``sys.path``: where the CUDA wheels that PyTorch
+    installs keep NVRTC (``nvidia/cu13/lib``) and cuDNN (``nvidia/cudnn/lib``)."""
+    import glob
+    import os
+    import sys
+
+    dirs = []
+    for entry in sys.path:
+        if entry and os.path.isdir(os.path.join(entry, "nvidia")):
+            dirs.extend(sorted(d for d in glob.glob(os.path.join(entry, "nvidia", "*", "lib")) if os.path.isdir(d)))
+    return dirs
+
+
+# The CUDA libraries are found without LD_LIBRARY_PATH: these folders are looked in after
+# GCONV_CUDA_LIB_DIRS and before CUDA_HOME and /usr/local/cuda (errors name every folder).
+_add_library_dirs(_wheel_library_dirs())
 
 _NUMPY_DTYPES = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16)}
 

@@ -1,9 +1,5 @@
 """gconv for PyTorch: ``conv1d``/``conv2d``/``conv3d`` on CUDA tensors, with autograd.
 
-Status: written and built, **not yet run on a GPU** — no device was lent when it was finished;
-``python/tests_gpu`` holds the tests that check it against ``torch.nn.functional`` (forward
-and both gradients, every regime, rank and dtype; zero copy; the stream contract; convert).
-
 Forward runs gconv's forward kernel; backward runs its backward-data kernel for the input
 gradient and its backward-weight kernel for the weight gradient, each only when that gradient
 is needed. Kernels are chosen by ``auto`` (the shipped decisions, the learned model, the rule),
@@ -17,6 +13,12 @@ stream on the tensors' own memory:
   kernels that need one;
 - nothing synchronises the device.
 
+Under ``torch.compile`` the three directions are the custom ops ``gconv::conv_fwd``,
+``gconv::conv_dgrad`` and ``gconv::conv_wgrad`` (with fake implementations and the forward's
+autograd registered), so a compiled graph holds each convolution as one opaque op instead of
+breaking; eager calls skip the op dispatcher (less host time per call). :func:`precompile`
+compiles every kernel a model needs for an input shape in parallel before the first step.
+
 Only zero padding of ints (no ``padding="same"``, no other ``padding_mode``) is supported;
 ``Conv1d``/``Conv2d``/``Conv3d`` are drop-ins for ``torch.nn.ConvNd`` with the same parameters
 and state_dict keys, and :func:`convert` swaps a model's convolutions in place.
@@ -25,18 +27,23 @@ and state_dict keys, and :func:`convert` swaps a model's convolutions in place.
 from __future__ import annotations
 
 import warnings
-from typing import Optional, Sequence, Union
+from typing import List, Optional, Sequence
 
 import torch
 
 from . import Problem, problem as _make_problem
 from ._gconv import DeviceRunner
+from ._gconv import precompile as _precompile
 
-__all__ = ["conv1d", "conv2d", "conv3d", "Conv1d", "Conv2d", "Conv3d", "convert", "runner"]
+__all__ = [
+    "conv1d", "conv2d", "conv3d", "Conv1d", "Conv2d", "Conv3d", "convert", "runner", "precompile",
+]
 
 _DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
 _RUNNERS: dict = {}
+_PLANS: dict = {}
 _WARNED: set = set()
+_RECORD: Optional[list] = None
 
 
 def runner(p: Problem, device: int) -> DeviceRunner:
@@ -49,11 +56,21 @@ def runner(p: Problem, device: int) -> DeviceRunner:
     return r
 
 
+_CL = {4: torch.channels_last, 5: torch.channels_last_3d}
+
+
+def _is_channels_last(t: torch.Tensor) -> bool:
+    fmt = _CL.get(t.dim())
+    if fmt is not None:
+        return t.is_contiguous(memory_format=fmt)
+    # (N, C, W): channels innermost.
+    return t.permute(0, 2, 1).is_contiguous()
+
+
 def _channels_last(t: torch.Tensor, what: str) -> torch.Tensor:
     """``t`` with its channel dimension (dim 1) innermost in memory: as it is when it already
     is (no copy), else converted."""
-    order = [0] + list(range(2, t.dim())) + [1]
-    if t.permute(*order).is_contiguous():
+    if _is_channels_last(t):
         return t
     if what not in _WARNED:
         _WARNED.add(what)
@@ -62,6 +79,7 @@ def _channels_last(t: torch.Tensor, what: str) -> torch.Tensor:
             "(use .to(memory_format=torch.channels_last) to run without a copy)",
             stacklevel=4,
         )
+    order = [0] + list(range(2, t.dim())) + [1]
     inverse = [0, t.dim() - 1] + list(range(1, t.dim() - 1))
     return t.permute(*order).contiguous().permute(*inverse)
 
@@ -73,11 +91,47 @@ def _empty_channels_last(shape: Sequence[int], like: torch.Tensor) -> torch.Tens
     return stored.permute(*inverse)
 
 
-def _launch(p: Problem, a: torch.Tensor, b: torch.Tensor, out_shape: Sequence[int]) -> torch.Tensor:
+def _out_spatial(size, filt, stride, padding, dilation):
+    return [
+        (i + 2 * p - d * (f - 1) - 1) // s + 1
+        for i, f, s, p, d in zip(size, filt, stride, padding, dilation)
+    ]
+
+
+def _problem(direction: str, x_shape, w_shape, dtype: str, stride, padding, dilation, groups) -> Problem:
+    n, c = x_shape[0], x_shape[1]
+    k = w_shape[0]
+    return _make_problem(
+        direction, dtype, n, groups, c, k, list(x_shape[2:]), list(w_shape[2:]),
+        list(stride), list(padding), list(dilation),
+    )
+
+
+def _plan(direction, x_shape, w_shape, dtype, stride, padding, dilation, groups, device):
+    """(runner, output shape, workspace bytes) of one convolution, cached by its fields so
+    that a repeated call builds no problem and looks up one dict entry."""
+    key = (direction, x_shape, w_shape, dtype, stride, padding, dilation, groups, device)
+    plan = _PLANS.get(key)
+    if plan is None:
+        p = _problem(direction, x_shape, w_shape, _DTYPES[dtype], stride, padding, dilation, groups)
+        r = runner(p, device)
+        if direction == "fwd":
+            out = [x_shape[0], w_shape[0]] + _out_spatial(x_shape[2:], w_shape[2:], stride, padding, dilation)
+        elif direction == "dgrad":
+            out = list(x_shape)
+        else:
+            out = list(w_shape)
+        plan = (r, out, r.workspace_bytes)
+        _PLANS[key] = plan
+    return plan
+
+
+def _launch(direction, a, b, x_shape, w_shape, stride, padding, dilation, groups):
+    """Runs one direction on channels_last ``a``, ``b`` (the contract's order) and returns the
+    channels_last output, on the current stream, without synchronising."""
     device = a.device.index if a.device.index is not None else torch.cuda.current_device()
-    r = runner(p, device)
+    r, out_shape, ws = _plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, device)
     out = _empty_channels_last(out_shape, a)
-    ws = r.workspace_bytes
     workspace = torch.empty(ws, dtype=torch.uint8, device=a.device) if ws else None
     stream = torch.cuda.current_stream(a.device).cuda_stream
     r.launch(
@@ -90,38 +144,102 @@ def _launch(p: Problem, a: torch.Tensor, b: torch.Tensor, out_shape: Sequence[in
     return out
 
 
-def _problem(direction: str, x_shape, w_shape, dtype: str, stride, padding, dilation, groups) -> Problem:
-    n, c = x_shape[0], x_shape[1]
-    k = w_shape[0]
-    return _make_problem(
-        direction, dtype, n, groups, c, k, list(x_shape[2:]), list(w_shape[2:]),
-        list(stride), list(padding), list(dilation),
-    )
+def _fwd(x, w, stride, padding, dilation, groups):
+    x = _channels_last(x, "the input")
+    w = _channels_last(w, "the weight")
+    return _launch("fwd", x, w, tuple(x.shape), tuple(w.shape), stride, padding, dilation, groups)
+
+
+def _dgrad(dy, w, x_shape, stride, padding, dilation, groups):
+    dy = _channels_last(dy, "the output gradient")
+    w = _channels_last(w, "the weight")
+    return _launch("dgrad", dy, w, tuple(x_shape), tuple(w.shape), stride, padding, dilation, groups)
+
+
+def _wgrad(x, dy, w_shape, stride, padding, dilation, groups):
+    x = _channels_last(x, "the input")
+    dy = _channels_last(dy, "the output gradient")
+    return _launch("wgrad", x, dy, tuple(x.shape), tuple(w_shape), stride, padding, dilation, groups)
 
 
 class _Conv(torch.autograd.Function):
+    """The eager path: one autograd node per convolution, no op dispatcher."""
+
     @staticmethod
     def forward(ctx, x, w, stride, padding, dilation, groups):
-        dtype = _DTYPES[x.dtype]
         x = _channels_last(x, "the input")
         w = _channels_last(w, "the weight")
-        p = _problem("fwd", x.shape, w.shape, dtype, stride, padding, dilation, groups)
-        y = _launch(p, x, w, [x.shape[0], w.shape[0]] + p.shape("y")[1:-1])
+        y = _fwd(x, w, stride, padding, dilation, groups)
         ctx.save_for_backward(x, w)
-        ctx.conv = (stride, padding, dilation, groups, p)
+        ctx.conv = (stride, padding, dilation, groups)
         return y
 
     @staticmethod
     def backward(ctx, dy):
         x, w = ctx.saved_tensors
-        stride, padding, dilation, groups, p = ctx.conv
-        dy = _channels_last(dy, "the output gradient")
+        stride, padding, dilation, groups = ctx.conv
         dx = dw = None
         if ctx.needs_input_grad[0]:
-            dx = _launch(p.with_direction("dgrad"), dy, w, list(x.shape))
+            dx = _dgrad(dy, w, x.shape, stride, padding, dilation, groups)
         if ctx.needs_input_grad[1]:
-            dw = _launch(p.with_direction("wgrad"), x, dy, list(w.shape))
+            dw = _wgrad(x, dy, w.shape, stride, padding, dilation, groups)
         return dx, dw, None, None, None, None
+
+
+# The custom ops (what torch.compile sees): the same three launches, with fake (meta)
+# implementations that give the output's shape and channels_last strides.
+@torch.library.custom_op("gconv::conv_fwd", mutates_args=())
+def _op_fwd(x: torch.Tensor, w: torch.Tensor, stride: List[int], padding: List[int],
+            dilation: List[int], groups: int) -> torch.Tensor:
+    return _fwd(x, w, tuple(stride), tuple(padding), tuple(dilation), groups)
+
+
+@_op_fwd.register_fake
+def _(x, w, stride, padding, dilation, groups):
+    shape = [x.shape[0], w.shape[0]] + _out_spatial(x.shape[2:], w.shape[2:], stride, padding, dilation)
+    return _empty_channels_last(shape, x)
+
+
+@torch.library.custom_op("gconv::conv_dgrad", mutates_args=())
+def _op_dgrad(dy: torch.Tensor, w: torch.Tensor, x_shape: List[int], stride: List[int],
+              padding: List[int], dilation: List[int], groups: int) -> torch.Tensor:
+    return _dgrad(dy, w, x_shape, tuple(stride), tuple(padding), tuple(dilation), groups)
+
+
+@_op_dgrad.register_fake
+def _(dy, w, x_shape, stride, padding, dilation, groups):
+    return _empty_channels_last(list(x_shape), dy)
+
+
+@torch.library.custom_op("gconv::conv_wgrad", mutates_args=())
+def _op_wgrad(x: torch.Tensor, dy: torch.Tensor, w_shape: List[int], stride: List[int],
+              padding: List[int], dilation: List[int], groups: int) -> torch.Tensor:
+    return _wgrad(x, dy, w_shape, tuple(stride), tuple(padding), tuple(dilation), groups)
+
+
+@_op_wgrad.register_fake
+def _(x, dy, w_shape, stride, padding, dilation, groups):
+    return _empty_channels_last(list(w_shape), x)
+
+
+def _op_setup(ctx, inputs, output):
+    x, w, stride, padding, dilation, groups = inputs
+    ctx.save_for_backward(x, w)
+    ctx.conv = (stride, padding, dilation, groups)
+
+
+def _op_backward(ctx, dy):
+    x, w = ctx.saved_tensors
+    stride, padding, dilation, groups = ctx.conv
+    dx = dw = None
+    if ctx.needs_input_grad[0]:
+        dx = torch.ops.gconv.conv_dgrad(dy, w, list(x.shape), stride, padding, dilation, groups)
+    if ctx.needs_input_grad[1]:
+        dw = torch.ops.gconv.conv_wgrad(x, dy, list(w.shape), stride, padding, dilation, groups)
+    return dx, dw, None, None, None, None
+
+
+_op_fwd.register_autograd(_op_backward, setup_context=_op_setup)
 
 
 def _check(x: torch.Tensor, w: torch.Tensor, rank: int):
@@ -161,13 +279,70 @@ def _conv(rank, x, w, bias, stride, padding, dilation, groups):
         raise ValueError(
             f"gconv.torch: the input is {x.dtype} and the weight {w.dtype}; give both in one dtype (or use autocast)"
         )
-    y = _Conv.apply(
-        x, w, _tuple(stride, rank, "stride"), _tuple(padding, rank, "padding"),
-        _tuple(dilation, rank, "dilation"), int(groups),
-    )
+    stride = _tuple(stride, rank, "stride")
+    padding = _tuple(padding, rank, "padding")
+    dilation = _tuple(dilation, rank, "dilation")
+    groups = int(groups)
+    if _RECORD is not None:
+        return _record(rank, x, w, bias, stride, padding, dilation, groups)
+    if torch.compiler.is_compiling():
+        y = torch.ops.gconv.conv_fwd(x, w, list(stride), list(padding), list(dilation), groups)
+    else:
+        y = _Conv.apply(x, w, stride, padding, dilation, groups)
     if bias is not None:
         y = y + bias.to(y.dtype).view(1, -1, *([1] * rank))
     return y
+
+
+_TORCH_CONV = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d, 3: torch.nn.functional.conv3d}
+
+
+def _record(rank, x, w, bias, stride, padding, dilation, groups):
+    """In :func:`precompile`'s pass: notes the convolution's problems and runs torch's own
+    convolution, so that the pass needs no gconv kernel."""
+    device = x.device.index if x.device.index is not None else torch.cuda.current_device()
+    _RECORD.append((x.shape, w.shape, x.dtype, stride, padding, dilation, groups, device))
+    return _TORCH_CONV[rank](x, w, bias, stride, padding, dilation, groups)
+
+
+def precompile(model: torch.nn.Module, *inputs, backward: bool = True, verbose: bool = True, **kwargs) -> list:
+    """Compiles, ahead of the first step and in parallel, every kernel that ``model`` (already
+    :func:`convert`-ed) needs for ``inputs``: runs one forward pass without gradients (on
+    torch's convolutions; call it inside the same ``torch.autocast`` context as the training
+    step so that the dtypes match), notes each gconv convolution, then resolves, compiles
+    and loads the forward kernels and, with ``backward``, the backward-data and
+    backward-weight kernels of each. Returns ``(problem key, kernel or why none)`` per
+    problem; a problem without a kernel raises only when it is run."""
+    global _RECORD
+    seen: list = []
+    _RECORD = seen
+    try:
+        with torch.no_grad():
+            model(*inputs, **kwargs)
+    finally:
+        _RECORD = None
+    todo, keys = [], set()
+    for x_shape, w_shape, dtype, stride, padding, dilation, groups, device in seen:
+        for d in ("fwd", "dgrad", "wgrad") if backward else ("fwd",):
+            p = _problem(d, tuple(x_shape), tuple(w_shape), _DTYPES[dtype], stride, padding, dilation, groups)
+            if (p.key, device) in keys or (p.key, device) in _RUNNERS:
+                continue
+            keys.add((p.key, device))
+            todo.append((p, device))
+    report = []
+    for device in sorted({d for _, d in todo}):
+        ps = [p for p, d in todo if d == device]
+        for p, (r, why) in zip(ps, _precompile(ps, "auto", device)):
+            if r is not None:
+                _RUNNERS[(p.key, device)] = r
+            report.append((p.key, r.kernel if r is not None else f"no kernel: {why}"))
+    if verbose:
+        ok = sum(1 for _, k in report if not k.startswith("no kernel"))
+        print(f"gconv.torch.precompile: {len(seen)} convolutions, {ok} of {len(report)} new kernels ready")
+        for key, k in report:
+            if k.startswith("no kernel"):
+                print(f"  {key}: {k}")
+    return report
 
 
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

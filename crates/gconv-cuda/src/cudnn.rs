@@ -58,8 +58,11 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CudnnError {
     /// `libcudnn.so.9` could not be opened.
-    #[error("cuDNN library not found: could not load libcudnn (put the folder holding libcudnn.so.9 in LD_LIBRARY_PATH, e.g. the system library folder or PyTorch's site-packages/nvidia/cudnn/lib)")]
-    LibraryNotFound,
+    #[error("cuDNN library not found: could not load libcudnn.so.9 (install cuDNN 9, e.g. the nvidia-cudnn-cu13 wheel that PyTorch installs); looked in {searched}")]
+    LibraryNotFound {
+        /// Where it was looked for ([`crate::libs::describe_search`]).
+        searched: String,
+    },
     /// The library loaded but lacks an entry point.
     #[error("cuDNN library has no symbol {symbol}: {message}")]
     MissingSymbol {
@@ -354,10 +357,13 @@ fn api() -> Result<&'static Api, CudnnError> {
 }
 
 fn load_api() -> Result<Api, CudnnError> {
+    let preloaded = crate::libs::preload(crate::libs::CudaLib::Cudnn);
     // SAFETY: `is_culib_present` only tries to dlopen cudarc's candidate names for libcudnn
     // and drops whatever it opened; it touches no other state.
-    if !unsafe { cudarc::cudnn::sys::is_culib_present() } {
-        return Err(CudnnError::LibraryNotFound);
+    if preloaded.is_err() || !unsafe { cudarc::cudnn::sys::is_culib_present() } {
+        return Err(CudnnError::LibraryNotFound {
+            searched: crate::libs::describe_search(&preloaded.err().unwrap_or_default()),
+        });
     }
     // SAFETY: the library was just found on the same candidate list, so `culib` opens it
     // instead of panicking; opening libcudnn runs only its (side-effect free) initialisers.
@@ -1992,7 +1998,7 @@ mod tests {
             Ok(v) => assert!(v >= 90000),
             Err(e) => assert!(matches!(
                 e,
-                CudnnError::LibraryNotFound
+                CudnnError::LibraryNotFound { .. }
                     | CudnnError::MissingSymbol { .. }
                     | CudnnError::VersionTooOld { .. }
             )),

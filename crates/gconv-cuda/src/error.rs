@@ -8,7 +8,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CudaError {
     /// A shared library could not be loaded (`libcuda.so.1`, `libnvrtc.so.13`, ...).
-    #[error("{what} not found: could not load {library} ({hint})")]
+    #[error("{what} not found: could not load {library} ({hint}); looked in {searched}")]
     LibraryNotFound {
         /// Human name, e.g. "CUDA driver library".
         what: &'static str,
@@ -16,6 +16,8 @@ pub enum CudaError {
         library: &'static str,
         /// What to do about it.
         hint: &'static str,
+        /// Where it was looked for ([`crate::libs::describe_search`]).
+        searched: String,
     },
     /// The NVRTC that loaded is older than 13 (its PTX/CUBIN would not match the contract).
     #[error("NVRTC {major}.{minor} loaded but NVRTC >= 13.0 is required (put the CUDA 13 lib directory, which holds libnvrtc.so.13, first in LD_LIBRARY_PATH)")]

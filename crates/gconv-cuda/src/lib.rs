@@ -3,6 +3,9 @@
 //! gconv's kernels and the cuDNN graph-API baseline provider), and verification on the device
 //! ([`compare`]).
 //!
+//! The libraries are found without `LD_LIBRARY_PATH` where a user's machine has them
+//! ([`libs`]: `CUDA_HOME`, `/usr/local/cuda`, the `nvidia-*` wheels).
+//!
 //! Nothing here panics when a library or the GPU is missing: [`nvrtc::nvrtc_version`] and
 //! [`runtime::probe`] turn every missing piece into a [`CudaError`]. NVRTC works without a GPU,
 //! so [`nvrtc::compile_cubin`] and the [`cache`] run on development machines.
@@ -11,6 +14,7 @@ pub mod cache;
 pub mod compare;
 pub mod cudnn;
 pub mod error;
+pub mod libs;
 pub mod nvrtc;
 pub mod runtime;
 pub mod timing;

@@ -133,14 +133,18 @@ impl CompiledKernel {
 static NVRTC_VERSION: OnceLock<Result<(i32, i32), CudaError>> = OnceLock::new();
 
 fn load_nvrtc() -> Result<(i32, i32), CudaError> {
+    let not_found = |dirs: &[std::path::PathBuf]| CudaError::LibraryNotFound {
+        what: "NVRTC library",
+        library: "libnvrtc.so.13",
+        hint:
+            "install CUDA 13 NVRTC, e.g. the CUDA toolkit or pip install nvidia-cuda-nvrtc==13.0.88",
+        searched: crate::libs::describe_search(dirs),
+    };
+    crate::libs::preload(crate::libs::CudaLib::Nvrtc).map_err(|dirs| not_found(&dirs))?;
     // SAFETY: `is_culib_present` only tries to dlopen candidate library names and drops the
     // handles; it has no other side effects.
     if !unsafe { sys::is_culib_present() } {
-        return Err(CudaError::LibraryNotFound {
-            what: "NVRTC library",
-            library: "libnvrtc.so.13",
-            hint: "install CUDA 13 NVRTC (e.g. pip install nvidia-cuda-nvrtc==13.0.88) and add its lib directory to LD_LIBRARY_PATH",
-        });
+        return Err(not_found(&crate::libs::search_dirs()));
     }
     guard("nvrtcVersion", || {
         let (mut major, mut minor) = (0i32, 0i32);

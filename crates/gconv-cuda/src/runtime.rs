@@ -68,15 +68,17 @@ impl std::fmt::Display for DeviceInfo {
 }
 
 fn driver_library() -> Result<(), CudaError> {
+    let preloaded = crate::libs::preload(crate::libs::CudaLib::Driver);
     // SAFETY: `is_culib_present` only tries to dlopen candidate library names and drops the
     // handles; it has no other side effects.
-    if unsafe { dsys::is_culib_present() } {
+    if preloaded.is_ok() && unsafe { dsys::is_culib_present() } {
         Ok(())
     } else {
         Err(CudaError::LibraryNotFound {
             what: "CUDA driver library",
             library: "libcuda.so.1",
             hint: "no NVIDIA driver on this machine; GPU commands need the GPU machine",
+            searched: crate::libs::describe_search(&preloaded.err().unwrap_or_default()),
         })
     }
 }

@@ -331,9 +331,40 @@ impl PyDeviceRunner {
     }
 }
 
+/// Adds folders to look in for the CUDA libraries (NVRTC, cuDNN, the driver) before
+/// `CUDA_HOME` and `/usr/local/cuda`; the package adds its `sys.path`'s `nvidia/*/lib` folders.
+#[pyfunction]
+fn add_library_dirs(dirs: Vec<std::path::PathBuf>) {
+    gconv_runner::device::add_library_dirs(dirs);
+}
+
+/// Resolves, compiles and loads the kernels of `problems` on CUDA `device` in parallel (the
+/// GIL released); returns one `(DeviceRunner, None)` or `(None, why)` per problem, in order.
+#[pyfunction]
+#[pyo3(signature = (problems, kernel = "auto", device = 0))]
+#[allow(clippy::type_complexity)]
+fn precompile(
+    py: Python<'_>,
+    problems: Vec<PyProblem>,
+    kernel: &str,
+    device: usize,
+) -> Vec<(Option<PyDeviceRunner>, Option<String>)> {
+    let ps: Vec<_> = problems.iter().map(|p| p.inner).collect();
+    let kernel = kernel.to_string();
+    py.detach(move || gconv_runner::device::precompile(&ps, &kernel, device))
+        .into_iter()
+        .map(|r| match r {
+            Ok(inner) => (Some(PyDeviceRunner { inner }), None),
+            Err(e) => (None, Some(e.to_string())),
+        })
+        .collect()
+}
+
 /// The extension module.
 #[pymodule]
 fn _gconv(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(add_library_dirs, m)?)?;
+    m.add_function(wrap_pyfunction!(precompile, m)?)?;
     m.add_class::<PyProblem>()?;
     m.add_class::<PyRunner>()?;
     m.add_class::<PyDeviceRunner>()?;

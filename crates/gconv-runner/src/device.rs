@@ -34,6 +34,28 @@ fn runtime(device: usize) -> Result<Arc<GpuRuntime>, RunnerError> {
     Ok(rt)
 }
 
+/// Folders to look in for the CUDA libraries (NVRTC, cuDNN, the driver) before
+/// `CUDA_HOME` and `/usr/local/cuda`: the Python package adds the `nvidia/*/lib` folders of
+/// its `sys.path` (the wheels PyTorch installs), so that no `LD_LIBRARY_PATH` is needed.
+pub fn add_library_dirs<I: IntoIterator<Item = std::path::PathBuf>>(dirs: I) {
+    gconv_cuda::libs::add_search_dirs(dirs);
+}
+
+/// Resolves, compiles and loads every problem's kernel on `device` in parallel (NVRTC is the
+/// slow part: ahead-of-time compilation of everything a model needs), in the problems' order;
+/// each entry is that problem's runner or why it has none.
+pub fn precompile(
+    problems: &[Problem],
+    kernel: &str,
+    device: usize,
+) -> Vec<Result<DeviceRunner, RunnerError>> {
+    use rayon::prelude::*;
+    problems
+        .par_iter()
+        .map(|p| DeviceRunner::new(*p, kernel, device))
+        .collect()
+}
+
 /// A problem's kernel, compiled and loaded on one device.
 pub struct DeviceRunner {
     problem: Problem,
