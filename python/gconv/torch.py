@@ -27,7 +27,7 @@ and state_dict keys, and :func:`convert` swaps a model's convolutions in place.
 from __future__ import annotations
 
 import warnings
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Union
 
 import torch
 
@@ -403,11 +403,21 @@ class Conv3d(_GconvConv, torch.nn.Conv3d):
 _SWAP = {torch.nn.Conv1d: Conv1d, torch.nn.Conv2d: Conv2d, torch.nn.Conv3d: Conv3d}
 
 
-def convert(model: torch.nn.Module, dense: bool = False, verbose: bool = True) -> list:
+def _kind(m: torch.nn.modules.conv._ConvNd) -> str:
+    """depthwise, grouped, pointwise (dense 1x1) or dense."""
+    if m.groups > 1:
+        return "depthwise" if m.groups == m.in_channels else "grouped"
+    return "pointwise" if all(k == 1 for k in m.kernel_size) else "dense"
+
+
+def convert(model: torch.nn.Module, dense: Union[bool, str] = False, verbose: bool = True) -> list:
     """Swaps ``model``'s convolutions for the gconv modules in place, sharing their parameters:
-    the grouped and depthwise ones by default, the dense ones too with ``dense=True``. Returns
-    (and with ``verbose`` prints) what it did with each: ``(name, "swapped")`` or
-    ``(name, why it was left)``."""
+    the grouped and depthwise ones (and channel multipliers) by default; with
+    ``dense="pointwise"`` the dense 1x1 ones too, with ``dense=True`` every dense one.
+    Returns (and with ``verbose`` prints) what it did with each: ``(name, "swapped")`` or
+    ``(name, "left: why")``."""
+    if dense not in (False, True, "pointwise"):
+        raise ValueError(f"gconv.torch.convert: dense={dense!r}; give False, True or 'pointwise'")
     report = []
     for name, m in list(model.named_modules()):
         for child_name, child in list(m.named_children()):
@@ -416,8 +426,11 @@ def convert(model: torch.nn.Module, dense: bool = False, verbose: bool = True) -
                 continue
             full = f"{name}.{child_name}" if name else child_name
             why = _supported(child)
-            if why is None and child.groups == 1 and not dense:
+            kind = _kind(child)
+            if why is None and kind == "dense" and dense is not True:
                 why = "dense (groups=1; convert(model, dense=True) swaps those too)"
+            if why is None and kind == "pointwise" and not dense:
+                why = "dense 1x1 (convert(model, dense='pointwise') swaps those too)"
             if why is not None:
                 report.append((full, f"left: {why}"))
                 continue

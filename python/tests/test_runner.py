@@ -294,3 +294,23 @@ def test_the_device_runner_says_why_it_cannot_run():
         assert "cuda:0" in str(e), e
     else:  # a machine with a GPU
         assert r.kernel and r.workspace_bytes >= 0
+
+
+def test_library_search_names_the_wheel_folders_and_added_ones(tmp_path, monkeypatch):
+    """The CUDA libraries are looked for without LD_LIBRARY_PATH: the `nvidia/*/lib` folders
+    on sys.path (the wheels PyTorch installs) and added folders; a library that is missing is
+    an error naming every folder looked in."""
+    from gconv._gconv import DeviceRunner, add_library_dirs
+
+    lib = tmp_path / "site" / "nvidia" / "cudnn" / "lib"
+    lib.mkdir(parents=True)
+    (tmp_path / "site" / "nvidia" / "nolib").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert gconv._wheel_library_dirs()[0] == str(lib)
+    extra = tmp_path / "extra"
+    add_library_dirs([str(extra)])
+    p = gconv.Problem("fwd_bf16_n2_g4_c16_k32_i9x9_f3x3_s2x2_p1x1_d1x1")
+    try:
+        DeviceRunner(p)
+    except ValueError as e:  # no driver here (CI): the message lists the search
+        assert "looked in" in str(e) and str(extra) in str(e), e

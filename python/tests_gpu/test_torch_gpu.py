@@ -1,6 +1,8 @@
 """gconv.torch on a CUDA device against torch.nn.functional in float64 (run on the GPU
 machine: `python -m pytest python/tests_gpu`; skipped without torch or a GPU)."""
 
+import copy
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -108,3 +110,77 @@ def test_autocast_runs_bf16_and_mixed_dtypes_are_refused():
     assert _rel(y, y_ref.double()) < 2 * TOL[torch.bfloat16]
     with pytest.raises(ValueError, match="one dtype"):
         gt.conv2d(x.half(), m.weight, None, 1, 1, 1, 16)
+
+
+class _Recorder:
+    """Stands in for a compiled runner: records the addresses each launch gets, then launches."""
+
+    def __init__(self, inner, log):
+        self.inner, self.log = inner, log
+        self.workspace_bytes = inner.workspace_bytes
+
+    def launch(self, in0, in1, out, ws, stream):
+        self.log.append((in0, in1, out))
+        self.inner.launch(in0, in1, out, ws, stream)
+
+
+def test_channels_last_tensors_reach_the_kernels_without_a_copy():
+    torch.manual_seed(0)
+    x = torch.randn(4, 64, 14, 14, device="cuda", dtype=torch.bfloat16).to(memory_format=torch.channels_last)
+    w = torch.randn(64, 4, 3, 3, device="cuda", dtype=torch.bfloat16).to(memory_format=torch.channels_last)
+    x.requires_grad_(True)
+    w.requires_grad_(True)
+    y = gt.conv2d(x, w, None, 1, 1, 1, 16)  # plans and compiles the three directions
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    log = []
+    for key, (r, shape, ws) in list(gt._PLANS.items()):
+        gt._PLANS[key] = (_Recorder(r, log), shape, ws)
+    try:
+        y = gt.conv2d(x, w, None, 1, 1, 1, 16)
+        assert log[-1][:2] == (x.data_ptr(), w.data_ptr())
+        assert log[-1][2] == y.data_ptr()
+        y.backward(dy)
+        torch.cuda.synchronize()
+        ptrs = {p for entry in log[1:] for p in entry[:2]}
+        assert dy.data_ptr() in ptrs and x.data_ptr() in ptrs and w.data_ptr() in ptrs
+        assert len(log) == 3
+    finally:
+        for key, (r, shape, ws) in list(gt._PLANS.items()):
+            if isinstance(r, _Recorder):
+                gt._PLANS[key] = (r.inner, shape, ws)
+
+
+def test_torch_compile_keeps_the_convolution_as_one_op():
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(
+        torch.nn.Conv2d(32, 32, 3, padding=1, groups=32), torch.nn.ReLU(), torch.nn.Conv2d(32, 64, 3, padding=1, groups=8)
+    ).cuda().to(memory_format=torch.channels_last)
+    ref = copy.deepcopy(m).double()
+    gt.convert(m, verbose=False)
+    x = torch.randn(4, 32, 16, 16, device="cuda").to(memory_format=torch.channels_last)
+    compiled = torch.compile(m, fullgraph=True)  # a graph break would raise
+    y = compiled(x)
+    y.sum().backward()
+    y_ref = ref(x.double())
+    y_ref.sum().backward()
+    assert _rel(y, y_ref) < TOL[torch.float32]
+    for (n, a), (_, b) in zip(m.named_parameters(), ref.named_parameters()):
+        assert _rel(a.grad, b.grad) < TOL[torch.float32], n
+
+
+def test_precompile_compiles_every_direction_before_the_first_step():
+    m = torch.nn.Sequential(
+        torch.nn.Conv2d(16, 16, 3, padding=1, groups=16), torch.nn.Conv2d(16, 32, 3, stride=2, padding=1, groups=4)
+    ).cuda().to(memory_format=torch.channels_last)
+    gt.convert(m, verbose=False)
+    x = torch.randn(2, 16, 12, 12, device="cuda").to(memory_format=torch.channels_last)
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        report = gt.precompile(m, x, verbose=False)
+        keys = {k for k, _ in report}
+        assert any(k.startswith("fwd_bf16") for k in keys) and any(k.startswith("wgrad_bf16") for k in keys)
+        assert all(not r.startswith("no kernel") for _, r in report), report
+        before = len(gt._RUNNERS)
+        m(x).float().sum().backward()
+    assert len(gt._RUNNERS) == before  # nothing compiled in the step
+

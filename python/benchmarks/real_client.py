@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""The real client: torchvision models trained on gconv (run on a GPU machine with torch).
+
+For each model (batch 64 at 224², bf16 autocast, channels_last, ``cudnn.benchmark=True`` for
+PyTorch), from one initial state and one batch of data:
+
+1. **Numerics**: one training step on PyTorch and one on the converted model (grouped and
+   depthwise convolutions on gconv); the losses and every parameter's gradient compared
+   (relative L2 error; bf16 tolerance).
+2. **Layers**: each convolution the conversion swaps, run alone forward + backward (input and
+   weight gradients) on PyTorch and on gconv, on the shapes the model gives it; summed per
+   model, and the share of the whole step that PyTorch's convolutions of each kind take
+   (depthwise, grouped, pointwise 1x1, other dense).
+3. **Steps**: the whole training step (forward, backward, SGD update) on PyTorch, on the
+   converted model, and on the model converted with its dense 1x1 layers too
+   (``convert(model, dense="pointwise")``); the median and P90 of the per-step times, and how
+   much of what Amdahl allows (the standalone layer saving) the step really saved.
+
+Writes one JSON object per model to ``--out`` (JSON lines) and prints a table. Kernels are
+compiled ahead of the timing with ``gconv.torch.precompile`` (its time is reported).
+"""
+
+import argparse
+import copy
+import json
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+import torchvision
+
+import gconv.torch as gt
+
+MODELS = ["mobilenet_v3_large", "efficientnet_b0", "convnext_tiny", "regnet_y_800mf", "resnext50_32x4d"]
+CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+
+
+def kind(m):
+    return gt._kind(m)
+
+
+def make(name, seed):
+    torch.manual_seed(seed)
+    m = getattr(torchvision.models, name)(weights=None)
+    return m.cuda().to(memory_format=torch.channels_last).train()
+
+
+def step(model, opt, x, target, seed):
+    torch.manual_seed(seed)  # the same dropout / stochastic-depth draws on both sides
+    if opt is not None:
+        opt.zero_grad(set_to_none=True)
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = F.cross_entropy(model(x), target)
+    loss.backward()
+    if opt is not None:
+        opt.step()
+    return loss
+
+
+def events_ms(fn, iters, warmup):
+    """Per-iteration GPU times (ms) of ``fn``, CUDA events around each call, after warm-up."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
+    for a, b in ev:
+        a.record()
+        fn()
+        b.record()
+    torch.cuda.synchronize()
+    return [a.elapsed_time(b) for a, b in ev]
+
+
+def summary(ts):
+    ts = sorted(ts)
+    return {"median_ms": statistics.median(ts), "p90_ms": ts[min(len(ts) - 1, int(0.9 * len(ts)))], "min_ms": ts[0]}
+
+
+def rel_l2(a, b):
+    a, b = a.double(), b.double()
+    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
+
+
+def numerics(name, x, target, seed):
+    base = make(name, seed)
+    conv = copy.deepcopy(base)
+    gt.convert(conv, verbose=False)
+    lb = step(base, None, x, target, seed + 1)
+    lc = step(conv, None, x, target, seed + 1)
+    worst, worst_name = 0.0, ""
+    grads = {}
+    for (n, pb), (_, pc) in zip(base.named_parameters(), conv.named_parameters()):
+        if pb.grad is None:
+            continue
+        e = rel_l2(pc.grad, pb.grad)
+        grads[n] = e
+        if e > worst:
+            worst, worst_name = e, n
+    # the convolution weights gconv computes the gradient of
+    swapped = {n + ".weight" for n, m in conv.named_modules() if isinstance(m, (gt.Conv1d, gt.Conv2d, gt.Conv3d))}
+    conv_worst = max((grads[n] for n in swapped if n in grads), default=0.0)
+    return {
+        "loss_torch": lb.item(),
+        "loss_gconv": lc.item(),
+        "loss_rel": abs(lb.item() - lc.item()) / max(abs(lb.item()), 1e-30),
+        "grad_rel_l2_worst": worst,
+        "grad_rel_l2_worst_param": worst_name,
+        "grad_rel_l2_worst_swapped_conv": conv_worst,
+        "median_grad_rel_l2": statistics.median(grads.values()),
+    }
+
+
+def conv_shapes(model, x):
+    """(module name, module, input shape) of every convolution in one forward pass."""
+    seen = []
+    hooks = []
+    for n, m in model.named_modules():
+        if isinstance(m, torch.nn.modules.conv._ConvNd):
+            hooks.append(m.register_forward_pre_hook(lambda mod, inp, n=n: seen.append((n, mod, tuple(inp[0].shape)))))
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+        model(x)
+    for h in hooks:
+        h.remove()
+    return seen
+
+
+def layer_times(shapes, kinds, iters, warmup):
+    """Standalone forward + backward (both gradients) per layer of the given kinds: torch and
+    gconv (ms, median of per-iteration event times), summed by kind."""
+    out = {}
+    rows = []
+    for n, m, xs in shapes:
+        k = kind(m)
+        rank = len(xs) - 2
+        x = torch.randn(xs, device="cuda", dtype=torch.bfloat16)
+        if rank == 2:
+            x = x.to(memory_format=torch.channels_last)
+        x.requires_grad_(True)
+        w = m.weight.detach().to(torch.bfloat16).clone()
+        if rank == 2:
+            w = w.to(memory_format=torch.channels_last)
+        w.requires_grad_(True)
+        args = (m.stride, m.padding, m.dilation, m.groups)
+        with torch.no_grad():
+            y = CONV[rank](x, w, None, *args)
+        dy = torch.randn_like(y)
+
+        def run(f):
+            def go():
+                f(x, w, None, *args).backward(dy)
+            return go
+
+        t_torch = summary(events_ms(run(CONV[rank]), iters, warmup))["median_ms"]
+        t_gconv = None
+        if k in kinds:
+            t_gconv = summary(events_ms(run(getattr(gt, f"conv{rank}d")), iters, warmup))["median_ms"]
+        rows.append({"layer": n, "kind": k, "input": list(xs), "torch_ms": t_torch, "gconv_ms": t_gconv})
+        o = out.setdefault(k, {"layers": 0, "torch_ms": 0.0, "gconv_ms": 0.0})
+        o["layers"] += 1
+        o["torch_ms"] += t_torch
+        if t_gconv is not None:
+            o["gconv_ms"] += t_gconv
+    return out, rows
+
+
+def train_time(name, x, target, seed, dense, iters, warmup):
+    model = make(name, seed)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    pre = None
+    if dense is not None:
+        gt.convert(model, dense=dense, verbose=False)
+        t0 = time.perf_counter()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            report = gt.precompile(model, x, verbose=False)
+        torch.cuda.synchronize()
+        pre = {"seconds": time.perf_counter() - t0, "kernels": len(report),
+               "missing": [r for r in report if r[1].startswith("no kernel")]}
+    ts = events_ms(lambda: step(model, opt, x, target, seed), iters, warmup)
+    return summary(ts), pre
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", nargs="*", default=MODELS)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--size", type=int, default=224)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--layer-iters", type=int, default=10)
+    ap.add_argument("--no-pointwise", action="store_true", help="skip the dense-1x1 variant")
+    ap.add_argument("--out", default="real_client.jsonl")
+    a = ap.parse_args()
+    torch.backends.cudnn.benchmark = True
+    print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, {torch.cuda.get_device_name(0)}", flush=True)
+    with open(a.out, "a") as out:
+        for name in a.models:
+            seed = 0
+            g = torch.Generator(device="cuda").manual_seed(1)
+            x = torch.randn(a.batch, 3, a.size, a.size, device="cuda", generator=g).to(memory_format=torch.channels_last)
+            target = torch.randint(0, 1000, (a.batch,), device="cuda", generator=g)
+            rec = {"model": name, "batch": a.batch, "size": a.size}
+            t0 = time.perf_counter()
+            # precompile first (the numerics pass then runs on compiled kernels)
+            base_t, _ = train_time(name, x, target, seed, None, a.iters, a.warmup)
+            conv_t, pre = train_time(name, x, target, seed, False, a.iters, a.warmup)
+            rec["step_torch"] = base_t
+            rec["step_gconv"] = conv_t
+            rec["precompile"] = pre
+            rec["numerics"] = numerics(name, x, target, seed)
+            shapes = conv_shapes(make(name, seed), x)
+            kinds = {"depthwise", "grouped"} if a.no_pointwise else {"depthwise", "grouped", "pointwise"}
+            layers, rows = layer_times(shapes, kinds, a.layer_iters, 3)
+            rec["layers"] = layers
+            rec["layer_rows"] = rows
+            if not a.no_pointwise:
+                pw_t, pw_pre = train_time(name, x, target, seed, "pointwise", a.iters, a.warmup)
+                rec["step_gconv_pointwise"] = pw_t
+                rec["precompile_pointwise"] = pw_pre
+            T = base_t["median_ms"]
+            conv = [k for k in ("depthwise", "grouped") if k in layers]
+            s_torch = sum(layers[k]["torch_ms"] for k in conv)
+            s_gconv = sum(layers[k]["gconv_ms"] for k in conv)
+            rec["shares"] = {k: v["torch_ms"] / T for k, v in layers.items()}
+            rec["converted_speedup"] = s_torch / s_gconv if s_gconv else None
+            allowed = s_torch - s_gconv
+            rec["amdahl_fraction"] = (T - conv_t["median_ms"]) / allowed if allowed > 0 else None
+            rec["seconds"] = time.perf_counter() - t0
+            out.write(json.dumps(rec) + "\n")
+            out.flush()
+            n = rec["numerics"]
+            pw = rec.get("step_gconv_pointwise", {}).get("median_ms")
+            print(
+                f"{name}: step torch {T:.2f} ms, gconv {conv_t['median_ms']:.2f} ms ({T / conv_t['median_ms']:.3f}x)"
+                + (f", +1x1 {pw:.2f} ms ({T / pw:.3f}x)" if pw else "")
+                + f"; converted layers torch {s_torch:.2f} ms vs gconv {s_gconv:.2f} ms "
+                + (f"({rec['converted_speedup']:.2f}x)" if rec["converted_speedup"] else "")
+                + f"; shares " + ", ".join(f"{k} {v:.1%}" for k, v in rec["shares"].items())
+                + (f"; Amdahl fraction {rec['amdahl_fraction']:.2f}" if rec["amdahl_fraction"] is not None else "")
+                + f"; loss {n['loss_torch']:.4f} vs {n['loss_gconv']:.4f}, worst grad rel-L2 {n['grad_rel_l2_worst']:.3g}"
+                f" ({n['grad_rel_l2_worst_param']}), swapped convs {n['grad_rel_l2_worst_swapped_conv']:.3g}"
+                f"; precompile {pre['seconds']:.1f} s for {pre['kernels']} kernels; {rec['seconds']:.0f} s",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
