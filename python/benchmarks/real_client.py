@@ -8,7 +8,8 @@ PyTorch), from one initial state and one batch of data:
    depthwise convolutions on gconv); the losses and every parameter's gradient compared
    (relative L2 error; bf16 tolerance).
 2. **Layers**: each convolution the conversion swaps, run alone forward + backward (input and
-   weight gradients) on PyTorch and on gconv, on the shapes the model gives it; summed per
+   weight gradients) on PyTorch and on gconv, on the shapes the model gives it, GPU time in
+   CUDA graphs (no host time between kernels); summed per
    model, and the share of the whole step that PyTorch's convolutions of each kind take
    (depthwise, grouped, pointwise 1x1, other dense).
 3. **Steps**: the whole training step (forward, backward, SGD update) on PyTorch, on the
@@ -101,6 +102,7 @@ def numerics(name, x, target, seed):
     # the convolution weights gconv computes the gradient of
     swapped = {n + ".weight" for n, m in conv.named_modules() if isinstance(m, (gt.Conv1d, gt.Conv2d, gt.Conv3d))}
     conv_worst = max((grads[n] for n in swapped if n in grads), default=0.0)
+    swapped_grads = {n: grads[n] for n in sorted(swapped) if n in grads}
     return {
         "loss_torch": lb.item(),
         "loss_gconv": lc.item(),
@@ -109,6 +111,7 @@ def numerics(name, x, target, seed):
         "grad_rel_l2_worst_param": worst_name,
         "grad_rel_l2_worst_swapped_conv": conv_worst,
         "median_grad_rel_l2": statistics.median(grads.values()),
+        "swapped_conv_grad_rel_l2": swapped_grads,
     }
 
 
@@ -126,9 +129,27 @@ def conv_shapes(model, x):
     return seen
 
 
+def graph_ms(fn, iters, warmup):
+    """GPU time (ms) of one ``fn`` call: ``iters`` calls captured in a CUDA graph (no host
+    time between the kernels), the graph replayed 5 times, the median replay / ``iters``."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(warmup):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(iters):
+            fn()
+    ts = events_ms(g.replay, 5, 1)
+    return statistics.median(ts) / iters
+
+
 def layer_times(shapes, kinds, iters, warmup):
     """Standalone forward + backward (both gradients) per layer of the given kinds: torch and
-    gconv (ms, median of per-iteration event times), summed by kind."""
+    gconv, GPU time in CUDA graphs (ms), summed by kind."""
     out = {}
     rows = []
     for n, m, xs in shapes:
@@ -149,13 +170,13 @@ def layer_times(shapes, kinds, iters, warmup):
 
         def run(f):
             def go():
-                f(x, w, None, *args).backward(dy)
+                torch.autograd.grad(f(x, w, None, *args), (x, w), dy)
             return go
 
-        t_torch = summary(events_ms(run(CONV[rank]), iters, warmup))["median_ms"]
+        t_torch = graph_ms(run(CONV[rank]), iters, warmup)
         t_gconv = None
         if k in kinds:
-            t_gconv = summary(events_ms(run(getattr(gt, f"conv{rank}d")), iters, warmup))["median_ms"]
+            t_gconv = graph_ms(run(getattr(gt, f"conv{rank}d")), iters, warmup)
         rows.append({"layer": n, "kind": k, "input": list(xs), "torch_ms": t_torch, "gconv_ms": t_gconv})
         o = out.setdefault(k, {"layers": 0, "torch_ms": 0.0, "gconv_ms": 0.0})
         o["layers"] += 1
