@@ -300,13 +300,14 @@ impl CudaExecutor {
         }
     }
 
-    /// Zeroes the output and gives the kernel a fresh zeroed workspace when it needs one: the
-    /// state a fresh set of buffers would have.
+    /// Poisons the output (NaN bytes) and gives the kernel a fresh poisoned workspace when it
+    /// needs one: an element a kernel leaves unwritten, or a workspace it assumes zeroed,
+    /// fails verification (callers' memory, e.g. PyTorch's allocator, is not zeroed either).
     fn fresh_output(&mut self, i: usize, k: &LoadedKernel) -> Result<(), String> {
         let Some(b) = self.problems[i].bufs.as_mut() else {
             return Err("device buffers missing".to_string());
         };
-        self.rt.zero(&mut b.out).map_err(|e| e.to_string())?;
+        self.rt.poison(&mut b.out).map_err(|e| e.to_string())?;
         b.workspace = if k.workspace_bytes > 0 {
             Some(
                 self.rt

@@ -4,9 +4,11 @@
 For each model (batch 64 at 224², bf16 autocast, channels_last, ``cudnn.benchmark=True`` for
 PyTorch), from one initial state and one batch of data:
 
-1. **Numerics**: one training step on PyTorch and one on the converted model (grouped and
-   depthwise convolutions on gconv); the losses and every parameter's gradient compared
-   (relative L2 error; bf16 tolerance).
+1. **Numerics**: one training step (no update) in float32 on PyTorch without TF32 (the
+   reference), in bf16 on PyTorch, and in bf16 on the converted model (grouped and depthwise
+   convolutions on gconv): the losses, and every parameter gradient's relative L2 error
+   against the reference for PyTorch and for gconv (both carry bf16 rounding; gconv matches
+   when its errors are of the size of PyTorch's own).
 2. **Layers**: each convolution the conversion swaps, run alone forward + backward (input and
    weight gradients) on PyTorch and on gconv, on the shapes the model gives it, GPU time in
    CUDA graphs (no host time between kernels); summed per
@@ -34,6 +36,7 @@ import torchvision
 
 import gconv.torch as gt
 
+PROFILE = False
 MODELS = ["mobilenet_v3_large", "efficientnet_b0", "convnext_tiny", "regnet_y_800mf", "resnext50_32x4d"]
 CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 
@@ -48,11 +51,11 @@ def make(name, seed):
     return m.cuda().to(memory_format=torch.channels_last).train()
 
 
-def step(model, opt, x, target, seed):
-    torch.manual_seed(seed)  # the same dropout / stochastic-depth draws on both sides
+def step(model, opt, x, target, seed, autocast=True):
+    torch.manual_seed(seed)  # the same dropout / stochastic-depth draws on every side
     if opt is not None:
         opt.zero_grad(set_to_none=True)
-    with torch.autocast("cuda", dtype=torch.bfloat16):
+    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
         loss = F.cross_entropy(model(x), target)
     loss.backward()
     if opt is not None:
@@ -85,34 +88,58 @@ def rel_l2(a, b):
 
 
 def numerics(name, x, target, seed):
+    """One training step (no update) three ways from one state: PyTorch in float32 without
+    TF32 (the reference), PyTorch in bf16 autocast, the converted model in bf16 autocast. Each
+    gradient's relative L2 error against the reference, for PyTorch and for gconv: both carry
+    bf16's rounding, so gconv matches when its error is of the size of PyTorch's own."""
     base = make(name, seed)
     conv = copy.deepcopy(base)
+    ref = copy.deepcopy(base)
     gt.convert(conv, verbose=False)
+    tf32 = (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        lr = step(ref, None, x, target, seed + 1, autocast=False)
+    finally:
+        torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = tf32
     lb = step(base, None, x, target, seed + 1)
     lc = step(conv, None, x, target, seed + 1)
-    worst, worst_name = 0.0, ""
-    grads = {}
-    for (n, pb), (_, pc) in zip(base.named_parameters(), conv.named_parameters()):
-        if pb.grad is None:
-            continue
-        e = rel_l2(pc.grad, pb.grad)
-        grads[n] = e
-        if e > worst:
-            worst, worst_name = e, n
-    # the convolution weights gconv computes the gradient of
     swapped = {n + ".weight" for n, m in conv.named_modules() if isinstance(m, (gt.Conv1d, gt.Conv2d, gt.Conv3d))}
-    conv_worst = max((grads[n] for n in swapped if n in grads), default=0.0)
-    swapped_grads = {n: grads[n] for n in sorted(swapped) if n in grads}
+    rows = {}
+    for (n, pr), (_, pb), (_, pc) in zip(ref.named_parameters(), base.named_parameters(), conv.named_parameters()):
+        if pr.grad is None or pr.grad.norm() == 0:
+            continue
+        rows[n] = (rel_l2(pb.grad, pr.grad), rel_l2(pc.grad, pr.grad))
+    conv_rows = {n: rows[n] for n in sorted(swapped) if n in rows}
+    ratio = [g / max(t, 1e-6) for t, g in rows.values()]
     return {
+        "loss_fp32": lr.item(),
         "loss_torch": lb.item(),
         "loss_gconv": lc.item(),
-        "loss_rel": abs(lb.item() - lc.item()) / max(abs(lb.item()), 1e-30),
-        "grad_rel_l2_worst": worst,
-        "grad_rel_l2_worst_param": worst_name,
-        "grad_rel_l2_worst_swapped_conv": conv_worst,
-        "median_grad_rel_l2": statistics.median(grads.values()),
-        "swapped_conv_grad_rel_l2": swapped_grads,
+        "params_compared": len(rows),
+        "torch_err_median": statistics.median(t for t, _ in rows.values()),
+        "gconv_err_median": statistics.median(g for _, g in rows.values()),
+        "torch_err_max": max(t for t, _ in rows.values()),
+        "gconv_err_max": max(g for _, g in rows.values()),
+        "err_ratio_median": statistics.median(ratio),
+        "err_ratio_max": max(ratio),
+        "swapped_conv_err_torch_gconv": conv_rows,
+        "swapped_conv_err_max": [max((t for t, _ in conv_rows.values()), default=0.0),
+                                 max((g for _, g in conv_rows.values()), default=0.0)],
     }
+
+
+def profile_step(model, opt, x, target, seed, rows=12):
+    """torch.profiler tables (CUDA and CPU self time) of three steps."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(3):
+            step(model, opt, x, target, seed)
+        torch.cuda.synchronize()
+    ka = prof.key_averages()
+    return (ka.table(sort_by="self_cuda_time_total", row_limit=rows),
+            ka.table(sort_by="self_cpu_time_total", row_limit=rows))
 
 
 def conv_shapes(model, x):
@@ -199,7 +226,20 @@ def train_time(name, x, target, seed, dense, iters, warmup):
         pre = {"seconds": time.perf_counter() - t0, "kernels": len(report),
                "missing": [r for r in report if r[1].startswith("no kernel")]}
     ts = events_ms(lambda: step(model, opt, x, target, seed), iters, warmup)
-    return summary(ts), pre
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(5):
+        step(model, opt, x, target, seed)
+    host_ms = (time.perf_counter() - t0) / 5 * 1e3  # wall per step, synchronised once
+    torch.cuda.synchronize()
+    wall_ms = (time.perf_counter() - t0) / 5 * 1e3
+    out = summary(ts)
+    out["host_enqueue_ms"] = host_ms
+    out["wall_ms"] = wall_ms
+    if PROFILE and dense is False:
+        cuda_t, cpu_t = profile_step(model, opt, x, target, seed)
+        print(f"--- {name} converted: CUDA self time\n{cuda_t}\n--- CPU self time\n{cpu_t}", flush=True)
+    return out, pre
 
 
 def main():
@@ -212,7 +252,10 @@ def main():
     ap.add_argument("--layer-iters", type=int, default=10)
     ap.add_argument("--no-pointwise", action="store_true", help="skip the dense-1x1 variant")
     ap.add_argument("--out", default="real_client.jsonl")
+    ap.add_argument("--profile", action="store_true", help="print torch.profiler tables of the converted step")
     a = ap.parse_args()
+    global PROFILE
+    PROFILE = a.profile
     torch.backends.cudnn.benchmark = True
     print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, {torch.cuda.get_device_name(0)}", flush=True)
     with open(a.out, "a") as out:
@@ -255,12 +298,15 @@ def main():
             print(
                 f"{name}: step torch {T:.2f} ms, gconv {conv_t['median_ms']:.2f} ms ({T / conv_t['median_ms']:.3f}x)"
                 + (f", +1x1 {pw:.2f} ms ({T / pw:.3f}x)" if pw else "")
-                + f"; converted layers torch {s_torch:.2f} ms vs gconv {s_gconv:.2f} ms "
+                + f" [host enqueue per step: torch {base_t['host_enqueue_ms']:.1f} ms, gconv {conv_t['host_enqueue_ms']:.1f} ms]"
+                + f"; converted layers (GPU) torch {s_torch:.3f} ms vs gconv {s_gconv:.3f} ms "
                 + (f"({rec['converted_speedup']:.2f}x)" if rec["converted_speedup"] else "")
-                + f"; shares " + ", ".join(f"{k} {v:.1%}" for k, v in rec["shares"].items())
+                + "; shares " + ", ".join(f"{k} {v:.1%}" for k, v in rec["shares"].items())
                 + (f"; Amdahl fraction {rec['amdahl_fraction']:.2f}" if rec["amdahl_fraction"] is not None else "")
-                + f"; loss {n['loss_torch']:.4f} vs {n['loss_gconv']:.4f}, worst grad rel-L2 {n['grad_rel_l2_worst']:.3g}"
-                f" ({n['grad_rel_l2_worst_param']}), swapped convs {n['grad_rel_l2_worst_swapped_conv']:.3g}"
+                + f"; loss fp32 {n['loss_fp32']:.4f}, torch bf16 {n['loss_torch']:.4f}, gconv bf16 {n['loss_gconv']:.4f}"
+                + f"; grad rel-L2 vs fp32 median torch {n['torch_err_median']:.3g} gconv {n['gconv_err_median']:.3g},"
+                f" max torch {n['torch_err_max']:.3g} gconv {n['gconv_err_max']:.3g};"
+                f" swapped convs max torch {n['swapped_conv_err_max'][0]:.3g} gconv {n['swapped_conv_err_max'][1]:.3g}"
                 f"; precompile {pre['seconds']:.1f} s for {pre['kernels']} kernels; {rec['seconds']:.0f} s",
                 flush=True,
             )

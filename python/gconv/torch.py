@@ -126,40 +126,48 @@ def _plan(direction, x_shape, w_shape, dtype, stride, padding, dilation, groups,
     return plan
 
 
+try:  # the current stream's cudaStream_t without building a Stream object (what inductor uses)
+    _raw_stream = torch._C._cuda_getCurrentRawStream
+except AttributeError:  # pragma: no cover - older torch
+    def _raw_stream(device):
+        return torch.cuda.current_stream(device).cuda_stream
+
+
 def _launch(direction, a, b, x_shape, w_shape, stride, padding, dilation, groups):
     """Runs one direction on channels_last ``a``, ``b`` (the contract's order) and returns the
     channels_last output, on the current stream, without synchronising."""
-    device = a.device.index if a.device.index is not None else torch.cuda.current_device()
+    dev = a.device
+    device = dev.index if dev.index is not None else torch.cuda.current_device()
     r, out_shape, ws = _plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, device)
-    out = _empty_channels_last(out_shape, a)
-    workspace = torch.empty(ws, dtype=torch.uint8, device=a.device) if ws else None
-    stream = torch.cuda.current_stream(a.device).cuda_stream
-    r.launch(
-        a.data_ptr(),
-        b.data_ptr(),
-        out.data_ptr(),
-        workspace.data_ptr() if workspace is not None else 0,
-        stream,
-    )
+    fmt = _CL.get(len(out_shape))
+    if fmt is not None:
+        out = torch.empty(out_shape, dtype=a.dtype, device=dev, memory_format=fmt)
+    else:
+        out = _empty_channels_last(out_shape, a)
+    if ws:
+        workspace = torch.empty(ws, dtype=torch.uint8, device=dev)
+        r.launch(a.data_ptr(), b.data_ptr(), out.data_ptr(), workspace.data_ptr(), _raw_stream(device))
+    else:
+        r.launch(a.data_ptr(), b.data_ptr(), out.data_ptr(), 0, _raw_stream(device))
     return out
 
 
 def _fwd(x, w, stride, padding, dilation, groups):
     x = _channels_last(x, "the input")
     w = _channels_last(w, "the weight")
-    return _launch("fwd", x, w, tuple(x.shape), tuple(w.shape), stride, padding, dilation, groups)
+    return _launch("fwd", x, w, x.shape, w.shape, stride, padding, dilation, groups)
 
 
 def _dgrad(dy, w, x_shape, stride, padding, dilation, groups):
     dy = _channels_last(dy, "the output gradient")
     w = _channels_last(w, "the weight")
-    return _launch("dgrad", dy, w, tuple(x_shape), tuple(w.shape), stride, padding, dilation, groups)
+    return _launch("dgrad", dy, w, tuple(x_shape), w.shape, stride, padding, dilation, groups)
 
 
 def _wgrad(x, dy, w_shape, stride, padding, dilation, groups):
     x = _channels_last(x, "the input")
     dy = _channels_last(dy, "the output gradient")
-    return _launch("wgrad", x, dy, tuple(x.shape), tuple(w_shape), stride, padding, dilation, groups)
+    return _launch("wgrad", x, dy, x.shape, tuple(w_shape), stride, padding, dilation, groups)
 
 
 class _Conv(torch.autograd.Function):
@@ -169,7 +177,7 @@ class _Conv(torch.autograd.Function):
     def forward(ctx, x, w, stride, padding, dilation, groups):
         x = _channels_last(x, "the input")
         w = _channels_last(w, "the weight")
-        y = _fwd(x, w, stride, padding, dilation, groups)
+        y = _launch("fwd", x, w, x.shape, w.shape, stride, padding, dilation, groups)
         ctx.save_for_backward(x, w)
         ctx.conv = (stride, padding, dilation, groups)
         return y
@@ -178,6 +186,8 @@ class _Conv(torch.autograd.Function):
     def backward(ctx, dy):
         x, w = ctx.saved_tensors
         stride, padding, dilation, groups = ctx.conv
+        if dy.dtype != x.dtype:
+            dy = dy.to(x.dtype)
         dx = dw = None
         if ctx.needs_input_grad[0]:
             dx = _dgrad(dy, w, x.shape, stride, padding, dilation, groups)
@@ -259,6 +269,8 @@ def _check(x: torch.Tensor, w: torch.Tensor, rank: int):
 
 
 def _tuple(v, rank: int, name: str):
+    if type(v) is tuple and len(v) == rank and all(type(i) is int for i in v):
+        return v  # what modules hold
     if isinstance(v, str):
         raise ValueError(f"gconv.torch: {name}={v!r} is not supported; give ints")
     if isinstance(v, int):

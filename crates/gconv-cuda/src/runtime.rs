@@ -292,6 +292,10 @@ pub type RawStream = cudarc::driver::sys::CUstream;
 /// Smallest L2 flush buffer.
 const MIN_FLUSH_BYTES: u64 = 256 << 20;
 
+/// The byte outputs and workspaces are filled with before a kernel runs: 0xFF bytes are NaN
+/// in f32, f16 and bf16 (see [`GpuRuntime::poison`]).
+pub const POISON_BYTE: u8 = 0xFF;
+
 /// One CUDA context and stream on one device.
 pub struct GpuRuntime {
     ctx: Arc<CudaContext>,
@@ -415,10 +419,29 @@ impl GpuRuntime {
             .map_err(|e| CudaError::driver(format!("cuMemsetD8Async ({bytes} bytes)"), e))
     }
 
-    /// A zero-filled workspace of `bytes` bytes (at least one byte is allocated).
+    /// Fills every byte of `t` with [`POISON_BYTE`] (enqueued on the stream): an output a
+    /// kernel must overwrite completely. Every element reads as NaN in f32, f16 and bf16, so an
+    /// element a kernel leaves unwritten fails verification instead of passing as a zero.
+    pub fn poison(&self, t: &mut DeviceTensor) -> Result<(), CudaError> {
+        let bytes = t.bytes();
+        self.fill(t.ptr, bytes, POISON_BYTE)
+            .map_err(|e| CudaError::driver(format!("cuMemsetD8Async ({bytes} bytes)"), e))
+    }
+
+    fn fill(&self, ptr: u64, bytes: u64, value: u8) -> Result<(), cudarc::driver::DriverError> {
+        // SAFETY: callers pass the start and length of a live allocation of this context
+        // (a device tensor or a workspace), written on this runtime's stream only.
+        unsafe { dres::memset_d8_async(ptr, value, bytes as usize, self.stream.cu_stream()) }
+    }
+
+    /// A workspace of `bytes` bytes (at least one byte is allocated) filled with
+    /// [`POISON_BYTE`], as callers' workspaces come (PyTorch's allocator hands out memory as it
+    /// was left): a kernel must not rely on it being zero.
     pub fn alloc_workspace(&self, bytes: u64) -> Result<Workspace, CudaError> {
         let buf = self.alloc_bytes(bytes, "workspace")?;
         let ptr = self.raw_ptr(&buf);
+        self.fill(ptr, bytes.max(1), POISON_BYTE)
+            .map_err(|e| CudaError::driver(format!("cuMemsetD8Async (workspace, {bytes} bytes)"), e))?;
         Ok(Workspace { buf, ptr, bytes })
     }
 
@@ -463,7 +486,11 @@ impl GpuRuntime {
         Ok(Buffers {
             in0: self.upload(in0)?,
             in1: self.upload(in1)?,
-            out: self.alloc(problem.dtype, problem.elements(ro) as usize)?,
+            out: {
+                let mut out = self.alloc(problem.dtype, problem.elements(ro) as usize)?;
+                self.poison(&mut out)?;
+                out
+            },
             workspace: if kernel.workspace_bytes > 0 {
                 Some(self.alloc_workspace(kernel.workspace_bytes)?)
             } else {
