@@ -1,5 +1,6 @@
 //! A model against the measured oracle. For each problem the model ranks the kernels that were
-//! measured on it; its choice is the lowest prediction. *Efficiency* is the oracle's latency over
+//! measured on it as `auto` ranks candidates ([`Model::ranking`]: the screening cascade); its
+//! choice is the first. *Efficiency* is the oracle's latency over
 //! the chosen kernel's (1 when the model picks the fastest measured kernel); *top-k* says the
 //! oracle was among the model's k best. [`Metrics`] summarise efficiencies with the tail (P10,
 //! the worst problems), not only the mean.

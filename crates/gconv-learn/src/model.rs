@@ -1,6 +1,8 @@
 //! The selection model: gradient-boosted regression trees (forust-ml, squared loss) predicting
 //! a sample's label — the log of its latency over the problem's best — from its features. The
-//! kernel with the smallest prediction is the choice.
+//! model ranks candidates through a screening cascade ([`SCREEN`]: the first trees on every
+//! candidate, every tree on the few that stay ahead) and the first of its ranking is the
+//! choice ([`Model::ranking`], [`Model::best`]).
 //!
 //! A model directory holds `booster.json.gz` (the trees, forust's own JSON, gzip-compressed:
 //! forust writes node statistics too, about 10× what the trees need) and `meta.json`
