@@ -249,28 +249,36 @@ impl KernelConfig {
     /// enums as their index in the type's `ALL` order (direction and dtype as in
     /// `Direction::ALL` / `DType::ALL`). `None` for an unknown field.
     pub fn field_value(&self, field: &str) -> Option<i64> {
+        FIELDS
+            .iter()
+            .position(|f| *f == field)
+            .map(|i| self.field_values()[i])
+    }
+
+    /// Every field's [`KernelConfig::field_value`], in [`FIELDS`] order (no name lookups: the
+    /// learned selection reads all of them for every candidate).
+    pub fn field_values(&self) -> [i64; FIELDS.len()] {
         fn idx<T: PartialEq>(all: &[T], v: &T) -> i64 {
             all.iter().position(|x| x == v).unwrap_or(0) as i64
         }
-        Some(match field {
-            "family" => idx(&Family::ALL, &self.family),
-            "direction" => idx(&Direction::ALL, &self.direction),
-            "dtype" => idx(&DType::ALL, &self.dtype),
-            "tile_m" => self.tile_m as i64,
-            "tile_n" => self.tile_n as i64,
-            "tile_k" => self.tile_k as i64,
-            "warps_m" => self.warps_m as i64,
-            "warps_n" => self.warps_n as i64,
-            "stages" => self.stages as i64,
-            "vec_a" => self.vec_a as i64,
-            "vec_b" => self.vec_b as i64,
-            "group_merge" => self.group_merge as i64,
-            "split_k" => self.split_k as i64,
-            "split_k_mode" => idx(&SplitKMode::ALL, &self.split_k_mode),
-            "math" => idx(&Math::ALL, &self.math),
-            "fast_path" => idx(&FastPath::ALL, &self.fast_path),
-            _ => return None,
-        })
+        [
+            idx(&Family::ALL, &self.family),
+            idx(&Direction::ALL, &self.direction),
+            idx(&DType::ALL, &self.dtype),
+            self.tile_m as i64,
+            self.tile_n as i64,
+            self.tile_k as i64,
+            self.warps_m as i64,
+            self.warps_n as i64,
+            self.stages as i64,
+            self.vec_a as i64,
+            self.vec_b as i64,
+            self.group_merge as i64,
+            self.split_k as i64,
+            idx(&SplitKMode::ALL, &self.split_k_mode),
+            idx(&Math::ALL, &self.math),
+            idx(&FastPath::ALL, &self.fast_path),
+        ]
     }
 
     /// Sets a field from its textual value: numbers in decimal, enums by token (`igemm`,

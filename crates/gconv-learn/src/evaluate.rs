@@ -1,5 +1,6 @@
 //! A model against the measured oracle. For each problem the model ranks the kernels that were
-//! measured on it; its choice is the lowest prediction. *Efficiency* is the oracle's latency over
+//! measured on it as `auto` ranks candidates ([`Model::ranking`]: the screening cascade); its
+//! choice is the first. *Efficiency* is the oracle's latency over
 //! the chosen kernel's (1 when the model picks the fastest measured kernel); *top-k* says the
 //! oracle was among the model's k best. [`Metrics`] summarise efficiencies with the tail (P10,
 //! the worst problems), not only the mean.
@@ -71,15 +72,21 @@ pub fn geometry_key(p: &Problem) -> String {
 
 /// Ranks the samples of one problem with the model.
 fn outcome(model: &Model, samples: &[Sample], baseline_ms: Option<f64>) -> Outcome {
-    let rows: Vec<&[f64]> = samples.iter().map(|s| s.features.as_slice()).collect();
-    let pred = model.predict(&rows);
     // `auto`'s candidates: the eligible samples (every sample when none is, which a pool
-    // never gives).
+    // never gives), ranked as `auto` ranks them (`Model::ranking`: the screening cascade).
     let any_eligible = samples.iter().any(|s| s.eligible);
-    let mut order: Vec<usize> = (0..samples.len())
+    let candidates: Vec<usize> = (0..samples.len())
         .filter(|&i| samples[i].eligible || !any_eligible)
         .collect();
-    order.sort_by(|&a, &b| pred[a].total_cmp(&pred[b]).then(a.cmp(&b)));
+    let rows: Vec<&[f64]> = candidates
+        .iter()
+        .map(|&i| samples[i].features.as_slice())
+        .collect();
+    let order: Vec<usize> = model
+        .ranking(&rows)
+        .into_iter()
+        .map(|(j, _)| candidates[j])
+        .collect();
     let oracle = (0..samples.len())
         .min_by(|&a, &b| samples[a].latency_ms.total_cmp(&samples[b].latency_ms))
         .unwrap_or(0);

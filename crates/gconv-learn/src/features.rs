@@ -190,8 +190,8 @@ pub fn problem_features(p: &Problem) -> Vec<f64> {
 pub struct Context {
     /// Smallest cost estimate (s) of the admitted pool members (∞ when none is admitted).
     pub min_cost: f64,
-    /// The rule's choice, by name.
-    pub rule_pick: Option<String>,
+    /// The rule's choice (its resolved config, as admission reports it).
+    pub rule_pick: Option<KernelConfig>,
     /// The problem it describes.
     pub for_problem: Problem,
     /// [`problem_features`] of the problem, computed once for all its candidates.
@@ -220,7 +220,7 @@ impl Context {
                 .iter()
                 .map(|(_, a)| a.cost_estimate())
                 .fold(f64::INFINITY, f64::min),
-            rule_pick: auto_select_among(&refs, p, Families::All).map(|a| a.config().to_string()),
+            rule_pick: auto_select_among(&refs, p, Families::All).map(|a| *a.config()),
             for_problem: *p,
             problem: problem_features(p),
         }
@@ -229,18 +229,28 @@ impl Context {
 
 /// Every feature of an admitted (kernel, problem) pair, in [`FEATURES`] order.
 pub fn features(a: &Admitted, ctx: &Context) -> Vec<f64> {
+    let mut v = vec![0.0; FEATURES.len()];
+    features_into(a, ctx, &mut v);
+    v
+}
+
+/// [`features`] written into the first [`FEATURES`] values of `out` (`auto` fills its feature
+/// matrix in place; `out` must be at least that long).
+pub fn features_into(a: &Admitted, ctx: &Context, out: &mut [f64]) {
     let p = a.problem();
     let cfg = a.config();
     let plan = a.plan();
     let dev = a.target().device;
+    let (head, rest) = out.split_at_mut(PROBLEM.len());
     // The context's problem part, unless it was made for another problem.
-    let mut v = if ctx.for_problem == *p {
-        ctx.problem.clone()
+    if ctx.for_problem == *p {
+        head.copy_from_slice(&ctx.problem);
     } else {
-        problem_features(p)
-    };
-    for f in FIELDS {
-        v.push(cfg.field_value(f).unwrap_or(-1) as f64);
+        head.copy_from_slice(&problem_features(p));
+    }
+    let (fields, rest) = rest.split_at_mut(FIELDS.len());
+    for (o, v) in fields.iter_mut().zip(cfg.field_values()) {
+        *o = v as f64;
     }
     let grid = plan.grid();
     let ctas = (grid[0] * grid[1] * grid[2]) as f64;
@@ -256,7 +266,7 @@ pub fn features(a: &Admitted, ctx: &Context) -> Vec<f64> {
         size as f64 / (size.div_ceil(t) * t) as f64
     };
     let gm = u64::from(cfg.group_merge.max(1));
-    v.extend([
+    let plan_part = [
         ctas,
         ln1(ctas),
         per_sm,
@@ -291,10 +301,9 @@ pub fn features(a: &Admitted, ctx: &Context) -> Vec<f64> {
         } else {
             0.0
         },
-        f64::from(u8::from(ctx.rule_pick.as_deref() == Some(&cfg.to_string()))),
-    ]);
-    debug_assert_eq!(v.len(), FEATURES.len());
-    v
+        f64::from(u8::from(ctx.rule_pick.as_ref() == Some(cfg))),
+    ];
+    rest[..PLAN.len()].copy_from_slice(&plan_part);
 }
 
 /// The regime of a problem, for per-regime metrics: `depthwise` (C/G = K/G = 1), `multiplier`
@@ -336,8 +345,8 @@ mod tests {
         for p in problems {
             for dtype in [DType::Bf16, DType::F16, DType::F32] {
                 let p = Problem { dtype, ..p };
-                let want = gconv_kernels::select::auto_select(&p, &Target::H200)
-                    .map(|a| a.config().to_string());
+                let want =
+                    gconv_kernels::select::auto_select(&p, &Target::H200).map(|a| *a.config());
                 assert_eq!(Context::of(&p, &Target::H200).rule_pick, want, "{p}");
                 n += usize::from(want.is_some());
             }

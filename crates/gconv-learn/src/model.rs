@@ -1,6 +1,8 @@
 //! The selection model: gradient-boosted regression trees (forust-ml, squared loss) predicting
 //! a sample's label — the log of its latency over the problem's best — from its features. The
-//! kernel with the smallest prediction is the choice.
+//! model ranks candidates through a screening cascade ([`SCREEN`]: the first trees on every
+//! candidate, every tree on the few that stay ahead) and the first of its ranking is the
+//! choice ([`Model::ranking`], [`Model::best`]).
 //!
 //! A model directory holds `booster.json.gz` (the trees, forust's own JSON, gzip-compressed:
 //! forust writes node statistics too, about 10× what the trees need) and `meta.json`
@@ -123,21 +125,156 @@ const MAX_COMPLETE_DEPTH: usize = 12;
 /// Rows walked side by side through one tree (independent chains of loads for the CPU).
 const LANES: usize = 8;
 
-/// Trees between two prunings of [`Forest::argmin`].
-const PRUNE_EVERY: usize = 16;
+/// Values per row of a [`FeatureMatrix`] whose forest walks the fast path (a row's features,
+/// then zeros): a constant pitch, so that lane `l`'s feature `f` is at a fixed offset
+/// `l · ROW_STRIDE + f` of its group of [`LANES`] rows. Wider feature sets get a wider pitch
+/// and walk the generic path.
+pub const ROW_STRIDE: usize = 64;
+
+/// One stage of the screening cascade ([`SCREEN`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stage {
+    /// Trees every remaining row has walked when the stage cuts (counted from the first tree).
+    pub trees: usize,
+    /// Rows kept: those with the smallest partial sums (ties: the earlier row).
+    pub keep: usize,
+}
+
+/// The screening cascade of [`Model::ranking`] and [`Model::best`] (what `auto` decides and
+/// `gconv validate` scores with): every candidate walks the first 16 trees and the 32 best go
+/// on; at 48 trees the 16 best go on, at 128 the 8 best go on through every tree, and those 8
+/// are ranked by their full predictions. For a 71-member pool that is about 4,800 tree walks
+/// instead of 21,300. The cut points keep the validation metrics of the unscreened ranking
+/// (`models/h200/README.md`: the same efficiency, P10 and top-5 in every direction on the
+/// unseen problems); a stage that would keep every row left is skipped, and a model of fewer
+/// trees than a cut walks all of them before cutting.
+pub const SCREEN: [Stage; 3] = [
+    Stage {
+        trees: 16,
+        keep: 32,
+    },
+    Stage {
+        trees: 48,
+        keep: 16,
+    },
+    Stage {
+        trees: 128,
+        keep: 8,
+    },
+];
+
+/// Feature rows laid out for the forest: row `i` at `i · stride`, its features first and
+/// zeros after, in whole groups of [`LANES`] rows (zero rows pad the last group), so that
+/// eight rows walk a tree side by side from fixed offsets. `auto` writes its candidates'
+/// features straight into one (`crate::features::features_into`), with no row of its own.
+#[derive(Debug, Clone)]
+pub struct FeatureMatrix {
+    data: Vec<f64>,
+    rows: usize,
+    stride: usize,
+}
+
+impl FeatureMatrix {
+    /// An empty matrix for rows of [`FEATURES`] with room for `rows` rows.
+    pub fn with_capacity(rows: usize) -> FeatureMatrix {
+        FeatureMatrix::for_width(FEATURES.len(), rows)
+    }
+
+    fn for_width(width: usize, rows: usize) -> FeatureMatrix {
+        let stride = if width <= ROW_STRIDE {
+            ROW_STRIDE
+        } else {
+            width.next_multiple_of(LANES)
+        };
+        FeatureMatrix {
+            data: Vec::with_capacity(rows.next_multiple_of(LANES) * stride),
+            rows: 0,
+            stride,
+        }
+    }
+
+    /// A matrix of `rows` (a row shorter than [`FEATURES`] reads as missing values, NaN, past
+    /// its end, as a node walk of the row would; values past [`FEATURES`] are dropped).
+    pub fn from_rows(rows: &[&[f64]]) -> FeatureMatrix {
+        let width = FEATURES.len();
+        let mut m = FeatureMatrix::for_width(width, rows.len());
+        for r in rows {
+            let out = m.push_row();
+            let n = r.len().min(width);
+            out[..n].copy_from_slice(&r[..n]);
+            out[n..width].fill(f64::NAN);
+        }
+        m
+    }
+
+    /// Rows.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// No rows?
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Appends a row of zeros and returns it to be filled (its first [`FEATURES`] values are
+    /// the features; the rest must stay 0).
+    pub fn push_row(&mut self) -> &mut [f64] {
+        if self.rows.is_multiple_of(LANES) {
+            self.data.resize(self.data.len() + LANES * self.stride, 0.0);
+        }
+        let at = self.rows * self.stride;
+        self.rows += 1;
+        &mut self.data[at..at + self.stride]
+    }
+
+    /// Drops the last row (a row pushed for a candidate that turned out to have none).
+    pub fn pop_row(&mut self) {
+        if self.rows == 0 {
+            return;
+        }
+        self.rows -= 1;
+        let at = self.rows * self.stride;
+        self.data[at..at + self.stride].fill(0.0);
+        if self.rows.is_multiple_of(LANES) {
+            self.data.truncate(at);
+        }
+    }
+
+    /// Row `i` (its whole pitch).
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.stride..(i + 1) * self.stride]
+    }
+
+    /// Does some value read as missing (NaN)?
+    fn has_missing(&self) -> bool {
+        self.data.iter().any(|v| v.is_nan())
+    }
+
+    /// The rows `keep` (indices, increasing) of this matrix, in that order.
+    fn select(&self, keep: &[usize]) -> FeatureMatrix {
+        let mut m = FeatureMatrix {
+            data: Vec::with_capacity(keep.len().next_multiple_of(LANES) * self.stride),
+            rows: 0,
+            stride: self.stride,
+        };
+        for &i in keep {
+            m.push_row().copy_from_slice(self.row(i));
+        }
+        m
+    }
+}
 
 /// The booster's trees for fast prediction, giving the same bits as forust's own `predict`
 /// (the same traversal, and each row adds its trees' values in tree order from the base
 /// score). Every tree is stored complete to the forest's depth `D`: internal node `i` has
 /// children `2i + 1` and `2i + 2`, a leaf above depth `D` fills all the leaves below it, so a
 /// walk is `D` branch-free steps. Forests that do not fit that form (deeper than
-/// [`MAX_COMPLETE_DEPTH`], a separate missing-value branch, a damaged tree) keep forust's
-/// node lists and are walked node by node.
+/// [`MAX_COMPLETE_DEPTH`], a separate missing-value branch, a damaged tree, more features
+/// than [`ROW_STRIDE`]) keep forust's node lists and are walked node by node.
 #[derive(Debug, Clone, Default)]
 struct Forest {
     base: f64,
-    /// Features a row must have.
-    width: usize,
     complete: Option<Complete>,
     /// The node lists (used when `complete` is `None`).
     trees: Vec<Vec<FlatNode>>,
@@ -152,19 +289,13 @@ struct Complete {
     splits: Vec<f64>,
     /// Split features; bit 31 set: a missing (NaN) value goes right.
     features: Vec<u32>,
+    /// `features` without bit 31: what rows without missing values read.
+    columns: Vec<u32>,
     /// `trees × 2^D` leaf values.
     leaves: Vec<f64>,
-    /// `spread[t]`: the sum over trees `t..` of (largest − smallest leaf): how much the trees
-    /// from `t` on can still move one row's sum against another's.
-    spread: Vec<f64>,
 }
 
 const NAN_RIGHT: u32 = 1 << 31;
-
-/// Does some row have a missing (NaN) value?
-fn has_missing(rows: &[&[f64]]) -> bool {
-    rows.iter().any(|r| r.iter().any(|v| v.is_nan()))
-}
 
 impl Complete {
     fn of(trees: &[Vec<FlatNode>], width: usize) -> Option<Complete> {
@@ -180,6 +311,9 @@ impl Complete {
             let r = depth(t, nd.right as usize, level + 1)?;
             Some(l.max(r))
         }
+        if width > ROW_STRIDE {
+            return None;
+        }
         let d = trees
             .iter()
             .map(|t| depth(t, 0, 0))
@@ -193,8 +327,8 @@ impl Complete {
             trees: trees.len(),
             splits: vec![0.0; trees.len() * inner],
             features: vec![0; trees.len() * inner],
+            columns: Vec::new(),
             leaves: vec![0.0; trees.len() * outer],
-            spread: vec![0.0; trees.len() + 1],
         };
         /// Places forust node `i` at complete position `ci` of the tree at `base`.
         struct Fill<'a> {
@@ -242,51 +376,51 @@ impl Complete {
             }
             .place(0, 0, 0)?;
         }
-        for ti in (0..trees.len()).rev() {
-            let l = &c.leaves[ti * outer..(ti + 1) * outer];
-            let (lo, hi) = l
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-                    (lo.min(v), hi.max(v))
-                });
-            c.spread[ti] = c.spread[ti + 1] + (hi - lo);
-        }
+        c.columns = c.features.iter().map(|f| f & !NAN_RIGHT).collect();
         Some(c)
     }
 
-    /// Tree `t`'s split values, split features and leaf values.
-    fn tree(&self, t: usize) -> (&[f64], &[u32], &[f64]) {
+    /// Tree `t`'s split values, split features (with the missing-value bit, and without) and
+    /// leaf values.
+    fn tree(&self, t: usize) -> (&[f64], &[u32], &[u32], &[f64]) {
         let (inner, outer) = ((1usize << self.depth) - 1, 1usize << self.depth);
         (
             &self.splits[t * inner..(t + 1) * inner],
             &self.features[t * inner..(t + 1) * inner],
+            &self.columns[t * inner..(t + 1) * inner],
             &self.leaves[t * outer..(t + 1) * outer],
         )
     }
 
-    /// Adds trees `from..to` to the sums `acc` of `rows` (each at least `width` long: see
-    /// [`Forest::complete_for`]); `missing`: some row has a NaN value.
-    fn add(&self, from: usize, to: usize, rows: &[&[f64]], acc: &mut [f64], missing: bool) {
+    /// Adds trees `from..to` to the sums `acc` of the rows of `m` (of [`ROW_STRIDE`] pitch);
+    /// `missing`: some row has a NaN value.
+    fn add(&self, from: usize, to: usize, m: &FeatureMatrix, acc: &mut [f64], missing: bool) {
         if missing {
-            self.add_with_missing(from, to, rows, acc);
+            self.add_with_missing(from, to, m, acc);
             return;
         }
+        debug_assert_eq!(m.stride, ROW_STRIDE);
         let (d, inner) = (self.depth, (1usize << self.depth) - 1);
         for t in from..to {
-            let (splits, features, leaves) = self.tree(t);
-            for (rows, acc) in rows.chunks(LANES).zip(acc.chunks_mut(LANES)) {
+            let (splits, _, columns, leaves) = self.tree(t);
+            for (group, acc) in m
+                .data
+                .chunks_exact(LANES * ROW_STRIDE)
+                .zip(acc.chunks_mut(LANES))
+            {
                 let mut at = [0usize; LANES];
                 for _ in 0..d {
-                    for (i, row) in at.iter_mut().zip(rows) {
+                    for (l, i) in at.iter_mut().enumerate() {
                         // SAFETY: after k < d steps `*i` < 2^k − 1 < inner = `splits.len()` =
-                        // `features.len()`; a feature index (bit 31 masked) is below `width`
-                        // (checked in `Complete::of`, 0 in the filler nodes) and every row is
-                        // at least `width` long (`Forest::complete_for`).
+                        // `columns.len()`; a column is below the forest's width ≤ ROW_STRIDE
+                        // (checked in `Complete::of`, 0 in the filler nodes), and `group` holds
+                        // LANES whole rows of ROW_STRIDE values (`chunks_exact`; `Forest::add`
+                        // sends only ROW_STRIDE-pitched matrices here).
                         let (split, v) = unsafe {
-                            let f = *features.get_unchecked(*i);
+                            let f = *columns.get_unchecked(*i) as usize;
                             (
                                 *splits.get_unchecked(*i),
-                                *row.get_unchecked((f & !NAN_RIGHT) as usize),
+                                *group.get_unchecked(l * ROW_STRIDE + f),
                             )
                         };
                         *i = 2 * *i + 1 + usize::from(v >= split);
@@ -301,11 +435,12 @@ impl Complete {
 
     /// [`Complete::add`] for rows with missing (NaN) values: each node sends them the way
     /// forust's missing branch goes.
-    fn add_with_missing(&self, from: usize, to: usize, rows: &[&[f64]], acc: &mut [f64]) {
+    fn add_with_missing(&self, from: usize, to: usize, m: &FeatureMatrix, acc: &mut [f64]) {
         let (d, inner) = (self.depth, (1usize << self.depth) - 1);
         for t in from..to {
-            let (splits, features, leaves) = self.tree(t);
-            for (row, a) in rows.iter().zip(acc.iter_mut()) {
+            let (splits, features, _, leaves) = self.tree(t);
+            for (r, a) in acc.iter_mut().enumerate() {
+                let row = m.row(r);
                 let mut i = 0;
                 for _ in 0..d {
                     let f = features[i];
@@ -321,6 +456,15 @@ impl Complete {
             }
         }
     }
+}
+
+/// What the screening cascade ([`SCREEN`]) makes of some rows.
+struct Screened {
+    /// The rows that walked every tree, with their predictions, best first (ties: the earlier
+    /// row).
+    finalists: Vec<(usize, f64)>,
+    /// Per stage, the rows it dropped with their partial sums, best first.
+    dropped: Vec<Vec<(usize, f64)>>,
 }
 
 impl Forest {
@@ -350,17 +494,20 @@ impl Forest {
         match Complete::of(&trees, width) {
             Some(c) => Forest {
                 base: b.base_score,
-                width,
                 complete: Some(c),
                 trees: Vec::new(),
             },
             None => Forest {
                 base: b.base_score,
-                width,
                 complete: None,
                 trees,
             },
         }
+    }
+
+    /// Trees.
+    fn len(&self) -> usize {
+        self.complete.as_ref().map_or(self.trees.len(), |c| c.trees)
     }
 
     /// One tree's leaf value for `row` (0 for a damaged tree whose walk leaves its nodes or
@@ -384,73 +531,65 @@ impl Forest {
         0.0
     }
 
-    /// The complete layout, when it applies to these rows.
-    fn complete_for(&self, rows: &[&[f64]]) -> Option<&Complete> {
-        self.complete
-            .as_ref()
-            .filter(|_| rows.iter().all(|r| r.len() >= self.width))
-    }
-
-    /// Predictions of many rows, tree by tree (each tree stays in cache while every row walks
-    /// it); each row still adds its trees' values in tree order, so the sums are forust's.
-    fn predict_rows(&self, rows: &[&[f64]]) -> Vec<f64> {
-        let mut acc = vec![self.base; rows.len()];
-        if let Some(c) = self.complete_for(rows) {
-            c.add(0, c.trees, rows, &mut acc, has_missing(rows));
-            return acc;
-        }
-        for t in &self.trees {
-            for (a, row) in acc.iter_mut().zip(rows) {
-                *a += Forest::walk(t, row);
+    /// Adds trees `from..to` to the sums `acc` of the rows of `m`, tree by tree (each tree
+    /// stays in cache while every row walks it; each row still adds its trees' values in tree
+    /// order, so the sums are forust's whatever the batches).
+    fn add(&self, from: usize, to: usize, m: &FeatureMatrix, acc: &mut [f64], missing: bool) {
+        match &self.complete {
+            Some(c) if m.stride == ROW_STRIDE => c.add(from, to, m, acc, missing),
+            _ => {
+                for t in &self.trees[from.min(self.trees.len())..to.min(self.trees.len())] {
+                    for (r, a) in acc.iter_mut().enumerate() {
+                        *a += Forest::walk(t, m.row(r));
+                    }
+                }
             }
         }
+    }
+
+    /// Predictions of the first `trees` trees (all of them at most).
+    fn predict_rows(&self, m: &FeatureMatrix, trees: usize) -> Vec<f64> {
+        let mut acc = vec![self.base; m.len()];
+        self.add(0, trees.min(self.len()), m, &mut acc, m.has_missing());
         acc
     }
 
-    /// The row with the smallest prediction (the first of equal ones), as
-    /// `predict_rows(rows)` would rank it, with the rows that cannot win any more dropped
-    /// every [`PRUNE_EVERY`] trees: a row whose partial sum exceeds the best partial sum by
-    /// more than the remaining trees' spread can only end above it.
-    fn argmin(&self, rows: &[&[f64]]) -> Option<usize> {
-        if rows.len() <= 1 {
-            return (!rows.is_empty()).then_some(0);
-        }
-        let Some(c) = self.complete_for(rows) else {
-            let p = self.predict_rows(rows);
-            return (0..p.len()).reduce(|b, i| if p[i] < p[b] { i } else { b });
-        };
-        let missing = has_missing(rows);
-        let mut alive: Vec<usize> = (0..rows.len()).collect();
-        let mut live_rows: Vec<&[f64]> = rows.to_vec();
-        let mut acc = vec![self.base; rows.len()];
-        let mut t = 0;
-        while t < c.trees && alive.len() > 1 {
-            let to = (t + PRUNE_EVERY).min(c.trees);
-            c.add(t, to, &live_rows, &mut acc, missing);
-            t = to;
-            let best = acc.iter().copied().fold(f64::INFINITY, f64::min);
-            // A margin far above the rounding of a few hundred additions.
-            let reach = c.spread[t] + 1e-9 * (1.0 + best.abs());
-            let keep: Vec<bool> = acc.iter().map(|&a| a - best <= reach).collect();
-            let mut k = 0;
-            for (i, &kept) in keep.iter().enumerate() {
-                if kept {
-                    alive[k] = alive[i];
-                    live_rows[k] = live_rows[i];
-                    acc[k] = acc[i];
-                    k += 1;
-                }
+    /// The screening cascade ([`SCREEN`]) over the rows of `m`.
+    fn screen(&self, m: &FeatureMatrix) -> Screened {
+        let total = self.len();
+        let missing = m.has_missing();
+        let mut live: Vec<usize> = (0..m.len()).collect();
+        let mut acc = vec![self.base; m.len()];
+        let mut kept: Option<FeatureMatrix> = None;
+        let mut done = 0;
+        let mut dropped = Vec::new();
+        for st in SCREEN {
+            if live.len() <= st.keep {
+                continue;
             }
-            alive.truncate(k);
-            live_rows.truncate(k);
-            acc.truncate(k);
+            let to = st.trees.clamp(done, total);
+            let cur = kept.as_ref().unwrap_or(m);
+            self.add(done, to, cur, &mut acc, missing);
+            done = to;
+            let mut order: Vec<usize> = (0..live.len()).collect();
+            order.sort_unstable_by(|&a, &b| acc[a].total_cmp(&acc[b]).then(a.cmp(&b)));
+            dropped.push(
+                order[st.keep..]
+                    .iter()
+                    .map(|&i| (live[i], acc[i]))
+                    .collect(),
+            );
+            let mut keep = order[..st.keep].to_vec();
+            keep.sort_unstable();
+            let next = cur.select(&keep);
+            acc = keep.iter().map(|&i| acc[i]).collect();
+            live = keep.iter().map(|&i| live[i]).collect();
+            kept = Some(next);
         }
-        if t < c.trees {
-            c.add(t, c.trees, &live_rows, &mut acc, missing);
-        }
-        (0..acc.len())
-            .reduce(|b, i| if acc[i] < acc[b] { i } else { b })
-            .map(|i| alive[i])
+        self.add(done, total, kept.as_ref().unwrap_or(m), &mut acc, missing);
+        let mut finalists: Vec<(usize, f64)> = live.into_iter().zip(acc).collect();
+        finalists.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        Screened { finalists, dropped }
     }
 }
 
@@ -548,16 +687,54 @@ impl Model {
         self.meta.geometries.binary_search(&geometry_key(p)).is_ok()
     }
 
-    /// Predicted labels of feature rows.
+    /// Predicted labels of feature rows (every tree).
     pub fn predict(&self, rows: &[&[f64]]) -> Vec<f64> {
-        self.forest.predict_rows(rows)
+        self.predict_matrix(&FeatureMatrix::from_rows(rows))
     }
 
-    /// The index of the row with the smallest prediction (the first of equal ones): what
-    /// ranking by [`Model::predict`] puts first, usually without walking every tree for every
-    /// row (rows that can no longer win are dropped along the way). `None` for no rows.
+    /// Predicted labels of the rows of a [`FeatureMatrix`] (every tree).
+    pub fn predict_matrix(&self, m: &FeatureMatrix) -> Vec<f64> {
+        self.forest.predict_rows(m, usize::MAX)
+    }
+
+    /// The base score plus the first `trees` trees for each row: the partial sums the
+    /// screening cascade ([`SCREEN`]) cuts on (for checks of it).
+    pub fn predict_first(&self, rows: &[&[f64]], trees: usize) -> Vec<f64> {
+        self.forest
+            .predict_rows(&FeatureMatrix::from_rows(rows), trees)
+    }
+
+    /// Trees in the forest.
+    pub fn trees(&self) -> usize {
+        self.forest.len()
+    }
+
+    /// The model's ranking of rows (what `auto` and validation rank by), through the screening
+    /// cascade ([`SCREEN`]): the rows that walked every tree by prediction, then the rows each
+    /// stage dropped, the last stage's first, each by its partial sum at the cut (ties: the
+    /// earlier row). Each entry is `(row, its full prediction or its partial sum at the cut)`.
+    pub fn ranking(&self, rows: &[&[f64]]) -> Vec<(usize, f64)> {
+        self.ranking_matrix(&FeatureMatrix::from_rows(rows))
+    }
+
+    /// [`Model::ranking`] of the rows of a [`FeatureMatrix`].
+    pub fn ranking_matrix(&self, m: &FeatureMatrix) -> Vec<(usize, f64)> {
+        let s = self.forest.screen(m);
+        let mut out = s.finalists;
+        for d in s.dropped.into_iter().rev() {
+            out.extend(d);
+        }
+        out
+    }
+
+    /// The first row of [`Model::ranking`] (`None` for no rows): the model's choice.
     pub fn best(&self, rows: &[&[f64]]) -> Option<usize> {
-        self.forest.argmin(rows)
+        self.best_matrix(&FeatureMatrix::from_rows(rows))
+    }
+
+    /// [`Model::best`] of the rows of a [`FeatureMatrix`] (what `auto` calls).
+    pub fn best_matrix(&self, m: &FeatureMatrix) -> Option<usize> {
+        self.forest.screen(m).finalists.first().map(|&(i, _)| i)
     }
 
     /// The same predictions through forust's own `predict` (a check of the flat forest).

@@ -12,8 +12,8 @@
 //! ([`choose_tuned`]; `gconv tune` fills it), a measured decision comes first.
 
 use crate::decisions::DecisionCache;
-use crate::features::{features, Context};
-use crate::model::Model;
+use crate::features::{features_into, Context};
+use crate::model::{FeatureMatrix, Model};
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::select::auto_select_in;
 use gconv_kernels::{admit, Admitted, DeviceLimits, KernelConfig, SplitKMode, Target};
@@ -186,21 +186,22 @@ pub struct Ranking {
 }
 
 /// Ranks the pool of `problem` with `model` (one admission of the whole pool; see
-/// [`Ranking`]).
+/// [`Ranking`]): in the order of [`Model::ranking`], the screening cascade `auto` decides
+/// with, so the first is `auto`'s choice; each candidate's `predicted` is its full prediction
+/// (the candidates the cascade dropped come after those it kept, whatever theirs).
 pub fn rank(model: &Model, problem: &Problem, target: &Target, families: Families) -> Ranking {
     let pool = Pool::admit(problem, target, families);
     let rows = pool.rows();
-    let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
-    let pred = model.predict(&refs);
-    let mut ranked: Vec<Ranked> = pool
-        .candidates()
-        .zip(pred)
-        .map(|(admitted, predicted)| Ranked {
-            admitted: admitted.clone(),
-            predicted,
+    let pred = model.predict_matrix(&rows);
+    let candidates: Vec<&Admitted> = pool.candidates().collect();
+    let ranked: Vec<Ranked> = model
+        .ranking_matrix(&rows)
+        .into_iter()
+        .map(|(i, _)| Ranked {
+            admitted: candidates[i].clone(),
+            predicted: pred[i],
         })
         .collect();
-    ranked.sort_by(|a, b| a.predicted.total_cmp(&b.predicted));
     Ranking {
         ranked,
         left_out: pool
@@ -282,14 +283,18 @@ impl Pool {
     }
 
     /// The candidates' feature rows, in pool order.
-    fn rows(&self) -> Vec<Vec<f64>> {
-        self.candidates().map(|a| features(a, &self.ctx)).collect()
+    fn rows(&self) -> FeatureMatrix {
+        let mut m = FeatureMatrix::with_capacity(self.members.len());
+        for a in self.candidates() {
+            features_into(a, &self.ctx, m.push_row());
+        }
+        m
     }
 }
 
 /// The model's choice among the eligible admitted members of the allowed pools: the first of
-/// [`rank`]'s ranking, found without predicting every tree for every candidate
-/// ([`Model::best`]).
+/// [`rank`]'s ranking ([`Model::best`]: the screening cascade, without the ranking's
+/// predictions of every candidate).
 pub fn model_choice(
     model: &Model,
     problem: &Problem,
@@ -297,9 +302,7 @@ pub fn model_choice(
     families: Families,
 ) -> Option<Admitted> {
     let pool = Pool::admit(problem, target, families);
-    let rows = pool.rows();
-    let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
-    let best = model.best(&refs)?;
+    let best = model.best_matrix(&pool.rows())?;
     let chosen = pool.candidates().nth(best).cloned();
     chosen
 }
@@ -474,6 +477,33 @@ mod tests {
             with(Source::Rule("GCONV_AUTO=rule".into())),
         ] {
             assert_eq!(c.vendor_engine(), None, "{}", c.source);
+        }
+    }
+
+    /// `auto`'s choice (`model_choice`, through `Model::best`) is the first of `rank` on every
+    /// model-zoo layer, and `rank` lists every eligible admitted member once, the candidates
+    /// that walked every tree first, by their full predictions.
+    #[test]
+    fn the_choice_is_the_first_of_the_ranking() {
+        let model = shipped().expect("the shipped model loads");
+        let zoo = gconv_tune::registry::registry_problems("model_zoo").unwrap();
+        assert_eq!(zoo.len(), 81);
+        for p in &zoo {
+            let r = rank(model, p, &Target::H200, Families::All);
+            let chosen = model_choice(model, p, &Target::H200, Families::All).expect("a choice");
+            assert_eq!(chosen.config(), r.ranked[0].admitted.config(), "{p}");
+            let admitted = catalogue::pool(p.direction, p.dtype, Families::All)
+                .iter()
+                .filter(|c| eligible(c) && admit(c, p, &Target::H200).is_ok())
+                .count();
+            assert_eq!(r.ranked.len(), admitted, "{p}");
+            let finalists = admitted.min(crate::model::SCREEN[crate::model::SCREEN.len() - 1].keep);
+            assert!(
+                r.ranked[..finalists]
+                    .windows(2)
+                    .all(|w| w[0].predicted <= w[1].predicted),
+                "{p}"
+            );
         }
     }
 

@@ -3,6 +3,7 @@
 //! cross-validation scores every problem once.
 
 use gconv_kernels::Target;
+use gconv_learn::model::SCREEN;
 use gconv_learn::{cross_validate, evaluate, Dataset, Model, TrainOptions};
 use gconv_tune::read_rows;
 use std::path::PathBuf;
@@ -113,12 +114,37 @@ fn plots_render_without_system_fonts() {
     }
 }
 
-/// The fast paths give forust's answers: the complete-tree forest predicts forust's bits with
-/// the shipped model (300 trees of depth 6) and a deeper one, and `best` — which drops rows
-/// that cannot win any more — picks on every problem the first row of the ranking by
-/// `predict`.
+/// The screening cascade written out plainly from whole-forest and first-trees predictions:
+/// at each stage of `SCREEN` (when more rows are left than it keeps) the rows are sorted by
+/// their sum of the first `trees` trees (ties: the earlier row) and the rest are set aside; the
+/// rows left are sorted by their full prediction, then come the set-aside rows, the last
+/// stage's first.
+fn reference_ranking(model: &Model, rows: &[&[f64]]) -> Vec<usize> {
+    let mut live: Vec<usize> = (0..rows.len()).collect();
+    let mut dropped: Vec<Vec<usize>> = Vec::new();
+    for st in SCREEN {
+        if live.len() <= st.keep {
+            continue;
+        }
+        let part = model.predict_first(rows, st.trees);
+        live.sort_by(|&a, &b| part[a].total_cmp(&part[b]).then(a.cmp(&b)));
+        dropped.push(live.split_off(st.keep));
+    }
+    let full = model.predict(rows);
+    live.sort_by(|&a, &b| full[a].total_cmp(&full[b]).then(a.cmp(&b)));
+    for d in dropped.into_iter().rev() {
+        live.extend(d);
+    }
+    live
+}
+
+/// The fast paths give forust's answers and the cascade's: the complete-tree forest predicts
+/// forust's bits with the shipped model (300 trees of depth 6) and a deeper one of fewer trees
+/// than the cascade's last cut, `ranking` is the plainly written cascade on every problem (the
+/// rows that walked every tree carrying their full predictions), and `best` — what `auto`
+/// calls — is the first of it.
 #[test]
-fn pruned_argmin_and_complete_trees_agree_with_forust() {
+fn screened_ranking_best_and_complete_trees_agree_with_forust() {
     let ds = data();
     let samples: Vec<_> = ds.samples().collect();
     let deep = Model::train(
@@ -131,7 +157,9 @@ fn pruned_argmin_and_complete_trees_agree_with_forust() {
     )
     .unwrap();
     let shipped = gconv_learn::select::shipped().expect("the shipped model loads");
+    assert_eq!(shipped.trees(), 300);
     let mut picks = 0;
+    let mut screened = 0;
     for model in [shipped, &deep] {
         let all: Vec<&[f64]> = samples.iter().map(|s| s.features.as_slice()).collect();
         assert_eq!(model.predict(&all), model.predict_with_booster(&all));
@@ -150,18 +178,26 @@ fn pruned_argmin_and_complete_trees_agree_with_forust() {
             .collect();
         let holes: Vec<&[f64]> = holes.iter().map(|r| r.as_slice()).collect();
         assert_eq!(model.predict(&holes), model.predict_with_booster(&holes));
-        assert_eq!(model.best(&holes), {
-            let p = model.predict(&holes);
-            (0..p.len()).reduce(|b, i| if p[i] < p[b] { i } else { b })
-        });
+        let ranked: Vec<usize> = model.ranking(&holes).into_iter().map(|r| r.0).collect();
+        assert_eq!(ranked, reference_ranking(model, &holes));
+        assert_eq!(model.best(&holes), ranked.first().copied());
         for rows in ds.problems.values() {
             let rows: Vec<&[f64]> = rows.iter().map(|s| s.features.as_slice()).collect();
-            let p = model.predict(&rows);
-            let first = (0..p.len()).reduce(|b, i| if p[i] < p[b] { i } else { b });
-            assert_eq!(model.best(&rows), first);
+            let ranking = model.ranking(&rows);
+            let order: Vec<usize> = ranking.iter().map(|r| r.0).collect();
+            assert_eq!(order, reference_ranking(model, &rows));
+            assert_eq!(model.best(&rows), order.first().copied());
+            let full = model.predict(&rows);
+            let finalists = rows.len().min(SCREEN[SCREEN.len() - 1].keep);
+            for &(i, p) in &ranking[..finalists] {
+                assert_eq!(p.to_bits(), full[i].to_bits(), "row {i}");
+            }
+            screened += usize::from(rows.len() > finalists);
             picks += 1;
         }
         assert_eq!(model.best(&[]), None);
+        assert!(model.ranking(&[]).is_empty());
     }
     assert!(picks > 60, "{picks}");
+    assert!(screened > 30, "only {screened} problems went through a cut");
 }

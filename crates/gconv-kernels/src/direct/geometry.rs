@@ -142,10 +142,7 @@ pub(crate) fn geometry_of(
     let xrow = if is_mma {
         base_row
     } else {
-        (0..8u64)
-            .map(|pad| base_row + pad * pad_chunk)
-            .min_by_key(|&xrow| smem_read_wavefronts(cfg, problem, th, ct, xrow))
-            .unwrap_or(base_row)
+        row_pitch(cfg, problem, th, ct, base_row, pad_chunk)
     };
     let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
     let ws_bytes = if is_mma {
@@ -222,11 +219,7 @@ pub fn phase_geometry(
         stride: [1; 3],
         ..*problem
     };
-    let base_row = halo[2] * ct;
-    let xrow = (0..8u64)
-        .map(|pad| base_row + pad * (16 / es))
-        .min_by_key(|&xrow| smem_read_wavefronts(cfg, &cells_walk, th, ct, xrow))
-        .unwrap_or(base_row);
+    let xrow = row_pitch(cfg, &cells_walk, th, ct, halo[2] * ct, 16 / es);
     let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
     let taps_c = problem.filter_volume() * cin;
     let ws_bytes = taps_c * bn * 4;
@@ -272,6 +265,65 @@ pub fn phase_register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     (acc + other + 32).min(u32::MAX as u64) as u32
 }
 
+/// The row pitch of the staged halo (elements) that [`smem_read_wavefronts`] prices lowest
+/// among `base_row + pad · step` for pads 0 to 7, the smallest pad of the lowest. The search
+/// stops at the first pitch that costs one wavefront per phase ([`ReadPhases::fewest`]: none
+/// can cost less), so it usually prices one or two pitches instead of eight, with the same
+/// answer.
+pub fn row_pitch(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    th: u64,
+    ct: u64,
+    base_row: u64,
+    step: u64,
+) -> u64 {
+    let floor = ReadPhases::of(cfg, problem).map_or(0, |r| r.fewest());
+    let mut best = (u64::MAX, base_row);
+    for pad in 0..8u64 {
+        let xrow = base_row + pad * step;
+        let w = smem_read_wavefronts(cfg, problem, th, ct, xrow);
+        if w < best.0 {
+            best = (w, xrow);
+        }
+        if w <= floor {
+            break;
+        }
+    }
+    best.1
+}
+
+/// How the first warp's column reads split into phases ([`smem_read_wavefronts`]): `None`
+/// where the bank model does not apply (not depthwise).
+struct ReadPhases {
+    /// Threads of the first warp.
+    threads: u64,
+    /// Threads per phase (128 bytes of requests).
+    per_phase: u64,
+    /// Bytes per thread's read.
+    access: u64,
+}
+
+impl ReadPhases {
+    fn of(cfg: &KernelConfig, problem: &Problem) -> Option<ReadPhases> {
+        if problem.cpg() != 1 || problem.kpg() != 1 {
+            return None;
+        }
+        let es = problem.dtype.size_bytes();
+        let access = (cfg.vec_a.max(1) as u64 * es).min(16);
+        Some(ReadPhases {
+            threads: (cfg.threads() as u64).min(32),
+            per_phase: (128 / access).min(32),
+            access,
+        })
+    }
+
+    /// The fewest wavefronts a read can cost: one per phase (every thread reads a word).
+    fn fewest(&self) -> u64 {
+        self.threads.div_ceil(self.per_phase)
+    }
+}
+
 /// Shared-memory wavefronts of one column read by the first warp of a CTA on the depthwise
 /// path (the math loop's shared loads), for a row stride of `xrow` elements: threads are
 /// grouped into phases of 128 bytes of requests (8 threads for 16-byte reads), and each phase
@@ -284,15 +336,17 @@ pub fn smem_read_wavefronts(
     ct: u64,
     xrow: u64,
 ) -> u64 {
-    if problem.cpg() != 1 || problem.kpg() != 1 {
+    let Some(ReadPhases {
+        threads,
+        per_phase,
+        access,
+    }) = ReadPhases::of(cfg, problem)
+    else {
         return 0;
-    }
+    };
     let es = problem.dtype.size_bytes();
     let vec = cfg.vec_a.max(1) as u64;
     let lanes = (cfg.tile_n as u64 / vec).max(1);
-    let access = (vec * es).min(16);
-    let per_phase = (128 / access).min(32) as usize;
-    let threads = (cfg.threads() as u64).min(32);
     let py = rows_per_thread(cfg);
     let rgh = (th / py).max(1);
     let addr = |t: u64| {
@@ -308,7 +362,7 @@ pub fn smem_read_wavefronts(
     let mut total = 0;
     let mut t0 = 0;
     while t0 < threads {
-        let t1 = (t0 + per_phase as u64).min(threads);
+        let t1 = (t0 + per_phase).min(threads);
         let mut ranges = [(0u64, 0u64); 32];
         let n = (t1 - t0) as usize;
         for (r, t) in ranges.iter_mut().zip(t0..t1) {

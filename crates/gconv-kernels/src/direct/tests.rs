@@ -6,7 +6,7 @@ use super::*;
 use crate::admit::{admit, validate, Target};
 use crate::config::FastPath;
 use crate::source::KernelSource;
-use geometry::{rows_per_thread, smem_read_wavefronts};
+use geometry::{row_pitch, rows_per_thread, smem_read_wavefronts};
 use pool::forward_pool as direct_forward_pool;
 
 fn prob(key: &str) -> Problem {
@@ -207,6 +207,44 @@ fn row_padding_removes_bank_conflicts_of_narrow_channel_tiles() {
         smem_read_wavefronts(&c16, &p16, g16.th, g16.ct, g16.xrow),
         4
     );
+}
+
+/// The pitch search that stops at the first conflict-free pitch gives what pricing all eight
+/// pitches and taking the first cheapest gives, for every direct pool member of every
+/// direction and dtype on depthwise, multiplier and grouped layers (strides 1 and 2, both
+/// pitch steps of the two call sites).
+#[test]
+fn row_pitch_equals_the_cheapest_of_all_eight_pitches() {
+    let mut n = 0;
+    for key in [
+        "fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
+        "fwd_bf16_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
+        "fwd_bf16_n16_g64_c64_k64_i56x56_f7x7_s1x1_p3x3_d1x1",
+        "fwd_f32_n8_g960_c960_k960_i7x7_f5x5_s1x1_p2x2_d1x1",
+        "fwd_f16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        "fwd_bf16_n8_g32_c32_k64_i28x28_f3x3_s1x1_p1x1_d1x1",
+        "fwd_bf16_n8_g32_c128_k128_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ] {
+        let p = prob(key);
+        for dir in [Direction::Fwd, Direction::Dgrad] {
+            for dt in DType::ALL {
+                let q = p.with_direction(dir).with_dtype(dt);
+                for c in Direct.pool(dir, dt) {
+                    let g = geometry(&c, &q);
+                    for (base, step) in [(g.xrow, 8), (g.ct * 3, 16 / dt.size_bytes())] {
+                        let brute = (0..8u64)
+                            .map(|pad| base + pad * step)
+                            .min_by_key(|&x| smem_read_wavefronts(&c, &q, g.th, g.ct, x))
+                            .unwrap();
+                        let fast = row_pitch(&c, &q, g.th, g.ct, base, step);
+                        assert_eq!(fast, brute, "{c} on {q}: base {base}, step {step}");
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(n > 500, "{n} searches");
 }
 
 #[test]
