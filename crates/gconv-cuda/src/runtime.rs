@@ -440,8 +440,9 @@ impl GpuRuntime {
     pub fn alloc_workspace(&self, bytes: u64) -> Result<Workspace, CudaError> {
         let buf = self.alloc_bytes(bytes, "workspace")?;
         let ptr = self.raw_ptr(&buf);
-        self.fill(ptr, bytes.max(1), POISON_BYTE)
-            .map_err(|e| CudaError::driver(format!("cuMemsetD8Async (workspace, {bytes} bytes)"), e))?;
+        self.fill(ptr, bytes.max(1), POISON_BYTE).map_err(|e| {
+            CudaError::driver(format!("cuMemsetD8Async (workspace, {bytes} bytes)"), e)
+        })?;
         Ok(Workspace { buf, ptr, bytes })
     }
 
