@@ -17,7 +17,9 @@ Under ``torch.compile`` the three directions are the custom ops ``gconv::conv_fw
 ``gconv::conv_dgrad`` and ``gconv::conv_wgrad`` (with fake implementations and the forward's
 autograd registered), so a compiled graph holds each convolution as one opaque op instead of
 breaking; eager calls skip the op dispatcher (less host time per call). :func:`precompile`
-compiles every kernel a model needs for an input shape in parallel before the first step.
+compiles every kernel a model needs for an input shape in parallel before the first step;
+:func:`tune` keeps each convolution on the faster of gconv and PyTorch (measured; not yet run
+on a GPU: written after the session that ran the rest had spent its device time).
 
 Only zero padding of ints (no ``padding="same"``, no other ``padding_mode``) is supported;
 ``Conv1d``/``Conv2d``/``Conv3d`` are drop-ins for ``torch.nn.ConvNd`` with the same parameters
