@@ -192,6 +192,7 @@ class _Conv(torch.autograd.Function):
         return y
 
     @staticmethod
+    @torch.autograd.function.once_differentiable  # a second derivative is an error, not zeros
     def backward(ctx, dy):
         x, w = ctx.saved_tensors
         stride, padding, dilation, groups = ctx.conv
@@ -478,13 +479,16 @@ def _supported(m: torch.nn.modules.conv._ConvNd) -> Optional[str]:
 
 
 class _GconvConv:
-    """Mixin: the forward of a ``torch.nn.ConvNd`` on gconv (CUDA), torch's own elsewhere."""
+    """Mixin: the forward of a ``torch.nn.ConvNd`` on gconv (CUDA tensors of float32, float16
+    or bfloat16), torch's own elsewhere (CPU tensors, float64, padding modes gconv lacks)."""
 
     _rank = 2
 
     def forward(self, x):  # noqa: D401
         if not x.is_cuda or _supported(self) is not None:
             return super().forward(x)
+        if x.dtype not in _DTYPES and not torch.is_autocast_enabled("cuda"):
+            return super().forward(x)  # float64 (or another dtype gconv has no kernels for)
         return _conv(self._rank, x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 

@@ -211,3 +211,17 @@ def test_tune_keeps_each_convolution_on_the_faster_side_and_the_results_stay_rig
         gt.untune()
         torch.backends.cudnn.allow_tf32 = tf32
     assert not gt._TUNED
+
+
+def test_second_derivatives_are_refused_and_float64_modules_run_on_torch():
+    x = torch.randn(2, 8, 6, 6, device="cuda", requires_grad=True)
+    w = torch.randn(8, 1, 3, 3, device="cuda", requires_grad=True)
+    y = gt.conv2d(x, w, None, 1, 1, 1, 8)
+    (gx,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError):
+        gx.sum().backward()
+    m = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8).cuda().double()
+    gt.convert(m, verbose=False)
+    assert isinstance(m, gt.Conv2d)
+    xd = torch.randn(2, 8, 6, 6, device="cuda", dtype=torch.float64)
+    assert m(xd).dtype == torch.float64  # torch's own convolution, no error
