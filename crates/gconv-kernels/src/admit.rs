@@ -76,6 +76,9 @@ pub struct Admitted {
     problem: Problem,
     target: Target,
     plan: Arc<dyn Plan>,
+    /// `plan.cost(&target.device)`, priced once at admission: `auto` reads it three times per
+    /// member (the pool's cheapest, the rule's pick, the features).
+    cost: f64,
 }
 
 impl fmt::Debug for Admitted {
@@ -109,9 +112,10 @@ impl Admitted {
     pub fn grid(&self) -> [u64; 3] {
         self.plan.grid()
     }
-    /// The family's estimated time in seconds on the target device.
+    /// The family's estimated time in seconds on the target device (the plan's
+    /// [`Plan::cost`], priced once at admission).
     pub fn cost_estimate(&self) -> f64 {
-        self.plan.cost(&self.target.device)
+        self.cost
     }
     /// The generated module.
     pub fn emit(&self) -> KernelSource {
@@ -146,6 +150,7 @@ pub fn admit(
         cfg: plan.resolved_config().unwrap_or(*cfg),
         problem: *problem,
         target: *target,
+        cost: plan.cost(&target.device),
         plan,
     })
 }

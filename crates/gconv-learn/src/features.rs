@@ -258,7 +258,7 @@ pub fn features_into(a: &Admitted, ctx: &Context, out: &mut [f64]) {
     let per_sm = dev.ctas_per_sm(plan.smem_bytes(), threads, plan.registers()) as f64;
     let wave = per_sm * dev.sms as f64;
     let waves = ctas / wave.max(1.0);
-    let cost = plan.cost(&dev);
+    let cost = a.cost_estimate();
     let roof = p.roofline_seconds(&gconv_problem::DeviceSpec::H200);
     let (m, n, k) = p.gemm_mnk();
     let util = |size: u64, tile: u32| {

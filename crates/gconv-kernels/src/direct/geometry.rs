@@ -390,10 +390,17 @@ pub fn smem_read_wavefronts(
 /// [`weights_in_registers`], else one row of `FX × VEC`) and a fixed allowance (of the
 /// [`forward_problem`] of a backward-data problem).
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
+    let fp = forward_problem(problem);
+    registers_on(cfg, &fp, &merge_groups(cfg, &fp))
+}
+
+/// [`register_estimate`] given the problem's [`forward_problem`] `fp` and [`kernel_problem`]
+/// `kp` (the plan has them already; a backward-data dual costs a geometry check to derive).
+fn registers_on(cfg: &KernelConfig, fp: &Problem, kp: &Problem) -> u32 {
     if cfg.math == Math::Mma {
-        return mma::register_estimate(cfg, &kernel_problem(cfg, problem));
+        return mma::register_estimate(cfg, kp);
     }
-    let problem = &forward_problem(problem);
+    let problem = fp;
     if strided::applies(problem) {
         return phase_register_estimate(cfg, problem);
     }
@@ -462,7 +469,7 @@ impl DirectPlan {
             forward_problem: fp,
             kernel_problem: kp,
             geometry,
-            registers: register_estimate(&cfg, problem),
+            registers: registers_on(&cfg, &fp, &kp),
         }
     }
 }
