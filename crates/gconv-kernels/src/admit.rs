@@ -68,6 +68,29 @@ pub fn validate(cfg: &KernelConfig, arch: Arch) -> Result<(), Rejection> {
     fam.validate(cfg)
 }
 
+/// A config that passed [`validate`] on an architecture (only [`Validated::new`] makes one):
+/// what the problem-independent half of the gate says, kept so that a pool validated once per
+/// process ([`crate::catalogue::validated_pool`]) is admitted problem by problem without
+/// re-validating every member ([`admit_validated`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Validated {
+    cfg: KernelConfig,
+    arch: Arch,
+}
+
+impl Validated {
+    /// [`validate`]s `cfg` on `arch`.
+    pub fn new(cfg: &KernelConfig, arch: Arch) -> Result<Validated, Rejection> {
+        validate(cfg, arch)?;
+        Ok(Validated { cfg: *cfg, arch })
+    }
+
+    /// The config.
+    pub fn config(&self) -> &KernelConfig {
+        &self.cfg
+    }
+}
+
 /// A (kernel, problem) pair that passed every gate, with the family's plan for it. Only
 /// [`admit`] makes one.
 #[derive(Clone)]
@@ -130,7 +153,20 @@ pub fn admit(
     problem: &Problem,
     target: &Target,
 ) -> Result<Admitted, Rejection> {
-    validate(cfg, target.arch)?;
+    admit_validated(&Validated::new(cfg, target.arch)?, problem, target)
+}
+
+/// [`admit`] of a config already [`validate`]d: the same answer, without validating it again
+/// when it was validated on the target's architecture.
+pub fn admit_validated(
+    valid: &Validated,
+    problem: &Problem,
+    target: &Target,
+) -> Result<Admitted, Rejection> {
+    let cfg = &valid.cfg;
+    if valid.arch != target.arch {
+        validate(cfg, target.arch)?;
+    }
     if cfg.direction != problem.direction {
         return Err(Rejection::DirectionMismatch {
             config: cfg.direction.token(),

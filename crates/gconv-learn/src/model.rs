@@ -397,10 +397,28 @@ impl Complete {
     fn add(&self, from: usize, to: usize, m: &FeatureMatrix, acc: &mut [f64], missing: bool) {
         if missing {
             self.add_with_missing(from, to, m, acc);
-            return;
+        } else if self.depth == 6 {
+            // The shipped forest's depth (`TrainOptions::max_depth`): a walk of a known length
+            // unrolls, every lane's six steps in one straight run.
+            self.add_complete::<6>(from, to, m, acc);
+        } else {
+            self.add_complete::<0>(from, to, m, acc);
         }
+    }
+
+    /// [`Complete::add`] for rows without missing values; `D` is the forest's depth when
+    /// known at compile time, else 0 (the walk reads `self.depth`). The same steps either way.
+    fn add_complete<const D: usize>(
+        &self,
+        from: usize,
+        to: usize,
+        m: &FeatureMatrix,
+        acc: &mut [f64],
+    ) {
         debug_assert_eq!(m.stride, ROW_STRIDE);
-        let (d, inner) = (self.depth, (1usize << self.depth) - 1);
+        debug_assert!(D == 0 || D == self.depth);
+        let d = if D > 0 { D } else { self.depth };
+        let inner = (1usize << d) - 1;
         for t in from..to {
             let (splits, _, columns, leaves) = self.tree(t);
             for (group, acc) in m

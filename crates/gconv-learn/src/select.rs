@@ -16,7 +16,9 @@ use crate::features::{features_into, Context};
 use crate::model::{FeatureMatrix, Model};
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::select::auto_select_in;
-use gconv_kernels::{admit, Admitted, DeviceLimits, KernelConfig, SplitKMode, Target};
+use gconv_kernels::{
+    admit, admit_validated, Admitted, DeviceLimits, KernelConfig, SplitKMode, Target,
+};
 use gconv_problem::Problem;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -244,11 +246,20 @@ struct Pool {
 impl Pool {
     fn admit(problem: &Problem, target: &Target, families: Families) -> Pool {
         let allowed = families.list();
-        let mut members = Vec::new();
-        let mut left_out = Vec::new();
-        let mut is_candidate = Vec::new();
-        for c in catalogue::pool(problem.direction, problem.dtype, Families::All) {
-            match admit(&c, problem, target) {
+        // The pool validated once per process: each member's answer is `admit`'s.
+        let pool = catalogue::validated_pool(problem.direction, problem.dtype, target.arch);
+        // Sized once: an admitted member is a large value, and growing the vectors member by
+        // member copied them over and over.
+        let mut members = Vec::with_capacity(pool.len());
+        let mut left_out = Vec::with_capacity(pool.len());
+        let mut is_candidate = Vec::with_capacity(pool.len());
+        for (c, valid) in pool {
+            let c = *c;
+            let admitted = match valid {
+                Ok(v) => admit_validated(v, problem, target),
+                Err(r) => Err(r.clone()),
+            };
+            match admitted {
                 Ok(a) => {
                     let why = if !eligible(&c) {
                         Some(LeftOut::Atomic)

@@ -269,7 +269,9 @@ pub fn phase_register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 /// among `base_row + pad · step` for pads 0 to 7, the smallest pad of the lowest. The search
 /// stops at the first pitch that costs one wavefront per phase ([`ReadPhases::fewest`]: none
 /// can cost less), so it usually prices one or two pitches instead of eight, with the same
-/// answer.
+/// answer. Where the bank model applies (depthwise) the answer is kept per thread, keyed by
+/// every value the search reads ([`PitchKey`]): the gate plans each direct member of every
+/// problem `auto` decides, and layers of one network share their tiles' pitches.
 pub fn row_pitch(
     cfg: &KernelConfig,
     problem: &Problem,
@@ -278,7 +280,62 @@ pub fn row_pitch(
     base_row: u64,
     step: u64,
 ) -> u64 {
-    let floor = ReadPhases::of(cfg, problem).map_or(0, |r| r.fewest());
+    let Some(phases) = ReadPhases::of(cfg, problem) else {
+        // Not modelled: every pitch prices 0, the first wins.
+        return base_row;
+    };
+    let key = PitchKey([
+        u64::from(cfg.vec_a),
+        u64::from(cfg.vec_b),
+        u64::from(cfg.tile_n),
+        u64::from(cfg.threads()),
+        rows_per_thread(cfg),
+        problem.dtype.size_bytes(),
+        problem.stride[1],
+        problem.stride[2],
+        th,
+        ct,
+        base_row,
+        step,
+    ]);
+    PITCHES.with(|m| {
+        if let Some(&x) = m.borrow().get(&key) {
+            return x;
+        }
+        let x = search_row_pitch(cfg, problem, th, ct, base_row, step, phases.fewest());
+        let mut m = m.borrow_mut();
+        if m.len() >= MAX_PITCHES {
+            m.clear();
+        }
+        m.insert(key, x);
+        x
+    })
+}
+
+/// Everything [`smem_read_wavefronts`] and [`row_pitch`]'s search read: `vec_a`, `vec_b`,
+/// `tile_n`, threads, [`rows_per_thread`], the element size, the H and W strides, `th`, `ct`,
+/// the base row and the step.
+#[derive(PartialEq, Eq, Hash)]
+struct PitchKey([u64; 12]);
+
+/// Searches kept per thread at most (then the memo starts over).
+const MAX_PITCHES: usize = 1 << 14;
+
+thread_local! {
+    static PITCHES: std::cell::RefCell<std::collections::HashMap<PitchKey, u64>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// [`row_pitch`]'s search, priced pitch by pitch down to `floor` wavefronts.
+fn search_row_pitch(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    th: u64,
+    ct: u64,
+    base_row: u64,
+    step: u64,
+    floor: u64,
+) -> u64 {
     let mut best = (u64::MAX, base_row);
     for pad in 0..8u64 {
         let xrow = base_row + pad * step;
