@@ -624,6 +624,10 @@ impl Problem {
     }
 }
 
+// Lazy on purpose: an eager `ok_or` builds and drops a `ProblemError` (an enum with heap
+// variants, so an out-of-line drop) on every check, and the gate checks the geometry of every
+// backward-data dual it plans.
+#[allow(clippy::unnecessary_lazy_evaluations)]
 fn checked(v: Option<u64>, tensor: &'static str, what: &'static str) -> Result<u64, ProblemError> {
     v.ok_or_else(|| ProblemError::Overflow {
         tensor,
