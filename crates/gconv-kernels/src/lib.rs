@@ -35,7 +35,7 @@ pub use admit::{admit, admit_validated, required_arch, validate, Admitted, Targe
 pub use config::{Family, FastPath, KernelConfig, Math, SplitKMode};
 pub use device::DeviceLimits;
 pub use name::NameError;
-pub use rejection::{FamilyRule, Rejection};
+pub use rejection::{FamilyRule, Rejection, RuleMessage};
 pub use source::{Arch, KernelSource, Launch};
 
 /// The device helpers every generated kernel shares (16-bit types, conversions, `cp.async`,
