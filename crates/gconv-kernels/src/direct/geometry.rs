@@ -315,15 +315,45 @@ pub fn row_pitch(
 /// Everything [`smem_read_wavefronts`] and [`row_pitch`]'s search read: `vec_a`, `vec_b`,
 /// `tile_n`, threads, [`rows_per_thread`], the element size, the H and W strides, `th`, `ct`,
 /// the base row and the step.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq)]
 struct PitchKey([u64; 12]);
+
+impl std::hash::Hash for PitchKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        for &x in &self.0 {
+            state.write_u64(x);
+        }
+    }
+}
+
+/// The memo's hash: a multiply-rotate mix of the key's twelve words (FxHash's; the keys are
+/// this process's own, so no protection against chosen collisions is needed, and SipHash cost
+/// as much as a short search).
+#[derive(Default)]
+struct PitchHasher(u64);
+
+impl std::hash::Hasher for PitchHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
 
 /// Searches kept per thread at most (then the memo starts over).
 const MAX_PITCHES: usize = 1 << 14;
 
+type PitchMemo =
+    std::collections::HashMap<PitchKey, u64, std::hash::BuildHasherDefault<PitchHasher>>;
+
 thread_local! {
-    static PITCHES: std::cell::RefCell<std::collections::HashMap<PitchKey, u64>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static PITCHES: std::cell::RefCell<PitchMemo> = std::cell::RefCell::new(PitchMemo::default());
 }
 
 /// [`row_pitch`]'s search, priced pitch by pitch down to `floor` wavefronts.
