@@ -120,10 +120,25 @@ static BOOSTER: &[u8] = include_bytes!(concat!(
 ));
 
 /// The model shipped in the binary, or why it cannot be used (a test keeps it loadable).
+/// Loading it also validates, once, the pools of the directions and dtypes it decides on the
+/// H200 ([`catalogue::validated_pool`]), so that a first decision does not.
 pub fn shipped() -> Result<&'static Model, &'static str> {
     static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
     MODEL
-        .get_or_init(|| Model::from_bytes(META, BOOSTER, "models/h200").map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            let model =
+                Model::from_bytes(META, BOOSTER, "models/h200").map_err(|e| e.to_string())?;
+            for d in gconv_problem::Direction::ALL {
+                for t in gconv_problem::DType::ALL {
+                    if model.meta.directions.iter().any(|x| x == d.token())
+                        && model.meta.dtypes.iter().any(|x| x == t.token())
+                    {
+                        catalogue::validated_pool(d, t, Target::H200.arch);
+                    }
+                }
+            }
+            Ok(model)
+        })
         .as_ref()
         .map_err(|e| e.as_str())
 }

@@ -369,7 +369,9 @@ fn search_row_pitch(
     let mut best = (u64::MAX, base_row);
     for pad in 0..8u64 {
         let xrow = base_row + pad * step;
-        let w = smem_read_wavefronts(cfg, problem, th, ct, xrow);
+        // Priced only as far as it could still win (a pitch stopped at the best so far does
+        // not: the best is above `floor`, or the search would have stopped).
+        let w = wavefronts_up_to(cfg, problem, th, ct, xrow, best.0);
         if w < best.0 {
             best = (w, xrow);
         }
@@ -423,6 +425,20 @@ pub fn smem_read_wavefronts(
     ct: u64,
     xrow: u64,
 ) -> u64 {
+    wavefronts_up_to(cfg, problem, th, ct, xrow, u64::MAX)
+}
+
+/// [`smem_read_wavefronts`], priced phase by phase until the count reaches `limit` (then some
+/// count at least `limit`): the row-pitch search needs only to know whether a pitch beats the
+/// best so far.
+fn wavefronts_up_to(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    th: u64,
+    ct: u64,
+    xrow: u64,
+    limit: u64,
+) -> u64 {
     let Some(ReadPhases {
         threads,
         per_phase,
@@ -436,37 +452,53 @@ pub fn smem_read_wavefronts(
     let lanes = (cfg.tile_n as u64 / vec).max(1);
     let py = rows_per_thread(cfg);
     let rgh = (th / py).max(1);
-    let addr = |t: u64| {
-        let (lane, pg) = (t % lanes, t / lanes);
-        let (rg, txg) = (pg % rgh, pg / rgh);
-        rg * py * problem.stride[1] * xrow * es
-            + txg * cfg.vec_b as u64 * problem.stride[2] * ct * es
-            + lane * vec * es
-    };
+    // Thread t reads at lane · vec + rg · (py rows) + txg · (vec_b columns), with lane =
+    // t mod lanes, rg = (t / lanes) mod rgh, txg = t / (lanes · rgh): counters that step with
+    // t instead of divisions.
+    let row_bytes = py * problem.stride[1] * xrow * es;
+    let column_bytes = cfg.vec_b as u64 * problem.stride[2] * ct * es;
+    let lane_bytes = vec * es;
+    let (mut lane, mut rg, mut txg) = (0u64, 0u64, 0u64);
     // Allocation-free (the gate calls this for every candidate row pitch of every direct
     // member): a thread reads the words [a/4, (a + access)/4⌉, so a phase's distinct words are
-    // the union of at most 32 such ranges, merged after sorting them by start.
+    // the union of at most 32 such ranges, merged in order of their starts (the threads' order
+    // already, mostly).
     let mut total = 0;
     let mut t0 = 0;
-    while t0 < threads {
+    while t0 < threads && total < limit {
         let t1 = (t0 + per_phase).min(threads);
         let mut ranges = [(0u64, 0u64); 32];
         let n = (t1 - t0) as usize;
-        for (r, t) in ranges.iter_mut().zip(t0..t1) {
-            let a = addr(t);
+        for r in ranges[..n].iter_mut() {
+            let a = rg * row_bytes + txg * column_bytes + lane * lane_bytes;
             *r = (a / 4, (a + access).div_ceil(4));
+            lane += 1;
+            if lane == lanes {
+                lane = 0;
+                rg += 1;
+                if rg == rgh {
+                    rg = 0;
+                    txg += 1;
+                }
+            }
         }
         let ranges = &mut ranges[..n];
-        ranges.sort_unstable();
-        let mut per_bank = [0u64; 32];
+        if !ranges.is_sorted() {
+            ranges.sort_unstable();
+        }
+        // At most 32 threads of at most 5 words each: a bank's count fits a byte.
+        let mut per_bank = [0u8; 32];
+        let mut most = 0u8;
         let mut covered = 0u64; // words below this are counted
         for &(lo, hi) in ranges.iter() {
             for w in lo.max(covered)..hi {
-                per_bank[(w % 32) as usize] += 1;
+                let b = &mut per_bank[(w % 32) as usize];
+                *b += 1;
+                most = most.max(*b);
             }
             covered = covered.max(hi);
         }
-        total += per_bank.into_iter().max().unwrap_or(0);
+        total += u64::from(most);
         t0 = t1;
     }
     total
