@@ -874,3 +874,51 @@ fn train_validate_and_select_run_on_committed_data() {
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", text(&o));
     }
 }
+
+/// NVRTC is found without `LD_LIBRARY_PATH`: from a folder in `GCONV_CUDA_LIB_DIRS` (the NVRTC
+/// wheel's folder that `scripts/test.sh` installs into `.venv`), and `gconv info` names the file;
+/// with only a folder that lacks it, the error names every folder looked in.
+#[test]
+fn info_finds_nvrtc_in_the_folders_it_is_given_and_names_them_when_it_cannot() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let wheel = std::fs::read_dir(root.join(".venv/lib"))
+        .ok()
+        .and_then(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path().join("site-packages/nvidia/cu13/lib"))
+                .find(|p| p.join("libnvrtc.so.13").is_file())
+        });
+    let info = |dirs: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_gconv"))
+            .arg("info")
+            .env_remove("LD_LIBRARY_PATH")
+            .env_remove("CUDA_HOME")
+            .env_remove("CUDA_PATH")
+            .env_remove("VIRTUAL_ENV")
+            .env("GCONV_CUDA_LIB_DIRS", dirs)
+            .output()
+            .expect("the gconv binary runs")
+    };
+    let empty = tempfile::tempdir().expect("a temporary folder");
+    let t = text(&info(empty.path()));
+    let system_nvrtc = Path::new("/usr/local/cuda/lib64/libnvrtc.so.13").is_file();
+    if !system_nvrtc && !t.contains("found by the loader's search") {
+        assert!(t.contains("NVRTC library not found"), "{t}");
+        assert!(t.contains(&empty.path().display().to_string()), "{t}");
+        assert!(t.contains("/usr/local/cuda/lib64"), "{t}");
+    }
+    match wheel {
+        Some(dir) => {
+            let t = text(&info(&dir));
+            let want = format!("nvrtc    13.0 ({})", dir.join("libnvrtc.so.13").display());
+            assert!(
+                t.contains(&want) || t.contains("found by the loader's search"),
+                "{t}"
+            );
+        }
+        None => assert!(
+            std::env::var_os("GCONV_REQUIRE_NVRTC").is_none(),
+            "GCONV_REQUIRE_NVRTC is set but .venv holds no NVRTC wheel"
+        ),
+    }
+}

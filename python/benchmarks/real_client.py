@@ -37,6 +37,7 @@ import torchvision
 import gconv.torch as gt
 
 PROFILE = False
+TUNE = False
 MODELS = ["mobilenet_v3_large", "efficientnet_b0", "convnext_tiny", "regnet_y_800mf", "resnext50_32x4d"]
 CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 
@@ -156,24 +157,6 @@ def conv_shapes(model, x):
     return seen
 
 
-def graph_ms(fn, iters, warmup):
-    """GPU time (ms) of one ``fn`` call: ``iters`` calls captured in a CUDA graph (no host
-    time between the kernels), the graph replayed 5 times, the median replay / ``iters``."""
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(warmup):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(iters):
-            fn()
-    ts = events_ms(g.replay, 5, 1)
-    return statistics.median(ts) / iters
-
-
 def layer_times(shapes, kinds, iters, warmup):
     """Standalone forward + backward (both gradients) per layer of the given kinds: torch and
     gconv, GPU time in CUDA graphs (ms), summed by kind."""
@@ -200,10 +183,10 @@ def layer_times(shapes, kinds, iters, warmup):
                 torch.autograd.grad(f(x, w, None, *args), (x, w), dy)
             return go
 
-        t_torch = graph_ms(run(CONV[rank]), iters, warmup)
+        t_torch = gt._graph_ms(run(CONV[rank]), iters, warmup)
         t_gconv = None
         if k in kinds:
-            t_gconv = graph_ms(run(getattr(gt, f"conv{rank}d")), iters, warmup)
+            t_gconv = gt._graph_ms(run(getattr(gt, f"conv{rank}d")), iters, warmup)
         rows.append({"layer": n, "kind": k, "input": list(xs), "torch_ms": t_torch, "gconv_ms": t_gconv})
         o = out.setdefault(k, {"layers": 0, "torch_ms": 0.0, "gconv_ms": 0.0})
         o["layers"] += 1
@@ -219,12 +202,17 @@ def train_time(name, x, target, seed, dense, iters, warmup):
     pre = None
     if dense is not None:
         gt.convert(model, dense=dense, verbose=False)
+        gt.untune()
         t0 = time.perf_counter()
         with torch.autocast("cuda", dtype=torch.bfloat16):
             report = gt.precompile(model, x, verbose=False)
+            if TUNE:
+                tuned = gt.tune(model, x, verbose=False)
         torch.cuda.synchronize()
         pre = {"seconds": time.perf_counter() - t0, "kernels": len(report),
                "missing": [r for r in report if r[1].startswith("no kernel")]}
+        if TUNE:
+            pre["tuned"] = tuned
     ts = events_ms(lambda: step(model, opt, x, target, seed), iters, warmup)
     torch.cuda.synchronize()
     t0 = time.perf_counter()
@@ -253,9 +241,11 @@ def main():
     ap.add_argument("--no-pointwise", action="store_true", help="skip the dense-1x1 variant")
     ap.add_argument("--out", default="real_client.jsonl")
     ap.add_argument("--profile", action="store_true", help="print torch.profiler tables of the converted step")
+    ap.add_argument("--tune", action="store_true",
+                    help="gconv.torch.tune the converted models (each layer on the faster of gconv and PyTorch)")
     a = ap.parse_args()
-    global PROFILE
-    PROFILE = a.profile
+    global PROFILE, TUNE
+    PROFILE, TUNE = a.profile, a.tune
     torch.backends.cudnn.benchmark = True
     print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, {torch.cuda.get_device_name(0)}", flush=True)
     with open(a.out, "a") as out:

@@ -17,7 +17,9 @@ Under ``torch.compile`` the three directions are the custom ops ``gconv::conv_fw
 ``gconv::conv_dgrad`` and ``gconv::conv_wgrad`` (with fake implementations and the forward's
 autograd registered), so a compiled graph holds each convolution as one opaque op instead of
 breaking; eager calls skip the op dispatcher (less host time per call). :func:`precompile`
-compiles every kernel a model needs for an input shape in parallel before the first step.
+compiles every kernel a model needs for an input shape in parallel before the first step;
+:func:`tune` keeps each convolution on the faster of gconv and PyTorch (measured; not yet run
+on a GPU: written after the session that ran the rest had spent its device time).
 
 Only zero padding of ints (no ``padding="same"``, no other ``padding_mode``) is supported;
 ``Conv1d``/``Conv2d``/``Conv3d`` are drop-ins for ``torch.nn.ConvNd`` with the same parameters
@@ -37,6 +39,7 @@ from ._gconv import precompile as _precompile
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "Conv1d", "Conv2d", "Conv3d", "convert", "runner", "precompile",
+    "tune", "untune",
 ]
 
 _DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
@@ -44,6 +47,7 @@ _RUNNERS: dict = {}
 _PLANS: dict = {}
 _WARNED: set = set()
 _RECORD: Optional[list] = None
+_TUNED: dict = {}  # tune(): (x shape, w shape, dtype, stride, padding, dilation, groups) -> gconv is faster
 
 
 def runner(p: Problem, device: int) -> DeviceRunner:
@@ -79,6 +83,11 @@ def _channels_last(t: torch.Tensor, what: str) -> torch.Tensor:
             "(use .to(memory_format=torch.channels_last) to run without a copy)",
             stacklevel=4,
         )
+    return _as_channels_last(t)
+
+
+def _as_channels_last(t: torch.Tensor) -> torch.Tensor:
+    """A channels-innermost copy of ``t`` (same shape)."""
     order = [0] + list(range(2, t.dim())) + [1]
     inverse = [0, t.dim() - 1] + list(range(1, t.dim() - 1))
     return t.permute(*order).contiguous().permute(*inverse)
@@ -183,6 +192,7 @@ class _Conv(torch.autograd.Function):
         return y
 
     @staticmethod
+    @torch.autograd.function.once_differentiable  # a second derivative is an error, not zeros
     def backward(ctx, dy):
         x, w = ctx.saved_tensors
         stride, padding, dilation, groups = ctx.conv
@@ -297,6 +307,8 @@ def _conv(rank, x, w, bias, stride, padding, dilation, groups):
     groups = int(groups)
     if _RECORD is not None:
         return _record(rank, x, w, bias, stride, padding, dilation, groups)
+    if _TUNED and _TUNED.get((x.shape, w.shape, x.dtype, stride, padding, dilation, groups)) is False:
+        return _TORCH_CONV[rank](x, w, bias, stride, padding, dilation, groups)  # tune() measured it faster
     if torch.compiler.is_compiling():
         y = torch.ops.gconv.conv_fwd(x, w, list(stride), list(padding), list(dilation), groups)
     else:
@@ -317,14 +329,10 @@ def _record(rank, x, w, bias, stride, padding, dilation, groups):
     return _TORCH_CONV[rank](x, w, bias, stride, padding, dilation, groups)
 
 
-def precompile(model: torch.nn.Module, *inputs, backward: bool = True, verbose: bool = True, **kwargs) -> list:
-    """Compiles, ahead of the first step and in parallel, every kernel that ``model`` (already
-    :func:`convert`-ed) needs for ``inputs``: runs one forward pass without gradients (on
-    torch's convolutions; call it inside the same ``torch.autocast`` context as the training
-    step so that the dtypes match), notes each gconv convolution, then resolves, compiles
-    and loads the forward kernels and, with ``backward``, the backward-data and
-    backward-weight kernels of each. Returns ``(problem key, kernel or why none)`` per
-    problem; a problem without a kernel raises only when it is run."""
+def _record_pass(model, inputs, kwargs) -> list:
+    """The convolutions gconv would run in one forward pass of ``model`` (run without
+    gradients on torch's convolutions): ``(x shape, w shape, dtype, stride, padding,
+    dilation, groups, device)`` each, in call order."""
     global _RECORD
     seen: list = []
     _RECORD = seen
@@ -333,6 +341,22 @@ def precompile(model: torch.nn.Module, *inputs, backward: bool = True, verbose: 
             model(*inputs, **kwargs)
     finally:
         _RECORD = None
+    return seen
+
+
+def precompile(model: torch.nn.Module, *inputs, backward: bool = True, verbose: bool = True, **kwargs) -> list:
+    """Compiles, ahead of the first step and in parallel, every kernel that ``model`` (already
+    :func:`convert`-ed) needs for ``inputs``: runs one forward pass without gradients (on
+    torch's convolutions; call it inside the same ``torch.autocast`` context as the training
+    step so that the dtypes match), notes each gconv convolution, then resolves, compiles
+    and loads the forward kernels and, with ``backward``, the backward-data and
+    backward-weight kernels of each. Returns ``(problem key, kernel or why none)`` per
+    problem; a problem without a kernel raises only when it is run."""
+    return _precompile_seen(_record_pass(model, inputs, kwargs), backward, verbose)
+
+
+def _precompile_seen(seen: list, backward: bool, verbose: bool) -> list:
+    """:func:`precompile` of the convolutions a record pass noted."""
     todo, keys = [], set()
     for x_shape, w_shape, dtype, stride, padding, dilation, groups, device in seen:
         for d in ("fwd", "dgrad", "wgrad") if backward else ("fwd",):
@@ -355,6 +379,77 @@ def precompile(model: torch.nn.Module, *inputs, backward: bool = True, verbose: 
             if k.startswith("no kernel"):
                 print(f"  {key}: {k}")
     return report
+
+
+def _graph_ms(fn, iters: int = 10, warmup: int = 3, replays: int = 5) -> float:
+    """GPU time (ms) of one ``fn()``: ``iters`` calls captured in one CUDA graph (no host time
+    between the kernels), replayed ``replays`` times; the median replay divided by ``iters``.
+    The warm-up runs on a side stream first (it also compiles what ``fn`` needs)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmup):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(iters):
+            fn()
+    times = []
+    for _ in range(replays):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        g.replay()
+        b.record()
+        torch.cuda.synchronize()
+        times.append(a.elapsed_time(b))
+    return sorted(times)[len(times) // 2] / iters
+
+
+def tune(model: torch.nn.Module, *inputs, iters: int = 10, verbose: bool = True, **kwargs) -> list:
+    """Measures each distinct convolution that ``model`` (already :func:`convert`-ed) runs on
+    gconv for ``inputs`` — its forward and both gradients on random data of its shapes, GPU
+    time in CUDA graphs — on gconv and on PyTorch's own convolution, and from then on runs it
+    on the faster of the two (for the process; ``untune()`` forgets). Call it inside the same
+    ``torch.autocast`` context as the training step. Returns ``(problem key, gconv ms, torch
+    ms, "gconv" | "torch")`` per convolution."""
+    seen = _record_pass(model, inputs, kwargs)
+    _precompile_seen(seen, True, False)
+    report = []
+    for x_shape, w_shape, dtype, stride, padding, dilation, groups, device in seen:
+        sig = (tuple(x_shape), tuple(w_shape), dtype, stride, padding, dilation, groups)
+        if sig in _TUNED:
+            continue
+        rank = len(x_shape) - 2
+        dev = torch.device("cuda", device)
+        x = _as_channels_last(torch.randn(x_shape, device=dev).to(dtype))
+        w = _as_channels_last(torch.randn(w_shape, device=dev).to(dtype))
+        x.requires_grad_(True)
+        w.requires_grad_(True)
+        with torch.no_grad():
+            y = _TORCH_CONV[rank](x, w, None, stride, padding, dilation, groups)
+        dy = _as_channels_last(torch.randn(y.shape, device=dev).to(dtype))
+
+        def fwd_bwd(f):
+            return lambda: torch.autograd.grad(f(x, w, None, stride, padding, dilation, groups), (x, w), dy)
+
+        ours = _graph_ms(fwd_bwd(lambda *a: _Conv.apply(*a[:2], *a[3:])), iters)
+        theirs = _graph_ms(fwd_bwd(_TORCH_CONV[rank]), iters)
+        _TUNED[sig] = ours <= theirs
+        key = _problem("fwd", sig[0], sig[1], _DTYPES[dtype], stride, padding, dilation, groups).key
+        report.append((key, ours, theirs, "gconv" if ours <= theirs else "torch"))
+    if verbose:
+        kept = sum(1 for r in report if r[3] == "gconv")
+        print(f"gconv.torch.tune: {kept} of {len(report)} convolutions faster on gconv (forward + both gradients)")
+        for key, ours, theirs, who in report:
+            print(f"  {key}: gconv {ours:.4f} ms, torch {theirs:.4f} ms -> {who}")
+    return report
+
+
+def untune() -> None:
+    """Forgets :func:`tune`'s choices: every converted convolution runs on gconv again."""
+    _TUNED.clear()
 
 
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -384,13 +479,16 @@ def _supported(m: torch.nn.modules.conv._ConvNd) -> Optional[str]:
 
 
 class _GconvConv:
-    """Mixin: the forward of a ``torch.nn.ConvNd`` on gconv (CUDA), torch's own elsewhere."""
+    """Mixin: the forward of a ``torch.nn.ConvNd`` on gconv (CUDA tensors of float32, float16
+    or bfloat16), torch's own elsewhere (CPU tensors, float64, padding modes gconv lacks)."""
 
     _rank = 2
 
     def forward(self, x):  # noqa: D401
         if not x.is_cuda or _supported(self) is not None:
             return super().forward(x)
+        if x.dtype not in _DTYPES and not torch.is_autocast_enabled("cuda"):
+            return super().forward(x)  # float64 (or another dtype gconv has no kernels for)
         return _conv(self._rank, x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 

@@ -184,3 +184,44 @@ def test_precompile_compiles_every_direction_before_the_first_step():
         m(x).float().sum().backward()
     assert len(gt._RUNNERS) == before  # nothing compiled in the step
 
+
+
+def test_tune_keeps_each_convolution_on_the_faster_side_and_the_results_stay_right():
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(
+        torch.nn.Conv2d(64, 64, 3, padding=1, groups=64), torch.nn.Conv2d(64, 64, 3, padding=1, groups=8)
+    ).cuda().to(memory_format=torch.channels_last)
+    ref = copy.deepcopy(m).double()
+    gt.convert(m, verbose=False)
+    x = torch.randn(4, 64, 16, 16, device="cuda").to(memory_format=torch.channels_last)
+    tf32 = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False  # either side may run a layer: both in full f32
+    try:
+        report = gt.tune(m, x, verbose=False)
+        assert len(report) == 2 and all(r[3] in ("gconv", "torch") and r[1] > 0 and r[2] > 0 for r in report)
+        assert len(gt._TUNED) == 2
+        y = m(x)
+        y.sum().backward()
+        y_ref = ref(x.double())
+        y_ref.sum().backward()
+        assert _rel(y, y_ref) < TOL[torch.float32]
+        for (n, a), (_, b) in zip(m.named_parameters(), ref.named_parameters()):
+            assert _rel(a.grad, b.grad) < TOL[torch.float32], n
+    finally:
+        gt.untune()
+        torch.backends.cudnn.allow_tf32 = tf32
+    assert not gt._TUNED
+
+
+def test_second_derivatives_are_refused_and_float64_modules_run_on_torch():
+    x = torch.randn(2, 8, 6, 6, device="cuda", requires_grad=True)
+    w = torch.randn(8, 1, 3, 3, device="cuda", requires_grad=True)
+    y = gt.conv2d(x, w, None, 1, 1, 1, 8)
+    (gx,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError):
+        gx.sum().backward()
+    m = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8).cuda().double()
+    gt.convert(m, verbose=False)
+    assert isinstance(m, gt.Conv2d)
+    xd = torch.randn(2, 8, 6, 6, device="cuda", dtype=torch.float64)
+    assert m(xd).dtype == torch.float64  # torch's own convolution, no error

@@ -127,7 +127,7 @@ const LANES: usize = 8;
 
 /// Values per row of a [`FeatureMatrix`] whose forest walks the fast path (a row's features,
 /// then zeros): a constant pitch, so that lane `l`'s feature `f` is at a fixed offset
-/// `l · ROW_STRIDE + f` of its group of [`LANES`] rows. Wider feature sets get a wider pitch
+/// `l · ROW_STRIDE + f` of its group of `LANES` rows. Wider feature sets get a wider pitch
 /// and walk the generic path.
 pub const ROW_STRIDE: usize = 64;
 
@@ -164,7 +164,7 @@ pub const SCREEN: [Stage; 3] = [
 ];
 
 /// Feature rows laid out for the forest: row `i` at `i · stride`, its features first and
-/// zeros after, in whole groups of [`LANES`] rows (zero rows pad the last group), so that
+/// zeros after, in whole groups of `LANES` rows (zero rows pad the last group), so that
 /// eight rows walk a tree side by side from fixed offsets. `auto` writes its candidates'
 /// features straight into one (`crate::features::features_into`), with no row of its own.
 #[derive(Debug, Clone)]

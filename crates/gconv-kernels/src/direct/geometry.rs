@@ -267,7 +267,7 @@ pub fn phase_register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 
 /// The row pitch of the staged halo (elements) that [`smem_read_wavefronts`] prices lowest
 /// among `base_row + pad · step` for pads 0 to 7, the smallest pad of the lowest. The search
-/// stops at the first pitch that costs one wavefront per phase ([`ReadPhases::fewest`]: none
+/// stops at the first pitch that costs one wavefront per phase (`ReadPhases::fewest`: none
 /// can cost less), so it usually prices one or two pitches instead of eight, with the same
 /// answer. Where the bank model applies (depthwise) the answer is kept per thread, keyed by
 /// every value the search reads ([`PitchKey`]): the gate plans each direct member of every
