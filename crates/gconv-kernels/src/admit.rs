@@ -328,4 +328,62 @@ mod tests {
         assert_eq!(e.reason(), "direct_thread_mapping");
         assert!(!e.is_unsupported());
     }
+
+    /// The pools validated once per process, admitted with `admit_validated`, answer what
+    /// `admit` answers member by member (the same config, plan and cost, or the same
+    /// rejection), in every direction and dtype, on both architectures, and with a config
+    /// validated on the other architecture than the target's.
+    #[test]
+    fn admitting_a_validated_pool_is_admit() {
+        let mut n = 0;
+        for key in [
+            "fwd_bf16_n8_g32_c32_k32_i28x28_f3x3_s1x1_p1x1_d1x1",
+            "fwd_bf16_n8_g4_c256_k256_i14x14_f1x1_s1x1_p0x0_d1x1",
+            "fwd_bf16_n4_g8_c64_k128_i9x9_f5x5_s2x2_p2x2_d1x1",
+            "fwd_bf16_n2_g16_c16_k16_i6x10x10_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        ] {
+            for dir in Direction::ALL {
+                for dt in DType::ALL {
+                    let p = prob(key).with_direction(dir).with_dtype(dt);
+                    for arch in [Arch::Sm90, Arch::Sm90a] {
+                        let t = Target::arch(arch);
+                        let other = if arch == Arch::Sm90 {
+                            Arch::Sm90a
+                        } else {
+                            Arch::Sm90
+                        };
+                        for (c, valid) in crate::catalogue::validated_pool(dir, dt, arch) {
+                            let want = admit(c, &p, &t);
+                            let got = match valid {
+                                Ok(v) => admit_validated(v, &p, &t),
+                                Err(r) => Err(r.clone()),
+                            };
+                            let across = Validated::new(c, other)
+                                .map_or_else(|_| admit(c, &p, &t), |v| admit_validated(&v, &p, &t));
+                            for got in [got, across] {
+                                match (&want, &got) {
+                                    (Ok(w), Ok(g)) => {
+                                        assert_eq!(w.config(), g.config(), "{c} on {p}");
+                                        assert_eq!(w.grid(), g.grid(), "{c} on {p}");
+                                        assert_eq!(
+                                            w.cost_estimate().to_bits(),
+                                            g.cost_estimate().to_bits(),
+                                            "{c} on {p}"
+                                        );
+                                    }
+                                    (Err(w), Err(g)) => {
+                                        assert_eq!(w, g, "{c} on {p}");
+                                        assert_eq!(w.to_string(), g.to_string(), "{c} on {p}");
+                                    }
+                                    _ => panic!("{c} on {p}: admit {want:?}, validated {got:?}"),
+                                }
+                                n += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(n > 5000, "{n} pairs");
+    }
 }

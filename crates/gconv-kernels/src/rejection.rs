@@ -323,3 +323,34 @@ impl Rejection {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A family rule's message reads as the rule it keeps, and two messages are equal when
+    /// they read the same, whatever they keep.
+    #[test]
+    fn a_rule_message_is_its_text() {
+        #[derive(Debug)]
+        struct Rule(u32);
+        impl fmt::Display for Rule {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "tile {} too wide", self.0)
+            }
+        }
+        let m = RuleMessage::new(Rule(7));
+        assert_eq!(m.to_string(), "tile 7 too wide");
+        assert_eq!(format!("{m:?}"), "\"tile 7 too wide\"");
+        assert_eq!(m, RuleMessage::new("tile 7 too wide".to_string()));
+        assert_ne!(m, RuleMessage::new(Rule(8)));
+        let r = Rejection::Family(FamilyRule {
+            family: "direct",
+            reason: "direct_tile",
+            message: m.clone(),
+            unsupported: false,
+        });
+        assert_eq!(r.to_string(), "tile 7 too wide");
+        assert_eq!(r.reason(), "direct_tile");
+    }
+}

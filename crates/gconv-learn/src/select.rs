@@ -120,8 +120,13 @@ static BOOSTER: &[u8] = include_bytes!(concat!(
 ));
 
 /// The model shipped in the binary, or why it cannot be used (a test keeps it loadable).
-/// Loading it also validates, once, the pools of the directions and dtypes it decides on the
-/// H200 ([`catalogue::validated_pool`]), so that a first decision does not.
+///
+/// Loading it also prepares `auto`'s first decisions: it validates, once, the pools of the
+/// directions and dtypes the model decides on the H200 ([`catalogue::validated_pool`]), and
+/// makes one decision per direction on [`PRIMING`] (discarded; the per-process decisions are
+/// left empty), so that the code a decision runs — the families' rules, geometry and cost
+/// models, the features, the trees — is paged in and cached by the load instead of by the
+/// program's first convolution (`models/h200/README.md`, "Decision time", has what this moves).
 pub fn shipped() -> Result<&'static Model, &'static str> {
     static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
     MODEL
@@ -137,11 +142,28 @@ pub fn shipped() -> Result<&'static Model, &'static str> {
                     }
                 }
             }
+            for d in gconv_problem::Direction::ALL {
+                if let Ok(p) = PRIMING.parse::<Problem>() {
+                    let p = p.with_direction(d);
+                    if covers(&model, &p, &Target::H200).is_ok() {
+                        std::hint::black_box(model_choice(
+                            &model,
+                            &p,
+                            &Target::H200,
+                            Families::All,
+                        ));
+                    }
+                }
+            }
             Ok(model)
         })
         .as_ref()
         .map_err(|e| e.as_str())
 }
+
+/// The layer [`shipped`] decides once per direction while loading (a small depthwise 3×3
+/// layer: both families plan it).
+pub const PRIMING: &str = "fwd_bf16_n1_g32_c32_k32_i14x14_f3x3_s1x1_p1x1_d1x1";
 
 static DECISIONS: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -464,6 +486,22 @@ mod tests {
                 d.problem
             );
             assert_eq!(chosen.admitted.config().to_string(), d.kernel);
+        }
+    }
+
+    /// The load's priming layer parses and the shipped model covers it in every direction
+    /// (else `shipped` would skip priming without a word).
+    #[test]
+    fn the_priming_layer_is_decided_by_the_model() {
+        let model = shipped().expect("the shipped model loads");
+        let p: Problem = PRIMING.parse().expect("the priming layer parses");
+        for d in Direction::ALL {
+            let p = p.with_direction(d);
+            covers(model, &p, &Target::H200).expect("covered");
+            assert!(
+                model_choice(model, &p, &Target::H200, Families::All).is_some(),
+                "{p}"
+            );
         }
     }
 
