@@ -270,7 +270,7 @@ pub fn phase_register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 /// stops at the first pitch that costs one wavefront per phase (`ReadPhases::fewest`: none
 /// can cost less), so it usually prices one or two pitches instead of eight, with the same
 /// answer. Where the bank model applies (depthwise) the answer is kept per thread, keyed by
-/// every value the search reads ([`PitchKey`]): the gate plans each direct member of every
+/// every value the search reads (`PitchKey`): the gate plans each direct member of every
 /// problem `auto` decides, and layers of one network share their tiles' pitches.
 pub fn row_pitch(
     cfg: &KernelConfig,
