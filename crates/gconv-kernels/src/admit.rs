@@ -68,6 +68,29 @@ pub fn validate(cfg: &KernelConfig, arch: Arch) -> Result<(), Rejection> {
     fam.validate(cfg)
 }
 
+/// A config that passed [`validate`] on an architecture (only [`Validated::new`] makes one):
+/// what the problem-independent half of the gate says, kept so that a pool validated once per
+/// process ([`crate::catalogue::validated_pool`]) is admitted problem by problem without
+/// re-validating every member ([`admit_validated`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Validated {
+    cfg: KernelConfig,
+    arch: Arch,
+}
+
+impl Validated {
+    /// [`validate`]s `cfg` on `arch`.
+    pub fn new(cfg: &KernelConfig, arch: Arch) -> Result<Validated, Rejection> {
+        validate(cfg, arch)?;
+        Ok(Validated { cfg: *cfg, arch })
+    }
+
+    /// The config.
+    pub fn config(&self) -> &KernelConfig {
+        &self.cfg
+    }
+}
+
 /// A (kernel, problem) pair that passed every gate, with the family's plan for it. Only
 /// [`admit`] makes one.
 #[derive(Clone)]
@@ -76,6 +99,9 @@ pub struct Admitted {
     problem: Problem,
     target: Target,
     plan: Arc<dyn Plan>,
+    /// `plan.cost(&target.device)`, priced once at admission: `auto` reads it three times per
+    /// member (the pool's cheapest, the rule's pick, the features).
+    cost: f64,
 }
 
 impl fmt::Debug for Admitted {
@@ -109,9 +135,10 @@ impl Admitted {
     pub fn grid(&self) -> [u64; 3] {
         self.plan.grid()
     }
-    /// The family's estimated time in seconds on the target device.
+    /// The family's estimated time in seconds on the target device (the plan's
+    /// [`Plan::cost`], priced once at admission).
     pub fn cost_estimate(&self) -> f64 {
-        self.plan.cost(&self.target.device)
+        self.cost
     }
     /// The generated module.
     pub fn emit(&self) -> KernelSource {
@@ -126,7 +153,20 @@ pub fn admit(
     problem: &Problem,
     target: &Target,
 ) -> Result<Admitted, Rejection> {
-    validate(cfg, target.arch)?;
+    admit_validated(&Validated::new(cfg, target.arch)?, problem, target)
+}
+
+/// [`admit`] of a config already [`validate`]d: the same answer, without validating it again
+/// when it was validated on the target's architecture.
+pub fn admit_validated(
+    valid: &Validated,
+    problem: &Problem,
+    target: &Target,
+) -> Result<Admitted, Rejection> {
+    let cfg = &valid.cfg;
+    if valid.arch != target.arch {
+        validate(cfg, target.arch)?;
+    }
     if cfg.direction != problem.direction {
         return Err(Rejection::DirectionMismatch {
             config: cfg.direction.token(),
@@ -146,6 +186,7 @@ pub fn admit(
         cfg: plan.resolved_config().unwrap_or(*cfg),
         problem: *problem,
         target: *target,
+        cost: plan.cost(&target.device),
         plan,
     })
 }
@@ -286,5 +327,63 @@ mod tests {
         let e = validate(&d, Arch::Sm90).unwrap_err();
         assert_eq!(e.reason(), "direct_thread_mapping");
         assert!(!e.is_unsupported());
+    }
+
+    /// The pools validated once per process, admitted with `admit_validated`, answer what
+    /// `admit` answers member by member (the same config, plan and cost, or the same
+    /// rejection), in every direction and dtype, on both architectures, and with a config
+    /// validated on the other architecture than the target's.
+    #[test]
+    fn admitting_a_validated_pool_is_admit() {
+        let mut n = 0;
+        for key in [
+            "fwd_bf16_n8_g32_c32_k32_i28x28_f3x3_s1x1_p1x1_d1x1",
+            "fwd_bf16_n8_g4_c256_k256_i14x14_f1x1_s1x1_p0x0_d1x1",
+            "fwd_bf16_n4_g8_c64_k128_i9x9_f5x5_s2x2_p2x2_d1x1",
+            "fwd_bf16_n2_g16_c16_k16_i6x10x10_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        ] {
+            for dir in Direction::ALL {
+                for dt in DType::ALL {
+                    let p = prob(key).with_direction(dir).with_dtype(dt);
+                    for arch in [Arch::Sm90, Arch::Sm90a] {
+                        let t = Target::arch(arch);
+                        let other = if arch == Arch::Sm90 {
+                            Arch::Sm90a
+                        } else {
+                            Arch::Sm90
+                        };
+                        for (c, valid) in crate::catalogue::validated_pool(dir, dt, arch) {
+                            let want = admit(c, &p, &t);
+                            let got = match valid {
+                                Ok(v) => admit_validated(v, &p, &t),
+                                Err(r) => Err(r.clone()),
+                            };
+                            let across = Validated::new(c, other)
+                                .map_or_else(|_| admit(c, &p, &t), |v| admit_validated(&v, &p, &t));
+                            for got in [got, across] {
+                                match (&want, &got) {
+                                    (Ok(w), Ok(g)) => {
+                                        assert_eq!(w.config(), g.config(), "{c} on {p}");
+                                        assert_eq!(w.grid(), g.grid(), "{c} on {p}");
+                                        assert_eq!(
+                                            w.cost_estimate().to_bits(),
+                                            g.cost_estimate().to_bits(),
+                                            "{c} on {p}"
+                                        );
+                                    }
+                                    (Err(w), Err(g)) => {
+                                        assert_eq!(w, g, "{c} on {p}");
+                                        assert_eq!(w.to_string(), g.to_string(), "{c} on {p}");
+                                    }
+                                    _ => panic!("{c} on {p}: admit {want:?}, validated {got:?}"),
+                                }
+                                n += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(n > 5000, "{n} pairs");
     }
 }

@@ -4,9 +4,13 @@
 //! the catalogue concatenates them in [`Family::ALL`] order (igemm first, then direct). It also
 //! holds the baseline config that every trait-config field falls back to.
 
+use crate::admit::Validated;
 use crate::config::{Family, KernelConfig};
 use crate::dispatch;
+use crate::rejection::Rejection;
+use crate::source::Arch;
 use gconv_problem::{DType, Direction};
+use std::sync::OnceLock;
 
 /// Which families' pools to take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -36,6 +40,30 @@ pub fn pool(direction: Direction, dtype: DType, families: Families) -> Vec<Kerne
         .into_iter()
         .flat_map(|f| dispatch::of(f).pool(direction, dtype))
         .collect()
+}
+
+/// [`pool`] of every family, each member [`Validated`] on `arch` or refused with why, in pool
+/// order: computed once per process per (direction, dtype, architecture), for the gate `auto`
+/// runs over the whole pool on every decision (`gconv_learn::select`).
+pub fn validated_pool(
+    direction: Direction,
+    dtype: DType,
+    arch: Arch,
+) -> &'static [(KernelConfig, Result<Validated, Rejection>)] {
+    type Pools = [OnceLock<Vec<(KernelConfig, Result<Validated, Rejection>)>>; 18];
+    static POOLS: Pools = [const { OnceLock::new() }; 18];
+    let d = Direction::ALL
+        .iter()
+        .position(|&x| x == direction)
+        .unwrap_or(0);
+    let t = DType::ALL.iter().position(|&x| x == dtype).unwrap_or(0);
+    let a = usize::from(arch == Arch::Sm90a);
+    POOLS[(d * 3 + t) * 2 + a].get_or_init(|| {
+        pool(direction, dtype, Families::All)
+            .into_iter()
+            .map(|c| (c, Validated::new(&c, arch)))
+            .collect()
+    })
 }
 
 /// The default pools of every dtype for a direction.

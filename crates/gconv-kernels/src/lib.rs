@@ -31,11 +31,11 @@ pub mod select;
 pub mod shared;
 pub mod source;
 
-pub use admit::{admit, required_arch, validate, Admitted, Target};
+pub use admit::{admit, admit_validated, required_arch, validate, Admitted, Target, Validated};
 pub use config::{Family, FastPath, KernelConfig, Math, SplitKMode};
 pub use device::DeviceLimits;
 pub use name::NameError;
-pub use rejection::{FamilyRule, Rejection};
+pub use rejection::{FamilyRule, Rejection, RuleMessage};
 pub use source::{Arch, KernelSource, Launch};
 
 /// The device helpers every generated kernel shares (16-bit types, conversions, `cp.async`,

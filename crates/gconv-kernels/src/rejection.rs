@@ -4,6 +4,8 @@
 //! vectors, stages, split-K, shared memory, registers, direction and dtype, index and grid
 //! limits); a rule that belongs to one family is a [`FamilyRule`] built by that family.
 
+use std::fmt;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Why a config is not a kernel, or cannot run a problem. [`Rejection::reason`] gives a short
@@ -240,10 +242,43 @@ pub struct FamilyRule {
     /// Short stable key for counting, like [`Rejection::reason`]'s.
     pub reason: &'static str,
     /// The message, quoting the values that broke the rule.
-    pub message: String,
+    pub message: RuleMessage,
     /// True when the kernel is valid but the problem is beyond its limits (CSV `unsupported`).
     pub unsupported: bool,
 }
+
+/// A [`FamilyRule`]'s message, kept as the family's typed rule and written only when it is
+/// displayed: `auto` gates the whole pool on every decision and reads only the reason keys of
+/// the members refused, never their messages. Two messages are equal when they read the same.
+#[derive(Clone)]
+pub struct RuleMessage(Arc<dyn fmt::Display + Send + Sync>);
+
+impl RuleMessage {
+    /// The message `rule` displays.
+    pub fn new(rule: impl fmt::Display + Send + Sync + 'static) -> RuleMessage {
+        RuleMessage(Arc::new(rule))
+    }
+}
+
+impl fmt::Display for RuleMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl fmt::Debug for RuleMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0.to_string(), f)
+    }
+}
+
+impl PartialEq for RuleMessage {
+    fn eq(&self, other: &RuleMessage) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for RuleMessage {}
 
 impl Rejection {
     /// Short stable key for counting rejections by reason.
@@ -286,5 +321,36 @@ impl Rejection {
             Rejection::Family(rule) => rule.unsupported,
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A family rule's message reads as the rule it keeps, and two messages are equal when
+    /// they read the same, whatever they keep.
+    #[test]
+    fn a_rule_message_is_its_text() {
+        #[derive(Debug)]
+        struct Rule(u32);
+        impl fmt::Display for Rule {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "tile {} too wide", self.0)
+            }
+        }
+        let m = RuleMessage::new(Rule(7));
+        assert_eq!(m.to_string(), "tile 7 too wide");
+        assert_eq!(format!("{m:?}"), "\"tile 7 too wide\"");
+        assert_eq!(m, RuleMessage::new("tile 7 too wide".to_string()));
+        assert_ne!(m, RuleMessage::new(Rule(8)));
+        let r = Rejection::Family(FamilyRule {
+            family: "direct",
+            reason: "direct_tile",
+            message: m.clone(),
+            unsupported: false,
+        });
+        assert_eq!(r.to_string(), "tile 7 too wide");
+        assert_eq!(r.reason(), "direct_tile");
     }
 }

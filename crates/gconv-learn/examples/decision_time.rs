@@ -13,6 +13,12 @@
 //!   warm as the median of 21 runs: the gate over the pool, the features, the trees.
 //!
 //! `cargo run --release -p gconv-learn --example decision_time [-- KEY]`
+//!
+//! For an instruction count, `--fresh KEY` (the first decision of a process) and `--warm KEY`
+//! (the decision of `KEY` after every other zoo layer was decided) make their measured
+//! decision in `measured`, so that callgrind counts it alone:
+//! `valgrind --tool=callgrind --toggle-collect='*decision_time::measured*' \
+//!   target/release/examples/decision_time --warm KEY`.
 
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::{admit, Target};
@@ -54,15 +60,28 @@ fn summary(what: &str, mut times: Vec<(f64, String)>) -> String {
     )
 }
 
-/// The child: load the model, then time the first decision of `key`; prints
-/// `load_ms decision_us`.
-fn fresh(key: &str) {
+/// The decision the child times (a function of its own, for `--toggle-collect`).
+#[inline(never)]
+fn measured(p: &Problem) -> Option<gconv_learn::select::Choice> {
+    choose(p, &Target::H200, Families::All)
+}
+
+/// The child: load the model (with `warm`, then decide every other zoo layer), then time the
+/// first decision of `key`; prints `load_ms decision_us`.
+fn fresh(key: &str, warm: bool) {
     let p: Problem = key.parse().expect("a problem key");
     let s = Instant::now();
     shipped().expect("the shipped model loads");
     let load = s.elapsed().as_secs_f64() * 1e3;
+    if warm {
+        for q in gconv_tune::registry::registry_problems("model_zoo").expect("the zoo set") {
+            if q != p {
+                std::hint::black_box(choose(&q, &Target::H200, Families::All));
+            }
+        }
+    }
     let s = Instant::now();
-    let choice = choose(&p, &Target::H200, Families::All);
+    let choice = measured(&p);
     let us = s.elapsed().as_secs_f64() * 1e6;
     std::hint::black_box(choice);
     println!("{load} {us}");
@@ -71,8 +90,8 @@ fn fresh(key: &str) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let [_, flag, key] = args.as_slice() {
-        if flag == "--fresh" {
-            fresh(key);
+        if flag == "--fresh" || flag == "--warm" {
+            fresh(key, flag == "--warm");
             return;
         }
     }

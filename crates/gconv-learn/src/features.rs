@@ -196,6 +196,27 @@ pub struct Context {
     pub for_problem: Problem,
     /// [`problem_features`] of the problem, computed once for all its candidates.
     pub problem: Vec<f64>,
+    /// What the plan features read of the problem, computed once for all its candidates.
+    pub derived: Derived,
+}
+
+/// The problem's values that every candidate's plan features read ([`features_into`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Derived {
+    /// The roofline time (s) on the H200.
+    pub roofline: f64,
+    /// The per-group GEMM sizes (`Problem::gemm_mnk`).
+    pub gemm_mnk: (u64, u64, u64),
+}
+
+impl Derived {
+    /// The values of `p`.
+    pub fn of(p: &Problem) -> Derived {
+        Derived {
+            roofline: p.roofline_seconds(&gconv_problem::DeviceSpec::H200),
+            gemm_mnk: p.gemm_mnk(),
+        }
+    }
 }
 
 impl Context {
@@ -223,6 +244,7 @@ impl Context {
             rule_pick: auto_select_among(&refs, p, Families::All).map(|a| *a.config()),
             for_problem: *p,
             problem: problem_features(p),
+            derived: Derived::of(p),
         }
     }
 }
@@ -243,11 +265,13 @@ pub fn features_into(a: &Admitted, ctx: &Context, out: &mut [f64]) {
     let dev = a.target().device;
     let (head, rest) = out.split_at_mut(PROBLEM.len());
     // The context's problem part, unless it was made for another problem.
-    if ctx.for_problem == *p {
+    let derived = if ctx.for_problem == *p {
         head.copy_from_slice(&ctx.problem);
+        ctx.derived
     } else {
         head.copy_from_slice(&problem_features(p));
-    }
+        Derived::of(p)
+    };
     let (fields, rest) = rest.split_at_mut(FIELDS.len());
     for (o, v) in fields.iter_mut().zip(cfg.field_values()) {
         *o = v as f64;
@@ -258,9 +282,9 @@ pub fn features_into(a: &Admitted, ctx: &Context, out: &mut [f64]) {
     let per_sm = dev.ctas_per_sm(plan.smem_bytes(), threads, plan.registers()) as f64;
     let wave = per_sm * dev.sms as f64;
     let waves = ctas / wave.max(1.0);
-    let cost = plan.cost(&dev);
-    let roof = p.roofline_seconds(&gconv_problem::DeviceSpec::H200);
-    let (m, n, k) = p.gemm_mnk();
+    let cost = a.cost_estimate();
+    let roof = derived.roofline;
+    let (m, n, k) = derived.gemm_mnk;
     let util = |size: u64, tile: u32| {
         let t = u64::from(tile.max(1));
         size as f64 / (size.div_ceil(t) * t) as f64

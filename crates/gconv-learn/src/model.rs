@@ -397,10 +397,28 @@ impl Complete {
     fn add(&self, from: usize, to: usize, m: &FeatureMatrix, acc: &mut [f64], missing: bool) {
         if missing {
             self.add_with_missing(from, to, m, acc);
-            return;
+        } else if self.depth == 6 {
+            // The shipped forest's depth (`TrainOptions::max_depth`): a walk of a known length
+            // unrolls, every lane's six steps in one straight run.
+            self.add_complete::<6>(from, to, m, acc);
+        } else {
+            self.add_complete::<0>(from, to, m, acc);
         }
+    }
+
+    /// [`Complete::add`] for rows without missing values; `D` is the forest's depth when
+    /// known at compile time, else 0 (the walk reads `self.depth`). The same steps either way.
+    fn add_complete<const D: usize>(
+        &self,
+        from: usize,
+        to: usize,
+        m: &FeatureMatrix,
+        acc: &mut [f64],
+    ) {
         debug_assert_eq!(m.stride, ROW_STRIDE);
-        let (d, inner) = (self.depth, (1usize << self.depth) - 1);
+        debug_assert!(D == 0 || D == self.depth);
+        let d = if D > 0 { D } else { self.depth };
+        let inner = (1usize << d) - 1;
         for t in from..to {
             let (splits, _, columns, leaves) = self.tree(t);
             for (group, acc) in m
@@ -463,7 +481,8 @@ struct Screened {
     /// The rows that walked every tree, with their predictions, best first (ties: the earlier
     /// row).
     finalists: Vec<(usize, f64)>,
-    /// Per stage, the rows it dropped with their partial sums, best first.
+    /// Per stage, the rows it dropped with their partial sums, best first (empty unless
+    /// asked for: [`Forest::screen`]).
     dropped: Vec<Vec<(usize, f64)>>,
 }
 
@@ -554,8 +573,10 @@ impl Forest {
         acc
     }
 
-    /// The screening cascade ([`SCREEN`]) over the rows of `m`.
-    fn screen(&self, m: &FeatureMatrix) -> Screened {
+    /// The screening cascade ([`SCREEN`]) over the rows of `m`; `rank_dropped`: order the rows
+    /// each stage drops (a ranking needs them, a choice does not: without, `dropped` is
+    /// empty).
+    fn screen(&self, m: &FeatureMatrix, rank_dropped: bool) -> Screened {
         let total = self.len();
         let missing = m.has_missing();
         let mut live: Vec<usize> = (0..m.len()).collect();
@@ -572,13 +593,19 @@ impl Forest {
             self.add(done, to, cur, &mut acc, missing);
             done = to;
             let mut order: Vec<usize> = (0..live.len()).collect();
-            order.sort_unstable_by(|&a, &b| acc[a].total_cmp(&acc[b]).then(a.cmp(&b)));
-            dropped.push(
-                order[st.keep..]
-                    .iter()
-                    .map(|&i| (live[i], acc[i]))
-                    .collect(),
-            );
+            // A strict order (ties: the earlier row), so the `keep` best are one set however
+            // they are found: partitioned around the cut, the rest ordered only if asked.
+            let by_sum = |a: &usize, b: &usize| acc[*a].total_cmp(&acc[*b]).then(a.cmp(b));
+            order.select_nth_unstable_by(st.keep, by_sum);
+            if rank_dropped {
+                order[st.keep..].sort_unstable_by(by_sum);
+                dropped.push(
+                    order[st.keep..]
+                        .iter()
+                        .map(|&i| (live[i], acc[i]))
+                        .collect(),
+                );
+            }
             let mut keep = order[..st.keep].to_vec();
             keep.sort_unstable();
             let next = cur.select(&keep);
@@ -719,7 +746,7 @@ impl Model {
 
     /// [`Model::ranking`] of the rows of a [`FeatureMatrix`].
     pub fn ranking_matrix(&self, m: &FeatureMatrix) -> Vec<(usize, f64)> {
-        let s = self.forest.screen(m);
+        let s = self.forest.screen(m, true);
         let mut out = s.finalists;
         for d in s.dropped.into_iter().rev() {
             out.extend(d);
@@ -734,7 +761,11 @@ impl Model {
 
     /// [`Model::best`] of the rows of a [`FeatureMatrix`] (what `auto` calls).
     pub fn best_matrix(&self, m: &FeatureMatrix) -> Option<usize> {
-        self.forest.screen(m).finalists.first().map(|&(i, _)| i)
+        self.forest
+            .screen(m, false)
+            .finalists
+            .first()
+            .map(|&(i, _)| i)
     }
 
     /// The same predictions through forust's own `predict` (a check of the flat forest).

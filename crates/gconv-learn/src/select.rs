@@ -16,7 +16,9 @@ use crate::features::{features_into, Context};
 use crate::model::{FeatureMatrix, Model};
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::select::auto_select_in;
-use gconv_kernels::{admit, Admitted, DeviceLimits, KernelConfig, SplitKMode, Target};
+use gconv_kernels::{
+    admit, admit_validated, Admitted, DeviceLimits, KernelConfig, SplitKMode, Target,
+};
 use gconv_problem::Problem;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -118,13 +120,50 @@ static BOOSTER: &[u8] = include_bytes!(concat!(
 ));
 
 /// The model shipped in the binary, or why it cannot be used (a test keeps it loadable).
+///
+/// Loading it also prepares `auto`'s first decisions: it validates, once, the pools of the
+/// directions and dtypes the model decides on the H200 ([`catalogue::validated_pool`]), and
+/// makes one decision per direction on [`PRIMING`] (discarded; the per-process decisions are
+/// left empty), so that the code a decision runs — the families' rules, geometry and cost
+/// models, the features, the trees — is paged in and cached by the load instead of by the
+/// program's first convolution (`models/h200/README.md`, "Decision time", has what this moves).
 pub fn shipped() -> Result<&'static Model, &'static str> {
     static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
     MODEL
-        .get_or_init(|| Model::from_bytes(META, BOOSTER, "models/h200").map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            let model =
+                Model::from_bytes(META, BOOSTER, "models/h200").map_err(|e| e.to_string())?;
+            for d in gconv_problem::Direction::ALL {
+                for t in gconv_problem::DType::ALL {
+                    if model.meta.directions.iter().any(|x| x == d.token())
+                        && model.meta.dtypes.iter().any(|x| x == t.token())
+                    {
+                        catalogue::validated_pool(d, t, Target::H200.arch);
+                    }
+                }
+            }
+            for d in gconv_problem::Direction::ALL {
+                if let Ok(p) = PRIMING.parse::<Problem>() {
+                    let p = p.with_direction(d);
+                    if covers(&model, &p, &Target::H200).is_ok() {
+                        std::hint::black_box(model_choice(
+                            &model,
+                            &p,
+                            &Target::H200,
+                            Families::All,
+                        ));
+                    }
+                }
+            }
+            Ok(model)
+        })
         .as_ref()
         .map_err(|e| e.as_str())
 }
+
+/// The layer [`shipped`] decides once per direction while loading (a small depthwise 3×3
+/// layer: both families plan it).
+pub const PRIMING: &str = "fwd_bf16_n1_g32_c32_k32_i14x14_f3x3_s1x1_p1x1_d1x1";
 
 static DECISIONS: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -244,11 +283,20 @@ struct Pool {
 impl Pool {
     fn admit(problem: &Problem, target: &Target, families: Families) -> Pool {
         let allowed = families.list();
-        let mut members = Vec::new();
-        let mut left_out = Vec::new();
-        let mut is_candidate = Vec::new();
-        for c in catalogue::pool(problem.direction, problem.dtype, Families::All) {
-            match admit(&c, problem, target) {
+        // The pool validated once per process: each member's answer is `admit`'s.
+        let pool = catalogue::validated_pool(problem.direction, problem.dtype, target.arch);
+        // Sized once: an admitted member is a large value, and growing the vectors member by
+        // member copied them over and over.
+        let mut members = Vec::with_capacity(pool.len());
+        let mut left_out = Vec::with_capacity(pool.len());
+        let mut is_candidate = Vec::with_capacity(pool.len());
+        for (c, valid) in pool {
+            let c = *c;
+            let admitted = match valid {
+                Ok(v) => admit_validated(v, problem, target),
+                Err(r) => Err(r.clone()),
+            };
+            match admitted {
                 Ok(a) => {
                     let why = if !eligible(&c) {
                         Some(LeftOut::Atomic)
@@ -438,6 +486,22 @@ mod tests {
                 d.problem
             );
             assert_eq!(chosen.admitted.config().to_string(), d.kernel);
+        }
+    }
+
+    /// The load's priming layer parses and the shipped model covers it in every direction
+    /// (else `shipped` would skip priming without a word).
+    #[test]
+    fn the_priming_layer_is_decided_by_the_model() {
+        let model = shipped().expect("the shipped model loads");
+        let p: Problem = PRIMING.parse().expect("the priming layer parses");
+        for d in Direction::ALL {
+            let p = p.with_direction(d);
+            covers(model, &p, &Target::H200).expect("covered");
+            assert!(
+                model_choice(model, &p, &Target::H200, Families::All).is_some(),
+                "{p}"
+            );
         }
     }
 

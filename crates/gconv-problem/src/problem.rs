@@ -456,8 +456,11 @@ impl Problem {
 
     fn try_elements(&self, role: TensorRole) -> Result<u64, ProblemError> {
         let dims = self.dims(role);
+        // The error is built only on overflow (`ok_or_else`): the gate re-checks the geometry
+        // of every backward-data dual it plans, and a `ProblemError` built and dropped per
+        // factor cost more than the products.
         dims.iter().try_fold(1u64, |acc, &d| {
-            acc.checked_mul(d).ok_or(ProblemError::Overflow {
+            acc.checked_mul(d).ok_or_else(|| ProblemError::Overflow {
                 tensor: role.name(),
                 what: "element count",
                 limit: "u64",
@@ -468,13 +471,20 @@ impl Problem {
     /// Dimensions of a tensor in memory order (outermost first), always 6 entries:
     /// X: N,D,H,W,G,C/G; W: G,K/G,Z,Y,X,C/G; Y: N,Do,Ho,Wo,G,K/G.
     pub fn dims(&self, role: TensorRole) -> [u64; 6] {
-        let [d, h, w] = self.input;
-        let [z, y, x] = self.filter;
-        let [od, oh, ow] = self.output();
         match role {
-            TensorRole::X => [self.n, d, h, w, self.g, self.cpg()],
-            TensorRole::W => [self.g, self.kpg(), z, y, x, self.cpg()],
-            TensorRole::Y => [self.n, od, oh, ow, self.g, self.kpg()],
+            TensorRole::X => {
+                let [d, h, w] = self.input;
+                [self.n, d, h, w, self.g, self.cpg()]
+            }
+            TensorRole::W => {
+                let [z, y, x] = self.filter;
+                [self.g, self.kpg(), z, y, x, self.cpg()]
+            }
+            TensorRole::Y => {
+                // Only Y's dims need the output size (its divisions).
+                let [od, oh, ow] = self.output();
+                [self.n, od, oh, ow, self.g, self.kpg()]
+            }
         }
     }
 
@@ -614,8 +624,12 @@ impl Problem {
     }
 }
 
+// Lazy on purpose: an eager `ok_or` builds and drops a `ProblemError` (an enum with heap
+// variants, so an out-of-line drop) on every check, and the gate checks the geometry of every
+// backward-data dual it plans.
+#[allow(clippy::unnecessary_lazy_evaluations)]
 fn checked(v: Option<u64>, tensor: &'static str, what: &'static str) -> Result<u64, ProblemError> {
-    v.ok_or(ProblemError::Overflow {
+    v.ok_or_else(|| ProblemError::Overflow {
         tensor,
         what,
         limit: "u64",

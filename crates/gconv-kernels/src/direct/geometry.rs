@@ -269,7 +269,9 @@ pub fn phase_register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 /// among `base_row + pad · step` for pads 0 to 7, the smallest pad of the lowest. The search
 /// stops at the first pitch that costs one wavefront per phase (`ReadPhases::fewest`: none
 /// can cost less), so it usually prices one or two pitches instead of eight, with the same
-/// answer.
+/// answer. Where the bank model applies (depthwise) the answer is kept per thread, keyed by
+/// every value the search reads (`PitchKey`): the gate plans each direct member of every
+/// problem `auto` decides, and layers of one network share their tiles' pitches.
 pub fn row_pitch(
     cfg: &KernelConfig,
     problem: &Problem,
@@ -278,11 +280,98 @@ pub fn row_pitch(
     base_row: u64,
     step: u64,
 ) -> u64 {
-    let floor = ReadPhases::of(cfg, problem).map_or(0, |r| r.fewest());
+    let Some(phases) = ReadPhases::of(cfg, problem) else {
+        // Not modelled: every pitch prices 0, the first wins.
+        return base_row;
+    };
+    let key = PitchKey([
+        u64::from(cfg.vec_a),
+        u64::from(cfg.vec_b),
+        u64::from(cfg.tile_n),
+        u64::from(cfg.threads()),
+        rows_per_thread(cfg),
+        problem.dtype.size_bytes(),
+        problem.stride[1],
+        problem.stride[2],
+        th,
+        ct,
+        base_row,
+        step,
+    ]);
+    PITCHES.with(|m| {
+        if let Some(&x) = m.borrow().get(&key) {
+            return x;
+        }
+        let x = search_row_pitch(cfg, problem, th, ct, base_row, step, phases.fewest());
+        let mut m = m.borrow_mut();
+        if m.len() >= MAX_PITCHES {
+            m.clear();
+        }
+        m.insert(key, x);
+        x
+    })
+}
+
+/// Everything [`smem_read_wavefronts`] and [`row_pitch`]'s search read: `vec_a`, `vec_b`,
+/// `tile_n`, threads, [`rows_per_thread`], the element size, the H and W strides, `th`, `ct`,
+/// the base row and the step.
+#[derive(PartialEq, Eq)]
+struct PitchKey([u64; 12]);
+
+impl std::hash::Hash for PitchKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        for &x in &self.0 {
+            state.write_u64(x);
+        }
+    }
+}
+
+/// The memo's hash: a multiply-rotate mix of the key's twelve words (FxHash's; the keys are
+/// this process's own, so no protection against chosen collisions is needed, and SipHash cost
+/// as much as a short search).
+#[derive(Default)]
+struct PitchHasher(u64);
+
+impl std::hash::Hasher for PitchHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// Searches kept per thread at most (then the memo starts over).
+const MAX_PITCHES: usize = 1 << 14;
+
+type PitchMemo =
+    std::collections::HashMap<PitchKey, u64, std::hash::BuildHasherDefault<PitchHasher>>;
+
+thread_local! {
+    static PITCHES: std::cell::RefCell<PitchMemo> = std::cell::RefCell::new(PitchMemo::default());
+}
+
+/// [`row_pitch`]'s search, priced pitch by pitch down to `floor` wavefronts.
+fn search_row_pitch(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    th: u64,
+    ct: u64,
+    base_row: u64,
+    step: u64,
+    floor: u64,
+) -> u64 {
     let mut best = (u64::MAX, base_row);
     for pad in 0..8u64 {
         let xrow = base_row + pad * step;
-        let w = smem_read_wavefronts(cfg, problem, th, ct, xrow);
+        // Priced only as far as it could still win (a pitch stopped at the best so far does
+        // not: the best is above `floor`, or the search would have stopped).
+        let w = wavefronts_up_to(cfg, problem, th, ct, xrow, best.0);
         if w < best.0 {
             best = (w, xrow);
         }
@@ -336,6 +425,20 @@ pub fn smem_read_wavefronts(
     ct: u64,
     xrow: u64,
 ) -> u64 {
+    wavefronts_up_to(cfg, problem, th, ct, xrow, u64::MAX)
+}
+
+/// [`smem_read_wavefronts`], priced phase by phase until the count reaches `limit` (then some
+/// count at least `limit`): the row-pitch search needs only to know whether a pitch beats the
+/// best so far.
+fn wavefronts_up_to(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    th: u64,
+    ct: u64,
+    xrow: u64,
+    limit: u64,
+) -> u64 {
     let Some(ReadPhases {
         threads,
         per_phase,
@@ -349,37 +452,53 @@ pub fn smem_read_wavefronts(
     let lanes = (cfg.tile_n as u64 / vec).max(1);
     let py = rows_per_thread(cfg);
     let rgh = (th / py).max(1);
-    let addr = |t: u64| {
-        let (lane, pg) = (t % lanes, t / lanes);
-        let (rg, txg) = (pg % rgh, pg / rgh);
-        rg * py * problem.stride[1] * xrow * es
-            + txg * cfg.vec_b as u64 * problem.stride[2] * ct * es
-            + lane * vec * es
-    };
+    // Thread t reads at lane · vec + rg · (py rows) + txg · (vec_b columns), with lane =
+    // t mod lanes, rg = (t / lanes) mod rgh, txg = t / (lanes · rgh): counters that step with
+    // t instead of divisions.
+    let row_bytes = py * problem.stride[1] * xrow * es;
+    let column_bytes = cfg.vec_b as u64 * problem.stride[2] * ct * es;
+    let lane_bytes = vec * es;
+    let (mut lane, mut rg, mut txg) = (0u64, 0u64, 0u64);
     // Allocation-free (the gate calls this for every candidate row pitch of every direct
     // member): a thread reads the words [a/4, (a + access)/4⌉, so a phase's distinct words are
-    // the union of at most 32 such ranges, merged after sorting them by start.
+    // the union of at most 32 such ranges, merged in order of their starts (the threads' order
+    // already, mostly).
     let mut total = 0;
     let mut t0 = 0;
-    while t0 < threads {
+    while t0 < threads && total < limit {
         let t1 = (t0 + per_phase).min(threads);
         let mut ranges = [(0u64, 0u64); 32];
         let n = (t1 - t0) as usize;
-        for (r, t) in ranges.iter_mut().zip(t0..t1) {
-            let a = addr(t);
+        for r in ranges[..n].iter_mut() {
+            let a = rg * row_bytes + txg * column_bytes + lane * lane_bytes;
             *r = (a / 4, (a + access).div_ceil(4));
+            lane += 1;
+            if lane == lanes {
+                lane = 0;
+                rg += 1;
+                if rg == rgh {
+                    rg = 0;
+                    txg += 1;
+                }
+            }
         }
         let ranges = &mut ranges[..n];
-        ranges.sort_unstable();
-        let mut per_bank = [0u64; 32];
+        if !ranges.is_sorted() {
+            ranges.sort_unstable();
+        }
+        // At most 32 threads of at most 5 words each: a bank's count fits a byte.
+        let mut per_bank = [0u8; 32];
+        let mut most = 0u8;
         let mut covered = 0u64; // words below this are counted
         for &(lo, hi) in ranges.iter() {
             for w in lo.max(covered)..hi {
-                per_bank[(w % 32) as usize] += 1;
+                let b = &mut per_bank[(w % 32) as usize];
+                *b += 1;
+                most = most.max(*b);
             }
             covered = covered.max(hi);
         }
-        total += per_bank.into_iter().max().unwrap_or(0);
+        total += u64::from(most);
         t0 = t1;
     }
     total
@@ -390,10 +509,17 @@ pub fn smem_read_wavefronts(
 /// [`weights_in_registers`], else one row of `FX × VEC`) and a fixed allowance (of the
 /// [`forward_problem`] of a backward-data problem).
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
+    let fp = forward_problem(problem);
+    registers_on(cfg, &fp, &merge_groups(cfg, &fp))
+}
+
+/// [`register_estimate`] given the problem's [`forward_problem`] `fp` and [`kernel_problem`]
+/// `kp` (the plan has them already; a backward-data dual costs a geometry check to derive).
+fn registers_on(cfg: &KernelConfig, fp: &Problem, kp: &Problem) -> u32 {
     if cfg.math == Math::Mma {
-        return mma::register_estimate(cfg, &kernel_problem(cfg, problem));
+        return mma::register_estimate(cfg, kp);
     }
-    let problem = &forward_problem(problem);
+    let problem = fp;
     if strided::applies(problem) {
         return phase_register_estimate(cfg, problem);
     }
@@ -462,7 +588,7 @@ impl DirectPlan {
             forward_problem: fp,
             kernel_problem: kp,
             geometry,
-            registers: register_estimate(&cfg, problem),
+            registers: registers_on(&cfg, &fp, &kp),
         }
     }
 }

@@ -16,7 +16,7 @@ use super::strided;
 use super::wgrad;
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
-use crate::rejection::{FamilyRule, Rejection};
+use crate::rejection::{FamilyRule, Rejection, RuleMessage};
 use crate::shared::{pow2_in, MAX_GROUP_MERGE, MAX_SPLIT};
 use gconv_problem::{Direction, Problem};
 use thiserror::Error;
@@ -207,7 +207,7 @@ impl From<DirectRule> for Rejection {
         Rejection::Family(FamilyRule {
             family: "direct",
             reason: rule.reason(),
-            message: rule.to_string(),
+            message: RuleMessage::new(rule),
             unsupported: false,
         })
     }

@@ -10,7 +10,7 @@ use super::geometry::{
 };
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
-use crate::rejection::{FamilyRule, Rejection};
+use crate::rejection::{FamilyRule, Rejection, RuleMessage};
 use crate::shared::{pow2_in, MAX_GROUP_MERGE};
 use gconv_problem::{DType, Direction, Problem};
 
@@ -230,11 +230,11 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
             return Err(Rejection::Family(FamilyRule {
                 family: "igemm",
                 reason: "group_merge_exceeds_tile",
-                message: format!(
+                message: RuleMessage::new(format!(
                     "backward-weight group merge {gm}: the merged output channels gm·K/G = {} exceed tile_m {}",
                     gm * problem.kpg(),
                     cfg.tile_m
-                ),
+                )),
                 unsupported: false,
             }));
         }
