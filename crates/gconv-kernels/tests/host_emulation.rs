@@ -571,8 +571,8 @@ fn emulate(
             "const int q = j - ow * SW - 1;",
         )),
         Mutation::DirectWgradStreamRowGroupDropped => Some((
-            "if (row >= ROWS) break;  // the last group may be short",
-            "if (row >= ROWS / RG * RG) break;",
+            "live[h] = i0 + h < RG && row < ROWS &&",
+            "live[h] = i0 + h < RG && row < ROWS / RG * RG &&",
         )),
         Mutation::DirectWgradStreamSlotSkipped => Some((
             "for (int p = 0; p < SLOTS; ++p) s += red[p * BN * TAPS + e];",

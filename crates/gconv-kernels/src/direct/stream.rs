@@ -70,6 +70,10 @@ pub const MAX_STREAM_SLABS: u64 = 256;
 /// Waves of CTAs the slab rule aims for.
 pub const TARGET_WAVES: u64 = 2;
 
+/// Registers a thread may spend on the raw X words of a tap-row group read ahead together
+/// (`RG · SPAN · VEC·esize/4`); a group whose row segments need more reads one row at a time.
+pub const HOIST_WORDS: u64 = 32;
+
 /// True when `cfg` on `problem` is the streaming kernel: a backward-weight problem and
 /// `stages = 1`.
 pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
@@ -97,7 +101,10 @@ pub fn units(problem: &Problem, tw: u64) -> u64 {
 /// 1. **size**: `⌈TARGET_WAVES · wave / channel_blocks⌉` slabs, so that the whole grid
 ///    (`channel_blocks × P` CTAs) fills [`TARGET_WAVES`] waves of the device;
 /// 2. **clamp**: to the units, to [`MAX_STREAM_SLABS`] and to the partial-traffic cap
-///    ([`traffic_cap`]: the planes add at most 10 % to the compulsory X + dY bytes);
+///    ([`traffic_cap`]: the planes add at most 10 % to the compulsory X + dY bytes), except
+///    that the cap never goes below one full wave (`⌊wave / channel_blocks⌋` slabs): on large
+///    filters over few pixels the kernel is bound by idle SMs long before the planes' bytes
+///    matter;
 /// 3. **snap**: down to `⌈U / ⌈U / P⌉⌉`, the fewest slabs with the same units per slab (no
 ///    slab empty or short by more than one unit), as `crate::shared::split_degree` snaps.
 ///
@@ -114,12 +121,14 @@ pub fn slab_count(
         return cfg.split_k as u64;
     }
     let units = units.max(1);
-    let sized = (TARGET_WAVES * wave).div_ceil(channel_blocks.max(1)).max(1);
-    let clamped = sized
-        .min(units)
-        .min(MAX_STREAM_SLABS)
-        .min(traffic_cap(problem))
-        .max(1);
+    let blocks = channel_blocks.max(1);
+    let sized = (TARGET_WAVES * wave).div_ceil(blocks).max(1);
+    // The traffic cap never leaves the device less than one full wave: below it the kernel is
+    // bound by idle SMs, not by bytes (a 7×7 layer of 28² pixels capped at 25 slabs ran 150
+    // CTAs on 132 SMs at 14 % occupancy).
+    let one_wave = (wave / blocks).max(1);
+    let capped = traffic_cap(problem).max(one_wave);
+    let clamped = sized.min(units).min(MAX_STREAM_SLABS).min(capped).max(1);
     units.div_ceil(units.div_ceil(clamped))
 }
 
@@ -225,7 +234,12 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
     );
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
-    let ints: [(&str, u64); 31] = [
+    let min_ctas = crate::device::DeviceLimits::H200.ctas_per_sm(
+        geo.smem_bytes,
+        cfg.threads(),
+        register_estimate(cfg, problem),
+    );
+    let ints: [(&str, u64); 33] = [
         ("ESZ", problem.dtype.size_bytes()),
         ("N_", problem.n),
         ("ID", problem.input[0]),
@@ -257,6 +271,8 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         ("THREADS", cfg.threads() as u64),
         ("SMEM_BYTES", geo.smem_bytes),
         ("SLABS", slabs),
+        ("HOIST_WORDS", HOIST_WORDS),
+        ("MIN_CTAS", min_ctas),
     ];
     for (k, v) in ints {
         let _ = writeln!(w, "constexpr int {k} = {v};");

@@ -31,25 +31,66 @@ static_assert(SMEM_BYTES >= RED_FLOATS * 4, "reduction area");
 static_assert(SLABS * UNITS_PER_SLAB >= UNITS, "slabs cover the units");
 static_assert(RED_PLANE == (long long)K_ * TAPS, "partial plane = |dW|");
 
-// VEC channels [k, k + VEC) of pixel `pix` (element offset pix * C_) widened to f32: LV-channel
-// reads (VEC * ESZ bytes when C is a multiple of VEC), zero when !ok or past C.
-__device__ __forceinline__ void load_vec(const elem_t* __restrict__ base, int pix, int k, bool ok,
-                                         float (&out)[VEC]) {
+// Raw reads: VEC channels of a pixel are NR reads of LV channels (RB bytes each), kept as RW
+// 32-bit words per read until they are used, so that every read of a unit can be issued before
+// the first FMA waits for one.
+constexpr int NR = VEC / LV;                        // reads per pixel
+constexpr int RB = LV * ESZ;                        // bytes per read
+constexpr int RW = (RB + 3) / 4;                    // 32-bit words per read
+constexpr int NW = NR * RW;                         // words per pixel
+// Tap rows whose X reads are issued together (all of a group when its row segments fit in
+// HOIST_WORDS registers, else one row at a time).
+constexpr int RH_ = (RG * SPAN * NW <= HOIST_WORDS) ? RG : 1;
+
+// The raw words of VEC channels [k, k + VEC) of pixel `pix` (element offset pix * C_): zero
+// when !ok or past C.
+__device__ __forceinline__ void load_raw(const elem_t* __restrict__ base, int pix, int k, bool ok,
+                                         u32 (&w)[NW]) {
 #pragma unroll
-  for (int j = 0; j < VEC; j += LV) {
-    float t[LV];
-    if (ok && k + j < C_) {
-      load_f32<LV>(base + pix * C_ + k + j, t);
+  for (int r = 0; r < NR; ++r) {
+    const int j = r * LV;
+    const bool in = ok && k + j < C_;
+    const elem_t* p = base + pix * C_ + k + j;
+    if constexpr (RB == 16) {
+      v16b v = {0u, 0u, 0u, 0u};
+      if (in) v = *reinterpret_cast<const v16b*>(p);
+      w[r * 4] = v.x;
+      w[r * 4 + 1] = v.y;
+      w[r * 4 + 2] = v.z;
+      w[r * 4 + 3] = v.w;
+    } else if constexpr (RB == 8) {
+      v8b v = {0u, 0u};
+      if (in) v = *reinterpret_cast<const v8b*>(p);
+      w[r * 2] = v.x;
+      w[r * 2 + 1] = v.y;
+    } else if constexpr (RB == 4) {
+      w[r] = in ? *reinterpret_cast<const u32*>(p) : 0u;
     } else {
-#pragma unroll
-      for (int i = 0; i < LV; ++i) t[i] = 0.0f;
+      w[r] = in ? (u32) * reinterpret_cast<const u16*>(p) : 0u;
     }
-#pragma unroll
-    for (int i = 0; i < LV; ++i) out[j + i] = t[i];
   }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
+// Raw words widened to VEC f32 values.
+__device__ __forceinline__ void widen(const u32 (&w)[NW], float (&out)[VEC]) {
+#pragma unroll
+  for (int r = 0; r < NR; ++r) {
+    if constexpr (ESZ == 4) {
+#pragma unroll
+      for (int i = 0; i < LV; ++i) out[r * LV + i] = bits_f32(w[r * RW + i]);
+    } else if constexpr (LV == 1) {
+      out[r] = to_f32((u16)(w[r] & 0xffffu));
+    } else {
+#pragma unroll
+      for (int i = 0; i < LV / 2; ++i) {
+        out[r * LV + 2 * i] = to_f32((u16)(w[r * RW + i] & 0xffffu));
+        out[r * LV + 2 * i + 1] = to_f32((u16)(w[r * RW + i] >> 16));
+      }
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
@@ -85,32 +126,53 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
       r /= OH;
       const int od = r % OD;
       const int n = r / OD;
-      float d[TW][VEC];
       const int ybase = ((n * OD + od) * OH + oh) * OW + ow0;
-#pragma unroll
-      for (int ow = 0; ow < TW; ++ow) load_vec(dY, ybase + ow, k, ow0 + ow < OW, d[ow]);
       const int iw0 = ow0 * SW - PW;
+      u32 draw[TW][NW];
 #pragma unroll
-      for (int i = 0; i < RG; ++i) {
-        const int row = rg * RG + i;
-        if (row >= ROWS) break;  // the last group may be short
-        const int tz = row / FY;
-        const int ty = row - tz * FY;
-        const int id = od * SD - PD + tz * DD;
-        const int ih = oh * SH - PH + ty * DH;
-        if ((unsigned)id >= (unsigned)ID || (unsigned)ih >= (unsigned)IH) continue;  // padding
-        const int xbase = ((n * ID + id) * IH + ih) * IW + iw0;
+      for (int ow = 0; ow < TW; ++ow) load_raw(dY, ybase + ow, k, ow0 + ow < OW, draw[ow]);
+      float d[TW][VEC];
 #pragma unroll
-        for (int j = 0; j < SPAN; ++j) {
-          float x[VEC];
-          load_vec(X, xbase + j, k, (unsigned)(iw0 + j) < (unsigned)IW, x);
+      for (int i0 = 0; i0 < RG; i0 += RH_) {
+        // Issue the reads of RH_ tap rows (a row that only sees padding reads nothing), then
+        // apply them.
+        u32 xraw[RH_][SPAN][NW];
+        bool live[RH_];
 #pragma unroll
-          for (int ow = 0; ow < TW; ++ow) {
-            const int q = j - ow * SW;  // = tx * DW for the taps column j feeds at ow
-            if (q < 0 || q % DW != 0 || q / DW >= FX) continue;
+        for (int h = 0; h < RH_; ++h) {
+          const int row = rg * RG + i0 + h;
+          const int tz = row / FY;
+          const int ty = row - tz * FY;
+          const int id = od * SD - PD + tz * DD;
+          const int ih = oh * SH - PH + ty * DH;
+          live[h] = i0 + h < RG && row < ROWS && (unsigned)id < (unsigned)ID &&
+                    (unsigned)ih < (unsigned)IH;
+          const int xbase = ((n * ID + id) * IH + ih) * IW + iw0;
 #pragma unroll
-            for (int v = 0; v < VEC; ++v) {
-              acc[i][q / DW][v] = fmaf(d[ow][v], x[v], acc[i][q / DW][v]);
+          for (int j = 0; j < SPAN; ++j) {
+            load_raw(X, xbase + j, k, live[h] && (unsigned)(iw0 + j) < (unsigned)IW, xraw[h][j]);
+          }
+        }
+        if (i0 == 0) {
+#pragma unroll
+          for (int ow = 0; ow < TW; ++ow) widen(draw[ow], d[ow]);
+        }
+#pragma unroll
+        for (int h = 0; h < RH_; ++h) {
+          if (!live[h]) continue;  // padding: no FMAs
+          const int i = i0 + h;
+#pragma unroll
+          for (int j = 0; j < SPAN; ++j) {
+            float x[VEC];
+            widen(xraw[h][j], x);
+#pragma unroll
+            for (int ow = 0; ow < TW; ++ow) {
+              const int q = j - ow * SW;  // = tx * DW for the taps column j feeds at ow
+              if (q < 0 || q % DW != 0 || q / DW >= FX) continue;
+#pragma unroll
+              for (int v = 0; v < VEC; ++v) {
+                acc[i][q / DW][v] = fmaf(d[ow][v], x[v], acc[i][q / DW][v]);
+              }
             }
           }
         }
