@@ -372,6 +372,14 @@ enum Mutation {
     /// Streaming depthwise wgrad: every X column feeds the tap one to its left (tap tx reads
     /// column `ow·SW + tx·DW + 1`, a tap offset off by one): the comparison must fail.
     DirectWgradStreamTapShifted,
+    /// Tensor-core wgrad: every A chunk reads the X column one pixel to the right (a tap
+    /// offset off by one): the comparison must fail.
+    DirectWgradMmaTapShifted,
+    /// Tensor-core wgrad: the lanes of the second n8 block of a pair read the first block's
+    /// output channels: must fail wherever K/G ≥ 16.
+    DirectWgradMmaSecondBlockDropped,
+    /// Tensor-core wgrad: a stored value's tap dropped from its dW offset: must fail.
+    DirectWgradMmaStoreTapDropped,
     /// Streaming depthwise wgrad: the tap-row bound of the main loop taken as `⌊rows / RG⌋·RG`
     /// (the last, short group's rows dropped): must fail wherever RG does not divide FZ·FY.
     DirectWgradStreamRowGroupDropped,
@@ -573,6 +581,18 @@ fn emulate(
         Mutation::DirectWgradStreamRowGroupDropped => Some((
             "live[h] = i0 + h < RG && row < ROWS &&",
             "live[h] = i0 + h < RG && row < ROWS / RG * RG &&",
+        )),
+        Mutation::DirectWgradMmaTapShifted => Some((
+            "return (fz * ITH + fy * DH) * XROW + fx * DW * CTS + (j % CPT) * 8;",
+            "return (fz * ITH + fy * DH) * XROW + (fx * DW + 1) * CTS + (j % CPT) * 8;",
+        )),
+        Mutation::DirectWgradMmaSecondBlockDropped => Some((
+            "at.b[w] = (u32)((grp * KG + bblk * 8) * ESZ);",
+            "at.b[w] = (u32)((grp * KG) * ESZ);",
+        )),
+        Mutation::DirectWgradMmaStoreTapDropped => Some((
+            "const int e = (chunk / CPT) * CG + (chunk % CPT) * 8 + g;",
+            "const int e = (chunk % CPT) * 8 + g;",
         )),
         Mutation::DirectWgradStreamSlotSkipped => Some((
             "for (int p = 0; p < SLOTS; ++p) s += red[p * BN * TAPS + e];",
@@ -2071,6 +2091,116 @@ fn direct_wgrad_kernels_match_the_reference_under_host_emulation() {
         &dir,
         asan,
         (WGRAD_CASES.len(), mutations.len()),
+    );
+}
+
+/// The tensor-core wgrad kernel's matrix (`direct::wgrad_mma`): (label, kernel, problem). C/G 8,
+/// 16 and 32; K/G 8, 24 (an odd number of n8 blocks) and 32; odd chunk counts (a half m16
+/// block); strides, dilation, padding, tile tails; 1D and 3D; f16; fixed and rule slab counts;
+/// a channel block with a group past K.
+const WGRAD_MMA_CASES: &[(&str, &str, &str)] = &[
+    (
+        "mma_cpg8_3x3_tails",
+        "direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g4_c32_k32_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_cpg16_kpg24_s2_f16",
+        "direct_wgrad_f16_t32x24x8_w4x1_s2_v3x1_gm1_sk0d_mma_gen",
+        "wgrad_f16_n2_g2_c32_k48_i13x15_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "mma_cpg8_dilation2",
+        "direct_wgrad_bf16_t64x24x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g3_c24_k24_i12x13_f3x3_s1x1_p2x2_d2x2",
+    ),
+    (
+        "mma_3d",
+        "direct_wgrad_bf16_t32x16x8_w4x1_s2_v3x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g2_c16_k16_i4x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "mma_fixed_p3_short_last",
+        "direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk3d_mma_gen",
+        "wgrad_bf16_n2_g2_c16_k16_i10x21_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_one_slab",
+        "direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk1d_mma_gen",
+        "wgrad_bf16_n1_g2_c16_k16_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_group_past_k",
+        "direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g3_c24_k24_i8x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_1d_5",
+        "direct_wgrad_bf16_t32x16x32_w2x1_s2_v2x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g2_c16_k16_i70_f5_s1_p2_d1",
+    ),
+    (
+        "mma_cpg32_3x3",
+        "direct_wgrad_bf16_t64x32x8_w8x1_s2_v3x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g1_c32_k32_i10x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+];
+
+/// The tensor-core wgrad kernel under host emulation against the f64 wgrad reference: every
+/// element of dW compared (the output starts as NaN bytes). Coverage guards: a case with one
+/// slab (dW written by the kernel), rule-sized and fixed slab counts (a short last slab), a
+/// channel block whose second group is past K. Planted faults: a tap offset off by one, the
+/// second n8 block reading the first's channels, a store without its tap, a partial plane
+/// skipped by the reduction. Determinism: a P > 1 case run twice gives identical bytes.
+#[test]
+fn direct_wgrad_mma_kernels_match_the_reference_under_host_emulation() {
+    if skip_without_cxx("direct_wgrad_mma_kernels_match_the_reference_under_host_emulation") {
+        return;
+    }
+    let dir = work_dir("direct_wgrad_mma_kernels_match_the_reference_under_host_emulation");
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(WGRAD_MMA_CASES);
+    let grid = |label: &str| {
+        let job = jobs.iter().find(|j| j.label == label).expect("case");
+        let a = admit(&job.cfg, &job.problem, &Target::H200).expect("admitted");
+        (a.grid(), a.emit().launches.len())
+    };
+    for job in &jobs {
+        assert_eq!(job.problem.direction, Direction::Wgrad, "{}", job.label);
+        assert!(
+            gconv_kernels::direct::wgrad_mma::applies(&job.cfg, &job.problem),
+            "{}",
+            job.label
+        );
+    }
+    assert_eq!(grid("mma_one_slab"), ([1, 1, 1], 1));
+    let (g, launches) = grid("mma_fixed_p3_short_last");
+    assert_eq!((g[0], launches), (3, 2));
+    let (g, launches) = grid("mma_cpg8_3x3_tails");
+    assert!(g[0] > 1 && launches == 2, "{g:?}");
+    let (g, _) = grid("mma_group_past_k");
+    assert_eq!(g[1], 2, "two channel blocks, the second with one group");
+    let mutations = [
+        ("mma_cpg8_3x3_tails", Mutation::DirectWgradMmaTapShifted),
+        ("mma_3d", Mutation::DirectWgradMmaTapShifted),
+        (
+            "mma_cpg16_kpg24_s2_f16",
+            Mutation::DirectWgradMmaSecondBlockDropped,
+        ),
+        ("mma_cpg32_3x3", Mutation::DirectWgradMmaSecondBlockDropped),
+        ("mma_one_slab", Mutation::DirectWgradMmaStoreTapDropped),
+        ("mma_fixed_p3_short_last", Mutation::SplitReduceSliceSkipped),
+    ];
+    let planted = planted_jobs(&jobs, &mutations);
+    jobs.extend(planted);
+    assert_repeats(&jobs, "mma_cpg8_3x3_tails", &dir, asan, "wgrad_mma");
+    run_and_assert(
+        "direct tensor-core wgrad host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (WGRAD_MMA_CASES.len(), mutations.len()),
     );
 }
 

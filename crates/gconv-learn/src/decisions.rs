@@ -4,13 +4,14 @@
 //! An entry says, for one problem on one kind of device, which candidate was fastest when the
 //! model's first few were measured, how fast, and how fast the vendor (cuDNN) was. It is valid
 //! only for the gconv version, the feature set and the pool that produced it
-//! ([`CacheKey::current`]): after an upgrade, a retrained model or a changed pool, old entries
-//! are ignored (and counted as stale), never trusted. Writes go through a temporary file and a
+//! ([`CacheKey::current`]: the pool of the problem's own direction and dtype, so that a change
+//! of the backward-weight pool leaves forward decisions valid): after an upgrade, a retrained
+//! model or a changed pool, old entries are ignored (and counted as stale), never trusted. Writes go through a temporary file and a
 //! rename, so a reader never sees half a file.
 
 use crate::error::LearnError;
 use crate::features::feature_hash;
-use crate::model::pool_hash;
+use crate::model::pool_hash_of;
 use gconv_problem::Problem;
 use gconv_tune::SweepRow;
 use serde::{Deserialize, Serialize};
@@ -27,17 +28,18 @@ pub struct CacheKey {
     pub gconv: String,
     /// The feature hash of the model that ranked the candidates.
     pub features: String,
-    /// The pool hash.
+    /// The hash of the pool the candidates came from (`crate::model::pool_hash_of` of the
+    /// problem's direction and dtype).
     pub pool: String,
 }
 
 impl CacheKey {
-    /// This build's key.
-    pub fn current() -> CacheKey {
+    /// This build's key for `problem` (its direction and dtype's pool).
+    pub fn current(problem: &Problem) -> CacheKey {
         CacheKey {
             gconv: env!("CARGO_PKG_VERSION").to_string(),
             features: feature_hash(),
-            pool: pool_hash(),
+            pool: pool_hash_of(problem.direction, problem.dtype),
         }
     }
 }
@@ -105,7 +107,7 @@ pub fn decide_from_rows(
     Some(Decision {
         problem: problem.to_string(),
         device: device.to_string(),
-        key: CacheKey::current(),
+        key: CacheKey::current(problem),
         kernel,
         kernel_ms,
         measured,
@@ -192,15 +194,21 @@ impl DecisionCache {
 
     /// Entries this build ignores (another version, feature set or pool).
     pub fn stale(&self) -> usize {
-        let now = CacheKey::current();
-        self.entries.values().filter(|d| d.key != now).count()
+        self.entries
+            .values()
+            .filter(|d| {
+                d.problem
+                    .parse::<Problem>()
+                    .map_or(true, |p| d.key != CacheKey::current(&p))
+            })
+            .count()
     }
 
     /// The valid entry of `problem` on `device`, if any.
     pub fn lookup(&self, problem: &Problem, device: &str) -> Option<&Decision> {
         self.entries
             .get(&(problem.to_string(), device.to_string()))
-            .filter(|d| d.key == CacheKey::current())
+            .filter(|d| d.key == CacheKey::current(problem))
     }
 
     /// Writes the file (creating its directory), through a temporary file and a rename.
@@ -286,8 +294,8 @@ mod tests {
         let q: Problem = "fwd_bf16_n8_g32_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1"
             .parse()
             .unwrap();
-        c.insert(decision(&p.to_string(), "k1", CacheKey::current()));
-        let mut old = CacheKey::current();
+        c.insert(decision(&p.to_string(), "k1", CacheKey::current(&p)));
+        let mut old = CacheKey::current(&q);
         old.pool = "0000000000000000".into();
         c.insert(decision(&q.to_string(), "k2", old));
         c.save().unwrap();

@@ -22,6 +22,7 @@ use gconv_problem::{DType, Direction};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// The model directory format.
 pub const FORMAT: u32 = 1;
@@ -626,7 +627,33 @@ impl std::fmt::Debug for Model {
     }
 }
 
-/// SHA-256 (first 16 hex digits) of the default pools' kernel names, every direction × dtype.
+/// SHA-256 (first 16 hex digits) of the kernel names of one default pool (a direction and a
+/// dtype, every family): what a measured decision of a problem of that direction and dtype was
+/// chosen among (`crate::decisions::CacheKey`). Computed once per pool and process.
+pub fn pool_hash_of(direction: Direction, dtype: DType) -> String {
+    static HASHES: OnceLock<Vec<((Direction, DType), String)>> = OnceLock::new();
+    let all = HASHES.get_or_init(|| {
+        let mut v = Vec::new();
+        for d in [Direction::Fwd, Direction::Dgrad, Direction::Wgrad] {
+            for t in [DType::F32, DType::F16, DType::Bf16] {
+                let mut h = Sha256::new();
+                for c in catalogue::pool(d, t, Families::All) {
+                    h.update(c.to_string().as_bytes());
+                    h.update([0]);
+                }
+                v.push(((d, t), hex16(&h.finalize())));
+            }
+        }
+        v
+    });
+    all.iter()
+        .find(|(k, _)| *k == (direction, dtype))
+        .map(|(_, h)| h.clone())
+        .unwrap_or_default()
+}
+
+/// SHA-256 (first 16 hex digits) of the default pools' kernel names, every direction × dtype
+/// (the model's record of the pools it was trained with).
 pub fn pool_hash() -> String {
     let mut h = Sha256::new();
     for d in [Direction::Fwd, Direction::Dgrad, Direction::Wgrad] {

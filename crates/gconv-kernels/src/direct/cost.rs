@@ -10,6 +10,7 @@ use super::mma;
 use super::stream;
 use super::strided;
 use super::wgrad;
+use super::wgrad_mma;
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
 use gconv_problem::Problem;
@@ -222,6 +223,9 @@ pub fn wgrad_cost_estimate(
 ) -> f64 {
     if stream::applies(cfg, problem) {
         return stream_cost_estimate(cfg, problem, geo, registers, device);
+    }
+    if wgrad_mma::applies(cfg, problem) {
+        return wgrad_mma::cost_estimate(cfg, problem, geo, registers, device);
     }
     let es = problem.dtype.size_bytes() as f64;
     let (tpt, _, pgs) = wgrad::thread_mapping(cfg, problem);

@@ -22,6 +22,7 @@ use super::stream;
 use super::strided;
 use super::view::DirectView;
 use super::wgrad;
+use super::wgrad_mma;
 use crate::config::{KernelConfig, Math};
 use crate::source::{Arch, KernelSource, Launch};
 use gconv_problem::{DType, Direction, Problem};
@@ -64,6 +65,9 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
     }
     if stream::applies(cfg, real) {
         return stream::emit(cfg, real, &plan.geometry);
+    }
+    if wgrad_mma::applies(cfg, real) {
+        return wgrad_mma::emit(cfg, real, &plan.geometry);
     }
     if wgrad::applies(real) {
         return wgrad::emit(cfg, real, &plan.geometry);

@@ -11,6 +11,7 @@ use super::stream;
 use super::strided;
 use super::view::DirectView;
 use super::wgrad;
+use super::wgrad_mma;
 
 pub use super::shape::{DirectGeometry, W_REG_BUDGET};
 use crate::config::{KernelConfig, Math};
@@ -105,6 +106,9 @@ pub(crate) fn geometry_of(
     }
     if stream::applies(cfg, problem) {
         return stream::geometry(cfg, problem, device);
+    }
+    if wgrad_mma::applies(cfg, problem) {
+        return wgrad_mma::geometry(cfg, problem, device);
     }
     if wgrad::applies(problem) {
         return wgrad::geometry(cfg, problem, device);
@@ -516,6 +520,9 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 /// [`register_estimate`] given the problem's [`forward_problem`] `fp` and [`kernel_problem`]
 /// `kp` (the plan has them already; a backward-data dual costs a geometry check to derive).
 fn registers_on(cfg: &KernelConfig, fp: &Problem, kp: &Problem) -> u32 {
+    if wgrad_mma::applies(cfg, fp) {
+        return wgrad_mma::register_estimate(cfg, fp);
+    }
     if cfg.math == Math::Mma {
         return mma::register_estimate(cfg, kp);
     }

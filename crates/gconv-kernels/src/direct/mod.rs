@@ -144,6 +144,7 @@ pub mod stream;
 pub mod strided;
 pub mod view;
 pub mod wgrad;
+pub mod wgrad_mma;
 
 pub use geometry::{
     forward_problem, geometry, kernel_problem, register_estimate, DirectGeometry, DirectPlan,

@@ -63,6 +63,36 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
             ..config(dtype, t, w, v)
         })
         .chain(stream_pool(dtype))
+        .chain(mma_wgrad_pool(dtype))
+        .collect()
+}
+
+/// The tensor-core members of the backward-weight pool (`super::wgrad_mma`, 16-bit, C/G and
+/// K/G multiples of 8, slabs from the rule): `(tile pixels, TW, BN, warps, MB)`. 8×8-pixel
+/// tiles with two groups of 8 channels on 4 warps, one or two groups of 16–32 channels on 8
+/// warps in units of 2 or 3 m16 blocks, 8 groups of 8 per CTA, 14-wide tiles for 14/28-wide
+/// outputs and 8×16 tiles for the large maps.
+pub fn mma_wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
+    if dtype == DType::F32 {
+        return Vec::new();
+    }
+    let members: &[(u32, u32, u32, u32, u32)] = &[
+        (64, 8, 16, 4, 2),
+        (64, 8, 32, 8, 3),
+        (64, 8, 32, 8, 2),
+        (64, 8, 64, 8, 2),
+        (112, 14, 32, 8, 3),
+        (128, 16, 16, 4, 2),
+    ];
+    members
+        .iter()
+        .map(|&(pixels, tw, bn, w, mb)| KernelConfig {
+            direction: Direction::Wgrad,
+            math: Math::Mma,
+            stages: 2,
+            split_k: 0,
+            ..config(dtype, [pixels, bn, tw], w, [mb, 1])
+        })
         .collect()
 }
 

@@ -14,11 +14,12 @@ use super::mma;
 use super::stream;
 use super::strided;
 use super::wgrad;
+use super::wgrad_mma;
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
 use crate::rejection::{FamilyRule, Rejection, RuleMessage};
 use crate::shared::{pow2_in, MAX_GROUP_MERGE, MAX_SPLIT};
-use gconv_problem::{Direction, Problem};
+use gconv_problem::{DType, Direction, Problem};
 use thiserror::Error;
 
 /// Largest C/G the CUDA-core (simt) path accepts.
@@ -131,6 +132,21 @@ pub enum DirectRule {
         /// Output tiles.
         tiles: u64,
     },
+    /// The tensor-core wgrad kernel keeps `units per warp × MB × NB × 4` f32 accumulators per
+    /// thread for the whole slab.
+    #[error("direct tensor-core wgrad keeps {units} units x {mb} m16 blocks x {nb} n8 blocks x 4 = {acc} accumulators per thread, more than {max} (lower vec_a, or raise the warps or lower tile_n)")]
+    WgradMmaAccumulators {
+        /// Units per warp.
+        units: u64,
+        /// `vec_a`, m16 blocks per unit.
+        mb: u32,
+        /// n8 blocks per unit (K/G / 8).
+        nb: u64,
+        /// The accumulator count.
+        acc: u64,
+        /// Largest accepted.
+        max: u64,
+    },
     /// The streaming wgrad kernel (`stages = 1`, `super::stream`) is depthwise only: one input
     /// and one output channel per group (channel multipliers and C/G 2–4 take the slab kernel,
     /// `stages = 2`).
@@ -195,6 +211,7 @@ impl DirectRule {
             DirectRule::WgradChannels { .. } => "direct_wgrad_channels",
             DirectRule::WgradThreadMapping { .. } => "direct_wgrad_thread_mapping",
             DirectRule::WgradSlabs { .. } => "direct_wgrad_slabs",
+            DirectRule::WgradMmaAccumulators { .. } => "direct_wgrad_mma_accumulators",
             DirectRule::WgradStreamDepthwise { .. } => "direct_wgrad_stream_depthwise",
             DirectRule::WgradStreamThreadMapping { .. } => "direct_wgrad_stream_thread_mapping",
             DirectRule::WgradStreamAccumulators { .. } => "direct_wgrad_stream_accumulators",
@@ -313,8 +330,15 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 /// `gen`, 1–8 warps, `vec_a` a power of two ≤ 8, `vec_b` (taps per thread) 1..=32, the tile as
 /// on the forward path. `stages = 1` is the streaming kernel ([`validate_stream`]).
 fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.math == Math::Mma && cfg.stages == 2 {
+        return validate_wgrad_mma(cfg);
+    }
     if cfg.math != Math::Simt {
-        return Err(fixed("math", cfg.math.token().to_string(), "simt (wgrad)"));
+        return Err(fixed(
+            "math",
+            cfg.math.token().to_string(),
+            "simt (wgrad), or mma with stages 2",
+        ));
     }
     if cfg.stages == 1 {
         return validate_stream(cfg);
@@ -379,6 +403,114 @@ fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
         });
     }
     Ok(())
+}
+
+/// The structural rules of a tensor-core wgrad config (`super::wgrad_mma`'s field table): 16-bit
+/// data, `stages` 2, `gm1`, `split_k` 0..=64 deterministic, `gen`, 1–8 warps, `vec_a` (MB, m16
+/// blocks per unit) 1..=8, `vec_b` 1, `tile_k` (TW) in 1..=64, `tile_m` (TH·TW) a multiple of 16
+/// and of `tile_k` with at most 64 rows and 256 pixels, `tile_n` (BN) a multiple of 8 up to 128.
+fn validate_wgrad_mma(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.dtype == DType::F32 {
+        return Err(fixed(
+            "dtype",
+            cfg.dtype.token().to_string(),
+            "f16 or bf16 (tensor-core wgrad)",
+        ));
+    }
+    if cfg.group_merge != 1 {
+        return Err(fixed(
+            "group_merge",
+            cfg.group_merge.to_string(),
+            "1 (tensor-core wgrad)",
+        ));
+    }
+    if cfg.split_k > MAX_SPLIT || cfg.split_k_mode != SplitKMode::Deterministic {
+        return Err(fixed(
+            "split_k",
+            format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
+            "0..=64, deterministic (wgrad)",
+        ));
+    }
+    if cfg.fast_path != FastPath::General {
+        return Err(fixed("fast_path", cfg.fast_path.token().to_string(), "gen"));
+    }
+    if cfg.warps_n != 1 || !(1..=8).contains(&cfg.warps_m) {
+        return Err(Rejection::BadWarpCount {
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    if !(1..=8).contains(&cfg.vec_a) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_a",
+            value: cfg.vec_a,
+            max: 8,
+        });
+    }
+    if cfg.vec_b != 1 {
+        return Err(fixed(
+            "vec_b",
+            cfg.vec_b.to_string(),
+            "1 (tensor-core wgrad)",
+        ));
+    }
+    let limits = "direct tensor-core wgrad: tile_k (tile width) in 1..=64, tile_m a multiple of 16 and of tile_k with at most 64 rows and 256 pixels, tile_n a multiple of 8 in 8..=128";
+    let ok = (1..=64).contains(&cfg.tile_k)
+        && (16..=256).contains(&cfg.tile_m)
+        && cfg.tile_m.is_multiple_of(16)
+        && cfg.tile_m.is_multiple_of(cfg.tile_k)
+        && cfg.tile_m / cfg.tile_k <= 64
+        && (8..=128).contains(&cfg.tile_n)
+        && cfg.tile_n.is_multiple_of(8);
+    if !ok {
+        return Err(Rejection::TileOutOfRange {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            tile_k: cfg.tile_k,
+            limits,
+        });
+    }
+    Ok(())
+}
+
+/// The problem rules of a tensor-core wgrad plan (`super::wgrad_mma`): C/G and K/G multiples
+/// of 8, whole groups per CTA, at most [`wgrad_mma::MAX_ACCUMULATORS`] accumulators per
+/// thread, a fixed slab count within the tiles, shared memory and registers.
+fn check_wgrad_mma(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    limits: &DeviceLimits,
+) -> Result<(), Rejection> {
+    check_mma_channels(problem)?;
+    if !(cfg.tile_n as u64).is_multiple_of(problem.kpg()) {
+        return Err(DirectRule::ChannelTile {
+            kpg: problem.kpg(),
+            tile_n: cfg.tile_n,
+        }
+        .into());
+    }
+    let (_, _, upw, nb, acc) = wgrad_mma::work(cfg, problem);
+    if acc > wgrad_mma::MAX_ACCUMULATORS {
+        return Err(DirectRule::WgradMmaAccumulators {
+            units: upw,
+            mb: cfg.vec_a,
+            nb,
+            acc,
+            max: wgrad_mma::MAX_ACCUMULATORS,
+        }
+        .into());
+    }
+    let tiles = wgrad::tiles(problem, geo.th, geo.tw);
+    if cfg.split_k as u64 > tiles {
+        return Err(DirectRule::WgradSlabs {
+            slabs: cfg.split_k as u64,
+            tiles,
+        }
+        .into());
+    }
+    check_limits(geo, registers, limits)
 }
 
 /// The structural rules of a streaming wgrad config (`super::stream`'s field table): CUDA
@@ -505,6 +637,9 @@ fn check_wgrad(
 ) -> Result<(), Rejection> {
     if stream::applies(cfg, problem) {
         return check_stream(cfg, problem, geo, registers, limits);
+    }
+    if wgrad_mma::applies(cfg, problem) {
+        return check_wgrad_mma(cfg, problem, geo, registers, limits);
     }
     if problem.cpg() > MAX_DIRECT_CPG || problem.kpg() > MAX_DIRECT_CPG {
         return Err(DirectRule::WgradChannels {

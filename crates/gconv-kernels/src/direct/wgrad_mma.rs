@@ -1,0 +1,323 @@
+//! Backward weight (wgrad) on tensor cores for grouped layers whose C/G and K/G are multiples
+//! of 8 (`wgrad_mma.cu`, `math = mma`, `stages = 2`): the slab walk of `super::wgrad` (the same
+//! tiles, halo copy, double buffering, slab rule and deterministic partial planes) with the
+//! per-group GEMM `M = (tap, c)`, `N = K/G`, `K = output pixels` on `mma.sync.m16n8k16`. What it
+//! owns: which configs take it ([`applies`]), the work split ([`work`]), its geometry
+//! ([`geometry`]), register estimate ([`register_estimate`]), cost ([`cost_estimate`]) and
+//! module ([`emit`]). Its rules are `super::rules::check_wgrad_mma`.
+//!
+//! **Operand orientation.** M is the group's `taps × C/G` (8-channel chunks, tap-major) and N
+//! its K/G, so that K/G = 8 fills one n8 block exactly and the taps fill the m16 blocks: at C/G =
+//! K/G = 8 a 3×3 layer wastes only the half block of its ninth tap (the M = K/G orientation
+//! of igemm needs 4 merged groups to reach its 32-row tiles, and 3 of 4 products are then off
+//! the diagonal). Both operands come straight from the staged tiles with `ldmatrix.trans`:
+//! A's matrix rows are 16 tile pixels (each shifted by the chunk's tap inside the halo, 16 bytes
+//! = the chunk's 8 channels), B's rows are the same 16 pixels of the dY tile (16 bytes = 8
+//! output channels). Pixel strides of both tiles are an odd number of 16-byte chunks, so the
+//! eight rows of a matrix hit eight bank groups.
+//!
+//! **Work.** A warp owns `UPW = ⌈units / warps⌉` units, a unit being one group of the CTA and
+//! `MB = vec_a` m16 blocks of its M, with all `K/G / 8` n8 blocks; the unit's f32 accumulators
+//! stay in registers over the whole slab, so no reduction between warps is needed and each warp
+//! stores its own values (rows of one partial plane, or dW with one slab).
+//!
+//! Fields: `tile_m` = tile pixels `TH × TW` (a multiple of 16), `tile_k` = `TW`, `tile_n` =
+//! `BN` output channels per CTA (whole groups), `warps_m` warps, `vec_a` = `MB`, `vec_b` = 1,
+//! `stages` = 2, `split_k` = P (0: `super::wgrad::slab_count`), mode `d`, `math = mma`, `gm1`,
+//! `gen`. Example: `direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen` = 8×8-pixel tiles,
+//! two groups of 8 channels per CTA, 4 warps each holding 2 units of 2 m16 blocks.
+
+use super::fragments::COMMON;
+use super::shape::DirectGeometry;
+use super::view::DirectView;
+use super::wgrad;
+use crate::config::{KernelConfig, Math};
+use crate::device::DeviceLimits;
+use crate::shared::largest_pow2_dividing;
+use crate::source::{Arch, KernelSource, Launch};
+use gconv_problem::{Direction, Problem, TensorRole};
+use std::fmt::Write;
+
+/// The kernel body (after `common.cu` and `mma_ptx.cu`).
+const BODY: &str = include_str!("wgrad_mma.cu");
+
+/// Largest f32 accumulator count per thread (`UPW · MB · NB · 4`).
+pub const MAX_ACCUMULATORS: u64 = 96;
+
+/// True when `cfg` on `problem` is the tensor-core wgrad kernel.
+pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
+    problem.direction == Direction::Wgrad && cfg.math == Math::Mma
+}
+
+/// The work split of `cfg` on `problem`: (m16 blocks of a group's M, units of a CTA, units per
+/// warp, n8 blocks of a unit, accumulators per thread).
+pub fn work(cfg: &KernelConfig, problem: &Problem) -> (u64, u64, u64, u64, u64) {
+    let kch = problem.filter_volume() * (problem.cpg() / 8).max(1);
+    let mblk = kch.div_ceil(2);
+    let mb = (cfg.vec_a as u64).max(1);
+    let gpb = (cfg.tile_n as u64 / problem.kpg().max(1)).max(1);
+    let units = gpb * mblk.div_ceil(mb);
+    let upw = units.div_ceil((cfg.warps_m as u64).max(1));
+    let nb = (problem.kpg() / 8).max(1);
+    (mblk, units, upw, nb, upw * mb * nb * 4)
+}
+
+/// The slab count P: `split_k` when fixed, else one wave of the whole grid
+/// (`crate::shared::split_degree`: sized from `channel_blocks` CTAs per slab, clamped to the
+/// tiles and [`crate::shared::MAX_SPLIT`], snapped). The 10 % partial-traffic cap of the CUDA-core
+/// slab kernel ([`wgrad::traffic_cap`]) is not applied: a grouped layer's |dW| is `taps·C/G`
+/// times its depthwise sibling's, so the cap leaves a fraction of a wave (17 slabs × 16 channel
+/// blocks for C/G 8 at 28²), and the tensor cores wait on too few warps to hide the tile loads.
+/// The planes' bytes are priced by [`cost_estimate`].
+pub fn slab_count(cfg: &KernelConfig, channel_blocks: u64, wave: u64, tiles: u64) -> u64 {
+    if cfg.split_k > 0 {
+        return cfg.split_k as u64;
+    }
+    crate::shared::split_degree(channel_blocks, wave, tiles, 1) as u64
+}
+
+/// A pixel stride of `n` elements padded to an odd number of 16-byte chunks.
+fn odd_chunks(n: u64) -> u64 {
+    let n = n.div_ceil(8) * 8;
+    if (n / 8).is_multiple_of(2) {
+        n + 8
+    } else {
+        n
+    }
+}
+
+/// Elements of one dY pixel row in shared memory (`BN` padded to an odd chunk count).
+pub fn dy_row(cfg: &KernelConfig) -> u64 {
+    odd_chunks(cfg.tile_n as u64)
+}
+
+/// Bytes of one dY stage: `TH·TW` pixel rows of [`dy_row`] elements.
+fn dy_stage_bytes(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    (cfg.tile_m as u64 * dy_row(cfg) * problem.dtype.size_bytes()).div_ceil(16) * 16
+}
+
+/// The geometry of `cfg` on `problem`: the tile, the X halo with its pixel stride padded to an
+/// odd number of 16-byte chunks, two halo and two dY stages of shared memory (no reduction
+/// area), and the grid `[P, ⌈K/BN⌉, 1]` with P from [`wgrad::slab_count`].
+pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectGeometry {
+    let es = problem.dtype.size_bytes();
+    let view = DirectView::of(cfg);
+    let tw = view.tile_width.max(1) as u64;
+    let th = (view.tile_pixels as u64 / tw).max(1);
+    let bn = view.tile_channels.max(1) as u64;
+    let ct = (bn / problem.kpg().max(1)).max(1) * problem.cpg();
+    let cts = odd_chunks(ct);
+    let halo = [
+        problem.filter[0],
+        (th - 1) * problem.stride[1] + (problem.filter[1] - 1) * problem.dilation[1] + 1,
+        (tw - 1) * problem.stride[2] + (problem.filter[2] - 1) * problem.dilation[2] + 1,
+    ];
+    let vmax = 16 / es;
+    let vl = largest_pow2_dividing(problem.c, vmax.min(largest_pow2_dividing(ct, vmax)));
+    let sv = largest_pow2_dividing(problem.k, vmax.min(largest_pow2_dividing(bn, vmax)));
+    let xrow = halo[2] * cts;
+    let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
+    let ws_bytes = 2 * dy_stage_bytes(cfg, problem);
+    let smem_bytes = 2 * xs_bytes + ws_bytes;
+    let channel_blocks = problem.k.div_ceil(bn);
+    let wave = device.wave(smem_bytes, cfg.threads(), register_estimate(cfg, problem));
+    let slabs = slab_count(cfg, channel_blocks, wave, wgrad::tiles(problem, th, tw));
+    DirectGeometry {
+        th,
+        tw,
+        ct,
+        cts,
+        wrow: problem.filter_volume() * problem.cpg(),
+        halo,
+        xrow,
+        vl,
+        sv,
+        xs_bytes,
+        ws_bytes,
+        raw_bytes: 0,
+        smem_bytes,
+        grid: [slabs, channel_blocks, 1],
+    }
+}
+
+/// Estimated registers per thread: the accumulators ([`work`]), three per (unit, m16 block)
+/// (its A offset and flags), four per n8 block (B fragments and offsets) and 52 for the tile
+/// walk and copies. NVRTC 13.0 (`ptxas -v`, bf16, `kernel_resources` example) on the zoo C/G 8,
+/// 16 and 32 layers: 64–128 registers where this gives 71–121; the 3D C/G 8 layer on 4 warps
+/// of 4 units reports 119 (estimate 108).
+pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
+    let (_, _, upw, nb, acc) = work(cfg, problem);
+    let mb = (cfg.vec_a as u64).max(1);
+    (acc + 3 * upw * mb + 4 * nb + 52).min(u32::MAX as u64) as u32
+}
+
+/// Estimated time in seconds, the forward mma model's rates (`super::cost::mma_cost_estimate`):
+/// per tile and k16 step every unit issues its A `ldmatrix.x4` per m16 block and its B ones
+/// (one per two n8 blocks) at 512 bytes each, against shared memory at 2.2e13 B/s, the MMAs at
+/// 3.3e14 FLOP/s (4096 per m16n8k16), the staged tiles at 8 TB/s from L2 and the compulsory
+/// bytes at 3.5 TB/s from DRAM; the largest, × the wave quantisation, plus the partial planes
+/// (written and read at 3.5 TB/s, 2 µs for the reduction launch) and 2 µs. Not fitted on
+/// measurements.
+pub fn cost_estimate(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    device: &DeviceLimits,
+) -> f64 {
+    let es = problem.dtype.size_bytes() as f64;
+    let (mblk, units, _, nb, _) = work(cfg, problem);
+    let mb = (cfg.vec_a as u64).max(1).min(mblk) as f64;
+    let (units, nb) = (units as f64, nb as f64);
+    let ksteps = (cfg.tile_m / 16).max(1) as f64;
+    let tiles = wgrad::tiles(problem, geo.th, geo.tw) as f64 * geo.grid[1] as f64;
+    let ldsm = units * ksteps * (mb + (nb / 2.0).ceil());
+    let mmas = units * ksteps * mb * nb;
+    let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
+    let dy = cfg.tile_m as f64 * cfg.tile_n as f64 * es;
+    let t_smem = tiles * (ldsm * 512.0 + halo + dy) / 2.2e13;
+    let t_mma = tiles * mmas * 4096.0 / 3.3e14;
+    let t_l2 = tiles * (halo + dy) / 8e12;
+    let t_dram = problem.min_bytes() / 3.5e12;
+    let slabs = geo.grid[0] as f64;
+    let ctas = slabs * geo.grid[1] as f64;
+    let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
+    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
+    let t_partials = if geo.grid[0] > 1 {
+        let dw = problem.elements(TensorRole::W) as f64;
+        2.0 * slabs * dw * 4.0 / 3.5e12 + 2e-6
+    } else {
+        0.0
+    };
+    t_smem.max(t_mma).max(t_l2).max(t_dram) * q + t_partials + 2e-6
+}
+
+/// The module of a plan (`cfg` the resolved config: its `split_k` is P): the constants, the
+/// prelude, `common.cu` (tile walk and halo copy), `mma_ptx.cu`, `wgrad_mma.cu` and the shared
+/// split reduction (`_reduce`, launched after the main kernel when P > 1).
+pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> KernelSource {
+    let name = cfg.to_string();
+    let out = problem.output();
+    let slabs = geo.grid[0];
+    let tiles_per_slab = wgrad::tiles(problem, geo.th, geo.tw).div_ceil(slabs.max(1));
+    let dw = problem.elements(TensorRole::W);
+    let (mblk, units, upw, nb, acc) = work(cfg, problem);
+    let mut h = String::new();
+    let w = &mut h;
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        w,
+        "// gconv direct backward-weight kernel (tensor cores): generated, do not edit"
+    );
+    let _ = writeln!(w, "// kernel:  {name}");
+    let _ = writeln!(w, "// problem: {problem}");
+    let _ = writeln!(
+        w,
+        "// tile {}x{} pixels x {} channels, halo {}x{}x{} x {} input channels; {} m16 blocks x {} n8 blocks per group, {} units, {} per warp ({} accumulators); {} slabs of {} tiles, smem {} B",
+        geo.th,
+        geo.tw,
+        cfg.tile_n,
+        geo.halo[0],
+        geo.halo[1],
+        geo.halo[2],
+        geo.ct,
+        mblk,
+        nb,
+        units,
+        upw,
+        acc,
+        slabs,
+        tiles_per_slab,
+        geo.smem_bytes
+    );
+    let _ = writeln!(w, "#define ELEM unsigned short");
+    let _ = writeln!(
+        w,
+        "constexpr bool IS_BF16 = {};",
+        problem.dtype == gconv_problem::DType::Bf16
+    );
+    let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
+    let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
+    let ints: [(&str, u64); 42] = [
+        ("ESZ", problem.dtype.size_bytes()),
+        ("N_", problem.n),
+        ("ID", problem.input[0]),
+        ("IH", problem.input[1]),
+        ("IW", problem.input[2]),
+        ("OD", out[0]),
+        ("OH", out[1]),
+        ("OW", out[2]),
+        ("FZ", problem.filter[0]),
+        ("FY", problem.filter[1]),
+        ("FX", problem.filter[2]),
+        ("SD", problem.stride[0]),
+        ("SH", problem.stride[1]),
+        ("SW", problem.stride[2]),
+        ("PD", problem.pad[0]),
+        ("PH", problem.pad[1]),
+        ("PW", problem.pad[2]),
+        ("DD", problem.dilation[0]),
+        ("DH", problem.dilation[1]),
+        ("DW", problem.dilation[2]),
+        ("G_", problem.g),
+        ("CG", problem.cpg()),
+        ("KG", problem.kpg()),
+        ("TH", geo.th),
+        ("TW", geo.tw),
+        ("BN", cfg.tile_n as u64),
+        ("MB", (cfg.vec_a as u64).max(1)),
+        ("THREADS", cfg.threads() as u64),
+        ("VL", geo.vl),
+        ("VLD", geo.sv),
+        ("CTS", geo.cts),
+        ("XROW", geo.xrow),
+        ("XS_BYTES", geo.xs_bytes),
+        ("DYROW", dy_row(cfg)),
+        ("DYS_BYTES", dy_stage_bytes(cfg, problem)),
+        ("WS_BYTES", geo.ws_bytes),
+        ("RAW_BYTES", geo.raw_bytes),
+        ("SMEM_BYTES", geo.smem_bytes),
+        ("GRID_X", slabs),
+        ("STAGES", 2),
+        ("SLABS", slabs),
+        ("SV", geo.sv),
+    ];
+    for (k, v) in ints {
+        let _ = writeln!(w, "constexpr int {k} = {v};");
+    }
+    let _ = writeln!(w, "constexpr int TILES_PER_SLAB = {tiles_per_slab};");
+    let _ = writeln!(w, "constexpr long long RED_PLANE = {dw};");
+    let _ = writeln!(w, "constexpr int RED_SPLIT = {slabs};");
+    let code = format!(
+        "{h}\n{}\n{}\n{}\n{}\n{}",
+        crate::PRELUDE,
+        COMMON,
+        crate::MMA_PTX,
+        BODY,
+        crate::SPLIT_REDUCE
+    )
+    .replace("@ENTRY@", &name);
+    let mut launches = vec![Launch {
+        entry: name.clone(),
+        grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
+        block: [cfg.threads(), 1, 1],
+        dynamic_smem_bytes: geo.smem_bytes as u32,
+    }];
+    let mut workspace_bytes = 0;
+    if slabs > 1 {
+        workspace_bytes = slabs * dw * 4;
+        launches.push(Launch {
+            entry: format!("{name}_reduce"),
+            grid: [dw.div_ceil(256) as u32, 1, 1],
+            block: [256, 1, 1],
+            dynamic_smem_bytes: 0,
+        });
+    }
+    KernelSource {
+        kernel_name: name,
+        code,
+        arch: Arch::Sm90,
+        launches,
+        workspace_bytes,
+    }
+}
