@@ -10,8 +10,8 @@
 //! The family owns, in this folder: its rules ([`rules`]), geometry and plan ([`geometry`](mod@geometry)),
 //! cost model ([`cost`]), pools ([`pool`]), code generation ([`emit`] and the `.cu` files), the
 //! tensor-core path ([`mma`]), the stride-phase backward-data kernel ([`strided`]), the
-//! backward-weight slab kernel ([`wgrad`]) and the depthwise register-streaming backward-weight
-//! kernel ([`stream`]), behind
+//! backward-weight slab kernel ([`wgrad`]), its tensor-core twin ([`wgrad_mma`]) and the
+//! depthwise register-streaming backward-weight kernel ([`stream`]), behind
 //! [`Direct`], its [`KernelFamily`] implementation; [`DirectView`] reads a config's fields in
 //! the family's own words.
 //!
@@ -123,11 +123,20 @@
 //! once) into f32 register accumulators, skips tap rows that only see padding, and the CTA
 //! sums its slots in a fixed order before writing its partial plane (the same reduction). Its
 //! field table, slab rule ([`stream::slab_count`]: two waves of the whole grid, up to
-//! [`stream::MAX_STREAM_SLABS`], the same 10 % partial-traffic cap) and rules
+//! [`stream::MAX_STREAM_SLABS`], the same 10 % partial-traffic cap, never below one wave) and rules
 //! (`direct_wgrad_stream_depthwise`, `direct_wgrad_stream_thread_mapping`,
 //! `direct_wgrad_stream_accumulators`, `direct_wgrad_slabs`) are in [`stream`]; pool
 //! [`pool::stream_pool`] (part of the wgrad pool); cost [`cost::stream_cost_estimate`] (not
 //! fitted).
+//!
+//! Grouped layers with C/G and K/G multiples of 8 (16-bit) also run on the slab walk's
+//! tensor-core twin, [`wgrad_mma`] (`wgrad_mma.cu`, `math = mma`, `stages = 2`): one GEMM per
+//! group with M = (tap, c) in 8-channel chunks, N = K/G, K = the tile's pixels on
+//! `mma.sync.m16n8k16`, both operands by `ldmatrix.trans` from the staged halo and dY tile; a
+//! warp's units keep their accumulators for the whole slab and store them (no reduction between
+//! warps). Rules `direct_mma_channels`, `direct_channel_tile`, `direct_wgrad_mma_accumulators`,
+//! `direct_wgrad_slabs`; slab rule [`wgrad_mma::slab_count`] (one wave, no traffic cap); pool
+//! [`pool::mma_wgrad_pool`]; cost [`wgrad_mma::cost_estimate`] (not fitted).
 //!
 //! Known limits: 3D problems stage `FZ` depth slices per output slice (L2, not DRAM, traffic);
 //! C not a multiple of 2 falls back to 2-byte copies.
@@ -232,7 +241,9 @@ impl KernelFamily for Direct {
     fn auto_considers(&self, cfg: &KernelConfig, problem: &Problem) -> bool {
         // Backward weight with C/G 2-4: the slab kernel lost to igemm's merged tiles on the
         // H200 (zoo C/G 4: 158 vs 95 µs, `results/h200/s7/README.md`); `auto` leaves those
-        // layers to igemm and keeps depthwise and channel multipliers here.
+        // layers to igemm and keeps depthwise and channel multipliers here. The tensor-core
+        // members (C/G 8 and up, `wgrad_mma`) are ranked by the learned model only: this rule's
+        // cost model was never compared with them on the device.
         if problem.direction == Direction::Wgrad {
             return problem.cpg() == 1;
         }

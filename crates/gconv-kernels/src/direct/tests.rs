@@ -1110,3 +1110,78 @@ fn stream_modules_are_deterministic_and_launch_the_reduction_with_slabs() {
     // The shared memory is the slot reduction alone: 8 slots x 32 channels x 9 taps x 4 B.
     assert_eq!(a4.launches[0].dynamic_smem_bytes, 8 * 32 * 9 * 4);
 }
+
+/// The tensor-core wgrad members: their names parse back, the structural rules refuse f32,
+/// `vec_b` ≠ 1 and tiles off whole k16 steps, the problem rules refuse C/G or K/G off a
+/// multiple of 8, partial groups per CTA and too many accumulators, and the slab rule fills one
+/// wave without the 10 % traffic cap.
+#[test]
+fn wgrad_mma_rules_names_and_slabs() {
+    let v = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+    let r = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
+    let pool16 = pool::mma_wgrad_pool(DType::Bf16);
+    assert_eq!(pool16.len(), 6);
+    assert!(pool::mma_wgrad_pool(DType::F32).is_empty());
+    for c in &pool16 {
+        assert_eq!(v(*c), Ok(()), "{c}");
+        assert_eq!(c.to_string().parse::<KernelConfig>().as_ref(), Ok(c));
+        assert!(wgrad_mma::applies(
+            c,
+            &prob("wgrad_bf16_n2_g4_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1")
+        ));
+    }
+    let base = pool16[0];
+    assert_eq!(
+        v(KernelConfig {
+            dtype: DType::F32,
+            ..base
+        }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        v(KernelConfig { vec_b: 2, ..base }),
+        Err("direct_field_fixed")
+    );
+    assert_eq!(
+        v(KernelConfig { tile_m: 56, ..base }),
+        Err("tile_out_of_range")
+    );
+    // C/G 4: no 8-channel chunk of one group.
+    assert_eq!(
+        r(&base, "wgrad_bf16_n2_g8_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_mma_channels")
+    );
+    // K/G 32 does not divide tile_n 16.
+    assert_eq!(
+        r(&base, "wgrad_bf16_n2_g1_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1"),
+        Err("direct_channel_tile")
+    );
+    // C/G 32 5×5 on 8 warps with 2-block units: 4 units per warp × 2 × 4 n8 × 4 > 96.
+    let wide = pool16[2];
+    assert_eq!(
+        r(&wide, "wgrad_bf16_n1_g1_c32_k32_i10x9_f5x5_s1x1_p2x2_d1x1"),
+        Err("direct_wgrad_mma_accumulators")
+    );
+    // The slab rule: the zoo C/G 8 layer's traffic cap is 17 slabs; the rule fills one wave.
+    let p = prob("wgrad_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1");
+    assert_eq!(wgrad::traffic_cap(&p), 17);
+    let a = admit(&base, &p, &Target::H200).unwrap();
+    let g = a.grid();
+    let geo = wgrad_mma::geometry(&base, &p, &DeviceLimits::H200);
+    let wave = DeviceLimits::H200.wave(
+        geo.smem_bytes,
+        base.threads(),
+        wgrad_mma::register_estimate(&base, &p),
+    );
+    assert_eq!(g[1], 16, "two groups of 8 per CTA");
+    assert!(
+        g[0] > 17 && g[0] * g[1] <= wave,
+        "{g:?} on a wave of {wave}"
+    );
+    assert_eq!(a.config().split_k as u64, g[0]);
+    assert!(a
+        .emit()
+        .kernel_name
+        .contains(&format!("_sk{}d_mma_gen", g[0])));
+    assert_eq!(a.emit().launches.len(), 2);
+}
