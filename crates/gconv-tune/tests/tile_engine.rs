@@ -532,6 +532,18 @@ fn shipped_tensor_core_configs_expand() {
         .kernels
         .iter()
         .all(|k| k.starts_with("direct_") && k.ends_with("_mma_gen") && !k.contains("_gm1_")));
+    // Backward weight on tensor cores (direct::wgrad_mma).
+    let wm = build_instances(
+        &repo_file("configs/traits/bwd_weight_direct_mma_bf16.json"),
+        Arch::Sm90,
+        None,
+    )
+    .unwrap();
+    assert!(wm.kernels.len() >= 1000, "{}", wm.kernels.len());
+    assert!(wm
+        .kernels
+        .iter()
+        .all(|k| k.starts_with("direct_wgrad_bf16_") && k.ends_with("_mma_gen")));
 }
 
 fn two_devices() -> Vec<DeviceSlot> {
