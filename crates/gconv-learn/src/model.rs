@@ -21,8 +21,11 @@ use gconv_kernels::catalogue::{self, Families};
 use gconv_problem::{DType, Direction};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::OnceLock;
+
+mod lanes;
 
 /// The model directory format.
 pub const FORMAT: u32 = 1;
@@ -277,6 +280,8 @@ impl FeatureMatrix {
 struct Forest {
     base: f64,
     complete: Option<Complete>,
+    /// `complete` in lanes of bytes ([`lanes`]), where it fits them.
+    lanes: Option<lanes::Lanes>,
     /// The node lists (used when `complete` is `None`).
     trees: Vec<Vec<FlatNode>>,
 }
@@ -514,12 +519,14 @@ impl Forest {
         match Complete::of(&trees, width) {
             Some(c) => Forest {
                 base: b.base_score,
+                lanes: lanes::Lanes::of(&c, width),
                 complete: Some(c),
                 trees: Vec::new(),
             },
             None => Forest {
                 base: b.base_score,
                 complete: None,
+                lanes: None,
                 trees,
             },
         }
@@ -551,38 +558,52 @@ impl Forest {
         0.0
     }
 
-    /// Adds trees `from..to` to the sums `acc` of the rows of `m`, tree by tree (each tree
-    /// stays in cache while every row walks it; each row still adds its trees' values in tree
-    /// order, so the sums are forust's whatever the batches).
-    fn add(&self, from: usize, to: usize, m: &FeatureMatrix, acc: &mut [f64], missing: bool) {
-        match &self.complete {
-            Some(c) if m.stride == ROW_STRIDE => c.add(from, to, m, acc, missing),
-            _ => {
+    /// The rows of `m` as this forest walks them: binned for its lanes where it has them, the
+    /// CPU walks them and no value is missing, else the `f64` matrix.
+    fn rows<'a>(&self, m: &'a FeatureMatrix) -> Rows<'a> {
+        if let Some(l) = self.lanes.as_ref().filter(|_| lanes::Lanes::available()) {
+            if let Some(b) = l.bins((0..m.len()).map(|r| m.row(r))) {
+                return Rows::Bins(b);
+            }
+        }
+        Rows::Matrix(Cow::Borrowed(m), m.has_missing())
+    }
+
+    /// Adds trees `from..to` to the sums `acc` of `rows`, tree by tree or lanes of trees by
+    /// lanes (each tree stays in cache while every row walks it; each row still adds its
+    /// trees' values in tree order, so the sums are forust's whatever the batches).
+    fn add(&self, from: usize, to: usize, rows: &Rows, acc: &mut [f64]) {
+        match (rows, &self.lanes, &self.complete) {
+            (Rows::Bins(b), Some(l), Some(c)) => l.add(c, from, to, b, acc),
+            (Rows::Matrix(m, missing), _, Some(c)) if m.stride == ROW_STRIDE => {
+                c.add(from, to, m, acc, *missing)
+            }
+            (Rows::Matrix(m, _), _, _) => {
                 for t in &self.trees[from.min(self.trees.len())..to.min(self.trees.len())] {
                     for (r, a) in acc.iter_mut().enumerate() {
                         *a += Forest::walk(t, m.row(r));
                     }
                 }
             }
+            // Bins are made only for a forest with lanes (`Forest::rows`).
+            (Rows::Bins(_), _, _) => unreachable!("rows binned for a forest without lanes"),
         }
     }
 
-    /// Predictions of the first `trees` trees (all of them at most).
-    fn predict_rows(&self, m: &FeatureMatrix, trees: usize) -> Vec<f64> {
-        let mut acc = vec![self.base; m.len()];
-        self.add(0, trees.min(self.len()), m, &mut acc, m.has_missing());
+    /// Predictions of the first `trees` trees (all of them at most) for `rows`.
+    fn predict_rows(&self, rows: &Rows, trees: usize) -> Vec<f64> {
+        let mut acc = vec![self.base; rows.len()];
+        self.add(0, trees.min(self.len()), rows, &mut acc);
         acc
     }
 
-    /// The screening cascade ([`SCREEN`]) over the rows of `m`; `rank_dropped`: order the rows
-    /// each stage drops (a ranking needs them, a choice does not: without, `dropped` is
-    /// empty).
-    fn screen(&self, m: &FeatureMatrix, rank_dropped: bool) -> Screened {
+    /// The screening cascade ([`SCREEN`]) over `rows`; `rank_dropped`: order the rows each
+    /// stage drops (a ranking needs them, a choice does not: without, `dropped` is empty).
+    fn screen(&self, rows: Rows, rank_dropped: bool) -> Screened {
         let total = self.len();
-        let missing = m.has_missing();
-        let mut live: Vec<usize> = (0..m.len()).collect();
-        let mut acc = vec![self.base; m.len()];
-        let mut kept: Option<FeatureMatrix> = None;
+        let mut live: Vec<usize> = (0..rows.len()).collect();
+        let mut acc = vec![self.base; rows.len()];
+        let mut cur = rows;
         let mut done = 0;
         let mut dropped = Vec::new();
         for st in SCREEN {
@@ -590,8 +611,7 @@ impl Forest {
                 continue;
             }
             let to = st.trees.clamp(done, total);
-            let cur = kept.as_ref().unwrap_or(m);
-            self.add(done, to, cur, &mut acc, missing);
+            self.add(done, to, &cur, &mut acc);
             done = to;
             let mut order: Vec<usize> = (0..live.len()).collect();
             // A strict order (ties: the earlier row), so the `keep` best are one set however
@@ -609,15 +629,39 @@ impl Forest {
             }
             let mut keep = order[..st.keep].to_vec();
             keep.sort_unstable();
-            let next = cur.select(&keep);
+            cur = cur.select(&keep);
             acc = keep.iter().map(|&i| acc[i]).collect();
             live = keep.iter().map(|&i| live[i]).collect();
-            kept = Some(next);
         }
-        self.add(done, total, kept.as_ref().unwrap_or(m), &mut acc, missing);
+        self.add(done, total, &cur, &mut acc);
         let mut finalists: Vec<(usize, f64)> = live.into_iter().zip(acc).collect();
         finalists.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         Screened { finalists, dropped }
+    }
+}
+
+/// Rows as a [`Forest`] walks them ([`Forest::rows`]).
+enum Rows<'a> {
+    /// Binned for the forest's lanes ([`lanes`]).
+    Bins(Vec<lanes::Bins>),
+    /// The `f64` matrix, and whether some value is missing (NaN).
+    Matrix(Cow<'a, FeatureMatrix>, bool),
+}
+
+impl Rows<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Rows::Bins(b) => b.len(),
+            Rows::Matrix(m, _) => m.len(),
+        }
+    }
+
+    /// The rows `keep` (indices, increasing), in that order.
+    fn select(&self, keep: &[usize]) -> Rows<'static> {
+        match self {
+            Rows::Bins(b) => Rows::Bins(keep.iter().map(|&i| b[i]).collect()),
+            Rows::Matrix(m, missing) => Rows::Matrix(Cow::Owned(m.select(keep)), *missing),
+        }
     }
 }
 
@@ -748,14 +792,14 @@ impl Model {
 
     /// Predicted labels of the rows of a [`FeatureMatrix`] (every tree).
     pub fn predict_matrix(&self, m: &FeatureMatrix) -> Vec<f64> {
-        self.forest.predict_rows(m, usize::MAX)
+        self.forest.predict_rows(&self.forest.rows(m), usize::MAX)
     }
 
     /// The base score plus the first `trees` trees for each row: the partial sums the
     /// screening cascade ([`SCREEN`]) cuts on (for checks of it).
     pub fn predict_first(&self, rows: &[&[f64]], trees: usize) -> Vec<f64> {
-        self.forest
-            .predict_rows(&FeatureMatrix::from_rows(rows), trees)
+        let m = FeatureMatrix::from_rows(rows);
+        self.forest.predict_rows(&self.forest.rows(&m), trees)
     }
 
     /// Trees in the forest.
@@ -773,7 +817,7 @@ impl Model {
 
     /// [`Model::ranking`] of the rows of a [`FeatureMatrix`].
     pub fn ranking_matrix(&self, m: &FeatureMatrix) -> Vec<(usize, f64)> {
-        let s = self.forest.screen(m, true);
+        let s = self.forest.screen(self.forest.rows(m), true);
         let mut out = s.finalists;
         for d in s.dropped.into_iter().rev() {
             out.extend(d);
@@ -789,7 +833,7 @@ impl Model {
     /// [`Model::best`] of the rows of a [`FeatureMatrix`] (what `auto` calls).
     pub fn best_matrix(&self, m: &FeatureMatrix) -> Option<usize> {
         self.forest
-            .screen(m, false)
+            .screen(self.forest.rows(m), false)
             .finalists
             .first()
             .map(|&(i, _)| i)

@@ -1,0 +1,416 @@
+//! The complete forest ([`Complete`]) walked [`WIDTH`] trees at a time for one row, with the
+//! comparisons made on bytes: the same leaves, so the same sums, as the node-by-node walk.
+//!
+//! **Bins.** Every split value of feature `f` in the forest, sorted and deduplicated, is one
+//! of its cuts `c_0 < c_1 < …` (at most 255). A row's value `v` becomes its bin, the number of
+//! cuts `≤ v`, and a node splitting at cut `c_{q−1}` stores `q`; then `v ≥ c_{q−1}` exactly when
+//! `bin(v) ≥ q` (the first `q` cuts are `≤ v` exactly when the `q`-th is), so every node sends
+//! a row the way its `f64` comparison does. Rows with a missing (NaN) value are not binned:
+//! they walk the `f64` layout.
+//!
+//! **Lanes.** Node `i` of every tree is stored as one byte per tree (its column, and its cut
+//! index), trees side by side, so that [`WIDTH`] consecutive trees' node `i` are one vector.
+//! A row's bins (64 bytes) are a table that a byte shuffle reads at 32 columns at once; at
+//! depth `k` each lane (tree) selects its node among the `2^k` of that depth by the bits of
+//! its path so far (a tree of blends), compares, and appends the bit to its path, which ends
+//! as the leaf's index. The leaves are then added row by row in tree order, as the `f64`
+//! walk adds them. Where the CPU has no AVX2 ([`Lanes::available`]) the forest walks the
+//! `f64` layout.
+
+use super::Complete;
+
+/// Trees walked side by side (the bytes of a 256-bit vector).
+pub(super) const WIDTH: usize = 32;
+
+/// Columns a row's bins hold (the table the shuffle reads: four 16-byte quarters).
+pub(super) const COLUMNS: usize = 64;
+
+/// Deepest forest walked in lanes (2^5 nodes at the last inner depth: the blend tree's
+/// widest level).
+const MAX_DEPTH: usize = 6;
+
+/// One row's bins ([`Lanes::bins`]): column `f` holds the bin of feature `f`, zeros after the
+/// forest's width.
+pub(super) type Bins = [u8; COLUMNS];
+
+/// The byte layout of a [`Complete`] forest (see the module documentation).
+#[derive(Debug, Clone)]
+pub(super) struct Lanes {
+    depth: usize,
+    trees: usize,
+    /// Per feature, its cuts (sorted, distinct), padded with +∞ to 2^s − 1 values (none for
+    /// a feature no node splits on).
+    cuts: Vec<Vec<f64>>,
+    /// Blocks of [`WIDTH`] trees from every [`STEP`]-th tree (so that a cascade's stages,
+    /// which cut at multiples of it, start at a block): block `b`, of trees
+    /// `b · STEP .. b · STEP + WIDTH` (zeros past the last tree), holds for each inner node
+    /// `i` at `(b · inner + i) · NODE` the trees' columns, then at `+ WIDTH` their cut
+    /// indices `q` (the row goes right when its bin is `≥ q`).
+    blocks: Vec<u8>,
+}
+
+/// Trees between the first trees of consecutive blocks ([`Lanes`]`::blocks`).
+const STEP: usize = 16;
+
+/// Bytes per node of a block: the lanes' columns, then their cut indices.
+const NODE: usize = 2 * WIDTH;
+
+impl Lanes {
+    /// The byte layout of `c` over `width` features, or `None` where it does not fit (a
+    /// forest deeper than [`MAX_DEPTH`], more than [`COLUMNS`] features, a feature with
+    /// more than 255 cuts, a NaN split).
+    pub(super) fn of(c: &Complete, width: usize) -> Option<Lanes> {
+        let depth = c.depth;
+        if depth == 0 || depth > MAX_DEPTH || width > COLUMNS {
+            return None;
+        }
+        let inner = (1usize << depth) - 1;
+        let mut cuts = vec![Vec::new(); width];
+        for (&f, &s) in c.columns.iter().zip(&c.splits) {
+            if s.is_nan() {
+                return None;
+            }
+            cuts.get_mut(f as usize)?.push(s);
+        }
+        for v in &mut cuts {
+            v.sort_by(f64::total_cmp);
+            // One cut per value (−0 and +0 compare equal, so they are one cut).
+            v.dedup_by(|a, b| a == b);
+            if v.len() > usize::from(u8::MAX) {
+                return None;
+            }
+        }
+        let n_blocks = c.trees.div_ceil(STEP);
+        let mut blocks = vec![0u8; n_blocks * inner * NODE];
+        for t in 0..c.trees {
+            for i in 0..inner {
+                let f = c.columns[t * inner + i] as usize;
+                let s = c.splits[t * inner + i];
+                // 1 + the index of the cut equal to `s`.
+                let q = cuts[f].partition_point(|&x| x < s) + 1;
+                let (f, q) = (u8::try_from(f).ok()?, u8::try_from(q).ok()?);
+                // Tree `t` is lane `t − b · STEP` of the blocks `b` that hold it.
+                for b in (t + 1).saturating_sub(WIDTH).div_ceil(STEP)..=(t / STEP) {
+                    let at = (b * inner + i) * NODE + t - b * STEP;
+                    blocks[at] = f;
+                    blocks[at + WIDTH] = q;
+                }
+            }
+        }
+        // Each feature's cuts padded with +∞ to 2^s − 1 for `Lanes::bin`'s uniform search (a
+        // value of +∞ counts the padding too: a bin past every cut, as it is past them).
+        for v in &mut cuts {
+            if !v.is_empty() {
+                v.resize((v.len() + 1).next_power_of_two() - 1, f64::INFINITY);
+            }
+        }
+        Some(Lanes {
+            depth,
+            trees: c.trees,
+            cuts,
+            blocks,
+        })
+    }
+
+    /// Can this CPU walk lanes (AVX2)?
+    pub(super) fn available() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx2")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    /// The bins of `rows` (each at least the forest's width long), or `None` when a value is
+    /// missing (NaN). A value equal to the previous row's in the same column reuses its bin
+    /// (the problem's features are every row's).
+    pub(super) fn bins<'a>(&self, rows: impl Iterator<Item = &'a [f64]>) -> Option<Vec<Bins>> {
+        let width = self.cuts.len();
+        let mut out: Vec<Bins> = Vec::with_capacity(rows.size_hint().0);
+        let mut last = [f64::NAN; COLUMNS];
+        let mut last_bin = [0u8; COLUMNS];
+        for row in rows {
+            let mut b = [0u8; COLUMNS];
+            for (f, (&v, cuts)) in row[..width].iter().zip(&self.cuts).enumerate() {
+                if v != last[f] {
+                    if v.is_nan() {
+                        return None;
+                    }
+                    last[f] = v;
+                    last_bin[f] = Lanes::bin(cuts, v);
+                }
+                b[f] = last_bin[f];
+            }
+            out.push(b);
+        }
+        Some(out)
+    }
+
+    /// The number of `cuts` (padded: 2^s − 1 sorted values, at most 255) that are `≤ v`: a
+    /// search of `s` steps whatever `v`, without branches to mispredict.
+    fn bin(cuts: &[f64], v: f64) -> u8 {
+        let mut lo = 0usize;
+        let mut step = cuts.len().div_ceil(2);
+        while step > 0 {
+            // `lo + step − 1 < cuts.len()`: `lo` is at most the sum of the larger steps.
+            lo += usize::from(cuts[lo + step - 1] <= v) * step;
+            step /= 2;
+        }
+        lo as u8
+    }
+
+    /// Adds trees `from..to` of `c` (whose layout this is) to the sums `acc` of the rows
+    /// `bins`, each row adding its trees in tree order. Only where [`Lanes::available`].
+    pub(super) fn add(&self, c: &Complete, from: usize, to: usize, bins: &[Bins], acc: &mut [f64]) {
+        let to = to.min(self.trees);
+        let outer = 1usize << self.depth;
+        let mut leaves = vec![[0u8; WIDTH]; bins.len()];
+        let mut t = from;
+        while t < to {
+            // The block that starts at or before `t`, lane `o` of it.
+            let b = t / STEP;
+            let o = t - b * STEP;
+            let n = (to - t).min(WIDTH - o);
+            for (row, out) in bins.iter().zip(leaves.iter_mut()) {
+                self.walk(b, row, out);
+            }
+            let values = &c.leaves[t * outer..(t + n) * outer];
+            for (l, tree) in values.chunks_exact(outer).enumerate() {
+                for (a, leaf) in acc.iter_mut().zip(&leaves) {
+                    *a += tree[usize::from(leaf[o + l]) & (outer - 1)];
+                }
+            }
+            t += n;
+        }
+    }
+
+    /// The leaf index that `row` reaches in each tree of block `b` (lanes past the last tree
+    /// walk zero nodes: their leaves are never read).
+    fn walk(&self, b: usize, row: &Bins, out: &mut [u8; WIDTH]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: `Lanes::add` runs only where `Lanes::available` found AVX2.
+            unsafe { avx2::walk(self, b, row, out) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (b, row, out);
+            unreachable!("lanes are walked only where AVX2 is available");
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Bins, Lanes, MAX_DEPTH, NODE, WIDTH};
+    use std::arch::x86_64::*;
+
+    /// Each lane's node among the `N` (a literal: 1, 2, 4, 8, 16 or 32) consecutive nodes
+    /// `$j..$j + N` of one depth, read by `$load`: the lanes whose bit `$b` (`$bits[$b]`, all
+    /// ones: right) is set take it from the second half, the others from the first, down to
+    /// one node (a tree of `N − 1` blends, unrolled).
+    macro_rules! pick {
+        ($load:ident, $bits:ident, 1, $j:expr, $b:expr) => {
+            $load($j)
+        };
+        ($load:ident, $bits:ident, 2, $j:expr, $b:expr) => {
+            _mm256_blendv_epi8(
+                pick!($load, $bits, 1, $j, $b + 1),
+                pick!($load, $bits, 1, $j + 1, $b + 1),
+                $bits[$b],
+            )
+        };
+        ($load:ident, $bits:ident, 4, $j:expr, $b:expr) => {
+            _mm256_blendv_epi8(
+                pick!($load, $bits, 2, $j, $b + 1),
+                pick!($load, $bits, 2, $j + 2, $b + 1),
+                $bits[$b],
+            )
+        };
+        ($load:ident, $bits:ident, 8, $j:expr, $b:expr) => {
+            _mm256_blendv_epi8(
+                pick!($load, $bits, 4, $j, $b + 1),
+                pick!($load, $bits, 4, $j + 4, $b + 1),
+                $bits[$b],
+            )
+        };
+        ($load:ident, $bits:ident, 16, $j:expr, $b:expr) => {
+            _mm256_blendv_epi8(
+                pick!($load, $bits, 8, $j, $b + 1),
+                pick!($load, $bits, 8, $j + 8, $b + 1),
+                $bits[$b],
+            )
+        };
+        ($load:ident, $bits:ident, 32, $j:expr, $b:expr) => {
+            _mm256_blendv_epi8(
+                pick!($load, $bits, 16, $j, $b + 1),
+                pick!($load, $bits, 16, $j + 16, $b + 1),
+                $bits[$b],
+            )
+        };
+    }
+
+    /// One depth of the walk, of `$n` nodes (a literal) from node `$n − 1`: each lane's node
+    /// ([`pick`]), the bin of its column (bits 0–3 pick a byte of each quarter of the row's
+    /// table, bits 4 and 5 the quarter: a blend reads each byte's top bit), compared with its
+    /// cut; the lane's bit (all ones: right) is appended to `$bits` (at `$k`) and to `$path`.
+    macro_rules! step {
+        ($block:ident, $table:ident, $bits:ident, $path:ident, $n:tt, $k:expr) => {{
+            let first = $n - 1;
+            let column = |j: usize| {
+                // SAFETY: node `first + j` < inner (`$n` nodes from `$n − 1` at a depth below
+                // the forest's), so its NODE bytes are inside `$block`; unaligned loads.
+                unsafe { _mm256_loadu_si256($block.as_ptr().add((first + j) * NODE).cast()) }
+            };
+            let cut_of = |j: usize| {
+                // SAFETY: as for `column`, the node's second half.
+                unsafe {
+                    _mm256_loadu_si256($block.as_ptr().add((first + j) * NODE + WIDTH).cast())
+                }
+            };
+            let c = pick!(column, $bits, $n, 0, 0);
+            let cut = pick!(cut_of, $bits, $n, 0, 0);
+            let lo4 = _mm256_slli_epi16::<3>(c);
+            let hi5 = _mm256_slli_epi16::<2>(c);
+            let low = _mm256_blendv_epi8(
+                _mm256_shuffle_epi8($table[0], c),
+                _mm256_shuffle_epi8($table[1], c),
+                lo4,
+            );
+            let high = _mm256_blendv_epi8(
+                _mm256_shuffle_epi8($table[2], c),
+                _mm256_shuffle_epi8($table[3], c),
+                lo4,
+            );
+            let v = _mm256_blendv_epi8(low, high, hi5);
+            // All ones where bin ≥ cut (unsigned): the row goes right.
+            let right = _mm256_cmpeq_epi8(_mm256_max_epu8(v, cut), v);
+            $bits[$k] = right;
+            $path = _mm256_sub_epi8(_mm256_add_epi8($path, $path), right);
+        }};
+    }
+
+    /// [`Lanes::walk`] with AVX2.
+    // The deepest step's bit is written and never read (no depth below it picks by it).
+    #[allow(unused_assignments)]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn walk(lanes: &Lanes, b: usize, row: &Bins, out: &mut [u8; WIDTH]) {
+        let inner = (1usize << lanes.depth) - 1;
+        let block = &lanes.blocks[b * inner * NODE..(b + 1) * inner * NODE];
+        let quarter = |i: usize| {
+            let q = &row[16 * i..16 * (i + 1)];
+            // SAFETY: `q` is 16 readable bytes; the load is unaligned.
+            _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(q.as_ptr().cast()) })
+        };
+        let table = [quarter(0), quarter(1), quarter(2), quarter(3)];
+        let mut path = _mm256_setzero_si256();
+        let mut bits = [_mm256_setzero_si256(); MAX_DEPTH];
+        let d = lanes.depth;
+        step!(block, table, bits, path, 1, 0);
+        if d > 1 {
+            step!(block, table, bits, path, 2, 1);
+        }
+        if d > 2 {
+            step!(block, table, bits, path, 4, 2);
+        }
+        if d > 3 {
+            step!(block, table, bits, path, 8, 3);
+        }
+        if d > 4 {
+            step!(block, table, bits, path, 16, 4);
+        }
+        if d > 5 {
+            step!(block, table, bits, path, 32, 5);
+        }
+        // SAFETY: `out` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), path) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FeatureMatrix, Rows};
+    use super::*;
+    use std::borrow::Cow;
+
+    /// The lanes add exactly the leaves that the `f64` walk adds: on committed oracle rows,
+    /// and on those rows with one value moved onto a cut, just below it and just above it
+    /// (every cut of the shipped forest, in turn), every row's sum after 16, 48, 128 and all
+    /// trees has the same bits, and the cascade keeps the same rows with the same sums.
+    #[test]
+    fn lanes_sum_what_the_f64_walk_sums() {
+        if !Lanes::available() {
+            return;
+        }
+        let model = crate::select::shipped().expect("the shipped model");
+        let forest = &model.forest;
+        let lanes = forest
+            .lanes
+            .as_ref()
+            .expect("the shipped forest fits lanes");
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../data/oracle/h200/fwd_2d.shard-0-of-8.csv.gz");
+        let oracle = gconv_tune::read_rows(&root).expect("committed data");
+        let ds = crate::Dataset::from_rows(&oracle, &gconv_kernels::Target::H200);
+        let base: Vec<Vec<f64>> = ds.samples().take(400).map(|s| s.features.clone()).collect();
+        assert!(base.len() >= 100, "{} rows", base.len());
+        let mut rows = base.clone();
+        let mut k = 0;
+        for (f, cuts) in lanes.cuts.iter().enumerate() {
+            for &c in cuts.iter().filter(|c| c.is_finite()) {
+                for v in [c, c.next_down(), c.next_up()] {
+                    let mut r = base[k % base.len()].clone();
+                    r[f] = v;
+                    rows.push(r);
+                    k += 1;
+                }
+            }
+        }
+        let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
+        let m = FeatureMatrix::from_rows(&refs);
+        let bins = match forest.rows(&m) {
+            Rows::Bins(b) => b,
+            Rows::Matrix(..) => panic!("rows without missing values are binned"),
+        };
+        let matrix = Rows::Matrix(Cow::Borrowed(&m), false);
+        for trees in [16, 48, 128, usize::MAX] {
+            let a = forest.predict_rows(&Rows::Bins(bins.clone()), trees);
+            let b = forest.predict_rows(&matrix, trees);
+            let same = a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits());
+            assert!(same, "{trees} trees");
+        }
+        for chunk in [71, 40, 9] {
+            for (b, m) in bins.chunks(chunk).zip(refs.chunks(chunk)).take(20) {
+                let m = FeatureMatrix::from_rows(m);
+                let x = forest.screen(Rows::Bins(b.to_vec()), true);
+                let y = forest.screen(Rows::Matrix(Cow::Borrowed(&m), false), true);
+                assert_eq!(x.finalists, y.finalists);
+                assert_eq!(x.dropped, y.dropped);
+            }
+        }
+        // A missing value walks the f64 layout.
+        let mut r = base[0].clone();
+        r[3] = f64::NAN;
+        let m = FeatureMatrix::from_rows(&[r.as_slice()]);
+        assert!(matches!(forest.rows(&m), Rows::Matrix(_, true)));
+    }
+
+    #[test]
+    fn a_bin_counts_the_cuts_at_or_below() {
+        for n in 0..40usize {
+            let mut cuts: Vec<f64> = (0..n).map(|i| i as f64 * 2.0).collect();
+            cuts.resize((n + 1).next_power_of_two() - 1, f64::INFINITY);
+            for v in -2..(2 * n as i32 + 2) {
+                let v = f64::from(v);
+                let want = (0..n).filter(|&i| i as f64 * 2.0 <= v).count();
+                assert_eq!(
+                    usize::from(Lanes::bin(if n == 0 { &[] } else { &cuts }, v)),
+                    want
+                );
+            }
+        }
+    }
+}
