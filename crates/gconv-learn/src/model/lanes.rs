@@ -125,24 +125,31 @@ impl Lanes {
     }
 
     /// The bins of `rows` (each at least the forest's width long), or `None` when a value is
-    /// missing (NaN). A value equal to the previous row's in the same column reuses its bin
-    /// (the problem's features are every row's).
+    /// missing (NaN). Only the values that differ from the previous row's in the same column
+    /// are binned again (the problem's features are every row's, and neighbouring pool
+    /// members share most kernel fields).
     pub(super) fn bins<'a>(&self, rows: impl Iterator<Item = &'a [f64]>) -> Option<Vec<Bins>> {
         let width = self.cuts.len();
         let mut out: Vec<Bins> = Vec::with_capacity(rows.size_hint().0);
         let mut last = [f64::NAN; COLUMNS];
-        let mut last_bin = [0u8; COLUMNS];
+        let mut b = [0u8; COLUMNS];
         for row in rows {
-            let mut b = [0u8; COLUMNS];
-            for (f, (&v, cuts)) in row[..width].iter().zip(&self.cuts).enumerate() {
-                if v != last[f] {
-                    if v.is_nan() {
-                        return None;
-                    }
-                    last[f] = v;
-                    last_bin[f] = Lanes::bin(cuts, v);
+            let row = &row[..width];
+            // The columns whose value differs from the previous row's (all of them in the
+            // first row, and any NaN: NaN equals nothing).
+            let mut changed = 0u64;
+            for (f, (&v, l)) in row.iter().zip(&last).enumerate() {
+                changed |= u64::from(v != *l) << f;
+            }
+            while changed != 0 {
+                let f = changed.trailing_zeros() as usize;
+                changed &= changed - 1;
+                let v = row[f];
+                if v.is_nan() {
+                    return None;
                 }
-                b[f] = last_bin[f];
+                last[f] = v;
+                b[f] = Lanes::bin(&self.cuts[f], v);
             }
             out.push(b);
         }
@@ -156,7 +163,11 @@ impl Lanes {
         let mut step = cuts.len().div_ceil(2);
         while step > 0 {
             // `lo + step − 1 < cuts.len()`: `lo` is at most the sum of the larger steps.
-            lo += usize::from(cuts[lo + step - 1] <= v) * step;
+            lo = if cuts[lo + step - 1] <= v {
+                lo + step
+            } else {
+                lo
+            };
             step /= 2;
         }
         lo as u8
