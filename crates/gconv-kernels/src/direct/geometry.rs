@@ -77,7 +77,7 @@ pub fn kernel_problem(cfg: &KernelConfig, problem: &Problem) -> Problem {
 }
 
 /// The group merge of [`kernel_problem`] on an already forward problem.
-fn merge_groups(cfg: &KernelConfig, problem: &Problem) -> Problem {
+pub(crate) fn merge_groups(cfg: &KernelConfig, problem: &Problem) -> Problem {
     let gm = cfg.group_merge.max(1) as u64;
     if cfg.math == Math::Mma && gm > 1 && problem.g.is_multiple_of(gm) {
         Problem {

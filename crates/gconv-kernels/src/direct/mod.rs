@@ -216,6 +216,9 @@ impl KernelFamily for Direct {
         problem: &Problem,
         device: &DeviceLimits,
     ) -> Result<Arc<dyn Plan>, Rejection> {
+        // The rules that need no geometry first: a member they refuse is not planned.
+        let fp = forward_problem(problem);
+        rules::check_before_geometry(cfg, problem, &fp, &geometry::merge_groups(cfg, &fp))?;
         let plan = DirectPlan::new(cfg, problem, device);
         rules::check_problem(
             cfg,

@@ -483,6 +483,21 @@ fn check_wgrad_mma(
     registers: u32,
     limits: &DeviceLimits,
 ) -> Result<(), Rejection> {
+    check_wgrad_mma_channels(cfg, problem)?;
+    let tiles = wgrad::tiles(problem, geo.th, geo.tw);
+    if cfg.split_k as u64 > tiles {
+        return Err(DirectRule::WgradSlabs {
+            slabs: cfg.split_k as u64,
+            tiles,
+        }
+        .into());
+    }
+    check_limits(geo, registers, limits)
+}
+
+/// The rules of [`check_wgrad_mma`] that read no geometry: C/G and K/G multiples of 8, whole
+/// groups per CTA, at most [`wgrad_mma::MAX_ACCUMULATORS`] accumulators per thread.
+fn check_wgrad_mma_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     check_mma_channels(problem)?;
     if !(cfg.tile_n as u64).is_multiple_of(problem.kpg()) {
         return Err(DirectRule::ChannelTile {
@@ -502,15 +517,7 @@ fn check_wgrad_mma(
         }
         .into());
     }
-    let tiles = wgrad::tiles(problem, geo.th, geo.tw);
-    if cfg.split_k as u64 > tiles {
-        return Err(DirectRule::WgradSlabs {
-            slabs: cfg.split_k as u64,
-            tiles,
-        }
-        .into());
-    }
-    check_limits(geo, registers, limits)
+    Ok(())
 }
 
 /// The structural rules of a streaming wgrad config (`super::stream`'s field table): CUDA
@@ -625,22 +632,10 @@ fn check_stream(
     check_limits(geo, registers, limits)
 }
 
-/// The problem rules of a backward-weight problem (`super::wgrad`): C/G and K/G ≤
-/// [`MAX_DIRECT_CPG`], whole groups per channel tile, channel lanes × tap groups within the
-/// threads, a fixed slab count within the tiles, shared memory and registers.
-fn check_wgrad(
-    cfg: &KernelConfig,
-    problem: &Problem,
-    geo: &DirectGeometry,
-    registers: u32,
-    limits: &DeviceLimits,
-) -> Result<(), Rejection> {
-    if stream::applies(cfg, problem) {
-        return check_stream(cfg, problem, geo, registers, limits);
-    }
-    if wgrad_mma::applies(cfg, problem) {
-        return check_wgrad_mma(cfg, problem, geo, registers, limits);
-    }
+/// The rules of [`check_wgrad`] (outside the stream kernel's) that read no geometry: C/G and
+/// K/G ≤ [`MAX_DIRECT_CPG`], whole groups per channel tile, channel lanes × tap groups within
+/// the threads.
+fn check_wgrad_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     if problem.cpg() > MAX_DIRECT_CPG || problem.kpg() > MAX_DIRECT_CPG {
         return Err(DirectRule::WgradChannels {
             cpg: problem.cpg(),
@@ -665,6 +660,26 @@ fn check_wgrad(
         }
         .into());
     }
+    Ok(())
+}
+
+/// The problem rules of a backward-weight problem (`super::wgrad`): C/G and K/G ≤
+/// [`MAX_DIRECT_CPG`], whole groups per channel tile, channel lanes × tap groups within the
+/// threads, a fixed slab count within the tiles, shared memory and registers.
+fn check_wgrad(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    limits: &DeviceLimits,
+) -> Result<(), Rejection> {
+    if stream::applies(cfg, problem) {
+        return check_stream(cfg, problem, geo, registers, limits);
+    }
+    if wgrad_mma::applies(cfg, problem) {
+        return check_wgrad_mma(cfg, problem, geo, registers, limits);
+    }
+    check_wgrad_channels(cfg, problem)?;
     let tiles = wgrad::tiles(problem, geo.th, geo.tw);
     if cfg.split_k as u64 > tiles {
         return Err(DirectRule::WgradSlabs {
@@ -691,8 +706,32 @@ pub fn check_problem(
     registers: u32,
     limits: &DeviceLimits,
 ) -> Result<(), Rejection> {
+    check_before_geometry(cfg, problem, fp, kp)?;
     if wgrad::applies(problem) {
         return check_wgrad(cfg, problem, geo, registers, limits);
+    }
+    check_limits(geo, registers, limits)
+}
+
+/// The rules of [`check_problem`] that read neither the geometry nor the register estimate,
+/// in its order: every rule it checks before those that do (so the first of them broken is
+/// the rule it reports). The gate checks these before it derives the geometry, which a member
+/// refused here (a tensor-core member on a depthwise problem, a CUDA-core member on wide
+/// groups) never needs.
+pub fn check_before_geometry(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    fp: &Problem,
+    kp: &Problem,
+) -> Result<(), Rejection> {
+    if wgrad::applies(problem) {
+        if stream::applies(cfg, problem) {
+            return Ok(());
+        }
+        if wgrad_mma::applies(cfg, problem) {
+            return check_wgrad_mma_channels(cfg, problem);
+        }
+        return check_wgrad_channels(cfg, problem);
     }
     if strided::applies(problem) {
         // The stride-phase kernel (CUDA cores): dY's K/G channels per group are its staged
@@ -719,7 +758,7 @@ pub fn check_problem(
             }
             .into());
         }
-        return check_limits(geo, registers, limits);
+        return Ok(());
     }
     let problem = fp;
     if cfg.math == Math::Mma {
@@ -755,7 +794,7 @@ pub fn check_problem(
         }
         .into());
     }
-    check_limits(geo, registers, limits)
+    Ok(())
 }
 
 /// Shared memory and registers against the device's limits.
