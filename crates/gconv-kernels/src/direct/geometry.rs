@@ -457,52 +457,176 @@ fn wavefronts_up_to(
     let py = rows_per_thread(cfg);
     let rgh = (th / py).max(1);
     // Thread t reads at lane · vec + rg · (py rows) + txg · (vec_b columns), with lane =
-    // t mod lanes, rg = (t / lanes) mod rgh, txg = t / (lanes · rgh): counters that step with
-    // t instead of divisions.
+    // t mod lanes, rg = (t / lanes) mod rgh, txg = t / (lanes · rgh): counters and addresses
+    // that step with t instead of divisions and products.
     let row_bytes = py * problem.stride[1] * xrow * es;
     let column_bytes = cfg.vec_b as u64 * problem.stride[2] * ct * es;
     let lane_bytes = vec * es;
-    let (mut lane, mut rg, mut txg) = (0u64, 0u64, 0u64);
+    let (mut lane, mut rg) = (0u64, 0u64);
+    // The byte address of thread t, of its row group's lane 0 and of its column group's.
+    let (mut a, mut row_a, mut column_a) = (0u64, 0u64, 0u64);
     // Allocation-free (the gate calls this for every candidate row pitch of every direct
     // member): a thread reads the words [a/4, (a + access)/4⌉, so a phase's distinct words are
-    // the union of at most 32 such ranges, merged in order of their starts (the threads' order
-    // already, mostly).
+    // the union of at most 32 such ranges. Where a thread reads its whole lane (`access` =
+    // `lane_bytes`: at most 16 bytes), the threads of one row group in a phase read one
+    // contiguous byte range, taken as one range. In the threads' order (their starts
+    // ascending, as they mostly are) the union is merged into runs as the ranges come; a phase
+    // whose starts descend somewhere is sorted and merged again.
+    let whole_lanes = access == lane_bytes;
+    let mut ranges = [(0u64, 0u64); 32];
     let mut total = 0;
     let mut t0 = 0;
     while t0 < threads && total < limit {
         let t1 = (t0 + per_phase).min(threads);
-        let mut ranges = [(0u64, 0u64); 32];
-        let n = (t1 - t0) as usize;
-        for r in ranges[..n].iter_mut() {
-            let a = rg * row_bytes + txg * column_bytes + lane * lane_bytes;
-            *r = (a / 4, (a + access).div_ceil(4));
-            lane += 1;
+        let mut banks = BankCounts::default();
+        let mut run = (a / 4, a / 4);
+        let mut sorted = true;
+        let mut n = 0;
+        let mut t = t0;
+        while t < t1 {
+            // Threads t..t + k: lanes lane..lane + k of one row group.
+            let k = if whole_lanes {
+                (lanes - lane).min(t1 - t)
+            } else {
+                1
+            };
+            let (lo, hi) = (a / 4, (a + (k - 1) * lane_bytes + access).div_ceil(4));
+            ranges[n] = (lo, hi);
+            n += 1;
+            sorted &= lo >= run.0;
+            if lo <= run.1 {
+                run.1 = run.1.max(hi);
+            } else {
+                banks.add_run(run.0, run.1);
+                run = (lo, hi);
+            }
+            t += k;
+            lane += k;
+            a += k * lane_bytes;
             if lane == lanes {
                 lane = 0;
                 rg += 1;
+                row_a += row_bytes;
                 if rg == rgh {
                     rg = 0;
-                    txg += 1;
+                    column_a += column_bytes;
+                    row_a = column_a;
+                }
+                a = row_a;
+            }
+        }
+        if sorted {
+            banks.add_run(run.0, run.1);
+        } else {
+            let ranges = &mut ranges[..n];
+            ranges.sort_unstable();
+            banks = BankCounts::default();
+            let mut run = ranges[0];
+            for &(lo, hi) in &ranges[1..] {
+                if lo <= run.1 {
+                    run.1 = run.1.max(hi);
+                } else {
+                    banks.add_run(run.0, run.1);
+                    run = (lo, hi);
                 }
             }
+            banks.add_run(run.0, run.1);
         }
-        let ranges = &mut ranges[..n];
-        if !ranges.is_sorted() {
-            ranges.sort_unstable();
+        total += banks.most();
+        t0 = t1;
+    }
+    total
+}
+
+/// The distinct 4-byte words per bank of a phase, added as disjoint runs of words: a run of
+/// `L` words from word `s` puts `L / 32` words into every bank (whole turns) and one more into
+/// the `L mod 32` banks from bank `s mod 32` on (a rotated mask). The masks are summed per
+/// bank in bit planes (a carry-save counter over the 32 banks at once), so a run costs a
+/// handful of instructions instead of a count per word.
+#[derive(Default)]
+struct BankCounts {
+    /// Bit k of plane j: bit j of bank k's count of partial runs (at most 32 runs a phase, so
+    /// at most 32: 6 planes).
+    planes: [u32; 6],
+    /// Whole turns of the 32 banks.
+    turns: u64,
+}
+
+impl BankCounts {
+    /// Adds the words `[lo, hi)` (none counted before).
+    fn add_run(&mut self, lo: u64, hi: u64) {
+        let len = hi - lo;
+        self.turns += len / 32;
+        let rem = (len % 32) as u32;
+        if rem == 0 {
+            return;
         }
-        // At most 32 threads of at most 5 words each: a bank's count fits a byte.
-        let mut per_bank = [0u8; 32];
-        let mut most = 0u8;
-        let mut covered = 0u64; // words below this are counted
-        for &(lo, hi) in ranges.iter() {
-            for w in lo.max(covered)..hi {
-                let b = &mut per_bank[(w % 32) as usize];
-                *b += 1;
-                most = most.max(*b);
+        let mut carry = ((1u32 << rem) - 1).rotate_left((lo % 32) as u32);
+        for plane in self.planes.iter_mut() {
+            let next = *plane & carry;
+            *plane ^= carry;
+            carry = next;
+            if carry == 0 {
+                break;
             }
-            covered = covered.max(hi);
         }
-        total += u64::from(most);
+    }
+
+    /// The most words of one bank: the whole turns and the largest column of the planes
+    /// (highest plane first: the banks whose count has each bit, among those that had the
+    /// higher ones).
+    fn most(&self) -> u64 {
+        let mut banks = u32::MAX;
+        let mut most = 0u64;
+        for (j, &plane) in self.planes.iter().enumerate().rev() {
+            if plane & banks != 0 {
+                banks &= plane;
+                most |= 1 << j;
+            }
+        }
+        self.turns + most
+    }
+}
+
+/// [`wavefronts_up_to`]'s first form, a count per word (the reference of a test).
+#[cfg(test)]
+pub(crate) fn wavefronts_per_word(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    th: u64,
+    ct: u64,
+    xrow: u64,
+) -> u64 {
+    let Some(ReadPhases {
+        threads,
+        per_phase,
+        access,
+    }) = ReadPhases::of(cfg, problem)
+    else {
+        return 0;
+    };
+    let es = problem.dtype.size_bytes();
+    let vec = cfg.vec_a.max(1) as u64;
+    let lanes = (cfg.tile_n as u64 / vec).max(1);
+    let py = rows_per_thread(cfg);
+    let rgh = (th / py).max(1);
+    let mut total = 0;
+    let mut t0 = 0;
+    while t0 < threads {
+        let t1 = (t0 + per_phase).min(threads);
+        let mut words = std::collections::BTreeSet::new();
+        for t in t0..t1 {
+            let (lane, rg, txg) = (t % lanes, (t / lanes) % rgh, t / (lanes * rgh));
+            let a = rg * py * problem.stride[1] * xrow * es
+                + txg * cfg.vec_b as u64 * problem.stride[2] * ct * es
+                + lane * vec * es;
+            words.extend(a / 4..(a + access).div_ceil(4));
+        }
+        let mut per_bank = [0u64; 32];
+        for w in words {
+            per_bank[(w % 32) as usize] += 1;
+        }
+        total += per_bank.iter().max().copied().unwrap_or(0);
         t0 = t1;
     }
     total

@@ -6,7 +6,7 @@ use super::*;
 use crate::admit::{admit, validate, Target};
 use crate::config::FastPath;
 use crate::source::KernelSource;
-use geometry::{row_pitch, rows_per_thread, smem_read_wavefronts};
+use geometry::{row_pitch, rows_per_thread, smem_read_wavefronts, wavefronts_per_word};
 use pool::forward_pool as direct_forward_pool;
 
 fn prob(key: &str) -> Problem {
@@ -207,6 +207,61 @@ fn row_padding_removes_bank_conflicts_of_narrow_channel_tiles() {
         smem_read_wavefronts(&c16, &p16, g16.th, g16.ct, g16.xrow),
         4
     );
+}
+
+/// The bank count by runs and bit planes gives what counting word by word gives, for every
+/// direct pool member of every direction and dtype on depthwise layers (strides 1 and 2), the
+/// member's own tile height and channel tile, at every row pitch from the tile's width in
+/// channels to four times it plus 33 elements (odd pitches included), and on configs of every
+/// channel vector, channel tile and thread count the bank model reads.
+#[test]
+fn bank_counts_by_runs_equal_the_word_by_word_count() {
+    let mut n = 0;
+    let mut check = |c: &KernelConfig, q: &Problem, th: u64, ct: u64| {
+        for xrow in ct..=4 * ct + 33 {
+            assert_eq!(
+                smem_read_wavefronts(c, q, th, ct, xrow),
+                wavefronts_per_word(c, q, th, ct, xrow),
+                "{c} on {q}: th {th}, ct {ct}, row pitch {xrow}"
+            );
+            n += 1;
+        }
+    };
+    for key in [
+        "fwd_bf16_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
+        "fwd_bf16_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
+        "fwd_bf16_n16_g64_c64_k64_i56x56_f7x7_s1x1_p3x3_d1x1",
+        "fwd_f32_n8_g960_c960_k960_i7x7_f5x5_s1x1_p2x2_d1x1",
+        "fwd_f16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ] {
+        let p = prob(key);
+        for dir in [Direction::Fwd, Direction::Dgrad] {
+            for dt in DType::ALL {
+                let q = p.with_direction(dir).with_dtype(dt);
+                for c in Direct.pool(dir, dt) {
+                    let g = geometry(&c, &q);
+                    check(&c, &q, g.th, g.ct);
+                }
+            }
+        }
+    }
+    let p = prob("fwd_bf16_n8_g64_c64_k64_i56x56_f3x3_s1x1_p1x1_d1x1");
+    for dt in DType::ALL {
+        let q = p.with_dtype(dt);
+        for vec in [1, 2, 4, 8] {
+            for tile_n in [8, 16, 32, 64] {
+                for warps in [1, 2, 4] {
+                    for vec_b in [1, 2] {
+                        let c = config(dt, [64, tile_n, 16], warps, [vec, vec_b]);
+                        for th in [1, 2, 4, 8] {
+                            check(&c, &q, th, tile_n as u64);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(n > 50_000, "{n} counts");
 }
 
 /// The pitch search that stops at the first conflict-free pitch gives what pricing all eight
