@@ -287,7 +287,7 @@ const CASES: &[(&str, &str)] = &[
         "wgrad_bf16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
     ),
     // direct backward weight on tensor cores: C/G 8 3x3 bf16 with the rule's slabs (two groups
-    // per CTA, a half m16 block), C/G 16 f16 3D, C/G 32 on 14-wide tiles.
+    // per CTA, a half m16 block), C/G 16 f16 3D, C/G 32 on 14-wide tiles, C/G 4 merged by 2.
     (
         "direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
@@ -299,6 +299,11 @@ const CASES: &[(&str, &str)] = &[
     (
         "direct_wgrad_bf16_t112x32x14_w8x1_s2_v3x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n32_g32_c1024_k1024_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
+    // ... with two groups of C/G 4 merged (only the diagonal stored).
+    (
+        "direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm2_sk0d_mma_gen",
+        "wgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
     ),
 ];
 

@@ -380,6 +380,9 @@ enum Mutation {
     DirectWgradMmaSecondBlockDropped,
     /// Tensor-core wgrad: a stored value's tap dropped from its dW offset: must fail.
     DirectWgradMmaStoreTapDropped,
+    /// Tensor-core wgrad with merged groups: the off-diagonal products (an input channel of one
+    /// real group with an output channel of another) stored too: must fail.
+    DirectWgradMmaMergeDiagonalDropped,
     /// Streaming depthwise wgrad: the tap-row bound of the main loop taken as `⌊rows / RG⌋·RG`
     /// (the last, short group's rows dropped): must fail wherever RG does not divide FZ·FY.
     DirectWgradStreamRowGroupDropped,
@@ -591,8 +594,12 @@ fn emulate(
             "at.b[w] = (u32)((grp * KG) * ESZ);",
         )),
         Mutation::DirectWgradMmaStoreTapDropped => Some((
-            "const int e = (chunk / CPT) * CG + (chunk % CPT) * 8 + g;",
-            "const int e = (chunk % CPT) * 8 + g;",
+            "const int e = (chunk / CPT) * CG0 + c % CG0;",
+            "const int e = c % CG0;",
+        )),
+        Mutation::DirectWgradMmaMergeDiagonalDropped => Some((
+            "(GM > 1 && c / CG0 != kk / KG0)",
+            "(GM > 1 && false)",
         )),
         Mutation::DirectWgradStreamSlotSkipped => Some((
             "for (int p = 0; p < SLOTS; ++p) s += red[p * BN * TAPS + e];",
@@ -2095,7 +2102,8 @@ fn direct_wgrad_kernels_match_the_reference_under_host_emulation() {
 }
 
 /// The tensor-core wgrad kernel's matrix (`direct::wgrad_mma`): (label, kernel, problem). C/G 8,
-/// 16 and 32; K/G 8, 24 (an odd number of n8 blocks) and 32; odd chunk counts (a half m16
+/// 16 and 32; K/G 8, 24 (an odd number of n8 blocks) and 32; merged groups (C/G 4 with gm2,
+/// C/G 2 and K/G 4 with gm4); odd chunk counts (a half m16
 /// block); strides, dilation, padding, tile tails; 1D and 3D; f16; fixed and rule slab counts;
 /// a channel block with a group past K.
 const WGRAD_MMA_CASES: &[(&str, &str, &str)] = &[
@@ -2138,6 +2146,16 @@ const WGRAD_MMA_CASES: &[(&str, &str, &str)] = &[
         "mma_1d_5",
         "direct_wgrad_bf16_t32x16x32_w2x1_s2_v2x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n2_g2_c16_k16_i70_f5_s1_p2_d1",
+    ),
+    (
+        "mma_gm2_cpg4",
+        "direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm2_sk0d_mma_gen",
+        "wgrad_bf16_n2_g8_c32_k32_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_gm4_cpg2_kpg4_f16",
+        "direct_wgrad_f16_t64x32x8_w4x1_s2_v2x1_gm4_sk0d_mma_gen",
+        "wgrad_f16_n1_g8_c16_k32_i10x9_f3x3_s1x1_p1x1_d1x1",
     ),
     (
         "mma_cpg32_3x3",
@@ -2190,6 +2208,12 @@ fn direct_wgrad_mma_kernels_match_the_reference_under_host_emulation() {
         ),
         ("mma_cpg32_3x3", Mutation::DirectWgradMmaSecondBlockDropped),
         ("mma_one_slab", Mutation::DirectWgradMmaStoreTapDropped),
+        ("mma_gm2_cpg4", Mutation::DirectWgradMmaMergeDiagonalDropped),
+        (
+            "mma_gm4_cpg2_kpg4_f16",
+            Mutation::DirectWgradMmaMergeDiagonalDropped,
+        ),
+        ("mma_gm2_cpg4", Mutation::DirectWgradMmaTapShifted),
         ("mma_fixed_p3_short_last", Mutation::SplitReduceSliceSkipped),
     ];
     let planted = planted_jobs(&jobs, &mutations);

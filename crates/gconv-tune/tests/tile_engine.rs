@@ -539,7 +539,8 @@ fn shipped_tensor_core_configs_expand() {
         None,
     )
     .unwrap();
-    assert!(wm.kernels.len() >= 1000, "{}", wm.kernels.len());
+    assert!(wm.kernels.len() >= 10_000, "{}", wm.kernels.len());
+    assert!(wm.kernels.iter().any(|k| k.contains("_gm2_")));
     assert!(wm
         .kernels
         .iter()

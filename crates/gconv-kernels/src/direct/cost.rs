@@ -76,6 +76,10 @@ pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem, geo: &DirectGe
 /// persistent (2-stage) member.
 pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
     let (cfg, problem, geo) = (&plan.cfg, &plan.forward_problem, &plan.geometry);
+    if wgrad_mma::applies(cfg, problem) {
+        let kp = &plan.kernel_problem;
+        return wgrad_mma::cost_estimate(cfg, problem, kp, geo, plan.registers, device);
+    }
     if wgrad::applies(problem) {
         return wgrad_cost_estimate(cfg, problem, geo, plan.registers, device);
     }
@@ -225,7 +229,8 @@ pub fn wgrad_cost_estimate(
         return stream_cost_estimate(cfg, problem, geo, registers, device);
     }
     if wgrad_mma::applies(cfg, problem) {
-        return wgrad_mma::cost_estimate(cfg, problem, geo, registers, device);
+        let kp = super::geometry::merge_groups(cfg, problem);
+        return wgrad_mma::cost_estimate(cfg, problem, &kp, geo, registers, device);
     }
     let es = problem.dtype.size_bytes() as f64;
     let (tpt, _, pgs) = wgrad::thread_mapping(cfg, problem);

@@ -67,7 +67,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         return stream::emit(cfg, real, &plan.geometry);
     }
     if wgrad_mma::applies(cfg, real) {
-        return wgrad_mma::emit(cfg, real, &plan.geometry);
+        return wgrad_mma::emit(cfg, real, kp, &plan.geometry);
     }
     if wgrad::applies(real) {
         return wgrad::emit(cfg, real, &plan.geometry);

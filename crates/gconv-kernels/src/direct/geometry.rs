@@ -645,7 +645,7 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 /// `kp` (the plan has them already; a backward-data dual costs a geometry check to derive).
 fn registers_on(cfg: &KernelConfig, fp: &Problem, kp: &Problem) -> u32 {
     if wgrad_mma::applies(cfg, fp) {
-        return wgrad_mma::register_estimate(cfg, fp);
+        return wgrad_mma::register_estimate(cfg, kp);
     }
     if cfg.math == Math::Mma {
         return mma::register_estimate(cfg, kp);

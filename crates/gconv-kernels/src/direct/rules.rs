@@ -406,7 +406,7 @@ fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
 }
 
 /// The structural rules of a tensor-core wgrad config (`super::wgrad_mma`'s field table): 16-bit
-/// data, `stages` 2, `gm1`, `split_k` 0..=64 deterministic, `gen`, 1–8 warps, `vec_a` (MB, m16
+/// data, `stages` 2, group merge 1–8 (a power of two), `split_k` 0..=64 deterministic, `gen`, 1–8 warps, `vec_a` (MB, m16
 /// blocks per unit) 1..=8, `vec_b` 1, `tile_k` (TW) in 1..=64, `tile_m` (TH·TW) a multiple of 16
 /// and of `tile_k` with at most 64 rows and 256 pixels, `tile_n` (BN) a multiple of 8 up to 128.
 fn validate_wgrad_mma(cfg: &KernelConfig) -> Result<(), Rejection> {
@@ -417,12 +417,11 @@ fn validate_wgrad_mma(cfg: &KernelConfig) -> Result<(), Rejection> {
             "f16 or bf16 (tensor-core wgrad)",
         ));
     }
-    if cfg.group_merge != 1 {
-        return Err(fixed(
-            "group_merge",
-            cfg.group_merge.to_string(),
-            "1 (tensor-core wgrad)",
-        ));
+    if !pow2_in(cfg.group_merge, 1, MAX_GROUP_MERGE) {
+        return Err(Rejection::BadGroupMerge {
+            gm: cfg.group_merge,
+            max: MAX_GROUP_MERGE,
+        });
     }
     if cfg.split_k > MAX_SPLIT || cfg.split_k_mode != SplitKMode::Deterministic {
         return Err(fixed(
@@ -495,18 +494,34 @@ fn check_wgrad_mma(
     check_limits(geo, registers, limits)
 }
 
-/// The rules of [`check_wgrad_mma`] that read no geometry: C/G and K/G multiples of 8, whole
+/// The rules of [`check_wgrad_mma`] that read no geometry: a group merge that divides G and is
+/// needed (C/G or K/G off a multiple of 8), merged C/G and K/G multiples of 8, whole merged
 /// groups per CTA, at most [`wgrad_mma::MAX_ACCUMULATORS`] accumulators per thread.
 fn check_wgrad_mma_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
-    check_mma_channels(problem)?;
-    if !(cfg.tile_n as u64).is_multiple_of(problem.kpg()) {
-        return Err(DirectRule::ChannelTile {
+    if !problem.g.is_multiple_of(cfg.group_merge as u64) {
+        return Err(Rejection::GroupMergeNotDivisor {
+            gm: cfg.group_merge,
+            g: problem.g,
+        });
+    }
+    if cfg.group_merge > 1 && problem.cpg().is_multiple_of(8) && problem.kpg().is_multiple_of(8) {
+        return Err(DirectRule::GroupMergeNeedless {
+            gm: cfg.group_merge,
+            cpg: problem.cpg(),
             kpg: problem.kpg(),
+        }
+        .into());
+    }
+    let kp = super::geometry::merge_groups(cfg, problem);
+    check_mma_channels(&kp)?;
+    if !(cfg.tile_n as u64).is_multiple_of(kp.kpg()) {
+        return Err(DirectRule::ChannelTile {
+            kpg: kp.kpg(),
             tile_n: cfg.tile_n,
         }
         .into());
     }
-    let (_, _, upw, nb, acc) = wgrad_mma::work(cfg, problem);
+    let (_, _, upw, nb, acc) = wgrad_mma::work(cfg, &kp);
     if acc > wgrad_mma::MAX_ACCUMULATORS {
         return Err(DirectRule::WgradMmaAccumulators {
             units: upw,

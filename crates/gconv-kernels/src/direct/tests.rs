@@ -1239,4 +1239,30 @@ fn wgrad_mma_rules_names_and_slabs() {
         .kernel_name
         .contains(&format!("_sk{}d_mma_gen", g[0])));
     assert_eq!(a.emit().launches.len(), 2);
+    // Group merge: gm2 makes C/G = K/G = 4 whole 8-channel groups; it is refused where it is
+    // not needed or does not divide G.
+    let gm2 = KernelConfig {
+        group_merge: 2,
+        ..base
+    };
+    assert_eq!(v(gm2), Ok(()));
+    let c4 = "wgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1";
+    assert_eq!(r(&base, c4), Err("direct_mma_channels"));
+    assert_eq!(r(&gm2, c4), Ok(()));
+    assert_eq!(
+        r(
+            &gm2,
+            "wgrad_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+        ),
+        Err("direct_group_merge_needless")
+    );
+    assert_eq!(
+        r(&gm2, "wgrad_bf16_n2_g3_c12_k12_i9x9_f3x3_s1x1_p1x1_d1x1"),
+        Err("group_merge_not_divisor")
+    );
+    // The merged kernel's planes hold the real |dW|.
+    let a = admit(&gm2, &prob(c4), &Target::H200).unwrap();
+    let src = a.emit();
+    assert_eq!(src.workspace_bytes, a.grid()[0] * 128 * 9 * 4 * 4);
+    assert!(src.code.contains("constexpr int GM = 2;"));
 }

@@ -21,9 +21,17 @@
 //! stay in registers over the whole slab, so no reduction between warps is needed and each warp
 //! stores its own values (rows of one partial plane, or dW with one slab).
 //!
+//! **Group merge** (`gm` > 1, for C/G or K/G off a multiple of 8, e.g. C/G = K/G = 4 with
+//! `gm2`): the kernel runs on the problem with `gm` adjacent groups merged into one of `gm·C/G`
+//! input and `gm·K/G` output channels (`super::geometry::merge_groups`), so that its chunks and
+//! n8 blocks are whole again; of the merged group's products only the diagonal blocks (an input
+//! channel and an output channel of the same real group) are stored, at their real dW offsets
+//! (`taps × C/G` per output channel). Not in the default pool yet (not measured on the device);
+//! the trait config `configs/traits/bwd_weight_direct_mma_bf16.json` sweeps it.
+//!
 //! Fields: `tile_m` = tile pixels `TH × TW` (a multiple of 16), `tile_k` = `TW`, `tile_n` =
-//! `BN` output channels per CTA (whole groups), `warps_m` warps, `vec_a` = `MB`, `vec_b` = 1,
-//! `stages` = 2, `split_k` = P (0: `super::wgrad::slab_count`), mode `d`, `math = mma`, `gm1`,
+//! `BN` output channels per CTA (whole merged groups), `warps_m` warps, `vec_a` = `MB`, `vec_b`
+//! = 1, `stages` = 2, `split_k` = P (0: [`slab_count`]), mode `d`, `math = mma`, `gm` 1–8,
 //! `gen`. Example: `direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen` = 8×8-pixel tiles,
 //! two groups of 8 channels per CTA, 4 warps each holding 2 units of 2 m16 blocks.
 
@@ -161,12 +169,13 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 pub fn cost_estimate(
     cfg: &KernelConfig,
     problem: &Problem,
+    kp: &Problem,
     geo: &DirectGeometry,
     registers: u32,
     device: &DeviceLimits,
 ) -> f64 {
     let es = problem.dtype.size_bytes() as f64;
-    let (mblk, units, _, nb, _) = work(cfg, problem);
+    let (mblk, units, _, nb, _) = work(cfg, kp);
     let mb = (cfg.vec_a as u64).max(1).min(mblk) as f64;
     let (units, nb) = (units as f64, nb as f64);
     let ksteps = (cfg.tile_m / 16).max(1) as f64;
@@ -184,6 +193,7 @@ pub fn cost_estimate(
     let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     let t_partials = if geo.grid[0] > 1 {
+        // The planes hold the real |dW| (the merged kernel stores only the diagonal).
         let dw = problem.elements(TensorRole::W) as f64;
         2.0 * slabs * dw * 4.0 / 3.5e12 + 2e-6
     } else {
@@ -192,16 +202,23 @@ pub fn cost_estimate(
     t_smem.max(t_mma).max(t_l2).max(t_dram) * q + t_partials + 2e-6
 }
 
-/// The module of a plan (`cfg` the resolved config: its `split_k` is P): the constants, the
-/// prelude, `common.cu` (tile walk and halo copy), `mma_ptx.cu`, `wgrad_mma.cu` and the shared
-/// split reduction (`_reduce`, launched after the main kernel when P > 1).
-pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> KernelSource {
+/// The module of a plan (`cfg` the resolved config: its `split_k` is P; `kp` the kernel's
+/// problem, `problem` with `gm` groups merged): the constants (the merged group's `CG`/`KG`,
+/// the real ones as `CG0`/`KG0`), the prelude, `common.cu` (tile walk and halo copy),
+/// `mma_ptx.cu`, `wgrad_mma.cu` and the shared split reduction (`_reduce`, launched after the
+/// main kernel when P > 1).
+pub fn emit(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    kp: &Problem,
+    geo: &DirectGeometry,
+) -> KernelSource {
     let name = cfg.to_string();
     let out = problem.output();
     let slabs = geo.grid[0];
     let tiles_per_slab = wgrad::tiles(problem, geo.th, geo.tw).div_ceil(slabs.max(1));
     let dw = problem.elements(TensorRole::W);
-    let (mblk, units, upw, nb, acc) = work(cfg, problem);
+    let (mblk, units, upw, nb, acc) = work(cfg, kp);
     let mut h = String::new();
     let w = &mut h;
     // Writing to a String cannot fail.
@@ -238,7 +255,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
     );
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
-    let ints: [(&str, u64); 42] = [
+    let ints: [(&str, u64); 45] = [
         ("ESZ", problem.dtype.size_bytes()),
         ("N_", problem.n),
         ("ID", problem.input[0]),
@@ -259,9 +276,12 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         ("DD", problem.dilation[0]),
         ("DH", problem.dilation[1]),
         ("DW", problem.dilation[2]),
-        ("G_", problem.g),
-        ("CG", problem.cpg()),
-        ("KG", problem.kpg()),
+        ("G_", kp.g),
+        ("CG", kp.cpg()),
+        ("KG", kp.kpg()),
+        ("GM", (cfg.group_merge as u64).max(1)),
+        ("CG0", problem.cpg()),
+        ("KG0", problem.kpg()),
         ("TH", geo.th),
         ("TW", geo.tw),
         ("BN", cfg.tile_n as u64),

@@ -29,6 +29,9 @@ constexpr int DW = 1;
 constexpr int G_ = 16;
 constexpr int CG = 16;
 constexpr int KG = 16;
+constexpr int GM = 1;
+constexpr int CG0 = 16;
+constexpr int KG0 = 16;
 constexpr int TH = 8;
 constexpr int TW = 8;
 constexpr int BN = 32;
@@ -492,7 +495,9 @@ static_assert(DYS_BYTES >= MT * DYROW * ESZ && DYS_BYTES % 16 == 0, "dY tile siz
 static_assert(SMEM_BYTES == 2 * XS_BYTES + 2 * DYS_BYTES, "launch shared memory");
 static_assert(STAGES == 2 && GRID_X == SLABS, "double-buffered slab walk");
 static_assert(SLABS * TILES_PER_SLAB >= SPATIAL_TILES, "slabs cover the tiles");
-static_assert(RED_PLANE == (long long)K_ * WPK, "partial plane = |dW|");
+constexpr int WPK0 = TAPS * CG0;               // real weights per output channel
+static_assert(GM >= 1 && CG == GM * CG0 && KG == GM * KG0, "merged groups");
+static_assert(RED_PLANE == (long long)K_ * WPK0, "partial plane = |dW|");
 static_assert(VL == 8 && BN % VLD == 0 && K_ % VLD == 0, "copy widths");
 
 // Element offset in the halo of chunk j (tap-major: tap = j / CPT, channels (j % CPT)*8..).
@@ -669,15 +674,18 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_wgrad_f16_t64x32x8_
       for (int h = 0; h < 2; ++h) {
         const int chunk = 2 * blk + h;
         if (chunk >= KCH) continue;
-        const int e = (chunk / CPT) * CG + (chunk % CPT) * 8 + g;  // tap * CG + c
+        const int c = (chunk % CPT) * 8 + g;  // input channel of the (merged) group
+        const int e = (chunk / CPT) * CG0 + c % CG0;  // tap * CG0 + the real group's channel
 #pragma unroll
         for (int j = 0; j < NB; ++j) {
 #pragma unroll
           for (int q = 0; q < 2; ++q) {
-            const int k = k0 + grp * KG + j * 8 + t2 + q;
-            if (k >= K_) continue;
+            const int kk = j * 8 + t2 + q;  // output channel of the (merged) group
+            const int k = k0 + grp * KG + kk;
+            // Merged groups: only an input and an output channel of the same real group.
+            if (k >= K_ || (GM > 1 && c / CG0 != kk / KG0)) continue;
             const float v = acc[w][b][j][2 * h + q];
-            const long long o = (long long)k * WPK + e;
+            const long long o = (long long)k * WPK0 + e;
             if constexpr (SLABS == 1) {
               from_f32(v, reinterpret_cast<elem_t*>(out)[o]);
             } else {
