@@ -527,9 +527,9 @@ __device__ __forceinline__ void load_dy_rows(elem_t* dys, const elem_t* __restri
 }
 
 // Where a warp's units read the tiles, computed once per CTA: per (unit, m16 block) the byte
-// offset of its A chunk inside the halo for a lane (its group's channels, the chunk's tap and
-// channel chunk), and per unit the byte
-// offset of its group's output channels in a dY pixel row (plus the lane's second n8 block).
+// offset of the lane's A chunk inside the halo (its group's channels, the chunk's tap and
+// channel chunk), and per unit the byte offset of its group's output channels in a dY pixel
+// row (plus the lane's second n8 block of a pair).
 struct UnitAt {
   u32 a[UPW][MB];
   u32 b[UPW];   // the lane's block of a pair of n8 blocks
