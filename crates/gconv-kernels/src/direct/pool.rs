@@ -35,7 +35,9 @@ pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
 /// 9 taps on 64-channel tiles; 4 channels × 16 taps on 16-channel tiles for 13×13 … 31×31
 /// filters (11 … 61 tap groups across the warps; 8 channels × 16 taps spill); 4 channels × 4 taps for C/G = K/G = 4 (a
 /// group's 4 × 4 block per tap); a 1 × 64 tile for 1D; a 4 × 16 × 32-channel tile for the larger halos of
-/// strided and 3D layers. f32: 4 channels (16 bytes).
+/// strided and 3D layers. f32: 4 channels (16 bytes). Then the streaming members
+/// ([`stream_pool`], depthwise) and the tensor-core members ([`mma_wgrad_pool`], 16-bit, C/G and
+/// K/G multiples of 8).
 pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
     let members: &[([u32; 3], u32, [u32; 2])] = match dtype {
         DType::F16 | DType::Bf16 => &[
