@@ -15,7 +15,7 @@
 //! backward-weight problem the slab module (`common.cu` + `wgrad.cu` + the shared split
 //! reduction, [`super::wgrad::emit`]).
 
-use super::fragments::COMMON;
+use super::fragments::{problem_constants, COMMON};
 use super::geometry::{DirectGeometry, DirectPlan, W_REG_BUDGET};
 use super::mma;
 use super::stream;
@@ -76,7 +76,6 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
     let geo = &plan.geometry;
     let name = cfg.to_string();
     let view = DirectView::of(cfg);
-    let out = problem.output();
     let mut h = String::new();
     let w = &mut h;
     // Writing to a String cannot fail.
@@ -119,27 +118,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         "constexpr bool IS_BF16 = {};",
         problem.dtype == DType::Bf16
     );
-    let ints: [(&str, u64); 40] = [
-        ("ESZ", problem.dtype.size_bytes()),
-        ("N_", problem.n),
-        ("ID", problem.input[0]),
-        ("IH", problem.input[1]),
-        ("IW", problem.input[2]),
-        ("OD", out[0]),
-        ("OH", out[1]),
-        ("OW", out[2]),
-        ("FZ", problem.filter[0]),
-        ("FY", problem.filter[1]),
-        ("FX", problem.filter[2]),
-        ("SD", problem.stride[0]),
-        ("SH", problem.stride[1]),
-        ("SW", problem.stride[2]),
-        ("PD", problem.pad[0]),
-        ("PH", problem.pad[1]),
-        ("PW", problem.pad[2]),
-        ("DD", problem.dilation[0]),
-        ("DH", problem.dilation[1]),
-        ("DW", problem.dilation[2]),
+    let ints: [(&str, u64); 20] = [
         ("G_", kp.g),
         ("CG", kp.cpg()),
         ("KG", kp.kpg()),
@@ -161,7 +140,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         ("W_REG_BUDGET", W_REG_BUDGET),
         ("STAGES", if view.persistent { 2 } else { 1 }),
     ];
-    for (k, v) in ints {
+    for (k, v) in problem_constants(problem).into_iter().chain(ints) {
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
     let common = if dgrad {

@@ -39,13 +39,13 @@
 //! `direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen` = 64 channels per CTA in 32
 //! lanes of 2, strips of 8 columns, 3 tap rows per group (a 3×3 in one group, 8 slots).
 
-use super::fragments::ELEM;
+use super::fragments::{problem_constants, ELEM};
 use super::shape::DirectGeometry;
 use super::wgrad::traffic_cap;
 use crate::config::KernelConfig;
 use crate::device::DeviceLimits;
 use crate::shared::largest_pow2_dividing;
-use crate::source::{Arch, KernelSource, Launch};
+use crate::source::KernelSource;
 use gconv_problem::{DType, Direction, Problem, TensorRole};
 use std::fmt::Write;
 
@@ -188,7 +188,6 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 /// when P > 1).
 pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> KernelSource {
     let name = cfg.to_string();
-    let out = problem.output();
     let slabs = geo.grid[0];
     let u = units(problem, geo.tw);
     let per_slab = u.div_ceil(slabs.max(1));
@@ -239,27 +238,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         cfg.threads(),
         register_estimate(cfg, problem),
     );
-    let ints: [(&str, u64); 33] = [
-        ("ESZ", problem.dtype.size_bytes()),
-        ("N_", problem.n),
-        ("ID", problem.input[0]),
-        ("IH", problem.input[1]),
-        ("IW", problem.input[2]),
-        ("OD", out[0]),
-        ("OH", out[1]),
-        ("OW", out[2]),
-        ("FZ", problem.filter[0]),
-        ("FY", problem.filter[1]),
-        ("FX", problem.filter[2]),
-        ("SD", problem.stride[0]),
-        ("SH", problem.stride[1]),
-        ("SW", problem.stride[2]),
-        ("PD", problem.pad[0]),
-        ("PH", problem.pad[1]),
-        ("PW", problem.pad[2]),
-        ("DD", problem.dilation[0]),
-        ("DH", problem.dilation[1]),
-        ("DW", problem.dilation[2]),
+    let ints: [(&str, u64); 13] = [
         ("G_", problem.g),
         ("CG", problem.cpg()),
         ("KG", problem.kpg()),
@@ -274,7 +253,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         ("HOIST_WORDS", HOIST_WORDS),
         ("MIN_CTAS", min_ctas),
     ];
-    for (k, v) in ints {
+    for (k, v) in problem_constants(problem).into_iter().chain(ints) {
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
     let _ = writeln!(w, "constexpr int UNITS_PER_SLAB = {per_slab};");
@@ -288,27 +267,5 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         crate::SPLIT_REDUCE
     )
     .replace("@ENTRY@", &name);
-    let mut launches = vec![Launch {
-        entry: name.clone(),
-        grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
-        block: [cfg.threads(), 1, 1],
-        dynamic_smem_bytes: geo.smem_bytes as u32,
-    }];
-    let mut workspace_bytes = 0;
-    if slabs > 1 {
-        workspace_bytes = slabs * dw * 4;
-        launches.push(Launch {
-            entry: format!("{name}_reduce"),
-            grid: [dw.div_ceil(256) as u32, 1, 1],
-            block: [256, 1, 1],
-            dynamic_smem_bytes: 0,
-        });
-    }
-    KernelSource {
-        kernel_name: name,
-        code,
-        arch: Arch::Sm90,
-        launches,
-        workspace_bytes,
-    }
+    super::wgrad::slab_source(name, code, geo, cfg.threads(), dw)
 }

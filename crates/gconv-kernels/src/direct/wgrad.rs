@@ -29,7 +29,7 @@
 //! (always double-buffered; 1 selects the streaming kernel), `split_k` = P (0: [`slab_count`]; the resolved config names what
 //! ran), mode `d`, `math = simt`, `gm1`, `gen`.
 
-use super::fragments::COMMON;
+use super::fragments::{problem_constants, COMMON};
 use super::shape::{DirectGeometry, W_REG_BUDGET};
 use super::view::DirectView;
 use crate::config::KernelConfig;
@@ -170,7 +170,6 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> KernelSource {
     let name = cfg.to_string();
     let view = DirectView::of(cfg);
-    let out = problem.output();
     let slabs = geo.grid[0];
     let th_tw = tiles(problem, geo.th, geo.tw);
     let tiles_per_slab = th_tw.div_ceil(slabs.max(1));
@@ -214,27 +213,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
     );
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
-    let ints: [(&str, u64); 44] = [
-        ("ESZ", problem.dtype.size_bytes()),
-        ("N_", problem.n),
-        ("ID", problem.input[0]),
-        ("IH", problem.input[1]),
-        ("IW", problem.input[2]),
-        ("OD", out[0]),
-        ("OH", out[1]),
-        ("OW", out[2]),
-        ("FZ", problem.filter[0]),
-        ("FY", problem.filter[1]),
-        ("FX", problem.filter[2]),
-        ("SD", problem.stride[0]),
-        ("SH", problem.stride[1]),
-        ("SW", problem.stride[2]),
-        ("PD", problem.pad[0]),
-        ("PH", problem.pad[1]),
-        ("PW", problem.pad[2]),
-        ("DD", problem.dilation[0]),
-        ("DH", problem.dilation[1]),
-        ("DW", problem.dilation[2]),
+    let ints: [(&str, u64); 24] = [
         ("G_", problem.g),
         ("CG", problem.cpg()),
         ("KG", problem.kpg()),
@@ -260,7 +239,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         ("STAGES", 2),
         ("SLABS", slabs),
     ];
-    for (k, v) in ints {
+    for (k, v) in problem_constants(problem).into_iter().chain(ints) {
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
     let _ = writeln!(w, "constexpr int TILES_PER_SLAB = {tiles_per_slab};");
@@ -274,10 +253,25 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         crate::SPLIT_REDUCE
     )
     .replace("@ENTRY@", &name);
+    slab_source(name, code, geo, cfg.threads(), dw)
+}
+
+/// The module of a slab-walk kernel (this one, `super::stream`'s, `super::wgrad_mma`'s): the
+/// main launch on the plan's grid and, with P > 1 slabs (`geo.grid[0]`), the shared
+/// deterministic reduction `{name}_reduce` over the `dw` elements of dW, which sums the P f32
+/// planes of the workspace (`P·|dW|·4` bytes).
+pub fn slab_source(
+    name: String,
+    code: String,
+    geo: &DirectGeometry,
+    threads: u32,
+    dw: u64,
+) -> KernelSource {
+    let slabs = geo.grid[0];
     let mut launches = vec![Launch {
         entry: name.clone(),
         grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
-        block: [cfg.threads(), 1, 1],
+        block: [threads, 1, 1],
         dynamic_smem_bytes: geo.smem_bytes as u32,
     }];
     let mut workspace_bytes = 0;

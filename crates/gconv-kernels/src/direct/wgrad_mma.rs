@@ -35,14 +35,14 @@
 //! `gen`. Example: `direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen` = 8×8-pixel tiles,
 //! two groups of 8 channels per CTA, 4 warps each holding 2 units of 2 m16 blocks.
 
-use super::fragments::COMMON;
+use super::fragments::{problem_constants, COMMON};
 use super::shape::DirectGeometry;
 use super::view::DirectView;
 use super::wgrad;
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
 use crate::shared::largest_pow2_dividing;
-use crate::source::{Arch, KernelSource, Launch};
+use crate::source::KernelSource;
 use gconv_problem::{Direction, Problem, TensorRole};
 use std::fmt::Write;
 
@@ -214,7 +214,6 @@ pub fn emit(
     geo: &DirectGeometry,
 ) -> KernelSource {
     let name = cfg.to_string();
-    let out = problem.output();
     let slabs = geo.grid[0];
     let tiles_per_slab = wgrad::tiles(problem, geo.th, geo.tw).div_ceil(slabs.max(1));
     let dw = problem.elements(TensorRole::W);
@@ -255,27 +254,7 @@ pub fn emit(
     );
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
-    let ints: [(&str, u64); 45] = [
-        ("ESZ", problem.dtype.size_bytes()),
-        ("N_", problem.n),
-        ("ID", problem.input[0]),
-        ("IH", problem.input[1]),
-        ("IW", problem.input[2]),
-        ("OD", out[0]),
-        ("OH", out[1]),
-        ("OW", out[2]),
-        ("FZ", problem.filter[0]),
-        ("FY", problem.filter[1]),
-        ("FX", problem.filter[2]),
-        ("SD", problem.stride[0]),
-        ("SH", problem.stride[1]),
-        ("SW", problem.stride[2]),
-        ("PD", problem.pad[0]),
-        ("PH", problem.pad[1]),
-        ("PW", problem.pad[2]),
-        ("DD", problem.dilation[0]),
-        ("DH", problem.dilation[1]),
-        ("DW", problem.dilation[2]),
+    let ints: [(&str, u64); 25] = [
         ("G_", kp.g),
         ("CG", kp.cpg()),
         ("KG", kp.kpg()),
@@ -302,7 +281,7 @@ pub fn emit(
         ("SLABS", slabs),
         ("SV", geo.sv),
     ];
-    for (k, v) in ints {
+    for (k, v) in problem_constants(problem).into_iter().chain(ints) {
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
     let _ = writeln!(w, "constexpr int TILES_PER_SLAB = {tiles_per_slab};");
@@ -317,27 +296,5 @@ pub fn emit(
         crate::SPLIT_REDUCE
     )
     .replace("@ENTRY@", &name);
-    let mut launches = vec![Launch {
-        entry: name.clone(),
-        grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
-        block: [cfg.threads(), 1, 1],
-        dynamic_smem_bytes: geo.smem_bytes as u32,
-    }];
-    let mut workspace_bytes = 0;
-    if slabs > 1 {
-        workspace_bytes = slabs * dw * 4;
-        launches.push(Launch {
-            entry: format!("{name}_reduce"),
-            grid: [dw.div_ceil(256) as u32, 1, 1],
-            block: [256, 1, 1],
-            dynamic_smem_bytes: 0,
-        });
-    }
-    KernelSource {
-        kernel_name: name,
-        code,
-        arch: Arch::Sm90,
-        launches,
-        workspace_bytes,
-    }
+    wgrad::slab_source(name, code, geo, cfg.threads(), dw)
 }
