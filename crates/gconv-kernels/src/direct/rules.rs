@@ -357,22 +357,7 @@ fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
             "1 (simt)",
         ));
     }
-    if cfg.split_k > MAX_SPLIT || cfg.split_k_mode != SplitKMode::Deterministic {
-        return Err(fixed(
-            "split_k",
-            format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
-            "0..=64, deterministic (wgrad)",
-        ));
-    }
-    if cfg.fast_path != FastPath::General {
-        return Err(fixed("fast_path", cfg.fast_path.token().to_string(), "gen"));
-    }
-    if cfg.warps_n != 1 || !(1..=8).contains(&cfg.warps_m) {
-        return Err(Rejection::BadWarpCount {
-            warps_m: cfg.warps_m,
-            warps_n: cfg.warps_n,
-        });
-    }
+    check_slab_fields(cfg)?;
     if !(cfg.vec_a.is_power_of_two() && cfg.vec_a <= 8) {
         return Err(Rejection::BadVectorWidth {
             operand: "vec_a",
@@ -405,6 +390,28 @@ fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
     Ok(())
 }
 
+/// The fields both slab-walk kernels (CUDA cores and tensor cores) fix the same way: `split_k`
+/// 0..=64 deterministic, `gen`, 1–8 warps along M.
+fn check_slab_fields(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.split_k > MAX_SPLIT || cfg.split_k_mode != SplitKMode::Deterministic {
+        return Err(fixed(
+            "split_k",
+            format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
+            "0..=64, deterministic (wgrad)",
+        ));
+    }
+    if cfg.fast_path != FastPath::General {
+        return Err(fixed("fast_path", cfg.fast_path.token().to_string(), "gen"));
+    }
+    if cfg.warps_n != 1 || !(1..=8).contains(&cfg.warps_m) {
+        return Err(Rejection::BadWarpCount {
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    Ok(())
+}
+
 /// The structural rules of a tensor-core wgrad config (`super::wgrad_mma`'s field table): 16-bit
 /// data, `stages` 2, group merge 1–8 (a power of two), `split_k` 0..=64 deterministic, `gen`, 1–8 warps, `vec_a` (MB, m16
 /// blocks per unit) 1..=8, `vec_b` 1, `tile_k` (TW) in 1..=64, `tile_m` (TH·TW) a multiple of 16
@@ -423,22 +430,7 @@ fn validate_wgrad_mma(cfg: &KernelConfig) -> Result<(), Rejection> {
             max: MAX_GROUP_MERGE,
         });
     }
-    if cfg.split_k > MAX_SPLIT || cfg.split_k_mode != SplitKMode::Deterministic {
-        return Err(fixed(
-            "split_k",
-            format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
-            "0..=64, deterministic (wgrad)",
-        ));
-    }
-    if cfg.fast_path != FastPath::General {
-        return Err(fixed("fast_path", cfg.fast_path.token().to_string(), "gen"));
-    }
-    if cfg.warps_n != 1 || !(1..=8).contains(&cfg.warps_m) {
-        return Err(Rejection::BadWarpCount {
-            warps_m: cfg.warps_m,
-            warps_n: cfg.warps_n,
-        });
-    }
+    check_slab_fields(cfg)?;
     if !(1..=8).contains(&cfg.vec_a) {
         return Err(Rejection::BadVectorWidth {
             operand: "vec_a",
