@@ -13,6 +13,7 @@ use super::view::DirectView;
 use super::wgrad;
 use super::wgrad_mma;
 
+use super::shape::odd_chunk_stride;
 pub use super::shape::{DirectGeometry, W_REG_BUDGET};
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
@@ -121,11 +122,7 @@ pub(crate) fn geometry_of(
     let kpg = problem.kpg().max(1);
     let ct = (bn / kpg).max(1) * problem.cpg();
     let is_mma = cfg.math == Math::Mma;
-    let cts = if is_mma && (ct / 8).is_multiple_of(2) {
-        ct + 8
-    } else {
-        ct
-    };
+    let cts = if is_mma { odd_chunk_stride(ct) } else { ct };
     let taps_c = problem.filter_volume() * problem.cpg();
     let wrow = if is_mma {
         taps_c.div_ceil(16) * 16 + 8

@@ -486,10 +486,9 @@ fn check_wgrad_mma(
     check_limits(geo, registers, limits)
 }
 
-/// The rules of [`check_wgrad_mma`] that read no geometry: a group merge that divides G and is
-/// needed (C/G or K/G off a multiple of 8), merged C/G and K/G multiples of 8, whole merged
-/// groups per CTA, at most [`wgrad_mma::MAX_ACCUMULATORS`] accumulators per thread.
-fn check_wgrad_mma_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+/// The group merge of a tensor-core config (forward, dual backward data, backward weight): it
+/// divides G, and it is needed (C/G or K/G off a multiple of 8).
+fn check_group_merge(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     if !problem.g.is_multiple_of(cfg.group_merge as u64) {
         return Err(Rejection::GroupMergeNotDivisor {
             gm: cfg.group_merge,
@@ -504,6 +503,14 @@ fn check_wgrad_mma_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(),
         }
         .into());
     }
+    Ok(())
+}
+
+/// The rules of [`check_wgrad_mma`] that read no geometry: a group merge that divides G and is
+/// needed (C/G or K/G off a multiple of 8), merged C/G and K/G multiples of 8, whole merged
+/// groups per CTA, at most [`wgrad_mma::MAX_ACCUMULATORS`] accumulators per thread.
+fn check_wgrad_mma_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+    check_group_merge(cfg, problem)?;
     let kp = super::geometry::merge_groups(cfg, problem);
     check_mma_channels(&kp)?;
     if !(cfg.tile_n as u64).is_multiple_of(kp.kpg()) {
@@ -769,21 +776,7 @@ pub fn check_before_geometry(
     }
     let problem = fp;
     if cfg.math == Math::Mma {
-        if !problem.g.is_multiple_of(cfg.group_merge as u64) {
-            return Err(Rejection::GroupMergeNotDivisor {
-                gm: cfg.group_merge,
-                g: problem.g,
-            });
-        }
-        if cfg.group_merge > 1 && problem.cpg().is_multiple_of(8) && problem.kpg().is_multiple_of(8)
-        {
-            return Err(DirectRule::GroupMergeNeedless {
-                gm: cfg.group_merge,
-                cpg: problem.cpg(),
-                kpg: problem.kpg(),
-            }
-            .into());
-        }
+        check_group_merge(cfg, problem)?;
         check_mma_channels(kp)?;
     } else if problem.cpg() > MAX_DIRECT_CPG {
         return Err(DirectRule::ChannelsPerGroup {

@@ -49,3 +49,15 @@ pub struct DirectGeometry {
     /// Launch grid.
     pub grid: [u64; 3],
 }
+
+/// A shared-memory pixel stride of `n` 16-bit elements for `ldmatrix` rows: rounded up to whole
+/// 16-byte chunks, plus one chunk when their count is even, so that eight rows a stride apart
+/// start in eight different bank groups.
+pub fn odd_chunk_stride(n: u64) -> u64 {
+    let n = n.div_ceil(8) * 8;
+    if (n / 8).is_multiple_of(2) {
+        n + 8
+    } else {
+        n
+    }
+}

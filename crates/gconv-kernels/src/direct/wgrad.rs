@@ -100,16 +100,28 @@ pub fn thread_mapping(cfg: &KernelConfig, problem: &Problem) -> (u64, u64, u64) 
     (tpt, tgs, cfg.threads() as u64 / (lanes * tgs))
 }
 
-/// Bytes of one dY stage: `TH·TW·BN` elements rounded up to 16.
-fn dy_stage_bytes(cfg: &KernelConfig, problem: &Problem) -> u64 {
-    (cfg.tile_m as u64 * cfg.tile_n as u64 * problem.dtype.size_bytes()).div_ceil(16) * 16
+/// The tile of a slab-walk config on `problem` (this kernel's and `super::wgrad_mma`'s): the
+/// tile (`TH × TW` pixels), its output and input channels, the X halo it stages and the copy
+/// widths of the halo (`vl`, ≤ 16 bytes dividing C and CT) and of the dY tile (`sv`).
+pub struct SlabTile {
+    /// Tile rows.
+    pub th: u64,
+    /// Tile columns.
+    pub tw: u64,
+    /// Output channels per CTA (`tile_n`, whole groups).
+    pub bn: u64,
+    /// Their input channels.
+    pub ct: u64,
+    /// Staged depth slices, halo rows and halo columns.
+    pub halo: [u64; 3],
+    /// Elements per halo copy.
+    pub vl: u64,
+    /// Elements per dY copy.
+    pub sv: u64,
 }
 
-/// The geometry of `cfg` on a wgrad `problem`: the tile, the X halo, copy widths, shared memory
-/// (two halo stages, then two dY stages, or the pixel-group reduction area when larger: the
-/// `WS_BYTES` of the module), and the grid `[P, ⌈K/BN⌉, 1]` with P from [`slab_count`].
-pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectGeometry {
-    let es = problem.dtype.size_bytes();
+/// The [`SlabTile`] of `cfg` on `problem`.
+pub fn slab_tile(cfg: &KernelConfig, problem: &Problem) -> SlabTile {
     let view = DirectView::of(cfg);
     let tw = view.tile_width.max(1) as u64;
     let th = (view.tile_pixels as u64 / tw).max(1);
@@ -120,9 +132,39 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
         (th - 1) * problem.stride[1] + (problem.filter[1] - 1) * problem.dilation[1] + 1,
         (tw - 1) * problem.stride[2] + (problem.filter[2] - 1) * problem.dilation[2] + 1,
     ];
-    let vmax = 16 / es;
+    let vmax = 16 / problem.dtype.size_bytes();
     let vl = largest_pow2_dividing(problem.c, vmax.min(largest_pow2_dividing(ct, vmax)));
     let sv = largest_pow2_dividing(problem.k, vmax.min(largest_pow2_dividing(bn, vmax)));
+    SlabTile {
+        th,
+        tw,
+        bn,
+        ct,
+        halo,
+        vl,
+        sv,
+    }
+}
+
+/// Bytes of one dY stage: `TH·TW·BN` elements rounded up to 16.
+fn dy_stage_bytes(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    (cfg.tile_m as u64 * cfg.tile_n as u64 * problem.dtype.size_bytes()).div_ceil(16) * 16
+}
+
+/// The geometry of `cfg` on a wgrad `problem`: the tile, the X halo, copy widths, shared memory
+/// (two halo stages, then two dY stages, or the pixel-group reduction area when larger: the
+/// `WS_BYTES` of the module), and the grid `[P, ⌈K/BN⌉, 1]` with P from [`slab_count`].
+pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectGeometry {
+    let es = problem.dtype.size_bytes();
+    let SlabTile {
+        th,
+        tw,
+        bn,
+        ct,
+        halo,
+        vl,
+        sv,
+    } = slab_tile(cfg, problem);
     let xrow = halo[2] * ct;
     let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
     let (_, _, pgs) = thread_mapping(cfg, problem);

@@ -36,12 +36,10 @@
 //! two groups of 8 channels per CTA, 4 warps each holding 2 units of 2 m16 blocks.
 
 use super::fragments::{problem_constants, COMMON};
-use super::shape::DirectGeometry;
-use super::view::DirectView;
+use super::shape::{odd_chunk_stride, DirectGeometry};
 use super::wgrad;
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
-use crate::shared::largest_pow2_dividing;
 use crate::source::KernelSource;
 use gconv_problem::{Direction, Problem, TensorRole};
 use std::fmt::Write;
@@ -84,19 +82,9 @@ pub fn slab_count(cfg: &KernelConfig, channel_blocks: u64, wave: u64, tiles: u64
     crate::shared::split_degree(channel_blocks, wave, tiles, 1) as u64
 }
 
-/// A pixel stride of `n` elements padded to an odd number of 16-byte chunks.
-fn odd_chunks(n: u64) -> u64 {
-    let n = n.div_ceil(8) * 8;
-    if (n / 8).is_multiple_of(2) {
-        n + 8
-    } else {
-        n
-    }
-}
-
 /// Elements of one dY pixel row in shared memory (`BN` padded to an odd chunk count).
 pub fn dy_row(cfg: &KernelConfig) -> u64 {
-    odd_chunks(cfg.tile_n as u64)
+    odd_chunk_stride(cfg.tile_n as u64)
 }
 
 /// Bytes of one dY stage: `TH·TW` pixel rows of [`dy_row`] elements.
@@ -109,20 +97,16 @@ fn dy_stage_bytes(cfg: &KernelConfig, problem: &Problem) -> u64 {
 /// area), and the grid `[P, ⌈K/BN⌉, 1]` with P from [`wgrad::slab_count`].
 pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectGeometry {
     let es = problem.dtype.size_bytes();
-    let view = DirectView::of(cfg);
-    let tw = view.tile_width.max(1) as u64;
-    let th = (view.tile_pixels as u64 / tw).max(1);
-    let bn = view.tile_channels.max(1) as u64;
-    let ct = (bn / problem.kpg().max(1)).max(1) * problem.cpg();
-    let cts = odd_chunks(ct);
-    let halo = [
-        problem.filter[0],
-        (th - 1) * problem.stride[1] + (problem.filter[1] - 1) * problem.dilation[1] + 1,
-        (tw - 1) * problem.stride[2] + (problem.filter[2] - 1) * problem.dilation[2] + 1,
-    ];
-    let vmax = 16 / es;
-    let vl = largest_pow2_dividing(problem.c, vmax.min(largest_pow2_dividing(ct, vmax)));
-    let sv = largest_pow2_dividing(problem.k, vmax.min(largest_pow2_dividing(bn, vmax)));
+    let wgrad::SlabTile {
+        th,
+        tw,
+        bn,
+        ct,
+        halo,
+        vl,
+        sv,
+    } = wgrad::slab_tile(cfg, problem);
+    let cts = odd_chunk_stride(ct);
     let xrow = halo[2] * cts;
     let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
     let ws_bytes = 2 * dy_stage_bytes(cfg, problem);
