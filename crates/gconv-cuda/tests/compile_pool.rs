@@ -86,8 +86,9 @@ const DGRAD_PHASE_PROBLEMS: &[&str] = &[
 
 /// Backward-weight problems each direct wgrad pool member is compiled on (the first
 /// WGRAD_PER_CONFIG it can run, and it must run that many): the zoo's depthwise 3×3 (stride 1
-/// and 2), 5×5, 7×7 and 3D layers, a large filter, a channel multiplier, C/G 4, a 1D layer, and
-/// (the tensor-core members) the zoo's C/G 8, 16 and 32 layers and its 3D C/G 8 layer.
+/// and 2), 5×5, 7×7 and 3D layers, a large filter, a channel multiplier, C/G 4 (the zoo's and a
+/// small strided one with tails), a 1D layer, and (the tensor-core members) the zoo's C/G 24, 8,
+/// 16 and 32 layers and its 3D C/G 8 layer.
 const WGRAD_DIRECT_PROBLEMS: &[&str] = &[
     "wgrad_{dt}_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",
     "wgrad_{dt}_n32_g96_c96_k96_i112x112_f3x3_s2x2_p1x1_d1x1",
@@ -97,7 +98,9 @@ const WGRAD_DIRECT_PROBLEMS: &[&str] = &[
     "wgrad_{dt}_n16_g256_c256_k256_i28x28_f13x13_s1x1_p6x6_d1x1",
     "wgrad_{dt}_n16_g64_c64_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
     "wgrad_{dt}_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
+    "wgrad_{dt}_n4_g6_c24_k24_i13x10_f3x3_s2x1_p1x1_d1x1",
     "wgrad_{dt}_n16_g512_c512_k512_i2048_f4_s1_p3_d1",
+    "wgrad_{dt}_n32_g14_c336_k336_i14x14_f3x3_s1x1_p1x1_d1x1",
     "wgrad_{dt}_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     "wgrad_{dt}_n32_g32_c512_k512_i14x14_f3x3_s1x1_p1x1_d1x1",
     "wgrad_{dt}_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",

@@ -2158,6 +2158,16 @@ const WGRAD_MMA_CASES: &[(&str, &str, &str)] = &[
         "wgrad_f16_n1_g8_c16_k32_i10x9_f3x3_s1x1_p1x1_d1x1",
     ),
     (
+        "mma_cpg24_th7_tw16_tails",
+        "direct_wgrad_bf16_t112x24x16_w8x1_s2_v2x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g2_c48_k48_i9x20_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_gm2_cpg4_mb5",
+        "direct_wgrad_bf16_t64x32x8_w4x1_s2_v5x1_gm2_sk0d_mma_gen",
+        "wgrad_bf16_n2_g8_c32_k32_i11x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
         "mma_cpg32_3x3",
         "direct_wgrad_bf16_t64x32x8_w8x1_s2_v3x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n1_g1_c32_k32_i10x9_f3x3_s1x1_p1x1_d1x1",
@@ -2330,6 +2340,21 @@ const WGRAD_STREAM_CASES: &[(&str, &str, &str)] = &[
         "stream_f32_5x5_groups_4_1",
         "direct_wgrad_f32_t8x32x8_w8x1_s1_v2x4_gm1_sk0d_simt_gen",
         "wgrad_f32_n2_g4_c4_k4_i30x32_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "stream_vec8_16byte_reads",
+        "direct_wgrad_bf16_t8x64x8_w8x1_s1_v8x3_gm1_sk0d_simt_gen",
+        "wgrad_bf16_n2_g24_c24_k24_i9x13_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stream_vec8_f32_two_reads_row_groups",
+        "direct_wgrad_f32_t4x32x4_w4x1_s1_v8x1_gm1_sk0d_simt_gen",
+        "wgrad_f32_n2_g40_c40_k40_i7x10_f3x3_s2x1_p1x1_d1x1",
+    ),
+    (
+        "stream_vec8_c12_half_reads",
+        "direct_wgrad_f16_t8x48x8_w8x1_s1_v8x3_gm1_sk0d_simt_gen",
+        "wgrad_f16_n1_g12_c12_k12_i8x11_f3x3_s1x1_p1x1_d1x1",
     ),
     (
         "stream_rule_slabs",

@@ -547,6 +547,30 @@ fn shipped_tensor_core_configs_expand() {
         .all(|k| k.starts_with("direct_wgrad_bf16_") && k.ends_with("_mma_gen")));
 }
 
+/// The depthwise streaming wgrad space (direct::stream): only tile_m = tile_k passes the gate,
+/// 8-channel (16-byte) lanes included.
+#[test]
+fn shipped_stream_wgrad_config_expands() {
+    let st = build_instances(
+        &repo_file("configs/traits/bwd_weight_stream_bf16.json"),
+        Arch::Sm90,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        st.kernels.len(),
+        5 * 9 * 2 * 3 * 3 * 3,
+        "{}",
+        st.kernels.len()
+    );
+    assert!(st.kernels.iter().any(|k| k.contains("_v8x3_")));
+    assert!(st.kernels.iter().all(|k| {
+        let t = k.split('_').nth(3).unwrap_or("");
+        let dims: Vec<&str> = t.trim_start_matches('t').split('x').collect();
+        k.starts_with("direct_wgrad_bf16_") && k.contains("_s1_") && dims.first() == dims.last()
+    }));
+}
+
 fn two_devices() -> Vec<DeviceSlot> {
     (0..2u32)
         .map(|i| DeviceSlot {

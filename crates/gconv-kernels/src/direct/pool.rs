@@ -70,29 +70,35 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
 }
 
 /// The tensor-core members of the backward-weight pool (`super::wgrad_mma`, 16-bit, C/G and
-/// K/G multiples of 8, slabs from the rule): `(tile pixels, TW, BN, warps, MB)`. 8×8-pixel
-/// tiles with two groups of 8 channels on 4 warps, one or two groups of 16–32 channels on 8
-/// warps in units of 2 or 3 m16 blocks, 8 groups of 8 per CTA, 14-wide tiles for 14/28-wide
-/// outputs and 8×16 tiles for the large maps.
+/// K/G multiples of 8, or 4 with two groups merged; slabs from the rule): `(tile pixels, TW,
+/// BN, warps, MB, gm)`. 8×8-pixel tiles with two groups of 8 channels on 4 warps, one or two
+/// groups of 16–32 channels on 8 warps in units of 2 or 3 m16 blocks, 8 groups of 8 per CTA,
+/// 14-wide tiles for 14/28-wide outputs, 8×16 tiles for the large maps, 7×16 tiles of one
+/// 24-channel group (C/G 24: 1.4–1.8× the igemm member on the H200) or of two 16-channel groups
+/// (3D), and C/G 4 as pairs of merged groups (gm 2, 2× cuDNN where igemm was 0.8×).
 pub fn mma_wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
     if dtype == DType::F32 {
         return Vec::new();
     }
-    let members: &[(u32, u32, u32, u32, u32)] = &[
-        (64, 8, 16, 4, 2),
-        (64, 8, 32, 8, 3),
-        (64, 8, 32, 8, 2),
-        (64, 8, 64, 8, 2),
-        (112, 14, 32, 8, 3),
-        (128, 16, 16, 4, 2),
+    let members: &[(u32, u32, u32, u32, u32, u32)] = &[
+        (64, 8, 16, 4, 2, 1),
+        (64, 8, 32, 8, 3, 1),
+        (64, 8, 32, 8, 2, 1),
+        (64, 8, 64, 8, 2, 1),
+        (112, 14, 32, 8, 3, 1),
+        (128, 16, 16, 4, 2, 1),
+        (112, 16, 24, 8, 2, 1),
+        (112, 16, 32, 8, 3, 1),
+        (64, 8, 32, 4, 5, 2),
     ];
     members
         .iter()
-        .map(|&(pixels, tw, bn, w, mb)| KernelConfig {
+        .map(|&(pixels, tw, bn, w, mb, gm)| KernelConfig {
             direction: Direction::Wgrad,
             math: Math::Mma,
             stages: 2,
             split_k: 0,
+            group_merge: gm,
             ..config(dtype, [pixels, bn, tw], w, [mb, 1])
         })
         .collect()
@@ -103,7 +109,9 @@ pub fn mma_wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
 /// (and 3×3×3, 5×5 in two groups) on 2-channel (4-byte) and 4-channel (8-byte) lanes with
 /// strips of 8 or 16 columns, a 7-column strip for 7/14/28-wide outputs, 16-channel CTAs for
 /// layers of few channels (more channel blocks), 5 rows of a 5×5 per group, 7×7 in groups of 4
-/// (and 3) rows on 7- and 8-column strips, one row per group for 13×13 … 31×31 filters. f32:
+/// (and 3) rows on 7- and 8-column strips, one row per group for 13×13 … 31×31 filters, a
+/// 144-channel CTA on 4-channel lanes (the widest rows a 3×3 of 144 channels reads) and
+/// 14-column strips on 4-channel lanes of 32-channel CTAs. f32:
 /// the same shapes at VEC 1, 2 and 4 (4/8/16-byte reads).
 pub fn stream_pool(dtype: DType) -> Vec<KernelConfig> {
     let members: &[(u32, u32, u32, [u32; 2])] = match dtype {
@@ -117,6 +125,8 @@ pub fn stream_pool(dtype: DType) -> Vec<KernelConfig> {
             (7, 32, 8, [2, 4]),
             (8, 32, 8, [2, 4]),
             (8, 16, 8, [2, 1]),
+            (8, 144, 8, [4, 3]),
+            (14, 32, 8, [4, 3]),
         ],
         DType::F32 => &[
             (8, 32, 8, [1, 3]),

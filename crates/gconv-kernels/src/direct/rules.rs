@@ -566,11 +566,11 @@ fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
             warps_n: cfg.warps_n,
         });
     }
-    if !matches!(cfg.vec_a, 1 | 2 | 4) {
+    if !matches!(cfg.vec_a, 1 | 2 | 4 | 8) {
         return Err(Rejection::BadVectorWidth {
             operand: "vec_a",
             value: cfg.vec_a,
-            max: 4,
+            max: 8,
         });
     }
     if !(1..=stream::MAX_ROWS_PER_GROUP).contains(&cfg.vec_b) {

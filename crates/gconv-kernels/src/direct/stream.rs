@@ -58,8 +58,9 @@ pub const MAX_STRIP: u32 = 32;
 /// Largest `RG` (`vec_b`, tap rows per group) of a streaming config.
 pub const MAX_ROWS_PER_GROUP: u32 = 16;
 
-/// Largest accumulator count per thread (`min(RG, FZ·FY) · FX · VEC` f32 values).
-pub const MAX_ACCUMULATORS: u64 = 64;
+/// Largest accumulator count per thread (`min(RG, FZ·FY) · FX · VEC` f32 values): a 3×3 in
+/// one group on 8-channel lanes.
+pub const MAX_ACCUMULATORS: u64 = 72;
 
 /// Largest slab count of the streaming kernel: its partial planes are |dW| = C·taps, tiny, so
 /// it takes more slabs than the shared [`crate::shared::MAX_SPLIT`]; the deterministic reduction
@@ -132,10 +133,12 @@ pub fn slab_count(
     units.div_ceil(units.div_ceil(clamped))
 }
 
-/// Channels per read (`LV`): the largest power of two ≤ `VEC` dividing C (reads of `LV`
-/// channels stay aligned and never straddle a pixel).
+/// Channels per read (`LV`): the largest power of two ≤ `VEC` dividing C and at most 16 bytes
+/// (reads of `LV` channels stay aligned, never straddle a pixel and are at most one 16-byte
+/// load; an f32 lane of 8 channels is two reads).
 pub fn read_width(cfg: &KernelConfig, problem: &Problem) -> u64 {
-    largest_pow2_dividing(problem.c, cfg.vec_a.max(1) as u64)
+    let max = 16 / problem.dtype.size_bytes();
+    largest_pow2_dividing(problem.c, (cfg.vec_a.max(1) as u64).min(max))
 }
 
 /// The geometry of `cfg` on a depthwise wgrad `problem`: `th = 1`, `tw = TW`, the X row segment

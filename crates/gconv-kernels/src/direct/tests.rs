@@ -64,10 +64,19 @@ fn validate_rules() {
         Ok(())
     );
     // Backward weight has its own rules (`wgrad_rules`, `stream_rules`): with 1 stage this is
-    // a streaming config, whose VEC is at most 4.
+    // a streaming config, whose VEC is at most 8 and whose unit is one output row (tile_m =
+    // tile_k).
     assert_eq!(
         r(KernelConfig {
             direction: Direction::Wgrad,
+            ..base
+        }),
+        Err("tile_out_of_range")
+    );
+    assert_eq!(
+        r(KernelConfig {
+            direction: Direction::Wgrad,
+            vec_a: 16,
             ..base
         }),
         Err("bad_vector_width")
@@ -953,8 +962,9 @@ fn stream_rules() {
         }),
         Err("direct_field_fixed")
     );
+    assert_eq!(r(KernelConfig { vec_a: 8, ..base }), Ok(()));
     assert_eq!(
-        r(KernelConfig { vec_a: 8, ..base }),
+        r(KernelConfig { vec_a: 16, ..base }),
         Err("bad_vector_width")
     );
     assert_eq!(
@@ -1175,7 +1185,7 @@ fn wgrad_mma_rules_names_and_slabs() {
     let v = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
     let r = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
     let pool16 = pool::mma_wgrad_pool(DType::Bf16);
-    assert_eq!(pool16.len(), 6);
+    assert_eq!(pool16.len(), 9);
     assert!(pool::mma_wgrad_pool(DType::F32).is_empty());
     for c in &pool16 {
         assert_eq!(v(*c), Ok(()), "{c}");
