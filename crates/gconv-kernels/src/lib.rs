@@ -49,5 +49,32 @@ pub(crate) const MMA_PTX: &str = include_str!("mma_ptx.cu");
 /// The split-K reduction launches every family shares (`@ENTRY@_reduce`, deterministic, and
 /// the atomic option's `@ENTRY@_zero` / `@ENTRY@_convert` with `red_add_f32`), enabled by
 /// `GCONV_SPLIT_REDUCE` / `GCONV_SPLIT_ATOMIC` and sized by the module's `RED_PLANE` (f32
-/// elements of one partial plane), `RED_SPLIT` (planes) and `ESZ` (output element bytes).
+/// elements of one partial plane), `RED_SPLIT` (planes), `GCONV_RED_SLICES` (plane slices of
+/// `_reduce`, [`split_reduce_define`]) and `ESZ` (output element bytes).
 pub(crate) const SPLIT_REDUCE: &str = include_str!("split_reduce.cu");
+
+/// The line defining `GCONV_RED_SLICES` of a deterministic split over `planes` f32 planes of
+/// `plane` elements ([`shared::reduce_slices`]), written with the module's constants; empty
+/// when there is no split (`planes` ≤ 1: no `_reduce` in the module).
+pub(crate) fn split_reduce_define(planes: u64, plane: u64) -> String {
+    if planes <= 1 {
+        return String::new();
+    }
+    format!(
+        "#define GCONV_RED_SLICES {}\n",
+        shared::reduce_slices(planes, plane)
+    )
+}
+
+/// The `{name}_reduce` launch of a deterministic split over `planes` f32 planes of `plane`
+/// elements: [`shared::REDUCE_THREADS`] threads per CTA, each CTA summing `REDUCE_THREADS /
+/// slices` elements.
+pub(crate) fn split_reduce_launch(name: &str, planes: u64, plane: u64) -> Launch {
+    let per_cta = shared::REDUCE_THREADS / shared::reduce_slices(planes, plane);
+    Launch {
+        entry: format!("{name}_reduce"),
+        grid: [plane.div_ceil(per_cta) as u32, 1, 1],
+        block: [shared::REDUCE_THREADS as u32, 1, 1],
+        dynamic_smem_bytes: 0,
+    }
+}

@@ -43,9 +43,48 @@ pub fn split_degree(base_ctas: u64, wave: u64, k_tiles: u64, z_other: u64) -> u3
     k_tiles.max(1).div_ceil(per_slice) as u32
 }
 
+/// Threads of one CTA of the deterministic split reduction (`split_reduce.cu`'s `_reduce`).
+pub const REDUCE_THREADS: u64 = 256;
+
+/// Threads the split reduction aims to have in flight: half of what the H200's 132 SMs hold
+/// (2048 each).
+pub const REDUCE_TARGET_THREADS: u64 = 132 * 1024;
+
+/// Plane slices of the deterministic split reduction over `planes` f32 planes of `plane`
+/// elements: each element is summed by `slices` threads of one CTA, thread `s` adding planes
+/// `s, s + slices, …` in order, and the slices' sums are then added in slice order (a fixed
+/// tree: bit-identical across runs). A power of two ≤ 32 and ≤ `planes`, the smallest that puts
+/// [`REDUCE_TARGET_THREADS`] threads on the elements (`plane · slices`): 1 for large planes (one
+/// thread per element, as a plain ordered sum), up to 32 for the small planes of depthwise
+/// layers cut into many slabs, where one thread per element left a few CTAs summing hundreds
+/// of planes each (15 µs of a 38 µs 3×3 layer on the H200, `results/h200/s12/README.md`).
+pub fn reduce_slices(planes: u64, plane: u64) -> u64 {
+    let want = REDUCE_TARGET_THREADS
+        .div_ceil(plane.max(1))
+        .next_power_of_two();
+    let most = 1u64 << (planes.clamp(1, 32).ilog2());
+    want.min(most).max(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reduce_slices_fill_the_device_within_the_planes() {
+        // 256 planes of a depthwise 3x3 dW of 144 channels: 32 slices (the most).
+        assert_eq!(reduce_slices(256, 1296), 32);
+        // 41 planes of 3456 elements: 39 threads per element wanted → 64, capped at 32.
+        assert_eq!(reduce_slices(41, 3456), 32);
+        // 8 planes: at most 8 slices.
+        assert_eq!(reduce_slices(8, 8640), 8);
+        // Large planes keep one thread per element.
+        assert_eq!(reduce_slices(8, 294_912), 1);
+        assert_eq!(reduce_slices(4, 1 << 20), 1);
+        // 3 planes: a power of two ≤ 3.
+        assert_eq!(reduce_slices(3, 100), 2);
+        assert_eq!(reduce_slices(1, 100), 1);
+    }
 
     #[test]
     fn split_degree_sizes_from_the_whole_grid_then_clamps_then_snaps() {

@@ -360,9 +360,13 @@ enum Mutation {
     /// instead of gm·K/G): the rows of every merged group but the first are never stored.
     IgemmWgradMergedBoundsTrue,
     /// The shared split-K reduction (igemm split-K, direct wgrad slabs): the fixed-order pass
-    /// skips the first partial plane: the comparison must fail wherever there are two planes
-    /// or more.
+    /// skips the first partial plane of every plane slice: the comparison must fail wherever
+    /// there are two planes or more.
     SplitReduceSliceSkipped,
+    /// The shared split-K reduction with several plane slices per element: the slice sums are
+    /// added from the second slice on (the first slice's planes dropped): the comparison must
+    /// fail.
+    SplitReduceSliceSumDropped,
     /// Direct wgrad: every tap reads the X column one pixel to the right (a tap offset off by
     /// one): the comparison must fail.
     DirectWgradTapShifted,
@@ -619,8 +623,12 @@ fn emulate(
             "  const int m_rows = KG;\n  const int n_cols = TAPS * CEFF;",
         )),
         Mutation::SplitReduceSliceSkipped => Some((
-            "for (int p = 0; p < RED_SPLIT; ++p) s += ws[p * RED_PLANE + i];",
-            "for (int p = 1; p < RED_SPLIT; ++p) s += ws[p * RED_PLANE + i];",
+            "for (int p = q; p < RED_SPLIT; p += RS_) s += ws[p * RED_PLANE + i];",
+            "for (int p = q + RS_; p < RED_SPLIT; p += RS_) s += ws[p * RED_PLANE + i];",
+        )),
+        Mutation::SplitReduceSliceSumDropped => Some((
+            "for (int r = 0; r < RS_; ++r) s += slice_sum[r * RE_ + t];",
+            "for (int r = 1; r < RS_; ++r) s += slice_sum[r * RE_ + t];",
         )),
         Mutation::DgradTransposeDropped => Some((
             "return ((g * CGW + kk) * TAPS + (TAPS - 1 - tap)) * KGW + c;",
@@ -2458,6 +2466,7 @@ fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
         ),
         ("stream_rule_slabs", Mutation::DirectWgradStreamSlotSkipped),
         ("stream_rule_slabs", Mutation::SplitReduceSliceSkipped),
+        ("stream_rule_slabs", Mutation::SplitReduceSliceSumDropped),
         (
             "stream_fixed_p6_short_last",
             Mutation::SplitReduceSliceSkipped,

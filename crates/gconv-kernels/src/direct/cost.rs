@@ -310,8 +310,9 @@ fn live_taps(input: u64, out: u64, f: u64, s: u64, p: u64, d: u64) -> f64 {
 /// - the live tap rows count as if every tap-row group held `rg` rows (the groups of a lane
 ///   run side by side: 7 rows in groups of 3 cost 9);
 /// - `t_partials` (P > 1): the planes written and read back (`2·P·|dW|·4` bytes at 3.5 TB/s),
-///   the reduction launch (2 µs) and its fixed-order sum, `P/4` dependent L2 round trips of
-///   0.15 µs per element (`split_reduce.cu` unrolls by 4).
+///   the reduction launch (2 µs) and its fixed-order sum, `P/(4·S)` dependent L2 round trips
+///   of 0.15 µs per element (`split_reduce.cu` unrolls by 4 and gives each element S =
+///   `crate::shared::reduce_slices` threads).
 ///
 /// The constants are the hardware's and the forward model's rates; the two terms above were
 /// chosen on the zoo wgrad bench and checked on the unseen layers (`auto` 1.094× → 1.124× cuDNN
@@ -358,7 +359,8 @@ pub fn stream_cost_estimate(
     let q = (wave / ctas).max(1.0);
     let t_partials = if geo.grid[0] > 1 {
         let dw = problem.elements(gconv_problem::TensorRole::W) as f64;
-        2.0 * slabs * dw * 4.0 / 3.5e12 + 2e-6 + slabs / 4.0 * 0.15e-6
+        let slices = crate::shared::reduce_slices(geo.grid[0], dw as u64) as f64;
+        2.0 * slabs * dw * 4.0 / 3.5e12 + 2e-6 + slabs / slices / 4.0 * 0.15e-6
     } else {
         0.0
     };

@@ -64,8 +64,8 @@ pub const MAX_ACCUMULATORS: u64 = 72;
 
 /// Largest slab count of the streaming kernel: its partial planes are |dW| = C·taps, tiny, so
 /// it takes more slabs than the shared [`crate::shared::MAX_SPLIT`]; the deterministic reduction
-/// sums them in order (about P/4 dependent L2 round trips per element, priced by the cost
-/// model), which bounds P.
+/// sums them in a fixed order with up to 32 threads per element
+/// ([`crate::shared::reduce_slices`]; priced by the cost model).
 pub const MAX_STREAM_SLABS: u64 = 256;
 
 /// Waves of CTAs the slab rule aims for.
@@ -235,6 +235,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         problem.dtype == DType::Bf16
     );
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
+    w.push_str(&crate::split_reduce_define(slabs, dw));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
     let min_ctas = crate::device::DeviceLimits::H200.ctas_per_sm(
         geo.smem_bytes,

@@ -915,7 +915,10 @@ fn the_wgrad_pool_validates_and_emits_without_workspace_at_one_slab() {
     assert_eq!(a4.launches.len(), 2);
     assert_eq!(a4.launches[1].entry, format!("{c4}_reduce"));
     assert_eq!(a4.workspace_bytes, 4 * 20 * 9 * 4);
-    assert_eq!(a4.launches[1].grid[0], (20u32 * 9).div_ceil(256));
+    // 180 elements of 4 planes: 4 slices per element (the most), 64 elements per CTA.
+    assert!(a4.code.contains("#define GCONV_RED_SLICES 4"));
+    assert_eq!(a4.launches[1].grid[0], (20u32 * 9).div_ceil(64));
+    assert_eq!(a4.launches[1].block, [256, 1, 1]);
 }
 
 fn stream_cfg(dtype: DType, tw: u32, bn: u32, vec: [u32; 2]) -> KernelConfig {

@@ -254,6 +254,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         problem.dtype == DType::Bf16
     );
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
+    w.push_str(&crate::split_reduce_define(slabs, dw));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
     let ints: [(&str, u64); 24] = [
         ("G_", problem.g),
@@ -319,12 +320,7 @@ pub fn slab_source(
     let mut workspace_bytes = 0;
     if slabs > 1 {
         workspace_bytes = slabs * dw * 4;
-        launches.push(Launch {
-            entry: format!("{name}_reduce"),
-            grid: [dw.div_ceil(256) as u32, 1, 1],
-            block: [256, 1, 1],
-            dynamic_smem_bytes: 0,
-        });
+        launches.push(crate::split_reduce_launch(&name, slabs, dw));
     }
     KernelSource {
         kernel_name: name,

@@ -237,6 +237,7 @@ pub fn emit(
         problem.dtype == gconv_problem::DType::Bf16
     );
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
+    w.push_str(&crate::split_reduce_define(slabs, dw));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
     let ints: [(&str, u64); 25] = [
         ("G_", kp.g),

@@ -108,6 +108,12 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         "#define GCONV_SPLIT_REDUCE {}",
         u8::from(cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Deterministic)
     );
+    if cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Deterministic {
+        w.push_str(&crate::split_reduce_define(
+            cfg.split_k as u64,
+            problem.elements(problem.roles().1),
+        ));
+    }
     let _ = writeln!(
         w,
         "#define GCONV_SPLIT_ATOMIC {}",
@@ -230,7 +236,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
             launches.push(pass("convert"));
         } else {
             workspace_bytes = plane * cfg.split_k as u64 * 4;
-            launches.push(pass("reduce"));
+            launches.push(crate::split_reduce_launch(&name, cfg.split_k as u64, plane));
         }
     }
     KernelSource {
