@@ -524,28 +524,33 @@ def convert(model: torch.nn.Module, dense: Union[bool, str] = False, verbose: bo
     """Swaps ``model``'s convolutions for the gconv modules in place, sharing their parameters:
     the grouped and depthwise ones (and channel multipliers) by default; with
     ``dense="pointwise"`` the dense 1x1 ones too, with ``dense=True`` every dense one.
-    Returns (and with ``verbose`` prints) what it did with each: ``(name, "swapped")`` or
+    ``model`` may itself be a convolution (reported as ``"<model>"``). Returns (and with ``verbose`` prints) what it did with each: ``(name, "swapped")`` or
     ``(name, "left: why")``."""
     if dense not in (False, True, "pointwise"):
         raise ValueError(f"gconv.torch.convert: dense={dense!r}; give False, True or 'pointwise'")
     report = []
+    # Every module whose class has a gconv twin: the children of every module, and the model
+    # itself when it is a bare convolution (named "<model>"). The class swap is in place, so a
+    # bare convolution is converted as well as a child is.
+    found = [("<model>", model)] if type(model) in _SWAP else []
     for name, m in list(model.named_modules()):
         for child_name, child in list(m.named_children()):
-            cls = _SWAP.get(type(child))
-            if cls is None:
-                continue
-            full = f"{name}.{child_name}" if name else child_name
-            why = _supported(child)
-            kind = _kind(child)
-            if why is None and kind == "dense" and dense is not True:
-                why = "dense (groups=1; convert(model, dense=True) swaps those too)"
-            if why is None and kind == "pointwise" and not dense:
-                why = "dense 1x1 (convert(model, dense='pointwise') swaps those too)"
-            if why is not None:
-                report.append((full, f"left: {why}"))
-                continue
-            child.__class__ = cls  # the same module object: parameters, hooks and keys stay
-            report.append((full, "swapped"))
+            found.append((f"{name}.{child_name}" if name else child_name, child))
+    for full, child in found:
+        cls = _SWAP.get(type(child))
+        if cls is None:
+            continue
+        why = _supported(child)
+        kind = _kind(child)
+        if why is None and kind == "dense" and dense is not True:
+            why = "dense (groups=1; convert(model, dense=True) swaps those too)"
+        if why is None and kind == "pointwise" and not dense:
+            why = "dense 1x1 (convert(model, dense='pointwise') swaps those too)"
+        if why is not None:
+            report.append((full, f"left: {why}"))
+            continue
+        child.__class__ = cls  # the same module object: parameters, hooks and keys stay
+        report.append((full, "swapped"))
     if verbose:
         swapped = sum(1 for _, r in report if r == "swapped")
         print(f"gconv.torch.convert: {swapped} of {len(report)} convolutions swapped")
