@@ -74,7 +74,7 @@ mod tests {
     fn reduce_slices_fill_the_device_within_the_planes() {
         // 256 planes of a depthwise 3x3 dW of 144 channels: 32 slices (the most).
         assert_eq!(reduce_slices(256, 1296), 32);
-        // 41 planes of 3456 elements: 39 threads per element wanted → 64, capped at 32.
+        // 41 planes of 3456 elements: 40 threads per element wanted → 64, capped at 32.
         assert_eq!(reduce_slices(41, 3456), 32);
         // 8 planes: at most 8 slices.
         assert_eq!(reduce_slices(8, 8640), 8);
