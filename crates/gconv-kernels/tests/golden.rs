@@ -305,6 +305,11 @@ const CASES: &[(&str, &str)] = &[
         "direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm2_sk0d_mma_gen",
         "wgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1",
     ),
+    // ... with a C/G 64 group's units in 4 M slices (grid z).
+    (
+        "direct_wgrad_bf16_t64x64x8_w8x1_s2_v1x4_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n16_g8_c512_k512_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 fn golden_dir() -> PathBuf {

@@ -367,6 +367,9 @@ enum Mutation {
     /// added from the second slice on (the first slice's planes dropped): the comparison must
     /// fail.
     SplitReduceSliceSumDropped,
+    /// Direct tensor-core wgrad with M slices: the store forgets its slice's offset (every
+    /// slice stores at the first slice's rows): the other slices' rows stay NaN.
+    DirectWgradMmaSliceOffsetDropped,
     /// Direct wgrad: every tap reads the X column one pixel to the right (a tap offset off by
     /// one): the comparison must fail.
     DirectWgradTapShifted,
@@ -625,6 +628,10 @@ fn emulate(
         Mutation::SplitReduceSliceSkipped => Some((
             "for (int p = q; p < RED_SPLIT; p += RS_) s += ws[p * RED_PLANE + i];",
             "for (int p = q + RS_; p < RED_SPLIT; p += RS_) s += ws[p * RED_PLANE + i];",
+        )),
+        Mutation::DirectWgradMmaSliceOffsetDropped => Some((
+            "const int gu = u % UMS + (int)blockIdx.z * UMS;  // unit of the group (M slice blockIdx.z)",
+            "const int gu = u % UMS;",
         )),
         Mutation::SplitReduceSliceSumDropped => Some((
             "for (int r = 0; r < RS_; ++r) s += slice_sum[r * RE_ + t];",
@@ -2176,6 +2183,21 @@ const WGRAD_MMA_CASES: &[(&str, &str, &str)] = &[
         "wgrad_bf16_n2_g8_c32_k32_i11x10_f3x3_s1x1_p1x1_d1x1",
     ),
     (
+        "mma_mslices_3_dead_unit_between",
+        "direct_wgrad_bf16_t64x16x8_w1x1_s2_v1x3_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g4_c32_k32_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_mslices_3_cpg32",
+        "direct_wgrad_bf16_t64x32x8_w4x1_s2_v2x3_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g2_c64_k64_i10x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_mslices_4_cpg64_f16",
+        "direct_wgrad_f16_t64x64x8_w8x1_s2_v1x4_gm1_sk0d_mma_gen",
+        "wgrad_f16_n1_g2_c128_k128_i9x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
         "mma_cpg32_3x3",
         "direct_wgrad_bf16_t64x32x8_w8x1_s2_v3x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n1_g1_c32_k32_i10x9_f3x3_s1x1_p1x1_d1x1",
@@ -2233,6 +2255,14 @@ fn direct_wgrad_mma_kernels_match_the_reference_under_host_emulation() {
         ),
         ("mma_gm2_cpg4", Mutation::DirectWgradMmaTapShifted),
         ("mma_fixed_p3_short_last", Mutation::SplitReduceSliceSkipped),
+        (
+            "mma_mslices_3_cpg32",
+            Mutation::DirectWgradMmaSliceOffsetDropped,
+        ),
+        (
+            "mma_mslices_3_dead_unit_between",
+            Mutation::DirectWgradMmaSliceOffsetDropped,
+        ),
     ];
     let planted = planted_jobs(&jobs, &mutations);
     jobs.extend(planted);

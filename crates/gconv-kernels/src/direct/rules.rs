@@ -147,6 +147,15 @@ pub enum DirectRule {
         /// Largest accepted.
         max: u64,
     },
+    /// The tensor-core wgrad kernel's M slices (`vec_b`) cut a group's units into slices of
+    /// `⌈units / slices⌉`: a slice without a unit would be CTAs without work.
+    #[error("direct tensor-core wgrad: vec_b = {slices} M slices for {units} units of a group's M (every slice needs a unit: ⌈units / ⌈units / slices⌉⌉ must be the slices; lower vec_b or vec_a)")]
+    WgradMmaMSlices {
+        /// `vec_b`, the M slices.
+        slices: u32,
+        /// Units of one group's M (`⌈m16 blocks / vec_a⌉`).
+        units: u64,
+    },
     /// The streaming wgrad kernel (`stages = 1`, `super::stream`) is depthwise only: one input
     /// and one output channel per group (channel multipliers and C/G 2–4 take the slab kernel,
     /// `stages = 2`).
@@ -212,6 +221,7 @@ impl DirectRule {
             DirectRule::WgradThreadMapping { .. } => "direct_wgrad_thread_mapping",
             DirectRule::WgradSlabs { .. } => "direct_wgrad_slabs",
             DirectRule::WgradMmaAccumulators { .. } => "direct_wgrad_mma_accumulators",
+            DirectRule::WgradMmaMSlices { .. } => "direct_wgrad_mma_m_slices",
             DirectRule::WgradStreamDepthwise { .. } => "direct_wgrad_stream_depthwise",
             DirectRule::WgradStreamThreadMapping { .. } => "direct_wgrad_stream_thread_mapping",
             DirectRule::WgradStreamAccumulators { .. } => "direct_wgrad_stream_accumulators",
@@ -414,7 +424,7 @@ fn check_slab_fields(cfg: &KernelConfig) -> Result<(), Rejection> {
 
 /// The structural rules of a tensor-core wgrad config (`super::wgrad_mma`'s field table): 16-bit
 /// data, `stages` 2, group merge 1–8 (a power of two), `split_k` 0..=64 deterministic, `gen`, 1–8 warps, `vec_a` (MB, m16
-/// blocks per unit) 1..=8, `vec_b` 1, `tile_k` (TW) in 1..=64, `tile_m` (TH·TW) a multiple of 16
+/// blocks per unit) 1..=8, `vec_b` (M slices) 1..=[`wgrad_mma::MAX_M_SLICES`], `tile_k` (TW) in 1..=64, `tile_m` (TH·TW) a multiple of 16
 /// and of `tile_k` with at most 64 rows and 256 pixels, `tile_n` (BN) a multiple of 8 up to 128.
 fn validate_wgrad_mma(cfg: &KernelConfig) -> Result<(), Rejection> {
     if cfg.dtype == DType::F32 {
@@ -438,12 +448,12 @@ fn validate_wgrad_mma(cfg: &KernelConfig) -> Result<(), Rejection> {
             max: 8,
         });
     }
-    if cfg.vec_b != 1 {
-        return Err(fixed(
-            "vec_b",
-            cfg.vec_b.to_string(),
-            "1 (tensor-core wgrad)",
-        ));
+    if !(1..=wgrad_mma::MAX_M_SLICES).contains(&cfg.vec_b) {
+        return Err(Rejection::BadVectorWidth {
+            operand: "vec_b",
+            value: cfg.vec_b,
+            max: wgrad_mma::MAX_M_SLICES,
+        });
     }
     let limits = "direct tensor-core wgrad: tile_k (tile width) in 1..=64, tile_m a multiple of 16 and of tile_k with at most 64 rows and 256 pixels, tile_n a multiple of 8 in 8..=128";
     let ok = (1..=64).contains(&cfg.tile_k)
@@ -508,7 +518,8 @@ fn check_group_merge(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
 
 /// The rules of [`check_wgrad_mma`] that read no geometry: a group merge that divides G and is
 /// needed (C/G or K/G off a multiple of 8), merged C/G and K/G multiples of 8, whole merged
-/// groups per CTA, at most [`wgrad_mma::MAX_ACCUMULATORS`] accumulators per thread.
+/// groups per CTA, M slices that each own a unit of every group, at most
+/// [`wgrad_mma::MAX_ACCUMULATORS`] accumulators per thread.
 fn check_wgrad_mma_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     check_group_merge(cfg, problem)?;
     let kp = super::geometry::merge_groups(cfg, problem);
@@ -517,6 +528,15 @@ fn check_wgrad_mma_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(),
         return Err(DirectRule::ChannelTile {
             kpg: kp.kpg(),
             tile_n: cfg.tile_n,
+        }
+        .into());
+    }
+    let group_units = wgrad_mma::group_units(cfg, &kp);
+    let slices = (cfg.vec_b as u64).max(1);
+    if slices > group_units || group_units.div_ceil(group_units.div_ceil(slices)) != slices {
+        return Err(DirectRule::WgradMmaMSlices {
+            slices: cfg.vec_b,
+            units: group_units,
         }
         .into());
     }

@@ -728,12 +728,14 @@ fn wgrad_rules() {
         }),
         Err("direct_field_fixed")
     );
+    // The tensor-core twin reads vec_b as its M slices (at most 16).
     assert_eq!(
         r(KernelConfig {
             math: Math::Mma,
+            vec_b: 17,
             ..base
         }),
-        Err("direct_field_fixed")
+        Err("bad_vector_width")
     );
     assert_eq!(
         r(KernelConfig { vec_b: 33, ..base }),
@@ -1206,9 +1208,14 @@ fn wgrad_mma_rules_names_and_slabs() {
         }),
         Err("direct_field_fixed")
     );
+    // vec_b is the M slice count, 1..=MAX_M_SLICES.
+    assert_eq!(v(KernelConfig { vec_b: 2, ..base }), Ok(()));
     assert_eq!(
-        v(KernelConfig { vec_b: 2, ..base }),
-        Err("direct_field_fixed")
+        v(KernelConfig {
+            vec_b: wgrad_mma::MAX_M_SLICES + 1,
+            ..base
+        }),
+        Err("bad_vector_width")
     );
     assert_eq!(
         v(KernelConfig { tile_m: 56, ..base }),
@@ -1229,6 +1236,52 @@ fn wgrad_mma_rules_names_and_slabs() {
     assert_eq!(
         r(&wide, "wgrad_bf16_n1_g1_c32_k32_i10x9_f5x5_s1x1_p2x2_d1x1"),
         Err("direct_wgrad_mma_accumulators")
+    );
+    // M slices: the same layer fits in 2 slices (13 units of 25, 2 per warp), on a grid of z, with
+    // the slices' CTAs counted by the slab rule; a slice without a unit is refused (C/G 8 3×3:
+    // 5 units of one block, 4 slices of 2 would leave the last empty).
+    let sliced = KernelConfig { vec_b: 2, ..wide };
+    let c32 = "wgrad_bf16_n1_g1_c32_k32_i10x9_f5x5_s1x1_p2x2_d1x1";
+    assert_eq!(r(&sliced, c32), Ok(()));
+    let (_, units, upw, _, acc) = wgrad_mma::work(&sliced, &prob(c32));
+    assert_eq!((units, upw, acc), (13, 2, 64));
+    let sliced = KernelConfig { vec_b: 4, ..wide };
+    assert_eq!(wgrad_mma::work(&sliced, &prob(c32)).4, 32);
+    assert_eq!(
+        admit(&sliced, &prob(c32), &Target::H200).unwrap().grid()[2],
+        4
+    );
+    let one_block = KernelConfig { vec_a: 1, ..base };
+    let c8 = "wgrad_bf16_n2_g4_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1";
+    assert_eq!(
+        r(
+            &KernelConfig {
+                vec_b: 3,
+                ..one_block
+            },
+            c8
+        ),
+        Ok(())
+    );
+    assert_eq!(
+        r(
+            &KernelConfig {
+                vec_b: 4,
+                ..one_block
+            },
+            c8
+        ),
+        Err("direct_wgrad_mma_m_slices")
+    );
+    assert_eq!(
+        r(
+            &KernelConfig {
+                vec_b: 6,
+                ..one_block
+            },
+            c8
+        ),
+        Err("direct_wgrad_mma_m_slices")
     );
     // The slab rule: the zoo C/G 8 layer's traffic cap is 17 slabs; the rule fills one wave.
     let p = prob("wgrad_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1");

@@ -26,12 +26,18 @@
 //! input and `gm·K/G` output channels (`super::geometry::merge_groups`), so that its chunks and
 //! n8 blocks are whole again; of the merged group's products only the diagonal blocks (an input
 //! channel and an output channel of the same real group) are stored, at their real dW offsets
-//! (`taps × C/G` per output channel). Not in the default pool yet (not measured on the device);
-//! the trait config `configs/traits/bwd_weight_direct_mma_bf16.json` sweeps it.
+//! (`taps × C/G` per output channel). The default pool has one merged member (C/G 4 pairs); the
+//! trait config `configs/traits/bwd_weight_direct_mma_bf16.json` sweeps the rest.
+//!
+//! **M slices** (`vec_b` = S > 1): S CTAs (grid z) share a channel block's tiles and each owns
+//! a contiguous `⌈units / S⌉` of every group's units (slice z: units `z·⌈units/S⌉ …`), so a
+//! group of many taps × channels (C/G 32 and up) fits the accumulators and a layer of few
+//! tiles gets CTAs without more partial planes. Each slice stages the whole halo (simple, at
+//! S times the tile loads); it stores only its own rows.
 //!
 //! Fields: `tile_m` = tile pixels `TH × TW` (a multiple of 16), `tile_k` = `TW`, `tile_n` =
 //! `BN` output channels per CTA (whole merged groups), `warps_m` warps, `vec_a` = `MB`, `vec_b`
-//! = 1, `stages` = 2, `split_k` = P (0: [`slab_count`]), mode `d`, `math = mma`, `gm` 1–8,
+//! = S M slices (1..=[`MAX_M_SLICES`]), `stages` = 2, `split_k` = P (0: [`slab_count`]), mode `d`, `math = mma`, `gm` 1–8,
 //! `gen`. Example: `direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen` = 8×8-pixel tiles,
 //! two groups of 8 channels per CTA, 4 warps each holding 2 units of 2 m16 blocks.
 
@@ -55,14 +61,26 @@ pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
     problem.direction == Direction::Wgrad && cfg.math == Math::Mma
 }
 
+/// Largest M slice count (`vec_b`): CTAs that share a group's tiles, each owning a contiguous
+/// part of its units.
+pub const MAX_M_SLICES: u32 = 16;
+
+/// Units of one group's M: `⌈m16 blocks / MB⌉`.
+pub fn group_units(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    let kch = problem.filter_volume() * (problem.cpg() / 8).max(1);
+    kch.div_ceil(2).div_ceil((cfg.vec_a as u64).max(1))
+}
+
 /// The work split of `cfg` on `problem`: (m16 blocks of a group's M, units of a CTA, units per
-/// warp, n8 blocks of a unit, accumulators per thread).
+/// warp, n8 blocks of a unit, accumulators per thread). With `vec_b` = S M slices a CTA owns
+/// `⌈group units / S⌉` units of each of its groups (grid z = the slice).
 pub fn work(cfg: &KernelConfig, problem: &Problem) -> (u64, u64, u64, u64, u64) {
     let kch = problem.filter_volume() * (problem.cpg() / 8).max(1);
     let mblk = kch.div_ceil(2);
     let mb = (cfg.vec_a as u64).max(1);
     let gpb = (cfg.tile_n as u64 / problem.kpg().max(1)).max(1);
-    let units = gpb * mblk.div_ceil(mb);
+    let slices = (cfg.vec_b as u64).max(1);
+    let units = gpb * group_units(cfg, problem).div_ceil(slices);
     let upw = units.div_ceil((cfg.warps_m as u64).max(1));
     let nb = (problem.kpg() / 8).max(1);
     (mblk, units, upw, nb, upw * mb * nb * 4)
@@ -94,7 +112,8 @@ fn dy_stage_bytes(cfg: &KernelConfig, problem: &Problem) -> u64 {
 
 /// The geometry of `cfg` on `problem`: the tile, the X halo with its pixel stride padded to an
 /// odd number of 16-byte chunks, two halo and two dY stages of shared memory (no reduction
-/// area), and the grid `[P, ⌈K/BN⌉, 1]` with P from [`wgrad::slab_count`].
+/// area), and the grid `[P, ⌈K/BN⌉, S]` (S = `vec_b` M slices) with P from [`slab_count`] on
+/// the `⌈K/BN⌉ · S` CTAs of one slab.
 pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectGeometry {
     let es = problem.dtype.size_bytes();
     let wgrad::SlabTile {
@@ -112,8 +131,14 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
     let ws_bytes = 2 * dy_stage_bytes(cfg, problem);
     let smem_bytes = 2 * xs_bytes + ws_bytes;
     let channel_blocks = problem.k.div_ceil(bn);
+    let slices = (cfg.vec_b as u64).max(1);
     let wave = device.wave(smem_bytes, cfg.threads(), register_estimate(cfg, problem));
-    let slabs = slab_count(cfg, channel_blocks, wave, wgrad::tiles(problem, th, tw));
+    let slabs = slab_count(
+        cfg,
+        channel_blocks * slices,
+        wave,
+        wgrad::tiles(problem, th, tw),
+    );
     DirectGeometry {
         th,
         tw,
@@ -128,7 +153,7 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
         ws_bytes,
         raw_bytes: 0,
         smem_bytes,
-        grid: [slabs, channel_blocks, 1],
+        grid: [slabs, channel_blocks, slices],
     }
 }
 
@@ -163,7 +188,8 @@ pub fn cost_estimate(
     let mb = (cfg.vec_a as u64).max(1).min(mblk) as f64;
     let (units, nb) = (units as f64, nb as f64);
     let ksteps = (cfg.tile_m / 16).max(1) as f64;
-    let tiles = wgrad::tiles(problem, geo.th, geo.tw) as f64 * geo.grid[1] as f64;
+    // Every M slice stages the tiles of its channel block.
+    let tiles = wgrad::tiles(problem, geo.th, geo.tw) as f64 * (geo.grid[1] * geo.grid[2]) as f64;
     let ldsm = units * ksteps * (mb + (nb / 2.0).ceil());
     let mmas = units * ksteps * mb * nb;
     let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
@@ -173,7 +199,7 @@ pub fn cost_estimate(
     let t_l2 = tiles * (halo + dy) / 8e12;
     let t_dram = problem.min_bytes() / 3.5e12;
     let slabs = geo.grid[0] as f64;
-    let ctas = slabs * geo.grid[1] as f64;
+    let ctas = slabs * (geo.grid[1] * geo.grid[2]) as f64;
     let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     let t_partials = if geo.grid[0] > 1 {
@@ -239,7 +265,7 @@ pub fn emit(
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
     w.push_str(&crate::split_reduce_define(slabs, dw));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
-    let ints: [(&str, u64); 25] = [
+    let ints: [(&str, u64); 26] = [
         ("G_", kp.g),
         ("CG", kp.cpg()),
         ("KG", kp.kpg()),
@@ -250,6 +276,7 @@ pub fn emit(
         ("TW", geo.tw),
         ("BN", cfg.tile_n as u64),
         ("MB", (cfg.vec_a as u64).max(1)),
+        ("MSLICES", (cfg.vec_b as u64).max(1)),
         ("THREADS", cfg.threads() as u64),
         ("VL", geo.vl),
         ("VLD", geo.sv),

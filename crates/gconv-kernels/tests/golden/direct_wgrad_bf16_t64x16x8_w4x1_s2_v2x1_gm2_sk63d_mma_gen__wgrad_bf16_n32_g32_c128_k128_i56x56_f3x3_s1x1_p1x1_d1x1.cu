@@ -37,6 +37,7 @@ constexpr int TH = 8;
 constexpr int TW = 8;
 constexpr int BN = 16;
 constexpr int MB = 2;
+constexpr int MSLICES = 1;
 constexpr int THREADS = 128;
 constexpr int VL = 8;
 constexpr int VLD = 8;
@@ -467,7 +468,8 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b
 // N = kk (K/G), K = the output pixels. The CTA (blockIdx.x = slab, blockIdx.y = channel block of
 // BN output channels: GPB whole groups and their CT input channels) walks the output tiles
 // [slab*TILES_PER_SLAB, ...) of common.cu's tile walk with the X halo (load_halo, pixel stride
-// CTS) and the dY tile (pixel stride DYROW) double-buffered. A warp owns UPW work units, a unit
+// CTS) and the dY tile (pixel stride DYROW) double-buffered; blockIdx.z = the M slice, which
+// owns units [z*UMS, (z+1)*UMS) of each group's UM. A warp owns UPW work units, a unit
 // being (group of the CTA, MB m16 blocks of the group's M) with all NB = K/G / 8 n8 blocks; its
 // f32 accumulators stay in registers for the whole slab. Per tile and k16 step (16 pixels of
 // the tile): A = ldmatrix.x4.trans from the halo (matrix rows are the 16 pixels, each shifted by
@@ -483,7 +485,8 @@ constexpr int CPT = CG / 8;                   // 8-channel chunks per tap
 constexpr int KCH = TAPS * CPT;               // 8-row chunks of a group's M
 constexpr int MBLK = (KCH + 1) / 2;           // m16 blocks of a group's M (the last may be half)
 constexpr int UM = (MBLK + MB - 1) / MB;      // units per group
-constexpr int UNITS = GPB * UM;               // units of a CTA
+constexpr int UMS = (UM + MSLICES - 1) / MSLICES;  // units per group of one M slice (grid z)
+constexpr int UNITS = GPB * UMS;              // units of a CTA
 constexpr int UPW = (UNITS + WARPS - 1) / WARPS;  // units per warp
 constexpr int NB = KG / 8;                    // n8 blocks of a unit
 constexpr int DY_CHUNKS = MT * (BN / VLD);    // dY copies of a tile
@@ -495,6 +498,7 @@ static_assert(DYROW >= BN && DYROW % 8 == 0 && (DYROW / 8) % 2 == 1, "dY pixel s
 static_assert(DYS_BYTES >= MT * DYROW * ESZ && DYS_BYTES % 16 == 0, "dY tile size");
 static_assert(SMEM_BYTES == 2 * XS_BYTES + 2 * DYS_BYTES, "launch shared memory");
 static_assert(STAGES == 2 && GRID_X == SLABS, "double-buffered slab walk");
+static_assert(MSLICES >= 1 && (UM + UMS - 1) / UMS == MSLICES, "M slices: each owns a unit of a group");
 static_assert(SLABS * TILES_PER_SLAB >= SPATIAL_TILES, "slabs cover the tiles");
 constexpr int WPK0 = TAPS * CG0;               // real weights per output channel
 static_assert(GM >= 1 && CG == GM * CG0 && KG == GM * KG0, "merged groups");
@@ -545,15 +549,16 @@ __device__ __forceinline__ UnitAt unit_at(int warp, int lane) {
 #pragma unroll
   for (int w = 0; w < UPW; ++w) {
     const int u = warp + w * WARPS;
-    const int grp = (u < UNITS ? u : 0) / UM;
-    const int mb0 = ((u < UNITS ? u : 0) % UM) * MB;
+    const int grp = (u < UNITS ? u : 0) / UMS;
+    const int gu = (u < UNITS ? u : 0) % UMS + (int)blockIdx.z * UMS;  // unit of the group
+    const int mb0 = gu * MB;
     at.b[w] = (u32)((grp * KG + bblk * 8) * ESZ);
     at.b1[w] = (u32)(grp * KG * ESZ);
 #pragma unroll
     for (int b = 0; b < MB; ++b) {
       const int blk = mb0 + b;
       const int j0 = 2 * blk;
-      at.live[w][b] = u < UNITS && blk < MBLK;
+      at.live[w][b] = u < UNITS && gu < UM && blk < MBLK;
       // The last block of an odd chunk count: its rows 8..15 repeat the low chunk and are never
       // stored.
       const int chunk = at.live[w][b] ? (ahi && j0 + 1 < KCH ? j0 + 1 : j0) : 0;
@@ -579,7 +584,7 @@ __device__ __forceinline__ void accumulate_mma(u32 xs_a, u32 dys_a, int lane, co
     const u32 row_b = dys_a + (u32)((s * 16 + bpix) * DYROW * ESZ);
 #pragma unroll
     for (int w = 0; w < UPW; ++w) {
-      if (!at.live[w][0]) break;
+      if (!at.live[w][0]) continue;  // no unit, or past its group's units in the last M slice
       u32 bf[NB][2];
 #pragma unroll
       for (int j = 0; j < NB; j += 2) {
@@ -665,8 +670,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_wgrad_bf16_t64x16x8
   for (int w = 0; w < UPW; ++w) {
     const int u = warp + w * WARPS;
     if (u >= UNITS) break;
-    const int grp = u / UM;
-    const int mb0 = (u % UM) * MB;
+    const int grp = u / UMS;
+    const int gu = u % UMS + (int)blockIdx.z * UMS;  // unit of the group (M slice blockIdx.z)
+    if (gu >= UM) continue;  // past the group's units (the last slice): a later unit may be live
+    const int mb0 = gu * MB;
 #pragma unroll
     for (int b = 0; b < MB; ++b) {
       const int blk = mb0 + b;
