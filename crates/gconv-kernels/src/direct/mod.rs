@@ -134,8 +134,9 @@
 //! group with M = (tap, c) in 8-channel chunks, N = K/G, K = the tile's pixels on
 //! `mma.sync.m16n8k16`, both operands by `ldmatrix.trans` from the staged halo and dY tile; a
 //! warp's units keep their accumulators for the whole slab and store them (no reduction between
-//! warps). Rules `direct_mma_channels`, `direct_channel_tile`, `direct_wgrad_mma_accumulators`,
-//! `direct_wgrad_slabs`; slab rule [`wgrad_mma::slab_count`] (one wave, no traffic cap); pool
+//! warps); `vec_b` M slices (grid z) split a group's units across CTAs. Rules
+//! `direct_mma_channels`, `direct_channel_tile`, `direct_wgrad_mma_m_slices`,
+//! `direct_wgrad_mma_accumulators`, `direct_wgrad_slabs`; slab rule [`wgrad_mma::slab_count`] (one wave, no traffic cap); pool
 //! [`pool::mma_wgrad_pool`]; cost [`wgrad_mma::cost_estimate`] (not fitted).
 //!
 //! Known limits: 3D problems stage `FZ` depth slices per output slice (L2, not DRAM, traffic);
