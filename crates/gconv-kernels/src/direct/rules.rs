@@ -532,7 +532,7 @@ fn check_wgrad_mma_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(),
         .into());
     }
     let group_units = wgrad_mma::group_units(cfg, &kp);
-    let slices = (cfg.vec_b as u64).max(1);
+    let slices = wgrad_mma::m_slices(cfg);
     if slices > group_units || group_units.div_ceil(group_units.div_ceil(slices)) != slices {
         return Err(DirectRule::WgradMmaMSlices {
             slices: cfg.vec_b,

@@ -65,22 +65,29 @@ pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
 /// part of its units.
 pub const MAX_M_SLICES: u32 = 16;
 
+/// The m16 blocks of one group's M: `⌈taps · C/G / 8 / 2⌉` (the last may be half).
+fn m_blocks(problem: &Problem) -> u64 {
+    (problem.filter_volume() * (problem.cpg() / 8).max(1)).div_ceil(2)
+}
+
 /// Units of one group's M: `⌈m16 blocks / MB⌉`.
 pub fn group_units(cfg: &KernelConfig, problem: &Problem) -> u64 {
-    let kch = problem.filter_volume() * (problem.cpg() / 8).max(1);
-    kch.div_ceil(2).div_ceil((cfg.vec_a as u64).max(1))
+    m_blocks(problem).div_ceil((cfg.vec_a as u64).max(1))
+}
+
+/// The M slices of `cfg` (`vec_b`, at least 1): the grid's z.
+pub fn m_slices(cfg: &KernelConfig) -> u64 {
+    (cfg.vec_b as u64).max(1)
 }
 
 /// The work split of `cfg` on `problem`: (m16 blocks of a group's M, units of a CTA, units per
 /// warp, n8 blocks of a unit, accumulators per thread). With `vec_b` = S M slices a CTA owns
 /// `⌈group units / S⌉` units of each of its groups (grid z = the slice).
 pub fn work(cfg: &KernelConfig, problem: &Problem) -> (u64, u64, u64, u64, u64) {
-    let kch = problem.filter_volume() * (problem.cpg() / 8).max(1);
-    let mblk = kch.div_ceil(2);
+    let mblk = m_blocks(problem);
     let mb = (cfg.vec_a as u64).max(1);
     let gpb = (cfg.tile_n as u64 / problem.kpg().max(1)).max(1);
-    let slices = (cfg.vec_b as u64).max(1);
-    let units = gpb * group_units(cfg, problem).div_ceil(slices);
+    let units = gpb * group_units(cfg, problem).div_ceil(m_slices(cfg));
     let upw = units.div_ceil((cfg.warps_m as u64).max(1));
     let nb = (problem.kpg() / 8).max(1);
     (mblk, units, upw, nb, upw * mb * nb * 4)
@@ -131,7 +138,7 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
     let ws_bytes = 2 * dy_stage_bytes(cfg, problem);
     let smem_bytes = 2 * xs_bytes + ws_bytes;
     let channel_blocks = problem.k.div_ceil(bn);
-    let slices = (cfg.vec_b as u64).max(1);
+    let slices = m_slices(cfg);
     let wave = device.wave(smem_bytes, cfg.threads(), register_estimate(cfg, problem));
     let slabs = slab_count(
         cfg,
@@ -276,7 +283,7 @@ pub fn emit(
         ("TW", geo.tw),
         ("BN", cfg.tile_n as u64),
         ("MB", (cfg.vec_a as u64).max(1)),
-        ("MSLICES", (cfg.vec_b as u64).max(1)),
+        ("MSLICES", geo.grid[2]),
         ("THREADS", cfg.threads() as u64),
         ("VL", geo.vl),
         ("VLD", geo.sv),
