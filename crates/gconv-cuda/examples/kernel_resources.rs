@@ -6,6 +6,9 @@
 //!
 //! `cargo run --release -p gconv-cuda --example kernel_resources -- KERNEL PROBLEM [PROBLEM...]`
 //! (NVRTC on the loader path, e.g. the `.venv` wheel `scripts/test.sh` installs).
+//!
+//! With `GCONV_DUMP_CUBIN=DIR` each CUBIN is also written to `DIR/KERNEL@PROBLEM.cubin`, for
+//! reading its SASS without a GPU (`nvdisasm -c -g`; PyPI's `nvidia-cuda-nvdisasm` wheel).
 
 use gconv_cuda::nvrtc::{compile_cubin, CompileOptions};
 use gconv_kernels::{admit, KernelConfig, Target};
@@ -45,6 +48,13 @@ fn main() -> ExitCode {
         let src = admitted.emit();
         match compile_cubin(&src, &CompileOptions::default()) {
             Ok(k) => {
+                if let Some(dir) = std::env::var_os("GCONV_DUMP_CUBIN") {
+                    let path = std::path::Path::new(&dir).join(format!("{kernel}@{key}.cubin"));
+                    if let Err(e) = std::fs::write(&path, &k.cubin) {
+                        eprintln!("{}: {e}", path.display());
+                        failed = true;
+                    }
+                }
                 for (entry, r) in &k.resources {
                     let launch = src.launches.iter().find(|l| &l.entry == entry);
                     println!(

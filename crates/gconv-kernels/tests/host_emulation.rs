@@ -396,6 +396,16 @@ enum Mutation {
     /// Streaming depthwise wgrad: the CTA's slot reduction skips slot 0: must fail wherever a
     /// CTA has two work slots or more.
     DirectWgradStreamSlotSkipped,
+    /// Banded tensor-core wgrad: the shifted copy of a staged dY row is never written, so the
+    /// lanes whose band offset is odd read stale words: the comparison must fail.
+    BandedShiftedCopyDropped,
+    /// Banded tensor-core wgrad: the top half of the MMA is read one tap row off (`n` for
+    /// `ty` instead of `ty + 1`): the comparison must fail.
+    BandedTopHalfShifted,
+    /// Banded tensor-core wgrad: the staged dY row keeps the columns of the neighbouring
+    /// column tile (the `[ox0, ox0 + TW)` mask dropped), so those products are counted twice:
+    /// must fail wherever a row has two column tiles or more.
+    BandedTileMaskDropped,
 }
 
 struct Job {
@@ -583,6 +593,18 @@ fn emulate(
         Mutation::DirectWgradTapShifted => Some((
             "const elem_t* xt = xs + (tz * ITH + ty * DH) * XROW + tx * DW * CTS;",
             "const elem_t* xt = xs + (tz * ITH + ty * DH) * XROW + (tx * DW + 1) * CTS;",
+        )),
+        Mutation::BandedShiftedCopyDropped => Some((
+            "if (e >= 1) dst[i * DPLANE * 2 + 2 * DSW - 1] = h;",
+            "",
+        )),
+        Mutation::BandedTopHalfShifted => Some((
+            "const float v = s[tx * 8 + ty + 1] + s[(tx + 8) * 8 + ty];",
+            "const float v = s[tx * 8 + ty] + s[(tx + 8) * 8 + ty];",
+        )),
+        Mutation::BandedTileMaskDropped => Some((
+            "if (oy < OH && ox >= ox0 && ox < ox0 + TW && ox < OW && k < C_) {",
+            "if (oy < OH && ox >= 0 && ox < OW && k < C_) {",
         )),
         Mutation::DirectWgradStreamTapShifted => Some((
             "const int q = j - ow * SW;",
@@ -2273,6 +2295,104 @@ fn direct_wgrad_mma_kernels_match_the_reference_under_host_emulation() {
         &dir,
         asan,
         (WGRAD_MMA_CASES.len(), mutations.len()),
+    );
+}
+
+/// The banded tensor-core depthwise wgrad kernel's matrix (`direct::banded`, `math = mma`,
+/// `stages = 1`): (label, kernel, problem).
+const WGRAD_BANDED_CASES: &[(&str, &str, &str)] = &[
+    (
+        "banded_7x7_tails",
+        "direct_wgrad_bf16_t32x16x16_w2x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i11x21_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "banded_3x3_one_slab",
+        "direct_wgrad_bf16_t32x8x16_w1x1_s1_v8x1_gm1_sk1d_mma_gen",
+        "wgrad_bf16_n1_g8_c8_k8_i9x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "banded_5x5_f16_th4_past_c",
+        "direct_wgrad_f16_t64x16x16_w4x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_f16_n2_g24_c24_k24_i13x17_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "banded_1d_f4",
+        "direct_wgrad_bf16_t32x16x16_w2x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i40_f4_s1_p3_d1",
+    ),
+    (
+        "banded_7x7_no_pad_fixed_p3",
+        "direct_wgrad_bf16_t16x8x8_w1x1_s1_v8x1_gm1_sk3d_mma_gen",
+        "wgrad_bf16_n1_g8_c8_k8_i12x12_f7x7_s1x1_p0x0_d1x1",
+    ),
+    (
+        "banded_5x8_asym_pad_th6",
+        "direct_wgrad_bf16_t144x32x24_w8x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g32_c32_k32_i10x14_f5x8_s1x1_p2x3_d1x1",
+    ),
+];
+
+/// The banded tensor-core depthwise wgrad kernel under host emulation against the f64 wgrad
+/// reference: every element of dW compared (the output starts as NaN bytes). Coverage
+/// guards: one slab (dW written by the kernel), rule-sized and fixed slab counts (a short last
+/// slab), a channel block half past C, a last row pair whose top row is past Ho, column tiles
+/// with a tail, a 1D layer, an 8-wide filter, odd and even band offsets. Planted faults: the
+/// shifted dY copy never written, the top half read one tap row off, the column-tile mask
+/// dropped. Determinism: a P > 1 case run twice gives identical bytes.
+#[test]
+fn direct_wgrad_banded_kernels_match_the_reference_under_host_emulation() {
+    let name = "direct_wgrad_banded_kernels_match_the_reference_under_host_emulation";
+    if skip_without_cxx(name) {
+        return;
+    }
+    let dir = work_dir(name);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(WGRAD_BANDED_CASES);
+    let grid = |label: &str| {
+        let job = jobs.iter().find(|j| j.label == label).expect("case");
+        assert!(
+            gconv_kernels::direct::banded::applies(&job.cfg, &job.problem),
+            "{label}"
+        );
+        let a = admit(&job.cfg, &job.problem, &Target::H200).expect("admitted");
+        let src = a.emit();
+        assert!(src.code.contains("banded dY"), "{label}: the banded module");
+        (a.grid(), src.launches.len())
+    };
+    assert_eq!(grid("banded_3x3_one_slab"), ([1, 1, 1], 1));
+    let (g, launches) = grid("banded_7x7_no_pad_fixed_p3");
+    assert_eq!((g[0], launches), (3, 2));
+    let (g, launches) = grid("banded_7x7_tails");
+    assert!(g[0] > 1 && launches == 2, "{g:?}");
+    let (g, _) = grid("banded_5x5_f16_th4_past_c");
+    assert_eq!(g[1], 2, "two channel blocks, the second half past C");
+    for (label, ..) in WGRAD_BANDED_CASES {
+        grid(label);
+    }
+    let mutations = [
+        ("banded_7x7_tails", Mutation::BandedShiftedCopyDropped),
+        ("banded_3x3_one_slab", Mutation::BandedShiftedCopyDropped),
+        ("banded_7x7_tails", Mutation::BandedTopHalfShifted),
+        ("banded_3x3_one_slab", Mutation::BandedTopHalfShifted),
+        ("banded_5x8_asym_pad_th6", Mutation::BandedTopHalfShifted),
+        ("banded_7x7_tails", Mutation::BandedTileMaskDropped),
+        ("banded_5x5_f16_th4_past_c", Mutation::BandedTileMaskDropped),
+        (
+            "banded_7x7_no_pad_fixed_p3",
+            Mutation::SplitReduceSliceSkipped,
+        ),
+    ];
+    let planted = planted_jobs(&jobs, &mutations);
+    jobs.extend(planted);
+    assert_repeats(&jobs, "banded_7x7_tails", &dir, asan, "banded wgrad");
+    run_and_assert(
+        "direct banded tensor-core wgrad host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (WGRAD_BANDED_CASES.len(), mutations.len()),
     );
 }
 

@@ -6,6 +6,7 @@
 use super::geometry::{
     group_vector_path, rows_per_thread, weights_in_registers, DirectGeometry, DirectPlan,
 };
+use super::banded;
 use super::mma;
 use super::stream;
 use super::strided;
@@ -76,6 +77,9 @@ pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem, geo: &DirectGe
 /// persistent (2-stage) member.
 pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
     let (cfg, problem, geo) = (&plan.cfg, &plan.forward_problem, &plan.geometry);
+    if banded::applies(cfg, problem) {
+        return banded::cost_estimate(cfg, problem, geo, plan.registers, device);
+    }
     if wgrad_mma::applies(cfg, problem) {
         let kp = &plan.kernel_problem;
         return wgrad_mma::cost_estimate(cfg, problem, kp, geo, plan.registers, device);
@@ -225,6 +229,9 @@ pub fn wgrad_cost_estimate(
     registers: u32,
     device: &DeviceLimits,
 ) -> f64 {
+    if banded::applies(cfg, problem) {
+        return banded::cost_estimate(cfg, problem, geo, registers, device);
+    }
     if stream::applies(cfg, problem) {
         return stream_cost_estimate(cfg, problem, geo, registers, device);
     }

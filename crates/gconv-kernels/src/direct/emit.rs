@@ -17,6 +17,7 @@
 
 use super::fragments::{problem_constants, COMMON};
 use super::geometry::{DirectGeometry, DirectPlan, W_REG_BUDGET};
+use super::banded;
 use super::mma;
 use super::stream;
 use super::strided;
@@ -62,6 +63,9 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
     );
     if strided::applies(real) {
         return emit_phases(plan);
+    }
+    if banded::applies(cfg, real) {
+        return banded::emit(cfg, real, &plan.geometry);
     }
     if stream::applies(cfg, real) {
         return stream::emit(cfg, real, &plan.geometry);

@@ -6,6 +6,7 @@
 //! ([`wgrad::geometry`]) and `super::stream`'s ([`stream::geometry`], `stages = 1`), dispatched
 //! from here. [`DirectGeometry`] and [`W_REG_BUDGET`] live in `super::shape` (re-exported).
 
+use super::banded;
 use super::mma;
 use super::stream;
 use super::strided;
@@ -104,6 +105,9 @@ pub(crate) fn geometry_of(
 ) -> DirectGeometry {
     if strided::applies(problem) {
         return phase_geometry(cfg, problem, device);
+    }
+    if banded::applies(cfg, problem) {
+        return banded::geometry(cfg, problem, device);
     }
     if stream::applies(cfg, problem) {
         return stream::geometry(cfg, problem, device);
@@ -641,6 +645,9 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 /// [`register_estimate`] given the problem's [`forward_problem`] `fp` and [`kernel_problem`]
 /// `kp` (the plan has them already; a backward-data dual costs a geometry check to derive).
 fn registers_on(cfg: &KernelConfig, fp: &Problem, kp: &Problem) -> u32 {
+    if banded::applies(cfg, fp) {
+        return banded::register_estimate(cfg, fp);
+    }
     if wgrad_mma::applies(cfg, fp) {
         return wgrad_mma::register_estimate(cfg, kp);
     }

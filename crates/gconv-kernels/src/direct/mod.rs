@@ -142,6 +142,7 @@
 //! Known limits: 3D problems stage `FZ` depth slices per output slice (L2, not DRAM, traffic);
 //! C not a multiple of 2 falls back to 2-byte copies.
 
+pub mod banded;
 pub mod cost;
 pub mod emit;
 pub mod fragments;

@@ -10,6 +10,7 @@
 //! the typed [`DirectRule`], counted by its `reason()` key.
 
 use super::geometry::DirectGeometry;
+use super::banded;
 use super::mma;
 use super::stream;
 use super::strided;
@@ -192,6 +193,16 @@ pub enum DirectRule {
         /// Largest accepted.
         max: u64,
     },
+    /// The banded tensor-core wgrad kernel (`math = mma`, `stages = 1`, `super::banded`) covers
+    /// depthwise layers of 16-bit data with C a multiple of 8, 1D or 2D, stride 1, dilation 1
+    /// and filters up to 8 wide and 7 high.
+    #[error("direct banded tensor-core wgrad (mma, stages 1) needs {need} (problem: {got}); the streaming kernel (simt, stages 1) serves the other depthwise layers")]
+    WgradBandedScope {
+        /// What the kernel needs.
+        need: &'static str,
+        /// What the problem has.
+        got: String,
+    },
     /// The stride-phase dgrad kernel stages dY, whose K/G channels per group feed each dX
     /// channel: K/G must be small.
     #[error(
@@ -225,6 +236,7 @@ impl DirectRule {
             DirectRule::WgradStreamDepthwise { .. } => "direct_wgrad_stream_depthwise",
             DirectRule::WgradStreamThreadMapping { .. } => "direct_wgrad_stream_thread_mapping",
             DirectRule::WgradStreamAccumulators { .. } => "direct_wgrad_stream_accumulators",
+            DirectRule::WgradBandedScope { .. } => "direct_wgrad_banded_scope",
         }
     }
 }
@@ -343,11 +355,14 @@ fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
     if cfg.math == Math::Mma && cfg.stages == 2 {
         return validate_wgrad_mma(cfg);
     }
+    if cfg.math == Math::Mma && cfg.stages == 1 {
+        return validate_banded(cfg);
+    }
     if cfg.math != Math::Simt {
         return Err(fixed(
             "math",
             cfg.math.token().to_string(),
-            "simt (wgrad), or mma with stages 2",
+            "simt (wgrad), or mma with stages 1 or 2",
         ));
     }
     if cfg.stages == 1 {
@@ -616,6 +631,133 @@ fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
     Ok(())
 }
 
+/// The structural rules of a banded tensor-core wgrad config (`super::banded`'s field table):
+/// `math = mma` and `stages = 1` (checked by the caller), no group merge, `split_k` 0 (the
+/// rule) to [`stream::MAX_STREAM_SLABS`] deterministic, `gen`, 1–8 warps along M, `vec_a` 8,
+/// `vec_b` 1, `tile_k` (TW) in 8..=[`banded::MAX_WIDTH`], `tile_m` = TH·TW with TH even and at
+/// most [`banded::MAX_ROWS`], `tile_n` (BN) a multiple of 8 and of the warps, at most 64, with
+/// at most [`banded::MAX_CHANNELS_PER_WARP`] channels per warp.
+fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.group_merge != 1 {
+        return Err(fixed(
+            "group_merge",
+            cfg.group_merge.to_string(),
+            "1 (banded wgrad)",
+        ));
+    }
+    if cfg.split_k as u64 > stream::MAX_STREAM_SLABS
+        || cfg.split_k_mode != SplitKMode::Deterministic
+    {
+        return Err(fixed(
+            "split_k",
+            format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
+            "0..=256, deterministic (banded wgrad)",
+        ));
+    }
+    if cfg.fast_path != FastPath::General {
+        return Err(fixed("fast_path", cfg.fast_path.token().to_string(), "gen"));
+    }
+    if cfg.warps_n != 1 || !(1..=8).contains(&cfg.warps_m) {
+        return Err(Rejection::BadWarpCount {
+            warps_m: cfg.warps_m,
+            warps_n: cfg.warps_n,
+        });
+    }
+    if cfg.vec_a != 8 {
+        return Err(fixed("vec_a", cfg.vec_a.to_string(), "8 (banded wgrad)"));
+    }
+    if cfg.vec_b != 1 {
+        return Err(fixed("vec_b", cfg.vec_b.to_string(), "1 (banded wgrad)"));
+    }
+    let limits = "direct banded wgrad (mma, stages 1): tile_k (tile width) in 8..=128, tile_m = TH x tile_k with TH even and <= 16, tile_n a multiple of 8 and of the warps, <= 64, at most 8 channels per warp";
+    let th = cfg.tile_m / cfg.tile_k.max(1);
+    let ok = (8..=banded::MAX_WIDTH).contains(&cfg.tile_k)
+        && cfg.tile_m.is_multiple_of(cfg.tile_k)
+        && th % 2 == 0
+        && (2..=banded::MAX_ROWS).contains(&th)
+        && (8..=64).contains(&cfg.tile_n)
+        && cfg.tile_n.is_multiple_of(8)
+        && cfg.tile_n.is_multiple_of(cfg.warps_m)
+        && cfg.tile_n / cfg.warps_m <= banded::MAX_CHANNELS_PER_WARP;
+    if !ok {
+        return Err(Rejection::TileOutOfRange {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            tile_k: cfg.tile_k,
+            limits,
+        });
+    }
+    Ok(())
+}
+
+/// The rules of a banded wgrad plan (`super::banded`) that read no geometry: a depthwise layer
+/// with C a multiple of 8, 16-bit data, rank 1 or 2, stride 1, dilation 1, `FX ≤ 8`, `FY ≤ 7`.
+fn check_banded_scope(problem: &Problem) -> Result<(), Rejection> {
+    let scope = |need: &'static str, got: String| -> Result<(), Rejection> {
+        Err(DirectRule::WgradBandedScope { need, got }.into())
+    };
+    if problem.cpg() != 1 || problem.kpg() != 1 {
+        return scope(
+            "a depthwise layer (C/G = K/G = 1)",
+            format!("C/G = {}, K/G = {}", problem.cpg(), problem.kpg()),
+        );
+    }
+    if !problem.c.is_multiple_of(8) {
+        return scope(
+            "C a multiple of 8 (16-byte channel vectors)",
+            format!("C = {}", problem.c),
+        );
+    }
+    if problem.dtype == DType::F32 {
+        return scope("16-bit data (bf16 or f16)", "f32".to_string());
+    }
+    if problem.filter[0] != 1 || problem.input[0] != 1 {
+        return scope(
+            "a 1D or 2D layer",
+            format!(
+                "depth {}, filter depth {}",
+                problem.input[0], problem.filter[0]
+            ),
+        );
+    }
+    if problem.stride[1..] != [1, 1] || problem.dilation[1..] != [1, 1] {
+        return scope(
+            "stride 1 and dilation 1",
+            format!(
+                "stride {}x{}, dilation {}x{}",
+                problem.stride[1], problem.stride[2], problem.dilation[1], problem.dilation[2]
+            ),
+        );
+    }
+    if problem.filter[2] > banded::MAX_FX || problem.filter[1] > banded::MAX_FY {
+        return scope(
+            "a filter at most 8 wide and 7 high",
+            format!("filter {}x{}", problem.filter[1], problem.filter[2]),
+        );
+    }
+    Ok(())
+}
+
+/// The problem rules of a banded wgrad plan that read the geometry (after
+/// [`check_banded_scope`]): a fixed slab count within the tiles, shared memory and registers.
+fn check_banded(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    limits: &DeviceLimits,
+) -> Result<(), Rejection> {
+    let units = banded::units(cfg, problem);
+    if cfg.split_k as u64 > units {
+        return Err(DirectRule::WgradSlabs {
+            slabs: cfg.split_k as u64,
+            tiles: units,
+        }
+        .into());
+    }
+    check_limits(geo, registers, limits)
+}
+
 /// The problem rules of a streaming wgrad plan (`super::stream`): a depthwise layer, channel
 /// lanes × tap-row groups within the threads, the accumulators within
 /// [`stream::MAX_ACCUMULATORS`], a fixed slab count within the units, shared memory and
@@ -707,6 +849,9 @@ fn check_wgrad(
     registers: u32,
     limits: &DeviceLimits,
 ) -> Result<(), Rejection> {
+    if banded::applies(cfg, problem) {
+        return check_banded(cfg, problem, geo, registers, limits);
+    }
     if stream::applies(cfg, problem) {
         return check_stream(cfg, problem, geo, registers, limits);
     }
@@ -759,6 +904,9 @@ pub fn check_before_geometry(
     kp: &Problem,
 ) -> Result<(), Rejection> {
     if wgrad::applies(problem) {
+        if banded::applies(cfg, problem) {
+            return check_banded_scope(problem);
+        }
         if stream::applies(cfg, problem) {
             return Ok(());
         }

@@ -42,7 +42,7 @@
 use super::fragments::{problem_constants, ELEM};
 use super::shape::DirectGeometry;
 use super::wgrad::traffic_cap;
-use crate::config::KernelConfig;
+use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
 use crate::shared::largest_pow2_dividing;
 use crate::source::KernelSource;
@@ -78,7 +78,7 @@ pub const HOIST_WORDS: u64 = 32;
 /// True when `cfg` on `problem` is the streaming kernel: a backward-weight problem and
 /// `stages = 1`.
 pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
-    problem.direction == Direction::Wgrad && cfg.stages == 1
+    problem.direction == Direction::Wgrad && cfg.stages == 1 && cfg.math != Math::Mma
 }
 
 /// Tap rows of the group (`RG` clamped to `FZ·FY`), tap-row groups (`RGS`), channel lanes and

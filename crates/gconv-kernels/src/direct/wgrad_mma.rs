@@ -58,7 +58,7 @@ pub const MAX_ACCUMULATORS: u64 = 96;
 
 /// True when `cfg` on `problem` is the tensor-core wgrad kernel.
 pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
-    problem.direction == Direction::Wgrad && cfg.math == Math::Mma
+    problem.direction == Direction::Wgrad && cfg.math == Math::Mma && cfg.stages != 1
 }
 
 /// Largest M slice count (`vec_b`): CTAs that share a group's tiles, each owning a contiguous

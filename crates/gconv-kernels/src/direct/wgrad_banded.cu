@@ -1,0 +1,177 @@
+// ---- backward weight, depthwise, tensor cores with a banded dY operand (direct/banded.rs) ----
+// dW[k][ty][tx] = sum over (n, oy, ox) of dY[n, oy, ox, k] * X[n, oy - PH + ty, ox - PW + tx, k]
+// (stride 1, dilation 1, C = K = G). Per channel, one mma.sync.m16n8k16 covers two output rows
+// (top oy_t = oy_b + 1, bottom oy_b), every tap row and 16 input columns ix:
+//   A[m][k]  m = tx (top) or 8 + tx (bottom), k = ix:  dY[oy_t or oy_b][ix + PW - tx]
+//            (a band of one dY row: the Toeplitz matrix of the row, zero off the tile),
+//   B[k][n]  n = 0..7:                                  X[oy_b - PH + n][ix],
+//   D[m][n]  top:    dW[ty = n - 1][tx],   bottom: dW[ty = n][tx],
+// so the two halves share B (X rows oy_b - PH .. + 7) and together use 2 x FY x FX of the
+// 16 x 8 outputs. A tile is TH output rows (TH/2 row pairs) x TW output columns of one image:
+// the CTA stages its X rows (TH + 6, zero outside the image) and columns (KC = KCH x 16 from
+// ox0 - PW) and its dY rows (two copies, the second shifted by one element, so that every A
+// register is one aligned 32-bit read whatever the parity of the band offset) as per-channel
+// planes in shared memory, then each warp runs its CPW channels over the tile's
+// TH/2 x KCH mma. The f32 accumulators (4 per channel) live over the whole slab; at the end
+// both halves of each channel are summed in a fixed order (top first) and the CTA writes its
+// rows of one f32 partial plane (workspace plane = slab) or, with one slab, dW itself. No
+// atomics: dW is bit-identical across runs. in0 = X, in1 = dY, out = dW.
+constexpr int C_ = G_;
+constexpr int WARPS = THREADS / 32;
+constexpr int CPW = BN / WARPS;                      // channels of a warp
+constexpr int KC = KCH * 16;                         // staged X columns (the mma K extent)
+constexpr int XROWS = TH + 6;                        // staged X rows (a row pair reads 8)
+constexpr int XPLANE = XROWS * XRS;                  // elements of one channel's X plane
+constexpr int DS = KC + 8;                           // staged dY elements of a row (from ox0 - 8)
+constexpr int DPLANE = TH * 2 * DSW;                 // 32-bit words of one channel's dY plane
+constexpr int TAPS = FY * FX;
+constexpr int TILES_H = (OH + TH - 1) / TH;
+constexpr int TILES_W = (OW + TW - 1) / TW;
+constexpr int UNITS = N_ * TILES_H * TILES_W;
+constexpr int VECS = BN / 8;                         // 16-byte channel vectors of a pixel
+static_assert(ESZ == 2, "banded wgrad: 16-bit data");
+static_assert(CG == 1 && KG == 1 && C_ % 8 == 0, "depthwise, channels in 16-byte vectors");
+static_assert(FZ == 1 && ID == 1 && OD == 1, "banded wgrad: 1D or 2D");
+static_assert(SH == 1 && SW == 1 && DH == 1 && DW == 1, "banded wgrad: stride 1, dilation 1");
+static_assert(FX <= 8 && FY <= 7, "banded wgrad: a band of 8 columns, 7 + 1 rows");
+static_assert(TH % 2 == 0 && BN % 8 == 0 && BN % WARPS == 0, "row pairs, channel vectors");
+static_assert(KC >= TW + FX - 1, "the K extent covers every input column of the tile");
+static_assert(XRS >= KC && XRS % 8 == 0 && (XRS / 8) % 2 == 1, "X row stride: odd 16-byte chunks");
+static_assert(2 * DSW >= DS, "dY copy length");
+static_assert(SMEM_BYTES >= DY_OFF + BN * DPLANE * 4 && DY_OFF >= BN * XPLANE * 2 &&
+                  DY_OFF >= BN * 128 * 4,
+              "shared memory: X planes (or the epilogue sums), then dY planes");
+static_assert(SLABS * UNITS_PER_SLAB >= UNITS, "slabs cover the units");
+static_assert(RED_PLANE == (long long)C_ * TAPS, "partial plane = |dW|");
+
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const void* __restrict__ in0,
+                                                            const void* __restrict__ in1,
+                                                            void* __restrict__ out,
+                                                            void* __restrict__ workspace) {
+  GCONV_DYNAMIC_SMEM(smem);
+  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
+  const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in1);
+  u16* xs = reinterpret_cast<u16*>(smem);                   // [BN][XROWS][XRS]
+  u16* ds16 = reinterpret_cast<u16*>(smem + DY_OFF);        // [BN][TH][2 copies][2·DSW]
+  const u32* ds32 = reinterpret_cast<const u32*>(smem + DY_OFF);
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const int k0 = blockIdx.y * BN;  // first channel of the CTA
+  // A roles: rows g (top) and g + 8 (bottom), columns 2q, 2q + 1 (+ 8). The band element of
+  // column k = 2q at chunk 0 is e = 2q + 8 - g of the staged row; an odd e reads the shifted
+  // copy (element e lives at e - 1 there), so each A register is one aligned word.
+  const int g = lane >> 2;
+  const int q = lane & 3;
+  const int copy = g & 1;
+  const int aword = (2 * q + 8 - g - copy) / 2 + copy * DSW;
+  // B roles (ldmatrix.x2): lane l gives row l & 7 of matrix (l >> 3) & 1 (columns 0-7, 8-15).
+  const u32 xrole = (u32)(((lane & 7) * XRS + ((lane >> 3) & 1) * 8) * 2);
+  const u32 xs_a = smem_u32(xs);
+
+  float acc[CPW][4];
+#pragma unroll
+  for (int c = 0; c < CPW; ++c) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[c][i] = 0.0f;
+  }
+
+  const int u0 = blockIdx.x * UNITS_PER_SLAB;
+  const int u1 = u0 + UNITS_PER_SLAB < UNITS ? u0 + UNITS_PER_SLAB : UNITS;
+  for (int u = u0; u < u1; ++u) {
+    // Unit u: column tile fastest, then row tile, then image.
+    const int tw = u % TILES_W;
+    const int r = u / TILES_W;
+    const int oy0 = (r % TILES_H) * TH;
+    const int n = r / TILES_H;
+    const int ox0 = tw * TW;
+    __syncthreads();  // the previous tile's planes are read
+    // X rows oy0 - PH + row, columns ox0 - PW + col (zero outside the image or past C).
+    for (int t = tid; t < XROWS * KC * VECS; t += THREADS) {
+      const int v = t % VECS;
+      const int col = (t / VECS) % KC;
+      const int row = t / (VECS * KC);
+      const int iy = oy0 - PH + row;
+      const int ix = ox0 - PW + col;
+      const int k = k0 + v * 8;
+      v16b val = {0u, 0u, 0u, 0u};
+      if ((unsigned)iy < (unsigned)IH && (unsigned)ix < (unsigned)IW && k < C_) {
+        val = *reinterpret_cast<const v16b*>(X + ((long long)(n * IH + iy) * IW + ix) * C_ + k);
+      }
+      const u32 w[4] = {val.x, val.y, val.z, val.w};
+      u16* dst = xs + (v * 8) * XPLANE + row * XRS + col;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) dst[i * XPLANE] = (u16)(w[i / 2] >> (16 * (i % 2)));
+    }
+    // dY rows oy0 + row, elements e <-> ox = ox0 - 8 + e (zero outside [ox0, ox0 + TW) and the
+    // image); copy 0 holds e at e, copy 1 at e - 1.
+    for (int t = tid; t < TH * DS * VECS; t += THREADS) {
+      const int v = t % VECS;
+      const int e = (t / VECS) % DS;
+      const int row = t / (VECS * DS);
+      const int oy = oy0 + row;
+      const int ox = ox0 - 8 + e;
+      const int k = k0 + v * 8;
+      v16b val = {0u, 0u, 0u, 0u};
+      if (oy < OH && ox >= ox0 && ox < ox0 + TW && ox < OW && k < C_) {
+        val = *reinterpret_cast<const v16b*>(dY + ((long long)(n * OH + oy) * OW + ox) * C_ + k);
+      }
+      const u32 w[4] = {val.x, val.y, val.z, val.w};
+      u16* dst = ds16 + (v * 8) * (DPLANE * 2) + row * (4 * DSW) + e;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const u16 h = (u16)(w[i / 2] >> (16 * (i % 2)));
+        dst[i * DPLANE * 2] = h;
+        if (e >= 1) dst[i * DPLANE * 2 + 2 * DSW - 1] = h;
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int ci = 0; ci < CPW; ++ci) {
+      const int c = warp * CPW + ci;
+      const u32* dyc = ds32 + c * DPLANE + aword;
+      const u32 xb = xs_a + (u32)(c * XPLANE * 2) + xrole;
+#pragma unroll
+      for (int j = 0; j < TH / 2; ++j) {
+        const u32* top = dyc + (2 * j + 1) * 2 * DSW;
+        const u32* bot = dyc + (2 * j) * 2 * DSW;
+#pragma unroll
+        for (int kc = 0; kc < KCH; ++kc) {
+          const u32 a[4] = {top[8 * kc], bot[8 * kc], top[8 * kc + 4], bot[8 * kc + 4]};
+          u32 b[2];
+          ldsm_x2(b, xb + (u32)((2 * j * XRS + kc * 16) * 2));
+          mma16816(acc[ci], a, b[0], b[1]);
+        }
+      }
+    }
+  }
+
+  // Epilogue: each channel's 16 x 8 sums through shared memory ([BN][16][8] f32), then
+  // dW[ty][tx] = top[tx][ty + 1] + bottom[tx][ty] in that order.
+  __syncthreads();
+  float* sums = reinterpret_cast<float*>(smem);
+#pragma unroll
+  for (int ci = 0; ci < CPW; ++ci) {
+    float* s = sums + (warp * CPW + ci) * 128;
+    s[g * 8 + 2 * q] = acc[ci][0];
+    s[g * 8 + 2 * q + 1] = acc[ci][1];
+    s[(g + 8) * 8 + 2 * q] = acc[ci][2];
+    s[(g + 8) * 8 + 2 * q + 1] = acc[ci][3];
+  }
+  __syncthreads();
+  for (int e = tid; e < BN * TAPS; e += THREADS) {
+    const int c = e / TAPS;
+    const int ty = (e % TAPS) / FX;
+    const int tx = e % FX;
+    const float* s = sums + c * 128;
+    const float v = s[tx * 8 + ty + 1] + s[(tx + 8) * 8 + ty];
+    if (k0 + c < C_) {
+      const long long o = (long long)k0 * TAPS + e;
+      if constexpr (SLABS == 1) {
+        from_f32(v, reinterpret_cast<elem_t*>(out)[o]);
+      } else {
+        reinterpret_cast<float*>(workspace)[blockIdx.x * RED_PLANE + o] = v;
+      }
+    }
+  }
+}
