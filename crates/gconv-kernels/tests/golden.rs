@@ -5,7 +5,7 @@
 //! (including depthwise), the pointwise path, odd channels (2-byte loads), split-K, each stage
 //! count, and for direct: depthwise, channel multiplier, 1D and 3D, forward, backward data and
 //! backward weight (the slab kernel, with and without the split reduction, and the depthwise
-//! streaming kernel, with and without it); igemm
+//! streaming kernel, with and without it, and the banded tensor-core kernel); igemm
 //! backward-weight (split-K by the rule and atomic, merge, wgmma, CUDA cores, pointwise 3D).
 //!
 //! `GCONV_BLESS=1 cargo test -p gconv-kernels --test golden` rewrites the files (and removes
@@ -309,6 +309,20 @@ const CASES: &[(&str, &str)] = &[
     (
         "direct_wgrad_bf16_t64x64x8_w8x1_s2_v1x4_gm1_sk0d_mma_gen",
         "wgrad_bf16_n16_g8_c512_k512_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    // direct depthwise backward weight on tensor cores with a banded dY operand: 7x7 bf16 with
+    // the rule's slabs, 3x3 f16 in one slab, a 1D filter of 4 taps.
+    (
+        "direct_wgrad_bf16_t112x16x56_w4x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "direct_wgrad_f16_t56x8x28_w2x1_s1_v8x1_gm1_sk1d_mma_gen",
+        "wgrad_f16_n1_g8_c8_k8_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_wgrad_bf16_t64x32x32_w4x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n16_g1024_c1024_k1024_i2048_f4_s1_p3_d1",
     ),
 ];
 

@@ -3,10 +3,10 @@
 //! the pool. The backward-weight slab kernel's model is [`wgrad_cost_estimate`], the streaming
 //! depthwise kernel's [`stream_cost_estimate`].
 
+use super::banded;
 use super::geometry::{
     group_vector_path, rows_per_thread, weights_in_registers, DirectGeometry, DirectPlan,
 };
-use super::banded;
 use super::mma;
 use super::stream;
 use super::strided;

@@ -15,9 +15,9 @@
 //! backward-weight problem the slab module (`common.cu` + `wgrad.cu` + the shared split
 //! reduction, [`super::wgrad::emit`]).
 
+use super::banded;
 use super::fragments::{problem_constants, COMMON};
 use super::geometry::{DirectGeometry, DirectPlan, W_REG_BUDGET};
-use super::banded;
 use super::mma;
 use super::stream;
 use super::strided;

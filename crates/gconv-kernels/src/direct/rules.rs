@@ -9,8 +9,8 @@
 //! rules). The family's own rejections are
 //! the typed [`DirectRule`], counted by its `reason()` key.
 
-use super::geometry::DirectGeometry;
 use super::banded;
+use super::geometry::DirectGeometry;
 use super::mma;
 use super::stream;
 use super::strided;
@@ -632,12 +632,19 @@ fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
 }
 
 /// The structural rules of a banded tensor-core wgrad config (`super::banded`'s field table):
-/// `math = mma` and `stages = 1` (checked by the caller), no group merge, `split_k` 0 (the
+/// `math = mma` and `stages = 1` (checked by the caller), 16-bit data, no group merge, `split_k` 0 (the
 /// rule) to [`stream::MAX_STREAM_SLABS`] deterministic, `gen`, 1–8 warps along M, `vec_a` 8,
 /// `vec_b` 1, `tile_k` (TW) in 8..=[`banded::MAX_WIDTH`], `tile_m` = TH·TW with TH even and at
 /// most [`banded::MAX_ROWS`], `tile_n` (BN) a multiple of 8 and of the warps, at most 64, with
 /// at most [`banded::MAX_CHANNELS_PER_WARP`] channels per warp.
 fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.dtype == DType::F32 {
+        return Err(fixed(
+            "dtype",
+            cfg.dtype.to_string(),
+            "bf16 or f16 (banded wgrad)",
+        ));
+    }
     if cfg.group_merge != 1 {
         return Err(fixed(
             "group_merge",
@@ -691,7 +698,7 @@ fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
 }
 
 /// The rules of a banded wgrad plan (`super::banded`) that read no geometry: a depthwise layer
-/// with C a multiple of 8, 16-bit data, rank 1 or 2, stride 1, dilation 1, `FX ≤ 8`, `FY ≤ 7`.
+/// with C a multiple of 8, rank 1 or 2, stride 1, dilation 1, `FX ≤ 8`, `FY ≤ 7`.
 fn check_banded_scope(problem: &Problem) -> Result<(), Rejection> {
     let scope = |need: &'static str, got: String| -> Result<(), Rejection> {
         Err(DirectRule::WgradBandedScope { need, got }.into())
@@ -707,9 +714,6 @@ fn check_banded_scope(problem: &Problem) -> Result<(), Rejection> {
             "C a multiple of 8 (16-byte channel vectors)",
             format!("C = {}", problem.c),
         );
-    }
-    if problem.dtype == DType::F32 {
-        return scope("16-bit data (bf16 or f16)", "f32".to_string());
     }
     if problem.filter[0] != 1 || problem.input[0] != 1 {
         return scope(

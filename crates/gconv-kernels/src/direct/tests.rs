@@ -1332,3 +1332,80 @@ fn wgrad_mma_rules_names_and_slabs() {
     assert_eq!(src.workspace_bytes, a.grid()[0] * 128 * 9 * 4 * 4);
     assert!(src.code.contains("constexpr int GM = 2;"));
 }
+
+/// The banded tensor-core wgrad kernel (`math = mma`, `stages = 1`): its names parse back and
+/// route to it alone; the structural rules refuse f32, an odd or too tall TH, another staging
+/// vector, `vec_b` ≠ 1 and too many channels per warp; the problem rules refuse every layer
+/// outside its scope with its own reason; the dY copies sit 8–24 words apart mod 32; a fixed
+/// slab count beyond the tiles is refused.
+#[test]
+fn banded_rules_names_and_geometry() {
+    let v = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+    let r = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
+    let dw7 = "wgrad_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1";
+    let name = "direct_wgrad_bf16_t112x16x56_w4x1_s1_v8x1_gm1_sk0d_mma_gen";
+    let c: KernelConfig = name.parse().expect("a banded name");
+    assert_eq!(c.to_string(), name);
+    assert_eq!(v(c), Ok(()));
+    assert!(banded::applies(&c, &prob(dw7)));
+    assert!(!stream::applies(&c, &prob(dw7)) && !wgrad_mma::applies(&c, &prob(dw7)));
+    assert_eq!(r(&c, dw7), Ok(()));
+    for bad in [
+        KernelConfig {
+            dtype: DType::F32,
+            ..c
+        },
+        KernelConfig { tile_m: 168, ..c },
+        KernelConfig {
+            tile_m: 56 * 18,
+            ..c
+        },
+        KernelConfig { vec_a: 4, ..c },
+        KernelConfig { vec_b: 2, ..c },
+        KernelConfig {
+            tile_n: 64,
+            warps_m: 4,
+            ..c
+        },
+        KernelConfig { tile_n: 12, ..c },
+    ] {
+        assert!(v(bad).is_err(), "{bad}");
+    }
+    let scope = Err("direct_wgrad_banded_scope");
+    for key in [
+        "wgrad_bf16_n2_g8_c16_k16_i9x9_f3x3_s1x1_p1x1_d1x1",
+        "wgrad_bf16_n2_g12_c12_k12_i9x9_f3x3_s1x1_p1x1_d1x1",
+        "wgrad_bf16_n2_g16_c16_k16_i9x9_f3x3_s2x2_p1x1_d1x1",
+        "wgrad_bf16_n2_g16_c16_k16_i9x9_f3x3_s1x1_p2x2_d2x2",
+        "wgrad_bf16_n2_g16_c16_k16_i4x9x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        "wgrad_bf16_n2_g16_c16_k16_i19x19_f9x9_s1x1_p4x4_d1x1",
+        "wgrad_bf16_n2_g16_c16_k16_i19x19_f8x8_s1x1_p4x4_d1x1",
+    ] {
+        assert_eq!(r(&c, key), scope, "{key}");
+    }
+    // A 7-high, 8-wide filter and a 1D one are in scope.
+    assert_eq!(
+        r(&c, "wgrad_bf16_n2_g16_c16_k16_i19x19_f7x8_s1x1_p3x4_d1x1"),
+        Ok(())
+    );
+    assert_eq!(r(&c, "wgrad_bf16_n2_g16_c16_k16_i99_f5_s1_p2_d1"), Ok(()));
+    assert_eq!(banded::dy_copy_words(64), 40);
+    assert_eq!(banded::dy_copy_words(16), 12);
+    for kc in (16..=144).step_by(16) {
+        let w = banded::dy_copy_words(kc);
+        assert!(2 * w >= kc + 8 && (8..=24).contains(&(w % 32)), "{kc}: {w}");
+    }
+    let p = prob(dw7);
+    assert_eq!(banded::k_chunks(&c, &p), 4);
+    assert_eq!(banded::units(&c, &p), 32 * 28);
+    let g = geometry(&c, &p);
+    assert_eq!((g.th, g.tw, g.halo, g.xrow), (2, 56, [1, 8, 64], 72));
+    assert_eq!(g.grid[1], 6);
+    assert_eq!(
+        r(
+            &KernelConfig { split_k: 200, ..c },
+            "wgrad_bf16_n1_g16_c16_k16_i8x8_f3x3_s1x1_p1x1_d1x1"
+        ),
+        Err("direct_wgrad_slabs")
+    );
+}
