@@ -11,7 +11,8 @@
 //! cost model ([`cost`]), pools ([`pool`]), code generation ([`emit`] and the `.cu` files), the
 //! tensor-core path ([`mma`]), the stride-phase backward-data kernel ([`strided`]), the
 //! backward-weight slab kernel ([`wgrad`]), its tensor-core twin ([`wgrad_mma`]) and the
-//! depthwise register-streaming backward-weight kernel ([`stream`]), behind
+//! depthwise register-streaming backward-weight kernel ([`stream`]) and its tensor-core
+//! counterpart with a banded dY operand ([`banded`]), behind
 //! [`Direct`], its [`KernelFamily`] implementation; [`DirectView`] reads a config's fields in
 //! the family's own words.
 //!
@@ -138,6 +139,14 @@
 //! `direct_mma_channels`, `direct_channel_tile`, `direct_wgrad_mma_m_slices`,
 //! `direct_wgrad_mma_accumulators`, `direct_wgrad_slabs`; slab rule [`wgrad_mma::slab_count`] (one wave, no traffic cap); pool
 //! [`pool::mma_wgrad_pool`]; cost [`wgrad_mma::cost_estimate`] (not fitted).
+//!
+//! Depthwise layers of 16-bit data with C a multiple of 8, 1D or 2D, stride 1, dilation 1 and
+//! filters up to 8 × 7 also run on tensor cores, on the banded kernel of [`banded`]
+//! (`wgrad_banded.cu`, `math = mma`, `stages = 1`): per channel, one `mma.sync.m16n8k16` whose
+//! A is the banded (Toeplitz) matrix of two dY rows and whose B is eight X rows covers two
+//! output rows × every tap row × 16 input columns. Rules `direct_wgrad_banded_scope`,
+//! `direct_wgrad_slabs`; the slab rule is [`stream::slab_count`]; cost
+//! [`banded::cost_estimate`] (not fitted).
 //!
 //! Known limits: 3D problems stage `FZ` depth slices per output slice (L2, not DRAM, traffic);
 //! C not a multiple of 2 falls back to 2-byte copies.
