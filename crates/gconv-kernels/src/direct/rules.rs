@@ -680,7 +680,7 @@ fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
     let th = cfg.tile_m / cfg.tile_k.max(1);
     let ok = (8..=banded::MAX_WIDTH).contains(&cfg.tile_k)
         && cfg.tile_m.is_multiple_of(cfg.tile_k)
-        && th % 2 == 0
+        && th.is_multiple_of(2)
         && (2..=banded::MAX_ROWS).contains(&th)
         && (8..=64).contains(&cfg.tile_n)
         && cfg.tile_n.is_multiple_of(8)
