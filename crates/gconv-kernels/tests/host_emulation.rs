@@ -595,7 +595,7 @@ fn emulate(
             "const elem_t* xt = xs + (tz * ITH + ty * DH) * XROW + (tx * DW + 1) * CTS;",
         )),
         Mutation::BandedShiftedCopyDropped => Some((
-            "if (e >= 1) dst[i * DPLANE * 2 + 2 * DSW - 1] = h;",
+            "dst[i * DPLANE + DSW] = e1 | (e2 << 16);",
             "",
         )),
         Mutation::BandedTopHalfShifted => Some((

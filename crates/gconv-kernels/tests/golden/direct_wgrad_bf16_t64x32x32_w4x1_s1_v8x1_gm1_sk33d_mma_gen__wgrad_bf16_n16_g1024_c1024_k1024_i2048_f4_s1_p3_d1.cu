@@ -381,8 +381,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf1
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in1);
   u16* xs = reinterpret_cast<u16*>(smem);                   // [BN][XROWS][XRS]
-  u16* ds16 = reinterpret_cast<u16*>(smem + DY_OFF);        // [BN][TH][2 copies][2·DSW]
-  const u32* ds32 = reinterpret_cast<const u32*>(smem + DY_OFF);
+  u32* ds32 = reinterpret_cast<u32*>(smem + DY_OFF);        // [BN][TH][2 copies][DSW] words
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
@@ -415,43 +414,65 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf1
     const int n = r / TILES_H;
     const int ox0 = tw * TW;
     __syncthreads();  // the previous tile's planes are read
-    // X rows oy0 - PH + row, columns ox0 - PW + col (zero outside the image or past C).
-    for (int t = tid; t < XROWS * KC * VECS; t += THREADS) {
+    // X rows oy0 - PH + row, columns ox0 - PW + col (zero outside the image or past C), two
+    // adjacent columns per task: each channel's pair is one 32-bit store.
+    for (int t = tid; t < XROWS * (KC / 2) * VECS; t += THREADS) {
       const int v = t % VECS;
-      const int col = (t / VECS) % KC;
-      const int row = t / (VECS * KC);
+      const int cp = (t / VECS) % (KC / 2);
+      const int row = t / (VECS * (KC / 2));
       const int iy = oy0 - PH + row;
-      const int ix = ox0 - PW + col;
+      const int ix = ox0 - PW + 2 * cp;
       const int k = k0 + v * 8;
-      v16b val = {0u, 0u, 0u, 0u};
-      if ((unsigned)iy < (unsigned)IH && (unsigned)ix < (unsigned)IW && k < C_) {
-        val = *reinterpret_cast<const v16b*>(X + ((long long)(n * IH + iy) * IW + ix) * C_ + k);
+      const bool rok = (unsigned)iy < (unsigned)IH && k < C_;
+      const long long rbase = (long long)(n * IH + iy) * IW;
+      v16b a = {0u, 0u, 0u, 0u};
+      v16b b = {0u, 0u, 0u, 0u};
+      if (rok && (unsigned)ix < (unsigned)IW) {
+        a = *reinterpret_cast<const v16b*>(X + (rbase + ix) * C_ + k);
       }
-      const u32 w[4] = {val.x, val.y, val.z, val.w};
-      u16* dst = xs + (v * 8) * XPLANE + row * XRS + col;
+      if (rok && (unsigned)(ix + 1) < (unsigned)IW) {
+        b = *reinterpret_cast<const v16b*>(X + (rbase + ix + 1) * C_ + k);
+      }
+      const u32 wa[4] = {a.x, a.y, a.z, a.w};
+      const u32 wb[4] = {b.x, b.y, b.z, b.w};
+      u32* dst = reinterpret_cast<u32*>(xs) + (v * 8) * (XPLANE / 2) + row * (XRS / 2) + cp;
 #pragma unroll
-      for (int i = 0; i < 8; ++i) dst[i * XPLANE] = (u16)(w[i / 2] >> (16 * (i % 2)));
+      for (int i = 0; i < 8; i += 2) {
+        dst[i * (XPLANE / 2)] = (wa[i / 2] & 0xffffu) | (wb[i / 2] << 16);
+        dst[(i + 1) * (XPLANE / 2)] = (wa[i / 2] >> 16) | (wb[i / 2] & 0xffff0000u);
+      }
     }
     // dY rows oy0 + row, elements e <-> ox = ox0 - 8 + e (zero outside [ox0, ox0 + TW) and the
-    // image); copy 0 holds e at e, copy 1 at e - 1.
-    for (int t = tid; t < TH * DS * VECS; t += THREADS) {
+    // image). Task w reads elements 2w, 2w + 1, 2w + 2 and writes word w of copy 0 (elements
+    // 2w, 2w + 1) and of copy 1 (elements 2w + 1, 2w + 2: copy 1 holds element e at e - 1).
+    for (int t = tid; t < TH * DSW * VECS; t += THREADS) {
       const int v = t % VECS;
-      const int e = (t / VECS) % DS;
-      const int row = t / (VECS * DS);
+      const int wd = (t / VECS) % DSW;
+      const int row = t / (VECS * DSW);
       const int oy = oy0 + row;
-      const int ox = ox0 - 8 + e;
       const int k = k0 + v * 8;
-      v16b val = {0u, 0u, 0u, 0u};
-      if (oy < OH && ox >= ox0 && ox < ox0 + TW && ox < OW && k < C_) {
-        val = *reinterpret_cast<const v16b*>(dY + ((long long)(n * OH + oy) * OW + ox) * C_ + k);
+      u32 w3[3][4];
+#pragma unroll
+      for (int j = 0; j < 3; ++j) {
+        const int ox = ox0 - 8 + 2 * wd + j;
+        v16b val = {0u, 0u, 0u, 0u};
+        if (oy < OH && ox >= ox0 && ox < ox0 + TW && ox < OW && k < C_) {
+          val = *reinterpret_cast<const v16b*>(dY + ((long long)(n * OH + oy) * OW + ox) * C_ + k);
+        }
+        w3[j][0] = val.x;
+        w3[j][1] = val.y;
+        w3[j][2] = val.z;
+        w3[j][3] = val.w;
       }
-      const u32 w[4] = {val.x, val.y, val.z, val.w};
-      u16* dst = ds16 + (v * 8) * (DPLANE * 2) + row * (4 * DSW) + e;
+      u32* dst = ds32 + (v * 8) * DPLANE + row * (2 * DSW) + wd;
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
-        const u16 h = (u16)(w[i / 2] >> (16 * (i % 2)));
-        dst[i * DPLANE * 2] = h;
-        if (e >= 1) dst[i * DPLANE * 2 + 2 * DSW - 1] = h;
+        const int sh = 16 * (i % 2);
+        const u32 e0 = (w3[0][i / 2] >> sh) & 0xffffu;
+        const u32 e1 = (w3[1][i / 2] >> sh) & 0xffffu;
+        const u32 e2 = (w3[2][i / 2] >> sh) & 0xffffu;
+        dst[i * DPLANE] = e0 | (e1 << 16);
+        dst[i * DPLANE + DSW] = e1 | (e2 << 16);
       }
     }
     __syncthreads();
