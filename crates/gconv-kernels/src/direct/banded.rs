@@ -36,7 +36,7 @@
 //! filters up to 8 taps). Other depthwise layers take `super::stream`.
 //!
 //! Fields: `tile_m` = `TH × TW` pixels (`TH` even, 2..=[`MAX_ROWS`]), `tile_k` = `TW`
-//! (8..=[`MAX_WIDTH`]), `tile_n` = `BN` channels (a multiple of 8 and of the warps, at most
+//! (4..=[`MAX_WIDTH`]), `tile_n` = `BN` channels (a multiple of 8 and of the warps, at most
 //! 64), `warps_m` warps (each holds `BN / warps` ≤ [`MAX_CHANNELS_PER_WARP`] channels),
 //! `vec_a` = 8 (the staging vector), `vec_b` = 1, `stages` = 1, `split_k` = P (0: the slab
 //! rule of `super::stream`, [`super::stream::slab_count`]), mode `d`, `math = mma`, `gm1`,
