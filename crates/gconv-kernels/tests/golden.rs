@@ -311,7 +311,7 @@ const CASES: &[(&str, &str)] = &[
         "wgrad_bf16_n16_g8_c512_k512_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
     // direct depthwise backward weight on tensor cores with a banded dY operand: 7x7 bf16 with
-    // the rule's slabs, 3x3 f16 in one slab, a 1D filter of 4 taps.
+    // the rule's slabs, 3x3 f16 in one slab, 5x5 on 32-wide tiles of 8 rows.
     (
         "direct_wgrad_bf16_t112x16x56_w4x1_s1_v8x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1",
@@ -321,8 +321,8 @@ const CASES: &[(&str, &str)] = &[
         "wgrad_f16_n1_g8_c8_k8_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
     (
-        "direct_wgrad_bf16_t64x32x32_w4x1_s1_v8x1_gm1_sk0d_mma_gen",
-        "wgrad_bf16_n16_g1024_c1024_k1024_i2048_f4_s1_p3_d1",
+        "direct_wgrad_bf16_t256x16x32_w4x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n32_g240_c240_k240_i28x28_f5x5_s1x1_p2x2_d1x1",
     ),
 ];
 

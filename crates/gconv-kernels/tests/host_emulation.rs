@@ -2317,9 +2317,9 @@ const WGRAD_BANDED_CASES: &[(&str, &str, &str)] = &[
         "wgrad_f16_n2_g24_c24_k24_i13x17_f5x5_s1x1_p2x2_d1x1",
     ),
     (
-        "banded_1d_f4",
+        "banded_two_rows_f2x4",
         "direct_wgrad_bf16_t32x16x16_w2x1_s1_v8x1_gm1_sk0d_mma_gen",
-        "wgrad_bf16_n2_g16_c16_k16_i40_f4_s1_p3_d1",
+        "wgrad_bf16_n2_g16_c16_k16_i2x40_f2x4_s1x1_p0x3_d1x1",
     ),
     (
         "banded_7x7_no_pad_fixed_p3",
@@ -2337,7 +2337,7 @@ const WGRAD_BANDED_CASES: &[(&str, &str, &str)] = &[
 /// reference: every element of dW compared (the output starts as NaN bytes). Coverage
 /// guards: one slab (dW written by the kernel), rule-sized and fixed slab counts (a short last
 /// slab), a channel block half past C, a last row pair whose top row is past Ho, column tiles
-/// with a tail, a 1D layer, an 8-wide filter, odd and even band offsets. Planted faults: the
+/// with a tail, a layer of two rows, an 8-wide filter, odd and even band offsets. Planted faults: the
 /// shifted dY copy never written, the top half read one tap row off, the column-tile mask
 /// dropped. Determinism: a P > 1 case run twice gives identical bytes.
 #[test]

@@ -140,7 +140,7 @@
 //! `direct_wgrad_mma_accumulators`, `direct_wgrad_slabs`; slab rule [`wgrad_mma::slab_count`] (one wave, no traffic cap); pool
 //! [`pool::mma_wgrad_pool`]; cost [`wgrad_mma::cost_estimate`] (not fitted).
 //!
-//! Depthwise layers of 16-bit data with C a multiple of 8, 1D or 2D, stride 1, dilation 1 and
+//! Depthwise 2D layers of 16-bit data with C a multiple of 8, stride 1, dilation 1 and
 //! filters up to 8 × 7 also run on tensor cores, on the banded kernel of [`banded`]
 //! (`wgrad_banded.cu`, `math = mma`, `stages = 1`): per channel, one `mma.sync.m16n8k16` whose
 //! A is the banded (Toeplitz) matrix of two dY rows and whose B is eight X rows covers two

@@ -36,8 +36,8 @@ pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
 /// filters (11 … 61 tap groups across the warps; 8 channels × 16 taps spill); 4 channels × 4 taps for C/G = K/G = 4 (a
 /// group's 4 × 4 block per tap); a 1 × 64 tile for 1D; a 4 × 16 × 32-channel tile for the larger halos of
 /// strided and 3D layers. f32: 4 channels (16 bytes). Then the streaming members
-/// ([`stream_pool`], depthwise) and the tensor-core members ([`mma_wgrad_pool`], 16-bit, C/G and
-/// K/G multiples of 8).
+/// ([`stream_pool`], depthwise), the tensor-core members ([`mma_wgrad_pool`], 16-bit, C/G and
+/// K/G multiples of 8) and the banded tensor-core members ([`banded_pool`], 16-bit depthwise).
 pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
     let members: &[([u32; 3], u32, [u32; 2])] = match dtype {
         DType::F16 | DType::Bf16 => &[
@@ -66,6 +66,31 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
         })
         .chain(stream_pool(dtype))
         .chain(mma_wgrad_pool(dtype))
+        .chain(banded_pool(dtype))
+        .collect()
+}
+
+/// The banded tensor-core members of the backward-weight pool (`super::banded`, 16-bit
+/// depthwise 2D layers, stride 1, filters up to 8 × 7; slabs from the rule): `(TH, TW, BN,
+/// warps)`. Chosen by the session-13 sweep of `bwd_weight_banded_bf16.json` over the zoo's
+/// stride-1 depthwise layers (`results/h200/s13`): 2 × 56 tiles of 16 channels on 4 warps
+/// (7×7 at 56²: 43.8 µs against the pool's 56.6 and cuDNN's 73.9) and 14 × 32 tiles on 8 warps
+/// (7×7 at 28²: 22.1 µs against 28.2 and 33.3). On 3×3 layers and 7-pixel maps the CUDA-core
+/// members stay faster.
+pub fn banded_pool(dtype: DType) -> Vec<KernelConfig> {
+    if dtype == DType::F32 {
+        return Vec::new();
+    }
+    let members: &[(u32, u32, u32, u32)] = &[(2, 56, 16, 4), (14, 32, 16, 8)];
+    members
+        .iter()
+        .map(|&(th, tw, bn, w)| KernelConfig {
+            direction: Direction::Wgrad,
+            math: Math::Mma,
+            stages: 1,
+            split_k: 0,
+            ..config(dtype, [th * tw, bn, tw], w, [8, 1])
+        })
         .collect()
 }
 

@@ -194,7 +194,7 @@ pub enum DirectRule {
         max: u64,
     },
     /// The banded tensor-core wgrad kernel (`math = mma`, `stages = 1`, `super::banded`) covers
-    /// depthwise layers of 16-bit data with C a multiple of 8, 1D or 2D, stride 1, dilation 1
+    /// depthwise layers of 16-bit data with C a multiple of 8, 2D, stride 1, dilation 1
     /// and filters up to 8 wide and 7 high.
     #[error("direct banded tensor-core wgrad (mma, stages 1) needs {need} (problem: {got}); the streaming kernel (simt, stages 1) serves the other depthwise layers")]
     WgradBandedScope {
@@ -698,7 +698,7 @@ fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
 }
 
 /// The rules of a banded wgrad plan (`super::banded`) that read no geometry: a depthwise layer
-/// with C a multiple of 8, rank 1 or 2, stride 1, dilation 1, `FX ≤ 8`, `FY ≤ 7`.
+/// with C a multiple of 8, 2D (at least 2 input rows), stride 1, dilation 1, `FX ≤ 8`, `FY ≤ 7`.
 fn check_banded_scope(problem: &Problem) -> Result<(), Rejection> {
     let scope = |need: &'static str, got: String| -> Result<(), Rejection> {
         Err(DirectRule::WgradBandedScope { need, got }.into())
@@ -715,9 +715,9 @@ fn check_banded_scope(problem: &Problem) -> Result<(), Rejection> {
             format!("C = {}", problem.c),
         );
     }
-    if problem.filter[0] != 1 || problem.input[0] != 1 {
+    if problem.filter[0] != 1 || problem.input[0] != 1 || problem.input[1] < 2 {
         return scope(
-            "a 1D or 2D layer",
+            "a 2D layer (a 1D layer fills one of a row pair and one of eight B rows)",
             format!(
                 "depth {}, filter depth {}",
                 problem.input[0], problem.filter[0]

@@ -360,7 +360,7 @@ constexpr int UNITS = N_ * TILES_H * TILES_W;
 constexpr int VECS = BN / 8;                         // 16-byte channel vectors of a pixel
 static_assert(ESZ == 2, "banded wgrad: 16-bit data");
 static_assert(CG == 1 && KG == 1 && C_ % 8 == 0, "depthwise, channels in 16-byte vectors");
-static_assert(FZ == 1 && ID == 1 && OD == 1, "banded wgrad: 1D or 2D");
+static_assert(FZ == 1 && ID == 1 && OD == 1 && IH >= 2, "banded wgrad: 2D");
 static_assert(SH == 1 && SW == 1 && DH == 1 && DW == 1, "banded wgrad: stride 1, dilation 1");
 static_assert(FX <= 8 && FY <= 7, "banded wgrad: a band of 8 columns, 7 + 1 rows");
 static_assert(TH % 2 == 0 && BN % 8 == 0 && BN % WARPS == 0, "row pairs, channel vectors");

@@ -1,49 +1,49 @@
 // gconv direct backward-weight kernel (depthwise, tensor cores, banded dY): generated, do not edit
-// kernel:  direct_wgrad_bf16_t64x32x32_w4x1_s1_v8x1_gm1_sk33d_mma_gen
-// problem: wgrad_bf16_n16_g1024_c1024_k1024_i2048_f4_s1_p3_d1
-// tiles of 2 x 32 outputs, 32 channels per CTA in 4 warps, 1 x 3 mma per channel and tile; 33 slabs of 32 tiles, smem 49152 B
+// kernel:  direct_wgrad_bf16_t256x16x32_w4x1_s1_v8x1_gm1_sk43d_mma_gen
+// problem: wgrad_bf16_n32_g240_c240_k240_i28x28_f5x5_s1x1_p2x2_d1x1
+// tiles of 8 x 32 outputs, 16 channels per CTA in 4 warps, 4 x 3 mma per channel and tile; 43 slabs of 3 tiles, smem 66048 B
 #define ELEM unsigned short
 constexpr bool IS_BF16 = true;
 #define GCONV_SPLIT_REDUCE 1
 #define GCONV_RED_SLICES 32
 #define GCONV_SPLIT_ATOMIC 0
 constexpr int ESZ = 2;
-constexpr int N_ = 16;
+constexpr int N_ = 32;
 constexpr int ID = 1;
-constexpr int IH = 1;
-constexpr int IW = 2048;
+constexpr int IH = 28;
+constexpr int IW = 28;
 constexpr int OD = 1;
-constexpr int OH = 1;
-constexpr int OW = 2051;
+constexpr int OH = 28;
+constexpr int OW = 28;
 constexpr int FZ = 1;
-constexpr int FY = 1;
-constexpr int FX = 4;
+constexpr int FY = 5;
+constexpr int FX = 5;
 constexpr int SD = 1;
 constexpr int SH = 1;
 constexpr int SW = 1;
 constexpr int PD = 0;
-constexpr int PH = 0;
-constexpr int PW = 3;
+constexpr int PH = 2;
+constexpr int PW = 2;
 constexpr int DD = 1;
 constexpr int DH = 1;
 constexpr int DW = 1;
-constexpr int G_ = 1024;
+constexpr int G_ = 240;
 constexpr int CG = 1;
 constexpr int KG = 1;
-constexpr int TH = 2;
+constexpr int TH = 8;
 constexpr int TW = 32;
-constexpr int BN = 32;
+constexpr int BN = 16;
 constexpr int KCH = 3;
 constexpr int XRS = 56;
 constexpr int DSW = 40;
-constexpr int DY_OFF = 28672;
+constexpr int DY_OFF = 25088;
 constexpr int THREADS = 128;
-constexpr int SMEM_BYTES = 49152;
-constexpr int SLABS = 33;
-constexpr int MIN_CTAS = 4;
-constexpr int UNITS_PER_SLAB = 32;
-constexpr long long RED_PLANE = 4096;
-constexpr int RED_SPLIT = 33;
+constexpr int SMEM_BYTES = 66048;
+constexpr int SLABS = 43;
+constexpr int MIN_CTAS = 3;
+constexpr int UNITS_PER_SLAB = 3;
+constexpr long long RED_PLANE = 6000;
+constexpr int RED_SPLIT = 43;
 
 // ---- prelude: the device helpers every generated kernel shares ----
 // Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
@@ -360,7 +360,7 @@ constexpr int UNITS = N_ * TILES_H * TILES_W;
 constexpr int VECS = BN / 8;                         // 16-byte channel vectors of a pixel
 static_assert(ESZ == 2, "banded wgrad: 16-bit data");
 static_assert(CG == 1 && KG == 1 && C_ % 8 == 0, "depthwise, channels in 16-byte vectors");
-static_assert(FZ == 1 && ID == 1 && OD == 1, "banded wgrad: 1D or 2D");
+static_assert(FZ == 1 && ID == 1 && OD == 1 && IH >= 2, "banded wgrad: 2D");
 static_assert(SH == 1 && SW == 1 && DH == 1 && DW == 1, "banded wgrad: stride 1, dilation 1");
 static_assert(FX <= 8 && FY <= 7, "banded wgrad: a band of 8 columns, 7 + 1 rows");
 static_assert(TH % 2 == 0 && BN % 8 == 0 && BN % WARPS == 0, "row pairs, channel vectors");
@@ -373,7 +373,7 @@ static_assert(SMEM_BYTES >= DY_OFF + BN * DPLANE * 4 && DY_OFF >= BN * XPLANE * 
 static_assert(SLABS * UNITS_PER_SLAB >= UNITS, "slabs cover the units");
 static_assert(RED_PLANE == (long long)C_ * TAPS, "partial plane = |dW|");
 
-extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf16_t64x32x32_w4x1_s1_v8x1_gm1_sk33d_mma_gen(const void* __restrict__ in0,
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf16_t256x16x32_w4x1_s1_v8x1_gm1_sk43d_mma_gen(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
@@ -535,7 +535,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf1
 constexpr int RS_ = GCONV_RED_SLICES;
 constexpr int RE_ = 256 / RS_;
 static_assert(RS_ >= 1 && RS_ <= 32 && (RS_ & (RS_ - 1)) == 0 && RS_ <= RED_SPLIT, "reduction slices");
-extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t64x32x32_w4x1_s1_v8x1_gm1_sk33d_mma_gen_reduce(const void* __restrict__ in0,
+extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t256x16x32_w4x1_s1_v8x1_gm1_sk43d_mma_gen_reduce(const void* __restrict__ in0,
                                                                 const void* __restrict__ in1,
                                                                 void* __restrict__ out,
                                                                 void* __restrict__ workspace) {
@@ -569,14 +569,14 @@ extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t64x32x32_w4
 #if GCONV_SPLIT_ATOMIC
 // Atomic (named `a`, never the default): the slices add into one f32 plane (`red_add_f32`);
 // this launch zeroes it first and `_convert` stores it in the output dtype.
-extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t64x32x32_w4x1_s1_v8x1_gm1_sk33d_mma_gen_zero(const void* __restrict__ in0,
+extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t256x16x32_w4x1_s1_v8x1_gm1_sk43d_mma_gen_zero(const void* __restrict__ in0,
                                                               const void* __restrict__ in1,
                                                               void* __restrict__ out,
                                                               void* __restrict__ workspace) {
   const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
   if (i < RED_PLANE) reinterpret_cast<float*>(workspace)[i] = 0.f;
 }
-extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t64x32x32_w4x1_s1_v8x1_gm1_sk33d_mma_gen_convert(const void* __restrict__ in0,
+extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t256x16x32_w4x1_s1_v8x1_gm1_sk43d_mma_gen_convert(const void* __restrict__ in0,
                                                                  const void* __restrict__ in1,
                                                                  void* __restrict__ out,
                                                                  void* __restrict__ workspace) {
