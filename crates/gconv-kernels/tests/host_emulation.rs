@@ -406,6 +406,10 @@ enum Mutation {
     /// column tile (the `[ox0, ox0 + TW)` mask dropped), so those products are counted twice:
     /// must fail wherever a row has two column tiles or more.
     BandedTileMaskDropped,
+    /// Banded tensor-core wgrad, pipelined variant: the reads issued during a tile's MMAs are
+    /// the current tile's again instead of the next one's (a stale prefetch): must fail
+    /// wherever a slab has two tiles or more.
+    BandedPrefetchStale,
 }
 
 struct Job {
@@ -603,8 +607,12 @@ fn emulate(
             "const float v = s[tx * 8 + ty] + s[(tx + 8) * 8 + ty];",
         )),
         Mutation::BandedTileMaskDropped => Some((
-            "if (oy < OH && ox >= ox0 && ox < ox0 + TW && ox < OW && k < C_) {",
+            "if (oy < OH && ox >= T.ox0 && ox < T.ox0 + TW && ox < OW && k < C_) {",
             "if (oy < OH && ox >= 0 && ox < OW && k < C_) {",
+        )),
+        Mutation::BandedPrefetchStale => Some((
+            "if (u + 1 < u1) fetch(tile_of(u + 1));",
+            "if (u + 1 < u1) fetch(tile_of(u));",
         )),
         Mutation::DirectWgradStreamTapShifted => Some((
             "const int q = j - ow * SW;",
@@ -2331,15 +2339,26 @@ const WGRAD_BANDED_CASES: &[(&str, &str, &str)] = &[
         "direct_wgrad_bf16_t144x32x24_w8x1_s1_v8x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n2_g32_c32_k32_i10x14_f5x8_s1x1_p2x3_d1x1",
     ),
+    (
+        "banded_piped_7x7_tails_p2",
+        "direct_wgrad_bf16_t32x16x16_w2x1_s1_v8x2_gm1_sk2d_mma_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i11x21_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "banded_piped_5x5_f16_past_c_one_slab",
+        "direct_wgrad_f16_t64x16x16_w4x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "wgrad_f16_n2_g24_c24_k24_i13x17_f5x5_s1x1_p2x2_d1x1",
+    ),
 ];
 
 /// The banded tensor-core depthwise wgrad kernel under host emulation against the f64 wgrad
 /// reference: every element of dW compared (the output starts as NaN bytes). Coverage
 /// guards: one slab (dW written by the kernel), rule-sized and fixed slab counts (a short last
 /// slab), a channel block half past C, a last row pair whose top row is past Ho, column tiles
-/// with a tail, a layer of two rows, an 8-wide filter, odd and even band offsets. Planted faults: the
-/// shifted dY copy never written, the top half read one tap row off, the column-tile mask
-/// dropped. Determinism: a P > 1 case run twice gives identical bytes.
+/// with a tail, a layer of two rows, an 8-wide filter, odd and even band offsets, the
+/// pipelined variant (`vec_b` 2) with several tiles per slab and with one slab. Planted faults:
+/// the shifted dY copy never written, the top half read one tap row off, the column-tile mask
+/// dropped, a stale prefetch. Determinism: a P > 1 case run twice gives identical bytes.
 #[test]
 fn direct_wgrad_banded_kernels_match_the_reference_under_host_emulation() {
     let name = "direct_wgrad_banded_kernels_match_the_reference_under_host_emulation";
@@ -2383,6 +2402,12 @@ fn direct_wgrad_banded_kernels_match_the_reference_under_host_emulation() {
             "banded_7x7_no_pad_fixed_p3",
             Mutation::SplitReduceSliceSkipped,
         ),
+        ("banded_piped_7x7_tails_p2", Mutation::BandedPrefetchStale),
+        (
+            "banded_piped_5x5_f16_past_c_one_slab",
+            Mutation::BandedPrefetchStale,
+        ),
+        ("banded_piped_7x7_tails_p2", Mutation::BandedTileMaskDropped),
     ];
     let planted = planted_jobs(&jobs, &mutations);
     jobs.extend(planted);

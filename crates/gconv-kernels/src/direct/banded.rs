@@ -40,7 +40,8 @@
 //! Fields: `tile_m` = `TH × TW` pixels (`TH` even, 2..=[`MAX_ROWS`]), `tile_k` = `TW`
 //! (4..=[`MAX_WIDTH`]), `tile_n` = `BN` channels (a multiple of 8 and of the warps, at most
 //! 64), `warps_m` warps (each holds `BN / warps` ≤ [`MAX_CHANNELS_PER_WARP`] channels),
-//! `vec_a` = 8 (the staging vector), `vec_b` = 1, `stages` = 1, `split_k` = P (0: the slab
+//! `vec_a` = 8 (the staging vector), `vec_b` = 1 or 2 (2: the pipelined variant,
+//! [`pipelined`]), `stages` = 1, `split_k` = P (0: the slab
 //! rule of `super::stream`, [`super::stream::slab_count`]), mode `d`, `math = mma`, `gm1`,
 //! `gen`. Example: `direct_wgrad_bf16_t112x16x56_w4x1_s1_v8x1_gm1_sk0d_mma_gen` = tiles of 2 × 56
 //! output pixels, 16 channels per CTA, 4 warps of 4 channels.
@@ -143,12 +144,37 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
     }
 }
 
+/// True for the pipelined variant (`vec_b` = 2): each thread issues its staging reads of the
+/// next tile into registers before the current tile's MMAs and stores them after, so the
+/// global loads overlap the tensor-core work instead of waiting behind a barrier.
+pub fn pipelined(cfg: &KernelConfig) -> bool {
+    cfg.vec_b == 2
+}
+
+/// The staging tasks of one thread for a tile (X, dY): `⌈tasks / threads⌉` each, the register
+/// arrays of the pipelined variant (X: two 16-byte reads, dY: three).
+pub fn staging_tasks(cfg: &KernelConfig, problem: &Problem) -> (u64, u64) {
+    let threads = cfg.threads().max(1) as u64;
+    let vecs = (cfg.tile_n / 8).max(1) as u64;
+    let kc = 16 * k_chunks(cfg, problem);
+    let th = tile_rows(cfg);
+    let x = (th + 6) * (kc / 2) * vecs;
+    let d = th * dy_copy_words(kc) * vecs;
+    (x.div_ceil(threads), d.div_ceil(threads))
+}
+
 /// Estimated registers per thread: 4 accumulators per channel of the warp, the four A words
 /// and two B words of an MMA in flight (unrolled, a few sets), addresses and a fixed allowance
-/// of 40.
-pub fn register_estimate(cfg: &KernelConfig, _problem: &Problem) -> u32 {
-    let cpw = (cfg.tile_n / cfg.warps_m.max(1)).max(1);
-    cpw * 4 + 24 + 40
+/// of 40; the pipelined variant adds its staging registers (8 per X task, 12 per dY task).
+pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
+    let cpw = (cfg.tile_n / cfg.warps_m.max(1)).max(1) as u64;
+    let staged = if pipelined(cfg) {
+        let (x, d) = staging_tasks(cfg, problem);
+        8 * x + 12 * d
+    } else {
+        0
+    };
+    (cpw * 4 + 24 + 40 + staged).min(u32::MAX as u64) as u32
 }
 
 /// Estimated seconds: `max(t_smem, t_dram, t_l2) · q + t_partials + 2 µs`, where `t_smem` is
@@ -254,6 +280,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
     let _ = writeln!(w, "constexpr int MIN_CTAS = {min_ctas};");
+    let _ = writeln!(w, "constexpr bool PIPE = {};", pipelined(cfg));
     let _ = writeln!(w, "constexpr int UNITS_PER_SLAB = {per_slab};");
     let _ = writeln!(w, "constexpr long long RED_PLANE = {dw};");
     let _ = writeln!(w, "constexpr int RED_SPLIT = {slabs};");

@@ -634,7 +634,7 @@ fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
 /// The structural rules of a banded tensor-core wgrad config (`super::banded`'s field table):
 /// `math = mma` and `stages = 1` (checked by the caller), 16-bit data, no group merge, `split_k` 0 (the
 /// rule) to [`stream::MAX_STREAM_SLABS`] deterministic, `gen`, 1–8 warps along M, `vec_a` 8,
-/// `vec_b` 1, `tile_k` (TW) in 4..=[`banded::MAX_WIDTH`], `tile_m` = TH·TW with TH even and at
+/// `vec_b` 1 or 2 (pipelined), `tile_k` (TW) in 4..=[`banded::MAX_WIDTH`], `tile_m` = TH·TW with TH even and at
 /// most [`banded::MAX_ROWS`], `tile_n` (BN) a multiple of 8 and of the warps, at most 64, with
 /// at most [`banded::MAX_CHANNELS_PER_WARP`] channels per warp.
 fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
@@ -673,8 +673,12 @@ fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
     if cfg.vec_a != 8 {
         return Err(fixed("vec_a", cfg.vec_a.to_string(), "8 (banded wgrad)"));
     }
-    if cfg.vec_b != 1 {
-        return Err(fixed("vec_b", cfg.vec_b.to_string(), "1 (banded wgrad)"));
+    if !(1..=2).contains(&cfg.vec_b) {
+        return Err(fixed(
+            "vec_b",
+            cfg.vec_b.to_string(),
+            "1 or 2 (banded wgrad: 2 is the pipelined variant)",
+        ));
     }
     let limits = "direct banded wgrad (mma, stages 1): tile_k (tile width) in 4..=128, tile_m = TH x tile_k with TH even and <= 16, tile_n a multiple of 8 and of the warps, <= 64, at most 8 channels per warp";
     let th = cfg.tile_m / cfg.tile_k.max(1);

@@ -1340,7 +1340,7 @@ fn wgrad_mma_rules_names_and_slabs() {
 
 /// The banded tensor-core wgrad kernel (`math = mma`, `stages = 1`): its names parse back and
 /// route to it alone; the structural rules refuse f32, an odd or too tall TH, another staging
-/// vector, `vec_b` ≠ 1 and too many channels per warp; the problem rules refuse every layer
+/// vector, `vec_b` beyond 2 and too many channels per warp; the problem rules refuse every layer
 /// outside its scope with its own reason; the dY copies sit 8–24 words apart mod 32; a fixed
 /// slab count beyond the tiles is refused.
 #[test]
@@ -1355,6 +1355,16 @@ fn banded_rules_names_and_geometry() {
     assert!(banded::applies(&c, &prob(dw7)));
     assert!(!stream::applies(&c, &prob(dw7)) && !wgrad_mma::applies(&c, &prob(dw7)));
     assert_eq!(r(&c, dw7), Ok(()));
+    // vec_b 2: the pipelined variant, with its staging registers in the estimate.
+    let piped = KernelConfig { vec_b: 2, ..c };
+    assert_eq!(v(piped), Ok(()));
+    assert!(banded::pipelined(&piped) && !banded::pipelined(&c));
+    let (xt, dt) = banded::staging_tasks(&piped, &prob(dw7));
+    assert_eq!((xt, dt), (4, 2));
+    assert_eq!(
+        banded::register_estimate(&piped, &prob(dw7)),
+        banded::register_estimate(&c, &prob(dw7)) + 8 * 4 + 12 * 2
+    );
     for bad in [
         KernelConfig {
             dtype: DType::F32,
@@ -1366,7 +1376,7 @@ fn banded_rules_names_and_geometry() {
             ..c
         },
         KernelConfig { vec_a: 4, ..c },
-        KernelConfig { vec_b: 2, ..c },
+        KernelConfig { vec_b: 3, ..c },
         KernelConfig {
             tile_n: 64,
             warps_m: 4,

@@ -44,6 +44,97 @@ static_assert(SMEM_BYTES >= DY_OFF + BN * DPLANE * 4 && DY_OFF >= BN * XPLANE * 
 static_assert(SLABS * UNITS_PER_SLAB >= UNITS, "slabs cover the units");
 static_assert(RED_PLANE == (long long)C_ * TAPS, "partial plane = |dW|");
 
+// Staging tasks of a tile. X: task t = (row, column pair, 16-byte channel vector), v fastest;
+// it reads the vector of two adjacent input pixels and writes, per channel, their pair as one
+// 32-bit word of the channel's plane. dY: task t = (row, word, vector); it reads elements 2w,
+// 2w + 1, 2w + 2 of the staged row (e <-> ox = ox0 - 8 + e, zero outside [ox0, ox0 + TW) and
+// the image) and writes word w of copy 0 (elements 2w, 2w + 1) and of copy 1 (2w + 1, 2w + 2:
+// copy 1 holds element e at e - 1).
+constexpr int XTASKS = XROWS * (KC / 2) * VECS;
+constexpr int DTASKS = TH * DSW * VECS;
+constexpr int XT = (XTASKS + THREADS - 1) / THREADS;  // X tasks of a thread (pipelined path)
+constexpr int DT = (DTASKS + THREADS - 1) / THREADS;  // dY tasks of a thread (pipelined path)
+
+struct Tile {
+  int n, oy0, ox0;
+};
+
+// Unit u: column tile fastest, then row tile, then image.
+__device__ __forceinline__ Tile tile_of(int u) {
+  const int r = u / TILES_W;
+  return Tile{r / TILES_H, (r % TILES_H) * TH, (u % TILES_W) * TW};
+}
+
+__device__ __forceinline__ void x_load(const elem_t* __restrict__ X, Tile T, int k0, int t,
+                                       v16b& a, v16b& b) {
+  const int v = t % VECS;
+  const int cp = (t / VECS) % (KC / 2);
+  const int row = t / (VECS * (KC / 2));
+  const int iy = T.oy0 - PH + row;
+  const int ix = T.ox0 - PW + 2 * cp;
+  const int k = k0 + v * 8;
+  const bool rok = (unsigned)iy < (unsigned)IH && k < C_;
+  const long long rbase = (long long)(T.n * IH + iy) * IW;
+  a = {0u, 0u, 0u, 0u};
+  b = {0u, 0u, 0u, 0u};
+  if (rok && (unsigned)ix < (unsigned)IW) {
+    a = *reinterpret_cast<const v16b*>(X + (rbase + ix) * C_ + k);
+  }
+  if (rok && (unsigned)(ix + 1) < (unsigned)IW) {
+    b = *reinterpret_cast<const v16b*>(X + (rbase + ix + 1) * C_ + k);
+  }
+}
+
+__device__ __forceinline__ void x_store(u32* xs32, int t, const v16b& a, const v16b& b) {
+  const int v = t % VECS;
+  const int cp = (t / VECS) % (KC / 2);
+  const int row = t / (VECS * (KC / 2));
+  const u32 wa[4] = {a.x, a.y, a.z, a.w};
+  const u32 wb[4] = {b.x, b.y, b.z, b.w};
+  u32* dst = xs32 + (v * 8) * (XPLANE / 2) + row * (XRS / 2) + cp;
+#pragma unroll
+  for (int i = 0; i < 8; i += 2) {
+    dst[i * (XPLANE / 2)] = (wa[i / 2] & 0xffffu) | (wb[i / 2] << 16);
+    dst[(i + 1) * (XPLANE / 2)] = (wa[i / 2] >> 16) | (wb[i / 2] & 0xffff0000u);
+  }
+}
+
+__device__ __forceinline__ void dy_load(const elem_t* __restrict__ dY, Tile T, int k0, int t,
+                                        v16b (&w3)[3]) {
+  const int v = t % VECS;
+  const int wd = (t / VECS) % DSW;
+  const int row = t / (VECS * DSW);
+  const int oy = T.oy0 + row;
+  const int k = k0 + v * 8;
+#pragma unroll
+  for (int j = 0; j < 3; ++j) {
+    const int ox = T.ox0 - 8 + 2 * wd + j;
+    w3[j] = {0u, 0u, 0u, 0u};
+    if (oy < OH && ox >= T.ox0 && ox < T.ox0 + TW && ox < OW && k < C_) {
+      w3[j] = *reinterpret_cast<const v16b*>(dY + ((long long)(T.n * OH + oy) * OW + ox) * C_ + k);
+    }
+  }
+}
+
+__device__ __forceinline__ void dy_store(u32* ds32, int t, const v16b (&w3)[3]) {
+  const int v = t % VECS;
+  const int wd = (t / VECS) % DSW;
+  const int row = t / (VECS * DSW);
+  u32* dst = ds32 + (v * 8) * DPLANE + row * (2 * DSW) + wd;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int sh = 16 * (i % 2);
+    const u32 w0[4] = {w3[0].x, w3[0].y, w3[0].z, w3[0].w};
+    const u32 w1[4] = {w3[1].x, w3[1].y, w3[1].z, w3[1].w};
+    const u32 w2[4] = {w3[2].x, w3[2].y, w3[2].z, w3[2].w};
+    const u32 e0 = (w0[i / 2] >> sh) & 0xffffu;
+    const u32 e1 = (w1[i / 2] >> sh) & 0xffffu;
+    const u32 e2 = (w2[i / 2] >> sh) & 0xffffu;
+    dst[i * DPLANE] = e0 | (e1 << 16);
+    dst[i * DPLANE + DSW] = e1 | (e2 << 16);
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
@@ -77,76 +168,54 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const vo
 
   const int u0 = blockIdx.x * UNITS_PER_SLAB;
   const int u1 = u0 + UNITS_PER_SLAB < UNITS ? u0 + UNITS_PER_SLAB : UNITS;
+  u32* xs32 = reinterpret_cast<u32*>(xs);
+  // Pipelined path (PIPE): the thread's staging reads of the next tile are issued into
+  // registers before the current tile's MMAs and stored after them.
+  v16b xa[XT], xb[XT], dw[DT][3];  // unused (and dropped) without PIPE
+  auto fetch = [&](Tile T) {
+#pragma unroll
+    for (int i = 0; i < XT; ++i) {
+      const int t = tid + i * THREADS;
+      if (XTASKS % THREADS == 0 || t < XTASKS) x_load(X, T, k0, t, xa[i], xb[i]);
+    }
+#pragma unroll
+    for (int i = 0; i < DT; ++i) {
+      const int t = tid + i * THREADS;
+      if (DTASKS % THREADS == 0 || t < DTASKS) dy_load(dY, T, k0, t, dw[i]);
+    }
+  };
+  if constexpr (PIPE) {
+    if (u0 < u1) fetch(tile_of(u0));
+  }
   for (int u = u0; u < u1; ++u) {
-    // Unit u: column tile fastest, then row tile, then image.
-    const int tw = u % TILES_W;
-    const int r = u / TILES_W;
-    const int oy0 = (r % TILES_H) * TH;
-    const int n = r / TILES_H;
-    const int ox0 = tw * TW;
     __syncthreads();  // the previous tile's planes are read
-    // X rows oy0 - PH + row, columns ox0 - PW + col (zero outside the image or past C), two
-    // adjacent columns per task: each channel's pair is one 32-bit store.
-    for (int t = tid; t < XROWS * (KC / 2) * VECS; t += THREADS) {
-      const int v = t % VECS;
-      const int cp = (t / VECS) % (KC / 2);
-      const int row = t / (VECS * (KC / 2));
-      const int iy = oy0 - PH + row;
-      const int ix = ox0 - PW + 2 * cp;
-      const int k = k0 + v * 8;
-      const bool rok = (unsigned)iy < (unsigned)IH && k < C_;
-      const long long rbase = (long long)(n * IH + iy) * IW;
-      v16b a = {0u, 0u, 0u, 0u};
-      v16b b = {0u, 0u, 0u, 0u};
-      if (rok && (unsigned)ix < (unsigned)IW) {
-        a = *reinterpret_cast<const v16b*>(X + (rbase + ix) * C_ + k);
-      }
-      if (rok && (unsigned)(ix + 1) < (unsigned)IW) {
-        b = *reinterpret_cast<const v16b*>(X + (rbase + ix + 1) * C_ + k);
-      }
-      const u32 wa[4] = {a.x, a.y, a.z, a.w};
-      const u32 wb[4] = {b.x, b.y, b.z, b.w};
-      u32* dst = reinterpret_cast<u32*>(xs) + (v * 8) * (XPLANE / 2) + row * (XRS / 2) + cp;
+    if constexpr (PIPE) {
 #pragma unroll
-      for (int i = 0; i < 8; i += 2) {
-        dst[i * (XPLANE / 2)] = (wa[i / 2] & 0xffffu) | (wb[i / 2] << 16);
-        dst[(i + 1) * (XPLANE / 2)] = (wa[i / 2] >> 16) | (wb[i / 2] & 0xffff0000u);
+      for (int i = 0; i < XT; ++i) {
+        const int t = tid + i * THREADS;
+        if (XTASKS % THREADS == 0 || t < XTASKS) x_store(xs32, t, xa[i], xb[i]);
       }
+#pragma unroll
+      for (int i = 0; i < DT; ++i) {
+        const int t = tid + i * THREADS;
+        if (DTASKS % THREADS == 0 || t < DTASKS) dy_store(ds32, t, dw[i]);
+      }
+      __syncthreads();
+      if (u + 1 < u1) fetch(tile_of(u + 1));
+    } else {
+      const Tile T = tile_of(u);
+      for (int t = tid; t < XTASKS; t += THREADS) {
+        v16b a, b;
+        x_load(X, T, k0, t, a, b);
+        x_store(xs32, t, a, b);
+      }
+      for (int t = tid; t < DTASKS; t += THREADS) {
+        v16b w3[3];
+        dy_load(dY, T, k0, t, w3);
+        dy_store(ds32, t, w3);
+      }
+      __syncthreads();
     }
-    // dY rows oy0 + row, elements e <-> ox = ox0 - 8 + e (zero outside [ox0, ox0 + TW) and the
-    // image). Task w reads elements 2w, 2w + 1, 2w + 2 and writes word w of copy 0 (elements
-    // 2w, 2w + 1) and of copy 1 (elements 2w + 1, 2w + 2: copy 1 holds element e at e - 1).
-    for (int t = tid; t < TH * DSW * VECS; t += THREADS) {
-      const int v = t % VECS;
-      const int wd = (t / VECS) % DSW;
-      const int row = t / (VECS * DSW);
-      const int oy = oy0 + row;
-      const int k = k0 + v * 8;
-      u32 w3[3][4];
-#pragma unroll
-      for (int j = 0; j < 3; ++j) {
-        const int ox = ox0 - 8 + 2 * wd + j;
-        v16b val = {0u, 0u, 0u, 0u};
-        if (oy < OH && ox >= ox0 && ox < ox0 + TW && ox < OW && k < C_) {
-          val = *reinterpret_cast<const v16b*>(dY + ((long long)(n * OH + oy) * OW + ox) * C_ + k);
-        }
-        w3[j][0] = val.x;
-        w3[j][1] = val.y;
-        w3[j][2] = val.z;
-        w3[j][3] = val.w;
-      }
-      u32* dst = ds32 + (v * 8) * DPLANE + row * (2 * DSW) + wd;
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        const int sh = 16 * (i % 2);
-        const u32 e0 = (w3[0][i / 2] >> sh) & 0xffffu;
-        const u32 e1 = (w3[1][i / 2] >> sh) & 0xffffu;
-        const u32 e2 = (w3[2][i / 2] >> sh) & 0xffffu;
-        dst[i * DPLANE] = e0 | (e1 << 16);
-        dst[i * DPLANE + DSW] = e1 | (e2 << 16);
-      }
-    }
-    __syncthreads();
 #pragma unroll
     for (int ci = 0; ci < CPW; ++ci) {
       const int c = warp * CPW + ci;
