@@ -569,19 +569,17 @@ fn check_wgrad_mma_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(),
     Ok(())
 }
 
-/// The structural rules of a streaming wgrad config (`super::stream`'s field table): CUDA
-/// cores (checked by the caller), no group merge, `split_k` 0 (the rule) to
-/// [`stream::MAX_STREAM_SLABS`] deterministic, `gen`, 1–8 warps, `vec_a` (VEC) 1, 2 or 4,
-/// `vec_b` (tap rows per group) 1..=[`stream::MAX_ROWS_PER_GROUP`], `tile_k` (TW) in
-/// 1..=[`stream::MAX_STRIP`], `tile_m` = `tile_k` (one output row per unit), `tile_n` (BN) in
-/// 1..=256 and a multiple of `vec_a`.
-fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
+/// The fields both depthwise `stages = 1` kernels (streaming and banded) fix the same way: no
+/// group merge, `split_k` 0 (the rule) to [`stream::MAX_STREAM_SLABS`] deterministic (their
+/// slab rule is [`stream::slab_count`]), `gen`, 1–8 warps along M. `merge` and `split` are the
+/// expected values the messages name.
+fn check_stream_slab_fields(
+    cfg: &KernelConfig,
+    merge: &'static str,
+    split: &'static str,
+) -> Result<(), Rejection> {
     if cfg.group_merge != 1 {
-        return Err(fixed(
-            "group_merge",
-            cfg.group_merge.to_string(),
-            "1 (simt)",
-        ));
+        return Err(fixed("group_merge", cfg.group_merge.to_string(), merge));
     }
     if cfg.split_k as u64 > stream::MAX_STREAM_SLABS
         || cfg.split_k_mode != SplitKMode::Deterministic
@@ -589,7 +587,7 @@ fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(fixed(
             "split_k",
             format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
-            "0..=256, deterministic (streaming wgrad)",
+            split,
         ));
     }
     if cfg.fast_path != FastPath::General {
@@ -601,6 +599,17 @@ fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
             warps_n: cfg.warps_n,
         });
     }
+    Ok(())
+}
+
+/// The structural rules of a streaming wgrad config (`super::stream`'s field table): CUDA
+/// cores (checked by the caller), no group merge, `split_k` 0 (the rule) to
+/// [`stream::MAX_STREAM_SLABS`] deterministic, `gen`, 1–8 warps, `vec_a` (VEC) 1, 2 or 4,
+/// `vec_b` (tap rows per group) 1..=[`stream::MAX_ROWS_PER_GROUP`], `tile_k` (TW) in
+/// 1..=[`stream::MAX_STRIP`], `tile_m` = `tile_k` (one output row per unit), `tile_n` (BN) in
+/// 1..=256 and a multiple of `vec_a`.
+fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
+    check_stream_slab_fields(cfg, "1 (simt)", "0..=256, deterministic (streaming wgrad)")?;
     if !matches!(cfg.vec_a, 1 | 2 | 4 | 8) {
         return Err(Rejection::BadVectorWidth {
             operand: "vec_a",
@@ -645,31 +654,11 @@ fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
             "bf16 or f16 (banded wgrad)",
         ));
     }
-    if cfg.group_merge != 1 {
-        return Err(fixed(
-            "group_merge",
-            cfg.group_merge.to_string(),
-            "1 (banded wgrad)",
-        ));
-    }
-    if cfg.split_k as u64 > stream::MAX_STREAM_SLABS
-        || cfg.split_k_mode != SplitKMode::Deterministic
-    {
-        return Err(fixed(
-            "split_k",
-            format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
-            "0..=256, deterministic (banded wgrad)",
-        ));
-    }
-    if cfg.fast_path != FastPath::General {
-        return Err(fixed("fast_path", cfg.fast_path.token().to_string(), "gen"));
-    }
-    if cfg.warps_n != 1 || !(1..=8).contains(&cfg.warps_m) {
-        return Err(Rejection::BadWarpCount {
-            warps_m: cfg.warps_m,
-            warps_n: cfg.warps_n,
-        });
-    }
+    check_stream_slab_fields(
+        cfg,
+        "1 (banded wgrad)",
+        "0..=256, deterministic (banded wgrad)",
+    )?;
     if cfg.vec_a != 8 {
         return Err(fixed("vec_a", cfg.vec_a.to_string(), "8 (banded wgrad)"));
     }
