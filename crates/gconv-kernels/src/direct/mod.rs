@@ -146,7 +146,7 @@
 //! A is the banded (Toeplitz) matrix of two dY rows and whose B is eight X rows covers two
 //! output rows × every tap row × 16 input columns. Rules `direct_wgrad_banded_scope`,
 //! `direct_wgrad_slabs`; the slab rule is [`stream::slab_count`]; cost
-//! [`banded::cost_estimate`] (not fitted).
+//! [`banded::cost_estimate`] (× a measured factor).
 //!
 //! Known limits: 3D problems stage `FZ` depth slices per output slice (L2, not DRAM, traffic);
 //! C not a multiple of 2 falls back to 2-byte copies.
