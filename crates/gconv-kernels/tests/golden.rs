@@ -324,7 +324,12 @@ const CASES: &[(&str, &str)] = &[
         "direct_wgrad_bf16_t256x16x32_w4x1_s1_v8x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n32_g240_c240_k240_i28x28_f5x5_s1x1_p2x2_d1x1",
     ),
-    // ... and its pipelined variant (vec_b 2) on 14 x 32 tiles.
+    // ... with 2 x 2 tap blocks (13x13);
+    (
+        "direct_wgrad_bf16_t112x8x56_w8x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n16_g512_c512_k512_i28x28_f13x13_s1x1_p6x6_d1x1",
+    ),
+    // ... and the pipelined variant (vec_b 2) on 14 x 32 tiles.
     (
         "direct_wgrad_bf16_t448x16x32_w8x1_s1_v8x2_gm1_sk0d_mma_gen",
         "wgrad_bf16_n32_g192_c192_k192_i28x28_f7x7_s1x1_p3x3_d1x1",

@@ -410,6 +410,12 @@ enum Mutation {
     /// the current tile's again instead of the next one's (a stale prefetch): must fail
     /// wherever a slab has two tiles or more.
     BandedPrefetchStale,
+    /// Banded tensor-core wgrad with tap blocks: every block along x reads the first block's
+    /// band (the `4·bx`-word shift dropped): must fail wherever FX > 8.
+    BandedBlockShiftDropped,
+    /// Banded tensor-core wgrad with tap blocks: every block along y reads the first block's X
+    /// rows (the `7·by`-row offset dropped): must fail wherever FY > 7.
+    BandedBlockRowsDropped,
 }
 
 struct Job {
@@ -603,8 +609,8 @@ fn emulate(
             "",
         )),
         Mutation::BandedTopHalfShifted => Some((
-            "const float v = s[tx * 8 + ty + 1] + s[(tx + 8) * 8 + ty];",
-            "const float v = s[tx * 8 + ty] + s[(tx + 8) * 8 + ty];",
+            "const float v = s[t * 8 + r + 1] + s[(t + 8) * 8 + r];",
+            "const float v = s[t * 8 + r] + s[(t + 8) * 8 + r];",
         )),
         Mutation::BandedTileMaskDropped => Some((
             "if (oy < OH && ox >= T.ox0 && ox < T.ox0 + TW && ox < OW && k < C_) {",
@@ -613,6 +619,14 @@ fn emulate(
         Mutation::BandedPrefetchStale => Some((
             "if (u + 1 < u1) fetch(tile_of(u + 1));",
             "if (u + 1 < u1) fetch(tile_of(u));",
+        )),
+        Mutation::BandedBlockShiftDropped => Some((
+            "const u32* top = dyc + (2 * j + 1) * 2 * DSW - 4 * bx;",
+            "const u32* top = dyc + (2 * j + 1) * 2 * DSW;",
+        )),
+        Mutation::BandedBlockRowsDropped => Some((
+            "ldsm_x2(b, xb + (u32)(((2 * j + 7 * by) * XRS + kc * 16) * 2));",
+            "ldsm_x2(b, xb + (u32)(((2 * j) * XRS + kc * 16) * 2));",
         )),
         Mutation::DirectWgradStreamTapShifted => Some((
             "const int q = j - ow * SW;",
@@ -2349,6 +2363,26 @@ const WGRAD_BANDED_CASES: &[(&str, &str, &str)] = &[
         "direct_wgrad_f16_t64x16x16_w4x1_s1_v8x2_gm1_sk1d_mma_gen",
         "wgrad_f16_n2_g24_c24_k24_i13x17_f5x5_s1x1_p2x2_d1x1",
     ),
+    (
+        "banded_9x9_blocks_2x2",
+        "direct_wgrad_bf16_t32x16x16_w4x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g16_c16_k16_i13x19_f9x9_s1x1_p4x4_d1x1",
+    ),
+    (
+        "banded_13x13_f16_piped",
+        "direct_wgrad_f16_t64x8x16_w4x1_s1_v8x2_gm1_sk0d_mma_gen",
+        "wgrad_f16_n1_g8_c8_k8_i17x20_f13x13_s1x1_p6x6_d1x1",
+    ),
+    (
+        "banded_15x10_blocks_2x3",
+        "direct_wgrad_bf16_t32x16x16_w8x1_s1_v8x1_gm1_sk2d_mma_gen",
+        "wgrad_bf16_n1_g16_c16_k16_i18x21_f15x10_s1x1_p7x4_d1x1",
+    ),
+    (
+        "banded_31x31_blocks_4x5",
+        "direct_wgrad_bf16_t32x8x16_w8x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g8_c8_k8_i35x33_f31x31_s1x1_p15x15_d1x1",
+    ),
 ];
 
 /// The banded tensor-core depthwise wgrad kernel under host emulation against the f64 wgrad
@@ -2356,9 +2390,10 @@ const WGRAD_BANDED_CASES: &[(&str, &str, &str)] = &[
 /// guards: one slab (dW written by the kernel), rule-sized and fixed slab counts (a short last
 /// slab), a channel block half past C, a last row pair whose top row is past Ho, column tiles
 /// with a tail, a layer of two rows, an 8-wide filter, odd and even band offsets, the
-/// pipelined variant (`vec_b` 2) with several tiles per slab and with one slab. Planted faults:
-/// the shifted dY copy never written, the top half read one tap row off, the column-tile mask
-/// dropped, a stale prefetch. Determinism: a P > 1 case run twice gives identical bytes.
+/// pipelined variant (`vec_b` 2) with several tiles per slab and with one slab, tap blocks
+/// (9×9, 13×13, 15×10, 31×31). Planted faults: the shifted dY copy never written, the top half
+/// read one tap row off, the column-tile mask dropped, a stale prefetch, a tap block's band
+/// shift or X-row offset dropped. Determinism: a P > 1 case run twice gives identical bytes.
 #[test]
 fn direct_wgrad_banded_kernels_match_the_reference_under_host_emulation() {
     let name = "direct_wgrad_banded_kernels_match_the_reference_under_host_emulation";
@@ -2408,6 +2443,11 @@ fn direct_wgrad_banded_kernels_match_the_reference_under_host_emulation() {
             Mutation::BandedPrefetchStale,
         ),
         ("banded_piped_7x7_tails_p2", Mutation::BandedTileMaskDropped),
+        ("banded_9x9_blocks_2x2", Mutation::BandedBlockShiftDropped),
+        ("banded_31x31_blocks_4x5", Mutation::BandedBlockShiftDropped),
+        ("banded_9x9_blocks_2x2", Mutation::BandedBlockRowsDropped),
+        ("banded_15x10_blocks_2x3", Mutation::BandedBlockRowsDropped),
+        ("banded_13x13_f16_piped", Mutation::BandedTopHalfShifted),
     ];
     let planted = planted_jobs(&jobs, &mutations);
     jobs.extend(planted);

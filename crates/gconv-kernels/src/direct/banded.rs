@@ -31,8 +31,14 @@
 //! `_reduce` (`crate::SPLIT_REDUCE`) sums the planes in order. No atomics: dW is bit-identical
 //! across runs.
 //!
+//! **Tap blocks.** A filter wider than 8 or taller than 7 is cut into `⌈FX/8⌉ × ⌈FY/7⌉` blocks
+//! ([`tap_blocks`]): block (bx, by) shifts the band by `8·bx` columns (its A reads start `4·bx`
+//! words further left in the staged dY row, which holds `8·BX` elements left of the tile) and B
+//! by `7·by` X rows (the tile stages `7·(BY − 1)` more rows); each block has its own four
+//! accumulators per channel ([`MAX_ACCUMULATORS`] per thread) and is written out on its own.
+//!
 //! Scope: depthwise (C/G = K/G = 1) with C a multiple of 8 (16-byte channel vectors), 16-bit
-//! data, 2D, stride 1, dilation 1, `FX ≤ 8` and `FY ≤ 7` (3×3, 5×5, 7×7). A 1D layer would use
+//! data, 2D, stride 1, dilation 1, `FX ≤ 32` and `FY ≤ 35` (3×3 … 31×31). A 1D layer would use
 //! one row of each pair and one of the eight B rows (on the H200 a 1D 4-tap layer ran 196 µs
 //! against the streaming kernel's 39 µs), so it is out of scope. Other depthwise layers take
 //! `super::stream`.
@@ -67,11 +73,38 @@ pub const MAX_WIDTH: u32 = 128;
 /// Largest channel count of one warp (`BN / warps`; 4 accumulators each).
 pub const MAX_CHANNELS_PER_WARP: u32 = 8;
 
-/// Largest filter width: the band's 8 rows per half.
-pub const MAX_FX: u64 = 8;
+/// Largest filter width: 4 tap blocks of the band's 8 rows per half.
+pub const MAX_FX: u64 = 32;
 
-/// Largest filter height: the 8 columns of D hold `FY + 1` rows of the two halves.
-pub const MAX_FY: u64 = 7;
+/// Largest filter height: 5 tap blocks of 7 rows (the 8 columns of D hold 7 + 1 rows of the
+/// two halves).
+pub const MAX_FY: u64 = 35;
+
+/// Largest f32 accumulator count per thread: 4 per channel of the warp and tap block.
+pub const MAX_ACCUMULATORS: u64 = 96;
+
+/// The tap blocks `(BX, BY)`: `⌈FX / 8⌉` along x (the band's 8 rows per half), `⌈FY / 7⌉` along
+/// y (7 rows of D per block). Each block is one MMA per row pair and K chunk, with its own four
+/// accumulators per channel.
+pub fn tap_blocks(problem: &Problem) -> (u64, u64) {
+    (problem.filter[2].div_ceil(8), problem.filter[1].div_ceil(7))
+}
+
+/// f32 accumulators per thread: `4 · (BN / warps) · BX · BY`.
+pub fn accumulators(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    let (bx, by) = tap_blocks(problem);
+    4 * (cfg.tile_n / cfg.warps_m.max(1)).max(1) as u64 * bx * by
+}
+
+/// Staged X rows of a tile: `TH + 6` (a row pair reads 8) plus 7 per further tap block along y.
+pub fn x_rows(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    tile_rows(cfg) + 6 + 7 * (tap_blocks(problem).1 - 1)
+}
+
+/// Staged dY elements of a row: the K extent plus 8 per tap block along x on the left.
+pub fn dy_row(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    16 * k_chunks(cfg, problem) + 8 * tap_blocks(problem).0
+}
 
 /// True when `cfg` on `problem` is the banded tensor-core wgrad kernel.
 pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
@@ -99,19 +132,19 @@ pub fn units(cfg: &KernelConfig, problem: &Problem) -> u64 {
     problem.n * out[1].div_ceil(tile_rows(cfg)) * out[2].div_ceil(cfg.tile_k.max(1) as u64)
 }
 
-/// Words between the two copies of a staged dY row: at least half the row's `KC + 8`
-/// elements, and `≡ 8..=24 (mod 32)`, so that the even-offset lanes (words 1–7 of copy 0) and
+/// Words between the two copies of a staged dY row of `row` elements ([`dy_row`]): at least
+/// half of them, and `≡ 8..=24 (mod 32)`, so that the even-offset lanes (words 1–7 of copy 0) and
 /// the odd-offset lanes (words 0–6 of copy 1) of one A read fall in different banks.
-pub fn dy_copy_words(kc: u64) -> u64 {
-    let mut w = (kc + 8).div_ceil(2);
+pub fn dy_copy_words(row: u64) -> u64 {
+    let mut w = row.div_ceil(2);
     while !(8..=24).contains(&(w % 32)) {
         w += 1;
     }
     w
 }
 
-/// The geometry of `cfg` on `problem`: the tile, the staged X planes (`halo = [1, TH + 6,
-/// KC]`, row stride `xrow = KC + 8`), the dY planes (`ws_bytes`, from `xs_bytes` rounded up
+/// The geometry of `cfg` on `problem`: the tile, the staged X planes (`halo = [1,`
+/// [`x_rows`]`, KC]`, row stride `xrow = KC + 8`), the dY planes (`ws_bytes`, from `xs_bytes` rounded up
 /// to hold the epilogue's `BN × 128` f32 sums), and the grid `[P, ⌈C/BN⌉, 1]`.
 pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectGeometry {
     let th = tile_rows(cfg);
@@ -119,9 +152,10 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
     let bn = cfg.tile_n.max(1) as u64;
     let kc = 16 * k_chunks(cfg, problem);
     let xrs = kc + 8;
-    let x_bytes = bn * (th + 6) * xrs * 2;
+    let xrows = x_rows(cfg, problem);
+    let x_bytes = bn * xrows * xrs * 2;
     let dy_off = x_bytes.max(bn * 128 * 4).div_ceil(16) * 16;
-    let dy_bytes = bn * th * 2 * dy_copy_words(kc) * 4;
+    let dy_bytes = bn * th * 2 * dy_copy_words(dy_row(cfg, problem)) * 4;
     let smem = dy_off + dy_bytes;
     let channel_blocks = problem.k.div_ceil(bn);
     let wave = device.wave(smem, cfg.threads(), register_estimate(cfg, problem));
@@ -132,7 +166,7 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
         ct: bn,
         cts: bn,
         wrow: problem.filter_volume(),
-        halo: [1, th + 6, kc],
+        halo: [1, xrows, kc],
         xrow: xrs,
         vl: 8,
         sv: 1,
@@ -157,24 +191,22 @@ pub fn staging_tasks(cfg: &KernelConfig, problem: &Problem) -> (u64, u64) {
     let threads = cfg.threads().max(1) as u64;
     let vecs = (cfg.tile_n / 8).max(1) as u64;
     let kc = 16 * k_chunks(cfg, problem);
-    let th = tile_rows(cfg);
-    let x = (th + 6) * (kc / 2) * vecs;
-    let d = th * dy_copy_words(kc) * vecs;
+    let x = x_rows(cfg, problem) * (kc / 2) * vecs;
+    let d = tile_rows(cfg) * dy_copy_words(dy_row(cfg, problem)) * vecs;
     (x.div_ceil(threads), d.div_ceil(threads))
 }
 
-/// Estimated registers per thread: 4 accumulators per channel of the warp, the four A words
+/// Estimated registers per thread: 4 accumulators per channel of the warp and tap block, the four A words
 /// and two B words of an MMA in flight (unrolled, a few sets), addresses and a fixed allowance
 /// of 40; the pipelined variant adds its staging registers (8 per X task, 12 per dY task).
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
-    let cpw = (cfg.tile_n / cfg.warps_m.max(1)).max(1) as u64;
     let staged = if pipelined(cfg) {
         let (x, d) = staging_tasks(cfg, problem);
         8 * x + 12 * d
     } else {
         0
     };
-    (cpw * 4 + 24 + 40 + staged).min(u32::MAX as u64) as u32
+    (accumulators(cfg, problem) + 24 + 40 + staged).min(u32::MAX as u64) as u32
 }
 
 /// What the H200 measured over [`cost_estimate`]'s model, about 1.5–2.2× on the zoo's depthwise
@@ -203,8 +235,10 @@ pub fn cost_estimate(
     let blocks = geo.grid[1] as f64;
     let bn = cfg.tile_n as f64;
     let (th, kc) = (geo.th as f64, geo.halo[2] as f64);
-    let mmas = units * blocks * bn * (th / 2.0) * (kc / 16.0);
-    let staged = units * blocks * bn * ((th + 6.0) * kc + th * (kc + 8.0));
+    let (bx, by) = tap_blocks(problem);
+    let mmas = units * blocks * bn * (th / 2.0) * (kc / 16.0) * (bx * by) as f64;
+    let rows = x_rows(cfg, problem) as f64;
+    let staged = units * blocks * bn * (rows * kc + th * dy_row(cfg, problem) as f64);
     let smem_rate = 128.0 * 1.7e9 * 132.0;
     let t_smem = (mmas * 768.0 + staged * 4.0) / smem_rate;
     let t_dram = problem.min_bytes() / 3.5e12;
@@ -232,7 +266,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
     let per_slab = u.div_ceil(slabs.max(1));
     let dw = problem.elements(TensorRole::W);
     let kch = k_chunks(cfg, problem);
-    let dsw = dy_copy_words(16 * kch);
+    let dsw = dy_copy_words(dy_row(cfg, problem));
     let mut h = String::new();
     let w = &mut h;
     // Writing to a String cannot fail.

@@ -141,7 +141,7 @@
 //! [`pool::mma_wgrad_pool`]; cost [`wgrad_mma::cost_estimate`] (not fitted).
 //!
 //! Depthwise 2D layers of 16-bit data with C a multiple of 8, stride 1, dilation 1 and
-//! filters up to 8 × 7 also run on tensor cores, on the banded kernel of [`banded`]
+//! filters up to 32 × 35 (tap blocks of 8 × 7) also run on tensor cores, on the banded kernel of [`banded`]
 //! (`wgrad_banded.cu`, `math = mma`, `stages = 1`): per channel, one `mma.sync.m16n8k16` whose
 //! A is the banded (Toeplitz) matrix of two dY rows and whose B is eight X rows covers two
 //! output rows × every tap row × 16 input columns. Rules `direct_wgrad_banded_scope`,

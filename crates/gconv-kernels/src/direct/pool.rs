@@ -71,7 +71,7 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
 }
 
 /// The banded tensor-core members of the backward-weight pool (`super::banded`, 16-bit
-/// depthwise 2D layers, stride 1, filters up to 8 × 7; slabs from the rule): `(TH, TW, BN,
+/// depthwise 2D layers, stride 1, filters up to 32 × 35; slabs from the rule): `(TH, TW, BN,
 /// warps)`. Chosen by the session-13 sweep of `bwd_weight_banded_bf16.json` over the zoo's
 /// stride-1 depthwise layers (`results/h200/s13`): 2 × 56 tiles of 16 channels on 4 warps
 /// (7×7 at 56²: 43.8 µs against the pool's 56.6 and cuDNN's 73.9) and 14 × 32 tiles on 8 warps

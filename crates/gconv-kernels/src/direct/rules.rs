@@ -195,13 +195,26 @@ pub enum DirectRule {
     },
     /// The banded tensor-core wgrad kernel (`math = mma`, `stages = 1`, `super::banded`) covers
     /// depthwise layers of 16-bit data with C a multiple of 8, 2D, stride 1, dilation 1
-    /// and filters up to 8 wide and 7 high.
+    /// and filters up to 32 wide and 35 high.
     #[error("direct banded tensor-core wgrad (mma, stages 1) needs {need} (problem: {got}); the streaming kernel (simt, stages 1) serves the other depthwise layers")]
     WgradBandedScope {
         /// What the kernel needs.
         need: &'static str,
         /// What the problem has.
         got: String,
+    },
+    /// The banded kernel keeps 4 f32 accumulators per channel of a warp and tap block
+    /// (`⌈FX/8⌉ · ⌈FY/7⌉` blocks): at most `max` per thread.
+    #[error("direct banded tensor-core wgrad keeps 4 x {channels} channels per warp x {blocks} tap blocks = {acc} accumulators per thread, more than {max} (lower tile_n or raise the warps)")]
+    WgradBandedAccumulators {
+        /// Channels of a warp (`tile_n / warps`).
+        channels: u64,
+        /// Tap blocks of the filter.
+        blocks: u64,
+        /// Their accumulators.
+        acc: u64,
+        /// Largest accepted.
+        max: u64,
     },
     /// The stride-phase dgrad kernel stages dY, whose K/G channels per group feed each dX
     /// channel: K/G must be small.
@@ -237,6 +250,7 @@ impl DirectRule {
             DirectRule::WgradStreamThreadMapping { .. } => "direct_wgrad_stream_thread_mapping",
             DirectRule::WgradStreamAccumulators { .. } => "direct_wgrad_stream_accumulators",
             DirectRule::WgradBandedScope { .. } => "direct_wgrad_banded_scope",
+            DirectRule::WgradBandedAccumulators { .. } => "direct_wgrad_banded_accumulators",
         }
     }
 }
@@ -691,7 +705,8 @@ fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
 }
 
 /// The rules of a banded wgrad plan (`super::banded`) that read no geometry: a depthwise layer
-/// with C a multiple of 8, 2D (at least 2 input rows), stride 1, dilation 1, `FX ≤ 8`, `FY ≤ 7`.
+/// with C a multiple of 8, 2D (at least 2 input rows), stride 1, dilation 1, `FX ≤ 32`,
+/// `FY ≤ 35`.
 fn check_banded_scope(problem: &Problem) -> Result<(), Rejection> {
     let scope = |need: &'static str, got: String| -> Result<(), Rejection> {
         Err(DirectRule::WgradBandedScope { need, got }.into())
@@ -728,15 +743,16 @@ fn check_banded_scope(problem: &Problem) -> Result<(), Rejection> {
     }
     if problem.filter[2] > banded::MAX_FX || problem.filter[1] > banded::MAX_FY {
         return scope(
-            "a filter at most 8 wide and 7 high",
+            "a filter at most 32 wide and 35 high",
             format!("filter {}x{}", problem.filter[1], problem.filter[2]),
         );
     }
     Ok(())
 }
 
-/// The problem rules of a banded wgrad plan that read the geometry (after
-/// [`check_banded_scope`]): a fixed slab count within the tiles, shared memory and registers.
+/// The problem rules of a banded wgrad plan after [`check_banded_scope`]: at most
+/// [`banded::MAX_ACCUMULATORS`] accumulators per thread, a fixed slab count within the tiles,
+/// shared memory and registers.
 fn check_banded(
     cfg: &KernelConfig,
     problem: &Problem,
@@ -744,6 +760,17 @@ fn check_banded(
     registers: u32,
     limits: &DeviceLimits,
 ) -> Result<(), Rejection> {
+    let acc = banded::accumulators(cfg, problem);
+    if acc > banded::MAX_ACCUMULATORS {
+        let (bx, by) = banded::tap_blocks(problem);
+        return Err(DirectRule::WgradBandedAccumulators {
+            channels: (cfg.tile_n / cfg.warps_m.max(1)) as u64,
+            blocks: bx * by,
+            acc,
+            max: banded::MAX_ACCUMULATORS,
+        }
+        .into());
+    }
     let units = banded::units(cfg, problem);
     if cfg.split_k as u64 > units {
         return Err(DirectRule::WgradSlabs {

@@ -1393,28 +1393,51 @@ fn banded_rules_names_and_geometry() {
         "wgrad_bf16_n2_g16_c16_k16_i9x9_f3x3_s2x2_p1x1_d1x1",
         "wgrad_bf16_n2_g16_c16_k16_i9x9_f3x3_s1x1_p2x2_d2x2",
         "wgrad_bf16_n2_g16_c16_k16_i4x9x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
-        "wgrad_bf16_n2_g16_c16_k16_i19x19_f9x9_s1x1_p4x4_d1x1",
-        "wgrad_bf16_n2_g16_c16_k16_i19x19_f8x8_s1x1_p4x4_d1x1",
+        "wgrad_bf16_n2_g16_c16_k16_i39x39_f33x33_s1x1_p16x16_d1x1",
+        "wgrad_bf16_n2_g16_c16_k16_i39x39_f36x5_s1x1_p17x2_d1x1",
     ] {
         assert_eq!(r(&c, key), scope, "{key}");
     }
-    // A 7-high, 8-wide filter is in scope, a 1D layer is not.
+    // A 7-high, 8-wide filter is one tap block; 9×9 is 2 × 2; 31×31 is 4 × 5 blocks, 80
+    // accumulators for one channel per warp and refused for two; a 1D layer is out of scope.
     assert_eq!(
         r(&c, "wgrad_bf16_n2_g16_c16_k16_i19x19_f7x8_s1x1_p3x4_d1x1"),
         Ok(())
     );
+    let big = "wgrad_bf16_n2_g16_c16_k16_i39x39_f31x31_s1x1_p15x15_d1x1";
+    assert_eq!(banded::tap_blocks(&prob(big)), (4, 5));
+    assert_eq!(
+        banded::tap_blocks(&prob(
+            "wgrad_bf16_n2_g16_c16_k16_i19x19_f9x9_s1x1_p4x4_d1x1"
+        )),
+        (2, 2)
+    );
+    let one_per_warp = KernelConfig {
+        tile_n: 8,
+        warps_m: 8,
+        ..c
+    };
+    assert_eq!(banded::accumulators(&one_per_warp, &prob(big)), 80);
+    assert_eq!(r(&one_per_warp, big), Ok(()));
+    assert_eq!(r(&c, big), Err("direct_wgrad_banded_accumulators"));
     assert_eq!(r(&c, "wgrad_bf16_n2_g16_c16_k16_i99_f5_s1_p2_d1"), scope);
-    assert_eq!(banded::dy_copy_words(64), 40);
-    assert_eq!(banded::dy_copy_words(16), 12);
-    for kc in (16..=144).step_by(16) {
-        let w = banded::dy_copy_words(kc);
-        assert!(2 * w >= kc + 8 && (8..=24).contains(&(w % 32)), "{kc}: {w}");
+    assert_eq!(banded::dy_copy_words(72), 40);
+    assert_eq!(banded::dy_copy_words(24), 12);
+    for row in (24..=200).step_by(8) {
+        let w = banded::dy_copy_words(row);
+        assert!(2 * w >= row && (8..=24).contains(&(w % 32)), "{row}: {w}");
     }
     let p = prob(dw7);
     assert_eq!(banded::k_chunks(&c, &p), 4);
     assert_eq!(banded::units(&c, &p), 32 * 28);
     let g = geometry(&c, &p);
     assert_eq!((g.th, g.tw, g.halo, g.xrow), (2, 56, [1, 8, 64], 72));
+    assert_eq!(banded::dy_row(&c, &p), 72);
+    let gb = geometry(&one_per_warp, &prob(big));
+    assert_eq!(
+        (gb.halo[1], banded::dy_row(&one_per_warp, &prob(big))),
+        (2 + 6 + 28, 96 + 32)
+    );
     assert_eq!(g.grid[1], 6);
     assert_eq!(
         r(

@@ -350,9 +350,12 @@ constexpr int C_ = G_;
 constexpr int WARPS = THREADS / 32;
 constexpr int CPW = BN / WARPS;                      // channels of a warp
 constexpr int KC = KCH * 16;                         // staged X columns (the mma K extent)
-constexpr int XROWS = TH + 6;                        // staged X rows (a row pair reads 8)
+constexpr int BX = (FX + 7) / 8;                     // tap blocks along x (8 columns of A each)
+constexpr int BY = (FY + 6) / 7;                     // tap blocks along y (7 rows of D each)
+constexpr int BLOCKS = BX * BY;
+constexpr int XROWS = TH + 6 + 7 * (BY - 1);         // staged X rows (a row pair reads 8 per block)
 constexpr int XPLANE = XROWS * XRS;                  // elements of one channel's X plane
-constexpr int DS = KC + 8;                           // staged dY elements of a row (from ox0 - 8)
+constexpr int DS = KC + 8 * BX;                      // staged dY elements of a row (from ox0 - 8·BX)
 constexpr int DPLANE = TH * 2 * DSW;                 // 32-bit words of one channel's dY plane
 constexpr int TAPS = FY * FX;
 constexpr int TILES_H = (OH + TH - 1) / TH;
@@ -363,7 +366,7 @@ static_assert(ESZ == 2, "banded wgrad: 16-bit data");
 static_assert(CG == 1 && KG == 1 && C_ % 8 == 0, "depthwise, channels in 16-byte vectors");
 static_assert(FZ == 1 && ID == 1 && OD == 1 && IH >= 2, "banded wgrad: 2D");
 static_assert(SH == 1 && SW == 1 && DH == 1 && DW == 1, "banded wgrad: stride 1, dilation 1");
-static_assert(FX <= 8 && FY <= 7, "banded wgrad: a band of 8 columns, 7 + 1 rows");
+static_assert(FX <= 8 * BX && FY <= 7 * BY, "banded wgrad: tap blocks of 8 columns, 7 + 1 rows");
 static_assert(TH % 2 == 0 && BN % 8 == 0 && BN % WARPS == 0, "row pairs, channel vectors");
 static_assert(KC >= TW + FX - 1, "the K extent covers every input column of the tile");
 static_assert(XRS >= KC && XRS % 8 == 0 && (XRS / 8) % 2 == 1, "X row stride: odd 16-byte chunks");
@@ -377,7 +380,7 @@ static_assert(RED_PLANE == (long long)C_ * TAPS, "partial plane = |dW|");
 // Staging tasks of a tile. X: task t = (row, column pair, 16-byte channel vector), v fastest;
 // it reads the vector of two adjacent input pixels and writes, per channel, their pair as one
 // 32-bit word of the channel's plane. dY: task t = (row, word, vector); it reads elements 2w,
-// 2w + 1, 2w + 2 of the staged row (e <-> ox = ox0 - 8 + e, zero outside [ox0, ox0 + TW) and
+// 2w + 1, 2w + 2 of the staged row (e <-> ox = ox0 - 8·BX + e, zero outside [ox0, ox0 + TW) and
 // the image) and writes word w of copy 0 (elements 2w, 2w + 1) and of copy 1 (2w + 1, 2w + 2:
 // copy 1 holds element e at e - 1).
 constexpr int XTASKS = XROWS * (KC / 2) * VECS;
@@ -438,7 +441,7 @@ __device__ __forceinline__ void dy_load(const elem_t* __restrict__ dY, Tile T, i
   const int k = k0 + v * 8;
 #pragma unroll
   for (int j = 0; j < 3; ++j) {
-    const int ox = T.ox0 - 8 + 2 * wd + j;
+    const int ox = T.ox0 - 8 * BX + 2 * wd + j;
     w3[j] = {0u, 0u, 0u, 0u};
     if (oy < OH && ox >= T.ox0 && ox < T.ox0 + TW && ox < OW && k < C_) {
       w3[j] = *reinterpret_cast<const v16b*>(dY + ((long long)(T.n * OH + oy) * OW + ox) * C_ + k);
@@ -479,21 +482,25 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf1
   const int warp = tid >> 5;
   const int k0 = blockIdx.y * BN;  // first channel of the CTA
   // A roles: rows g (top) and g + 8 (bottom), columns 2q, 2q + 1 (+ 8). The band element of
-  // column k = 2q at chunk 0 is e = 2q + 8 - g of the staged row; an odd e reads the shifted
-  // copy (element e lives at e - 1 there), so each A register is one aligned word.
+  // column k = 2q at chunk 0 of tap block bx is e = 2q + 8·BX - 8·bx - g of the staged row; an
+  // odd e reads the shifted copy (element e lives at e - 1 there), so each A register is one
+  // aligned word (block bx reads 4·bx words further left).
   const int g = lane >> 2;
   const int q = lane & 3;
   const int copy = g & 1;
-  const int aword = (2 * q + 8 - g - copy) / 2 + copy * DSW;
+  const int aword = (2 * q + 8 * BX - g - copy) / 2 + copy * DSW;
   // B roles (ldmatrix.x2): lane l gives row l & 7 of matrix (l >> 3) & 1 (columns 0-7, 8-15).
   const u32 xrole = (u32)(((lane & 7) * XRS + ((lane >> 3) & 1) * 8) * 2);
   const u32 xs_a = smem_u32(xs);
 
-  float acc[CPW][4];
+  float acc[CPW][BLOCKS][4];
 #pragma unroll
   for (int c = 0; c < CPW; ++c) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) acc[c][i] = 0.0f;
+    for (int b = 0; b < BLOCKS; ++b) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[c][b][i] = 0.0f;
+    }
   }
 
   const int u0 = blockIdx.x * UNITS_PER_SLAB;
@@ -552,45 +559,57 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf1
       const u32* dyc = ds32 + c * DPLANE + aword;
       const u32 xb = xs_a + (u32)(c * XPLANE * 2) + xrole;
 #pragma unroll
-      for (int j = 0; j < TH / 2; ++j) {
-        const u32* top = dyc + (2 * j + 1) * 2 * DSW;
-        const u32* bot = dyc + (2 * j) * 2 * DSW;
+      for (int blk = 0; blk < BLOCKS; ++blk) {
+        const int by = blk / BX;
+        const int bx = blk % BX;
 #pragma unroll
-        for (int kc = 0; kc < KCH; ++kc) {
-          const u32 a[4] = {top[8 * kc], bot[8 * kc], top[8 * kc + 4], bot[8 * kc + 4]};
-          u32 b[2];
-          ldsm_x2(b, xb + (u32)((2 * j * XRS + kc * 16) * 2));
-          mma16816(acc[ci], a, b[0], b[1]);
+        for (int j = 0; j < TH / 2; ++j) {
+          const u32* top = dyc + (2 * j + 1) * 2 * DSW - 4 * bx;
+          const u32* bot = dyc + (2 * j) * 2 * DSW - 4 * bx;
+#pragma unroll
+          for (int kc = 0; kc < KCH; ++kc) {
+            const u32 a[4] = {top[8 * kc], bot[8 * kc], top[8 * kc + 4], bot[8 * kc + 4]};
+            u32 b[2];
+            ldsm_x2(b, xb + (u32)(((2 * j + 7 * by) * XRS + kc * 16) * 2));
+            mma16816(acc[ci][blk], a, b[0], b[1]);
+          }
         }
       }
     }
   }
 
-  // Epilogue: each channel's 16 x 8 sums through shared memory ([BN][16][8] f32), then
-  // dW[ty][tx] = top[tx][ty + 1] + bottom[tx][ty] in that order.
-  __syncthreads();
+  // Epilogue, one tap block at a time: each channel's 16 x 8 sums through shared memory
+  // ([BN][16][8] f32), then dW[7·by + r][8·bx + t] = top[t][r + 1] + bottom[t][r] in that order.
   float* sums = reinterpret_cast<float*>(smem);
 #pragma unroll
-  for (int ci = 0; ci < CPW; ++ci) {
-    float* s = sums + (warp * CPW + ci) * 128;
-    s[g * 8 + 2 * q] = acc[ci][0];
-    s[g * 8 + 2 * q + 1] = acc[ci][1];
-    s[(g + 8) * 8 + 2 * q] = acc[ci][2];
-    s[(g + 8) * 8 + 2 * q + 1] = acc[ci][3];
-  }
-  __syncthreads();
-  for (int e = tid; e < BN * TAPS; e += THREADS) {
-    const int c = e / TAPS;
-    const int ty = (e % TAPS) / FX;
-    const int tx = e % FX;
-    const float* s = sums + c * 128;
-    const float v = s[tx * 8 + ty + 1] + s[(tx + 8) * 8 + ty];
-    if (k0 + c < C_) {
-      const long long o = (long long)k0 * TAPS + e;
-      if constexpr (SLABS == 1) {
-        from_f32(v, reinterpret_cast<elem_t*>(out)[o]);
-      } else {
-        reinterpret_cast<float*>(workspace)[blockIdx.x * RED_PLANE + o] = v;
+  for (int blk = 0; blk < BLOCKS; ++blk) {
+    const int by = blk / BX;
+    const int bx = blk % BX;
+    __syncthreads();  // the planes (or the previous block's sums) are read
+#pragma unroll
+    for (int ci = 0; ci < CPW; ++ci) {
+      float* s = sums + (warp * CPW + ci) * 128;
+      s[g * 8 + 2 * q] = acc[ci][blk][0];
+      s[g * 8 + 2 * q + 1] = acc[ci][blk][1];
+      s[(g + 8) * 8 + 2 * q] = acc[ci][blk][2];
+      s[(g + 8) * 8 + 2 * q + 1] = acc[ci][blk][3];
+    }
+    __syncthreads();
+    for (int e = tid; e < BN * 56; e += THREADS) {
+      const int c = e / 56;
+      const int r = (e % 56) / 8;
+      const int t = e % 8;
+      const int ty = 7 * by + r;
+      const int tx = 8 * bx + t;
+      const float* s = sums + c * 128;
+      const float v = s[t * 8 + r + 1] + s[(t + 8) * 8 + r];
+      if (k0 + c < C_ && ty < FY && tx < FX) {
+        const long long o = (long long)(k0 + c) * TAPS + ty * FX + tx;
+        if constexpr (SLABS == 1) {
+          from_f32(v, reinterpret_cast<elem_t*>(out)[o]);
+        } else {
+          reinterpret_cast<float*>(workspace)[blockIdx.x * RED_PLANE + o] = v;
+        }
       }
     }
   }
