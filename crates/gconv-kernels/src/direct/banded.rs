@@ -1,6 +1,6 @@
 //! Backward weight (wgrad) of depthwise layers on tensor cores with a banded dY operand
 //! (`wgrad_banded.cu`, `math = mma`, `stages = 1`). What it owns: which configs take it
-//! ([`applies`]), its work ([`units`], [`row_pairs`]), geometry ([`geometry`]), register
+//! ([`applies`]), its work ([`units`], [`tap_blocks`]), geometry ([`geometry`]), register
 //! estimate ([`register_estimate`]), cost ([`cost_estimate`]) and module ([`emit`]). Its rules
 //! are `super::rules::check_banded` (problem) and `validate_banded` (fields).
 //!
@@ -114,11 +114,6 @@ pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
 /// `TH`, output rows of a tile (`tile_m / tile_k`).
 pub fn tile_rows(cfg: &KernelConfig) -> u64 {
     (cfg.tile_m / cfg.tile_k.max(1)).max(1) as u64
-}
-
-/// Row pairs of a tile: one MMA row of the walk each.
-pub fn row_pairs(cfg: &KernelConfig) -> u64 {
-    tile_rows(cfg) / 2
 }
 
 /// `KCH`, the 16-column chunks of a tile's input columns (`⌈(TW + FX − 1) / 16⌉`).

@@ -77,9 +77,6 @@ pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem, geo: &DirectGe
 /// persistent (2-stage) member.
 pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
     let (cfg, problem, geo) = (&plan.cfg, &plan.forward_problem, &plan.geometry);
-    if banded::applies(cfg, problem) {
-        return banded::cost_estimate(cfg, problem, geo, plan.registers, device);
-    }
     if wgrad_mma::applies(cfg, problem) {
         let kp = &plan.kernel_problem;
         return wgrad_mma::cost_estimate(cfg, problem, kp, geo, plan.registers, device);

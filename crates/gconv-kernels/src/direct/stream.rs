@@ -75,8 +75,8 @@ pub const TARGET_WAVES: u64 = 2;
 /// (`RG · SPAN · VEC·esize/4`); a group whose row segments need more reads one row at a time.
 pub const HOIST_WORDS: u64 = 32;
 
-/// True when `cfg` on `problem` is the streaming kernel: a backward-weight problem and
-/// `stages = 1`.
+/// True when `cfg` on `problem` is the streaming kernel: a backward-weight problem, `stages = 1`
+/// and CUDA cores (`math = mma` with `stages = 1` is `super::banded`).
 pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
     problem.direction == Direction::Wgrad && cfg.stages == 1 && cfg.math != Math::Mma
 }

@@ -56,7 +56,8 @@ const BODY: &str = include_str!("wgrad_mma.cu");
 /// Largest f32 accumulator count per thread (`UPW · MB · NB · 4`).
 pub const MAX_ACCUMULATORS: u64 = 96;
 
-/// True when `cfg` on `problem` is the tensor-core wgrad kernel.
+/// True when `cfg` on `problem` is the tensor-core wgrad kernel (`math = mma`, `stages` 2;
+/// `stages = 1` is `super::banded`).
 pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
     problem.direction == Direction::Wgrad && cfg.math == Math::Mma && cfg.stages != 1
 }

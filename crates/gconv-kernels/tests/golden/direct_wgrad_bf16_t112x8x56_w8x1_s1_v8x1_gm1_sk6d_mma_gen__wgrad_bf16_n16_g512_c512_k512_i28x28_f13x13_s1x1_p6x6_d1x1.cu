@@ -330,22 +330,24 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b
 
 // ---- backward weight, depthwise, tensor cores with a banded dY operand (direct/banded.rs) ----
 // dW[k][ty][tx] = sum over (n, oy, ox) of dY[n, oy, ox, k] * X[n, oy - PH + ty, ox - PW + tx, k]
-// (stride 1, dilation 1, C = K = G). Per channel, one mma.sync.m16n8k16 covers two output rows
-// (top oy_t = oy_b + 1, bottom oy_b), every tap row and 16 input columns ix:
-//   A[m][k]  m = tx (top) or 8 + tx (bottom), k = ix:  dY[oy_t or oy_b][ix + PW - tx]
+// (stride 1, dilation 1, C = K = G). Per channel and tap block (bx, by) of 8 columns x 7 rows,
+// one mma.sync.m16n8k16 covers two output rows (top oy_t = oy_b + 1, bottom oy_b), the block's
+// tap rows and 16 input columns ix (t = tx - 8·bx, r = ty - 7·by):
+//   A[m][k]  m = t (top) or 8 + t (bottom), k = ix:  dY[oy_t or oy_b][ix + PW - tx]
 //            (a band of one dY row: the Toeplitz matrix of the row, zero off the tile),
-//   B[k][n]  n = 0..7:                                  X[oy_b - PH + n][ix],
-//   D[m][n]  top:    dW[ty = n - 1][tx],   bottom: dW[ty = n][tx],
-// so the two halves share B (X rows oy_b - PH .. + 7) and together use 2 x FY x FX of the
-// 16 x 8 outputs. A tile is TH output rows (TH/2 row pairs) x TW output columns of one image:
-// the CTA stages its X rows (TH + 6, zero outside the image) and columns (KC = KCH x 16 from
-// ox0 - PW) and its dY rows (two copies, the second shifted by one element, so that every A
-// register is one aligned 32-bit read whatever the parity of the band offset) as per-channel
-// planes in shared memory, then each warp runs its CPW channels over the tile's
-// TH/2 x KCH mma. The f32 accumulators (4 per channel) live over the whole slab; at the end
-// both halves of each channel are summed in a fixed order (top first) and the CTA writes its
-// rows of one f32 partial plane (workspace plane = slab) or, with one slab, dW itself. No
-// atomics: dW is bit-identical across runs. in0 = X, in1 = dY, out = dW.
+//   B[k][n]  n = 0..7:                                X[oy_b - PH + 7·by + n][ix],
+//   D[m][n]  top:    dW[r = n - 1][t],   bottom: dW[r = n][t],
+// so the two halves share B. A tile is TH output rows (TH/2 row pairs) x TW output columns of
+// one image: the CTA stages its X rows (XROWS, zero outside the image) and columns (KC = KCH x
+// 16 from ox0 - PW) and its dY rows (from ox0 - 8·BX; two copies, the second shifted by one
+// element, so that every A register is one aligned 32-bit read whatever the parity of the band
+// offset) as per-channel planes in shared memory, then each warp runs its CPW channels over
+// the tile's BLOCKS x TH/2 x KCH mma. With PIPE the thread's staging reads of the next tile are
+// issued before the current tile's mma. The f32 accumulators (4 per channel and block) live
+// over the whole slab; at the end, one block at a time, both halves of each channel are summed
+// in a fixed order (top first) and the CTA writes its rows of one f32 partial plane (workspace
+// plane = slab) or, with one slab, dW itself. No atomics: dW is bit-identical across runs.
+// in0 = X, in1 = dY, out = dW.
 constexpr int C_ = G_;
 constexpr int WARPS = THREADS / 32;
 constexpr int CPW = BN / WARPS;                      // channels of a warp
