@@ -45,6 +45,11 @@ pub enum Math {
     /// Hopper `wgmma.mma_async` m64nNk16 (warpgroup MMA, operands read by the tensor cores
     /// from 128-byte-swizzled shared memory, f32 accumulation; f16/bf16; compiled for sm_90a).
     Wgmma,
+    /// `wgmma` with a warp-specialised schedule: one extra producer warpgroup (128 threads
+    /// beyond `warps_m × warps_n`) computes the loader addresses and fills the stages, each
+    /// tracked by a pair of shared-memory barriers (full / empty); the consumer warpgroups only
+    /// wait, issue wgmma batches and release stages. No CTA-wide barrier in the main loop.
+    WgmmaWs,
 }
 
 /// Specialised code paths.
@@ -179,7 +184,13 @@ impl SplitKMode {
 
 impl Math {
     /// All math kinds, in index order.
-    pub const ALL: [Math; 4] = [Math::Mma, Math::Simt, Math::Tf32, Math::Wgmma];
+    pub const ALL: [Math; 5] = [
+        Math::Mma,
+        Math::Simt,
+        Math::Tf32,
+        Math::Wgmma,
+        Math::WgmmaWs,
+    ];
     /// Name token.
     pub fn token(self) -> &'static str {
         match self {
@@ -187,6 +198,20 @@ impl Math {
             Math::Simt => "simt",
             Math::Tf32 => "tf32",
             Math::Wgmma => "wgmma",
+            Math::WgmmaWs => "wgmmaws",
+        }
+    }
+    /// Whether the math issues Hopper warpgroup MMAs (`wgmma` or `wgmmaws`): the instruction
+    /// shapes, the swizzled tiles and sm_90a are theirs.
+    pub fn is_wgmma(self) -> bool {
+        matches!(self, Math::Wgmma | Math::WgmmaWs)
+    }
+    /// Threads a kernel adds beyond its math warps: the producer warpgroup of `wgmmaws`.
+    pub fn producer_threads(self) -> u32 {
+        if self == Math::WgmmaWs {
+            128
+        } else {
+            0
         }
     }
 }
@@ -240,9 +265,9 @@ pub enum FieldError {
 }
 
 impl KernelConfig {
-    /// Threads per CTA.
+    /// Threads per CTA: the math warps, and the producer warpgroup of `wgmmaws`.
     pub fn threads(&self) -> u32 {
-        32 * self.warps_m * self.warps_n
+        32 * self.warps_m * self.warps_n + self.math.producer_threads()
     }
 
     /// Numeric value of a field for the tile engine's filter language: numbers as themselves,

@@ -6,7 +6,8 @@
 //! count, and for direct: depthwise, channel multiplier, 1D and 3D, forward, backward data and
 //! backward weight (the slab kernel, with and without the split reduction, and the depthwise
 //! streaming kernel, with and without it, and the banded tensor-core kernel); igemm
-//! backward-weight (split-K by the rule and atomic, merge, wgmma, CUDA cores, pointwise 3D).
+//! backward-weight (split-K by the rule and atomic, merge, wgmma, CUDA cores, pointwise 3D);
+//! the warp-specialised wgmma schedule in all three directions.
 //!
 //! `GCONV_BLESS=1 cargo test -p gconv-kernels --test golden` rewrites the files (and removes
 //! golden files no longer in the set); review the diff before committing.
@@ -192,6 +193,20 @@ const CASES: &[(&str, &str)] = &[
     (
         "igemm_fwd_f16_t256x128x64_w8x1_s3_v8x8_gm1_sk1d_wgmma_pw",
         "fwd_f16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
+    ),
+    // the warp-specialised schedule (a producer warpgroup, barrier-tracked stages): forward,
+    // backward-data on the N-major weight tile, backward-weight with the rule's split-K.
+    (
+        "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmaws_gen",
+        "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmaws_gen",
+        "dgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk0d_wgmmaws_gen",
+        "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
     // direct on tensor cores: C/G 8 (odd chunk count, x2 B loads) and C/G 32 (x4 B loads).
     (

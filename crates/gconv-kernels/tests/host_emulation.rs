@@ -324,6 +324,12 @@ enum Mutation {
     SkipHaloWait,
     /// The igemm pipeline waits for one k-tile less than it reads: the comparison must fail.
     ShortPipelineWait,
+    /// The warp-specialised consumers issue a k-tile's wgmma batch without waiting for its
+    /// stage to be full (the shim lands a copy only at the producer's wait_group, LAG k-tiles
+    /// later): they multiply the NaN poison or a stale k-tile, or a stage whose copies land
+    /// while their batch is in flight; the comparison or the shim's in-flight operand check
+    /// must catch it.
+    WsFullWaitDropped,
     /// The merged-group weight expansion puts every output channel's weights in the first
     /// group's block of its merged row (the block-diagonal offset dropped): the comparison must
     /// fail.
@@ -566,6 +572,10 @@ fn emulate(
         )),
         Mutation::SkipHaloWait => Some((
             "      cp_async_wait<1>();  // every group but the newest: tile t has landed",
+            "",
+        )),
+        Mutation::WsFullWaitDropped => Some((
+            "      mbar_wait(full_bar(s), (kt / STAGES) & 1);",
             "",
         )),
         Mutation::ShortPipelineWait => Some((
@@ -1016,6 +1026,13 @@ fn tally(outcomes: &[(usize, Outcome)]) -> Tallied {
                 t.detected += 1
             }
             Mutation::WgmmaEarlyRefill => t.errors.push(format!("mutation NOT detected: {line}")),
+            // Consumers that do not wait for full multiply a stage while its copies land: the
+            // in-flight operand check or the comparison catches it.
+            Mutation::WsFullWaitDropped
+                if matches!(&o.result, Err(e) if e.contains("changed while its batch was in flight")) =>
+            {
+                t.detected += 1
+            }
             // A mutation must be caught by the comparison (not by a crash of the harness).
             _ if matches!(o.result, Ok((false, ..))) => t.detected += 1,
             _ => t.errors.push(format!("mutation NOT detected: {line}")),
@@ -1137,6 +1154,34 @@ const IGEMM_CASES: &[(&str, &str, &str)] = &[
         "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk4d_wgmma_gen",
         "fwd_bf16_n1_g1_c256_k64_i5x5_f3x3_s1x1_p1x1_d1x1",
     ),
+    // The warp-specialised schedule (a producer warpgroup, barrier-tracked stages): 1, 2 and 3
+    // consumer warpgroups, 3 and 5 stages, partial tiles, odd channels (2-byte
+    // register-staged loads through the producer), split-K with a short slice.
+    (
+        "wgmma_ws_dense_2wg",
+        "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmaws_gen",
+        "fwd_bf16_n2_g1_c128_k128_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_ws_1wg_s3_f16",
+        "igemm_fwd_f16_t64x128x64_w4x1_s3_v8x8_gm1_sk1d_wgmmaws_gen",
+        "fwd_f16_n1_g2_c64_k256_i8x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgmma_ws_3wg_s5",
+        "igemm_fwd_bf16_t192x128x64_w12x1_s5_v8x8_gm1_sk1d_wgmmaws_gen",
+        "fwd_bf16_n2_g2_c256_k256_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_ws_odd_channels",
+        "igemm_fwd_bf16_t128x64x64_w8x1_s4_v8x8_gm1_sk1d_wgmmaws_gen",
+        "fwd_bf16_n2_g1_c7_k9_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgmma_ws_split_k3",
+        "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk3d_wgmmaws_gen",
+        "fwd_bf16_n1_g1_c256_k64_i5x5_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 /// The igemm family's CUDA C++ (mma.sync, ldmatrix, cp.async pipelines, swizzled shared memory,
@@ -1182,6 +1227,18 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         mutation: Mutation::WgmmaEarlyRefill,
         eager_copies: true,
     });
+    let ws = jobs
+        .iter()
+        .find(|j| j.label == "wgmma_ws_dense_2wg")
+        .map(|j| (j.cfg, j.problem))
+        .expect("wgmmaws case");
+    jobs.push(Job {
+        label: "wgmma_ws_dense_2wg+WsFullWaitDropped".to_string(),
+        cfg: ws.0,
+        problem: ws.1,
+        mutation: Mutation::WsFullWaitDropped,
+        eager_copies: false,
+    });
     jobs.push(Job {
         label: "dense_bf16+ShortPipelineWait".to_string(),
         cfg: base,
@@ -1194,7 +1251,7 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_CASES.len() + n_eager, 4),
+        (IGEMM_CASES.len() + n_eager, 5),
     );
 }
 
@@ -1297,6 +1354,16 @@ const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
     (
         "wgmma_dgrad_s2",
         "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_gen",
+        "dgrad_bf16_n1_g2_c128_k128_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgmma_ws_dgrad_s1",
+        "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmaws_gen",
+        "dgrad_bf16_n1_g2_c256_k256_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_ws_dgrad_s2_k_major",
+        "igemm_dgrad_bf16_t128x64x64_w8x1_s4_v8x4_gm1_sk1d_wgmmaws_gen",
         "dgrad_bf16_n1_g2_c128_k128_i9x9_f3x3_s2x2_p1x1_d1x1",
     ),
 ];
@@ -1416,6 +1483,16 @@ const IGEMM_WGRAD_CASES: &[(&str, &str, &str)] = &[
     (
         "wgmma_wgrad_gm2_cpg32",
         "igemm_wgrad_bf16_t64x128x64_w4x1_s4_v8x8_gm2_sk0d_wgmma_gen",
+        "wgrad_bf16_n1_g4_c128_k128_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_ws_wgrad_m128_split2",
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk2d_wgmmaws_gen",
+        "wgrad_bf16_n2_g1_c128_k128_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_ws_wgrad_gm2_cpg32",
+        "igemm_wgrad_bf16_t64x128x64_w4x1_s3_v8x8_gm2_sk0d_wgmmaws_gen",
         "wgrad_bf16_n1_g4_c128_k128_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
 ];

@@ -19,7 +19,9 @@
 #pragma once
 #define GCONV_HOST_EMULATION 1
 
+#include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -85,6 +87,13 @@ inline GconvHostWarp& gconv_host_warp() {
     std::abort();
   }
   return gconv_host_warps[w];
+}
+
+// __syncwarp: the 32 threads of the warp meet (their earlier operations, such as a retired
+// wgmma batch, precede any lane's later ones).
+inline void __syncwarp(unsigned mask = 0xffffffffu) {
+  (void)mask;
+  gconv_host_warp().bar->arrive_and_wait();
 }
 
 // ---- portable replacements for conversion PTX (bit-exact, see host_conversions_are_bit_exact)
@@ -347,6 +356,58 @@ inline void gconv_host_cp_wait(int n) {
     gconv_host_cp_groups.erase(gconv_host_cp_groups.begin());
   }
 }
+
+// mbarrier (shared memory, CTA scope): the 8-byte word holds the pending arrivals (bits 0-19),
+// the expected count (bits 20-39) and the number of completed phases (bits 40-63); arrivals
+// release and waits acquire, so shared-memory writes before an arrival are seen after the
+// wait. A wait that spins for 30 s aborts (a pipeline that deadlocks fails instead of hanging).
+inline std::atomic_ref<unsigned long long> gconv_host_mbar_word(unsigned bar) {
+  if (bar % 8 != 0 || (size_t)bar + 8 > gconv_host_smem_bytes) {
+    std::fprintf(stderr, "mbarrier at %u: misaligned or outside %zu bytes of shared memory\n", bar,
+                 gconv_host_smem_bytes);
+    std::abort();
+  }
+  return std::atomic_ref<unsigned long long>(*reinterpret_cast<unsigned long long*>(gconv_host_smem + bar));
+}
+inline void gconv_host_mbar_init(unsigned bar, int count) {
+  if (count <= 0 || count >= (1 << 20)) {
+    std::fprintf(stderr, "mbarrier count %d out of range\n", count);
+    std::abort();
+  }
+  gconv_host_mbar_word(bar).store((unsigned long long)count | ((unsigned long long)count << 20),
+                                  std::memory_order_release);
+}
+inline void gconv_host_mbar_arrive(unsigned bar) {
+  auto w = gconv_host_mbar_word(bar);
+  unsigned long long old = w.load(std::memory_order_relaxed), next;
+  do {
+    const unsigned long long pending = old & 0xFFFFF, count = (old >> 20) & 0xFFFFF, phase = old >> 40;
+    if (pending == 0 || count == 0) {
+      std::fprintf(stderr, "mbarrier at %u: arrival on an uninitialised or invalid barrier\n", bar);
+      std::abort();
+    }
+    next = pending == 1 ? (count | (count << 20) | ((phase + 1) << 40)) : (old - 1);
+  } while (!w.compare_exchange_weak(old, next, std::memory_order_acq_rel, std::memory_order_relaxed));
+}
+inline void gconv_host_mbar_wait(unsigned bar, int parity) {
+  auto w = gconv_host_mbar_word(bar);
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const unsigned long long v = w.load(std::memory_order_acquire);
+    if (((v >> 20) & 0xFFFFF) == 0) {
+      std::fprintf(stderr, "mbarrier at %u: wait on an uninitialised or invalid barrier\n", bar);
+      std::abort();
+    }
+    if ((int)((v >> 40) & 1) != (parity & 1)) return;
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
+      std::fprintf(stderr, "mbarrier at %u: wait on parity %d for 30 s (thread %u): deadlock\n", bar, parity,
+                   gconv_host_tid());
+      std::abort();
+    }
+    std::this_thread::yield();
+  }
+}
+inline void gconv_host_mbar_inval(unsigned bar) { gconv_host_mbar_word(bar).store(0, std::memory_order_release); }
 
 // One issued wgmma of this thread: its descriptors, width and operand checksum at issue.
 struct GconvHostWgmmaOp {

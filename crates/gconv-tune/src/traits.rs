@@ -1040,6 +1040,22 @@ mod tests {
         for token in ["_sk0d_", "_sk4d_", "_sk4a_", "_sk0a_"] {
             assert!(r.kernels.iter().any(|k| k.contains(token)), "{token}");
         }
+        // The schedule comparison configs: both wgmma schedules of every tile, per direction.
+        for (file, prefix) in [
+            ("forward_wgmmaws_bf16.json", "igemm_fwd_"),
+            ("bwd_data_wgmmaws_bf16.json", "igemm_dgrad_"),
+            ("bwd_weight_wgmmaws_bf16.json", "igemm_wgrad_"),
+        ] {
+            let r = build_instances(&shipped(file), Arch::Sm90a, None)
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert!(r.kernels.iter().all(|k| k.starts_with(prefix)), "{file}");
+            let ws: Vec<&String> = r.kernels.iter().filter(|k| k.contains("_wgmmaws_")).collect();
+            assert!(ws.len() >= 50, "{file}: {} wgmmaws kernels", ws.len());
+            for k in ws {
+                let twin = k.replace("_wgmmaws_", "_wgmma_");
+                assert!(r.kernels.contains(&twin), "{file}: {k} without {twin}");
+            }
+        }
         let r = build_instances(&shipped("cpu_forward.json"), Arch::Sm90, None).unwrap();
         assert!(r.kernels.iter().any(|k| k == "cpu_planted_wrong"));
     }

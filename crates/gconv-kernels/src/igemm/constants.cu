@@ -14,7 +14,12 @@ constexpr int TPK = PACK ? BK / CEFF : 1;
 constexpr int CBLK = PACK ? 1 : (CEFF + BK - 1) / BK;
 constexpr int KT = PACK ? (TAPS + TPK - 1) / TPK : TAPS * CBLK;
 constexpr int KPS = (KT + SPLIT - 1) / SPLIT;
-constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+// Math threads (CTHREADS: the warps of the tile), the CTA's threads (THREADS: with the producer
+// warpgroup of the warp-specialised schedule, GCONV_WS) and the loader threads (LTHREADS:
+// every thread, or the producer warpgroup alone).
+constexpr int CTHREADS = 32 * WARPS_M * WARPS_N;
+constexpr int THREADS = CTHREADS + (GCONV_WS ? 128 : 0);
+constexpr int LTHREADS = GCONV_WS ? 128 : THREADS;
 constexpr int WM = BM / WARPS_M;
 constexpr int WN = BN / WARPS_N;
 static_assert(WM > 0 && WN > 0, "warp tile");
@@ -37,14 +42,15 @@ constexpr bool A_SYNC = VA * ESZ == 2;  // 2-byte elements: register-staged load
 constexpr bool B_SYNC = VB * ESZ == 2;
 constexpr int imin(int a, int b) { return a < b ? a : b; }
 constexpr int pow2floor(int x) { return x <= 1 ? 1 : 2 * pow2floor(x / 2); }
-// Loader layout: TPR threads share one tile row (CPT chunks each, interleaved for coalescing),
-// RPI rows per pass, R passes; TPR is capped so that a thread holds at most 8 rows of state.
+// Loader layout (over the LTHREADS loader threads): TPR threads share one tile row (CPT chunks
+// each, interleaved for coalescing), RPI rows per pass, R passes; TPR is capped so that a
+// thread holds at most 8 rows of state.
 constexpr int CPR_A = BK / VA;
-constexpr int TPR_A = imin(CPR_A, imin(THREADS, pow2floor(8 * THREADS / BM)));
-constexpr int CPT_A = CPR_A / TPR_A, RPI_A = THREADS / TPR_A, RA = (BM + RPI_A - 1) / RPI_A;
+constexpr int TPR_A = imin(CPR_A, imin(LTHREADS, pow2floor(8 * LTHREADS / BM)));
+constexpr int CPT_A = CPR_A / TPR_A, RPI_A = LTHREADS / TPR_A, RA = (BM + RPI_A - 1) / RPI_A;
 constexpr int CPR_B = BK / VB;
-constexpr int TPR_B = imin(CPR_B, imin(THREADS, pow2floor(8 * THREADS / BN)));
-constexpr int CPT_B = CPR_B / TPR_B, RPI_B = THREADS / TPR_B, RB = (BN + RPI_B - 1) / RPI_B;
+constexpr int TPR_B = imin(CPR_B, imin(LTHREADS, pow2floor(8 * LTHREADS / BN)));
+constexpr int CPT_B = CPR_B / TPR_B, RPI_B = LTHREADS / TPR_B, RB = (BN + RPI_B - 1) / RPI_B;
 constexpr int CPR_C = BN / VC, C_CHUNKS = BM * CPR_C;
 constexpr int OFF_INVALID = -(1 << 30);
 static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "tile / warps");

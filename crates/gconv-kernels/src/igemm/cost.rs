@@ -33,11 +33,11 @@ pub fn cost_estimate(plan: &IgemmPlan, device: &DeviceLimits) -> f64 {
     let (bm, bn, bk) = (cfg.tile_m as f64, cfg.tile_n as f64, cfg.tile_k as f64);
     let rate = match cfg.math {
         Math::Simt => 1.4e11,
-        Math::Wgmma if cfg.stages == 3 => 2.0e12 * 0.6,
-        Math::Wgmma => 2.0e12,
+        Math::Wgmma | Math::WgmmaWs if cfg.stages == 3 => 2.0e12 * 0.6,
+        Math::Wgmma | Math::WgmmaWs => 2.0e12,
         _ => 1.5e12,
     };
-    let (per_ktile, per_wave) = if cfg.math == Math::Wgmma {
+    let (per_ktile, per_wave) = if cfg.math.is_wgmma() {
         (0.0, 0.5e-6)
     } else {
         (0.1e-6, 3e-6)

@@ -33,7 +33,7 @@
   auto out_off = [&](int m, int n) { return (long long)out_row(m) * K_ + gb * NEFF + n; };
 
   // ---- A (dY) loader: per-row decode hoisted out of the K loop ----
-  const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;
+  const int a_trow = ltid / TPR_A, a_tcol = ltid % TPR_A;
   int a_base[RA], a_d[RA], a_h[RA], a_w[RA];
 #pragma unroll
   for (int j = 0; j < RA; ++j) {
@@ -66,20 +66,20 @@
   // each, VB channels), transposed in registers into VB vector stores (one channel each, VB kk).
   // Blocks outside a row's own group are zero (block-diagonal merged weights). ----
   constexpr int RBN = BN / VB, CBN = BK / VB, B_UNITS = RBN * CBN;
-  constexpr int UB = B_NMAJOR ? 1 : (B_UNITS + THREADS - 1) / THREADS;
+  constexpr int UB = B_NMAJOR ? 1 : (B_UNITS + LTHREADS - 1) / LTHREADS;
   constexpr int BW = (VB * ESZ + 3) / 4;  // words per block row
   static_assert(BN % VB == 0 && BK % VB == 0 && CEFF % VB == 0, "dgrad weight blocks");
   int b_rb[UB], b_cb[UB], b_base[UB], b_lo[UB];
 #pragma unroll
   for (int u = 0; u < UB; ++u) {
-    const int unit = tid + u * THREADS;
+    const int unit = ltid + u * LTHREADS;
     // Pairs of row blocks on adjacent lanes: adjacent copies read whole 32-byte sectors of a kk
     // row of W. (Column blocks fastest gives conflict-free stores but half-used sectors, and
     // measured slower on the H200: 65 vs 48 µs, results/h200/s6/README.md.)
     const int cb = RBN % 2 == 0 ? (unit >> 1) % CBN : unit % CBN;
     const int rb = RBN % 2 == 0 ? (unit & 1) + 2 * ((unit >> 1) / CBN) : unit / CBN;
     const int nn = n0 + rb * VB;
-    const bool in = !B_NMAJOR && (B_UNITS % THREADS == 0 || unit < B_UNITS);
+    const bool in = !B_NMAJOR && (B_UNITS % LTHREADS == 0 || unit < B_UNITS);
     const bool ok = in && nn < NEFF;
     const int nv = ok ? nn : 0;
     const int gsub = nv / KG, cc = nv % KG;
@@ -94,13 +94,13 @@
   // the math reads it transposed (ldmatrix.trans, or wgmma with imm-trans-b).
   auto bn_offset = [](int k, int n) { return (n / 64) * (BK * 128) + k * 128 + (n % 64) * 2; };
   constexpr int NCH = BN / 8, NQ = NCH * BK;
-  constexpr int UN = B_NMAJOR ? (NQ + THREADS - 1) / THREADS : 1;
+  constexpr int UN = B_NMAJOR ? (NQ + LTHREADS - 1) / LTHREADS : 1;
   static_assert(!B_NMAJOR || (ESZ == 2 && BN % 64 == 0 && KG % 8 == 0), "N-major weight tiles");
   int n_kr[UN], n_base[UN], n_lo[UN], n_dst[UN];
 #pragma unroll
   for (int u = 0; u < UN; ++u) {
-    const int q = tid + u * THREADS;
-    const bool in = B_NMAJOR && (NQ % THREADS == 0 || q < NQ);
+    const int q = ltid + u * LTHREADS;
+    const bool in = B_NMAJOR && (NQ % LTHREADS == 0 || q < NQ);
     const int nc = q % NCH, kr = q / NCH;
     const int nn = n0 + nc * 8;
     const bool ok = in && nn < NEFF;
@@ -210,7 +210,7 @@
       if constexpr (PACK) ok = ok && tap < ptaps;
       const elem_t* src = Wt + (ok ? b_base[u] + (ch * TAPS + wtap) * KG : 0);
       if constexpr (B_RAW) {
-        const u32 dst = sraw + stage * B_STAGE + (tid + u * THREADS) * VB * ESZ;
+        const u32 dst = sraw + stage * B_STAGE + (ltid + u * LTHREADS) * VB * ESZ;
 #pragma unroll
         for (int i = 0; i < VB; ++i)
           cp_async<VB * ESZ, false>(dst + i * B_UNITS * VB * ESZ, src + (ok ? i * TAPS * KG : 0), ok);
@@ -257,7 +257,7 @@
         u32 rows[VB][BW];
 #pragma unroll
         for (int i = 0; i < VB; ++i)
-          load_words<VB * ESZ>(rows[i], raw + (i * B_UNITS + tid + u * THREADS) * VB * ESZ, true);
+          load_words<VB * ESZ>(rows[i], raw + (i * B_UNITS + ltid + u * LTHREADS) * VB * ESZ, true);
 #pragma unroll
         for (int r = 0; r < VB; ++r) {
           u32 w[BW];

@@ -101,7 +101,12 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     let _ = writeln!(
         w,
         "#define GCONV_MATH_WGMMA {}",
-        u8::from(cfg.math == Math::Wgmma)
+        u8::from(cfg.math.is_wgmma())
+    );
+    let _ = writeln!(
+        w,
+        "#define GCONV_WS {}",
+        u8::from(cfg.math == Math::WgmmaWs)
     );
     let _ = writeln!(
         w,
@@ -190,7 +195,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     let _ = writeln!(w, "constexpr bool B_NMAJOR = {};", plan.b_nmajor);
     // L1-allocating copies for A when taps re-read neighbouring pixels; L2-only otherwise.
     let _ = writeln!(w, "constexpr bool A_L1 = {};", taps > 1);
-    if cfg.math == Math::Wgmma {
+    if cfg.math.is_wgmma() {
         wgmma_helpers(w, cfg, problem.dtype, plan.a_mmajor, plan.b_nmajor);
     }
     let body = [

@@ -1,9 +1,9 @@
   // ---- epilogue: restage through shared memory, then coalesced VC-wide stores ----
 #if GCONV_MATH_WGMMA
   // m64nN accumulator layout: warp w of the warpgroup holds rows 16w + lane/4 (+8); register
-  // 4j + e holds column 8j + 2(lane % 4) + (e % 2).
+  // 4j + e holds column 8j + 2(lane % 4) + (e % 2). (A producer warpgroup holds none.)
 #pragma unroll
-  for (int i = 0; i < MWG; ++i)
+  for (int i = 0; i < (tid < CTHREADS ? MWG : 0); ++i)
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
       const int row = (wg * MWG + i) * 64 + (warp & 3) * 16 + (lane >> 2);

@@ -6,8 +6,8 @@
   auto out_off = [&](int m, int n) { return (long long)m * K_ + gb * NEFF + n; };
 
   // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
-  const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;
-  const int b_trow = tid / TPR_B, b_tcol = tid % TPR_B;
+  const int a_trow = ltid / TPR_A, a_tcol = ltid % TPR_A;
+  const int b_trow = ltid / TPR_B, b_tcol = ltid % TPR_B;
   int a_base[RA], a_d[RA], a_h[RA], a_w[RA];
 #pragma unroll
   for (int j = 0; j < RA; ++j) {

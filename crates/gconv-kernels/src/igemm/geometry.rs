@@ -144,8 +144,13 @@ fn smem_of(cfg: &KernelConfig, raw: bool) -> u32 {
         .saturating_mul(cfg.tile_n.saturating_add(EPILOGUE_PAD))
         .saturating_mul(out_es);
     // wgmma: the kernel rounds its shared-memory base up to 1024 bytes (the 128-byte swizzle
-    // repeats every 8 rows of 128 bytes and is applied to absolute addresses).
-    let align = if cfg.math == Math::Wgmma { 1024 } else { 0 };
+    // repeats every 8 rows of 128 bytes and is applied to absolute addresses); wgmmaws keeps
+    // its two 8-byte barriers per stage (full, empty) in front of that base.
+    let align = match cfg.math {
+        Math::Wgmma => 1024,
+        Math::WgmmaWs => 1024 + 16 * cfg.stages,
+        _ => 0,
+    };
     pipeline.max(epilogue).saturating_add(align)
 }
 
@@ -167,7 +172,13 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
 /// counts are a block per element).
 pub fn register_estimate_with(cfg: &KernelConfig, vec_b: u32) -> u32 {
     let (wm, wn) = warp_tile(cfg);
-    let threads = cfg.threads().max(1);
+    // The threads that run the loaders: all of them, or the producer warpgroup of wgmmaws.
+    let ws = cfg.math == Math::WgmmaWs;
+    let threads = if ws {
+        cfg.math.producer_threads()
+    } else {
+        cfg.threads().max(1)
+    };
     let va = cfg.vec_a.max(1);
     let vb = vec_b.max(1);
     let ia = (cfg.tile_m * cfg.tile_k / va).div_ceil(threads);
@@ -199,11 +210,16 @@ pub fn register_estimate_with(cfg: &KernelConfig, vec_b: u32) -> u32 {
             (tm * tn, 4 * (tm + tn))
         }
         Math::Mma | Math::Tf32 => (wm * wn / 32, 2 * (wm / 16 * 4 + wn / 8 * 2)),
-        Math::Wgmma => {
+        Math::Wgmma | Math::WgmmaWs => {
             let (_, mwg, nacc) = wgmma_shape(cfg);
             (mwg * nacc, 0)
         }
     };
+    if ws {
+        // One kernel, two roles: the accumulators live in the consumers, the loader state in
+        // the producer.
+        return acc.max(transient + loaders) + 28;
+    }
     acc + frags.max(transient) + loaders + 28
 }
 
@@ -330,7 +346,7 @@ fn dgrad_weights_nmajor(cfg: &KernelConfig, vectors: &EffectiveVectors) -> bool 
         && cfg.dtype.size_bytes() == 2
         && vectors.b == 8
         && cfg.tile_n.is_multiple_of(64)
-        && matches!(cfg.math, Math::Mma | Math::Wgmma)
+        && matches!(cfg.math, Math::Mma | Math::Wgmma | Math::WgmmaWs)
 }
 
 /// The igemm plan of one admitted (kernel, problem) pair: everything the emitter and the cost

@@ -22,6 +22,37 @@ __device__ __forceinline__ u64 wg_desc(u32 saddr) {
 __device__ __forceinline__ u64 wg_desc_n(u32 saddr, u32 lbo) {
   return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
 }
+#if GCONV_WS
+// Shared-memory barriers of the warp-specialised pipeline (PTX ISA, mbarrier): `count`
+// arrivals complete a phase; a wait on parity p returns once the phase of that parity has
+// completed (the current phase's parity differs from p).
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ void mbar_init(u32 bar, int count) { gconv_host_mbar_init(bar, count); }
+__device__ __forceinline__ void mbar_arrive(u32 bar) { gconv_host_mbar_arrive(bar); }
+__device__ __forceinline__ void mbar_wait(u32 bar, int parity) { gconv_host_mbar_wait(bar, parity); }
+__device__ __forceinline__ void mbar_inval(u32 bar) { gconv_host_mbar_inval(bar); }
+#else
+__device__ __forceinline__ void mbar_init(u32 bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(u32 bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(u32 bar, int parity) {
+  u32 done;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void mbar_inval(u32 bar) {
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+#endif
+#endif
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void wgmma_fence() {}
 __device__ __forceinline__ void wgmma_commit() { gconv_host_wgmma_commit(); }

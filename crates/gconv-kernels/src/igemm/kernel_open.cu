@@ -4,6 +4,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
   const int tid = threadIdx.x;
+  // index among the loader threads (the producer warpgroup follows the math warps)
+  const int ltid = GCONV_WS ? tid - CTHREADS : tid;
   const int lane = tid & 31;
   const int warp = tid >> 5;
   const int wm = warp / WARPS_N;
@@ -15,7 +17,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
 #if GCONV_MATH_WGMMA
   // 1024-byte aligned base: the hardware applies the 128-byte swizzle to absolute addresses.
-  const u32 sbase = (smem_u32(smem) + 1023u) & ~1023u;
+  // The warp-specialised pipeline keeps its barriers in front of it: full[s] at 16s, empty[s]
+  // at 16s + 8 from the start of shared memory.
+  const u32 sbar = smem_u32(smem);
+  const u32 sbase = (sbar + (GCONV_WS ? 16u * STAGES : 0u) + 1023u) & ~1023u;
   unsigned char* const smem_al = smem + (sbase - smem_u32(smem));
 #else
   const u32 sbase = smem_u32(smem);

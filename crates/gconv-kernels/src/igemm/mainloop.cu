@@ -1,6 +1,6 @@
 #if GCONV_MATH_WGMMA
   // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
-  constexpr int NWG = THREADS / 128;
+  constexpr int NWG = CTHREADS / 128;
   constexpr int MWG = BM / (64 * NWG);
   static_assert(BK == 64 && BM == 64 * NWG * MWG && WG_NACC == BN / 2, "wgmma tile");
   const int wg = warp >> 2;
@@ -151,7 +151,71 @@
 #endif
 
   // ---- multistage cp.async pipeline: one barrier per k-tile ----
-#if GCONV_MATH_WGMMA
+#if GCONV_WS
+  // Warp-specialised: the producer warpgroup (threads CTHREADS..) fills stage kt % STAGES with
+  // k-tile kt once the consumers released its previous k-tile (empty), and signals it (full)
+  // LAG k-tiles later, when its own copies of it have landed (cp.async groups complete in
+  // order), after the direction's restaging and the proxy fence. The consumer warpgroups wait
+  // for full, issue the k-tile's wgmma batch and, once the previous batch retired (wait_group
+  // 1), release the previous k-tile's stage. LAG = STAGES - 2 keeps the two from waiting on
+  // each other: the stage the producer waits for in iteration kt (k-tile kt - STAGES) is
+  // released when the consumers start k-tile kt - STAGES + 1, signalled in producer
+  // iteration kt - STAGES + 1 + LAG = kt - 1.
+  constexpr int LAG = STAGES - 2;
+  static_assert(LAG >= 1, "wgmma pipelines need 3 or more stages");
+  auto full_bar = [&](int s) { return sbar + 16u * s; };
+  auto empty_bar = [&](int s) { return sbar + 16u * s + 8u; };
+  if (tid == 0) {
+#pragma unroll 1
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full_bar(s), LTHREADS);        // every producer thread signals its copies
+      mbar_init(empty_bar(s), CTHREADS / 32);  // one arrival per consumer warp
+    }
+  }
+  __syncthreads();
+  if (tid >= CTHREADS) {
+#pragma unroll 1
+    for (int kt = 0; kt < nkt + LAG; ++kt) {
+      if (kt < nkt) {
+        const int s = kt % STAGES;
+        if (kt >= STAGES) mbar_wait(empty_bar(s), (kt / STAGES - 1) & 1);
+        fetch(s);
+        flush(s);
+      }
+      cp_async_commit();
+      const int r = kt - LAG;  // the k-tile whose copies have landed once LAG groups remain
+      if (r >= 0) {
+        cp_async_wait<LAG>();
+        land(r % STAGES);
+        fence_proxy_async();  // this thread's copies visible to the tensor cores
+        mbar_arrive(full_bar(r % STAGES));
+      }
+    }
+  } else {
+#pragma unroll 1
+    for (int kt = 0; kt < nkt; ++kt) {
+      const int s = kt % STAGES;
+      mbar_wait(full_bar(s), (kt / STAGES) & 1);
+      compute(s);  // k-tile kt issued; k-tile kt - 1 retired
+      if (kt >= 1) {
+        __syncwarp();  // every lane of the warp retired k-tile kt - 1 before its arrival
+        if (lane == 0) mbar_arrive(empty_bar((kt - 1) % STAGES));
+      }
+    }
+    wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
+  }
+  __syncthreads();
+  // the barriers' words become the epilogue's staging (after the barrier below)
+  if (tid == 0) {
+#pragma unroll 1
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_inval(full_bar(s));
+      mbar_inval(empty_bar(s));
+    }
+  }
+#elif GCONV_MATH_WGMMA
   // Prefetch distance STAGES - 2: the stage refilled in iteration kt was last read by the
   // wgmma batch of k-tile kt - 2, which every warpgroup retired (wait_group 1 in iteration
   // kt - 1) before the barrier of iteration kt; the batch of kt - 1 may still be running.

@@ -82,7 +82,7 @@ pub use geometry::{
     EffectiveVectors, IgemmPlan,
 };
 
-use crate::config::{Family, FastPath, KernelConfig, Math, SplitKMode};
+use crate::config::{Family, FastPath, KernelConfig, SplitKMode};
 use crate::device::DeviceLimits;
 use crate::family::{KernelFamily, Plan};
 use crate::rejection::Rejection;
@@ -118,7 +118,7 @@ pub struct Igemm;
 /// The architecture an igemm config is compiled for: sm_90a for `wgmma`, else sm_90 (an sm_90
 /// CUBIN also runs on sm_90a parts).
 pub fn required_arch(cfg: &KernelConfig) -> Arch {
-    if cfg.math == Math::Wgmma {
+    if cfg.math.is_wgmma() {
         Arch::Sm90a
     } else {
         Arch::Sm90
@@ -209,6 +209,7 @@ impl KernelFamily for Igemm {
 mod tests {
     use super::*;
     use crate::admit::{admit, validate, Target};
+    use crate::config::Math;
     use crate::source::KernelSource;
     use pool::forward_pool as default_forward_pool;
 

@@ -22,7 +22,8 @@ pub const MAX_SPLIT_K: u32 = 64;
 pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     let math_ok = matches!(
         (cfg.dtype, cfg.math),
-        (DType::F16 | DType::Bf16, Math::Mma | Math::Wgmma) | (DType::F32, Math::Simt | Math::Tf32)
+        (DType::F16 | DType::Bf16, Math::Mma | Math::Wgmma | Math::WgmmaWs)
+            | (DType::F32, Math::Simt | Math::Tf32)
     );
     if !math_ok {
         return Err(Rejection::MathDtypeMismatch {
@@ -35,16 +36,17 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
             math: cfg.math.token(),
         });
     }
+    // Math warps (the producer warpgroup of `wgmmaws` comes on top).
     let warps = cfg.warps_m.saturating_mul(cfg.warps_n);
     // Three warpgroups (12 warps) exist for wgmma only (192-row tiles).
-    let warps_ok = matches!(warps, 1 | 2 | 4 | 8) || (cfg.math == Math::Wgmma && warps == 12);
+    let warps_ok = matches!(warps, 1 | 2 | 4 | 8) || (cfg.math.is_wgmma() && warps == 12);
     if cfg.warps_m == 0 || cfg.warps_n == 0 || !warps_ok {
         return Err(Rejection::BadWarpCount {
             warps_m: cfg.warps_m,
             warps_n: cfg.warps_n,
         });
     }
-    if cfg.math == Math::Wgmma {
+    if cfg.math.is_wgmma() {
         // One to three warpgroups stacked along M, each owning 64 or 128 rows and the whole
         // tile_n (m64nNk16 with N = tile_n); K-tiles of one 128-byte swizzle row. Three
         // warpgroups (384 threads, 168 registers each at most) own one m64 block of at most

@@ -30,16 +30,16 @@
 
   // A (dY) units: chunk c of VA channels of k row r; B (X) units: chunk c of VB columns
   // (one tap, VB channels) of k row r. A thread's chunk column is fixed for the whole loop
-  // (THREADS is a multiple of the chunks per row or the rows repeat the same pattern), so the
+  // (LTHREADS is a multiple of the chunks per row or the rows repeat the same pattern), so the
   // tap decode is done once; the pixel decode is per k-tile.
-  constexpr int ACH = BM / VA, A_UNITS = BK * ACH, UA = (A_UNITS + THREADS - 1) / THREADS;
-  constexpr int BCH = BN / VB, B_UNITS = BK * BCH, UB = (B_UNITS + THREADS - 1) / THREADS;
+  constexpr int ACH = BM / VA, A_UNITS = BK * ACH, UA = (A_UNITS + LTHREADS - 1) / LTHREADS;
+  constexpr int BCH = BN / VB, B_UNITS = BK * BCH, UB = (B_UNITS + LTHREADS - 1) / LTHREADS;
   int a_r[UA], a_m[UA];
   u32 a_dst[UA];
 #pragma unroll
   for (int u = 0; u < UA; ++u) {
-    const int unit = tid + u * THREADS;
-    const bool in = A_UNITS % THREADS == 0 || unit < A_UNITS;
+    const int unit = ltid + u * LTHREADS;
+    const bool in = A_UNITS % LTHREADS == 0 || unit < A_UNITS;
     const int r = unit / ACH, c = unit % ACH;
     a_r[u] = in ? r : -1;
     a_m[u] = m0 + c * VA;
@@ -50,8 +50,8 @@
   u32 b_dst[UB];
 #pragma unroll
   for (int u = 0; u < UB; ++u) {
-    const int unit = tid + u * THREADS;
-    const bool in = B_UNITS % THREADS == 0 || unit < B_UNITS;
+    const int unit = ltid + u * LTHREADS;
+    const bool in = B_UNITS % LTHREADS == 0 || unit < B_UNITS;
     const int r = unit / BCH, c = unit % BCH;
     const int n = n0 + c * VB;
     const int tap = n < n_cols ? n / CEFF : 0;
