@@ -1028,9 +1028,7 @@ fn tally(outcomes: &[(usize, Outcome)]) -> Tallied {
             Mutation::WgmmaEarlyRefill => t.errors.push(format!("mutation NOT detected: {line}")),
             // Consumers that do not wait for full multiply a stage while its copies land: the
             // in-flight operand check or the comparison catches it.
-            Mutation::WsFullWaitDropped
-                if matches!(&o.result, Err(e) if e.contains("changed while its batch was in flight")) =>
-            {
+            Mutation::WsFullWaitDropped if matches!(&o.result, Err(e) if e.contains("changed while its batch was in flight")) => {
                 t.detected += 1
             }
             // A mutation must be caught by the comparison (not by a crash of the harness).

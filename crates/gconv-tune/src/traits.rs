@@ -1049,7 +1049,11 @@ mod tests {
             let r = build_instances(&shipped(file), Arch::Sm90a, None)
                 .unwrap_or_else(|e| panic!("{file}: {e}"));
             assert!(r.kernels.iter().all(|k| k.starts_with(prefix)), "{file}");
-            let ws: Vec<&String> = r.kernels.iter().filter(|k| k.contains("_wgmmaws_")).collect();
+            let ws: Vec<&String> = r
+                .kernels
+                .iter()
+                .filter(|k| k.contains("_wgmmaws_"))
+                .collect();
             assert!(ws.len() >= 50, "{file}: {} wgmmaws kernels", ws.len());
             for k in ws {
                 let twin = k.replace("_wgmmaws_", "_wgmma_");

@@ -22,8 +22,10 @@ pub const MAX_SPLIT_K: u32 = 64;
 pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     let math_ok = matches!(
         (cfg.dtype, cfg.math),
-        (DType::F16 | DType::Bf16, Math::Mma | Math::Wgmma | Math::WgmmaWs)
-            | (DType::F32, Math::Simt | Math::Tf32)
+        (
+            DType::F16 | DType::Bf16,
+            Math::Mma | Math::Wgmma | Math::WgmmaWs
+        ) | (DType::F32, Math::Simt | Math::Tf32)
     );
     if !math_ok {
         return Err(Rejection::MathDtypeMismatch {

@@ -4,6 +4,7 @@
 // effective vector widths (elements): A 4, B 4, C 4
 #define GCONV_MATH_MMA 0
 #define GCONV_MATH_WGMMA 0
+#define GCONV_WS 0
 #define GCONV_SPLIT_REDUCE 1
 #define GCONV_RED_SLICES 2
 #define GCONV_SPLIT_ATOMIC 0
@@ -228,6 +229,37 @@ __device__ __forceinline__ u64 wg_desc(u32 saddr) {
 __device__ __forceinline__ u64 wg_desc_n(u32 saddr, u32 lbo) {
   return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
 }
+#if GCONV_WS
+// Shared-memory barriers of the warp-specialised pipeline (PTX ISA, mbarrier): `count`
+// arrivals complete a phase; a wait on parity p returns once the phase of that parity has
+// completed (the current phase's parity differs from p).
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ void mbar_init(u32 bar, int count) { gconv_host_mbar_init(bar, count); }
+__device__ __forceinline__ void mbar_arrive(u32 bar) { gconv_host_mbar_arrive(bar); }
+__device__ __forceinline__ void mbar_wait(u32 bar, int parity) { gconv_host_mbar_wait(bar, parity); }
+__device__ __forceinline__ void mbar_inval(u32 bar) { gconv_host_mbar_inval(bar); }
+#else
+__device__ __forceinline__ void mbar_init(u32 bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(u32 bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(u32 bar, int parity) {
+  u32 done;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void mbar_inval(u32 bar) {
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+#endif
+#endif
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void wgmma_fence() {}
 __device__ __forceinline__ void wgmma_commit() { gconv_host_wgmma_commit(); }
@@ -274,7 +306,12 @@ constexpr int TPK = PACK ? BK / CEFF : 1;
 constexpr int CBLK = PACK ? 1 : (CEFF + BK - 1) / BK;
 constexpr int KT = PACK ? (TAPS + TPK - 1) / TPK : TAPS * CBLK;
 constexpr int KPS = (KT + SPLIT - 1) / SPLIT;
-constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+// Math threads (CTHREADS: the warps of the tile), the CTA's threads (THREADS: with the producer
+// warpgroup of the warp-specialised schedule, GCONV_WS) and the loader threads (LTHREADS:
+// every thread, or the producer warpgroup alone).
+constexpr int CTHREADS = 32 * WARPS_M * WARPS_N;
+constexpr int THREADS = CTHREADS + (GCONV_WS ? 128 : 0);
+constexpr int LTHREADS = GCONV_WS ? 128 : THREADS;
 constexpr int WM = BM / WARPS_M;
 constexpr int WN = BN / WARPS_N;
 static_assert(WM > 0 && WN > 0, "warp tile");
@@ -297,14 +334,15 @@ constexpr bool A_SYNC = VA * ESZ == 2;  // 2-byte elements: register-staged load
 constexpr bool B_SYNC = VB * ESZ == 2;
 constexpr int imin(int a, int b) { return a < b ? a : b; }
 constexpr int pow2floor(int x) { return x <= 1 ? 1 : 2 * pow2floor(x / 2); }
-// Loader layout: TPR threads share one tile row (CPT chunks each, interleaved for coalescing),
-// RPI rows per pass, R passes; TPR is capped so that a thread holds at most 8 rows of state.
+// Loader layout (over the LTHREADS loader threads): TPR threads share one tile row (CPT chunks
+// each, interleaved for coalescing), RPI rows per pass, R passes; TPR is capped so that a
+// thread holds at most 8 rows of state.
 constexpr int CPR_A = BK / VA;
-constexpr int TPR_A = imin(CPR_A, imin(THREADS, pow2floor(8 * THREADS / BM)));
-constexpr int CPT_A = CPR_A / TPR_A, RPI_A = THREADS / TPR_A, RA = (BM + RPI_A - 1) / RPI_A;
+constexpr int TPR_A = imin(CPR_A, imin(LTHREADS, pow2floor(8 * LTHREADS / BM)));
+constexpr int CPT_A = CPR_A / TPR_A, RPI_A = LTHREADS / TPR_A, RA = (BM + RPI_A - 1) / RPI_A;
 constexpr int CPR_B = BK / VB;
-constexpr int TPR_B = imin(CPR_B, imin(THREADS, pow2floor(8 * THREADS / BN)));
-constexpr int CPT_B = CPR_B / TPR_B, RPI_B = THREADS / TPR_B, RB = (BN + RPI_B - 1) / RPI_B;
+constexpr int TPR_B = imin(CPR_B, imin(LTHREADS, pow2floor(8 * LTHREADS / BN)));
+constexpr int CPT_B = CPR_B / TPR_B, RPI_B = LTHREADS / TPR_B, RB = (BN + RPI_B - 1) / RPI_B;
 constexpr int CPR_C = BN / VC, C_CHUNKS = BM * CPR_C;
 constexpr int OFF_INVALID = -(1 << 30);
 static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "tile / warps");
@@ -318,6 +356,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
   const int tid = threadIdx.x;
+  // index among the loader threads (the producer warpgroup follows the math warps)
+  const int ltid = GCONV_WS ? tid - CTHREADS : tid;
   const int lane = tid & 31;
   const int warp = tid >> 5;
   const int wm = warp / WARPS_N;
@@ -329,7 +369,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
 #if GCONV_MATH_WGMMA
   // 1024-byte aligned base: the hardware applies the 128-byte swizzle to absolute addresses.
-  const u32 sbase = (smem_u32(smem) + 1023u) & ~1023u;
+  // The warp-specialised pipeline keeps its barriers in front of it: full[s] at 16s, empty[s]
+  // at 16s + 8 from the start of shared memory.
+  const u32 sbar = smem_u32(smem);
+  const u32 sbase = (sbar + (GCONV_WS ? 16u * STAGES : 0u) + 1023u) & ~1023u;
   unsigned char* const smem_al = smem + (sbase - smem_u32(smem));
 #else
   const u32 sbase = smem_u32(smem);
@@ -345,8 +388,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
   auto out_off = [&](int m, int n) { return (long long)m * K_ + gb * NEFF + n; };
 
   // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
-  const int a_trow = tid / TPR_A, a_tcol = tid % TPR_A;
-  const int b_trow = tid / TPR_B, b_tcol = tid % TPR_B;
+  const int a_trow = ltid / TPR_A, a_tcol = ltid % TPR_A;
+  const int b_trow = ltid / TPR_B, b_tcol = ltid % TPR_B;
   int a_base[RA], a_d[RA], a_h[RA], a_w[RA];
 #pragma unroll
   for (int j = 0; j < RA; ++j) {
@@ -517,7 +560,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
   auto bn_offset = [](int, int) { return 0; };
 #if GCONV_MATH_WGMMA
   // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
-  constexpr int NWG = THREADS / 128;
+  constexpr int NWG = CTHREADS / 128;
   constexpr int MWG = BM / (64 * NWG);
   static_assert(BK == 64 && BM == 64 * NWG * MWG && WG_NACC == BN / 2, "wgmma tile");
   const int wg = warp >> 2;
@@ -668,7 +711,71 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
 #endif
 
   // ---- multistage cp.async pipeline: one barrier per k-tile ----
-#if GCONV_MATH_WGMMA
+#if GCONV_WS
+  // Warp-specialised: the producer warpgroup (threads CTHREADS..) fills stage kt % STAGES with
+  // k-tile kt once the consumers released its previous k-tile (empty), and signals it (full)
+  // LAG k-tiles later, when its own copies of it have landed (cp.async groups complete in
+  // order), after the direction's restaging and the proxy fence. The consumer warpgroups wait
+  // for full, issue the k-tile's wgmma batch and, once the previous batch retired (wait_group
+  // 1), release the previous k-tile's stage. LAG = STAGES - 2 keeps the two from waiting on
+  // each other: the stage the producer waits for in iteration kt (k-tile kt - STAGES) is
+  // released when the consumers start k-tile kt - STAGES + 1, signalled in producer
+  // iteration kt - STAGES + 1 + LAG = kt - 1.
+  constexpr int LAG = STAGES - 2;
+  static_assert(LAG >= 1, "wgmma pipelines need 3 or more stages");
+  auto full_bar = [&](int s) { return sbar + 16u * s; };
+  auto empty_bar = [&](int s) { return sbar + 16u * s + 8u; };
+  if (tid == 0) {
+#pragma unroll 1
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full_bar(s), LTHREADS);        // every producer thread signals its copies
+      mbar_init(empty_bar(s), CTHREADS / 32);  // one arrival per consumer warp
+    }
+  }
+  __syncthreads();
+  if (tid >= CTHREADS) {
+#pragma unroll 1
+    for (int kt = 0; kt < nkt + LAG; ++kt) {
+      if (kt < nkt) {
+        const int s = kt % STAGES;
+        if (kt >= STAGES) mbar_wait(empty_bar(s), (kt / STAGES - 1) & 1);
+        fetch(s);
+        flush(s);
+      }
+      cp_async_commit();
+      const int r = kt - LAG;  // the k-tile whose copies have landed once LAG groups remain
+      if (r >= 0) {
+        cp_async_wait<LAG>();
+        land(r % STAGES);
+        fence_proxy_async();  // this thread's copies visible to the tensor cores
+        mbar_arrive(full_bar(r % STAGES));
+      }
+    }
+  } else {
+#pragma unroll 1
+    for (int kt = 0; kt < nkt; ++kt) {
+      const int s = kt % STAGES;
+      mbar_wait(full_bar(s), (kt / STAGES) & 1);
+      compute(s);  // k-tile kt issued; k-tile kt - 1 retired
+      if (kt >= 1) {
+        __syncwarp();  // every lane of the warp retired k-tile kt - 1 before its arrival
+        if (lane == 0) mbar_arrive(empty_bar((kt - 1) % STAGES));
+      }
+    }
+    wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
+  }
+  __syncthreads();
+  // the barriers' words become the epilogue's staging (after the barrier below)
+  if (tid == 0) {
+#pragma unroll 1
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_inval(full_bar(s));
+      mbar_inval(empty_bar(s));
+    }
+  }
+#elif GCONV_MATH_WGMMA
   // Prefetch distance STAGES - 2: the stage refilled in iteration kt was last read by the
   // wgmma batch of k-tile kt - 2, which every warpgroup retired (wait_group 1 in iteration
   // kt - 1) before the barrier of iteration kt; the batch of kt - 1 may still be running.
@@ -726,9 +833,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
   // ---- epilogue: restage through shared memory, then coalesced VC-wide stores ----
 #if GCONV_MATH_WGMMA
   // m64nN accumulator layout: warp w of the warpgroup holds rows 16w + lane/4 (+8); register
-  // 4j + e holds column 8j + 2(lane % 4) + (e % 2).
+  // 4j + e holds column 8j + 2(lane % 4) + (e % 2). (A producer warpgroup holds none.)
 #pragma unroll
-  for (int i = 0; i < MWG; ++i)
+  for (int i = 0; i < (tid < CTHREADS ? MWG : 0); ++i)
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
       const int row = (wg * MWG + i) * 64 + (warp & 3) * 16 + (lane >> 2);
