@@ -33,6 +33,11 @@ pub struct SelftestArgs {
     /// bwd_weight); all three by default.
     #[arg(long, value_parser = Direction::parse_any)]
     pub direction: Option<Direction>,
+    /// With --gpu: only the pool members whose name contains this text (e.g. `_wgmmaws_`, or
+    /// one kernel's full name), with the reference kernel on every case; all members by
+    /// default.
+    #[arg(long, value_name = "TEXT")]
+    pub kernels: Option<String>,
 }
 
 /// A group regime of the matrix: (name, G, C, K).
@@ -191,11 +196,14 @@ pub fn run(a: SelftestArgs) -> Result<ExitCode> {
         failed: 0,
         verbose: a.verbose,
     };
+    if a.kernels.is_some() && !a.gpu {
+        anyhow::bail!("selftest --kernels selects GPU pool members; it needs --gpu");
+    }
     if a.gpu {
         let rt = GpuRuntime::new(0)
             .map_err(|e| anyhow::anyhow!("selftest --gpu: the CUDA backend is not usable: {e}"))?;
         writeln!(std::io::stdout().lock(), "device: {}", rt.info())?;
-        run_gpu_matrix(&rt, a.seed, a.direction, &mut t)?;
+        run_gpu_matrix(&rt, a.seed, a.direction, a.kernels.as_deref(), &mut t)?;
     } else {
         run_cpu_matrix(a.seed, a.direction, &mut t)?;
     }
@@ -259,17 +267,28 @@ fn run_gpu_matrix(
     rt: &GpuRuntime,
     seed: u64,
     direction: Option<Direction>,
+    only: Option<&str>,
     t: &mut Tally,
 ) -> Result<()> {
     let target = gpu_target(rt);
     let mut jobs = Vec::new();
+    let mut members = 0usize;
     for (label, p) in cases(direction)? {
         jobs.push((label.clone(), p, gpu_ref::reference_source(&p)));
         for cfg in pool(p.direction, p.dtype, Families::All) {
+            if only.is_some_and(|text| !cfg.to_string().contains(text)) {
+                continue;
+            }
             if let Ok(a) = admit(&cfg, &p, &target) {
                 jobs.push((label.clone(), p, a.emit()));
+                members += 1;
             }
         }
+    }
+    if let (Some(text), 0) = (only, members) {
+        anyhow::bail!(
+            "selftest --kernels {text:?}: no pool member with that text in its name runs a case of the matrix"
+        );
     }
     writeln!(
         std::io::stdout().lock(),

@@ -407,6 +407,14 @@ inline void gconv_host_mbar_wait(unsigned bar, int parity) {
     std::this_thread::yield();
   }
 }
+// cp.async.mbarrier.arrive.noinc: the arrival comes when this thread's earlier copies have
+// completed; the shim completes them now (every open and committed group) and arrives.
+inline void gconv_host_cp_async_mbar_arrive(unsigned bar) {
+  gconv_host_cp_groups.push_back(std::move(gconv_host_cp_open));
+  gconv_host_cp_open.clear();
+  gconv_host_cp_wait(0);
+  gconv_host_mbar_arrive(bar);
+}
 inline void gconv_host_mbar_inval(unsigned bar) { gconv_host_mbar_word(bar).store(0, std::memory_order_release); }
 
 // One issued wgmma of this thread: its descriptors, width and operand checksum at issue.

@@ -247,6 +247,7 @@
   // Before the barrier of the k-tile in `stage`: its raw weight blocks (this thread's own
   // copies, landed) transposed into the B tile; or, for 2-byte elements, the blocks of the
   // previous fetch stored from registers (their loads overlapped a k-tile of math).
+  constexpr bool LANDS = !B_NMAJOR;  // the N-major tile is W's own layout: nothing to restage
   auto land = [&](int stage) {
     if constexpr (B_RAW) {
       unsigned char* const sb = smem_al + STAGES * A_STAGE + stage * B_STAGE;

@@ -175,4 +175,5 @@
   };
   // no restaging between the copies and the math in this direction; B is K-major
   auto land = [](int) {};
+  constexpr bool LANDS = false;
   auto bn_offset = [](int, int) { return 0; };

@@ -31,6 +31,7 @@ __device__ __forceinline__ void mbar_init(u32 bar, int count) { gconv_host_mbar_
 __device__ __forceinline__ void mbar_arrive(u32 bar) { gconv_host_mbar_arrive(bar); }
 __device__ __forceinline__ void mbar_wait(u32 bar, int parity) { gconv_host_mbar_wait(bar, parity); }
 __device__ __forceinline__ void mbar_inval(u32 bar) { gconv_host_mbar_inval(bar); }
+__device__ __forceinline__ void cp_async_mbar_arrive(u32 bar) { gconv_host_cp_async_mbar_arrive(bar); }
 #else
 __device__ __forceinline__ void mbar_init(u32 bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
@@ -50,6 +51,10 @@ __device__ __forceinline__ void mbar_wait(u32 bar, int parity) {
 }
 __device__ __forceinline__ void mbar_inval(u32 bar) {
   asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+// One arrival on `bar`, made when every cp.async this thread issued before it has completed.
+__device__ __forceinline__ void cp_async_mbar_arrive(u32 bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 #endif
 #endif

@@ -124,4 +124,5 @@
     }
   };
   auto land = [](int) {};
+  constexpr bool LANDS = false;  // no restaging between the copies and the math
   auto bn_offset = [](int k, int n) { return mn_offset(k, n); };

@@ -249,6 +249,7 @@ __device__ __forceinline__ void mbar_init(u32 bar, int count) { gconv_host_mbar_
 __device__ __forceinline__ void mbar_arrive(u32 bar) { gconv_host_mbar_arrive(bar); }
 __device__ __forceinline__ void mbar_wait(u32 bar, int parity) { gconv_host_mbar_wait(bar, parity); }
 __device__ __forceinline__ void mbar_inval(u32 bar) { gconv_host_mbar_inval(bar); }
+__device__ __forceinline__ void cp_async_mbar_arrive(u32 bar) { gconv_host_cp_async_mbar_arrive(bar); }
 #else
 __device__ __forceinline__ void mbar_init(u32 bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
@@ -268,6 +269,10 @@ __device__ __forceinline__ void mbar_wait(u32 bar, int parity) {
 }
 __device__ __forceinline__ void mbar_inval(u32 bar) {
   asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+// One arrival on `bar`, made when every cp.async this thread issued before it has completed.
+__device__ __forceinline__ void cp_async_mbar_arrive(u32 bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 #endif
 #endif
@@ -568,6 +573,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f16_t256x128x64_
   };
   // no restaging between the copies and the math in this direction; B is K-major
   auto land = [](int) {};
+  constexpr bool LANDS = false;
   auto bn_offset = [](int, int) { return 0; };
 #if GCONV_MATH_WGMMA
   // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
@@ -724,14 +730,20 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f16_t256x128x64_
   // ---- multistage cp.async pipeline: one barrier per k-tile ----
 #if GCONV_WS
   // Warp-specialised: the producer warpgroup (threads CTHREADS..) fills stage kt % STAGES with
-  // k-tile kt once the consumers released its previous k-tile (empty), and signals it (full)
-  // LAG k-tiles later, when its own copies of it have landed (cp.async groups complete in
-  // order), after the direction's restaging and the proxy fence. The consumer warpgroups wait
-  // for full, issue the k-tile's wgmma batch and, once the previous batch retired (wait_group
-  // 1), release the previous k-tile's stage. LAG = STAGES - 2 keeps the two from waiting on
-  // each other: the stage the producer waits for in iteration kt (k-tile kt - STAGES) is
-  // released when the consumers start k-tile kt - STAGES + 1, signalled in producer
-  // iteration kt - STAGES + 1 + LAG = kt - 1.
+  // k-tile kt once the consumers released its previous k-tile (empty) and signals it (full);
+  // the consumer warpgroups wait for full, issue the k-tile's wgmma batch and, once the
+  // previous batch retired (wait_group 1), release the previous k-tile's stage.
+  //  - Copies only (ASYNC): each producer thread's arrival on full is tied to the completion
+  //    of its copies (cp.async.mbarrier.arrive.noinc), so the producer never waits for data
+  //    and keeps up to STAGES k-tiles in flight; the consumers fence the proxies after the
+  //    wait (the copies wrote through the generic proxy, wgmma reads through the async one).
+  //  - Register-staged elements or a restaging step (`land`): the producer signals k-tile r
+  //    LAG = STAGES - 2 k-tiles later, when its own copies of it have landed (cp.async groups
+  //    complete in order), after the restaging and the proxy fence. LAG = STAGES - 2 keeps the
+  //    two roles from waiting on each other: the stage the producer waits for in iteration kt
+  //    (k-tile kt - STAGES) is released when the consumers start k-tile kt - STAGES + 1,
+  //    signalled in producer iteration kt - STAGES + 1 + LAG = kt - 1.
+  constexpr bool ASYNC = !LANDS && !A_SYNC && !B_SYNC;
   constexpr int LAG = STAGES - 2;
   static_assert(LAG >= 1, "wgmma pipelines need 3 or more stages");
   auto full_bar = [&](int s) { return sbar + 16u * s; };
@@ -745,21 +757,32 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f16_t256x128x64_
   }
   __syncthreads();
   if (tid >= CTHREADS) {
+    if constexpr (ASYNC) {
 #pragma unroll 1
-    for (int kt = 0; kt < nkt + LAG; ++kt) {
-      if (kt < nkt) {
+      for (int kt = 0; kt < nkt; ++kt) {
         const int s = kt % STAGES;
         if (kt >= STAGES) mbar_wait(empty_bar(s), (kt / STAGES - 1) & 1);
         fetch(s);
-        flush(s);
+        cp_async_commit();
+        cp_async_mbar_arrive(full_bar(s));  // completes when this thread's copies have landed
       }
-      cp_async_commit();
-      const int r = kt - LAG;  // the k-tile whose copies have landed once LAG groups remain
-      if (r >= 0) {
-        cp_async_wait<LAG>();
-        land(r % STAGES);
-        fence_proxy_async();  // this thread's copies visible to the tensor cores
-        mbar_arrive(full_bar(r % STAGES));
+    } else {
+#pragma unroll 1
+      for (int kt = 0; kt < nkt + LAG; ++kt) {
+        if (kt < nkt) {
+          const int s = kt % STAGES;
+          if (kt >= STAGES) mbar_wait(empty_bar(s), (kt / STAGES - 1) & 1);
+          fetch(s);
+          flush(s);
+        }
+        cp_async_commit();
+        const int r = kt - LAG;  // the k-tile whose copies have landed once LAG groups remain
+        if (r >= 0) {
+          cp_async_wait<LAG>();
+          land(r % STAGES);
+          fence_proxy_async();  // this thread's copies visible to the tensor cores
+          mbar_arrive(full_bar(r % STAGES));
+        }
       }
     }
   } else {
@@ -767,6 +790,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f16_t256x128x64_
     for (int kt = 0; kt < nkt; ++kt) {
       const int s = kt % STAGES;
       mbar_wait(full_bar(s), (kt / STAGES) & 1);
+      if constexpr (ASYNC) fence_proxy_async();  // the producer's copies, to the async proxy
       compute(s);  // k-tile kt issued; k-tile kt - 1 retired
       if (kt >= 1) {
         __syncwarp();  // every lane of the warp retired k-tile kt - 1 before its arrival
