@@ -206,10 +206,10 @@ impl Math {
     pub fn is_wgmma(self) -> bool {
         matches!(self, Math::Wgmma | Math::WgmmaWs)
     }
-    /// Threads a kernel adds beyond its math warps: the producer warpgroup of `wgmmaws`.
+    /// Threads a kernel adds beyond its math warps: the producer warpgroups of `wgmmaws`.
     pub fn producer_threads(self) -> u32 {
         if self == Math::WgmmaWs {
-            128
+            256
         } else {
             0
         }

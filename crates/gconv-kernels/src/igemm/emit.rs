@@ -139,7 +139,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         problem.dtype == DType::Bf16
     );
     let _ = writeln!(w, "constexpr int ESZ = {es};");
-    let ints: [(&str, u64); 33] = [
+    let ints: [(&str, u64); 34] = [
         ("N_", problem.n),
         ("ID", a_dims[0]),
         ("IH", a_dims[1]),
@@ -169,6 +169,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         ("WARPS_M", cfg.warps_m as u64),
         ("WARPS_N", cfg.warps_n as u64),
         ("STAGES", cfg.stages as u64),
+        ("PTHREADS", cfg.math.producer_threads() as u64),
         ("VA", ev.a as u64),
         ("VB", ev.b as u64),
         ("VC", ev.c as u64),

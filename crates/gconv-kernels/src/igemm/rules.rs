@@ -197,11 +197,15 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         });
     }
     let estimate = register_estimate(cfg);
-    if estimate > limits.regs_per_thread {
-        return Err(Rejection::RegistersExceedLimit {
-            estimate,
-            limit: limits.regs_per_thread,
-        });
+    // The warp-specialised CTA's producers and consumers share one register file: every thread
+    // gets the same allocation, at most 64K registers / threads (rounded down to 8).
+    let limit = if cfg.math == Math::WgmmaWs {
+        (65536 / cfg.threads().max(1) / 8 * 8).min(limits.regs_per_thread)
+    } else {
+        limits.regs_per_thread
+    };
+    if estimate > limit {
+        return Err(Rejection::RegistersExceedLimit { estimate, limit });
     }
     Ok(())
 }

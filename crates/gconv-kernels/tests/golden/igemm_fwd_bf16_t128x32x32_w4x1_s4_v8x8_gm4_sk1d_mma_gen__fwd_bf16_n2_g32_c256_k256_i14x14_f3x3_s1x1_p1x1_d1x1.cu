@@ -39,6 +39,7 @@ constexpr int BK = 32;
 constexpr int WARPS_M = 4;
 constexpr int WARPS_N = 1;
 constexpr int STAGES = 4;
+constexpr int PTHREADS = 0;
 constexpr int VA = 8;
 constexpr int VB = 8;
 constexpr int VC = 8;
@@ -311,11 +312,11 @@ constexpr int CBLK = PACK ? 1 : (CEFF + BK - 1) / BK;
 constexpr int KT = PACK ? (TAPS + TPK - 1) / TPK : TAPS * CBLK;
 constexpr int KPS = (KT + SPLIT - 1) / SPLIT;
 // Math threads (CTHREADS: the warps of the tile), the CTA's threads (THREADS: with the producer
-// warpgroup of the warp-specialised schedule, GCONV_WS) and the loader threads (LTHREADS:
-// every thread, or the producer warpgroup alone).
+// warpgroups of the warp-specialised schedule, PTHREADS threads, GCONV_WS) and the loader
+// threads (LTHREADS: every thread, or the producers alone).
 constexpr int CTHREADS = 32 * WARPS_M * WARPS_N;
-constexpr int THREADS = CTHREADS + (GCONV_WS ? 128 : 0);
-constexpr int LTHREADS = GCONV_WS ? 128 : THREADS;
+constexpr int THREADS = CTHREADS + PTHREADS;
+constexpr int LTHREADS = GCONV_WS ? PTHREADS : THREADS;
 constexpr int WM = BM / WARPS_M;
 constexpr int WN = BN / WARPS_N;
 static_assert(WM > 0 && WN > 0, "warp tile");
