@@ -108,6 +108,19 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
                 .map(|c| atomic(*c))
                 .collect();
             v.extend(twins);
+            // The warp-specialised schedule (two producer warpgroups feed the math
+            // warpgroups through barrier-tracked stages), measured faster than the all-warps
+            // twin on the H200 on every GEMM-heavy layer it ran (results/h200/s14/call4).
+            for (t, w_, fp) in [
+                ([128, 128, 64], [8, 1], G),
+                ([64, 128, 64], [4, 1], G),
+                ([64, 128, 64], [4, 1], P),
+            ] {
+                v.push(w(KernelConfig {
+                    math: Math::WgmmaWs,
+                    ..cfg(d, t, w_, 4, 1, fp)
+                }));
+            }
         }
         DType::F32 => {
             let d = dtype;
@@ -138,7 +151,7 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
 /// the C/G 128 zoo layer ran in 33 µs that way, 48 µs through 8 × 8 blocks transposed in
 /// `land`, 61 µs through 4 × 4 blocks.
 pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
-    forward_pool(dtype)
+    let mut v: Vec<KernelConfig> = forward_pool(dtype)
         .into_iter()
         .map(|c| KernelConfig {
             direction: Direction::Dgrad,
@@ -148,8 +161,19 @@ pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
         // 128×64×64 with 16 merged groups spills 256 bytes under NVRTC (registers held by the
         // packed-tap decode and the weight blocks).
         .filter(|c| !(c.group_merge == 16 && c.tile_n == 64 && c.tile_k == 64))
-        .filter(|c| super::rules::validate(c).is_ok())
-        .collect()
+        .collect();
+    // The warp-specialised schedule on three math warpgroups, backward data only (forward ran
+    // slower with it; results/h200/s14/call4: the C/G 56 g8 layer, 19.9 µs against 21.1 for
+    // the all-warps twin).
+    if dtype != DType::F32 {
+        v.push(KernelConfig {
+            direction: Direction::Dgrad,
+            math: Math::WgmmaWs,
+            ..cfg(dtype, [192, 128, 64], [12, 1], 4, 1, FastPath::General)
+        });
+    }
+    v.retain(|c| super::rules::validate(c).is_ok());
+    v
 }
 
 #[allow(clippy::too_many_arguments)]
