@@ -10,7 +10,7 @@
 //! | `constants.cu` | derived constants: GEMM sizes, tap packing, loader layouts | the family |
 //! | `kernel_open.cu` | the entry point's signature, thread and tile indices, shared-memory bases | the family |
 //! | `fwd_loaders.cu`, `dgrad_loaders.cu`, `wgrad_loaders.cu` | the operand loaders: A/B row decode, `fetch(stage)`, `flush(stage)`, `land(stage)`, the k-tile walk, the output map | the direction |
-//! | `mainloop.cu` | the three math paths (`wgmma`, `mma.sync`, FFMA) and the multistage pipeline | the family |
+//! | `mainloop.cu` | the three math paths (`wgmma`, `mma.sync`, FFMA), the multistage pipeline and the warp-specialised schedule (`wgmmaws`) | the family |
 //! | `epilogue.cu` | restaging through shared memory, coalesced stores (or the atomic adds) | the family |
 //! | `crate::SPLIT_REDUCE` | the split-K reduction launches | shared by the families |
 //!

@@ -41,6 +41,11 @@
 //!   k-tile and retired one k-tile later (`wait_group 1`), prefetch distance `stages − 2` so
 //!   that no stage is refilled while a batch may still read it. The asm of each N lists the
 //!   accumulators as operands, so it is generated per config (in [`emit`]).
+//! - **Warp-specialised schedule** (`math = wgmmaws`): the same tiles and wgmma math, plus two
+//!   producer warpgroups that alone run the loaders; per stage a full and an empty
+//!   shared-memory barrier replace the CTA barrier (copies-only directions arrive through
+//!   `cp.async.mbarrier.arrive.noinc`; the others wait for their copies, restage and arrive
+//!   `stages − 2` k-tiles later). ARCHITECTURE.md, "The warp-specialised schedule".
 //! - **Epilogue**: accumulators are converted (`cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`) and
 //!   restaged through shared memory, then written with coalesced stores of up to 16 bytes.
 //! - **Split-K**: deterministic (each split writes f32 partials to its own workspace plane; a
