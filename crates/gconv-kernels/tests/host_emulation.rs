@@ -1225,18 +1225,11 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         mutation: Mutation::WgmmaEarlyRefill,
         eager_copies: true,
     });
-    let ws = jobs
-        .iter()
-        .find(|j| j.label == "wgmma_ws_dense_2wg")
-        .map(|j| (j.cfg, j.problem))
-        .expect("wgmmaws case");
-    jobs.push(Job {
-        label: "wgmma_ws_dense_2wg+WsFullWaitDropped".to_string(),
-        cfg: ws.0,
-        problem: ws.1,
-        mutation: Mutation::WsFullWaitDropped,
-        eager_copies: false,
-    });
+    let ws = planted_jobs(
+        &jobs,
+        &[("wgmma_ws_dense_2wg", Mutation::WsFullWaitDropped)],
+    );
+    jobs.extend(ws);
     jobs.push(Job {
         label: "dense_bf16+ShortPipelineWait".to_string(),
         cfg: base,
