@@ -45,10 +45,11 @@ pub enum Math {
     /// Hopper `wgmma.mma_async` m64nNk16 (warpgroup MMA, operands read by the tensor cores
     /// from 128-byte-swizzled shared memory, f32 accumulation; f16/bf16; compiled for sm_90a).
     Wgmma,
-    /// `wgmma` with a warp-specialised schedule: one extra producer warpgroup (128 threads
-    /// beyond `warps_m × warps_n`) computes the loader addresses and fills the stages, each
-    /// tracked by a pair of shared-memory barriers (full / empty); the consumer warpgroups only
-    /// wait, issue wgmma batches and release stages. No CTA-wide barrier in the main loop.
+    /// `wgmma` with a warp-specialised schedule: two extra producer warpgroups (256 threads
+    /// beyond `warps_m × warps_n`, [`Math::producer_threads`]) compute the loader addresses
+    /// and fill the stages, each tracked by a pair of shared-memory barriers (full / empty);
+    /// the consumer warpgroups only wait, issue wgmma batches and release stages. No CTA-wide
+    /// barrier in the main loop.
     WgmmaWs,
 }
 
@@ -265,7 +266,7 @@ pub enum FieldError {
 }
 
 impl KernelConfig {
-    /// Threads per CTA: the math warps, and the producer warpgroup of `wgmmaws`.
+    /// Threads per CTA: the math warps, and the producer warpgroups of `wgmmaws`.
     pub fn threads(&self) -> u32 {
         32 * self.warps_m * self.warps_n + self.math.producer_threads()
     }

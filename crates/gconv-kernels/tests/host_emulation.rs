@@ -1152,7 +1152,7 @@ const IGEMM_CASES: &[(&str, &str, &str)] = &[
         "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk4d_wgmma_gen",
         "fwd_bf16_n1_g1_c256_k64_i5x5_f3x3_s1x1_p1x1_d1x1",
     ),
-    // The warp-specialised schedule (a producer warpgroup, barrier-tracked stages): 1, 2 and 3
+    // The warp-specialised schedule (producer warpgroups, barrier-tracked stages): 1, 2 and 3
     // consumer warpgroups, 3 and 5 stages, partial tiles, odd channels (2-byte
     // register-staged loads through the producer), split-K with a short slice.
     (

@@ -172,7 +172,7 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
 /// counts are a block per element).
 pub fn register_estimate_with(cfg: &KernelConfig, vec_b: u32) -> u32 {
     let (wm, wn) = warp_tile(cfg);
-    // The threads that run the loaders: all of them, or the producer warpgroup of wgmmaws.
+    // The threads that run the loaders: all of them, or the producer warpgroups of wgmmaws.
     let ws = cfg.math == Math::WgmmaWs;
     let threads = if ws {
         cfg.math.producer_threads()

@@ -4,7 +4,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
   const int tid = threadIdx.x;
-  // index among the loader threads (the producer warpgroup follows the math warps)
+  // index among the loader threads (the producer warpgroups follow the math warps)
   const int ltid = GCONV_WS ? tid - CTHREADS : tid;
   const int lane = tid & 31;
   const int warp = tid >> 5;

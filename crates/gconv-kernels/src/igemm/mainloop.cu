@@ -152,8 +152,8 @@
 
   // ---- multistage cp.async pipeline: one barrier per k-tile ----
 #if GCONV_WS
-  // Warp-specialised: the producer warpgroup (threads CTHREADS..) fills stage kt % STAGES with
-  // k-tile kt once the consumers released its previous k-tile (empty) and signals it (full);
+  // Warp-specialised: the producer warpgroups (threads CTHREADS..) fill stage kt % STAGES with
+  // k-tile kt once the consumers released its previous k-tile (empty) and signal it (full);
   // the consumer warpgroups wait for full, issue the k-tile's wgmma batch and, once the
   // previous batch retired (wait_group 1), release the previous k-tile's stage.
   //  - Copies only (ASYNC): each producer thread's arrival on full is tied to the completion

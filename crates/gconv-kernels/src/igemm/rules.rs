@@ -38,7 +38,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
             math: cfg.math.token(),
         });
     }
-    // Math warps (the producer warpgroup of `wgmmaws` comes on top).
+    // Math warps (the producer warpgroups of `wgmmaws` come on top).
     let warps = cfg.warps_m.saturating_mul(cfg.warps_n);
     // Three warpgroups (12 warps) exist for wgmma only (192-row tiles).
     let warps_ok = matches!(warps, 1 | 2 | 4 | 8) || (cfg.math.is_wgmma() && warps == 12);

@@ -362,7 +362,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_bf16_t64x64x32
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
   const int tid = threadIdx.x;
-  // index among the loader threads (the producer warpgroup follows the math warps)
+  // index among the loader threads (the producer warpgroups follow the math warps)
   const int ltid = GCONV_WS ? tid - CTHREADS : tid;
   const int lane = tid & 31;
   const int warp = tid >> 5;
@@ -668,8 +668,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_bf16_t64x64x32
 
   // ---- multistage cp.async pipeline: one barrier per k-tile ----
 #if GCONV_WS
-  // Warp-specialised: the producer warpgroup (threads CTHREADS..) fills stage kt % STAGES with
-  // k-tile kt once the consumers released its previous k-tile (empty) and signals it (full);
+  // Warp-specialised: the producer warpgroups (threads CTHREADS..) fill stage kt % STAGES with
+  // k-tile kt once the consumers released its previous k-tile (empty) and signal it (full);
   // the consumer warpgroups wait for full, issue the k-tile's wgmma batch and, once the
   // previous batch retired (wait_group 1), release the previous k-tile's stage.
   //  - Copies only (ASYNC): each producer thread's arrival on full is tied to the completion
