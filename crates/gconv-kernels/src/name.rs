@@ -287,11 +287,19 @@ mod tests {
 
     fn arb_config() -> impl Strategy<Value = KernelConfig> {
         (
-            (0usize..2, 0usize..3, 0usize..3),
+            (
+                0usize..Family::ALL.len(),
+                0usize..Direction::ALL.len(),
+                0usize..DType::ALL.len(),
+            ),
             (1u32..300, 1u32..300, 1u32..100),
             (0u32..10, 0u32..10, 0u32..8),
             (0u32..20, 0u32..20, 0u32..40, 0u32..100),
-            (0usize..2, 0usize..4, 0usize..2),
+            (
+                0usize..SplitKMode::ALL.len(),
+                0usize..Math::ALL.len(),
+                0usize..FastPath::ALL.len(),
+            ),
         )
             .prop_map(|(a, b, c, d, e)| KernelConfig {
                 family: Family::ALL[a.0],

@@ -219,6 +219,44 @@ mod tests {
     use pool::forward_pool as default_forward_pool;
 
     #[test]
+    fn wgmmaws_adds_the_producers_and_shares_the_register_file() {
+        let ws: KernelConfig = "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk0d_wgmmaws_gen"
+            .parse()
+            .expect("a wgmmaws name parses");
+        assert!(ws.math.is_wgmma() && Math::Wgmma.is_wgmma() && !Math::Mma.is_wgmma());
+        assert_eq!(ws.threads(), 8 * 32 + ws.math.producer_threads());
+        assert_eq!(ws.math.producer_threads(), 256);
+        assert_eq!(required_arch(&ws), Arch::Sm90a);
+        assert!(validate(&ws, Arch::Sm90a).is_ok());
+        // The all-warps twin's barriers-free shared memory is smaller: the producer's barriers
+        // sit in front of the tiles.
+        let twin = KernelConfig {
+            math: Math::Wgmma,
+            ..ws
+        };
+        assert_eq!(
+            geometry::smem_bytes(&ws),
+            geometry::smem_bytes(&twin) + 16 * ws.stages
+        );
+        // 128x256 needs 128 accumulators per math thread: the all-warps twin (256 threads) is
+        // valid, the warp-specialised one (512 threads, 128 registers each) is not.
+        let wide_twin = KernelConfig {
+            tile_n: 256,
+            stages: 3,
+            ..twin
+        };
+        assert!(validate(&wide_twin, Arch::Sm90a).is_ok());
+        let wide = KernelConfig {
+            math: Math::WgmmaWs,
+            ..wide_twin
+        };
+        assert!(matches!(
+            validate(&wide, Arch::Sm90a),
+            Err(Rejection::RegistersExceedLimit { limit: 128, .. })
+        ));
+    }
+
+    #[test]
     fn dgrad_phases_partition_the_taps_and_cover_dx() {
         // Every filter tap reaches exactly one stride phase: the phases' tap counts add up to the
         // filter, in the gcd(stride, dilation) form too (stride 2, dilation 2: the odd phases
