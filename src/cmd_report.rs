@@ -1,5 +1,6 @@
 //! `gconv report`: summarises a sweep or bench CSV (ranked kernels per problem), then prints
-//! the bench table and the failures from its rows.
+//! the bench table and the failures from its rows, and with `--pair FIELD=A,B` the paired
+//! comparison of two values of one kernel field.
 
 use crate::sweep_print::{print_bench_table, print_failures};
 use anyhow::{bail, Result};
@@ -8,6 +9,7 @@ use gconv_kernels::catalogue::Families;
 use gconv_kernels::Target;
 use gconv_problem::{DeviceSpec, Problem};
 use gconv_tune::csv::{attach_messages, messages_path, read_rows_lenient};
+use gconv_tune::pairs::{self, PairSpec};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,11 +27,22 @@ pub struct ReportArgs {
     /// ran (gate refusals); for a CSV merged from a mixed cluster.
     #[arg(long)]
     pub device: Option<String>,
+    /// Also compare the two values of one kernel field, everything else equal: each ok kernel
+    /// with FIELD = B against its ok twin with FIELD = A on the same problem (e.g.
+    /// `math=wgmma,wgmmaws`, `stages=3,4`); per problem and overall.
+    #[arg(long, value_name = "FIELD=A,B")]
+    pub pair: Option<String>,
 }
 
 /// Runs `gconv report`: the ranked summary of a finished (or interrupted) sweep, and the
 /// bench table (best-in-pool, `auto`, best baseline per problem) from its rows.
 pub fn report(a: ReportArgs) -> Result<ExitCode> {
+    // A malformed --pair is refused before any reading.
+    let pair = a
+        .pair
+        .as_deref()
+        .map(str::parse::<PairSpec>)
+        .transpose()?;
     let (mut rows, tail) = read_rows_lenient(&a.csv)?;
     if let Some(tail) = tail {
         eprintln!(
@@ -89,5 +102,8 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
     };
     print_bench_table(&mut out, &problems, &rows, &dev, &auto)?;
     print_failures(&mut out, &rows, messages.as_deref())?;
+    if let Some(spec) = &pair {
+        writeln!(out, "{}", pairs::pair(&rows, spec)?)?;
+    }
     Ok(ExitCode::SUCCESS)
 }

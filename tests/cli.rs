@@ -230,6 +230,21 @@ fn cpu_sweep_survives_planted_failures() {
     assert!(r.contains("not ok: crashed 14, incorrect 14"), "{r}");
     assert!(r.contains("  crashed: cpu_planted_crash on "), "{r}");
     assert!(r.contains(&format!("messages: {messages}")), "{r}");
+    // --pair on a sweep whose kernels are no configurations: refused with the reason (the
+    // pairing itself is gconv_tune::pairs' unit test); a malformed request before any reading.
+    let o = gconv(&[
+        "report",
+        out.to_str().expect("utf-8 path"),
+        "--pair",
+        "math=wgmma,wgmmaws",
+    ]);
+    let r = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{r}");
+    assert!(r.contains("no ok row with math = wgmmaws"), "{r}");
+    let o = gconv(&["report", "no_such.csv", "--pair", "stages=4"]);
+    let r = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{r}");
+    assert!(r.contains("expected FIELD=A,B"), "{r}");
 }
 
 #[test]

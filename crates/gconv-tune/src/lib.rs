@@ -2,7 +2,8 @@
 //! `--filter` language ([`filter`]), the problem registry ([`registry`]), the sweep
 //! orchestrator ([`sweep`]) with its worker protocol ([`worker`]) and CSV files ([`csv`]),
 //! problem shards for Slurm job arrays ([`shard`]), merging shard CSVs ([`merge`]) and
-//! comparing two sweeps ([`compare`]), the end-of-sweep summary ([`summary`]), the time split
+//! comparing two sweeps ([`compare`]), paired comparisons of one kernel field inside a sweep
+//! ([`pairs`]), the end-of-sweep summary ([`summary`]), the time split
 //! ([`split`]), the CPU executor ([`cpu`]) and background work for workers ([`prefetch`]).
 
 pub mod compare;
@@ -12,6 +13,7 @@ pub mod error;
 pub mod filter;
 pub mod kernel_ref;
 pub mod merge;
+pub mod pairs;
 pub mod prefetch;
 pub mod registry;
 pub mod shard;
