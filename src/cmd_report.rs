@@ -38,11 +38,7 @@ pub struct ReportArgs {
 /// bench table (best-in-pool, `auto`, best baseline per problem) from its rows.
 pub fn report(a: ReportArgs) -> Result<ExitCode> {
     // A malformed --pair is refused before any reading.
-    let pair = a
-        .pair
-        .as_deref()
-        .map(str::parse::<PairSpec>)
-        .transpose()?;
+    let pair = a.pair.as_deref().map(str::parse::<PairSpec>).transpose()?;
     let (mut rows, tail) = read_rows_lenient(&a.csv)?;
     if let Some(tail) = tail {
         eprintln!(

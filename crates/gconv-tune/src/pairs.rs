@@ -293,7 +293,12 @@ mod tests {
                 Some(0.044),
             ),
             // a twin that failed: no pair
-            row(&format!("{K}_wgmma_gen"), P2, Status::Incorrect, Some(0.020)),
+            row(
+                &format!("{K}_wgmma_gen"),
+                P2,
+                Status::Incorrect,
+                Some(0.020),
+            ),
             row(&format!("{K}_wgmmaws_gen"), P2, ok, Some(0.018)),
             // neither value of the field, a baseline, a name that is no configuration
             row(&format!("{K}_mma_gen"), P1, ok, Some(0.030)),
@@ -310,7 +315,10 @@ mod tests {
         assert_eq!(p.best_a.as_ref().map(|x| x.1), Some(0.047));
         assert_eq!(p.best_b.as_ref().map(|x| x.1), Some(0.044));
         let text = r.to_string();
-        assert!(text.contains("1 pairs on 1 problems, geomean 1.044x"), "{text}");
+        assert!(
+            text.contains("1 pairs on 1 problems, geomean 1.044x"),
+            "{text}"
+        );
         assert!(text.contains("wgmmaws faster in 1 of 1"), "{text}");
         // The other way round, the ratio inverts.
         let back = pair(&rows, &"math=wgmmaws,wgmma".parse().unwrap()).unwrap();
@@ -346,6 +354,9 @@ mod tests {
         }
         let rows = vec![row(&format!("{K}_wgmma_gen"), P1, Status::Ok, Some(0.047))];
         let e = pair(&rows, &"math=wgmma,wgmmaws".parse().unwrap()).unwrap_err();
-        assert!(e.to_string().contains("no ok row with math = wgmmaws"), "{e}");
+        assert!(
+            e.to_string().contains("no ok row with math = wgmmaws"),
+            "{e}"
+        );
     }
 }
