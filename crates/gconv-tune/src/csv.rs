@@ -675,6 +675,30 @@ pub(crate) fn parse_rows(
 }
 
 #[cfg(test)]
+impl SweepRow {
+    /// A row with only a kernel, a problem key, a status and a latency (tests of the modules
+    /// that read rows).
+    pub(crate) fn bare(kernel: &str, key: &str, status: Status, lat: Option<f64>) -> SweepRow {
+        SweepRow {
+            kernel: kernel.into(),
+            problem: key.parse().expect("a valid problem key"),
+            status,
+            latency_ms: lat,
+            max_abs_err: None,
+            max_rel_err: None,
+            compile_ms: None,
+            regs: None,
+            spills: None,
+            rounds: None,
+            iters: None,
+            stopped_early: None,
+            device: None,
+            message: None,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::chain_text;

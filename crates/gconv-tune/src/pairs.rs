@@ -253,22 +253,7 @@ mod tests {
     use crate::worker::Status;
 
     fn row(kernel: &str, key: &str, status: Status, lat: Option<f64>) -> SweepRow {
-        SweepRow {
-            kernel: kernel.into(),
-            problem: key.parse().unwrap(),
-            status,
-            latency_ms: lat,
-            max_abs_err: None,
-            max_rel_err: None,
-            compile_ms: None,
-            regs: None,
-            spills: None,
-            rounds: None,
-            iters: None,
-            stopped_early: None,
-            device: None,
-            message: None,
-        }
+        SweepRow::bare(kernel, key, status, lat)
     }
 
     const P1: &str = "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1";
