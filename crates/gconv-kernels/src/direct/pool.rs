@@ -71,25 +71,26 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
 }
 
 /// The banded tensor-core members of the backward-weight pool (`super::banded`, 16-bit
-/// depthwise 2D layers, stride 1, filters up to 32 × 35; slabs from the rule): `(TH, TW, BN,
-/// warps)`. Chosen by the session-13 sweep of `bwd_weight_banded_bf16.json` over the zoo's
+/// depthwise 2D layers, stride 1, filters up to 32 × 35; slabs from the rule). Chosen by the session-13 sweep of `bwd_weight_banded_bf16.json` over the zoo's
 /// stride-1 depthwise layers (`results/h200/s13`): 2 × 56 tiles of 16 channels on 4 warps
 /// (7×7 at 56²: 43.8 µs against the pool's 56.6 and cuDNN's 73.9) and 14 × 32 tiles on 8 warps
-/// (7×7 at 28²: 22.1 µs against 28.2 and 33.3). On 3×3 layers and 7-pixel maps the CUDA-core
-/// members stay faster.
+/// (7×7 at 28²: 22.1 µs against 28.2 and 33.3), and the pipelined variant (`vec_b` 2) on
+/// 8 × 56 tiles (7×7 at 56²: 39.3 µs, `results/h200/s13/call5`): `(TH, TW, BN, warps, vec_b)`.
+/// On 3×3 layers and 7-pixel maps the CUDA-core members stay faster.
 pub fn banded_pool(dtype: DType) -> Vec<KernelConfig> {
     if dtype == DType::F32 {
         return Vec::new();
     }
-    let members: &[(u32, u32, u32, u32)] = &[(2, 56, 16, 4), (14, 32, 16, 8)];
+    let members: &[(u32, u32, u32, u32, u32)] =
+        &[(2, 56, 16, 4, 1), (14, 32, 16, 8, 1), (8, 56, 16, 4, 2)];
     members
         .iter()
-        .map(|&(th, tw, bn, w)| KernelConfig {
+        .map(|&(th, tw, bn, w, pipe)| KernelConfig {
             direction: Direction::Wgrad,
             math: Math::Mma,
             stages: 1,
             split_k: 0,
-            ..config(dtype, [th * tw, bn, tw], w, [8, 1])
+            ..config(dtype, [th * tw, bn, tw], w, [8, pipe])
         })
         .collect()
 }
