@@ -96,7 +96,10 @@
   constexpr int NCH = BN / 8, NQ = NCH * BK;
   constexpr int UN = B_NMAJOR ? (NQ + LTHREADS - 1) / LTHREADS : 1;
   static_assert(!B_NMAJOR || (ESZ == 2 && BN % 64 == 0 && KG % 8 == 0), "N-major weight tiles");
-  int n_kr[UN], n_base[UN], n_lo[UN], n_dst[UN];
+  // n_off: the copy's W offset at channel block 0, tap 0 (its k row's channel folded in);
+  // n_kk: its k row's channel relative to the row group's first, so that the group test of a
+  // k-tile is one compare against the k-tile's uniform first channel.
+  int n_kr[UN], n_base[UN], n_lo[UN], n_dst[UN], n_off[UN], n_kk[UN];
 #pragma unroll
   for (int u = 0; u < UN; ++u) {
     const int q = ltid + u * LTHREADS;
@@ -109,6 +112,8 @@
     n_base[u] = gb * GM * CG * TAPS * KG + nv % KG;
     n_lo[u] = ok ? (nv / KG) * CG : OFF_INVALID;
     n_dst[u] = swz(bn_offset(kr, nc * 8));
+    n_off[u] = n_base[u] + kr * TAPS * KG;
+    n_kk[u] = in ? kr - n_lo[u] : OFF_INVALID;
   }
   u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
   // Blocks of 4 bytes or more go through a raw shared-memory stage (cp.async, as deep as the
@@ -143,6 +148,8 @@
   const int nkt = PACK ? (ptaps + TPK - 1) / TPK : ptaps * CBLK;
   int l_cb = 0;
   int l_tap = 0;
+  // the unpacked loader's tap of the phase as counters (x fastest), so that no k-tile divides
+  int l_jx = 0, l_jy = 0, l_jz = 0;
 
   // Tap of k-tile element `e`: its dY displacement and its filter tap in W.
   auto tap_of = [&](int e, int& tap, int& dz, int& dy, int& dx, int& ch, int& wtap) {
@@ -153,11 +160,14 @@
       tap = l_tap;
       ch = l_cb * BK + e;
     }
-    const int t = tap < ptaps ? tap : 0;
-    const int jx = t % pw.nt;
-    const int r = t / pw.nt;
-    const int jy = r % ph.nt;
-    const int jz = r / ph.nt;
+    int jx = l_jx, jy = l_jy, jz = l_jz;
+    if constexpr (PACK) {
+      const int t = tap < ptaps ? tap : 0;
+      jx = t % pw.nt;
+      const int r = t / pw.nt;
+      jy = r % ph.nt;
+      jz = r / ph.nt;
+    }
     dx = -jx * DSTEP_W;
     dy = -jy * DSTEP_H;
     dz = -jz * DSTEP_D;
@@ -171,6 +181,7 @@
       int tap, dz, dy, dx, ch, wtap;
       tap_of(col * VA, tap, dz, dy, dx, ch, wtap);
       const int tapoff = ((dz * IH + dy) * IW + dx) * C_ + ch;
+      const elem_t* const xt = opaque(X + tapoff);  // one 64-bit base per tap; rows add 32-bit offsets
       bool cok = true;
       if constexpr (PACK) cok = tap < ptaps;
       if constexpr (A_PARTIAL) cok = ch < CEFF;
@@ -179,26 +190,39 @@
         const int row = a_trow + j * RPI_A;
         if (BM % RPI_A == 0 || row < BM) {
           bool ok = cok && (unsigned)(a_w[j] + dx) < (unsigned)IW;
-          ok = ok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
-          ok = ok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
-          const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
+          if constexpr (CHECK_H) ok = ok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
+          if constexpr (CHECK_D) ok = ok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
           if constexpr (A_SYNC) {
+            const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
             a_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
           } else {
-            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), src, ok);
+            // a skipped copy reads nothing: its address needs no clamp
+            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), xt + a_base[j], ok);
           }
         }
       }
     }
+    if constexpr (PACK) {
 #pragma unroll
-    for (int u = 0; u < UN; ++u) {
-      if (n_kr[u] < 0) continue;
+      for (int u = 0; u < UN; ++u) {
+        if (n_kr[u] < 0) continue;
+        int tap, dz, dy, dx, ch, wtap;
+        tap_of(n_kr[u], tap, dz, dy, dx, ch, wtap);
+        const bool ok = (unsigned)(ch - n_lo[u]) < (unsigned)CG && tap < ptaps;
+        const elem_t* src = Wt + (ok ? n_base[u] + (ch * TAPS + wtap) * KG : 0);
+        cp_async<16, false>(sbase_b + stage * B_STAGE + n_dst[u], src, ok);
+      }
+    } else if constexpr (B_NMAJOR) {
+      // one tap and channel block per k-tile: a uniform offset and first channel
       int tap, dz, dy, dx, ch, wtap;
-      tap_of(n_kr[u], tap, dz, dy, dx, ch, wtap);
-      bool ok = (unsigned)(ch - n_lo[u]) < (unsigned)CG;
-      if constexpr (PACK) ok = ok && tap < ptaps;
-      const elem_t* src = Wt + (ok ? n_base[u] + (ch * TAPS + wtap) * KG : 0);
-      cp_async<16, false>(sbase_b + stage * B_STAGE + n_dst[u], src, ok);
+      tap_of(0, tap, dz, dy, dx, ch, wtap);
+      const elem_t* const wt = opaque(Wt + (ch * TAPS + wtap) * KG);
+#pragma unroll
+      for (int u = 0; u < UN; ++u) {
+        if (NQ % LTHREADS != 0 && n_kr[u] < 0) continue;
+        const bool ok = (unsigned)(ch + n_kk[u]) < (unsigned)CG;
+        cp_async<16, false>(sbase_b + stage * B_STAGE + n_dst[u], wt + n_off[u], ok);
+      }
     }
     store_b();  // the previous fetch's blocks (prologue), before their registers are reused
 #pragma unroll
@@ -226,6 +250,13 @@
     } else if (++l_cb == CBLK) {
       l_cb = 0;
       ++l_tap;
+      if (++l_jx == pw.nt) {
+        l_jx = 0;
+        if (++l_jy == ph.nt) {
+          l_jy = 0;
+          ++l_jz;
+        }
+      }
     }
   };
   // stores the register-staged 2-byte A elements of the tile fetched last

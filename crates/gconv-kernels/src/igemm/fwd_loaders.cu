@@ -86,6 +86,7 @@
       int tap, dz, dy, dx, ch;
       tap_of(col * VA, tap, dz, dy, dx, ch);
       const int tapoff = ((dz * IH + dy) * IW + dx) * C_ + ch;
+      const elem_t* const xt = opaque(X + tapoff);  // one 64-bit base per tap; rows add 32-bit offsets
       bool cok = true;
       if constexpr (PACK && TAPS % TPK != 0) cok = tap < TAPS;
       if constexpr (A_PARTIAL) cok = ch < CEFF;
@@ -96,11 +97,12 @@
           bool ok = cok && (unsigned)(a_w[j] + dx) < (unsigned)IW;
           if constexpr (CHECK_H) ok = ok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
           if constexpr (CHECK_D) ok = ok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
-          const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
           if constexpr (A_SYNC) {
+            const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
             a_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
           } else {
-            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), src, ok);
+            // a skipped copy reads nothing: its address needs no clamp
+            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), xt + a_base[j], ok);
           }
         }
       }
@@ -112,6 +114,7 @@
       int tap, dz, dy, dx, ch;
       tap_of(col * VB, tap, dz, dy, dx, ch);
       const int woff = tap * CG + ch;
+      const elem_t* const wt = opaque(Wt + woff);
       bool tok = true;
       if constexpr (PACK && TAPS % TPK != 0) tok = tap < TAPS;
 #pragma unroll
@@ -119,11 +122,11 @@
         const int row = b_trow + j * RPI_B;
         if (BN % RPI_B == 0 || row < BN) {
           const bool ok = tok && (unsigned)(ch - b_lo[j]) < (unsigned)CG;
-          const elem_t* src = Wt + (ok ? b_base[j] + woff : 0);
           if constexpr (B_SYNC) {
+            const elem_t* src = Wt + (ok ? b_base[j] + woff : 0);
             b_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
           } else {
-            cp_async<VB * ESZ, false>(sb + swz(row * ROWB + col * VB * ESZ), src, ok);
+            cp_async<VB * ESZ, false>(sb + swz(row * ROWB + col * VB * ESZ), wt + b_base[j], ok);
           }
         }
       }

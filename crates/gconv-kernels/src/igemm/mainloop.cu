@@ -45,7 +45,9 @@
     for (int j = 0; j < NI; ++j)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
-  auto compute = [&](int stage) {
+  // `mid(ks)` runs after the mma of k-step ks is issued: the pipeline puts the next stage's
+  // loads there, so their address arithmetic issues while the tensor pipe works.
+  auto compute = [&](int stage, auto&& mid) {
     const u32 sa = sbase + stage * A_STAGE;
     const u32 sb = sbase_b + stage * B_STAGE;
 #pragma unroll
@@ -85,6 +87,7 @@
       for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NI; ++j) mma16816(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+      mid(ks);
     }
   };
 #else
@@ -277,9 +280,18 @@
     land(rs);  // the direction's restaging of this k-tile, before the barrier
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
+#if GCONV_MATH_MMA
+    // the next stage's loads after the first k-step's mma (the stage they fill was last read
+    // in iteration kt - 1, before this iteration's barrier)
+    compute(rs, [&](int ks) {
+      if (ks == 0 && more) fetch(ws);
+    });
+    cp_async_commit();
+#else
     if (more) fetch(ws);
     cp_async_commit();
     compute(rs);
+#endif
     if (more) flush(ws);
     rs = (rs + 1 == STAGES) ? 0 : rs + 1;
     ws = (ws + 1 == STAGES) ? 0 : ws + 1;

@@ -105,20 +105,22 @@ __device__ __forceinline__ u16 f32_to_bf16(float f) {
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
   return r;
 }
-// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred
-// (src-size 0). L1: allocate in L1 (`.ca`, for data that neighbouring loads re-read); else
-// 16-byte copies bypass it (`.cg`).
+// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred (the
+// ignore-src predicate operand: a predicated copy, where a computed src-size would cost
+// address arithmetic per copy). L1: allocate in L1 (`.ca`, for data that neighbouring loads
+// re-read); else 16-byte copies bypass it (`.cg`).
 template <int BYTES, bool L1>
 __device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
-  const int n = pred ? BYTES : 0;
+  const u32 skip = pred ? 0u : 1u;
   if constexpr (BYTES == 16 && !L1) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
-  } else if constexpr (BYTES == 16) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
-  } else if constexpr (BYTES == 8) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+    asm volatile("{\n.reg .pred q;\nsetp.ne.u32 q, %2, 0;\ncp.async.cg.shared.global [%0], [%1], 16, q;\n}\n" ::"r"(dst),
+                 "l"(src), "r"(skip)
+                 : "memory");
   } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+    static_assert(BYTES == 16 || BYTES == 8 || BYTES == 4, "cp.async copies 4, 8 or 16 bytes");
+    asm volatile("{\n.reg .pred q;\nsetp.ne.u32 q, %3, 0;\ncp.async.ca.shared.global [%0], [%1], %2, q;\n}\n" ::"r"(dst),
+                 "l"(src), "n"(BYTES), "r"(skip)
+                 : "memory");
   }
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
@@ -150,6 +152,20 @@ __device__ __forceinline__ void red_add_f32(float* p, float v) {
   gconv_host_red_add_f32(p, v);
 #else
   asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+#endif
+}
+
+// The same pointer, opaque to the compiler's reassociation: `opaque(base) + i` with a 32-bit i
+// becomes one wide multiply-add per use instead of a 64-bit add, sign extension and scale of
+// (base offset + i) (the loaders' per-copy addresses off a per-tap base).
+template <typename T>
+__device__ __forceinline__ const T* opaque(const T* p) {
+#ifdef GCONV_HOST_EMULATION
+  return p;
+#else
+  const T* q;
+  asm("mov.b64 %0, %1;" : "=l"(q) : "l"(p));
+  return q;
 #endif
 }
 

@@ -113,20 +113,22 @@ __device__ __forceinline__ u16 f32_to_bf16(float f) {
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
   return r;
 }
-// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred
-// (src-size 0). L1: allocate in L1 (`.ca`, for data that neighbouring loads re-read); else
-// 16-byte copies bypass it (`.cg`).
+// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred (the
+// ignore-src predicate operand: a predicated copy, where a computed src-size would cost
+// address arithmetic per copy). L1: allocate in L1 (`.ca`, for data that neighbouring loads
+// re-read); else 16-byte copies bypass it (`.cg`).
 template <int BYTES, bool L1>
 __device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
-  const int n = pred ? BYTES : 0;
+  const u32 skip = pred ? 0u : 1u;
   if constexpr (BYTES == 16 && !L1) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
-  } else if constexpr (BYTES == 16) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
-  } else if constexpr (BYTES == 8) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+    asm volatile("{\n.reg .pred q;\nsetp.ne.u32 q, %2, 0;\ncp.async.cg.shared.global [%0], [%1], 16, q;\n}\n" ::"r"(dst),
+                 "l"(src), "r"(skip)
+                 : "memory");
   } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+    static_assert(BYTES == 16 || BYTES == 8 || BYTES == 4, "cp.async copies 4, 8 or 16 bytes");
+    asm volatile("{\n.reg .pred q;\nsetp.ne.u32 q, %3, 0;\ncp.async.ca.shared.global [%0], [%1], %2, q;\n}\n" ::"r"(dst),
+                 "l"(src), "n"(BYTES), "r"(skip)
+                 : "memory");
   }
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
@@ -158,6 +160,20 @@ __device__ __forceinline__ void red_add_f32(float* p, float v) {
   gconv_host_red_add_f32(p, v);
 #else
   asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+#endif
+}
+
+// The same pointer, opaque to the compiler's reassociation: `opaque(base) + i` with a 32-bit i
+// becomes one wide multiply-add per use instead of a 64-bit add, sign extension and scale of
+// (base offset + i) (the loaders' per-copy addresses off a per-tap base).
+template <typename T>
+__device__ __forceinline__ const T* opaque(const T* p) {
+#ifdef GCONV_HOST_EMULATION
+  return p;
+#else
+  const T* q;
+  asm("mov.b64 %0, %1;" : "=l"(q) : "l"(p));
+  return q;
 #endif
 }
 
@@ -579,7 +595,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
   constexpr int NCH = BN / 8, NQ = NCH * BK;
   constexpr int UN = B_NMAJOR ? (NQ + LTHREADS - 1) / LTHREADS : 1;
   static_assert(!B_NMAJOR || (ESZ == 2 && BN % 64 == 0 && KG % 8 == 0), "N-major weight tiles");
-  int n_kr[UN], n_base[UN], n_lo[UN], n_dst[UN];
+  // n_off: the copy's W offset at channel block 0, tap 0 (its k row's channel folded in);
+  // n_kk: its k row's channel relative to the row group's first, so that the group test of a
+  // k-tile is one compare against the k-tile's uniform first channel.
+  int n_kr[UN], n_base[UN], n_lo[UN], n_dst[UN], n_off[UN], n_kk[UN];
 #pragma unroll
   for (int u = 0; u < UN; ++u) {
     const int q = ltid + u * LTHREADS;
@@ -592,6 +611,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
     n_base[u] = gb * GM * CG * TAPS * KG + nv % KG;
     n_lo[u] = ok ? (nv / KG) * CG : OFF_INVALID;
     n_dst[u] = swz(bn_offset(kr, nc * 8));
+    n_off[u] = n_base[u] + kr * TAPS * KG;
+    n_kk[u] = in ? kr - n_lo[u] : OFF_INVALID;
   }
   u16 a_reg[A_SYNC ? RA : 1][A_SYNC ? CPT_A : 1];
   // Blocks of 4 bytes or more go through a raw shared-memory stage (cp.async, as deep as the
@@ -626,6 +647,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
   const int nkt = PACK ? (ptaps + TPK - 1) / TPK : ptaps * CBLK;
   int l_cb = 0;
   int l_tap = 0;
+  // the unpacked loader's tap of the phase as counters (x fastest), so that no k-tile divides
+  int l_jx = 0, l_jy = 0, l_jz = 0;
 
   // Tap of k-tile element `e`: its dY displacement and its filter tap in W.
   auto tap_of = [&](int e, int& tap, int& dz, int& dy, int& dx, int& ch, int& wtap) {
@@ -636,11 +659,14 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
       tap = l_tap;
       ch = l_cb * BK + e;
     }
-    const int t = tap < ptaps ? tap : 0;
-    const int jx = t % pw.nt;
-    const int r = t / pw.nt;
-    const int jy = r % ph.nt;
-    const int jz = r / ph.nt;
+    int jx = l_jx, jy = l_jy, jz = l_jz;
+    if constexpr (PACK) {
+      const int t = tap < ptaps ? tap : 0;
+      jx = t % pw.nt;
+      const int r = t / pw.nt;
+      jy = r % ph.nt;
+      jz = r / ph.nt;
+    }
     dx = -jx * DSTEP_W;
     dy = -jy * DSTEP_H;
     dz = -jz * DSTEP_D;
@@ -654,6 +680,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
       int tap, dz, dy, dx, ch, wtap;
       tap_of(col * VA, tap, dz, dy, dx, ch, wtap);
       const int tapoff = ((dz * IH + dy) * IW + dx) * C_ + ch;
+      const elem_t* const xt = opaque(X + tapoff);  // one 64-bit base per tap; rows add 32-bit offsets
       bool cok = true;
       if constexpr (PACK) cok = tap < ptaps;
       if constexpr (A_PARTIAL) cok = ch < CEFF;
@@ -662,26 +689,39 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
         const int row = a_trow + j * RPI_A;
         if (BM % RPI_A == 0 || row < BM) {
           bool ok = cok && (unsigned)(a_w[j] + dx) < (unsigned)IW;
-          ok = ok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
-          ok = ok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
-          const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
+          if constexpr (CHECK_H) ok = ok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
+          if constexpr (CHECK_D) ok = ok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
           if constexpr (A_SYNC) {
+            const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
             a_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
           } else {
-            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), src, ok);
+            // a skipped copy reads nothing: its address needs no clamp
+            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), xt + a_base[j], ok);
           }
         }
       }
     }
+    if constexpr (PACK) {
 #pragma unroll
-    for (int u = 0; u < UN; ++u) {
-      if (n_kr[u] < 0) continue;
+      for (int u = 0; u < UN; ++u) {
+        if (n_kr[u] < 0) continue;
+        int tap, dz, dy, dx, ch, wtap;
+        tap_of(n_kr[u], tap, dz, dy, dx, ch, wtap);
+        const bool ok = (unsigned)(ch - n_lo[u]) < (unsigned)CG && tap < ptaps;
+        const elem_t* src = Wt + (ok ? n_base[u] + (ch * TAPS + wtap) * KG : 0);
+        cp_async<16, false>(sbase_b + stage * B_STAGE + n_dst[u], src, ok);
+      }
+    } else if constexpr (B_NMAJOR) {
+      // one tap and channel block per k-tile: a uniform offset and first channel
       int tap, dz, dy, dx, ch, wtap;
-      tap_of(n_kr[u], tap, dz, dy, dx, ch, wtap);
-      bool ok = (unsigned)(ch - n_lo[u]) < (unsigned)CG;
-      if constexpr (PACK) ok = ok && tap < ptaps;
-      const elem_t* src = Wt + (ok ? n_base[u] + (ch * TAPS + wtap) * KG : 0);
-      cp_async<16, false>(sbase_b + stage * B_STAGE + n_dst[u], src, ok);
+      tap_of(0, tap, dz, dy, dx, ch, wtap);
+      const elem_t* const wt = opaque(Wt + (ch * TAPS + wtap) * KG);
+#pragma unroll
+      for (int u = 0; u < UN; ++u) {
+        if (NQ % LTHREADS != 0 && n_kr[u] < 0) continue;
+        const bool ok = (unsigned)(ch + n_kk[u]) < (unsigned)CG;
+        cp_async<16, false>(sbase_b + stage * B_STAGE + n_dst[u], wt + n_off[u], ok);
+      }
     }
     store_b();  // the previous fetch's blocks (prologue), before their registers are reused
 #pragma unroll
@@ -709,6 +749,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
     } else if (++l_cb == CBLK) {
       l_cb = 0;
       ++l_tap;
+      if (++l_jx == pw.nt) {
+        l_jx = 0;
+        if (++l_jy == ph.nt) {
+          l_jy = 0;
+          ++l_jz;
+        }
+      }
     }
   };
   // stores the register-staged 2-byte A elements of the tile fetched last
@@ -801,7 +848,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
     for (int j = 0; j < NI; ++j)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
-  auto compute = [&](int stage) {
+  // `mid(ks)` runs after the mma of k-step ks is issued: the pipeline puts the next stage's
+  // loads there, so their address arithmetic issues while the tensor pipe works.
+  auto compute = [&](int stage, auto&& mid) {
     const u32 sa = sbase + stage * A_STAGE;
     const u32 sb = sbase_b + stage * B_STAGE;
 #pragma unroll
@@ -841,6 +890,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
       for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NI; ++j) mma16816(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+      mid(ks);
     }
   };
 #else
@@ -1033,9 +1083,18 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x64x64
     land(rs);  // the direction's restaging of this k-tile, before the barrier
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
+#if GCONV_MATH_MMA
+    // the next stage's loads after the first k-step's mma (the stage they fill was last read
+    // in iteration kt - 1, before this iteration's barrier)
+    compute(rs, [&](int ks) {
+      if (ks == 0 && more) fetch(ws);
+    });
+    cp_async_commit();
+#else
     if (more) fetch(ws);
     cp_async_commit();
     compute(rs);
+#endif
     if (more) flush(ws);
     rs = (rs + 1 == STAGES) ? 0 : rs + 1;
     ws = (ws + 1 == STAGES) ? 0 : ws + 1;

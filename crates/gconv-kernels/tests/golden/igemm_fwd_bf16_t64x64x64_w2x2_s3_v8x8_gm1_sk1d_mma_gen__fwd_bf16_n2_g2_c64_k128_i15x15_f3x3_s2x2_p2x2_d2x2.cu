@@ -112,20 +112,22 @@ __device__ __forceinline__ u16 f32_to_bf16(float f) {
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
   return r;
 }
-// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred
-// (src-size 0). L1: allocate in L1 (`.ca`, for data that neighbouring loads re-read); else
-// 16-byte copies bypass it (`.cg`).
+// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred (the
+// ignore-src predicate operand: a predicated copy, where a computed src-size would cost
+// address arithmetic per copy). L1: allocate in L1 (`.ca`, for data that neighbouring loads
+// re-read); else 16-byte copies bypass it (`.cg`).
 template <int BYTES, bool L1>
 __device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
-  const int n = pred ? BYTES : 0;
+  const u32 skip = pred ? 0u : 1u;
   if constexpr (BYTES == 16 && !L1) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
-  } else if constexpr (BYTES == 16) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
-  } else if constexpr (BYTES == 8) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+    asm volatile("{\n.reg .pred q;\nsetp.ne.u32 q, %2, 0;\ncp.async.cg.shared.global [%0], [%1], 16, q;\n}\n" ::"r"(dst),
+                 "l"(src), "r"(skip)
+                 : "memory");
   } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
+    static_assert(BYTES == 16 || BYTES == 8 || BYTES == 4, "cp.async copies 4, 8 or 16 bytes");
+    asm volatile("{\n.reg .pred q;\nsetp.ne.u32 q, %3, 0;\ncp.async.ca.shared.global [%0], [%1], %2, q;\n}\n" ::"r"(dst),
+                 "l"(src), "n"(BYTES), "r"(skip)
+                 : "memory");
   }
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
@@ -157,6 +159,20 @@ __device__ __forceinline__ void red_add_f32(float* p, float v) {
   gconv_host_red_add_f32(p, v);
 #else
   asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+#endif
+}
+
+// The same pointer, opaque to the compiler's reassociation: `opaque(base) + i` with a 32-bit i
+// becomes one wide multiply-add per use instead of a 64-bit add, sign extension and scale of
+// (base offset + i) (the loaders' per-copy addresses off a per-tap base).
+template <typename T>
+__device__ __forceinline__ const T* opaque(const T* p) {
+#ifdef GCONV_HOST_EMULATION
+  return p;
+#else
+  const T* q;
+  asm("mov.b64 %0, %1;" : "=l"(q) : "l"(p));
+  return q;
 #endif
 }
 
@@ -473,6 +489,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
       int tap, dz, dy, dx, ch;
       tap_of(col * VA, tap, dz, dy, dx, ch);
       const int tapoff = ((dz * IH + dy) * IW + dx) * C_ + ch;
+      const elem_t* const xt = opaque(X + tapoff);  // one 64-bit base per tap; rows add 32-bit offsets
       bool cok = true;
       if constexpr (PACK && TAPS % TPK != 0) cok = tap < TAPS;
       if constexpr (A_PARTIAL) cok = ch < CEFF;
@@ -483,11 +500,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
           bool ok = cok && (unsigned)(a_w[j] + dx) < (unsigned)IW;
           if constexpr (CHECK_H) ok = ok && (unsigned)(a_h[j] + dy) < (unsigned)IH;
           if constexpr (CHECK_D) ok = ok && (unsigned)(a_d[j] + dz) < (unsigned)ID;
-          const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
           if constexpr (A_SYNC) {
+            const elem_t* src = X + (ok ? a_base[j] + tapoff : 0);
             a_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
           } else {
-            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), src, ok);
+            // a skipped copy reads nothing: its address needs no clamp
+            cp_async<VA * ESZ, A_L1>(sa + swz(row * ROWB + col * VA * ESZ), xt + a_base[j], ok);
           }
         }
       }
@@ -499,6 +517,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
       int tap, dz, dy, dx, ch;
       tap_of(col * VB, tap, dz, dy, dx, ch);
       const int woff = tap * CG + ch;
+      const elem_t* const wt = opaque(Wt + woff);
       bool tok = true;
       if constexpr (PACK && TAPS % TPK != 0) tok = tap < TAPS;
 #pragma unroll
@@ -506,11 +525,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
         const int row = b_trow + j * RPI_B;
         if (BN % RPI_B == 0 || row < BN) {
           const bool ok = tok && (unsigned)(ch - b_lo[j]) < (unsigned)CG;
-          const elem_t* src = Wt + (ok ? b_base[j] + woff : 0);
           if constexpr (B_SYNC) {
+            const elem_t* src = Wt + (ok ? b_base[j] + woff : 0);
             b_reg[j][q] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
           } else {
-            cp_async<VB * ESZ, false>(sb + swz(row * ROWB + col * VB * ESZ), src, ok);
+            cp_async<VB * ESZ, false>(sb + swz(row * ROWB + col * VB * ESZ), wt + b_base[j], ok);
           }
         }
       }
@@ -611,7 +630,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
     for (int j = 0; j < NI; ++j)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
-  auto compute = [&](int stage) {
+  // `mid(ks)` runs after the mma of k-step ks is issued: the pipeline puts the next stage's
+  // loads there, so their address arithmetic issues while the tensor pipe works.
+  auto compute = [&](int stage, auto&& mid) {
     const u32 sa = sbase + stage * A_STAGE;
     const u32 sb = sbase_b + stage * B_STAGE;
 #pragma unroll
@@ -651,6 +672,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
       for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NI; ++j) mma16816(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+      mid(ks);
     }
   };
 #else
@@ -843,9 +865,18 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x64x64_w
     land(rs);  // the direction's restaging of this k-tile, before the barrier
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
+#if GCONV_MATH_MMA
+    // the next stage's loads after the first k-step's mma (the stage they fill was last read
+    // in iteration kt - 1, before this iteration's barrier)
+    compute(rs, [&](int ks) {
+      if (ks == 0 && more) fetch(ws);
+    });
+    cp_async_commit();
+#else
     if (more) fetch(ws);
     cp_async_commit();
     compute(rs);
+#endif
     if (more) flush(ws);
     rs = (rs + 1 == STAGES) ? 0 : rs + 1;
     ws = (ws + 1 == STAGES) ? 0 : ws + 1;
