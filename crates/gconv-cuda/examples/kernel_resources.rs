@@ -55,6 +55,10 @@ fn main() -> ExitCode {
                         failed = true;
                     }
                 }
+                // ptxas's performance advisories (e.g. wgmma serialised around other code)
+                for line in k.log.lines().filter(|l| l.contains("Performance Loss")) {
+                    println!("{key}: ptxas: {}", line.trim());
+                }
                 for (entry, r) in &k.resources {
                     let launch = src.launches.iter().find(|l| &l.entry == entry);
                     println!(

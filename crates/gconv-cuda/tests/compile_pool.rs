@@ -7,7 +7,8 @@
 //! first two of the direct problems, as dgrad problems, that it can run, and every CUDA-core one
 //! also on the first strided dgrad problem it can run (the stride-phase kernel). Fails on any
 //! compile error, when an igemm config runs none of its representative problems, or when a
-//! direct config runs fewer than 2 of the direct problems (forward or dgrad).
+//! direct config runs fewer than 2 of the direct problems (forward or dgrad), or when ptxas
+//! reports a performance loss (wgmma serialised by the code around it).
 //! Needs only NVRTC, no GPU.
 //!
 //! When libnvrtc cannot be loaded it prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_NVRTC=1`
@@ -286,6 +287,15 @@ fn default_pools_compile() {
                 let spills = k.total_spills();
                 if spills > 0 {
                     spilled += 1;
+                }
+                // ptxas's performance advisories (C751x: wgmma serialised because of the
+                // code around it) are silent slowdowns on the GPU: fail on them here.
+                for line in k.log.lines().filter(|l| l.contains("Performance Loss")) {
+                    errors.push(format!(
+                        "{} on {p}: ptxas: {}",
+                        src.kernel_name,
+                        line.trim()
+                    ));
                 }
                 let per_entry: Vec<String> = k
                     .resources
