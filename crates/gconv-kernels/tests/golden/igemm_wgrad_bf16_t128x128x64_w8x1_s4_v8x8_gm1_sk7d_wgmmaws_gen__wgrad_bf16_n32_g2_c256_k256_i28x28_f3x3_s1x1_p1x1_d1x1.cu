@@ -556,10 +556,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_bf16_t128x128x
 #pragma unroll
     for (int r = 0; r < WG_NACC; ++r) acc[i][r] = 0.f;
   // Issues the k-tile's wgmma batch and retires the previous one (at most one batch in flight
-  // behind the barrier of the next k-tile). `mid()` runs between the batch's commit and that
-  // wait: the pipeline puts the next stage's loads there, so their address arithmetic issues
-  // while the batch runs (it must not touch the accumulators).
-  auto compute = [&](int stage, auto&& mid) {
+  // behind the barrier of the next k-tile).
+  auto compute = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE + wg * MWG * 64 * ROWB;
     const u32 sb = sbase_b + stage * B_STAGE;
 #pragma unroll
@@ -577,7 +575,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_bf16_t128x128x
       }
     }
     wgmma_commit();
-    mid();
     wgmma_wait<1>();
 #pragma unroll
     for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
@@ -764,7 +761,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_bf16_t128x128x
       const int s = kt % STAGES;
       mbar_wait(full_bar(s), (kt / STAGES) & 1);
       if constexpr (ASYNC) fence_proxy_async();  // the producer's copies, to the async proxy
-      compute(s, [] {});  // k-tile kt issued; k-tile kt - 1 retired
+      compute(s);  // k-tile kt issued; k-tile kt - 1 retired
       if (kt >= 1) {
         __syncwarp();  // every lane of the warp retired k-tile kt - 1 before its arrival
         if (lane == 0) mbar_arrive(empty_bar((kt - 1) % STAGES));
@@ -804,12 +801,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_bf16_t128x128x
     __syncthreads();
     const bool more = kt + PF < nkt;
     const int ws = (kt + PF) % STAGES;
-    // the next stage's loads while this k-tile's batch runs (the stage they fill was last
-    // read by the batch of k-tile kt - 2, retired before this iteration's barrier)
-    compute(kt % STAGES, [&] {
-      if (more) fetch(ws);
-      cp_async_commit();
-    });
+    if (more) fetch(ws);
+    cp_async_commit();
+    compute(kt % STAGES);
     if (more) flush(ws);
   }
   wgmma_wait<0>();
