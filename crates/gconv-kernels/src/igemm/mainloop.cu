@@ -45,50 +45,50 @@
     for (int j = 0; j < NI; ++j)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
-  // The fragments of one k-step (A: MI m16 blocks, B: NI n8 blocks), double-buffered by the
-  // pipeline: the next k-step's are read from shared memory while this one's mma issue.
-  struct Frag {
-    u32 a[MI][4];
-    u32 b[NI][2];
-  };
-  auto load_frag = [&](Frag& f, int stage, int ks) {
+  // `mid(ks)` runs after the mma of k-step ks is issued: the pipeline puts the next stage's
+  // loads there, so their address arithmetic issues while the tensor pipe works.
+  auto compute = [&](int stage, auto&& mid) {
     const u32 sa = sbase + stage * A_STAGE;
     const u32 sb = sbase_b + stage * B_STAGE;
 #pragma unroll
-    for (int i = 0; i < MI; ++i) {
-      if constexpr (A_MMAJOR) {
-        // k rows of an M-major tile, transposed by ldmatrix into the row-major fragments
-        const int k = ks * 16 + (lane & 7) + ((lane >> 4) << 3);
-        const int m = wm * WM + i * 16 + (((lane >> 3) & 1) << 3);
-        ldsm_x4_trans(f.a[i], sa + swz(mn_offset(k, m)));
-      } else {
-        const int row = wm * WM + i * 16 + (lane & 15);
-        ldsm_x4(f.a[i], sa + swz(row * ROWB + (ks * 2 + (lane >> 4)) * 16));
+    for (int ks = 0; ks < BK / 16; ++ks) {
+      u32 af[MI][4];
+      u32 bfr[NI][2];
+#pragma unroll
+      for (int i = 0; i < MI; ++i) {
+        if constexpr (A_MMAJOR) {
+          // k rows of an M-major tile, transposed by ldmatrix into the row-major fragments
+          const int k = ks * 16 + (lane & 7) + ((lane >> 4) << 3);
+          const int m = wm * WM + i * 16 + (((lane >> 3) & 1) << 3);
+          ldsm_x4_trans(af[i], sa + swz(mn_offset(k, m)));
+        } else {
+          const int row = wm * WM + i * 16 + (lane & 15);
+          ldsm_x4(af[i], sa + swz(row * ROWB + (ks * 2 + (lane >> 4)) * 16));
+        }
       }
-    }
 #pragma unroll
-    for (int p = 0; p < NI / 2; ++p) {
-      u32 r[4];
-      if constexpr (B_NMAJOR) {
-        // k rows of an N-major tile, transposed by ldmatrix into the same fragments
-        const int k = ks * 16 + (((lane >> 3) & 1) << 3) + (lane & 7);
-        const int n = wn * WN + p * 16 + ((lane >> 4) << 3);
-        ldsm_x4_trans(r, sb + swz(bn_offset(k, n)));
-      } else {
-        const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
-        ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+      for (int p = 0; p < NI / 2; ++p) {
+        u32 r[4];
+        if constexpr (B_NMAJOR) {
+          // k rows of an N-major tile, transposed by ldmatrix into the same fragments
+          const int k = ks * 16 + (((lane >> 3) & 1) << 3) + (lane & 7);
+          const int n = wn * WN + p * 16 + ((lane >> 4) << 3);
+          ldsm_x4_trans(r, sb + swz(bn_offset(k, n)));
+        } else {
+          const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
+          ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+        }
+        bfr[2 * p][0] = r[0];
+        bfr[2 * p][1] = r[1];
+        bfr[2 * p + 1][0] = r[2];
+        bfr[2 * p + 1][1] = r[3];
       }
-      f.b[2 * p][0] = r[0];
-      f.b[2 * p][1] = r[1];
-      f.b[2 * p + 1][0] = r[2];
-      f.b[2 * p + 1][1] = r[3];
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) mma16816(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+      mid(ks);
     }
-  };
-  auto mma_frag = [&](const Frag& f) {
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-      for (int j = 0; j < NI; ++j) mma16816(acc[i][j], f.a[i], f.b[j][0], f.b[j][1]);
   };
 #else
   // ---- CUDA-core math: 4 x 8 lanes per warp, TM x TN outputs per thread ----
@@ -275,68 +275,27 @@
     cp_async_commit();
   }
   int rs = 0, ws = STAGES - 1;
-#if GCONV_MATH_MMA
-  // Fragments double-buffered across k-steps and k-tiles: the barrier that publishes k-tile
-  // kt + 1 sits before the last k-step's mma of k-tile kt, whose fragments are already in
-  // registers, so that k-tile kt + 1's first fragments load while those mma issue and the
-  // tensor pipe never drains at a k-tile boundary. After that barrier no warp reads k-tile
-  // kt's stage any more: iteration kt + 1 refills it (ws) behind its first k-step's mma.
-  constexpr int KS = BK / 16;
-  Frag fr[2];
-  if (nkt > 0) {
-    cp_async_wait<STAGES - 2>();
-    land(0);
-    __syncthreads();
-    load_frag(fr[0], 0, 0);
-  }
-  for (int kt = 0; kt < nkt; ++kt) {
-    const bool more = kt + STAGES - 1 < nkt;
-    const int rn = (rs + 1 == STAGES) ? 0 : rs + 1;
-#pragma unroll
-    for (int ks = 0; ks < KS; ++ks) {
-      if constexpr (KS == 1) {
-        // one k-step per k-tile: the refill goes before the wait below, which counts it
-        if (more) fetch(ws);
-        cp_async_commit();
-      }
-      if (ks == KS - 1) {
-        // register-staged elements of the refill go to shared memory before the barrier:
-        // with 2 stages the refilled k-tile is kt + 1, which that barrier publishes
-        if (more) flush(ws);
-        cp_async_wait<STAGES - 2>();  // k-tile kt + 1 has landed (this thread's copies)
-        if (kt + 1 < nkt) land(rn);   // its restaging, before the barrier
-        __syncthreads();
-      }
-      if (ks + 1 < KS) {
-        load_frag(fr[(ks + 1) & 1], rs, ks + 1);
-      } else if (kt + 1 < nkt) {
-        load_frag(fr[(ks + 1) & 1], rn, 0);
-      }
-      mma_frag(fr[ks & 1]);
-      if (KS > 1 && ks == 0) {
-        // the stage of k-tile kt - 1 (released by the barrier of iteration kt - 1)
-        if (more) fetch(ws);
-        cp_async_commit();
-      }
-    }
-    if constexpr (KS % 2 == 1) fr[0] = fr[1];  // the next k-tile's first fragments
-    rs = rn;
-    ws = (ws + 1 == STAGES) ? 0 : ws + 1;
-  }
-#else
   for (int kt = 0; kt < nkt; ++kt) {
     cp_async_wait<STAGES - 2>();
     land(rs);  // the direction's restaging of this k-tile, before the barrier
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
+#if GCONV_MATH_MMA
+    // the next stage's loads after the first k-step's mma (the stage they fill was last read
+    // in iteration kt - 1, before this iteration's barrier)
+    compute(rs, [&](int ks) {
+      if (ks == 0 && more) fetch(ws);
+    });
+    cp_async_commit();
+#else
     if (more) fetch(ws);
     cp_async_commit();
     compute(rs);
+#endif
     if (more) flush(ws);
     rs = (rs + 1 == STAGES) ? 0 : rs + 1;
     ws = (ws + 1 == STAGES) ? 0 : ws + 1;
   }
-#endif
 #endif
   cp_async_wait<0>();
   __syncthreads();
