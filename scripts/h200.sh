@@ -1,34 +1,60 @@
 #!/usr/bin/env bash
-# Builds the release binary here (x86-64, glibc ≤ 2.39) and prints the exact steps to run the
-# GPU correctness matrix and a benchmark on the H200 machine (CUDA 13.0 in /usr/local/cuda,
-# driver 580, cuDNN 9 in the system library path, no cargo there).
+# Builds the release binary here (x86-64, glibc ≤ 2.39) and packs it for the H200 machine
+# (CUDA 13.0 in /usr/local/cuda, driver 580, cuDNN 9 in the system library path, no cargo
+# there), then prints the steps to run the GPU correctness matrix and a benchmark.
+#
+#   scripts/h200.sh [BRANCH]
+#
+# With BRANCH, that branch's binary is built too (in a git worktree) and packed as
+# target/BRANCH-NAME/gconv beside target/release/gconv, for an A/B run in one lease. The pack
+# is target/carry/bins.tar.xz with stripped binaries: the device tool carries at most 64 MiB
+# together with the working tree, which two unstripped binaries no longer fit beside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release
-bin=target/release/gconv
-ls -l "$bin"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+pack() { # pack SRC DEST: a stripped copy of SRC at DEST inside the pack
+  mkdir -p "$stage/$(dirname "$2")"
+  if command -v strip >/dev/null 2>&1; then strip -o "$stage/$2" "$1"; else cp "$1" "$stage/$2"; fi
+}
+pack target/release/gconv target/release/gconv
+bins="target/release/gconv"
+if [ $# -ge 1 ]; then
+  branch=$1
+  name=${branch##*/}
+  wt=${TMPDIR:-/tmp}/gconv-worktree-$name
+  if [ -d "$wt" ]; then
+    git -C "$wt" checkout --quiet --detach "$branch"
+  else
+    git worktree add --quiet --detach "$wt" "$branch"
+  fi
+  (cd "$wt" && cargo build --release -p gconv)
+  pack "$wt/target/release/gconv" "target/$name/gconv"
+  bins="$bins target/$name/gconv"
+fi
+mkdir -p target/carry
+tar cJf target/carry/bins.tar.xz -C "$stage" target
+ls -l target/carry/bins.tar.xz
 cat <<STEPS
 
-Copy $bin to the GPU machine (e.g. with the device tool: carry ["$bin"]), then run there:
+Packed: $bins. With the device tool, carry ["target/carry/bins.tar.xz"] and start the
+command with: tar xJf target/carry/bins.tar.xz && ...  Then, on the GPU machine:
 
-  export LD_LIBRARY_PATH=/usr/local/cuda/lib64:\${LD_LIBRARY_PATH:-}
-  # optional: use PyTorch's newer cuDNN for the baseline
-  # export LD_LIBRARY_PATH=\$(python3 -c "import nvidia.cudnn as m; print(list(m.__path__)[0] + '/lib')"):\$LD_LIBRARY_PATH
-  export GCONV_CACHE_DIR=\${TMPDIR:-/tmp}/gconv-cache
-  ./$bin info
-  ./$bin selftest --gpu
-  # The forward model-zoo bench: 27 keys, ~60 pool members each compiled by NVRTC (~1,100
-  # CPU-seconds on a bare cache, in the background on 15 threads while earlier kernels are
-  # timed), ~22 cuDNN engines per key; adaptive repeats and early stop (defaults). Session 4
-  # (fixed repeats, compile before timing, host comparison) took 6 min 44 s; the run ends with
-  # the time split (phase, seconds, share). A second run on the same GCONV_CACHE_DIR compiles
-  # nothing. --early-stop off --fixed-repeats --no-compile-overlap --verify-on-host gives the
-  # session-4 method for an A/B run.
-  timeout 300 ./$bin bench --problems model_zoo --direction fwd --vs cudnn --output bench_fwd.csv --batch-size 200 --workers 16
-  ./$bin bench --problems configs/problems/fwd_unseen.txt --vs cudnn --output bench_unseen.csv --batch-size 200 --workers 16
-  ./$bin bench --problems configs/problems/mma_fwd.txt --vs cudnn --output bench_mma.csv --batch-size 60
-  ./$bin bench --problems configs/problems/dense_fwd.txt --vs cudnn --output bench_dense.csv --batch-size 60
+  export GCONV_CACHE_DIR=\${TMPDIR:-/tmp}/gconv-cache; unset LD_LIBRARY_PATH
+  bin=target/release/gconv
+  \$bin info
+  \$bin selftest --gpu
+  # The zoo benches (27 keys each; pool members compiled by NVRTC in the background on 15
+  # threads while earlier kernels are timed; cuDNN's engines timed in the same run). A second
+  # run on the same GCONV_CACHE_DIR compiles nothing.
+  timeout 300 \$bin bench --problems model_zoo --direction fwd --vs cudnn --output bench_fwd.csv --batch-size 200 --workers 16
+  timeout 300 \$bin bench --problems model_zoo --direction dgrad --vs cudnn --output bench_dgrad.csv --batch-size 200 --workers 16
+  timeout 300 \$bin bench --problems model_zoo --direction wgrad --vs cudnn --output bench_wgrad.csv --batch-size 200 --workers 16
+  \$bin bench --problems configs/problems/fwd_unseen.txt --vs cudnn --output bench_unseen.csv --batch-size 200 --workers 16
   scripts/ncu_best.sh bench_fwd.csv fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1 direct
-  ./$bin sweep --variant forward --problems forward_2d_test_validation --config configs/traits/forward_bf16.json --vs cudnn --output sweep_fwd.csv
+  \$bin sweep --variant forward --problems forward_2d_test_validation --config configs/traits/forward_bf16.json --vs cudnn --output sweep_fwd.csv
 
+The device tool brings back at most 8 files from \$OUT per call: pack outputs into one
+tarball there (tar czf \$OUT/out.tgz -C \$OUT r). \$bin compare A.csv B.csv pairs two runs.
 STEPS

@@ -1,13 +1,10 @@
 # For the next session's first device call (about 7 minutes): branch wip/wgmma-desc against
-# main. Build both here and carry them stripped in one tar.xz (the tree plus two binaries
-# exceeds the 64 MiB carry limit):
-#   git worktree add /tmp/wd wip/wgmma-desc && (cd /tmp/wd && cargo build --release -p gconv)
-#   mkdir -p /tmp/bins/target/{release,desc} && strip -o /tmp/bins/target/release/gconv target/release/gconv
-#   strip -o /tmp/bins/target/desc/gconv /tmp/wd/target/release/gconv
-#   tar cJf target/carry/bins.tar.xz -C /tmp/bins target
-# and run: tar xJf target/carry/bins.tar.xz && timeout 590 bash results/h200/s17/next_call.sh
+# main. Pack both binaries here with `scripts/h200.sh wip/wgmma-desc` (stripped, in
+# target/carry/bins.tar.xz: the tree plus two unstripped binaries exceeds the device tool's
+# 64 MiB), carry ["target/carry/bins.tar.xz"] and run:
+#   tar xJf target/carry/bins.tar.xz && timeout 590 bash results/h200/s17/next_call.sh
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
-N=target/desc/gconv; B=target/release/gconv; R=$OUT/r; mkdir -p $R
+N=target/wgmma-desc/gconv; B=target/release/gconv; R=$OUT/r; mkdir -p $R
 SECONDS=0
 timeout 120 $N selftest --gpu --kernels _wgmma > $R/selftest_wgmma.log 2>&1; echo "rc=$? ${SECONDS}s" >> $R/selftest_wgmma.log
 for x in N B; do
