@@ -56,8 +56,8 @@ fn main() -> ExitCode {
                     }
                 }
                 // ptxas's performance advisories (e.g. wgmma serialised around other code)
-                for line in k.log.lines().filter(|l| l.contains("Performance Loss")) {
-                    println!("{key}: ptxas: {}", line.trim());
+                for line in k.performance_advisories() {
+                    println!("{key}: ptxas: {line}");
                 }
                 for (entry, r) in &k.resources {
                     let launch = src.launches.iter().find(|l| &l.entry == entry);

@@ -128,6 +128,15 @@ impl CompiledKernel {
     pub fn total_spills(&self) -> u64 {
         self.resources.iter().map(|(_, r)| r.spills()).sum()
     }
+
+    /// ptxas's performance advisories in the log, trimmed ("Potential Performance Loss", e.g.
+    /// C7514: wgmma serialised by the code around it — correct, but silently slow).
+    pub fn performance_advisories(&self) -> impl Iterator<Item = &str> {
+        self.log
+            .lines()
+            .filter(|l| l.contains("Potential Performance Loss"))
+            .map(str::trim)
+    }
 }
 
 static NVRTC_VERSION: OnceLock<Result<(i32, i32), CudaError>> = OnceLock::new();
@@ -362,6 +371,25 @@ ptxas info    : Function properties for gconv_reduce\n\
 ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
 ptxas info    : Used 18 registers, used 0 barriers\n\
 ptxas info    : Compile time = 3.333 ms\n";
+
+    #[test]
+    fn performance_advisories_are_the_log_lines_that_report_one() {
+        let mut k = CompiledKernel {
+            cubin: Vec::new(),
+            log: LOG.to_string(),
+            compile_ms: 0.0,
+            resources: parse_ptxas_resources(LOG),
+        };
+        assert_eq!(k.performance_advisories().count(), 0);
+        // the line ptxas printed for a planted accumulator write behind a wgmma commit
+        k.log.push_str(
+            "ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions \
+             are serialized due to non wgmma instructions reading accumulator registers\n",
+        );
+        let a: Vec<&str> = k.performance_advisories().collect();
+        assert_eq!(a.len(), 1);
+        assert!(a[0].starts_with("ptxas info    : (C7514) Potential Performance Loss"));
+    }
 
     #[test]
     fn parses_ptxas_report() {

@@ -290,12 +290,8 @@ fn default_pools_compile() {
                 }
                 // ptxas's performance advisories (C751x: wgmma serialised because of the
                 // code around it) are silent slowdowns on the GPU: fail on them here.
-                for line in k.log.lines().filter(|l| l.contains("Performance Loss")) {
-                    errors.push(format!(
-                        "{} on {p}: ptxas: {}",
-                        src.kernel_name,
-                        line.trim()
-                    ));
+                for line in k.performance_advisories() {
+                    errors.push(format!("{} on {p}: ptxas: {line}", src.kernel_name));
                 }
                 let per_entry: Vec<String> = k
                     .resources
