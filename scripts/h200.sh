@@ -3,9 +3,9 @@
 # (CUDA 13.0 in /usr/local/cuda, driver 580, cuDNN 9 in the system library path, no cargo
 # there), then prints the steps to run the GPU correctness matrix and a benchmark.
 #
-#   scripts/h200.sh [BRANCH]
+#   scripts/h200.sh [BRANCH ...]
 #
-# With BRANCH, that branch's binary is built too (in a git worktree) and packed as
+# Each BRANCH's binary is built too (in a git worktree of its own) and packed as
 # target/BRANCH-NAME/gconv beside target/release/gconv, for an A/B run in one lease. The pack
 # is target/carry/bins.tar.xz with stripped binaries: the device tool carries at most 64 MiB
 # together with the working tree, which two unstripped binaries no longer fit beside.
@@ -20,8 +20,7 @@ pack() { # pack SRC DEST: a stripped copy of SRC at DEST inside the pack
 }
 pack target/release/gconv target/release/gconv
 bins="target/release/gconv"
-if [ $# -ge 1 ]; then
-  branch=$1
+for branch in "$@"; do
   name=${branch##*/}
   wt=${TMPDIR:-/tmp}/gconv-worktree-$name
   if [ -d "$wt" ]; then
@@ -32,7 +31,7 @@ if [ $# -ge 1 ]; then
   (cd "$wt" && cargo build --release -p gconv)
   pack "$wt/target/release/gconv" "target/$name/gconv"
   bins="$bins target/$name/gconv"
-fi
+done
 mkdir -p target/carry
 tar cJf target/carry/bins.tar.xz -C "$stage" target
 ls -l target/carry/bins.tar.xz
