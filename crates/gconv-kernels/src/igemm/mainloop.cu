@@ -186,7 +186,7 @@
     }
   }
   __syncthreads();
-  if (tid >= CTHREADS) {
+  if (warp_uniform(warp) >= CTHREADS / 32) {  // the producers (a branch uniform per warp)
     if constexpr (ASYNC) {
 #pragma unroll 1
       for (int kt = 0; kt < nkt; ++kt) {

@@ -1014,7 +1014,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t192x128x
     }
   }
   __syncthreads();
-  if (tid >= CTHREADS) {
+  if (warp_uniform(warp) >= CTHREADS / 32) {  // the producers (a branch uniform per warp)
     if constexpr (ASYNC) {
 #pragma unroll 1
       for (int kt = 0; kt < nkt; ++kt) {
