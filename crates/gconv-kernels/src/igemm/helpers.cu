@@ -22,6 +22,19 @@ __device__ __forceinline__ u64 wg_desc(u32 saddr) {
 __device__ __forceinline__ u64 wg_desc_n(u32 saddr, u32 lbo) {
   return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
 }
+// The descriptor `d` with its start address advanced by `bytes` (a multiple of 16): an add to
+// the start-address field, which cannot carry out of its 14 bits while shared addresses stay
+// below 256 KiB (the opt-in limit is 227 KiB), so that a stage and a k-step cost one add.
+__device__ __forceinline__ u64 wg_desc_add(u64 d, u32 bytes) { return d + (u64)(bytes >> 4); }
+// `v`, known by the compiler to be the same in every lane of the warp (a broadcast from lane
+// 0): values derived from it stay in the uniform datapath (the wgmma descriptors).
+__device__ __forceinline__ int warp_uniform(int v) {
+#ifdef GCONV_HOST_EMULATION
+  return v;
+#else
+  return __shfl_sync(0xffffffffu, v, 0);
+#endif
+}
 #if GCONV_WS
 // Shared-memory barriers of the warp-specialised pipeline (PTX ISA, mbarrier): `count`
 // arrivals complete a phase; a wait on parity p returns once the phase of that parity has

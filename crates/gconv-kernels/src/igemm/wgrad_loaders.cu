@@ -48,6 +48,10 @@
   int b_r[UB], b_cm[UB], b_dz[UB], b_dy[UB], b_dx[UB];
   bool b_cok[UB];
   u32 b_dst[UB];
+  // each B unit's output pixel (n, od, oh, ow) as counters, advanced by BK pixels per k-tile
+  // (a mixed-radix add of BK's constant digits), so that no k-tile divides
+  int b_ow[UB], b_oh[UB], b_od[UB], b_n[UB];
+  constexpr int BK_W = BK % OW, BK_H = (BK / OW) % OH, BK_D = (BK / (OW * OH)) % OD, BK_N = BK / (OW * OH * OD);
 #pragma unroll
   for (int u = 0; u < UB; ++u) {
     const int unit = ltid + u * LTHREADS;
@@ -62,22 +66,29 @@
     b_dy[u] = ((tap / FX) % FY) * DH;
     b_dz[u] = (tap / (FX * FY)) * DD;
     b_dst[u] = swz(mn_offset(in ? r : 0, c * VB));
+    const int p = kt_begin * BK + (in ? r : 0);
+    b_ow[u] = p % OW;
+    b_oh[u] = (p / OW) % OH;
+    b_od[u] = (p / (OW * OH)) % OD;
+    b_n[u] = p / (OW * OH * OD);
   }
   u16 a_reg[A_SYNC ? UA : 1];
   u16 b_reg[B_SYNC ? UB : 1];
 
   auto fetch = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE;
+    // one 64-bit base per k-tile; the units add 32-bit offsets (`opaque`: one wide multiply-add)
+    const elem_t* const dyt = opaque(dY + (long long)l_p * K_);
 #pragma unroll
     for (int u = 0; u < UA; ++u) {
       if (a_r[u] < 0) continue;
       const int p = l_p + a_r[u];
       const bool ok = p < NPIX && a_m[u] < NEFF;
-      const elem_t* src = dY + (ok ? p * K_ + a_m[u] : 0);
       if constexpr (A_SYNC) {
+        const elem_t* src = dY + (ok ? p * K_ + a_m[u] : 0);
         a_reg[u] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
       } else {
-        cp_async<VA * ESZ, false>(sa + a_dst[u], src, ok);
+        cp_async<VA * ESZ, false>(sa + a_dst[u], dyt + (a_r[u] * K_ + a_m[u]), ok);
       }
     }
     const u32 sb = sbase_b + stage * B_STAGE;
@@ -90,22 +101,28 @@
       if constexpr (POINTWISE) {
         off = p * C_ + b_cm[u];
       } else {
-        const int pp = ok ? p : 0;
-        const int ow = pp % OW;
-        int t = pp / OW;
-        const int oh = t % OH;
-        t /= OH;
-        const int od = t % OD;
-        const int n = t / OD;
-        const int iw = ow * SW - PW + b_dx[u], ih = oh * SH - PH + b_dy[u], id = od * SD - PD + b_dz[u];
+        const int iw = b_ow[u] * SW - PW + b_dx[u], ih = b_oh[u] * SH - PH + b_dy[u];
+        const int id = b_od[u] * SD - PD + b_dz[u];
         ok = ok && (unsigned)iw < (unsigned)IW && (unsigned)ih < (unsigned)IH && (unsigned)id < (unsigned)ID;
-        off = (((n * ID + id) * IH + ih) * IW + iw) * C_ + b_cm[u];
+        off = (((b_n[u] * ID + id) * IH + ih) * IW + iw) * C_ + b_cm[u];
+        // the next k-tile's pixel (past the last pixel the counters run on; those copies skip)
+        b_ow[u] += BK_W;
+        int cy = b_ow[u] >= OW;
+        b_ow[u] -= cy ? OW : 0;
+        b_oh[u] += BK_H + cy;
+        cy = b_oh[u] >= OH;
+        b_oh[u] -= cy ? OH : 0;
+        b_od[u] += BK_D + cy;
+        cy = b_od[u] >= OD;
+        b_od[u] -= cy ? OD : 0;
+        b_n[u] += BK_N + cy;
       }
-      const elem_t* src = X + (ok ? off : 0);
       if constexpr (B_SYNC) {
+        const elem_t* src = X + (ok ? off : 0);
         b_reg[u] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
       } else {
-        cp_async<VB * ESZ, A_L1>(sb + b_dst[u], src, ok);
+        // a skipped copy reads nothing: its address needs no clamp
+        cp_async<VB * ESZ, A_L1>(sb + b_dst[u], X + off, ok);
       }
     }
     l_p += BK;

@@ -245,6 +245,19 @@ __device__ __forceinline__ u64 wg_desc(u32 saddr) {
 __device__ __forceinline__ u64 wg_desc_n(u32 saddr, u32 lbo) {
   return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
 }
+// The descriptor `d` with its start address advanced by `bytes` (a multiple of 16): an add to
+// the start-address field, which cannot carry out of its 14 bits while shared addresses stay
+// below 256 KiB (the opt-in limit is 227 KiB), so that a stage and a k-step cost one add.
+__device__ __forceinline__ u64 wg_desc_add(u64 d, u32 bytes) { return d + (u64)(bytes >> 4); }
+// `v`, known by the compiler to be the same in every lane of the warp (a broadcast from lane
+// 0): values derived from it stay in the uniform datapath (the wgmma descriptors).
+__device__ __forceinline__ int warp_uniform(int v) {
+#ifdef GCONV_HOST_EMULATION
+  return v;
+#else
+  return __shfl_sync(0xffffffffu, v, 0);
+#endif
+}
 #if GCONV_WS
 // Shared-memory barriers of the warp-specialised pipeline (PTX ISA, mbarrier): `count`
 // arrivals complete a phase; a wait on parity p returns once the phase of that parity has
@@ -588,7 +601,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_
   constexpr int NWG = CTHREADS / 128;
   constexpr int MWG = BM / (64 * NWG);
   static_assert(BK == 64 && BM == 64 * NWG * MWG && WG_NACC == BN / 2, "wgmma tile");
-  const int wg = warp >> 2;
+  const int wg = warp_uniform(warp >> 2);
   (void)wm;
   (void)wn;
   float acc[MWG][WG_NACC];
@@ -598,9 +611,14 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_
     for (int r = 0; r < WG_NACC; ++r) acc[i][r] = 0.f;
   // Issues the k-tile's wgmma batch and retires the previous one (at most one batch in flight
   // behind the barrier of the next k-tile).
+  // the descriptors of stage 0, k-step 0 (this warpgroup's rows); a stage, an m64 block and a
+  // k-step advance them by their byte offsets (`wg_desc_add`)
+  const u32 sa0 = sbase + wg * MWG * 64 * ROWB;
+  const u64 da0 = A_MMAJOR ? wg_desc_n(sa0, BK * 128) : wg_desc(sa0);
+  const u64 db0 = B_NMAJOR ? wg_desc_n(sbase_b, BK * 128) : wg_desc(sbase_b);
   auto compute = [&](int stage) {
-    const u32 sa = sbase + stage * A_STAGE + wg * MWG * 64 * ROWB;
-    const u32 sb = sbase_b + stage * B_STAGE;
+    const u64 das = wg_desc_add(da0, stage * A_STAGE);
+    const u64 dbs = wg_desc_add(db0, stage * B_STAGE);
 #pragma unroll
     for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
     wgmma_fence();
@@ -609,9 +627,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_
 #pragma unroll
       for (int i = 0; i < MWG; ++i) {
         // (an m64 block of an M-major A tile is one 64-element panel: the same base)
-        const u64 da = A_MMAJOR ? wg_desc_n(sa + i * 64 * ROWB + ks * 2048, BK * 128)
-                                : wg_desc(sa + i * 64 * ROWB + ks * 32);
-        const u64 db = B_NMAJOR ? wg_desc_n(sb + ks * 2048, BK * 128) : wg_desc(sb + ks * 32);
+        const u64 da = wg_desc_add(das, i * 64 * ROWB + (A_MMAJOR ? ks * 2048 : ks * 32));
+        const u64 db = wg_desc_add(dbs, B_NMAJOR ? ks * 2048 : ks * 32);
         wgmma_tile(acc[i], da, db);
       }
     }
@@ -767,7 +784,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t128x16x16_
     }
   }
   __syncthreads();
-  if (tid >= CTHREADS) {
+  if (warp_uniform(warp) >= CTHREADS / 32) {  // the producers (a branch uniform per warp)
     if constexpr (ASYNC) {
 #pragma unroll 1
       for (int kt = 0; kt < nkt; ++kt) {

@@ -246,6 +246,19 @@ __device__ __forceinline__ u64 wg_desc(u32 saddr) {
 __device__ __forceinline__ u64 wg_desc_n(u32 saddr, u32 lbo) {
   return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
 }
+// The descriptor `d` with its start address advanced by `bytes` (a multiple of 16): an add to
+// the start-address field, which cannot carry out of its 14 bits while shared addresses stay
+// below 256 KiB (the opt-in limit is 227 KiB), so that a stage and a k-step cost one add.
+__device__ __forceinline__ u64 wg_desc_add(u64 d, u32 bytes) { return d + (u64)(bytes >> 4); }
+// `v`, known by the compiler to be the same in every lane of the warp (a broadcast from lane
+// 0): values derived from it stay in the uniform datapath (the wgmma descriptors).
+__device__ __forceinline__ int warp_uniform(int v) {
+#ifdef GCONV_HOST_EMULATION
+  return v;
+#else
+  return __shfl_sync(0xffffffffu, v, 0);
+#endif
+}
 #if GCONV_WS
 // Shared-memory barriers of the warp-specialised pipeline (PTX ISA, mbarrier): `count`
 // arrivals complete a phase; a wait on parity p returns once the phase of that parity has
@@ -452,6 +465,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_f32_t64x64x16_
   int b_r[UB], b_cm[UB], b_dz[UB], b_dy[UB], b_dx[UB];
   bool b_cok[UB];
   u32 b_dst[UB];
+  // each B unit's output pixel (n, od, oh, ow) as counters, advanced by BK pixels per k-tile
+  // (a mixed-radix add of BK's constant digits), so that no k-tile divides
+  int b_ow[UB], b_oh[UB], b_od[UB], b_n[UB];
+  constexpr int BK_W = BK % OW, BK_H = (BK / OW) % OH, BK_D = (BK / (OW * OH)) % OD, BK_N = BK / (OW * OH * OD);
 #pragma unroll
   for (int u = 0; u < UB; ++u) {
     const int unit = ltid + u * LTHREADS;
@@ -466,22 +483,29 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_f32_t64x64x16_
     b_dy[u] = ((tap / FX) % FY) * DH;
     b_dz[u] = (tap / (FX * FY)) * DD;
     b_dst[u] = swz(mn_offset(in ? r : 0, c * VB));
+    const int p = kt_begin * BK + (in ? r : 0);
+    b_ow[u] = p % OW;
+    b_oh[u] = (p / OW) % OH;
+    b_od[u] = (p / (OW * OH)) % OD;
+    b_n[u] = p / (OW * OH * OD);
   }
   u16 a_reg[A_SYNC ? UA : 1];
   u16 b_reg[B_SYNC ? UB : 1];
 
   auto fetch = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE;
+    // one 64-bit base per k-tile; the units add 32-bit offsets (`opaque`: one wide multiply-add)
+    const elem_t* const dyt = opaque(dY + (long long)l_p * K_);
 #pragma unroll
     for (int u = 0; u < UA; ++u) {
       if (a_r[u] < 0) continue;
       const int p = l_p + a_r[u];
       const bool ok = p < NPIX && a_m[u] < NEFF;
-      const elem_t* src = dY + (ok ? p * K_ + a_m[u] : 0);
       if constexpr (A_SYNC) {
+        const elem_t* src = dY + (ok ? p * K_ + a_m[u] : 0);
         a_reg[u] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
       } else {
-        cp_async<VA * ESZ, false>(sa + a_dst[u], src, ok);
+        cp_async<VA * ESZ, false>(sa + a_dst[u], dyt + (a_r[u] * K_ + a_m[u]), ok);
       }
     }
     const u32 sb = sbase_b + stage * B_STAGE;
@@ -494,22 +518,28 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_f32_t64x64x16_
       if constexpr (POINTWISE) {
         off = p * C_ + b_cm[u];
       } else {
-        const int pp = ok ? p : 0;
-        const int ow = pp % OW;
-        int t = pp / OW;
-        const int oh = t % OH;
-        t /= OH;
-        const int od = t % OD;
-        const int n = t / OD;
-        const int iw = ow * SW - PW + b_dx[u], ih = oh * SH - PH + b_dy[u], id = od * SD - PD + b_dz[u];
+        const int iw = b_ow[u] * SW - PW + b_dx[u], ih = b_oh[u] * SH - PH + b_dy[u];
+        const int id = b_od[u] * SD - PD + b_dz[u];
         ok = ok && (unsigned)iw < (unsigned)IW && (unsigned)ih < (unsigned)IH && (unsigned)id < (unsigned)ID;
-        off = (((n * ID + id) * IH + ih) * IW + iw) * C_ + b_cm[u];
+        off = (((b_n[u] * ID + id) * IH + ih) * IW + iw) * C_ + b_cm[u];
+        // the next k-tile's pixel (past the last pixel the counters run on; those copies skip)
+        b_ow[u] += BK_W;
+        int cy = b_ow[u] >= OW;
+        b_ow[u] -= cy ? OW : 0;
+        b_oh[u] += BK_H + cy;
+        cy = b_oh[u] >= OH;
+        b_oh[u] -= cy ? OH : 0;
+        b_od[u] += BK_D + cy;
+        cy = b_od[u] >= OD;
+        b_od[u] -= cy ? OD : 0;
+        b_n[u] += BK_N + cy;
       }
-      const elem_t* src = X + (ok ? off : 0);
       if constexpr (B_SYNC) {
+        const elem_t* src = X + (ok ? off : 0);
         b_reg[u] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
       } else {
-        cp_async<VB * ESZ, A_L1>(sb + b_dst[u], src, ok);
+        // a skipped copy reads nothing: its address needs no clamp
+        cp_async<VB * ESZ, A_L1>(sb + b_dst[u], X + off, ok);
       }
     }
     l_p += BK;
@@ -535,7 +565,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_f32_t64x64x16_
   constexpr int NWG = CTHREADS / 128;
   constexpr int MWG = BM / (64 * NWG);
   static_assert(BK == 64 && BM == 64 * NWG * MWG && WG_NACC == BN / 2, "wgmma tile");
-  const int wg = warp >> 2;
+  const int wg = warp_uniform(warp >> 2);
   (void)wm;
   (void)wn;
   float acc[MWG][WG_NACC];
@@ -545,9 +575,14 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_f32_t64x64x16_
     for (int r = 0; r < WG_NACC; ++r) acc[i][r] = 0.f;
   // Issues the k-tile's wgmma batch and retires the previous one (at most one batch in flight
   // behind the barrier of the next k-tile).
+  // the descriptors of stage 0, k-step 0 (this warpgroup's rows); a stage, an m64 block and a
+  // k-step advance them by their byte offsets (`wg_desc_add`)
+  const u32 sa0 = sbase + wg * MWG * 64 * ROWB;
+  const u64 da0 = A_MMAJOR ? wg_desc_n(sa0, BK * 128) : wg_desc(sa0);
+  const u64 db0 = B_NMAJOR ? wg_desc_n(sbase_b, BK * 128) : wg_desc(sbase_b);
   auto compute = [&](int stage) {
-    const u32 sa = sbase + stage * A_STAGE + wg * MWG * 64 * ROWB;
-    const u32 sb = sbase_b + stage * B_STAGE;
+    const u64 das = wg_desc_add(da0, stage * A_STAGE);
+    const u64 dbs = wg_desc_add(db0, stage * B_STAGE);
 #pragma unroll
     for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
     wgmma_fence();
@@ -556,9 +591,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_f32_t64x64x16_
 #pragma unroll
       for (int i = 0; i < MWG; ++i) {
         // (an m64 block of an M-major A tile is one 64-element panel: the same base)
-        const u64 da = A_MMAJOR ? wg_desc_n(sa + i * 64 * ROWB + ks * 2048, BK * 128)
-                                : wg_desc(sa + i * 64 * ROWB + ks * 32);
-        const u64 db = B_NMAJOR ? wg_desc_n(sb + ks * 2048, BK * 128) : wg_desc(sb + ks * 32);
+        const u64 da = wg_desc_add(das, i * 64 * ROWB + (A_MMAJOR ? ks * 2048 : ks * 32));
+        const u64 db = wg_desc_add(dbs, B_NMAJOR ? ks * 2048 : ks * 32);
         wgmma_tile(acc[i], da, db);
       }
     }
@@ -714,7 +748,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_wgrad_f32_t64x64x16_
     }
   }
   __syncthreads();
-  if (tid >= CTHREADS) {
+  if (warp_uniform(warp) >= CTHREADS / 32) {  // the producers (a branch uniform per warp)
     if constexpr (ASYNC) {
 #pragma unroll 1
       for (int kt = 0; kt < nkt; ++kt) {
