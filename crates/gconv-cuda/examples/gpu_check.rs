@@ -109,6 +109,7 @@ fn launch(entry: &str, grid: u32, block: u32, smem: u32) -> Launch {
         grid: [grid, 1, 1],
         block: [block, 1, 1],
         dynamic_smem_bytes: smem,
+        overlaps_previous: false,
     }
 }
 

@@ -16,7 +16,7 @@ use crate::nvrtc::{nvrtc_version, CompileOptions, CompiledKernel};
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{
     result as dres, sys as dsys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream,
-    DevicePtr, LaunchConfig, PushKernelArg,
+    DevicePtr,
 };
 use cudarc::nvrtc::Ptx;
 use gconv_kernels::{Arch, KernelSource, Launch};
@@ -288,6 +288,71 @@ fn launch_failed(k: &LoadedKernel, l: &Launch, message: String) -> CudaError {
 
 /// A raw CUDA stream handle (`CUstream`), as foreign code (PyTorch) hands it over.
 pub type RawStream = cudarc::driver::sys::CUstream;
+
+/// Enqueues launch `l` of function `f` with the four 64-bit kernel arguments `args` on
+/// `stream` (both launch paths). A launch that [`Launch::overlaps_previous`] goes through
+/// `cuLaunchKernelEx` with programmatic stream serialization allowed, so that its CTAs may be
+/// scheduled while the stream's previous launch drains (its entry waits for that grid before
+/// reading its results); a driver that refuses the attribute gets the plain launch instead.
+///
+/// # Safety
+/// `f` must be a live function of this context with the signature (const void*, const
+/// void*, void*, void*) of `gconv_kernels::source`, `args` device addresses valid for it (or
+/// 0 for an absent workspace) until the work completes, and `stream` a live stream of the
+/// context (or 0).
+unsafe fn enqueue(
+    f: dsys::CUfunction,
+    l: &Launch,
+    mut args: [u64; 4],
+    stream: RawStream,
+) -> Result<(), cudarc::driver::DriverError> {
+    let mut params: [*mut std::ffi::c_void; 4] = [
+        &mut args[0] as *mut u64 as *mut std::ffi::c_void,
+        &mut args[1] as *mut u64 as *mut std::ffi::c_void,
+        &mut args[2] as *mut u64 as *mut std::ffi::c_void,
+        &mut args[3] as *mut u64 as *mut std::ffi::c_void,
+    ];
+    if l.overlaps_previous {
+        // SAFETY: a zeroed attribute value is valid plain data (a C union); the field set is
+        // the one the attribute id selects.
+        let mut attr: dsys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = dsys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = dsys::CUlaunchConfig {
+            gridDimX: l.grid[0],
+            gridDimY: l.grid[1],
+            gridDimZ: l.grid[2],
+            blockDimX: l.block[0],
+            blockDimY: l.block[1],
+            blockDimZ: l.block[2],
+            sharedMemBytes: l.dynamic_smem_bytes,
+            hStream: stream,
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        // SAFETY: `config` and `attr` live for the call; `params` points at four live 64-bit
+        // arguments (the driver copies them); `f` and `stream` per the function's contract.
+        let r = unsafe {
+            dsys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut())
+        };
+        match r {
+            dsys::CUresult::CUDA_SUCCESS => return Ok(()),
+            dsys::CUresult::CUDA_ERROR_NOT_SUPPORTED => {} // the plain launch below
+            e => return Err(cudarc::driver::DriverError(e)),
+        }
+    }
+    // SAFETY: as above.
+    unsafe {
+        dres::launch_kernel(
+            f,
+            (l.grid[0], l.grid[1], l.grid[2]),
+            (l.block[0], l.block[1], l.block[2]),
+            l.dynamic_smem_bytes,
+            stream,
+            &mut params,
+        )
+    }
+}
 
 /// Smallest L2 flush buffer.
 const MIN_FLUSH_BYTES: u64 = 256 << 20;
@@ -595,27 +660,20 @@ impl GpuRuntime {
             }
         };
         let ptrs = [b.in0.ptr, b.in1.ptr, b.out.ptr, ws];
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| CudaError::driver("cuCtxSetCurrent", e))?;
         for (l, f) in &k.launches {
             let fail = |message: String| launch_failed(k, l, message);
             if l.grid.contains(&0) || l.block.contains(&0) {
                 return Err(fail("a grid or block dimension is 0".to_string()));
             }
-            let cfg = LaunchConfig {
-                grid_dim: (l.grid[0], l.grid[1], l.grid[2]),
-                block_dim: (l.block[0], l.block[1], l.block[2]),
-                shared_mem_bytes: l.dynamic_smem_bytes,
-            };
-            let mut builder = self.stream.launch_builder(f);
-            builder
-                .arg(&ptrs[0])
-                .arg(&ptrs[1])
-                .arg(&ptrs[2])
-                .arg(&ptrs[3]);
             // SAFETY: every entry has the fixed signature (const void*, const void*, void*,
             // void*) of `gconv_kernels::source`; the four arguments are device addresses of
             // live buffers of this context (or 0 for an absent workspace), sized for the
-            // problem the module was generated for (checked by `buffers`).
-            unsafe { builder.launch(cfg) }.map_err(|e| fail(driver_message(&e)))?;
+            // problem the module was generated for (checked by `buffers`); the stream is ours.
+            unsafe { enqueue(f.cu_function(), l, ptrs, self.stream.cu_stream()) }
+                .map_err(|e| fail(driver_message(&e)))?;
         }
         Ok(())
     }
@@ -651,28 +709,11 @@ impl GpuRuntime {
             if l.grid.contains(&0) || l.block.contains(&0) {
                 return Err(fail("a grid or block dimension is 0".to_string()));
             }
-            let mut args = ptrs;
-            let mut params: [*mut std::ffi::c_void; 4] = [
-                &mut args[0] as *mut u64 as *mut std::ffi::c_void,
-                &mut args[1] as *mut u64 as *mut std::ffi::c_void,
-                &mut args[2] as *mut u64 as *mut std::ffi::c_void,
-                &mut args[3] as *mut u64 as *mut std::ffi::c_void,
-            ];
             // SAFETY: every entry has the fixed signature (const void*, const void*, void*,
-            // void*) of `gconv_kernels::source`, and `params` points at four live 64-bit
-            // device addresses for the duration of the call (the driver copies them); the
-            // caller guarantees the addresses and the stream (see the function's contract).
-            unsafe {
-                cudarc::driver::result::launch_kernel(
-                    f.cu_function(),
-                    (l.grid[0], l.grid[1], l.grid[2]),
-                    (l.block[0], l.block[1], l.block[2]),
-                    l.dynamic_smem_bytes,
-                    stream,
-                    &mut params,
-                )
-            }
-            .map_err(|e| fail(driver_message(&e)))?;
+            // void*) of `gconv_kernels::source`; the caller guarantees the addresses and the
+            // stream (see the function's contract).
+            unsafe { enqueue(f.cu_function(), l, ptrs, stream) }
+                .map_err(|e| fail(driver_message(&e)))?;
         }
         Ok(())
     }

@@ -280,6 +280,10 @@ fn default_pools_compile() {
     results.sort_by_key(|r| r.0);
     let (mut ok, mut spilled, mut total_ms) = (0usize, 0usize, 0.0f64);
     for (_, p, src, r) in &results {
+        // An overlapping launch (the split reductions) must wait for the launch before it.
+        for problem in src.launch_order_problems() {
+            errors.push(format!("{} on {p}: {problem}", src.kernel_name));
+        }
         match r {
             Ok(k) => {
                 ok += 1;

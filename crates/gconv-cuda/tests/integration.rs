@@ -34,6 +34,7 @@ fn tiny(name: &str, body: &str) -> KernelSource {
             grid: [1, 1, 1],
             block: [32, 1, 1],
             dynamic_smem_bytes: 0,
+            overlaps_previous: false,
         }],
         workspace_bytes: 0,
     }

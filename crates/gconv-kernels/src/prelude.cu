@@ -122,3 +122,22 @@ __device__ __forceinline__ const T* opaque(const T* p) {
   return q;
 #endif
 }
+
+// Programmatic dependent launch (sm_90, `Launch::overlaps_previous`). A module's launch marked
+// so may be scheduled while the launch before it still runs: its entry calls
+// `wait_prior_grid()` before it reads anything the previous launch wrote (the instruction
+// returns once that grid has completed and its writes are visible). A main kernel calls
+// `release_dependents()` as it starts, which lets the next launch's CTAs become resident as
+// the last wave drains instead of after it (each CTA's call counts once every CTA of the grid
+// has been scheduled). Both are no-ops for launches without the attribute and under host
+// emulation, where launches run one after the other.
+__device__ __forceinline__ void wait_prior_grid() {
+#ifndef GCONV_HOST_EMULATION
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void release_dependents() {
+#ifndef GCONV_HOST_EMULATION
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}

@@ -110,6 +110,7 @@ pub fn reference_source(problem: &Problem) -> KernelSource {
             grid: [blocks, 1, 1],
             block: [BLOCK, 1, 1],
             dynamic_smem_bytes: 0,
+            overlaps_previous: false,
         }],
         workspace_bytes: 0,
     }

@@ -69,6 +69,12 @@ pub struct Launch {
     pub block: [u32; 3],
     /// Dynamic shared memory bytes.
     pub dynamic_smem_bytes: u32,
+    /// Launched as a programmatic dependent of the module's previous launch (sm_90's
+    /// programmatic stream serialization): its CTAs may be scheduled before the previous
+    /// launch has finished, so its entry must call the prelude's `wait_prior_grid()` before it
+    /// reads what that launch wrote. The split reductions (`_reduce`, `_convert`) are; a
+    /// module's first launch never is.
+    pub overlaps_previous: bool,
 }
 
 /// A generated module for one (kernel, problem) pair.
@@ -84,4 +90,44 @@ pub struct KernelSource {
     pub launches: Vec<Launch>,
     /// Workspace bytes needed (0 when none).
     pub workspace_bytes: u64,
+}
+
+impl KernelSource {
+    /// What is wrong with the module's launch order, if anything: a first launch marked
+    /// [`Launch::overlaps_previous`] (there is nothing to overlap), or an overlapping launch
+    /// whose entry's body (from its `entry(` to the next `extern "C"`) has no statement
+    /// `wait_prior_grid();` (a commented-out call does not count), so it could read the previous launch's output before that launch
+    /// has written it. Empty when the order is sound.
+    pub fn launch_order_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, l) in self.launches.iter().enumerate() {
+            if !l.overlaps_previous {
+                continue;
+            }
+            if i == 0 {
+                out.push(format!("{}: the first launch overlaps nothing", l.entry));
+                continue;
+            }
+            let head = format!(" {}(", l.entry);
+            let body = self.code.find(&head).map(|at| {
+                let rest = &self.code[at + head.len()..];
+                &rest[..rest.find("extern \"C\"").unwrap_or(rest.len())]
+            });
+            match body {
+                None => out.push(format!("{}: no entry of that name in the code", l.entry)),
+                Some(b)
+                    if !b
+                        .lines()
+                        .any(|line| line.trim_start().starts_with("wait_prior_grid();")) =>
+                {
+                    out.push(format!(
+                    "{}: launched overlapping the previous launch but never calls wait_prior_grid()",
+                    l.entry
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        out
+    }
 }

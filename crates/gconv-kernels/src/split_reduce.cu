@@ -11,6 +11,7 @@ extern "C" __global__ void __launch_bounds__(256) @ENTRY@_reduce(const void* __r
                                                                 const void* __restrict__ in1,
                                                                 void* __restrict__ out,
                                                                 void* __restrict__ workspace) {
+  wait_prior_grid();  // the slices' planes are complete and visible (launched overlapping)
   const float* __restrict__ ws = reinterpret_cast<const float*>(workspace);
   const int t = threadIdx.x;
   const int q = t / RE_;  // plane slice
@@ -52,6 +53,7 @@ extern "C" __global__ void __launch_bounds__(256) @ENTRY@_convert(const void* __
                                                                  const void* __restrict__ in1,
                                                                  void* __restrict__ out,
                                                                  void* __restrict__ workspace) {
+  wait_prior_grid();  // every slice has added into the plane (launched overlapping)
   const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
   if (i < RED_PLANE) {
     const float s = reinterpret_cast<const float*>(workspace)[i];

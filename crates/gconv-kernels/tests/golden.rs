@@ -392,6 +392,8 @@ fn generated_kernels_match_golden_files() {
         } else {
             assert_eq!(src.kernel_name, *name);
         }
+        let order = src.launch_order_problems();
+        assert!(order.is_empty(), "{name} on {key}: {order:?}");
         let file = format!("{}__{key}.cu", src.kernel_name);
         let path = dir.join(&file);
         expected.insert(file.clone());

@@ -188,6 +188,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
             grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
             block: [cfg.threads(), 1, 1],
             dynamic_smem_bytes: geo.smem_bytes as u32,
+            overlaps_previous: false,
         }],
         workspace_bytes: 0,
     }
@@ -320,6 +321,7 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
             grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
             block: [cfg.threads(), 1, 1],
             dynamic_smem_bytes: geo.smem_bytes as u32,
+            overlaps_previous: false,
         }],
         workspace_bytes: 0,
     }

@@ -316,6 +316,7 @@ pub fn slab_source(
         grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
         block: [threads, 1, 1],
         dynamic_smem_bytes: geo.smem_bytes as u32,
+        overlaps_previous: false,
     }];
     let mut workspace_bytes = 0;
     if slabs > 1 {

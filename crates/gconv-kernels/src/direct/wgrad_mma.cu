@@ -151,6 +151,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
+  release_dependents();  // the split reduction may start as the last wave drains (prelude)
   // [2] X halo tiles (XS_BYTES each), then [2] dY tiles (DYS_BYTES each).
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in1);

@@ -95,6 +95,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const vo
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);  // [SLOTS][BN][TAPS] f32, after the walk only
+  release_dependents();  // the split reduction may start as the last wave drains (prelude)
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in1);
   const int tid = threadIdx.x;

@@ -223,6 +223,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         grid: [g[0] as u32, g[1] as u32, g[2] as u32],
         block: [cfg.threads(), 1, 1],
         dynamic_smem_bytes: plan.smem_bytes,
+        overlaps_previous: false,
     }];
     let mut workspace_bytes = 0;
     if cfg.split_k > 1 {
@@ -230,16 +231,17 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         // `_reduce`; or (atomic) one, zeroed by `_zero` before the slices add into it and
         // converted by `_convert`.
         let plane = problem.elements(problem.roles().1);
-        let pass = |suffix: &str| Launch {
+        let pass = |suffix: &str, overlaps_previous: bool| Launch {
             entry: format!("{name}_{suffix}"),
             grid: [plane.div_ceil(256) as u32, 1, 1],
             block: [256, 1, 1],
             dynamic_smem_bytes: 0,
+            overlaps_previous,
         };
         if cfg.split_k_mode == SplitKMode::Atomic {
             workspace_bytes = plane * 4;
-            launches.insert(0, pass("zero"));
-            launches.push(pass("convert"));
+            launches.insert(0, pass("zero", false));
+            launches.push(pass("convert", true));
         } else {
             workspace_bytes = plane * cfg.split_k as u64 * 4;
             launches.push(crate::split_reduce_launch(&name, cfg.split_k as u64, plane));

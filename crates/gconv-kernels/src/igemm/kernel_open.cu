@@ -3,6 +3,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
+  release_dependents();  // the split reduction may start as the last wave drains (prelude)
   const int tid = threadIdx.x;
   // index among the loader threads (the producer warpgroups follow the math warps)
   const int ltid = GCONV_WS ? tid - CTHREADS : tid;

@@ -171,6 +171,25 @@ __device__ __forceinline__ const T* opaque(const T* p) {
 #endif
 }
 
+// Programmatic dependent launch (sm_90, `Launch::overlaps_previous`). A module's launch marked
+// so may be scheduled while the launch before it still runs: its entry calls
+// `wait_prior_grid()` before it reads anything the previous launch wrote (the instruction
+// returns once that grid has completed and its writes are visible). A main kernel calls
+// `release_dependents()` as it starts, which lets the next launch's CTAs become resident as
+// the last wave drains instead of after it (each CTA's call counts once every CTA of the grid
+// has been scheduled). Both are no-ops for launches without the attribute and under host
+// emulation, where launches run one after the other.
+__device__ __forceinline__ void wait_prior_grid() {
+#ifndef GCONV_HOST_EMULATION
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void release_dependents() {
+#ifndef GCONV_HOST_EMULATION
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // ---- direct helpers (after the shared prelude) ----
 // Copy BYTES from global to shared, or zero-fill when !pred: 4/8/16 bytes are L1-allocating
 // cp.async (halo pixels are re-read by the neighbouring CTA), 2-byte elements go through
@@ -491,6 +510,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf1
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
+  release_dependents();  // the split reduction may start as the last wave drains (prelude)
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in1);
   u16* xs = reinterpret_cast<u16*>(smem);                   // [BN][XROWS][XRS]
@@ -646,6 +666,7 @@ extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t112x16x56_w
                                                                 const void* __restrict__ in1,
                                                                 void* __restrict__ out,
                                                                 void* __restrict__ workspace) {
+  wait_prior_grid();  // the slices' planes are complete and visible (launched overlapping)
   const float* __restrict__ ws = reinterpret_cast<const float*>(workspace);
   const int t = threadIdx.x;
   const int q = t / RE_;  // plane slice
@@ -687,6 +708,7 @@ extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t112x16x56_w
                                                                  const void* __restrict__ in1,
                                                                  void* __restrict__ out,
                                                                  void* __restrict__ workspace) {
+  wait_prior_grid();  // every slice has added into the plane (launched overlapping)
   const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
   if (i < RED_PLANE) {
     const float s = reinterpret_cast<const float*>(workspace)[i];

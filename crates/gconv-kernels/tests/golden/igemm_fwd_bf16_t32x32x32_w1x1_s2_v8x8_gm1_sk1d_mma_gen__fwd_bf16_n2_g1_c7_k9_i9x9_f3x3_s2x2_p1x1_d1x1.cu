@@ -176,6 +176,25 @@ __device__ __forceinline__ const T* opaque(const T* p) {
 #endif
 }
 
+// Programmatic dependent launch (sm_90, `Launch::overlaps_previous`). A module's launch marked
+// so may be scheduled while the launch before it still runs: its entry calls
+// `wait_prior_grid()` before it reads anything the previous launch wrote (the instruction
+// returns once that grid has completed and its writes are visible). A main kernel calls
+// `release_dependents()` as it starts, which lets the next launch's CTAs become resident as
+// the last wave drains instead of after it (each CTA's call counts once every CTA of the grid
+// has been scheduled). Both are no-ops for launches without the attribute and under host
+// emulation, where launches run one after the other.
+__device__ __forceinline__ void wait_prior_grid() {
+#ifndef GCONV_HOST_EMULATION
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void release_dependents() {
+#ifndef GCONV_HOST_EMULATION
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // ---- tensor-core PTX helpers shared by the igemm and direct (mma) kernels (after the prelude) ----
 // Every inline-PTX use has a portable alternative under GCONV_HOST_EMULATION (the shim of
 // crates/gconv-kernels/tests/host_shim.h: shared "addresses" are byte offsets into the block's
@@ -389,6 +408,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t32x32x32_w
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
+  release_dependents();  // the split reduction may start as the last wave drains (prelude)
   const int tid = threadIdx.x;
   // index among the loader threads (the producer warpgroups follow the math warps)
   const int ltid = GCONV_WS ? tid - CTHREADS : tid;
@@ -989,6 +1009,7 @@ extern "C" __global__ void __launch_bounds__(256) igemm_fwd_bf16_t32x32x32_w1x1_
                                                                 const void* __restrict__ in1,
                                                                 void* __restrict__ out,
                                                                 void* __restrict__ workspace) {
+  wait_prior_grid();  // the slices' planes are complete and visible (launched overlapping)
   const float* __restrict__ ws = reinterpret_cast<const float*>(workspace);
   const int t = threadIdx.x;
   const int q = t / RE_;  // plane slice
@@ -1030,6 +1051,7 @@ extern "C" __global__ void __launch_bounds__(256) igemm_fwd_bf16_t32x32x32_w1x1_
                                                                  const void* __restrict__ in1,
                                                                  void* __restrict__ out,
                                                                  void* __restrict__ workspace) {
+  wait_prior_grid();  // every slice has added into the plane (launched overlapping)
   const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
   if (i < RED_PLANE) {
     const float s = reinterpret_cast<const float*>(workspace)[i];
