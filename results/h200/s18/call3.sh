@@ -9,6 +9,7 @@ SECONDS=0
 cp models/h200/decisions.json $R/decisions.json
 for d in wgrad dgrad fwd; do
   timeout 170 $B tune --problems model_zoo_$d --top 5 --vs cudnn --decisions $R/decisions.json --output $R/tune_$d.csv --batch-size 200 > $R/tune_$d.log 2>&1; echo "rc=$? ${SECONDS}s" >> $R/tune_$d.log
+  tar czf $OUT/call3.tgz -C $OUT r  # what is done so far, should the lease end first
 done
 grep -h "kernels alone\|dispatcher\|stale\|rc=" $R/tune_*.log
 gzip -f $R/*.messages.jsonl 2>/dev/null
