@@ -3,15 +3,16 @@
 # time. Pack both binaries with `scripts/h200.sh wip/cluster-reduce`, carry
 # ["target/carry/bins.tar.xz"] and run
 #   tar xJf target/carry/bins.tar.xz && (timeout 560 bash results/h200/s18/next_call_cluster.sh; ...)
-# Every zoo backward-weight key whose fastest gconv kernel (session 18 call 2's pairs) is a
-# direct CUDA-core slab kernel with P > 1 slabs: that kernel with its deterministic planes
+# Every zoo backward-weight key whose fastest gconv kernels (session 18 call 2's pairs) include
+# a direct slab kernel with P > 1 slabs (CUDA cores, or tensor cores without M slices or merged
+# groups): that kernel with its deterministic planes
 # (main) against the same config with `sk0c` (the branch, verified), alternately, with
 # `gconv run --iters 30`; then the branch's wgrad selftest (the pool, unchanged, on the
 # branch's launch path).
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
 B=target/release/gconv; C=target/cluster-reduce/gconv; R=$OUT/r; mkdir -p $R
 SECONDS=0
-awk '$2 ~ /^direct_wgrad_.*_simt_gen$/ && $2 !~ /_sk1d_/' results/h200/s18/call2/pairs.txt > $R/pairs.txt
+awk '($2 ~ /^direct_wgrad_.*_simt_gen$/ || $2 ~ /^direct_wgrad_.*_s2_v[0-9]+x1_gm1_sk[0-9]+d_mma_gen$/) && $2 !~ /_sk1d_/' results/h200/s18/call2/pairs.txt > $R/pairs.txt
 i=0
 while read p k; do
   [ $SECONDS -lt 380 ] || break
