@@ -313,8 +313,8 @@ unsafe fn enqueue(
         &mut args[3] as *mut u64 as *mut std::ffi::c_void,
     ];
     if l.overlaps_previous {
-        // SAFETY: a zeroed attribute value is valid plain data (a C union); the field set is
-        // the one the attribute id selects.
+        // SAFETY: a zeroed attribute is a valid value (id 0 is CU_LAUNCH_ATTRIBUTE_IGNORE, the
+        // value a C union of plain data); the field set is the one the id below selects.
         let mut attr: dsys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
         attr.id = dsys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
         attr.value.programmaticStreamSerializationAllowed = 1;
