@@ -96,8 +96,9 @@ impl KernelSource {
     /// What is wrong with the module's launch order, if anything: a first launch marked
     /// [`Launch::overlaps_previous`] (there is nothing to overlap), or an overlapping launch
     /// whose entry's body (from its `entry(` to the next `extern "C"`) has no statement
-    /// `wait_prior_grid();` (a commented-out call does not count), so it could read the previous launch's output before that launch
-    /// has written it. Empty when the order is sound.
+    /// `wait_prior_grid();` (a commented-out call does not count), so that it could read the
+    /// previous launch's output before that launch has written it. Empty when the order is
+    /// sound.
     pub fn launch_order_problems(&self) -> Vec<String> {
         let mut out = Vec::new();
         for (i, l) in self.launches.iter().enumerate() {
