@@ -660,22 +660,10 @@ impl GpuRuntime {
             }
         };
         let ptrs = [b.in0.ptr, b.in1.ptr, b.out.ptr, ws];
-        self.ctx
-            .bind_to_thread()
-            .map_err(|e| CudaError::driver("cuCtxSetCurrent", e))?;
-        for (l, f) in &k.launches {
-            let fail = |message: String| launch_failed(k, l, message);
-            if l.grid.contains(&0) || l.block.contains(&0) {
-                return Err(fail("a grid or block dimension is 0".to_string()));
-            }
-            // SAFETY: every entry has the fixed signature (const void*, const void*, void*,
-            // void*) of `gconv_kernels::source`; the four arguments are device addresses of
-            // live buffers of this context (or 0 for an absent workspace), sized for the
-            // problem the module was generated for (checked by `buffers`); the stream is ours.
-            unsafe { enqueue(f.cu_function(), l, ptrs, self.stream.cu_stream()) }
-                .map_err(|e| fail(driver_message(&e)))?;
-        }
-        Ok(())
+        // SAFETY: the stream is this runtime's own; the addresses are live buffers of this
+        // context sized for the problem the module was generated for (checked by `buffers`,
+        // the workspace above).
+        unsafe { self.launch_on(k, ptrs, self.stream.cu_stream()) }
     }
 
     /// Enqueues every launch of `k` in order on a foreign `stream` (e.g. PyTorch's current
