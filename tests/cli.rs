@@ -817,7 +817,7 @@ fn train_validate_and_select_run_on_committed_data() {
     let o = gconv(&[
         "validate",
         "--oracle",
-        "results/h200/s8/multi/all.csv",
+        "results/h200/s8/multi/all.csv.gz",
         "--model",
         m,
     ]);

@@ -4,7 +4,7 @@
 //! baseline of `auto` and of the best kernel. Because `gconv bench` times every pool member,
 //! a rule change can be scored on a past run's rows without the GPU.
 //!
-//! `cargo run --release -p gconv-tune --example auto_vs_csv -- results/h200/s6/final/zoo_dgrad.csv`
+//! `cargo run --release -p gconv-tune --example auto_vs_csv -- results/h200/s6/final/zoo_dgrad.csv.gz`
 
 use std::collections::HashMap;
 use std::process::ExitCode;

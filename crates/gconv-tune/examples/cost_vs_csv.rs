@@ -4,7 +4,7 @@
 //! gives the fastest member and the Spearman correlation of model and measurement. A model
 //! change can be scored on a past run's rows without the GPU.
 //!
-//! `cargo run --release -p gconv-tune --example cost_vs_csv -- results/h200/s7/final/zoo_wgrad.csv [KERNEL_PREFIX]`
+//! `cargo run --release -p gconv-tune --example cost_vs_csv -- results/h200/s7/final/zoo_wgrad.csv.gz [KERNEL_PREFIX]`
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;

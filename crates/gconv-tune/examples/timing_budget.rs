@@ -8,7 +8,7 @@
 //! policy, how many rows stop early, and whether any problem's best kernel would.
 //!
 //! ```text
-//! cargo run --release -p gconv-tune --example timing_budget -- results/h200/s4/bench_zoo.csv [FACTOR|off] [BUDGET_MS]
+//! cargo run --release -p gconv-tune --example timing_budget -- results/h200/s4/bench_zoo.csv.gz [FACTOR|off] [BUDGET_MS]
 //! ```
 
 use gconv_problem::measure::{run_session, Adaptive, EarlyStop, RepeatPolicy, Stop};

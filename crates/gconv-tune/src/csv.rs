@@ -885,7 +885,7 @@ mod tests {
     fn old_files_are_read_and_appended_in_their_schema() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.csv");
-        // The first rows of results/h200/s4/bench_zoo.csv (written before the timing columns).
+        // The first rows of results/h200/s4/bench_zoo.csv.gz (written before the timing columns).
         let old = format!(
             "{}\n{}\n{}\n",
             COLUMNS_V1.join(","),

@@ -5,7 +5,7 @@
 #     12.9 µs against the pool's 16.2, results/h200/s14/call7)
 #   direct_wgrad_*_t448x16x56_w4x1_s1_v8x2_gm1_sk0d_mma_gen      (the pipelined banded member:
 #     7x7 56² 39.3 µs against 43.4, results/h200/s13/call5)
-# and retraining the model with results/h200/s14/call7/ws_cg32.csv added (models/h200/README.md).
+# and retraining the model with results/h200/s14/call7/ws_cg32.csv.gz added (models/h200/README.md).
 # A changed pool hash makes the shipped backward-weight decisions stale: tune again in the
 # same lease, copy r/decisions.json to models/h200/decisions.json, rebuild.
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH

@@ -7,7 +7,7 @@ export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
 SECONDS=0
 timeout 470 bash results/h200/s17/next_call.sh
 mkdir -p $OUT/ncu; B=target/release/gconv
-Z=results/h200/s17/call3/zoo_wgrad.csv
+Z=results/h200/s17/call3/zoo_wgrad.csv.gz
 for p in wgrad_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1 \
          wgrad_bf16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1 \
          wgrad_bf16_n32_g384_c384_k384_i14x14_f7x7_s1x1_p3x3_d1x1 \

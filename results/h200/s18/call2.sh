@@ -10,7 +10,7 @@ export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
 N=target/release/gconv; P=target/pdl-desc/gconv; R=$OUT/r; mkdir -p $R
 SECONDS=0
 timeout 210 $P selftest --gpu --direction wgrad > $R/selftest_wgrad_pdl.log 2>&1; echo "rc=$? ${SECONDS}s" >> $R/selftest_wgrad_pdl.log
-Z=results/h200/s17/call3/zoo_wgrad.csv
+Z=results/h200/s17/call3/zoo_wgrad.csv.gz
 awk -F, 'NR>1 && $24=="ok" && $1 !~ /^cudnn/ {print $2, $25, $1}' $Z | sort -k1,1 -k2,2g | awk '{n[$1]++; if (n[$1] <= 2) print $1, $3}' > $R/pairs.txt
 i=0
 while read p k; do

@@ -2,11 +2,11 @@
 """The zoo wgrad table of results/h200/s7/README.md: per layer the best deterministic gconv
 member, cuDNN, PyTorch (best layout), ratios and roofline, and each atomic member against the
 best deterministic one. Run from the repository root:
-    python3 results/h200/s7/analyze_wgrad.py results/h200/s7/final/zoo_wgrad.csv results/h200/s7/probe/torch_zoo_wgrad.csv
+    python3 results/h200/s7/analyze_wgrad.py results/h200/s7/final/zoo_wgrad.csv.gz results/h200/s7/probe/torch_zoo_wgrad.csv
 """
-import csv,collections,math,sys,re
+import csv,collections,gzip,math,sys,re
 zoo=sys.argv[1]; torch=sys.argv[2]
-rows=[r for r in csv.DictReader(open(zoo))]
+rows=[r for r in csv.DictReader(gzip.open(zoo,'rt') if zoo.endswith('.gz') else open(zoo))]
 ok=[r for r in rows if r['status']=='ok']
 tor={r['problem']:r for r in csv.DictReader(open(torch))}
 by=collections.defaultdict(list)

@@ -233,7 +233,7 @@ pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
             // One row of 64 pixels for 1D problems.
             ([64, 64, 64], 8, [2, 8]),
             // Winners of a sweep of the simt space on the weakest depthwise layers (112² stride 2
-            // and 56² 3×3; `results/h200/s4/sweep_dw.csv`).
+            // and 56² 3×3; `results/h200/s4/sweep_dw.csv.gz`).
             ([98, 32, 7], 7, [2, 7]),
             ([196, 32, 14], 7, [2, 2]),
         ]
@@ -312,7 +312,7 @@ pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
             // channels; (tile, warps, vec, gm, stages). Depthwise (gm 8) members were measured
             // and left out: at 8 merged channels the path is bound by its shared-memory pipe
             // (one ldmatrix per m16n8k16), 1.9–2.9× slower than the CUDA-core members on the 14
-            // depthwise zoo layers (`results/h200/s4/bench_dw_gm.csv`).
+            // depthwise zoo layers (`results/h200/s4/bench_dw_gm.csv.gz`).
             [
                 ([224, 64, 28], 8, [8, 2], 2, 1),
                 ([128, 64, 16], 8, [8, 2], 2, 1),
