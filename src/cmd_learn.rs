@@ -45,6 +45,15 @@ pub struct TrainArgs {
     /// no cap.
     #[arg(long, default_value_t = TrainOptions::default().label_cap)]
     pub label_cap: f32,
+    /// The share of the rows each tree is grown on (1: every row, deterministic).
+    #[arg(long, default_value_t = TrainOptions::default().subsample)]
+    pub subsample: f32,
+    /// The share of the features each tree may split on (1: every feature).
+    #[arg(long, default_value_t = TrainOptions::default().colsample)]
+    pub colsample: f64,
+    /// The seed of the row and column sampling.
+    #[arg(long, default_value_t = TrainOptions::default().seed)]
+    pub seed: u64,
 }
 
 /// Arguments of `gconv validate`.
@@ -164,6 +173,9 @@ pub fn train(a: TrainArgs) -> Result<ExitCode> {
         learning_rate: a.learning_rate,
         top_weight: a.top_weight,
         label_cap: a.label_cap,
+        subsample: a.subsample,
+        colsample: a.colsample,
+        seed: a.seed,
         ..TrainOptions::default()
     };
     if a.folds > 0 {

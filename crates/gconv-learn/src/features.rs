@@ -11,7 +11,7 @@
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::config::{KernelConfig, FIELDS};
 use gconv_kernels::select::auto_select_among;
-use gconv_kernels::{admit, Admitted, Target};
+use gconv_kernels::{admit, direct, Admitted, Family, Target};
 use gconv_problem::{DType, Direction, Problem};
 use sha2::{Digest, Sha256};
 
@@ -46,7 +46,15 @@ const PROBLEM: &[&str] = &[
     "p_log_roofline_us",
 ];
 
-/// Problem × kernel features from the plan.
+/// Problem × kernel features from the plan. The last seven (session 18) say what the plan's
+/// grid and the hand cost model do not: resident warps per SM, outputs per thread, and for the
+/// direct family's forward and backward-data kernels (whose `tile_m`/`tile_n` are an output
+/// tile of `TH × TW` pixels and `BN` channels, not a GEMM tile) the padding waste of that tile
+/// along the output image and the channels, the MACs per element staged in shared memory (the
+/// halo's re-reads), and the tiles a persistent CTA walks; for the other kernels the GEMM
+/// tile's utilisation, its MACs per staged element (`tm·tn / (tm + tn)` per k step) and one
+/// tile per CTA. `x_cost_rank` is where the candidate's cost estimate ranks among the
+/// problem's admitted members (0 = the cheapest; the fraction of members cheaper).
 const PLAN: &[&str] = &[
     "x_ctas",
     "x_log_ctas",
@@ -65,6 +73,13 @@ const PLAN: &[&str] = &[
     "x_merge_over_g",
     "x_log_cost_rel",
     "x_rule_pick",
+    "x_warps_per_sm",
+    "x_out_per_thread",
+    "x_sp_util",
+    "x_ch_util",
+    "x_log_reuse",
+    "x_tiles_per_cta",
+    "x_cost_rank",
 ];
 
 /// Every feature name, in column order: problem, kernel (`k_` + each name field), plan.
@@ -192,6 +207,8 @@ pub struct Context {
     pub min_cost: f64,
     /// The rule's choice (its resolved config, as admission reports it).
     pub rule_pick: Option<KernelConfig>,
+    /// The cost estimates (s) of the admitted pool members, sorted (for `x_cost_rank`).
+    pub costs: Vec<f64>,
     /// The problem it describes.
     pub for_problem: Problem,
     /// [`problem_features`] of the problem, computed once for all its candidates.
@@ -242,9 +259,62 @@ impl Context {
                 .map(|(_, a)| a.cost_estimate())
                 .fold(f64::INFINITY, f64::min),
             rule_pick: auto_select_among(&refs, p, Families::All).map(|a| *a.config()),
+            costs: {
+                let mut c: Vec<f64> = members.iter().map(|(_, a)| a.cost_estimate()).collect();
+                c.sort_by(f64::total_cmp);
+                c
+            },
             for_problem: *p,
             problem: problem_features(p),
             derived: Derived::of(p),
+        }
+    }
+}
+
+/// What a kernel's output tile does on a problem (the `x_sp_util` … `x_tiles_per_cta`
+/// features): see [`PLAN`].
+struct TileShape {
+    spatial_util: f64,
+    channel_util: f64,
+    reuse: f64,
+    tiles_per_cta: f64,
+}
+
+impl TileShape {
+    /// The tile of `cfg` on `p`: the direct family's output tile for forward and backward-data
+    /// kernels (on the convolution the kernel computes, `direct::kernel_problem`: the
+    /// backward-data dual, the merged groups), else the GEMM tile (`m_util`, `n_util`: its
+    /// utilisation; `ctas`: the launch's CTAs).
+    fn of(cfg: &KernelConfig, p: &Problem, m_util: f64, n_util: f64, ctas: f64) -> TileShape {
+        let tm = u64::from(cfg.tile_m.max(1));
+        let tn = u64::from(cfg.tile_n.max(1));
+        if cfg.family != Family::Direct || p.direction == Direction::Wgrad {
+            return TileShape {
+                spatial_util: m_util,
+                channel_util: n_util,
+                reuse: (tm * tn) as f64 / (tm + tn) as f64,
+                tiles_per_cta: 1.0,
+            };
+        }
+        let kp = direct::kernel_problem(cfg, p);
+        let view = direct::DirectView::of(cfg);
+        let tw = u64::from(view.tile_width.max(1));
+        let th = (u64::from(view.tile_pixels) / tw).max(1);
+        let bn = u64::from(view.tile_channels.max(1));
+        let out = kp.output();
+        let util = |o: u64, t: u64| o as f64 / (o.div_ceil(t) * t).max(1) as f64;
+        let halo_h = (th - 1) * kp.stride[1] + (kp.filter[1] - 1) * kp.dilation[1] + 1;
+        let halo_w = (tw - 1) * kp.stride[2] + (kp.filter[2] - 1) * kp.dilation[2] + 1;
+        let ct = (bn / kp.kpg().max(1)).max(1) * kp.cpg();
+        let weights = bn * kp.filter_volume() * kp.cpg();
+        let macs = (th * tw * weights) as f64;
+        let staged = (kp.filter[0] * halo_h * halo_w * ct + weights) as f64;
+        let tiles = out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * kp.n * kp.k.div_ceil(bn);
+        TileShape {
+            spatial_util: util(out[1], th) * util(out[2], tw),
+            channel_util: util(kp.k, bn),
+            reuse: macs / staged.max(1.0),
+            tiles_per_cta: tiles as f64 / ctas.max(1.0),
         }
     }
 }
@@ -290,6 +360,24 @@ pub fn features_into(a: &Admitted, ctx: &Context, out: &mut [f64]) {
         size as f64 / (size.div_ceil(t) * t) as f64
     };
     let gm = u64::from(cfg.group_merge.max(1));
+    let m_util = util(
+        m * if p.direction == Direction::Wgrad {
+            gm
+        } else {
+            1
+        },
+        cfg.tile_m,
+    );
+    let n_util = util(
+        n * if p.direction == Direction::Wgrad {
+            1
+        } else {
+            gm
+        },
+        cfg.tile_n,
+    );
+    let tile = TileShape::of(cfg, p, m_util, n_util, ctas);
+    let rank = ctx.costs.partition_point(|&c| c < cost) as f64 / ctx.costs.len().max(1) as f64;
     let plan_part = [
         ctas,
         ln1(ctas),
@@ -301,22 +389,8 @@ pub fn features_into(a: &Admitted, ctx: &Context, out: &mut [f64]) {
         f64::from(threads),
         ln1(cost * 1e6),
         cost / roof.max(1e-12),
-        util(
-            m * if p.direction == Direction::Wgrad {
-                gm
-            } else {
-                1
-            },
-            cfg.tile_m,
-        ),
-        util(
-            n * if p.direction == Direction::Wgrad {
-                1
-            } else {
-                gm
-            },
-            cfg.tile_n,
-        ),
+        m_util,
+        n_util,
         k.div_ceil(u64::from(cfg.tile_k.max(1))) as f64,
         f64::from(cfg.split_k),
         gm as f64 / p.g as f64,
@@ -326,6 +400,13 @@ pub fn features_into(a: &Admitted, ctx: &Context, out: &mut [f64]) {
             0.0
         },
         f64::from(u8::from(ctx.rule_pick.as_ref() == Some(cfg))),
+        per_sm * f64::from(threads) / 32.0,
+        f64::from(cfg.tile_m) * f64::from(cfg.tile_n) / f64::from(threads.max(1)),
+        tile.spatial_util,
+        tile.channel_util,
+        ln1(tile.reuse),
+        tile.tiles_per_cta,
+        rank,
     ];
     rest[..PLAN.len()].copy_from_slice(&plan_part);
 }
@@ -389,11 +470,13 @@ mod tests {
         for cfg in catalogue::pool(p.direction, p.dtype, Families::All) {
             if let Ok(a) = admit(&cfg, &p, &Target::H200) {
                 let f = features(&a, &ctx);
-                picks += usize::from(f[FEATURES.len() - 1] == 1.0);
-                assert!(
-                    f[FEATURES.len() - 2] >= 0.0,
-                    "cost relative to the cheapest"
-                );
+                let at = |name: &str| f[FEATURES.iter().position(|x| x == name).unwrap()];
+                picks += usize::from(at("x_rule_pick") == 1.0);
+                assert!(at("x_log_cost_rel") >= 0.0, "cost relative to the cheapest");
+                assert!((0.0..1.0).contains(&at("x_cost_rank")), "{cfg}");
+                for u in ["x_sp_util", "x_ch_util"] {
+                    assert!(at(u) > 0.0 && at(u) <= 1.0, "{cfg}: {u} {}", at(u));
+                }
                 assert_eq!(f.len(), FEATURES.len());
                 assert!(f.iter().all(|x| x.is_finite()), "{cfg}: {f:?}");
                 n += 1;
