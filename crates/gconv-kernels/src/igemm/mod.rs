@@ -188,7 +188,7 @@ impl KernelFamily for Igemm {
             let r = geometry::resolve_split(c, problem, &DeviceLimits::H200);
             rules::validate(c).is_ok() && rules::check_problem(&r, problem).is_ok()
         };
-        !pool::pool(cfg.direction, cfg.dtype).iter().any(|c| {
+        !pool::cached(cfg.direction, cfg.dtype).iter().any(|c| {
             c.group_merge > cfg.group_merge
                 && KernelConfig {
                     group_merge: cfg.group_merge,
