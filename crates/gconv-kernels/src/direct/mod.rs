@@ -273,13 +273,17 @@ impl KernelFamily for Direct {
         if problem.direction == Direction::Wgrad {
             return problem.cpg() == 1;
         }
-        let fwd = forward_problem(problem);
-        let eligible = if problem.direction == Direction::Dgrad {
-            mma::auto_eligible_dgrad(problem, &fwd)
-        } else {
-            mma::auto_eligible(&fwd)
+        // The regime is asked only of the tensor-core members (the rule's pick asks this of
+        // every member).
+        let eligible = || {
+            let fwd = forward_problem(problem);
+            if problem.direction == Direction::Dgrad {
+                mma::auto_eligible_dgrad(problem, &fwd)
+            } else {
+                mma::auto_eligible(&fwd)
+            }
         };
-        cfg.math != Math::Mma || (cfg.group_merge == 1 && eligible)
+        cfg.math != Math::Mma || (cfg.group_merge == 1 && eligible())
     }
 }
 

@@ -952,7 +952,9 @@ pub fn check_before_geometry(
         }
         return check_wgrad_channels(cfg, problem);
     }
-    if strided::applies(problem) {
+    // `fp` is the problem itself exactly when a backward-data problem has no dual: asking
+    // `fp` answers without looking for the dual again.
+    if strided::applies(fp) {
         // The stride-phase kernel (CUDA cores): dY's K/G channels per group are its staged
         // input, dX's C/G its whole output groups.
         if cfg.math == Math::Mma {
