@@ -11,7 +11,7 @@
 //! to its deterministic members, the largest admitted merge of each tile and pointwise tiles
 //! whose rows are at least half filled.
 
-use crate::admit::{admit, Admitted, Gated, Target};
+use crate::admit::{Admitted, Gate, Gated, Target, Validated};
 use crate::catalogue::Families;
 use crate::config::{Family, KernelConfig};
 use crate::dispatch;
@@ -86,20 +86,42 @@ fn pick_among<'a, 'c, A: AsRef<Gated>>(
         .map(|(_, a)| a)
 }
 
+/// Family `f`'s pick on `problem`: its considered pool members gated without plans
+/// ([`Gate::screen`]), and only the pick admitted in full.
 fn pick(f: Family, problem: &Problem, target: &Target) -> Option<Admitted> {
     let fam = dispatch::of(f);
-    let admitted: Vec<(KernelConfig, Admitted)> = fam
+    let gate = Gate::new(problem, target);
+    let screened: Vec<(KernelConfig, Screened)> = fam
         .pool(problem.direction, problem.dtype)
         .into_iter()
         .filter(|c| fam.auto_considers(c, problem))
-        .filter_map(|c| admit(&c, problem, target).ok().map(|a| (c, a)))
+        .filter_map(|c| {
+            let valid = Validated::new(&c, target.arch).ok()?;
+            let gated = gate.screen(&valid).ok()?;
+            Some((c, Screened { valid, gated }))
+        })
         .collect();
-    pick_among(f, problem, admitted.iter().map(|(c, a)| (c, a))).cloned()
+    let chosen = pick_among(f, problem, screened.iter().map(|(c, s)| (c, s)))?;
+    gate.admit(&chosen.valid).ok()
+}
+
+/// A pool member the rule's pick gated: its validated config (to admit the pick in full) and
+/// what the gate says of it.
+struct Screened {
+    valid: Validated,
+    gated: Gated,
+}
+
+impl AsRef<Gated> for Screened {
+    fn as_ref(&self) -> &Gated {
+        &self.gated
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::admit::admit;
     use crate::config::{FastPath, Math};
 
     fn prob(key: &str) -> Problem {
