@@ -9,7 +9,7 @@
 use crate::config::KernelConfig;
 use crate::device::DeviceLimits;
 use crate::dispatch;
-use crate::family::Plan;
+use crate::family::{KernelFamily, Plan, PlanSummary};
 use crate::rejection::Rejection;
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{Problem, TensorRole};
@@ -91,23 +91,77 @@ impl Validated {
     }
 }
 
-/// A (kernel, problem) pair that passed every gate, with the family's plan for it. Only
-/// [`admit`] makes one.
-#[derive(Clone)]
-pub struct Admitted {
+/// What the gate says of a (kernel, problem) pair that passed it: the kernel that runs (the
+/// config as its plan resolved it) and what its plan says of the launch (grid, shared memory,
+/// registers) and of its time (the cost estimate, priced once), without the plan itself. Only a
+/// [`Gate`] makes one, for its problem and target ([`Gate::screen`]); every [`Admitted`] holds
+/// one. `auto` ranks a pool by these and admits only the member it chooses
+/// (`gconv_learn::select`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gated {
     cfg: KernelConfig,
-    problem: Problem,
-    target: Target,
-    plan: Arc<dyn Plan>,
+    grid: [u64; 3],
+    smem_bytes: u64,
+    registers: u32,
     /// `plan.cost(&target.device)`, priced once at admission: `auto` reads it three times per
     /// member (the pool's cheapest, the rule's pick, the features).
     cost: f64,
 }
 
+impl Gated {
+    /// The answer of a plan of `cfg` summarised on the target's device.
+    fn of(cfg: &KernelConfig, plan: PlanSummary) -> Gated {
+        Gated {
+            cfg: plan.resolved.unwrap_or(*cfg),
+            grid: plan.grid,
+            smem_bytes: plan.smem_bytes,
+            registers: plan.registers,
+            cost: plan.cost,
+        }
+    }
+    /// The kernel that runs (a field the config left to a rule resolved by the plan).
+    pub fn config(&self) -> &KernelConfig {
+        &self.cfg
+    }
+    /// The main launch grid ([`Plan::grid`]).
+    pub fn grid(&self) -> [u64; 3] {
+        self.grid
+    }
+    /// Dynamic shared memory of the main launch, bytes ([`Plan::smem_bytes`]).
+    pub fn smem_bytes(&self) -> u64 {
+        self.smem_bytes
+    }
+    /// Estimated registers per thread ([`Plan::registers`]).
+    pub fn registers(&self) -> u32 {
+        self.registers
+    }
+    /// The family's estimated time in seconds on the target device ([`Plan::cost`], priced
+    /// once at admission).
+    pub fn cost_estimate(&self) -> f64 {
+        self.cost
+    }
+}
+
+impl AsRef<Gated> for Gated {
+    fn as_ref(&self) -> &Gated {
+        self
+    }
+}
+
+/// A (kernel, problem) pair that passed every gate, with the family's plan for it. Only
+/// [`admit`] (through a [`Gate`]) makes one.
+#[derive(Clone)]
+pub struct Admitted {
+    gated: Gated,
+    problem: Problem,
+    target: Target,
+    plan: Arc<dyn Plan>,
+}
+
 impl fmt::Debug for Admitted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Admitted")
-            .field("kernel", &self.cfg.to_string())
+            .field("kernel", &self.gated.cfg.to_string())
             .field("problem", &self.problem.to_string())
             .field("plan", &self.plan)
             .finish()
@@ -117,7 +171,7 @@ impl fmt::Debug for Admitted {
 impl Admitted {
     /// The kernel.
     pub fn config(&self) -> &KernelConfig {
-        &self.cfg
+        &self.gated.cfg
     }
     /// The problem it was admitted for.
     pub fn problem(&self) -> &Problem {
@@ -131,18 +185,28 @@ impl Admitted {
     pub fn plan(&self) -> &dyn Plan {
         self.plan.as_ref()
     }
+    /// What the gate says of it, without the plan.
+    pub fn gated(&self) -> &Gated {
+        &self.gated
+    }
     /// The main launch grid.
     pub fn grid(&self) -> [u64; 3] {
-        self.plan.grid()
+        self.gated.grid
     }
     /// The family's estimated time in seconds on the target device (the plan's
     /// [`Plan::cost`], priced once at admission).
     pub fn cost_estimate(&self) -> f64 {
-        self.cost
+        self.gated.cost
     }
     /// The generated module.
     pub fn emit(&self) -> KernelSource {
         self.plan.emit()
+    }
+}
+
+impl AsRef<Gated> for Admitted {
+    fn as_ref(&self) -> &Gated {
+        &self.gated
     }
 }
 
@@ -163,32 +227,101 @@ pub fn admit_validated(
     problem: &Problem,
     target: &Target,
 ) -> Result<Admitted, Rejection> {
-    let cfg = &valid.cfg;
-    if valid.arch != target.arch {
-        validate(cfg, target.arch)?;
+    Gate::new(problem, target).admit(valid)
+}
+
+/// Admission of many configs on one problem and target: the rule that reads only the problem
+/// (its 32-bit offsets) is checked once, by [`Gate::new`], and each config then pays for its own
+/// rules and plan; the answers are [`admit_validated`]'s (which is one gate used once), the
+/// same rejection included (the problem's rule still comes after the family's).
+pub struct Gate {
+    problem: Problem,
+    target: Target,
+    /// [`check_32bit_offsets`] of the problem.
+    offsets: Result<(), Rejection>,
+}
+
+impl Gate {
+    /// The gate of `problem` on `target`.
+    pub fn new(problem: &Problem, target: &Target) -> Gate {
+        Gate {
+            problem: *problem,
+            target: *target,
+            offsets: check_32bit_offsets(problem),
+        }
     }
-    if cfg.direction != problem.direction {
-        return Err(Rejection::DirectionMismatch {
-            config: cfg.direction.token(),
-            problem: problem.direction.token(),
-        });
+
+    /// The problem it admits for.
+    pub fn problem(&self) -> &Problem {
+        &self.problem
     }
-    if cfg.dtype != problem.dtype {
-        return Err(Rejection::DtypeMismatch {
-            config: cfg.dtype.token(),
-            problem: problem.dtype.token(),
-        });
+
+    /// The target it admits on.
+    pub fn target(&self) -> &Target {
+        &self.target
     }
-    let plan = dispatch::of(cfg.family).plan(cfg, problem, &target.device)?;
-    check_32bit_offsets(problem)?;
-    check_grid(plan.grid())?;
-    Ok(Admitted {
-        cfg: plan.resolved_config().unwrap_or(*cfg),
-        problem: *problem,
-        target: *target,
-        cost: plan.cost(&target.device),
-        plan,
-    })
+
+    /// [`admit_validated`] on the gate's problem and target.
+    pub fn admit(&self, valid: &Validated) -> Result<Admitted, Rejection> {
+        let device = &self.target.device;
+        let plan = self.pass(
+            valid,
+            |fam, cfg| fam.plan(cfg, &self.problem, device),
+            |p| p.grid(),
+        )?;
+        Ok(Admitted {
+            gated: Gated::of(&valid.cfg, PlanSummary::of(plan.as_ref(), device)),
+            problem: self.problem,
+            target: self.target,
+            plan,
+        })
+    }
+
+    /// What [`Gate::admit`] would admit, without keeping the plan (which is never allocated):
+    /// the same rejection, or the admitted pair's [`Admitted::gated`].
+    pub fn screen(&self, valid: &Validated) -> Result<Gated, Rejection> {
+        let device = &self.target.device;
+        let summary = self.pass(
+            valid,
+            |fam, cfg| fam.plan_summary(cfg, &self.problem, device),
+            |s| s.grid,
+        )?;
+        Ok(Gated::of(&valid.cfg, summary))
+    }
+
+    /// The gates in their order around the family's plan (`plan`, whose launch grid `grid`
+    /// reads): the arch rule when the config was validated on another architecture, the
+    /// direction and dtype, the family's rules and plan, the problem's 32-bit offsets, the grid
+    /// limits.
+    fn pass<T>(
+        &self,
+        valid: &Validated,
+        plan: impl FnOnce(&'static dyn KernelFamily, &KernelConfig) -> Result<T, Rejection>,
+        grid: impl FnOnce(&T) -> [u64; 3],
+    ) -> Result<T, Rejection> {
+        let (cfg, problem) = (&valid.cfg, &self.problem);
+        if valid.arch != self.target.arch {
+            validate(cfg, self.target.arch)?;
+        }
+        if cfg.direction != problem.direction {
+            return Err(Rejection::DirectionMismatch {
+                config: cfg.direction.token(),
+                problem: problem.direction.token(),
+            });
+        }
+        if cfg.dtype != problem.dtype {
+            return Err(Rejection::DtypeMismatch {
+                config: cfg.dtype.token(),
+                problem: problem.dtype.token(),
+            });
+        }
+        let planned = plan(dispatch::of(cfg.family), cfg)?;
+        if let Err(r) = &self.offsets {
+            return Err(r.clone());
+        }
+        check_grid(grid(&planned))?;
+        Ok(planned)
+    }
 }
 
 /// 32-bit offsets (every family indexes with `int`): X offsets range over
@@ -332,7 +465,8 @@ mod tests {
     /// The pools validated once per process, admitted with `admit_validated`, answer what
     /// `admit` answers member by member (the same config, plan and cost, or the same
     /// rejection), in every direction and dtype, on both architectures, and with a config
-    /// validated on the other architecture than the target's.
+    /// validated on the other architecture than the target's; `Gate::screen` answers the same
+    /// without a plan (the admitted pair's grid, shared memory, registers and cost).
     #[test]
     fn admitting_a_validated_pool_is_admit() {
         let mut n = 0;
@@ -360,6 +494,33 @@ mod tests {
                             };
                             let across = Validated::new(c, other)
                                 .map_or_else(|_| admit(c, &p, &t), |v| admit_validated(&v, &p, &t));
+                            // Screened without a plan: the admitted pair's summary, or the
+                            // same rejection.
+                            let screened = match valid {
+                                Ok(v) => Gate::new(&p, &t).screen(v),
+                                Err(r) => Err(r.clone()),
+                            };
+                            match (&want, &screened) {
+                                (Ok(w), Ok(s)) => {
+                                    assert_eq!(w.gated(), s, "{c} on {p}");
+                                    let plan = w.plan();
+                                    assert_eq!(
+                                        (s.grid(), s.smem_bytes(), s.registers()),
+                                        (plan.grid(), plan.smem_bytes(), plan.registers()),
+                                        "{c} on {p}"
+                                    );
+                                    assert_eq!(
+                                        s.cost_estimate().to_bits(),
+                                        plan.cost(&t.device).to_bits(),
+                                        "{c} on {p}"
+                                    );
+                                }
+                                (Err(w), Err(s)) => {
+                                    assert_eq!(w, s, "{c} on {p}");
+                                    assert_eq!(w.to_string(), s.to_string(), "{c} on {p}");
+                                }
+                                _ => panic!("{c} on {p}: admit {want:?}, screened {screened:?}"),
+                            }
                             for got in [got, across] {
                                 match (&want, &got) {
                                     (Ok(w), Ok(g)) => {

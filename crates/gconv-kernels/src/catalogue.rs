@@ -5,7 +5,7 @@
 //! holds the baseline config that every trait-config field falls back to.
 
 use crate::admit::Validated;
-use crate::config::{Family, KernelConfig};
+use crate::config::{pool_slot, Family, KernelConfig};
 use crate::dispatch;
 use crate::rejection::Rejection;
 use crate::source::Arch;
@@ -52,13 +52,8 @@ pub fn validated_pool(
 ) -> &'static [(KernelConfig, Result<Validated, Rejection>)] {
     type Pools = [OnceLock<Vec<(KernelConfig, Result<Validated, Rejection>)>>; 18];
     static POOLS: Pools = [const { OnceLock::new() }; 18];
-    let d = Direction::ALL
-        .iter()
-        .position(|&x| x == direction)
-        .unwrap_or(0);
-    let t = DType::ALL.iter().position(|&x| x == dtype).unwrap_or(0);
     let a = usize::from(arch == Arch::Sm90a);
-    POOLS[(d * 3 + t) * 2 + a].get_or_init(|| {
+    POOLS[pool_slot(direction, dtype) * 2 + a].get_or_init(|| {
         pool(direction, dtype, Families::All)
             .into_iter()
             .map(|c| (c, Validated::new(&c, arch)))

@@ -11,6 +11,17 @@ use gconv_problem::{DType, Direction};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+/// The index (0–8) of a direction and dtype among the nine pools, for the pools kept once per
+/// process (`crate::catalogue::validated_pool`, `crate::igemm::pool::cached`).
+pub(crate) fn pool_slot(direction: Direction, dtype: DType) -> usize {
+    let d = Direction::ALL
+        .iter()
+        .position(|&x| x == direction)
+        .unwrap_or(0);
+    let t = DType::ALL.iter().position(|&x| x == dtype).unwrap_or(0);
+    d * 3 + t
+}
+
 /// Kernel family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -38,6 +38,20 @@ pub trait KernelFamily: Sync {
         device: &DeviceLimits,
     ) -> Result<Arc<dyn Plan>, Rejection>;
 
+    /// [`KernelFamily::plan`]'s answer as its [`PlanSummary`] on `device`, without keeping the
+    /// plan: the same rules in the same order, the same rejection. `auto` gates its whole pool
+    /// on every decision and reads only this of each member; the families plan on the stack
+    /// instead of allocating a plan that is dropped at once.
+    fn plan_summary(
+        &self,
+        cfg: &KernelConfig,
+        problem: &Problem,
+        device: &DeviceLimits,
+    ) -> Result<PlanSummary, Rejection> {
+        self.plan(cfg, problem, device)
+            .map(|plan| PlanSummary::of(plan.as_ref(), device))
+    }
+
     /// The family's default pool for a direction and dtype (empty when it has none). Every
     /// member passes [`KernelFamily::validate`].
     fn pool(&self, direction: Direction, dtype: DType) -> Vec<KernelConfig>;
@@ -73,5 +87,34 @@ pub trait Plan: Send + Sync + fmt::Debug {
     /// asked. Admission reports this config, so its name is what ran.
     fn resolved_config(&self) -> Option<KernelConfig> {
         None
+    }
+}
+
+/// What admission and `auto` read of a [`Plan`] on a device: the grid, the shared memory and
+/// registers (the occupancy), the cost estimate (priced once) and the resolved config.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlanSummary {
+    /// [`Plan::grid`].
+    pub grid: [u64; 3],
+    /// [`Plan::smem_bytes`].
+    pub smem_bytes: u64,
+    /// [`Plan::registers`].
+    pub registers: u32,
+    /// [`Plan::cost`] on the device.
+    pub cost: f64,
+    /// [`Plan::resolved_config`].
+    pub resolved: Option<KernelConfig>,
+}
+
+impl PlanSummary {
+    /// The summary of `plan` on `device`.
+    pub fn of<P: Plan + ?Sized>(plan: &P, device: &DeviceLimits) -> PlanSummary {
+        PlanSummary {
+            grid: plan.grid(),
+            smem_bytes: plan.smem_bytes(),
+            registers: plan.registers(),
+            cost: plan.cost(device),
+            resolved: plan.resolved_config(),
+        }
     }
 }

@@ -31,7 +31,9 @@ pub mod select;
 pub mod shared;
 pub mod source;
 
-pub use admit::{admit, admit_validated, required_arch, validate, Admitted, Target, Validated};
+pub use admit::{
+    admit, admit_validated, required_arch, validate, Admitted, Gate, Gated, Target, Validated,
+};
 pub use config::{Family, FastPath, KernelConfig, Math, SplitKMode};
 pub use device::DeviceLimits;
 pub use name::NameError;

@@ -11,7 +11,7 @@
 //! to its deterministic members, the largest admitted merge of each tile and pointwise tiles
 //! whose rows are at least half filled.
 
-use crate::admit::{admit, Admitted, Target};
+use crate::admit::{Admitted, Gate, Gated, Target, Validated};
 use crate::catalogue::Families;
 use crate::config::{Family, KernelConfig};
 use crate::dispatch;
@@ -37,14 +37,14 @@ pub fn auto_select_in(problem: &Problem, target: &Target, families: Families) ->
 
 /// The rule's pick among pool members already admitted for `problem`: `(pool member, its
 /// admission)` pairs in pool order, e.g. every admitted member of
-/// [`crate::catalogue::pool`] (the learned selection admits the pool once and asks the rule
-/// for its pick as a feature). The same choice as [`auto_select_in`] when `members` holds every
-/// admitted member of the families' pools.
-pub fn auto_select_among<'a>(
-    members: &[(KernelConfig, &'a Admitted)],
+/// [`crate::catalogue::pool`] (the learned selection gates the pool once, [`Gated`] without
+/// plans, and asks the rule for its pick as a feature). The same choice as [`auto_select_in`]
+/// when `members` holds every admitted member of the families' pools.
+pub fn auto_select_among<'a, A: AsRef<Gated>>(
+    members: &[(KernelConfig, &'a A)],
     problem: &Problem,
     families: Families,
-) -> Option<&'a Admitted> {
+) -> Option<&'a A> {
     let allowed = families.list();
     PRIORITY
         .into_iter()
@@ -64,42 +64,64 @@ pub fn auto_select_among<'a>(
 /// Family `f`'s pick among admitted `(member, admission)` pairs, in pool order: the members
 /// it wants `auto` to consider, the most preferred of them, the smallest cost estimate (ties:
 /// the earlier member).
-fn pick_among<'a, 'c>(
+fn pick_among<'a, 'c, A: AsRef<Gated>>(
     f: Family,
     problem: &Problem,
-    members: impl Iterator<Item = (&'c KernelConfig, &'a Admitted)>,
-) -> Option<&'a Admitted> {
+    members: impl Iterator<Item = (&'c KernelConfig, &'a A)>,
+) -> Option<&'a A> {
     let fam = dispatch::of(f);
-    let considered: Vec<&Admitted> = members
+    let considered: Vec<&A> = members
         .filter(|(c, _)| fam.auto_considers(c, problem))
         .map(|(_, a)| a)
         .collect();
     let best = considered
         .iter()
-        .map(|a| fam.auto_preference(a.config()))
+        .map(|a| fam.auto_preference(a.as_ref().config()))
         .min()?;
     considered
         .into_iter()
-        .filter(|a| fam.auto_preference(a.config()) == best)
-        .map(|a| (a.cost_estimate(), a))
+        .filter(|a| fam.auto_preference(a.as_ref().config()) == best)
+        .map(|a| (a.as_ref().cost_estimate(), a))
         .reduce(|a, b| if a.0 <= b.0 { a } else { b })
         .map(|(_, a)| a)
 }
 
+/// Family `f`'s pick on `problem`: its considered pool members gated without plans
+/// ([`Gate::screen`]), and only the pick admitted in full.
 fn pick(f: Family, problem: &Problem, target: &Target) -> Option<Admitted> {
     let fam = dispatch::of(f);
-    let admitted: Vec<(KernelConfig, Admitted)> = fam
+    let gate = Gate::new(problem, target);
+    let screened: Vec<(KernelConfig, Screened)> = fam
         .pool(problem.direction, problem.dtype)
         .into_iter()
         .filter(|c| fam.auto_considers(c, problem))
-        .filter_map(|c| admit(&c, problem, target).ok().map(|a| (c, a)))
+        .filter_map(|c| {
+            let valid = Validated::new(&c, target.arch).ok()?;
+            let gated = gate.screen(&valid).ok()?;
+            Some((c, Screened { valid, gated }))
+        })
         .collect();
-    pick_among(f, problem, admitted.iter().map(|(c, a)| (c, a))).cloned()
+    let chosen = pick_among(f, problem, screened.iter().map(|(c, s)| (c, s)))?;
+    gate.admit(&chosen.valid).ok()
+}
+
+/// A pool member the rule's pick gated: its validated config (to admit the pick in full) and
+/// what the gate says of it.
+struct Screened {
+    valid: Validated,
+    gated: Gated,
+}
+
+impl AsRef<Gated> for Screened {
+    fn as_ref(&self) -> &Gated {
+        &self.gated
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::admit::admit;
     use crate::config::{FastPath, Math};
 
     fn prob(key: &str) -> Problem {

@@ -10,7 +10,9 @@
 //!   in one process (a program meeting its layers one after the other).
 //! - **Repeated decision**: `select::choose` again on a decided layer (the per-process cache).
 //! - **Breakdown** for one layer (`KEY`, default the forward 7×7 g64 layer), each stage timed
-//!   warm as the median of 21 runs: the gate over the pool, the features, the trees.
+//!   warm as the median of 21 runs: the gate over the pool as `auto` runs it (`Gate::screen`
+//!   of the pool validated once per process; and, for comparison, every member admitted in
+//!   full with its plan), the features, the trees.
 //!
 //! `cargo run --release -p gconv-learn --example decision_time [-- KEY]`
 //!
@@ -21,7 +23,7 @@
 //!   target/release/examples/decision_time --warm KEY`.
 
 use gconv_kernels::catalogue::{self, Families};
-use gconv_kernels::{admit, Target};
+use gconv_kernels::{admit, Gate, Target};
 use gconv_learn::features::{features, Context};
 use gconv_learn::select::{choose, model_choice, shipped};
 use gconv_problem::Problem;
@@ -164,7 +166,20 @@ fn main() {
         .unwrap_or_else(|| "fwd_bf16_n16_g64_c64_k64_i56x56_f7x7_s1x1_p3x3_d1x1".into());
     let p: Problem = key.parse().expect("a problem key");
     let pool = catalogue::pool(p.direction, p.dtype, Families::All);
+    // The gate as `auto` runs it: the pool validated once per process, screened without plans.
+    let valid = catalogue::validated_pool(p.direction, p.dtype, t.arch);
     let gate = time(&|| {
+        let g = Gate::new(&p, &t);
+        std::hint::black_box(
+            valid
+                .iter()
+                .filter_map(|(_, v)| g.screen(v.as_ref().ok()?).ok())
+                .count(),
+        );
+    });
+    // Every member admitted in full (validated, planned, the plan kept), as `gconv select`
+    // ranks.
+    let full = time(&|| {
         std::hint::black_box(pool.iter().filter_map(|c| admit(c, &p, &t).ok()).count());
     });
     let ctx = Context::of(&p, &t);
@@ -189,8 +204,8 @@ fn main() {
         std::hint::black_box(model_choice(model, &p, &t, Families::All));
     });
     println!(
-        "{key} (warm, median of 21): {} pool members, {} admitted; gate {gate:.1} µs, \
-         features {feats:.1} µs, every tree for every row {all:.1} µs, the best row \
+        "{key} (warm, median of 21): {} pool members, {} admitted; gate {gate:.1} µs \
+         (every member admitted in full {full:.1} µs), features {feats:.1} µs, every tree for every row {all:.1} µs, the best row \
          {best:.1} µs; the whole decision {whole:.1} µs",
         pool.len(),
         admitted.len()

@@ -4,14 +4,15 @@
 //! occupancy, waves, tile padding, the hand cost model's estimate, how far that estimate is
 //! from the problem's cheapest candidate, and whether the hand rule picks this kernel).
 //!
-//! Features are computed from an [`Admitted`] kernel — the one gate's answer — so a pair the
+//! Features are computed from an [`Admitted`] kernel, or what the gate says of one ([`Gated`],
+//! `auto`'s pool: the same values without the plan) — the one gate's answer — so a pair the
 //! gate refuses has no features and can never be chosen. [`feature_hash`] fingerprints the
 //! names and [`FEATURE_VERSION`]: a model trained on other features refuses to load.
 
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::config::{KernelConfig, FIELDS};
 use gconv_kernels::select::auto_select_among;
-use gconv_kernels::{admit, direct, Admitted, Family, Target};
+use gconv_kernels::{admit, direct, Admitted, DeviceLimits, Family, Gated, Target};
 use gconv_problem::{DType, Direction, Problem};
 use sha2::{Digest, Sha256};
 
@@ -251,16 +252,17 @@ impl Context {
     /// whole pool of `p`'s direction and dtype, in pool order (what [`Context::of`] admits),
     /// saving a second admission: the rule's pick is taken among them
     /// ([`auto_select_among`], the same pick as `auto_select`).
-    pub fn from_members(members: &[(KernelConfig, Admitted)], p: &Problem) -> Context {
-        let refs: Vec<(KernelConfig, &Admitted)> = members.iter().map(|(c, a)| (*c, a)).collect();
+    pub fn from_members<A: AsRef<Gated>>(members: &[(KernelConfig, A)], p: &Problem) -> Context {
+        let refs: Vec<(KernelConfig, &A)> = members.iter().map(|(c, a)| (*c, a)).collect();
+        let cost = |a: &A| a.as_ref().cost_estimate();
         Context {
             min_cost: members
                 .iter()
-                .map(|(_, a)| a.cost_estimate())
+                .map(|(_, a)| cost(a))
                 .fold(f64::INFINITY, f64::min),
-            rule_pick: auto_select_among(&refs, p, Families::All).map(|a| *a.config()),
+            rule_pick: auto_select_among(&refs, p, Families::All).map(|a| *a.as_ref().config()),
             costs: {
-                let mut c: Vec<f64> = members.iter().map(|(_, a)| a.cost_estimate()).collect();
+                let mut c: Vec<f64> = members.iter().map(|(_, a)| cost(a)).collect();
                 c.sort_by(f64::total_cmp);
                 c
             },
@@ -322,17 +324,16 @@ impl TileShape {
 /// Every feature of an admitted (kernel, problem) pair, in [`FEATURES`] order.
 pub fn features(a: &Admitted, ctx: &Context) -> Vec<f64> {
     let mut v = vec![0.0; FEATURES.len()];
-    features_into(a, ctx, &mut v);
+    features_into(a.gated(), a.problem(), &a.target().device, ctx, &mut v);
     v
 }
 
-/// [`features`] written into the first [`FEATURES`] values of `out` (`auto` fills its feature
-/// matrix in place; `out` must be at least that long).
-pub fn features_into(a: &Admitted, ctx: &Context, out: &mut [f64]) {
-    let p = a.problem();
+/// [`features`] of what the gate says of a pair (`a`, gated for problem `p` on a target with
+/// the device `dev`: [`Admitted::gated`], or `auto`'s pool, which keeps no plans), written into
+/// the first [`FEATURES`] values of `out` (`auto` fills its feature matrix in place; `out` must
+/// be at least that long).
+pub fn features_into(a: &Gated, p: &Problem, dev: &DeviceLimits, ctx: &Context, out: &mut [f64]) {
     let cfg = a.config();
-    let plan = a.plan();
-    let dev = a.target().device;
     let (head, rest) = out.split_at_mut(PROBLEM.len());
     // The context's problem part, unless it was made for another problem.
     let derived = if ctx.for_problem == *p {
@@ -346,10 +347,10 @@ pub fn features_into(a: &Admitted, ctx: &Context, out: &mut [f64]) {
     for (o, v) in fields.iter_mut().zip(cfg.field_values()) {
         *o = v as f64;
     }
-    let grid = plan.grid();
+    let grid = a.grid();
     let ctas = (grid[0] * grid[1] * grid[2]) as f64;
     let threads = cfg.threads();
-    let per_sm = dev.ctas_per_sm(plan.smem_bytes(), threads, plan.registers()) as f64;
+    let per_sm = dev.ctas_per_sm(a.smem_bytes(), threads, a.registers()) as f64;
     let wave = per_sm * dev.sms as f64;
     let waves = ctas / wave.max(1.0);
     let cost = a.cost_estimate();
@@ -384,8 +385,8 @@ pub fn features_into(a: &Admitted, ctx: &Context, out: &mut [f64]) {
         per_sm,
         waves,
         waves / waves.ceil().max(1.0),
-        plan.smem_bytes() as f64 / 1024.0,
-        f64::from(plan.registers()),
+        a.smem_bytes() as f64 / 1024.0,
+        f64::from(a.registers()),
         f64::from(threads),
         ln1(cost * 1e6),
         cost / roof.max(1e-12),

@@ -17,7 +17,7 @@ use crate::model::{FeatureMatrix, Model};
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::select::auto_select_in;
 use gconv_kernels::{
-    admit, admit_validated, Admitted, DeviceLimits, KernelConfig, SplitKMode, Target,
+    admit, Admitted, DeviceLimits, Gate, Gated, KernelConfig, SplitKMode, Target, Validated,
 };
 use gconv_problem::Problem;
 use std::collections::HashMap;
@@ -232,13 +232,15 @@ pub fn rank(model: &Model, problem: &Problem, target: &Target, families: Familie
     let pool = Pool::admit(problem, target, families);
     let rows = pool.rows();
     let pred = model.predict_matrix(&rows);
-    let candidates: Vec<&Admitted> = pool.candidates().collect();
+    let candidates: Vec<usize> = pool.candidates().collect();
     let ranked: Vec<Ranked> = model
         .ranking_matrix(&rows)
         .into_iter()
-        .map(|(i, _)| Ranked {
-            admitted: candidates[i].clone(),
-            predicted: pred[i],
+        .filter_map(|(i, _)| {
+            Some(Ranked {
+                admitted: pool.admitted(candidates[i])?,
+                predicted: pred[i],
+            })
         })
         .collect();
     Ranking {
@@ -271,10 +273,15 @@ impl std::fmt::Display for LeftOut {
     }
 }
 
-/// A problem's pool admitted once: every admitted member with its pool config (the context's
-/// rule pick needs them all), which of them are candidates, and the members left out.
+/// A problem's pool gated once ([`Gate::screen`]: no member's plan is kept, or allocated):
+/// every admitted member with its pool config (the context's rule pick needs them all), which
+/// of them are candidates, and the members left out. Only a member that is chosen or ranked
+/// is admitted in full ([`Pool::admitted`]).
 struct Pool {
-    members: Vec<(KernelConfig, Admitted)>,
+    gate: Gate,
+    members: Vec<(KernelConfig, Gated)>,
+    /// Each member's validated config, to admit it in full.
+    valid: Vec<&'static Validated>,
     is_candidate: Vec<bool>,
     left_out: Vec<(KernelConfig, LeftOut)>,
     ctx: Context,
@@ -285,19 +292,19 @@ impl Pool {
         let allowed = families.list();
         // The pool validated once per process: each member's answer is `admit`'s.
         let pool = catalogue::validated_pool(problem.direction, problem.dtype, target.arch);
-        // Sized once: an admitted member is a large value, and growing the vectors member by
-        // member copied them over and over.
+        let gate = Gate::new(problem, target);
         let mut members = Vec::with_capacity(pool.len());
-        let mut left_out = Vec::with_capacity(pool.len());
+        let mut valid = Vec::with_capacity(pool.len());
+        let mut left_out = Vec::new();
         let mut is_candidate = Vec::with_capacity(pool.len());
-        for (c, valid) in pool {
+        for (c, v) in pool {
             let c = *c;
-            let admitted = match valid {
-                Ok(v) => admit_validated(v, problem, target),
+            let gated = match v {
+                Ok(v) => gate.screen(v).map(|g| (v, g)),
                 Err(r) => Err(r.clone()),
             };
-            match admitted {
-                Ok(a) => {
+            match gated {
+                Ok((v, g)) => {
                     let why = if !eligible(&c) {
                         Some(LeftOut::Atomic)
                     } else if !allowed.contains(&c.family) {
@@ -309,32 +316,42 @@ impl Pool {
                     if let Some(why) = why {
                         left_out.push((c, why));
                     }
-                    members.push((c, a));
+                    members.push((c, g));
+                    valid.push(v);
                 }
                 Err(r) => left_out.push((c, LeftOut::Refused(r))),
             }
         }
         let ctx = Context::from_members(&members, problem);
         Pool {
+            gate,
             members,
+            valid,
             is_candidate,
             left_out,
             ctx,
         }
     }
 
-    fn candidates(&self) -> impl Iterator<Item = &Admitted> {
-        self.members
+    /// The members that are candidates (their indices), in pool order.
+    fn candidates(&self) -> impl Iterator<Item = usize> + '_ {
+        self.is_candidate
             .iter()
-            .zip(&self.is_candidate)
-            .filter_map(|((_, a), &ok)| ok.then_some(a))
+            .enumerate()
+            .filter_map(|(i, &ok)| ok.then_some(i))
+    }
+
+    /// Member `i` admitted in full (with its plan): the gate's answer again, so never `None`.
+    fn admitted(&self, i: usize) -> Option<Admitted> {
+        self.gate.admit(self.valid[i]).ok()
     }
 
     /// The candidates' feature rows, in pool order.
     fn rows(&self) -> FeatureMatrix {
         let mut m = FeatureMatrix::with_capacity(self.members.len());
-        for a in self.candidates() {
-            features_into(a, &self.ctx, m.push_row());
+        let (problem, device) = (self.gate.problem(), &self.gate.target().device);
+        for i in self.candidates() {
+            features_into(&self.members[i].1, problem, device, &self.ctx, m.push_row());
         }
         m
     }
@@ -342,7 +359,7 @@ impl Pool {
 
 /// The model's choice among the eligible admitted members of the allowed pools: the first of
 /// [`rank`]'s ranking ([`Model::best`]: the screening cascade, without the ranking's
-/// predictions of every candidate).
+/// predictions of every candidate), the only member admitted in full.
 pub fn model_choice(
     model: &Model,
     problem: &Problem,
@@ -351,8 +368,8 @@ pub fn model_choice(
 ) -> Option<Admitted> {
     let pool = Pool::admit(problem, target, families);
     let best = model.best_matrix(&pool.rows())?;
-    let chosen = pool.candidates().nth(best).cloned();
-    chosen
+    let chosen = pool.candidates().nth(best)?;
+    pool.admitted(chosen)
 }
 
 type DecisionKey = (Problem, Families, Target, AutoMode);

@@ -599,10 +599,29 @@ impl Problem {
     /// K swapped (C' = K, K' = C), the same groups, filter, dilation, batch and dtype; its
     /// output is this problem's input. None for other directions, when a stride is not 1 or a
     /// padding exceeds `dil·(F−1)` (the dual would need negative padding).
+    ///
+    /// The last answer is kept per thread: the gate asks it of one problem for every direct
+    /// member it plans, several times each (`auto` admits a whole pool per decision).
     pub fn dgrad_dual(&self) -> Option<Problem> {
         if self.direction != Direction::Dgrad {
             return None;
         }
+        thread_local! {
+            static LAST: std::cell::Cell<Option<(Problem, Option<Problem>)>> =
+                const { std::cell::Cell::new(None) };
+        }
+        if let Some((p, dual)) = LAST.get() {
+            if p == *self {
+                return dual;
+            }
+        }
+        let dual = self.dual_of_dgrad();
+        LAST.set(Some((*self, dual)));
+        dual
+    }
+
+    /// [`Problem::dgrad_dual`] of a backward-data problem, computed.
+    fn dual_of_dgrad(&self) -> Option<Problem> {
         let mut pad = [0u64; 3];
         for (i, p) in pad.iter_mut().enumerate() {
             let reach = (self.filter[i] - 1) * self.dilation[i];

@@ -706,6 +706,18 @@ impl DirectPlan {
     pub fn new(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectPlan {
         let fp = forward_problem(problem);
         let kp = merge_groups(cfg, &fp);
+        DirectPlan::of(cfg, problem, fp, kp, device)
+    }
+
+    /// [`DirectPlan::new`] given the problem's [`forward_problem`] `fp` and [`kernel_problem`]
+    /// `kp` (the gate derived them for the rules it checks first).
+    pub(crate) fn of(
+        cfg: &KernelConfig,
+        problem: &Problem,
+        fp: Problem,
+        kp: Problem,
+        device: &DeviceLimits,
+    ) -> DirectPlan {
         let geometry = geometry_of(cfg, &kp, device);
         let resolved = wgrad::applies(problem) && cfg.split_k == 0;
         let cfg = if resolved {

@@ -176,7 +176,7 @@ pub use view::{DirectView, DirectWork};
 
 use crate::config::{Family, KernelConfig, Math};
 use crate::device::DeviceLimits;
-use crate::family::{KernelFamily, Plan};
+use crate::family::{KernelFamily, Plan, PlanSummary};
 use crate::rejection::Rejection;
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{DType, Direction, Problem};
@@ -203,6 +203,22 @@ impl Plan for DirectPlan {
     }
 }
 
+/// The family's problem rules and its plan of `cfg` on `problem` ([`KernelFamily::plan`]): the
+/// rules that need no geometry first (a member they refuse is not planned), then the plan and
+/// the rules that read it.
+fn plan(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    device: &DeviceLimits,
+) -> Result<DirectPlan, Rejection> {
+    let fp = forward_problem(problem);
+    let kp = geometry::merge_groups(cfg, &fp);
+    rules::check_before_geometry(cfg, problem, &fp, &kp)?;
+    let plan = DirectPlan::of(cfg, problem, fp, kp, device);
+    rules::check_after_geometry(cfg, problem, &plan.geometry, plan.registers, device)?;
+    Ok(plan)
+}
+
 /// The direct family's [`KernelFamily`] implementation.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Direct;
@@ -227,20 +243,16 @@ impl KernelFamily for Direct {
         problem: &Problem,
         device: &DeviceLimits,
     ) -> Result<Arc<dyn Plan>, Rejection> {
-        // The rules that need no geometry first: a member they refuse is not planned.
-        let fp = forward_problem(problem);
-        rules::check_before_geometry(cfg, problem, &fp, &geometry::merge_groups(cfg, &fp))?;
-        let plan = DirectPlan::new(cfg, problem, device);
-        rules::check_problem(
-            cfg,
-            problem,
-            &plan.forward_problem,
-            &plan.kernel_problem,
-            &plan.geometry,
-            plan.registers,
-            device,
-        )?;
-        Ok(Arc::new(plan))
+        Ok(Arc::new(plan(cfg, problem, device)?))
+    }
+
+    fn plan_summary(
+        &self,
+        cfg: &KernelConfig,
+        problem: &Problem,
+        device: &DeviceLimits,
+    ) -> Result<PlanSummary, Rejection> {
+        plan(cfg, problem, device).map(|plan| PlanSummary::of(&plan, device))
     }
 
     fn pool(&self, direction: Direction, dtype: DType) -> Vec<KernelConfig> {
@@ -261,13 +273,17 @@ impl KernelFamily for Direct {
         if problem.direction == Direction::Wgrad {
             return problem.cpg() == 1;
         }
-        let fwd = forward_problem(problem);
-        let eligible = if problem.direction == Direction::Dgrad {
-            mma::auto_eligible_dgrad(problem, &fwd)
-        } else {
-            mma::auto_eligible(&fwd)
+        // The regime is asked only of the tensor-core members (the rule's pick asks this of
+        // every member).
+        let eligible = || {
+            let fwd = forward_problem(problem);
+            if problem.direction == Direction::Dgrad {
+                mma::auto_eligible_dgrad(problem, &fwd)
+            } else {
+                mma::auto_eligible(&fwd)
+            }
         };
-        cfg.math != Math::Mma || (cfg.group_merge == 1 && eligible)
+        cfg.math != Math::Mma || (cfg.group_merge == 1 && eligible())
     }
 }
 

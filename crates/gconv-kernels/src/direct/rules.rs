@@ -910,6 +910,19 @@ pub fn check_problem(
     limits: &DeviceLimits,
 ) -> Result<(), Rejection> {
     check_before_geometry(cfg, problem, fp, kp)?;
+    check_after_geometry(cfg, problem, geo, registers, limits)
+}
+
+/// The rules of [`check_problem`] that read the geometry or the register estimate, in its
+/// order: what it checks after [`check_before_geometry`] passed (the gate checks that first,
+/// then plans the member, then this).
+pub fn check_after_geometry(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    limits: &DeviceLimits,
+) -> Result<(), Rejection> {
     if wgrad::applies(problem) {
         return check_wgrad(cfg, problem, geo, registers, limits);
     }
@@ -939,7 +952,9 @@ pub fn check_before_geometry(
         }
         return check_wgrad_channels(cfg, problem);
     }
-    if strided::applies(problem) {
+    // `fp` is the problem itself exactly when a backward-data problem has no dual: asking
+    // `fp` answers without looking for the dual again.
+    if strided::applies(fp) {
         // The stride-phase kernel (CUDA cores): dY's K/G channels per group are its staged
         // input, dX's C/G its whole output groups.
         if cfg.math == Math::Mma {

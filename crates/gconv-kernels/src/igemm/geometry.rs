@@ -75,6 +75,12 @@ pub fn dgrad_tiles_per_phase(cfg: &KernelConfig, problem: &Problem) -> u64 {
 
 /// Taps of every backward-data phase, in phase order (w fastest).
 pub fn dgrad_taps_per_phase(problem: &Problem) -> Vec<u64> {
+    dgrad_phase_taps_iter(problem).collect()
+}
+
+/// [`dgrad_taps_per_phase`] without the vector ([`k_tiles`] sums it for every member the gate
+/// plans).
+fn dgrad_phase_taps_iter(problem: &Problem) -> impl Iterator<Item = u64> + '_ {
     let [sd, sh, sw] = problem.stride;
     let dim = |d: usize, rho: u64| {
         dgrad_phase_taps(
@@ -84,15 +90,9 @@ pub fn dgrad_taps_per_phase(problem: &Problem) -> Vec<u64> {
             rho,
         )
     };
-    let mut v = Vec::new();
-    for rd in 0..sd {
-        for rh in 0..sh {
-            for rw in 0..sw {
-                v.push(dim(0, rd) * dim(1, rh) * dim(2, rw));
-            }
-        }
-    }
-    v
+    (0..sd).flat_map(move |rd| {
+        (0..sh).flat_map(move |rh| (0..sw).map(move |rw| dim(0, rd) * dim(1, rh) * dim(2, rw)))
+    })
 }
 
 /// Elements of padding added to each row of the epilogue's shared-memory staging tile.
@@ -290,9 +290,9 @@ pub fn k_tiles(cfg: &KernelConfig, problem: &Problem) -> u64 {
         return (problem.n * problem.output_volume()).div_ceil(bk);
     }
     if problem.direction == Direction::Dgrad {
-        let per_phase = dgrad_taps_per_phase(problem);
-        let sum: u64 = per_phase.iter().map(|&t| of_taps(t)).sum();
-        sum.div_ceil(per_phase.len().max(1) as u64)
+        let (sum, phases) = dgrad_phase_taps_iter(problem)
+            .fold((0u64, 0u64), |(sum, n), t| (sum + of_taps(t), n + 1));
+        sum.div_ceil(phases.max(1))
     } else {
         of_taps(problem.filter_volume())
     }

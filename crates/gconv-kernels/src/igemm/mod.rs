@@ -89,7 +89,7 @@ pub use geometry::{
 
 use crate::config::{Family, FastPath, KernelConfig, SplitKMode};
 use crate::device::DeviceLimits;
-use crate::family::{KernelFamily, Plan};
+use crate::family::{KernelFamily, Plan, PlanSummary};
 use crate::rejection::Rejection;
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{DType, Direction, Problem};
@@ -114,6 +114,22 @@ impl Plan for IgemmPlan {
     fn resolved_config(&self) -> Option<KernelConfig> {
         Some(self.cfg)
     }
+}
+
+/// The family's problem rules and its plan of `cfg` on `problem` ([`KernelFamily::plan`]),
+/// with a split-K degree left to the rule resolved first.
+fn plan(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    device: &DeviceLimits,
+) -> Result<IgemmPlan, Rejection> {
+    let parts = emit::direction_parts(cfg.direction).ok_or(Rejection::DirectionNotImplemented {
+        family: cfg.family.token(),
+        direction: cfg.direction.token(),
+    })?;
+    let resolved = geometry::resolve_split(cfg, problem, device);
+    rules::check_problem(&resolved, problem)?;
+    Ok(IgemmPlan::new(&resolved, problem, parts, device))
 }
 
 /// The igemm family's [`KernelFamily`] implementation.
@@ -149,14 +165,16 @@ impl KernelFamily for Igemm {
         problem: &Problem,
         device: &DeviceLimits,
     ) -> Result<Arc<dyn Plan>, Rejection> {
-        let parts =
-            emit::direction_parts(cfg.direction).ok_or(Rejection::DirectionNotImplemented {
-                family: cfg.family.token(),
-                direction: cfg.direction.token(),
-            })?;
-        let resolved = geometry::resolve_split(cfg, problem, device);
-        rules::check_problem(&resolved, problem)?;
-        Ok(Arc::new(IgemmPlan::new(&resolved, problem, parts, device)))
+        Ok(Arc::new(plan(cfg, problem, device)?))
+    }
+
+    fn plan_summary(
+        &self,
+        cfg: &KernelConfig,
+        problem: &Problem,
+        device: &DeviceLimits,
+    ) -> Result<PlanSummary, Rejection> {
+        plan(cfg, problem, device).map(|plan| PlanSummary::of(&plan, device))
     }
 
     fn pool(&self, direction: Direction, dtype: DType) -> Vec<KernelConfig> {
@@ -188,7 +206,7 @@ impl KernelFamily for Igemm {
             let r = geometry::resolve_split(c, problem, &DeviceLimits::H200);
             rules::validate(c).is_ok() && rules::check_problem(&r, problem).is_ok()
         };
-        !pool::pool(cfg.direction, cfg.dtype).iter().any(|c| {
+        !pool::cached(cfg.direction, cfg.dtype).iter().any(|c| {
             c.group_merge > cfg.group_merge
                 && KernelConfig {
                     group_merge: cfg.group_merge,

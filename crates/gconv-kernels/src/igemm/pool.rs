@@ -2,6 +2,7 @@
 
 use crate::config::{default_math, Family, FastPath, KernelConfig, Math, SplitKMode};
 use gconv_problem::{DType, Direction};
+use std::sync::OnceLock;
 
 /// A 128×128×32, 2×2 warps, 3-stage igemm config for a direction and dtype, with the dtype's
 /// natural math path and maximal vector caps (f32: 128×128×16 on 4×2 warps): the baseline every
@@ -27,6 +28,14 @@ pub fn baseline(direction: Direction, dtype: DType) -> KernelConfig {
         math: default_math(dtype),
         fast_path: FastPath::General,
     }
+}
+
+/// [`pool`], built once per process per direction and dtype: for the rules that read the
+/// pool while deciding (`auto_considers`' backward-weight merge-degree policy asks it of every
+/// member, on every decision).
+pub fn cached(direction: Direction, dtype: DType) -> &'static [KernelConfig] {
+    static POOLS: [OnceLock<Vec<KernelConfig>>; 9] = [const { OnceLock::new() }; 9];
+    POOLS[crate::config::pool_slot(direction, dtype)].get_or_init(|| pool(direction, dtype))
 }
 
 /// The family's default pool for a direction and dtype.

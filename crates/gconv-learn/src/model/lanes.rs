@@ -6,7 +6,9 @@
 //! cuts `≤ v`, and a node splitting at cut `c_{q−1}` stores `q`; then `v ≥ c_{q−1}` exactly when
 //! `bin(v) ≥ q` (the first `q` cuts are `≤ v` exactly when the `q`-th is), so every node sends
 //! a row the way its `f64` comparison does. Rows with a missing (NaN) value are not binned:
-//! they walk the `f64` layout.
+//! they walk the `f64` layout. A bin is counted, not searched for ([`Cuts`]): the cuts in
+//! blocks of 16, the last cut of each block compared with the value at once, then the 16 cuts
+//! of its block; straight-line vector compares, with no branch on the value to mispredict.
 //!
 //! **Lanes.** Node `i` of every tree is stored as one byte per tree (its column, and its cut
 //! index), trees side by side, so that [`WIDTH`] consecutive trees' node `i` are one vector.
@@ -38,9 +40,8 @@ pub(super) type Bins = [u8; COLUMNS];
 pub(super) struct Lanes {
     depth: usize,
     trees: usize,
-    /// Per feature, its cuts (sorted, distinct), padded with +∞ to 2^s − 1 values (none for
-    /// a feature no node splits on).
-    cuts: Vec<Vec<f64>>,
+    /// Per feature, its cuts (none for a feature no node splits on).
+    cuts: Vec<Cuts>,
     /// Blocks of [`WIDTH`] trees from every [`STEP`]-th tree (so that a cascade's stages,
     /// which cut at multiples of it, start at a block): block `b`, of trees
     /// `b · STEP .. b · STEP + WIDTH` (zeros past the last tree), holds for each inner node
@@ -55,6 +56,67 @@ const STEP: usize = 16;
 /// Bytes per node of a block: the lanes' columns, then their cut indices.
 const NODE: usize = 2 * WIDTH;
 
+/// Cuts per block of [`Cuts`].
+const BLOCK: usize = 16;
+
+/// One feature's cuts laid out for counting ([`Cuts::bin`]): in blocks of [`BLOCK`] (the last
+/// padded with +∞), and the last cut of every block (+∞ past the blocks).
+#[derive(Debug, Clone)]
+pub(super) struct Cuts {
+    /// Cuts (at most 255).
+    len: u8,
+    /// The last cut of each block, then +∞.
+    keys: [f64; BLOCK],
+    /// The cuts, sorted, [`BLOCK`] a block.
+    blocks: Vec<[f64; BLOCK]>,
+}
+
+impl Cuts {
+    /// The layout of `cuts` (sorted, distinct, no NaN; [`Lanes::of`] refuses a feature of
+    /// more than 255, and a longer list here keeps its first 255).
+    fn of(cuts: &[f64]) -> Cuts {
+        let cuts = &cuts[..cuts.len().min(usize::from(u8::MAX))];
+        let blocks: Vec<[f64; BLOCK]> = cuts
+            .chunks(BLOCK)
+            .map(|c| {
+                let mut b = [f64::INFINITY; BLOCK];
+                b[..c.len()].copy_from_slice(c);
+                b
+            })
+            .collect();
+        let mut keys = [f64::INFINITY; BLOCK];
+        for (k, b) in keys.iter_mut().zip(&blocks) {
+            *k = b[BLOCK - 1];
+        }
+        Cuts {
+            len: cuts.len() as u8,
+            keys,
+            blocks,
+        }
+    }
+
+    /// The number of cuts `≤ v` (`v` not NaN): the blocks whose last cut is `≤ v` are wholly
+    /// below it, and the next block is counted; a value past every block is past every cut.
+    #[inline(always)]
+    fn bin(&self, v: f64) -> u8 {
+        let below = if self.blocks.len() > 1 {
+            count_at_or_below(&self.keys, v)
+        } else {
+            0
+        };
+        match self.blocks.get(below) {
+            Some(b) => (BLOCK * below + count_at_or_below(b, v)).min(usize::from(self.len)) as u8,
+            None => self.len,
+        }
+    }
+}
+
+/// How many of `values` are `≤ v` (a count the compiler makes of vector compares).
+#[inline(always)]
+fn count_at_or_below(values: &[f64; BLOCK], v: f64) -> usize {
+    values.iter().map(|&c| usize::from(c <= v)).sum()
+}
+
 impl Lanes {
     /// The byte layout of `c` over `width` features, or `None` where it does not fit (a
     /// forest deeper than [`MAX_DEPTH`], more than [`COLUMNS`] features, a feature with
@@ -65,7 +127,7 @@ impl Lanes {
             return None;
         }
         let inner = (1usize << depth) - 1;
-        let mut cuts = vec![Vec::new(); width];
+        let mut cuts: Vec<Vec<f64>> = vec![Vec::new(); width];
         for (&f, &s) in c.columns.iter().zip(&c.splits) {
             if s.is_nan() {
                 return None;
@@ -97,17 +159,10 @@ impl Lanes {
                 }
             }
         }
-        // Each feature's cuts padded with +∞ to 2^s − 1 for `Lanes::bin`'s uniform search (a
-        // value of +∞ counts the padding too: a bin past every cut, as it is past them).
-        for v in &mut cuts {
-            if !v.is_empty() {
-                v.resize((v.len() + 1).next_power_of_two() - 1, f64::INFINITY);
-            }
-        }
         Some(Lanes {
             depth,
             trees: c.trees,
-            cuts,
+            cuts: cuts.iter().map(|v| Cuts::of(v)).collect(),
             blocks,
         })
     }
@@ -127,8 +182,23 @@ impl Lanes {
     /// The bins of `rows` (each at least the forest's width long), or `None` when a value is
     /// missing (NaN). Only the values that differ from the previous row's in the same column
     /// are binned again (the problem's features are every row's, and neighbouring pool
-    /// members share most kernel fields).
+    /// members share most kernel fields). Only where [`Lanes::available`].
     pub(super) fn bins<'a>(&self, rows: impl Iterator<Item = &'a [f64]>) -> Option<Vec<Bins>> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: the forest bins rows only where `Lanes::available` found AVX2
+            // (`Forest::rows`, and the tests check it first).
+            unsafe { avx2::bins(self, rows) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.bins_with(rows)
+        }
+    }
+
+    /// [`Lanes::bins`]' steps (compiled with AVX2 by `avx2::bins`, inlined there).
+    #[inline(always)]
+    fn bins_with<'a>(&self, rows: impl Iterator<Item = &'a [f64]>) -> Option<Vec<Bins>> {
         let width = self.cuts.len();
         let mut out: Vec<Bins> = Vec::with_capacity(rows.size_hint().0);
         let mut last = [f64::NAN; COLUMNS];
@@ -149,28 +219,11 @@ impl Lanes {
                     return None;
                 }
                 last[f] = v;
-                b[f] = Lanes::bin(&self.cuts[f], v);
+                b[f] = self.cuts[f].bin(v);
             }
             out.push(b);
         }
         Some(out)
-    }
-
-    /// The number of `cuts` (padded: 2^s − 1 sorted values, at most 255) that are `≤ v`: a
-    /// search of `s` steps whatever `v`, without branches to mispredict.
-    fn bin(cuts: &[f64], v: f64) -> u8 {
-        let mut lo = 0usize;
-        let mut step = cuts.len().div_ceil(2);
-        while step > 0 {
-            // `lo + step − 1 < cuts.len()`: `lo` is at most the sum of the larger steps.
-            lo = if cuts[lo + step - 1] <= v {
-                lo + step
-            } else {
-                lo
-            };
-            step /= 2;
-        }
-        lo as u8
     }
 
     /// Adds trees `from..to` of `c` (whose layout this is) to the sums `acc` of the rows
@@ -304,6 +357,15 @@ mod avx2 {
         }};
     }
 
+    /// [`Lanes::bins`] compiled with AVX2 (the counts of `Cuts::bin` as vector compares).
+    #[target_feature(enable = "avx2")]
+    pub(super) fn bins<'a>(
+        lanes: &Lanes,
+        rows: impl Iterator<Item = &'a [f64]>,
+    ) -> Option<Vec<Bins>> {
+        lanes.bins_with(rows)
+    }
+
     /// [`Lanes::walk`] with AVX2.
     // The deepest step's bit is written and never read (no depth below it picks by it).
     #[allow(unused_assignments)]
@@ -371,7 +433,8 @@ mod tests {
         let mut rows = base.clone();
         let mut k = 0;
         for (f, cuts) in lanes.cuts.iter().enumerate() {
-            for &c in cuts.iter().filter(|c| c.is_finite()) {
+            let cuts = cuts.blocks.iter().flatten().take(usize::from(cuts.len));
+            for &c in cuts {
                 for v in [c, c.next_down(), c.next_up()] {
                     let mut r = base[k % base.len()].clone();
                     r[f] = v;
@@ -409,18 +472,24 @@ mod tests {
         assert!(matches!(forest.rows(&m), Rows::Matrix(_, true)));
     }
 
+    /// A bin is the number of cuts at or below the value, for every count of cuts up to 255
+    /// (one block, several, a partial last block, full ones), on values at, between, below
+    /// and above the cuts, and ±∞.
     #[test]
     fn a_bin_counts_the_cuts_at_or_below() {
-        for n in 0..40usize {
-            let mut cuts: Vec<f64> = (0..n).map(|i| i as f64 * 2.0).collect();
-            cuts.resize((n + 1).next_power_of_two() - 1, f64::INFINITY);
-            for v in -2..(2 * n as i32 + 2) {
-                let v = f64::from(v);
-                let want = (0..n).filter(|&i| i as f64 * 2.0 <= v).count();
-                assert_eq!(
-                    usize::from(Lanes::bin(if n == 0 { &[] } else { &cuts }, v)),
-                    want
-                );
+        for n in (0..40usize).chain([47, 48, 49, 127, 128, 200, 240, 255]) {
+            let list: Vec<f64> = (0..n).map(|i| i as f64 * 2.0).collect();
+            let cuts = Cuts::of(&list);
+            let values = (-2..(2 * n as i32 + 2)).map(f64::from).chain([
+                f64::NEG_INFINITY,
+                f64::INFINITY,
+                -0.0,
+                0.5,
+                1e300,
+            ]);
+            for v in values {
+                let want = list.iter().filter(|&&c| c <= v).count();
+                assert_eq!(usize::from(cuts.bin(v)), want, "{n} cuts, {v}");
             }
         }
     }
