@@ -376,6 +376,10 @@ enum Mutation {
     /// Direct tensor-core wgrad with M slices: the store forgets its slice's offset (every
     /// slice stores at the first slice's rows): the other slices' rows stay NaN.
     DirectWgradMmaSliceOffsetDropped,
+    /// Tensor-core direct paths at stride 2: the pixel addressing steps SW slots per output
+    /// pixel as if the halo's columns were in natural order, while the copy de-interleaves
+    /// them by stride phase: the comparison must fail.
+    HaloPhaseIgnored,
     /// Direct wgrad: every tap reads the X column one pixel to the right (a tap offset off by
     /// one): the comparison must fail.
     DirectWgradTapShifted,
@@ -647,8 +651,8 @@ fn emulate(
             "live[h] = i0 + h < RG && row < ROWS / RG * RG &&",
         )),
         Mutation::DirectWgradMmaTapShifted => Some((
-            "return (fz * ITH + fy * DH) * XROW + fx * DW * CTS + (j % CPT) * 8;",
-            "return (fz * ITH + fy * DH) * XROW + (fx * DW + 1) * CTS + (j % CPT) * 8;",
+            "return (fz * ITH + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;",
+            "return (fz * ITH + fy * DH) * XROW + (halo_col(fx * DW) + 1) * CTS + (j % CPT) * 8;",
         )),
         Mutation::DirectWgradMmaSecondBlockDropped => Some((
             "at.b[w] = (u32)((grp * KG + bblk * 8) * ESZ);",
@@ -686,6 +690,10 @@ fn emulate(
         Mutation::DirectWgradMmaSliceOffsetDropped => Some((
             "const int gu = u % UMS + (int)blockIdx.z * UMS;  // unit of the group (M slice blockIdx.z)",
             "const int gu = u % UMS;",
+        )),
+        Mutation::HaloPhaseIgnored => Some((
+            "constexpr int TX_SLOTS = SW / XSPLIT;",
+            "constexpr int TX_SLOTS = SW;",
         )),
         Mutation::SplitReduceSliceSumDropped => Some((
             "for (int r = 0; r < RS_; ++r) s += slice_sum[r * RE_ + t];",
@@ -1566,6 +1574,19 @@ const MMA_CASES: &[(&str, &str, &str)] = &[
         "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
         "fwd_bf16_n2_g4_c32_k32_i13x15_f3x3_s2x2_p2x2_d2x2",
     ),
+    // Stride-phase halo columns (direct/shape.rs `halo_split`): stride 2 with tap columns in
+    // both phases and a row tail (7 output columns of a 16-wide tile); stride 3 with dilation
+    // 2 (tap columns 0, 2, 4 in phases 0, 2, 1) on a persistent CTA.
+    (
+        "mma_s2_phases",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v16x4_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g4_c64_k64_i10x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "mma_s3_d2_phases_persistent",
+        "direct_fwd_bf16_t112x32x16_w8x1_s2_v8x4_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g4_c32_k32_i22x40_f3x3_s3x3_p2x2_d2x2",
+    ),
     (
         "mma_rank1",
         "direct_fwd_bf16_t64x64x64_w4x1_s1_v16x1_gm1_sk1d_mma_gen",
@@ -1679,12 +1700,14 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
             eager_copies: false,
         });
     }
+    let planted = planted_jobs(&jobs, &[("mma_s2_phases", Mutation::HaloPhaseIgnored)]);
+    jobs.extend(planted);
     run_and_assert(
         "direct mma host_emulation",
         &jobs,
         &dir,
         asan,
-        (MMA_CASES.len(), 3),
+        (MMA_CASES.len(), 4),
     );
 }
 
@@ -2234,6 +2257,18 @@ fn direct_wgrad_kernels_match_the_reference_under_host_emulation() {
 /// block); strides, dilation, padding, tile tails; 1D and 3D; f16; fixed and rule slab counts;
 /// a channel block with a group past K.
 const WGRAD_MMA_CASES: &[(&str, &str, &str)] = &[
+    // Stride-phase halo columns (direct/shape.rs `halo_split`): stride 2, and stride 2 with
+    // dilation 3 (tap columns 0, 3, 6 in phases 0, 1, 0).
+    (
+        "mma_s2_phases",
+        "direct_wgrad_bf16_t112x32x16_w8x1_s2_v3x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g4_c32_k32_i14x22_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "mma_s2_d3_phases",
+        "direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g2_c16_k16_i12x19_f3x3_s2x2_p3x3_d3x3",
+    ),
     (
         "mma_cpg8_3x3_tails",
         "direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen",
@@ -2367,6 +2402,7 @@ fn direct_wgrad_mma_kernels_match_the_reference_under_host_emulation() {
         ),
         ("mma_gm2_cpg4", Mutation::DirectWgradMmaTapShifted),
         ("mma_fixed_p3_short_last", Mutation::SplitReduceSliceSkipped),
+        ("mma_s2_phases", Mutation::HaloPhaseIgnored),
         (
             "mma_mslices_3_cpg32",
             Mutation::DirectWgradMmaSliceOffsetDropped,

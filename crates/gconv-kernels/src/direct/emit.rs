@@ -19,6 +19,7 @@ use super::banded;
 use super::fragments::{problem_constants, COMMON};
 use super::geometry::{DirectGeometry, DirectPlan, W_REG_BUDGET};
 use super::mma;
+use super::shape::halo_split;
 use super::stream;
 use super::strided;
 use super::view::DirectView;
@@ -122,7 +123,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         "constexpr bool IS_BF16 = {};",
         problem.dtype == DType::Bf16
     );
-    let ints: [(&str, u64); 20] = [
+    let ints: [(&str, u64); 21] = [
         ("G_", kp.g),
         ("CG", kp.cpg()),
         ("KG", kp.kpg()),
@@ -135,6 +136,10 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         ("VL", geo.vl),
         ("SV", geo.sv),
         ("CTS", geo.cts),
+        (
+            "XSPLIT",
+            halo_split(cfg.math == Math::Mma, problem.stride[2]),
+        ),
         ("XROW", geo.xrow),
         ("XS_BYTES", geo.xs_bytes),
         ("WS_BYTES", geo.ws_bytes),
@@ -244,7 +249,7 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
         problem.dtype == DType::Bf16
     );
     let int = |v: u64| v as i64;
-    let ints: [(&str, i64); 58] = [
+    let ints: [(&str, i64); 59] = [
         ("ESZ", int(problem.dtype.size_bytes())),
         ("N_", int(problem.n)),
         ("ID", int(dy[0])),
@@ -277,6 +282,7 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
         ("VL", int(geo.vl)),
         ("SV", int(geo.sv)),
         ("CTS", int(geo.cts)),
+        ("XSPLIT", 1),
         ("XROW", int(geo.xrow)),
         ("XS_BYTES", int(geo.xs_bytes)),
         ("WS_BYTES", int(geo.ws_bytes)),

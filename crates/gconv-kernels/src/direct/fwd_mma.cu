@@ -33,7 +33,7 @@ constexpr int chunk_off(int j) {
   const int fz = tap / (FY * FX);
   const int fy = (tap / FX) % FY;
   const int fx = tap % FX;
-  return (fz * ITH + fy * DH) * XROW + fx * DW * CTS + (j % CPT) * 8;
+  return (fz * ITH + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;
 }
 
 __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __restrict__ Y,
@@ -61,7 +61,7 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
       if (p >= MT) p = 0;  // rows past the tile: any staged pixel, never stored
       const int ty = p / TW;
       const int tx = p - ty * TW;
-      abase[b] = xs_a + (u32)((ty * SH * XROW + tx * SW * CTS + cbase) * ESZ);
+      abase[b] = xs_a + (u32)((ty * SH * XROW + tx * TX_SLOTS * CTS + cbase) * ESZ);
     }
     const u32 bbase = ws_a + (u32)(((n0 + brow) * WROW + bk) * ESZ);
     float acc[MB][NB][4];

@@ -14,7 +14,7 @@ use super::view::DirectView;
 use super::wgrad;
 use super::wgrad_mma;
 
-use super::shape::odd_chunk_stride;
+use super::shape::{halo_split, odd_chunk_stride, split_row};
 pub use super::shape::{DirectGeometry, W_REG_BUDGET};
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
@@ -145,7 +145,7 @@ pub(crate) fn geometry_of(
     let base_row = halo[2] * cts;
     let pad_chunk = 16 / es; // elements per 16-byte chunk
     let xrow = if is_mma {
-        base_row
+        split_row(halo[2], halo_split(true, problem.stride[2]), cts)
     } else {
         row_pitch(cfg, problem, th, ct, base_row, pad_chunk)
     };

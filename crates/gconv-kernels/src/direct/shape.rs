@@ -50,6 +50,29 @@ pub struct DirectGeometry {
     pub grid: [u64; 3],
 }
 
+/// Stride phases the tensor-core paths de-interleave a staged halo row into (`XSPLIT` of
+/// `common.cu`): halo column `x` lands in slot `(x % split)·⌈ITW/split⌉ + x / split`, so the
+/// eight output pixels of an `ldmatrix` phase, `SW` halo columns apart, read eight consecutive
+/// slots (eight bank groups with an odd chunk stride) instead of every other one (two-way
+/// conflicts at stride 2: ncu counted 1.8× the conflict-free wavefronts on the H200). The
+/// column stride `stride_w` on the mma paths, 1 (natural order) on the CUDA-core paths, whose
+/// reads are not `ldmatrix` rows.
+pub fn halo_split(is_mma: bool, stride_w: u64) -> u64 {
+    if is_mma {
+        stride_w.max(1)
+    } else {
+        1
+    }
+}
+
+/// Elements of a staged halo row of `itw` pixels of `cts` elements de-interleaved into `split`
+/// phases ([`halo_split`]): `split` phases of `⌈itw / split⌉` slots (one slot more than `itw`
+/// at most `split − 1` times).
+pub fn split_row(itw: u64, split: u64, cts: u64) -> u64 {
+    let split = split.max(1);
+    split * itw.div_ceil(split) * cts
+}
+
 /// A shared-memory pixel stride of `n` 16-bit elements for `ldmatrix` rows: rounded up to whole
 /// 16-byte chunks, plus one chunk when their count is even, so that eight rows a stride apart
 /// start in eight different bank groups.

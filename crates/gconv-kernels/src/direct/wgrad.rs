@@ -256,7 +256,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
     w.push_str(&crate::split_reduce_define(slabs, dw));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
-    let ints: [(&str, u64); 24] = [
+    let ints: [(&str, u64); 25] = [
         ("G_", problem.g),
         ("CG", problem.cpg()),
         ("KG", problem.kpg()),
@@ -271,6 +271,7 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         ("VLD", geo.sv),
         ("SV", geo.sv),
         ("CTS", geo.cts),
+        ("XSPLIT", 1),
         ("XROW", geo.xrow),
         ("XS_BYTES", geo.xs_bytes),
         ("DYS_BYTES", dy_stage_bytes(cfg, problem)),

@@ -47,7 +47,7 @@ constexpr int chunk_off(int j) {
   const int fz = tap / (FY * FX);
   const int fy = (tap / FX) % FY;
   const int fx = tap % FX;
-  return (fz * ITH + fy * DH) * XROW + fx * DW * CTS + (j % CPT) * 8;
+  return (fz * ITH + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;
 }
 
 // The dY tile of output tile `a`: VLD channels per copy, pixel rows of DYROW elements, zero-fill
@@ -116,7 +116,7 @@ __device__ __forceinline__ void accumulate_mma(u32 xs_a, u32 dys_a, int lane, co
     const int p = s * 16 + apix;
     const int oy = p / TW;
     const int ox = p - oy * TW;
-    const u32 pix_a = xs_a + (u32)((oy * SH * XROW + ox * SW * CTS) * ESZ);
+    const u32 pix_a = xs_a + (u32)((oy * SH * XROW + ox * TX_SLOTS * CTS) * ESZ);
     const u32 row_b = dys_a + (u32)((s * 16 + bpix) * DYROW * ESZ);
 #pragma unroll
     for (int w = 0; w < UPW; ++w) {

@@ -42,7 +42,7 @@
 //! two groups of 8 channels per CTA, 4 warps each holding 2 units of 2 m16 blocks.
 
 use super::fragments::{problem_constants, COMMON};
-use super::shape::{odd_chunk_stride, DirectGeometry};
+use super::shape::{halo_split, odd_chunk_stride, split_row, DirectGeometry};
 use super::wgrad;
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
@@ -134,7 +134,7 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
         sv,
     } = wgrad::slab_tile(cfg, problem);
     let cts = odd_chunk_stride(ct);
-    let xrow = halo[2] * cts;
+    let xrow = split_row(halo[2], halo_split(true, problem.stride[2]), cts);
     let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
     let ws_bytes = 2 * dy_stage_bytes(cfg, problem);
     let smem_bytes = 2 * xs_bytes + ws_bytes;
@@ -273,7 +273,7 @@ pub fn emit(
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
     w.push_str(&crate::split_reduce_define(slabs, dw));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
-    let ints: [(&str, u64); 26] = [
+    let ints: [(&str, u64); 27] = [
         ("G_", kp.g),
         ("CG", kp.cpg()),
         ("KG", kp.kpg()),
@@ -289,6 +289,7 @@ pub fn emit(
         ("VL", geo.vl),
         ("VLD", geo.sv),
         ("CTS", geo.cts),
+        ("XSPLIT", halo_split(true, problem.stride[2])),
         ("XROW", geo.xrow),
         ("XS_BYTES", geo.xs_bytes),
         ("DYROW", dy_row(cfg)),

@@ -42,6 +42,7 @@ constexpr int THREADS = 256;
 constexpr int VL = 8;
 constexpr int VLD = 8;
 constexpr int CTS = 40;
+constexpr int XSPLIT = 1;
 constexpr int XROW = 400;
 constexpr int XS_BYTES = 24000;
 constexpr int DYROW = 40;
@@ -347,9 +348,19 @@ constexpr int HALO_ROWS = ITD * ITH;
 // Rows copied per pass when a row has at most THREADS copies, else 0 (generic loop).
 constexpr int RSTEP = THREADS / ROWCHUNKS;
 constexpr int SPATIAL_TILES = TILES_W * TILES_H * OD * N_;
+// XSPLIT: the stride phases a staged row's columns are de-interleaved into (the tensor-core
+// paths at SW > 1, direct/shape.rs `halo_split`; 1 = natural order): halo column x sits in
+// slot (x % XSPLIT)*XPW + x / XSPLIT, so output pixels tx, tx+1, ... of one tap read
+// consecutive slots (tx + halo_col(tap column)) instead of slots SW apart.
+constexpr int XPW = (ITW + XSPLIT - 1) / XSPLIT;  // slots of one phase
+static_assert(XSPLIT == 1 || XSPLIT == SW, "halo phases: natural order or the column stride");
+__host__ __device__ constexpr int halo_col(int x) {
+  return XSPLIT == 1 ? x : (x % XSPLIT) * XPW + x / XSPLIT;
+}
+constexpr int TX_SLOTS = SW / XSPLIT;  // slots between adjacent output pixels of one tap
 // CTS: shared-memory stride of one staged pixel (CT, or CT plus 16 bytes on the mma path).
 static_assert(CTS >= CT && (CTS - CT) * ESZ % 16 == 0, "pixel stride");
-static_assert(XROW >= ITW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stride");
+static_assert(XROW >= XSPLIT * XPW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stride");
 static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
 static_assert(BN % KG == 0 && CT % VL == 0, "tile shape");
 static_assert(STAGES == 1 || STAGES == 2, "stages");
@@ -391,7 +402,7 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
     const int iw = iw0 + x;
     const int c = c0 + ch * VL;
     const bool col_ok = (unsigned)iw < (unsigned)IW && c < C_;
-    elem_t* dst = xs + x * CTS + ch * VL;
+    elem_t* dst = xs + halo_col(x) * CTS + ch * VL;
     for (int r = r0; r < HALO_ROWS; r += RSTEP) {
       const int z = r / ITH;
       const int id = id0 + z * DD;
@@ -413,7 +424,7 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
     const int ih = ih0 + y;
     const int iw = iw0 + x;
     const int c = c0 + ch * VL;
-    const int soff = rest * XROW + x * CTS + ch * VL;  // rest = z·ITH + y
+    const int soff = rest * XROW + halo_col(x) * CTS + ch * VL;  // rest = z·ITH + y
     const bool ok = (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH &&
                     (unsigned)iw < (unsigned)IW && c < C_;
     const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
@@ -546,7 +557,7 @@ constexpr int chunk_off(int j) {
   const int fz = tap / (FY * FX);
   const int fy = (tap / FX) % FY;
   const int fx = tap % FX;
-  return (fz * ITH + fy * DH) * XROW + fx * DW * CTS + (j % CPT) * 8;
+  return (fz * ITH + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;
 }
 
 // The dY tile of output tile `a`: VLD channels per copy, pixel rows of DYROW elements, zero-fill
@@ -615,7 +626,7 @@ __device__ __forceinline__ void accumulate_mma(u32 xs_a, u32 dys_a, int lane, co
     const int p = s * 16 + apix;
     const int oy = p / TW;
     const int ox = p - oy * TW;
-    const u32 pix_a = xs_a + (u32)((oy * SH * XROW + ox * SW * CTS) * ESZ);
+    const u32 pix_a = xs_a + (u32)((oy * SH * XROW + ox * TX_SLOTS * CTS) * ESZ);
     const u32 row_b = dys_a + (u32)((s * 16 + bpix) * DYROW * ESZ);
 #pragma unroll
     for (int w = 0; w < UPW; ++w) {
