@@ -39,7 +39,11 @@
 //!
 //! Shared memory: the halo with a pixel stride `CTS` of an odd number of 16-byte chunks (the
 //! eight row addresses of an `ldmatrix` phase, eight adjacent pixels, fall into eight bank
-//! groups) and the weight rows with an odd number of 16-byte chunks (same reason).
+//! groups) and the weight rows with an odd number of 16-byte chunks (same reason). At a column
+//! stride S > 1 the halo copy de-interleaves each staged row by stride phase (column `x` in
+//! slot `(x mod S)·⌈ITW/S⌉ + x div S`, [`super::shape::halo_split`]), so that adjacent output
+//! pixels of one tap still read adjacent slots; in natural order they sit S slots apart and
+//! the eight rows of a phase fall into four bank groups at S = 2 (two-way conflicts).
 
 use crate::config::KernelConfig;
 use crate::rejection::Rejection;
