@@ -80,6 +80,76 @@ fn cross_validation_scores_every_problem_once_on_held_out_geometries() {
     assert!(cross_validate(&ds, 1, small()).is_err());
 }
 
+/// The oracle is the fastest of every measured member: made a member `auto` may not choose
+/// (an atomic split-K twin's place), it is a top-5 miss ranked past the candidates, and
+/// `eligible_oracle_rank` is where the model ranks the fastest candidate instead (as a plain
+/// ranking of the candidates finds it); where the oracle is a candidate the two ranks agree.
+/// `near_oracle` counts the members within `NEAR_TIE` of the oracle's latency.
+#[test]
+fn an_oracle_auto_cannot_choose_is_a_miss_and_the_fastest_candidate_is_ranked_apart() {
+    use gconv_learn::evaluate::NEAR_TIE;
+    let ds = data();
+    let samples: Vec<_> = ds.samples().collect();
+    let model = Model::train(&samples, small()).unwrap();
+    let fastest = |s: &[gconv_learn::Sample], only_eligible: bool| {
+        (0..s.len())
+            .filter(|&i| s[i].eligible || !only_eligible)
+            .min_by(|&a, &b| s[a].latency_ms.total_cmp(&s[b].latency_ms))
+            .unwrap()
+    };
+    let mut demoted = ds.clone();
+    for s in demoted.problems.values_mut() {
+        let i = fastest(s, false);
+        s[i].eligible = false;
+    }
+    let before = evaluate(&model, &ds);
+    let after = evaluate(&model, &demoted);
+    assert_eq!(before.len(), after.len());
+    let (mut misses, mut atomic) = (0, 0);
+    for ((o, a), s) in before.iter().zip(&after).zip(demoted.problems.values()) {
+        // These old backward-weight rows have atomic split-K winners of their own.
+        if o.oracle_eligible {
+            assert_eq!(o.eligible_oracle_rank, o.oracle_rank, "{}", o.problem);
+        } else {
+            assert!(o.eligible_oracle_rank < o.oracle_rank, "{}", o.problem);
+            atomic += 1;
+        }
+        let lat = s[fastest(s, false)].latency_ms;
+        let near = s
+            .iter()
+            .filter(|x| x.latency_ms <= lat * (1.0 + NEAR_TIE))
+            .count();
+        assert_eq!(
+            (o.near_oracle, a.near_oracle),
+            (near, near),
+            "{}",
+            o.problem
+        );
+        let candidates: Vec<usize> = (0..s.len()).filter(|&i| s[i].eligible).collect();
+        if candidates.is_empty() {
+            continue;
+        }
+        assert!(!a.oracle_eligible, "{}", a.problem);
+        assert_eq!(a.oracle_rank, candidates.len() + 1, "{}", a.problem);
+        let rows: Vec<&[f64]> = candidates
+            .iter()
+            .map(|&i| s[i].features.as_slice())
+            .collect();
+        let order: Vec<usize> = model
+            .ranking(&rows)
+            .into_iter()
+            .map(|r| candidates[r.0])
+            .collect();
+        let best = fastest(s, true);
+        let want = order.iter().position(|&i| i == best).unwrap() + 1;
+        assert_eq!(a.eligible_oracle_rank, want, "{}", a.problem);
+        misses += usize::from(a.oracle_rank > 5);
+    }
+    let m = gconv_learn::Metrics::of(&after.iter().collect::<Vec<_>>()).unwrap();
+    assert!(misses > 20 && atomic > 0, "{misses} {atomic}");
+    assert!(m.top5_eligible > m.top5, "{m}");
+}
+
 /// The plots render with the embedded font only: PNG files with their signature and SVG files
 /// whose text is there (no system font is looked up).
 #[test]
