@@ -184,35 +184,43 @@ fn plots_render_without_system_fonts() {
     }
 }
 
-/// The screening cascade written out plainly from whole-forest and first-trees predictions:
-/// at each stage of `SCREEN` (when more rows are left than it keeps) the rows are sorted by
-/// their sum of the first `trees` trees (ties: the earlier row) and the rest are set aside; the
-/// rows left are sorted by their full prediction, then come the set-aside rows, the last
-/// stage's first.
-fn reference_ranking(model: &Model, rows: &[&[f64]]) -> Vec<usize> {
+/// The screening cascade's choice written out plainly from whole-forest and first-trees
+/// predictions: at each stage of `SCREEN` (when more rows are left than it keeps) the rows are
+/// sorted by their sum of the first `trees` trees (ties: the earlier row) and the rest are set
+/// aside; of the rows left, the lowest full prediction is the choice.
+fn reference_choice(model: &Model, rows: &[&[f64]]) -> Option<usize> {
     let mut live: Vec<usize> = (0..rows.len()).collect();
-    let mut dropped: Vec<Vec<usize>> = Vec::new();
     for st in SCREEN {
         if live.len() <= st.keep {
             continue;
         }
         let part = model.predict_first(rows, st.trees);
         live.sort_by(|&a, &b| part[a].total_cmp(&part[b]).then(a.cmp(&b)));
-        dropped.push(live.split_off(st.keep));
+        live.truncate(st.keep);
     }
     let full = model.predict(rows);
-    live.sort_by(|&a, &b| full[a].total_cmp(&full[b]).then(a.cmp(&b)));
-    for d in dropped.into_iter().rev() {
-        live.extend(d);
-    }
-    live
+    live.into_iter()
+        .min_by(|&a, &b| full[a].total_cmp(&full[b]).then(a.cmp(&b)))
+}
+
+/// The ranking written out plainly: the cascade's choice, then every other row by its full
+/// prediction (ties: the earlier row).
+fn reference_ranking(model: &Model, rows: &[&[f64]]) -> Vec<usize> {
+    let Some(first) = reference_choice(model, rows) else {
+        return Vec::new();
+    };
+    let full = model.predict(rows);
+    let mut rest: Vec<usize> = (0..rows.len()).filter(|&i| i != first).collect();
+    rest.sort_by(|&a, &b| full[a].total_cmp(&full[b]).then(a.cmp(&b)));
+    std::iter::once(first).chain(rest).collect()
 }
 
 /// The fast paths give forust's answers and the cascade's: the complete-tree forest predicts
 /// forust's bits with the shipped model (300 trees of depth 6) and a deeper one of fewer trees
-/// than the cascade's last cut, `ranking` is the plainly written cascade on every problem (the
-/// rows that walked every tree carrying their full predictions), and `best` — what `auto`
-/// calls — is the first of it.
+/// than the cascade's last cut, `ranking` is the plainly written one on every problem (the
+/// cascade's choice, then the rest by their full predictions, each row carrying its full
+/// prediction), and `best` — what `auto` calls — is the first of it and the plainly written
+/// cascade's choice.
 #[test]
 fn screened_ranking_best_and_complete_trees_agree_with_forust() {
     let ds = data();
@@ -251,17 +259,19 @@ fn screened_ranking_best_and_complete_trees_agree_with_forust() {
         let ranked: Vec<usize> = model.ranking(&holes).into_iter().map(|r| r.0).collect();
         assert_eq!(ranked, reference_ranking(model, &holes));
         assert_eq!(model.best(&holes), ranked.first().copied());
+        assert_eq!(model.best(&holes), reference_choice(model, &holes));
         for rows in ds.problems.values() {
             let rows: Vec<&[f64]> = rows.iter().map(|s| s.features.as_slice()).collect();
             let ranking = model.ranking(&rows);
             let order: Vec<usize> = ranking.iter().map(|r| r.0).collect();
             assert_eq!(order, reference_ranking(model, &rows));
             assert_eq!(model.best(&rows), order.first().copied());
+            assert_eq!(model.best(&rows), reference_choice(model, &rows));
             let full = model.predict(&rows);
-            let finalists = rows.len().min(SCREEN[SCREEN.len() - 1].keep);
-            for &(i, p) in &ranking[..finalists] {
+            for &(i, p) in &ranking {
                 assert_eq!(p.to_bits(), full[i].to_bits(), "row {i}");
             }
+            let finalists = rows.len().min(SCREEN[SCREEN.len() - 1].keep);
             screened += usize::from(rows.len() > finalists);
             picks += 1;
         }
