@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::Target;
-use gconv_learn::evaluate::breakdown;
+use gconv_learn::evaluate::{breakdown, NEAR_TIE};
 use gconv_learn::{cross_validate, evaluate, Dataset, Model, Outcome, TrainOptions};
 use gconv_problem::Problem;
 use gconv_tune::csv::read_rows_lenient;
@@ -68,6 +68,11 @@ pub struct ValidateArgs {
     /// Worst problems listed.
     #[arg(long, default_value_t = 8)]
     pub worst: usize,
+    /// List every unseen problem whose oracle is not among the model's five first: the oracle,
+    /// its rank, whether `auto` may choose it, how far the best of the five first and the first
+    /// are from it, and how many measured members are within 2 % of it (a near-tie).
+    #[arg(long)]
+    pub misses: bool,
     /// Write the plots (predicted vs measured scatter, efficiency CDF of the model and the
     /// rule; PNG and SVG) of the unseen problems into this directory.
     #[arg(long)]
@@ -163,6 +168,43 @@ fn print_outcomes(out: &mut impl Write, outcomes: &[Outcome], worst: usize) -> R
     Ok(())
 }
 
+/// Every outcome whose oracle is not among the model's five first, by problem key.
+fn print_misses(out: &mut impl Write, outcomes: &[Outcome]) -> Result<()> {
+    let mut v: Vec<&Outcome> = outcomes.iter().filter(|o| o.oracle_rank > 5).collect();
+    v.sort_by_key(|o| o.problem.to_string());
+    writeln!(
+        out,
+        "  top-5 misses: {} of {} (near-tie: within {:.0}% of the oracle)",
+        v.len(),
+        outcomes.len(),
+        100.0 * NEAR_TIE
+    )?;
+    for o in v {
+        let who = if o.oracle_eligible {
+            String::new()
+        } else {
+            format!(
+                ", not a candidate of auto; the fastest candidate ranked {}",
+                o.eligible_oracle_rank
+            )
+        };
+        writeln!(
+            out,
+            "  miss {}: oracle {} ({:.4} ms, ranked {} of {}{who}); the five first's best {:.3}x it, the first {:.3}x; {} measured members within {:.0}% of it",
+            o.problem,
+            o.oracle.0,
+            o.oracle.1,
+            o.oracle_rank,
+            o.candidates,
+            o.top5_best_ms / o.oracle.1,
+            o.chosen.1 / o.oracle.1,
+            o.near_oracle,
+            100.0 * NEAR_TIE
+        )?;
+    }
+    Ok(())
+}
+
 /// Runs `gconv train`.
 pub fn train(a: TrainArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
@@ -226,6 +268,9 @@ pub fn validate(a: ValidateArgs) -> Result<ExitCode> {
         writeln!(out, "  (none)")?;
     } else {
         print_outcomes(&mut out, &unseen, a.worst)?;
+        if a.misses {
+            print_misses(&mut out, &unseen)?;
+        }
     }
     if let Some(dir) = &a.plots {
         let mut unseen_ds = ds.clone();

@@ -820,11 +820,15 @@ fn train_validate_and_select_run_on_committed_data() {
         "results/h200/s8/multi/all.csv.gz",
         "--model",
         m,
+        "--misses",
     ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(
-        t.contains("whose geometry it was not trained on") && t.contains("top-5"),
+        t.contains("whose geometry it was not trained on")
+            && t.contains("top-5")
+            && t.contains("top-5 of the fastest candidate")
+            && t.contains("top-5 misses: "),
         "{t}"
     );
     let o = gconv(&[

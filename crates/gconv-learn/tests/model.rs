@@ -80,6 +80,76 @@ fn cross_validation_scores_every_problem_once_on_held_out_geometries() {
     assert!(cross_validate(&ds, 1, small()).is_err());
 }
 
+/// The oracle is the fastest of every measured member: made a member `auto` may not choose
+/// (an atomic split-K twin's place), it is a top-5 miss ranked past the candidates, and
+/// `eligible_oracle_rank` is where the model ranks the fastest candidate instead (as a plain
+/// ranking of the candidates finds it); where the oracle is a candidate the two ranks agree.
+/// `near_oracle` counts the members within `NEAR_TIE` of the oracle's latency.
+#[test]
+fn an_oracle_auto_cannot_choose_is_a_miss_and_the_fastest_candidate_is_ranked_apart() {
+    use gconv_learn::evaluate::NEAR_TIE;
+    let ds = data();
+    let samples: Vec<_> = ds.samples().collect();
+    let model = Model::train(&samples, small()).unwrap();
+    let fastest = |s: &[gconv_learn::Sample], only_eligible: bool| {
+        (0..s.len())
+            .filter(|&i| s[i].eligible || !only_eligible)
+            .min_by(|&a, &b| s[a].latency_ms.total_cmp(&s[b].latency_ms))
+            .unwrap()
+    };
+    let mut demoted = ds.clone();
+    for s in demoted.problems.values_mut() {
+        let i = fastest(s, false);
+        s[i].eligible = false;
+    }
+    let before = evaluate(&model, &ds);
+    let after = evaluate(&model, &demoted);
+    assert_eq!(before.len(), after.len());
+    let (mut misses, mut atomic) = (0, 0);
+    for ((o, a), s) in before.iter().zip(&after).zip(demoted.problems.values()) {
+        // These old backward-weight rows have atomic split-K winners of their own.
+        if o.oracle_eligible {
+            assert_eq!(o.eligible_oracle_rank, o.oracle_rank, "{}", o.problem);
+        } else {
+            assert!(o.eligible_oracle_rank < o.oracle_rank, "{}", o.problem);
+            atomic += 1;
+        }
+        let lat = s[fastest(s, false)].latency_ms;
+        let near = s
+            .iter()
+            .filter(|x| x.latency_ms <= lat * (1.0 + NEAR_TIE))
+            .count();
+        assert_eq!(
+            (o.near_oracle, a.near_oracle),
+            (near, near),
+            "{}",
+            o.problem
+        );
+        let candidates: Vec<usize> = (0..s.len()).filter(|&i| s[i].eligible).collect();
+        if candidates.is_empty() {
+            continue;
+        }
+        assert!(!a.oracle_eligible, "{}", a.problem);
+        assert_eq!(a.oracle_rank, candidates.len() + 1, "{}", a.problem);
+        let rows: Vec<&[f64]> = candidates
+            .iter()
+            .map(|&i| s[i].features.as_slice())
+            .collect();
+        let order: Vec<usize> = model
+            .ranking(&rows)
+            .into_iter()
+            .map(|r| candidates[r.0])
+            .collect();
+        let best = fastest(s, true);
+        let want = order.iter().position(|&i| i == best).unwrap() + 1;
+        assert_eq!(a.eligible_oracle_rank, want, "{}", a.problem);
+        misses += usize::from(a.oracle_rank > 5);
+    }
+    let m = gconv_learn::Metrics::of(&after.iter().collect::<Vec<_>>()).unwrap();
+    assert!(misses > 20 && atomic > 0, "{misses} {atomic}");
+    assert!(m.top5_eligible > m.top5, "{m}");
+}
+
 /// The plots render with the embedded font only: PNG files with their signature and SVG files
 /// whose text is there (no system font is looked up).
 #[test]
@@ -114,35 +184,43 @@ fn plots_render_without_system_fonts() {
     }
 }
 
-/// The screening cascade written out plainly from whole-forest and first-trees predictions:
-/// at each stage of `SCREEN` (when more rows are left than it keeps) the rows are sorted by
-/// their sum of the first `trees` trees (ties: the earlier row) and the rest are set aside; the
-/// rows left are sorted by their full prediction, then come the set-aside rows, the last
-/// stage's first.
-fn reference_ranking(model: &Model, rows: &[&[f64]]) -> Vec<usize> {
+/// The screening cascade's choice written out plainly from whole-forest and first-trees
+/// predictions: at each stage of `SCREEN` (when more rows are left than it keeps) the rows are
+/// sorted by their sum of the first `trees` trees (ties: the earlier row) and the rest are set
+/// aside; of the rows left, the lowest full prediction is the choice.
+fn reference_choice(model: &Model, rows: &[&[f64]]) -> Option<usize> {
     let mut live: Vec<usize> = (0..rows.len()).collect();
-    let mut dropped: Vec<Vec<usize>> = Vec::new();
     for st in SCREEN {
         if live.len() <= st.keep {
             continue;
         }
         let part = model.predict_first(rows, st.trees);
         live.sort_by(|&a, &b| part[a].total_cmp(&part[b]).then(a.cmp(&b)));
-        dropped.push(live.split_off(st.keep));
+        live.truncate(st.keep);
     }
     let full = model.predict(rows);
-    live.sort_by(|&a, &b| full[a].total_cmp(&full[b]).then(a.cmp(&b)));
-    for d in dropped.into_iter().rev() {
-        live.extend(d);
-    }
-    live
+    live.into_iter()
+        .min_by(|&a, &b| full[a].total_cmp(&full[b]).then(a.cmp(&b)))
+}
+
+/// The ranking written out plainly: the cascade's choice, then every other row by its full
+/// prediction (ties: the earlier row).
+fn reference_ranking(model: &Model, rows: &[&[f64]]) -> Vec<usize> {
+    let Some(first) = reference_choice(model, rows) else {
+        return Vec::new();
+    };
+    let full = model.predict(rows);
+    let mut rest: Vec<usize> = (0..rows.len()).filter(|&i| i != first).collect();
+    rest.sort_by(|&a, &b| full[a].total_cmp(&full[b]).then(a.cmp(&b)));
+    std::iter::once(first).chain(rest).collect()
 }
 
 /// The fast paths give forust's answers and the cascade's: the complete-tree forest predicts
 /// forust's bits with the shipped model (300 trees of depth 6) and a deeper one of fewer trees
-/// than the cascade's last cut, `ranking` is the plainly written cascade on every problem (the
-/// rows that walked every tree carrying their full predictions), and `best` — what `auto`
-/// calls — is the first of it.
+/// than the cascade's last cut, `ranking` is the plainly written one on every problem (the
+/// cascade's choice, then the rest by their full predictions, each row carrying its full
+/// prediction), and `best` — what `auto` calls — is the first of it and the plainly written
+/// cascade's choice.
 #[test]
 fn screened_ranking_best_and_complete_trees_agree_with_forust() {
     let ds = data();
@@ -181,17 +259,19 @@ fn screened_ranking_best_and_complete_trees_agree_with_forust() {
         let ranked: Vec<usize> = model.ranking(&holes).into_iter().map(|r| r.0).collect();
         assert_eq!(ranked, reference_ranking(model, &holes));
         assert_eq!(model.best(&holes), ranked.first().copied());
+        assert_eq!(model.best(&holes), reference_choice(model, &holes));
         for rows in ds.problems.values() {
             let rows: Vec<&[f64]> = rows.iter().map(|s| s.features.as_slice()).collect();
             let ranking = model.ranking(&rows);
             let order: Vec<usize> = ranking.iter().map(|r| r.0).collect();
             assert_eq!(order, reference_ranking(model, &rows));
             assert_eq!(model.best(&rows), order.first().copied());
+            assert_eq!(model.best(&rows), reference_choice(model, &rows));
             let full = model.predict(&rows);
-            let finalists = rows.len().min(SCREEN[SCREEN.len() - 1].keep);
-            for &(i, p) in &ranking[..finalists] {
+            for &(i, p) in &ranking {
                 assert_eq!(p.to_bits(), full[i].to_bits(), "row {i}");
             }
+            let finalists = rows.len().min(SCREEN[SCREEN.len() - 1].keep);
             screened += usize::from(rows.len() > finalists);
             picks += 1;
         }
