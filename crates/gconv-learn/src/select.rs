@@ -356,6 +356,12 @@ impl Pool {
     }
 }
 
+/// The candidates' feature rows of `problem`, as `auto` ranks them (for tests of the trees).
+#[cfg(test)]
+pub(crate) fn candidate_rows(problem: &Problem, target: &Target, families: Families) -> FeatureMatrix {
+    Pool::admit(problem, target, families).rows()
+}
+
 /// The model's choice among the eligible admitted members of the allowed pools: the first of
 /// [`rank`]'s ranking ([`Model::best`]: the screening cascade, without the ranking's
 /// predictions of every candidate), the only member admitted in full.
