@@ -674,7 +674,7 @@ impl Forest {
     /// trees' values in tree order, so the sums are forust's whatever the batches).
     fn add(&self, from: usize, to: usize, rows: &Rows, acc: &mut [f64]) {
         match (rows, &self.lanes, &self.complete) {
-            (Rows::Bins(b), Some(l), Some(c)) => l.add(c, from, to, b, acc),
+            (Rows::Bins(b), Some(l), _) => l.add(from, to, b, acc),
             (Rows::Matrix(m, missing), _, Some(c)) if m.stride == ROW_STRIDE => {
                 c.add(from, to, m, acc, *missing)
             }

@@ -358,7 +358,11 @@ impl Pool {
 
 /// The candidates' feature rows of `problem`, as `auto` ranks them (for tests of the trees).
 #[cfg(test)]
-pub(crate) fn candidate_rows(problem: &Problem, target: &Target, families: Families) -> FeatureMatrix {
+pub(crate) fn candidate_rows(
+    problem: &Problem,
+    target: &Target,
+    families: Families,
+) -> FeatureMatrix {
     Pool::admit(problem, target, families).rows()
 }
 

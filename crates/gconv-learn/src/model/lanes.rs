@@ -48,7 +48,14 @@ pub(super) struct Lanes {
     /// `i` at `(b · inner + i) · NODE` the trees' columns, then at `+ WIDTH` their cut
     /// indices `q` (the row goes right when its bin is `≥ q`).
     blocks: Vec<u8>,
+    /// Each tree's leaf values, at the index of the leaf's path ([`LEAVES`] a tree: a leaf
+    /// index of a forest of at most [`MAX_DEPTH`] is below it, so a masked index needs no
+    /// check; the slots past `2^depth` are never read).
+    leaves: Vec<[f64; LEAVES]>,
 }
+
+/// Leaf slots per tree of [`Lanes`]`::leaves`.
+const LEAVES: usize = 1 << MAX_DEPTH;
 
 /// Trees between the first trees of consecutive blocks ([`Lanes`]`::blocks`).
 const STEP: usize = 16;
@@ -97,21 +104,29 @@ impl Cuts {
 
     /// The number of cuts `≤ v` (`v` not NaN): the blocks whose last cut is `≤ v` are wholly
     /// below it, and the next block is counted; a value past every block is past every cut.
-    #[inline(always)]
+    #[cfg(test)]
     fn bin(&self, v: f64) -> u8 {
+        self.bin_by(v, count_at_or_below)
+    }
+
+    /// [`Cuts::bin`] with `count` counting the values of a block at or below `v`.
+    #[inline(always)]
+    fn bin_by(&self, v: f64, count: impl Fn(&[f64; BLOCK], f64) -> usize) -> u8 {
         let below = if self.blocks.len() > 1 {
-            count_at_or_below(&self.keys, v)
+            count(&self.keys, v)
         } else {
             0
         };
         match self.blocks.get(below) {
-            Some(b) => (BLOCK * below + count_at_or_below(b, v)).min(usize::from(self.len)) as u8,
+            Some(b) => (BLOCK * below + count(b, v)).min(usize::from(self.len)) as u8,
             None => self.len,
         }
     }
 }
 
-/// How many of `values` are `≤ v` (a count the compiler makes of vector compares).
+/// How many of `values` are `≤ v` (`v` not NaN; `avx2::count_at_or_below` where the CPU has
+/// AVX2).
+#[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline(always)]
 fn count_at_or_below(values: &[f64; BLOCK], v: f64) -> usize {
     values.iter().map(|&c| usize::from(c <= v)).sum()
@@ -159,11 +174,22 @@ impl Lanes {
                 }
             }
         }
+        let outer = 1usize << depth;
+        let leaves = c
+            .leaves
+            .chunks_exact(outer)
+            .map(|tree| {
+                let mut l = [0.0; LEAVES];
+                l[..outer].copy_from_slice(tree);
+                l
+            })
+            .collect();
         Some(Lanes {
             depth,
             trees: c.trees,
             cuts: cuts.iter().map(|v| Cuts::of(v)).collect(),
             blocks,
+            leaves,
         })
     }
 
@@ -192,13 +218,18 @@ impl Lanes {
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            self.bins_with(rows)
+            self.bins_with(rows, count_at_or_below)
         }
     }
 
-    /// [`Lanes::bins`]' steps (compiled with AVX2 by `avx2::bins`, inlined there).
+    /// [`Lanes::bins`]' steps, a block's values at or below a value counted by `count`
+    /// (compiled with AVX2 by `avx2::bins`, inlined there).
     #[inline(always)]
-    fn bins_with<'a>(&self, rows: impl Iterator<Item = &'a [f64]>) -> Option<Vec<Bins>> {
+    fn bins_with<'a>(
+        &self,
+        rows: impl Iterator<Item = &'a [f64]>,
+        count: impl Fn(&[f64; BLOCK], f64) -> usize + Copy,
+    ) -> Option<Vec<Bins>> {
         let width = self.cuts.len();
         let mut out: Vec<Bins> = Vec::with_capacity(rows.size_hint().0);
         let mut last = [f64::NAN; COLUMNS];
@@ -219,33 +250,32 @@ impl Lanes {
                     return None;
                 }
                 last[f] = v;
-                b[f] = self.cuts[f].bin(v);
+                b[f] = self.cuts[f].bin_by(v, count);
             }
             out.push(b);
         }
         Some(out)
     }
 
-    /// Adds trees `from..to` of `c` (whose layout this is) to the sums `acc` of the rows
-    /// `bins`, each row adding its trees in tree order. Only where [`Lanes::available`].
-    pub(super) fn add(&self, c: &Complete, from: usize, to: usize, bins: &[Bins], acc: &mut [f64]) {
+    /// Adds trees `from..to` to the sums `acc` of the rows `bins`, each row adding its trees
+    /// in tree order. Only where [`Lanes::available`].
+    pub(super) fn add(&self, from: usize, to: usize, bins: &[Bins], acc: &mut [f64]) {
         let to = to.min(self.trees);
-        let outer = 1usize << self.depth;
-        let mut leaves = vec![[0u8; WIDTH]; bins.len()];
         let mut t = from;
         while t < to {
             // The block that starts at or before `t`, lane `o` of it.
             let b = t / STEP;
             let o = t - b * STEP;
             let n = (to - t).min(WIDTH - o);
-            for (row, out) in bins.iter().zip(leaves.iter_mut()) {
-                self.walk(b, row, out);
-            }
-            let values = &c.leaves[t * outer..(t + n) * outer];
-            for (l, tree) in values.chunks_exact(outer).enumerate() {
-                for (a, leaf) in acc.iter_mut().zip(&leaves) {
-                    *a += tree[usize::from(leaf[o + l]) & (outer - 1)];
+            let trees = &self.leaves[t..t + n];
+            for (row, a) in bins.iter().zip(acc.iter_mut()) {
+                let mut path = [0u8; WIDTH];
+                self.walk(b, row, &mut path);
+                let mut sum = *a;
+                for (tree, &leaf) in trees.iter().zip(&path[o..o + n]) {
+                    sum += tree[usize::from(leaf) & (LEAVES - 1)];
                 }
+                *a = sum;
             }
             t += n;
         }
@@ -269,7 +299,7 @@ impl Lanes {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{Bins, Lanes, MAX_DEPTH, NODE, WIDTH};
+    use super::{Bins, Lanes, BLOCK, MAX_DEPTH, NODE, WIDTH};
     use std::arch::x86_64::*;
 
     /// Each lane's node among the `N` (a literal: 1, 2, 4, 8, 16 or 32) consecutive nodes
@@ -357,13 +387,36 @@ mod avx2 {
         }};
     }
 
-    /// [`Lanes::bins`] compiled with AVX2 (the counts of `Cuts::bin` as vector compares).
+    /// [`Lanes::bins`] compiled with AVX2, the counts of `Cuts::bin` by
+    /// [`count_at_or_below`].
     #[target_feature(enable = "avx2")]
     pub(super) fn bins<'a>(
         lanes: &Lanes,
         rows: impl Iterator<Item = &'a [f64]>,
     ) -> Option<Vec<Bins>> {
-        lanes.bins_with(rows)
+        lanes.bins_with(rows, |values, v| count_at_or_below(values, v))
+    }
+
+    /// How many of `values` are `≤ v` (`v` not NaN): four compares of four values, whose
+    /// masks (−1 where true) are summed as integers.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn count_at_or_below(values: &[f64; BLOCK], v: f64) -> usize {
+        let v = _mm256_set1_pd(v);
+        let at = |i: usize| {
+            // SAFETY: `values` holds BLOCK = 16 values, so the four from `i` (0, 4, 8 or 12)
+            // are readable; the load is unaligned.
+            let x = unsafe { _mm256_loadu_pd(values.as_ptr().add(i)) };
+            _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_LE_OQ>(x, v))
+        };
+        let s = _mm256_add_epi64(
+            _mm256_add_epi64(at(0), at(4)),
+            _mm256_add_epi64(at(8), at(12)),
+        );
+        let h = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+        let h = _mm_add_epi64(h, _mm_unpackhi_epi64(h, h));
+        // Each true compare added −1.
+        _mm_cvtsi128_si64(h).unsigned_abs() as usize
     }
 
     /// [`Lanes::walk`] with AVX2.
@@ -473,7 +526,7 @@ mod tests {
 
     /// A bin is the number of cuts at or below the value, for every count of cuts up to 255
     /// (one block, several, a partial last block, full ones), on values at, between, below
-    /// and above the cuts, and ±∞.
+    /// and above the cuts, and ±∞; counted plainly and with AVX2.
     #[test]
     fn a_bin_counts_the_cuts_at_or_below() {
         for n in (0..40usize).chain([47, 48, 49, 127, 128, 200, 240, 255]) {
@@ -489,6 +542,12 @@ mod tests {
             for v in values {
                 let want = list.iter().filter(|&&c| c <= v).count();
                 assert_eq!(usize::from(cuts.bin(v)), want, "{n} cuts, {v}");
+                #[cfg(target_arch = "x86_64")]
+                if Lanes::available() {
+                    // SAFETY: AVX2 is available.
+                    let by = |b: &[f64; BLOCK], v| unsafe { avx2::count_at_or_below(b, v) };
+                    assert_eq!(usize::from(cuts.bin_by(v, by)), want, "{n} cuts, {v}, AVX2");
+                }
             }
         }
     }
