@@ -48,6 +48,11 @@ pub(super) struct Lanes {
     /// `i` at `(b · inner + i) · NODE` the trees' columns, then at `+ WIDTH` their cut
     /// indices `q` (the row goes right when its bin is `≥ q`).
     blocks: Vec<u8>,
+    /// Blocks of [`STEP`] trees twice, in the layout of `blocks`: block `g` holds trees
+    /// `g · STEP .. (g + 1) · STEP` in lanes `0..STEP` and again in lanes `STEP..WIDTH`, so
+    /// that two rows walk them at once, one in each half ([`Lanes::add`]: a cascade's first
+    /// stage walks 16 trees for every row).
+    pairs: Vec<u8>,
     /// Each tree's leaf values, at the index of the leaf's path ([`LEAVES`] a tree: a leaf
     /// index of a forest of at most [`MAX_DEPTH`] is below it, so a masked index needs no
     /// check; the slots past `2^depth` are never read).
@@ -159,6 +164,7 @@ impl Lanes {
         }
         let n_blocks = c.trees.div_ceil(STEP);
         let mut blocks = vec![0u8; n_blocks * inner * NODE];
+        let mut pairs = vec![0u8; n_blocks * inner * NODE];
         for t in 0..c.trees {
             for i in 0..inner {
                 let f = c.columns[t * inner + i] as usize;
@@ -171,6 +177,12 @@ impl Lanes {
                     let at = (b * inner + i) * NODE + t - b * STEP;
                     blocks[at] = f;
                     blocks[at + WIDTH] = q;
+                }
+                let (g, l) = (t / STEP, t % STEP);
+                for lane in [l, l + STEP] {
+                    let at = (g * inner + i) * NODE + lane;
+                    pairs[at] = f;
+                    pairs[at + WIDTH] = q;
                 }
             }
         }
@@ -189,6 +201,7 @@ impl Lanes {
             trees: c.trees,
             cuts: cuts.iter().map(|v| Cuts::of(v)).collect(),
             blocks,
+            pairs,
             leaves,
         })
     }
@@ -261,6 +274,7 @@ impl Lanes {
     /// in tree order. Only where [`Lanes::available`].
     pub(super) fn add(&self, from: usize, to: usize, bins: &[Bins], acc: &mut [f64]) {
         let to = to.min(self.trees);
+        let inner = (1usize << self.depth) - 1;
         let mut t = from;
         while t < to {
             // The block that starts at or before `t`, lane `o` of it.
@@ -268,33 +282,53 @@ impl Lanes {
             let o = t - b * STEP;
             let n = (to - t).min(WIDTH - o);
             let trees = &self.leaves[t..t + n];
-            for (row, a) in bins.iter().zip(acc.iter_mut()) {
-                let mut path = [0u8; WIDTH];
-                self.walk(b, row, &mut path);
-                let mut sum = *a;
-                for (tree, &leaf) in trees.iter().zip(&path[o..o + n]) {
-                    sum += tree[usize::from(leaf) & (LEAVES - 1)];
+            let mut path = [0u8; WIDTH];
+            if o == 0 && n <= STEP {
+                // Two rows at once, one in each half of a pair block.
+                let block = &self.pairs[b * inner * NODE..(b + 1) * inner * NODE];
+                for (two, sums) in bins.chunks(2).zip(acc.chunks_mut(2)) {
+                    let (first, second) = (&two[0], two.last().unwrap_or(&two[0]));
+                    self.walk(block, first, second, &mut path);
+                    for (half, sum) in path.chunks_exact(STEP).zip(sums) {
+                        add_leaves(trees, &half[..n], sum);
+                    }
                 }
-                *a = sum;
+            } else {
+                let block = &self.blocks[b * inner * NODE..(b + 1) * inner * NODE];
+                for (row, sum) in bins.iter().zip(acc.iter_mut()) {
+                    self.walk(block, row, row, &mut path);
+                    add_leaves(trees, &path[o..o + n], sum);
+                }
             }
             t += n;
         }
     }
 
-    /// The leaf index that `row` reaches in each tree of block `b` (lanes past the last tree
-    /// walk zero nodes: their leaves are never read).
-    fn walk(&self, b: usize, row: &Bins, out: &mut [u8; WIDTH]) {
+    /// The leaf index that the rows reach in each tree of `block` (of `blocks` or `pairs`):
+    /// lanes `0..STEP` read the bins of `low`, lanes `STEP..WIDTH` those of `high` (lanes past
+    /// the last tree walk zero nodes: their leaves are never read).
+    fn walk(&self, block: &[u8], low: &Bins, high: &Bins, out: &mut [u8; WIDTH]) {
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: `Lanes::add` runs only where `Lanes::available` found AVX2.
-            unsafe { avx2::walk(self, b, row, out) }
+            unsafe { avx2::walk(self.depth, block, low, high, out) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let _ = (b, row, out);
+            let _ = (block, low, high, out);
             unreachable!("lanes are walked only where AVX2 is available");
         }
     }
+}
+
+/// Adds to `sum`, in tree order, the leaf of each of `trees` at the index in `path`.
+#[inline(always)]
+fn add_leaves(trees: &[[f64; LEAVES]], path: &[u8], sum: &mut f64) {
+    let mut s = *sum;
+    for (tree, &leaf) in trees.iter().zip(path) {
+        s += tree[usize::from(leaf) & (LEAVES - 1)];
+    }
+    *sum = s;
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -423,18 +457,20 @@ mod avx2 {
     // The deepest step's bit is written and never read (no depth below it picks by it).
     #[allow(unused_assignments)]
     #[target_feature(enable = "avx2")]
-    pub(super) fn walk(lanes: &Lanes, b: usize, row: &Bins, out: &mut [u8; WIDTH]) {
-        let inner = (1usize << lanes.depth) - 1;
-        let block = &lanes.blocks[b * inner * NODE..(b + 1) * inner * NODE];
+    pub(super) fn walk(d: usize, block: &[u8], low: &Bins, high: &Bins, out: &mut [u8; WIDTH]) {
+        assert!(
+            (1..=MAX_DEPTH).contains(&d) && block.len() >= ((1 << d) - 1) * NODE,
+            "a block of the forest's depth"
+        );
+        // Quarter `i` of the table: 16 bytes of `low`'s bins, then the same of `high`'s.
         let quarter = |i: usize| {
-            let q = &row[16 * i..16 * (i + 1)];
-            // SAFETY: `q` is 16 readable bytes; the load is unaligned.
-            _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(q.as_ptr().cast()) })
+            let (l, h) = (&low[16 * i..16 * (i + 1)], &high[16 * i..16 * (i + 1)]);
+            // SAFETY: `l` and `h` are 16 readable bytes each; the loads are unaligned.
+            unsafe { _mm256_loadu2_m128i(h.as_ptr().cast(), l.as_ptr().cast()) }
         };
         let table = [quarter(0), quarter(1), quarter(2), quarter(3)];
         let mut path = _mm256_setzero_si256();
         let mut bits = [_mm256_setzero_si256(); MAX_DEPTH];
-        let d = lanes.depth;
         step!(block, table, bits, path, 1, 0);
         if d > 1 {
             step!(block, table, bits, path, 2, 1);
