@@ -263,7 +263,8 @@ impl Context {
             rule_pick: auto_select_among(&refs, p, Families::All).map(|a| *a.as_ref().config()),
             costs: {
                 let mut c: Vec<f64> = members.iter().map(|(_, a)| cost(a)).collect();
-                c.sort_by(f64::total_cmp);
+                // Values equal under `total_cmp` have the same bits: unstable is the same.
+                c.sort_unstable_by(f64::total_cmp);
                 c
             },
             for_problem: *p,
@@ -333,16 +334,35 @@ pub fn features(a: &Admitted, ctx: &Context) -> Vec<f64> {
 /// the first [`FEATURES`] values of `out` (`auto` fills its feature matrix in place; `out` must
 /// be at least that long).
 pub fn features_into(a: &Gated, p: &Problem, dev: &DeviceLimits, ctx: &Context, out: &mut [f64]) {
-    let cfg = a.config();
+    if ctx.for_problem == *p {
+        features_in_context(a, dev, ctx, out);
+        return;
+    }
+    // A context made for another problem: its pool's part only.
     let (head, rest) = out.split_at_mut(PROBLEM.len());
-    // The context's problem part, unless it was made for another problem.
-    let derived = if ctx.for_problem == *p {
-        head.copy_from_slice(&ctx.problem);
-        ctx.derived
-    } else {
-        head.copy_from_slice(&problem_features(p));
-        Derived::of(p)
-    };
+    head.copy_from_slice(&problem_features(p));
+    kernel_part_into(a, p, dev, ctx, Derived::of(p), rest);
+}
+
+/// [`features_into`] for a pair gated for the context's own problem (`auto`'s pool: the
+/// problem is not compared with the context's once per candidate).
+pub fn features_in_context(a: &Gated, dev: &DeviceLimits, ctx: &Context, out: &mut [f64]) {
+    let (head, rest) = out.split_at_mut(PROBLEM.len());
+    head.copy_from_slice(&ctx.problem);
+    kernel_part_into(a, &ctx.for_problem, dev, ctx, ctx.derived, rest);
+}
+
+/// The features after the problem's ([`FIELDS`], then [`PLAN`]) into the first values of
+/// `rest`; `derived` is [`Derived::of`] `p`.
+fn kernel_part_into(
+    a: &Gated,
+    p: &Problem,
+    dev: &DeviceLimits,
+    ctx: &Context,
+    derived: Derived,
+    rest: &mut [f64],
+) {
+    let cfg = a.config();
     let (fields, rest) = rest.split_at_mut(FIELDS.len());
     for (o, v) in fields.iter_mut().zip(cfg.field_values()) {
         *o = v as f64;

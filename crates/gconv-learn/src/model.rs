@@ -190,7 +190,7 @@ pub const SCREEN: [Stage; 3] = [
 /// Feature rows laid out for the forest: row `i` at `i · stride`, its features first and
 /// zeros after, in whole groups of `LANES` rows (zero rows pad the last group), so that
 /// eight rows walk a tree side by side from fixed offsets. `auto` writes its candidates'
-/// features straight into one (`crate::features::features_into`), with no row of its own.
+/// features straight into one (`crate::features::features_in_context`), with no row of its own.
 #[derive(Debug, Clone)]
 pub struct FeatureMatrix {
     data: Vec<f64>,
@@ -549,6 +549,13 @@ impl Complete {
     }
 }
 
+/// `x` as an integer that orders as [`f64::total_cmp`] orders `x` (its own definition: the
+/// bits as a signed integer, the magnitude bits flipped for a negative sign).
+fn total_order(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
 /// What the screening cascade ([`SCREEN`]) makes of some rows.
 struct Screened {
     /// The rows that walked every tree, with their predictions, best first (ties: the earlier
@@ -711,12 +718,16 @@ impl Forest {
             let to = st.trees.clamp(done, total);
             self.add(done, to, &cur, &mut acc);
             done = to;
-            let mut order: Vec<usize> = (0..live.len()).collect();
             // A strict order (ties: the earlier row), so the `keep` best are one set however
-            // they are found: partitioned around the cut.
-            let by_sum = |a: &usize, b: &usize| acc[*a].total_cmp(&acc[*b]).then(a.cmp(b));
-            order.select_nth_unstable_by(st.keep, by_sum);
-            let mut keep = order[..st.keep].to_vec();
+            // they are found: partitioned around the cut. Each row is its sum as an integer
+            // ordered as `f64::total_cmp` orders the sums, and its index, compared as a pair.
+            let mut order: Vec<(i64, usize)> = acc
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| (total_order(a), i))
+                .collect();
+            order.select_nth_unstable(st.keep);
+            let mut keep: Vec<usize> = order[..st.keep].iter().map(|&(_, i)| i).collect();
             keep.sort_unstable();
             cur = cur.select(&keep);
             acc = keep.iter().map(|&i| acc[i]).collect();
@@ -1080,6 +1091,38 @@ impl Model {
 mod tests {
     use super::*;
     use gconv_kernels::Target;
+
+    /// `total_order` orders values as `f64::total_cmp` does: ±0, ±∞, NaNs of both signs,
+    /// subnormals, and every pair of them.
+    #[test]
+    fn the_integer_order_of_sums_is_total_cmp() {
+        let values = [
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            f64::MIN_POSITIVE / 4.0,
+            -f64::MIN_POSITIVE / 4.0,
+            f64::MAX,
+            f64::MIN,
+            1.0,
+            1.0f64.next_up(),
+            1.0f64.next_down(),
+            -1.0,
+            0.3,
+            -0.3,
+        ];
+        for a in values {
+            for b in values {
+                let want = a.total_cmp(&b);
+                assert_eq!(total_order(a).cmp(&total_order(b)), want, "{a} {b}");
+            }
+        }
+    }
 
     /// Row `i` of `m` (its features, without the padding of its pitch).
     fn features_of(m: &FeatureMatrix, i: usize) -> Vec<f64> {

@@ -12,7 +12,7 @@
 //! ([`choose_tuned`]; `gconv tune` fills it), a measured decision comes first.
 
 use crate::decisions::DecisionCache;
-use crate::features::{features_into, Context};
+use crate::features::{features_in_context, Context};
 use crate::model::{FeatureMatrix, Model};
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::select::auto_select_in;
@@ -348,9 +348,10 @@ impl Pool {
     /// The candidates' feature rows, in pool order.
     fn rows(&self) -> FeatureMatrix {
         let mut m = FeatureMatrix::with_capacity(self.members.len());
-        let (problem, device) = (self.gate.problem(), &self.gate.target().device);
+        // The context was made for the gate's problem (`Pool::admit`).
+        let device = &self.gate.target().device;
         for i in self.candidates() {
-            features_into(&self.members[i].1, problem, device, &self.ctx, m.push_row());
+            features_in_context(&self.members[i].1, device, &self.ctx, m.push_row());
         }
         m
     }
