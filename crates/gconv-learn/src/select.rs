@@ -229,7 +229,7 @@ pub struct Ranking {
 /// screening cascade's) and the rest follow by their full predictions, each candidate's
 /// `predicted`.
 pub fn rank(model: &Model, problem: &Problem, target: &Target, families: Families) -> Ranking {
-    let pool = Pool::admit(problem, target, families);
+    let pool = Pool::admit(problem, target, families, true);
     let rows = pool.rows();
     let candidates: Vec<usize> = pool.candidates().collect();
     let ranked: Vec<Ranked> = model
@@ -274,8 +274,9 @@ impl std::fmt::Display for LeftOut {
 
 /// A problem's pool gated once ([`Gate::screen`]: no member's plan is kept, or allocated):
 /// every admitted member with its pool config (the context's rule pick needs them all), which
-/// of them are candidates, and the members left out. Only a member that is chosen or ranked
-/// is admitted in full ([`Pool::admitted`]).
+/// of them are candidates, and the members left out (kept only for a ranking: a choice does
+/// not say why the others were not candidates). Only a member that is chosen or ranked is
+/// admitted in full ([`Pool::admitted`]).
 struct Pool {
     gate: Gate,
     members: Vec<(KernelConfig, Gated)>,
@@ -287,7 +288,8 @@ struct Pool {
 }
 
 impl Pool {
-    fn admit(problem: &Problem, target: &Target, families: Families) -> Pool {
+    /// The pool of `problem`; `keep`: keep the members left out, with why.
+    fn admit(problem: &Problem, target: &Target, families: Families, keep: bool) -> Pool {
         let allowed = families.list();
         // The pool validated once per process: each member's answer is `admit`'s.
         let pool = catalogue::validated_pool(problem.direction, problem.dtype, target.arch);
@@ -312,13 +314,14 @@ impl Pool {
                         None
                     };
                     is_candidate.push(why.is_none());
-                    if let Some(why) = why {
+                    if let Some(why) = why.filter(|_| keep) {
                         left_out.push((c, why));
                     }
                     members.push((c, g));
                     valid.push(v);
                 }
-                Err(r) => left_out.push((c, LeftOut::Refused(r))),
+                Err(r) if keep => left_out.push((c, LeftOut::Refused(r))),
+                Err(_) => {}
             }
         }
         let ctx = Context::from_members(&members, problem);
@@ -364,7 +367,7 @@ pub(crate) fn candidate_rows(
     target: &Target,
     families: Families,
 ) -> FeatureMatrix {
-    Pool::admit(problem, target, families).rows()
+    Pool::admit(problem, target, families, false).rows()
 }
 
 /// The model's choice among the eligible admitted members of the allowed pools: the first of
@@ -376,7 +379,7 @@ pub fn model_choice(
     target: &Target,
     families: Families,
 ) -> Option<Admitted> {
-    let pool = Pool::admit(problem, target, families);
+    let pool = Pool::admit(problem, target, families, false);
     let best = model.best_matrix(&pool.rows())?;
     let chosen = pool.candidates().nth(best)?;
     pool.admitted(chosen)
