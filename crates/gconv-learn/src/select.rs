@@ -125,8 +125,9 @@ static BOOSTER: &[u8] = include_bytes!(concat!(
 /// directions and dtypes the model decides on the H200 ([`catalogue::validated_pool`]), and
 /// makes one decision per direction on [`PRIMING`] (discarded; the per-process decisions are
 /// left empty), so that the code a decision runs — the families' rules, geometry and cost
-/// models, the features, the trees — is paged in and cached by the load instead of by the
-/// program's first convolution (`models/h200/README.md`, "Decision time", has what this moves).
+/// models, the features, the trees, and [`choose`]'s own steps around them ([`prime_choose`])
+/// — is paged in and cached by the load instead of by the program's first convolution
+/// (`models/h200/README.md`, "Decision time", has what this moves).
 pub fn shipped() -> Result<&'static Model, &'static str> {
     static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
     MODEL
@@ -155,10 +156,29 @@ pub fn shipped() -> Result<&'static Model, &'static str> {
                     }
                 }
             }
+            prime_choose();
             Ok(model)
         })
         .as_ref()
         .map_err(|e| e.as_str())
+}
+
+/// What [`choose`] does around a decision, done once while the model loads, so that a
+/// program's first decision does not page it in (a first `GCONV_AUTO` read and a first insert
+/// into a new table took about 5 µs of a first decision): reads `GCONV_AUTO`, gives the
+/// per-process decisions room, and inserts and removes one entry (the decisions stay empty).
+fn prime_choose() {
+    let mode = auto_mode().unwrap_or(AutoMode::Rule);
+    let Ok(p) = PRIMING.parse::<Problem>() else {
+        return;
+    };
+    let mut decisions = decided().lock().unwrap_or_else(|e| e.into_inner());
+    decisions.reserve(16);
+    let key = (p, Families::All, Target::H200, mode);
+    if !decisions.contains_key(&key) {
+        decisions.insert(key, None);
+        decisions.remove(&key);
+    }
 }
 
 /// The layer [`shipped`] decides once per direction while loading (a small depthwise 3×3
