@@ -282,22 +282,29 @@ impl Lanes {
             let o = t - b * STEP;
             let n = (to - t).min(WIDTH - o);
             let trees = &self.leaves[t..t + n];
-            let mut path = [0u8; WIDTH];
+            // GROUP rows walked, then their leaves added side by side.
             if o == 0 && n <= STEP {
-                // Two rows at once, one in each half of a pair block.
+                // Two rows a walk, one in each half of a pair block.
                 let block = &self.pairs[b * inner * NODE..(b + 1) * inner * NODE];
-                for (two, sums) in bins.chunks(2).zip(acc.chunks_mut(2)) {
-                    let (first, second) = (&two[0], two.last().unwrap_or(&two[0]));
-                    self.walk(block, first, second, &mut path);
-                    for (half, sum) in path.chunks_exact(STEP).zip(sums) {
-                        add_leaves(trees, &half[..n], sum);
+                for (rows, sums) in bins.chunks(GROUP).zip(acc.chunks_mut(GROUP)) {
+                    let mut paths = [[0u8; WIDTH]; GROUP / 2];
+                    for (two, path) in rows.chunks(2).zip(&mut paths) {
+                        let (first, second) = (&two[0], two.last().unwrap_or(&two[0]));
+                        self.walk(block, first, second, path);
                     }
+                    // Row `r`'s leaves: half `r mod 2` of walk `r / 2`.
+                    let at = |r: usize| &paths[r / 2][(r % 2) * STEP..(r % 2) * STEP + n];
+                    add_leaves(trees, std::array::from_fn(at), sums);
                 }
             } else {
                 let block = &self.blocks[b * inner * NODE..(b + 1) * inner * NODE];
-                for (row, sum) in bins.iter().zip(acc.iter_mut()) {
-                    self.walk(block, row, row, &mut path);
-                    add_leaves(trees, &path[o..o + n], sum);
+                for (rows, sums) in bins.chunks(GROUP).zip(acc.chunks_mut(GROUP)) {
+                    let mut paths = [[0u8; WIDTH]; GROUP];
+                    for (row, path) in rows.iter().zip(&mut paths) {
+                        self.walk(block, row, row, path);
+                    }
+                    let at = |r: usize| &paths[r][o..o + n];
+                    add_leaves(trees, std::array::from_fn(at), sums);
                 }
             }
             t += n;
@@ -321,14 +328,26 @@ impl Lanes {
     }
 }
 
-/// Adds to `sum`, in tree order, the leaf of each of `trees` at the index in `path`.
+/// Rows whose leaves [`Lanes::add`] adds side by side: independent chains of additions
+/// (each row still adds its trees in tree order, so its sum is the same).
+const GROUP: usize = 4;
+
+/// Adds to each of `sums` (at most [`GROUP`]), in tree order, the leaf of each of `trees` at
+/// its row's index in `paths` (each as long as `trees`; the rows past `sums` are added to
+/// nothing).
 #[inline(always)]
-fn add_leaves(trees: &[[f64; LEAVES]], path: &[u8], sum: &mut f64) {
-    let mut s = *sum;
-    for (tree, &leaf) in trees.iter().zip(path) {
-        s += tree[usize::from(leaf) & (LEAVES - 1)];
+fn add_leaves(trees: &[[f64; LEAVES]], paths: [&[u8]; GROUP], sums: &mut [f64]) {
+    let n = trees.len();
+    let paths = paths.map(|p| &p[..n]);
+    let mut s = [0.0f64; GROUP];
+    s[..sums.len()].copy_from_slice(sums);
+    for (l, tree) in trees.iter().enumerate() {
+        for (sum, path) in s.iter_mut().zip(&paths) {
+            *sum += tree[usize::from(path[l]) & (LEAVES - 1)];
+        }
     }
-    *sum = s;
+    let k = sums.len();
+    sums.copy_from_slice(&s[..k]);
 }
 
 #[cfg(target_arch = "x86_64")]
