@@ -208,8 +208,14 @@ pub struct Context {
     pub min_cost: f64,
     /// The rule's choice (its resolved config, as admission reports it).
     pub rule_pick: Option<KernelConfig>,
-    /// The cost estimates (s) of the admitted pool members, sorted (for `x_cost_rank`).
+    /// The cost estimates (s) of the admitted pool members, for `x_cost_rank` (the share of
+    /// them below a candidate's): in pool order, or sorted where one is NaN
+    /// ([`Context::costs_sorted`]).
     pub costs: Vec<f64>,
+    /// Is `costs` sorted (by `total_cmp`)? Only where some cost is NaN: the rank is then the
+    /// sorted list's partition point, as it always was; without a NaN the count of the costs
+    /// below is the same number, counted without sorting.
+    pub costs_sorted: bool,
     /// The problem it describes.
     pub for_problem: Problem,
     /// [`problem_features`] of the problem, computed once for all its candidates.
@@ -255,18 +261,20 @@ impl Context {
     pub fn from_members<A: AsRef<Gated>>(members: &[(KernelConfig, A)], p: &Problem) -> Context {
         let refs: Vec<(KernelConfig, &A)> = members.iter().map(|(c, a)| (*c, a)).collect();
         let cost = |a: &A| a.as_ref().cost_estimate();
+        let mut costs: Vec<f64> = members.iter().map(|(_, a)| cost(a)).collect();
+        let costs_sorted = costs.iter().any(|c| c.is_nan());
+        if costs_sorted {
+            // Values equal under `total_cmp` have the same bits: unstable is the same.
+            costs.sort_unstable_by(f64::total_cmp);
+        }
         Context {
             min_cost: members
                 .iter()
                 .map(|(_, a)| cost(a))
                 .fold(f64::INFINITY, f64::min),
             rule_pick: auto_select_among(&refs, p, Families::All).map(|a| *a.as_ref().config()),
-            costs: {
-                let mut c: Vec<f64> = members.iter().map(|(_, a)| cost(a)).collect();
-                // Values equal under `total_cmp` have the same bits: unstable is the same.
-                c.sort_unstable_by(f64::total_cmp);
-                c
-            },
+            costs,
+            costs_sorted,
             for_problem: *p,
             problem: problem_features(p),
             derived: Derived::of(p),
@@ -398,7 +406,13 @@ fn kernel_part_into(
         cfg.tile_n,
     );
     let tile = TileShape::of(cfg, p, m_util, n_util, ctas);
-    let rank = ctx.costs.partition_point(|&c| c < cost) as f64 / ctx.costs.len().max(1) as f64;
+    // Sorted without NaN, the costs below `cost` are a prefix: its length is the count.
+    let below = if ctx.costs_sorted {
+        ctx.costs.partition_point(|&c| c < cost)
+    } else {
+        ctx.costs.iter().filter(|&&c| c < cost).count()
+    };
+    let rank = below as f64 / ctx.costs.len().max(1) as f64;
     let plan_part = [
         ctas,
         ln1(ctas),
