@@ -339,15 +339,18 @@ const GROUP: usize = 4;
 fn add_leaves(trees: &[[f64; LEAVES]], paths: [&[u8]; GROUP], sums: &mut [f64]) {
     let n = trees.len();
     let paths = paths.map(|p| &p[..n]);
-    let mut s = [0.0f64; GROUP];
-    s[..sums.len()].copy_from_slice(sums);
+    // Element by element (at most GROUP: a copy of the slice would call `memcpy`).
+    let mut s: [f64; GROUP] = std::array::from_fn(|r| sums.get(r).copied().unwrap_or(0.0));
     for (l, tree) in trees.iter().enumerate() {
         for (sum, path) in s.iter_mut().zip(&paths) {
             *sum += tree[usize::from(path[l]) & (LEAVES - 1)];
         }
     }
-    let k = sums.len();
-    sums.copy_from_slice(&s[..k]);
+    for (r, &x) in s.iter().enumerate() {
+        if let Some(y) = sums.get_mut(r) {
+            *y = x;
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
