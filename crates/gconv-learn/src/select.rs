@@ -175,8 +175,8 @@ fn prime_choose() {
     let mut decisions = decided().lock().unwrap_or_else(|e| e.into_inner());
     decisions.reserve(16);
     let key = (p, Families::All, Target::H200, mode);
-    if !decisions.contains_key(&key) {
-        decisions.insert(key, None);
+    if let std::collections::hash_map::Entry::Vacant(e) = decisions.entry(key) {
+        e.insert(None);
         decisions.remove(&key);
     }
 }
