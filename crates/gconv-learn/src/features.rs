@@ -208,8 +208,14 @@ pub struct Context {
     pub min_cost: f64,
     /// The rule's choice (its resolved config, as admission reports it).
     pub rule_pick: Option<KernelConfig>,
-    /// The cost estimates (s) of the admitted pool members, sorted (for `x_cost_rank`).
+    /// The cost estimates (s) of the admitted pool members, for `x_cost_rank` (the share of
+    /// them below a candidate's): in pool order, or sorted where one is NaN
+    /// ([`Context::costs_sorted`]).
     pub costs: Vec<f64>,
+    /// Is `costs` sorted (by `total_cmp`)? Only where some cost is NaN: the rank is then the
+    /// sorted list's partition point, as it always was; without a NaN the count of the costs
+    /// below is the same number, counted without sorting.
+    pub costs_sorted: bool,
     /// The problem it describes.
     pub for_problem: Problem,
     /// [`problem_features`] of the problem, computed once for all its candidates.
@@ -255,17 +261,20 @@ impl Context {
     pub fn from_members<A: AsRef<Gated>>(members: &[(KernelConfig, A)], p: &Problem) -> Context {
         let refs: Vec<(KernelConfig, &A)> = members.iter().map(|(c, a)| (*c, a)).collect();
         let cost = |a: &A| a.as_ref().cost_estimate();
+        let mut costs: Vec<f64> = members.iter().map(|(_, a)| cost(a)).collect();
+        let costs_sorted = costs.iter().any(|c| c.is_nan());
+        if costs_sorted {
+            // Values equal under `total_cmp` have the same bits: unstable is the same.
+            costs.sort_unstable_by(f64::total_cmp);
+        }
         Context {
             min_cost: members
                 .iter()
                 .map(|(_, a)| cost(a))
                 .fold(f64::INFINITY, f64::min),
             rule_pick: auto_select_among(&refs, p, Families::All).map(|a| *a.as_ref().config()),
-            costs: {
-                let mut c: Vec<f64> = members.iter().map(|(_, a)| cost(a)).collect();
-                c.sort_by(f64::total_cmp);
-                c
-            },
+            costs,
+            costs_sorted,
             for_problem: *p,
             problem: problem_features(p),
             derived: Derived::of(p),
@@ -333,16 +342,35 @@ pub fn features(a: &Admitted, ctx: &Context) -> Vec<f64> {
 /// the first [`FEATURES`] values of `out` (`auto` fills its feature matrix in place; `out` must
 /// be at least that long).
 pub fn features_into(a: &Gated, p: &Problem, dev: &DeviceLimits, ctx: &Context, out: &mut [f64]) {
-    let cfg = a.config();
+    if ctx.for_problem == *p {
+        features_in_context(a, dev, ctx, out);
+        return;
+    }
+    // A context made for another problem: its pool's part only.
     let (head, rest) = out.split_at_mut(PROBLEM.len());
-    // The context's problem part, unless it was made for another problem.
-    let derived = if ctx.for_problem == *p {
-        head.copy_from_slice(&ctx.problem);
-        ctx.derived
-    } else {
-        head.copy_from_slice(&problem_features(p));
-        Derived::of(p)
-    };
+    head.copy_from_slice(&problem_features(p));
+    kernel_part_into(a, p, dev, ctx, Derived::of(p), rest);
+}
+
+/// [`features_into`] for a pair gated for the context's own problem (`auto`'s pool: the
+/// problem is not compared with the context's once per candidate).
+pub fn features_in_context(a: &Gated, dev: &DeviceLimits, ctx: &Context, out: &mut [f64]) {
+    let (head, rest) = out.split_at_mut(PROBLEM.len());
+    head.copy_from_slice(&ctx.problem);
+    kernel_part_into(a, &ctx.for_problem, dev, ctx, ctx.derived, rest);
+}
+
+/// The features after the problem's ([`FIELDS`], then [`PLAN`]) into the first values of
+/// `rest`; `derived` is [`Derived::of`] `p`.
+fn kernel_part_into(
+    a: &Gated,
+    p: &Problem,
+    dev: &DeviceLimits,
+    ctx: &Context,
+    derived: Derived,
+    rest: &mut [f64],
+) {
+    let cfg = a.config();
     let (fields, rest) = rest.split_at_mut(FIELDS.len());
     for (o, v) in fields.iter_mut().zip(cfg.field_values()) {
         *o = v as f64;
@@ -378,7 +406,13 @@ pub fn features_into(a: &Gated, p: &Problem, dev: &DeviceLimits, ctx: &Context, 
         cfg.tile_n,
     );
     let tile = TileShape::of(cfg, p, m_util, n_util, ctas);
-    let rank = ctx.costs.partition_point(|&c| c < cost) as f64 / ctx.costs.len().max(1) as f64;
+    // Sorted without NaN, the costs below `cost` are a prefix: its length is the count.
+    let below = if ctx.costs_sorted {
+        ctx.costs.partition_point(|&c| c < cost)
+    } else {
+        ctx.costs.iter().filter(|&&c| c < cost).count()
+    };
+    let rank = below as f64 / ctx.costs.len().max(1) as f64;
     let plan_part = [
         ctas,
         ln1(ctas),

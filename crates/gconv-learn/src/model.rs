@@ -190,7 +190,7 @@ pub const SCREEN: [Stage; 3] = [
 /// Feature rows laid out for the forest: row `i` at `i · stride`, its features first and
 /// zeros after, in whole groups of `LANES` rows (zero rows pad the last group), so that
 /// eight rows walk a tree side by side from fixed offsets. `auto` writes its candidates'
-/// features straight into one (`crate::features::features_into`), with no row of its own.
+/// features straight into one (`crate::features::features_in_context`), with no row of its own.
 #[derive(Debug, Clone)]
 pub struct FeatureMatrix {
     data: Vec<f64>,
@@ -304,6 +304,53 @@ struct Forest {
     lanes: Option<lanes::Lanes>,
     /// The node lists (used when `complete` is `None`).
     trees: Vec<Vec<FlatNode>>,
+    /// What the trees can still add to a row, for [`Forest::choose`] (`None` where a leaf or
+    /// the base score is not finite: no row is dropped by bounds then).
+    bounds: Option<Bounds>,
+}
+
+/// Bounds on what the trees from `t` on can add to any row: [`Forest::choose`] drops a row
+/// whose sum can no longer come first. Each tree adds one of its leaves, so a row's full
+/// prediction lies between its sum after `t` trees plus `low[t]` and plus `high[t]`.
+#[derive(Debug, Clone, Default)]
+struct Bounds {
+    /// `low[t]`: the sum of the smallest leaf of each tree from `t` on (`low[trees] = 0`).
+    low: Vec<f64>,
+    /// `high[t]`: the sum of the largest leaves.
+    high: Vec<f64>,
+    /// What rounding can move a comparison of bounds by: a row is dropped only when its lower
+    /// bound exceeds another row's upper bound by more than this, so that its full sum, added
+    /// leaf by leaf in floating point, is certainly greater (and it cannot come first by a tie
+    /// either).
+    slack: f64,
+}
+
+impl Bounds {
+    /// The bounds of a forest of base score `base` whose tree `t` has leaves from `range[t].0`
+    /// to `range[t].1`; `None` when a value is not finite.
+    fn of(base: f64, range: &[(f64, f64)]) -> Option<Bounds> {
+        let n = range.len();
+        let (mut low, mut high) = (vec![0.0; n + 1], vec![0.0; n + 1]);
+        // No partial sum of a row, nor of these suffixes, exceeds `largest` in magnitude.
+        let mut largest = base.abs();
+        for (t, &(lo, hi)) in range.iter().enumerate().rev() {
+            low[t] = low[t + 1] + lo;
+            high[t] = high[t + 1] + hi;
+            largest += lo.abs().max(hi.abs());
+        }
+        if !largest.is_finite() || range.iter().any(|&(lo, hi)| lo > hi) {
+            return None;
+        }
+        // A row's sum after `t` trees plus its remaining leaves is rounded at most `n` times,
+        // each by at most half an ulp of a value below `largest`; so is each suffix sum, and
+        // each comparison adds two more roundings. Four times the sum of those, generously.
+        let rounding = (2 * n + 4) as f64 * largest * f64::EPSILON;
+        Some(Bounds {
+            low,
+            high,
+            slack: 4.0 * rounding,
+        })
+    }
 }
 
 /// Trees in the complete layout (see [`Forest`]).
@@ -502,11 +549,31 @@ impl Complete {
     }
 }
 
+/// `x` as an integer that orders as [`f64::total_cmp`] orders `x` (its own definition: the
+/// bits as a signed integer, the magnitude bits flipped for a negative sign).
+fn total_order(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
 /// What the screening cascade ([`SCREEN`]) makes of some rows.
 struct Screened {
     /// The rows that walked every tree, with their predictions, best first (ties: the earlier
     /// row).
     finalists: Vec<(usize, f64)>,
+}
+
+/// The smallest and the largest of `values` (a NaN makes the pair NaN; none: `(+∞, −∞)`).
+fn extent(values: &[f64]) -> (f64, f64) {
+    values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            if v.is_nan() || lo.is_nan() {
+                (f64::NAN, f64::NAN)
+            } else {
+                (lo.min(v), hi.max(v))
+            }
+        })
 }
 
 impl Forest {
@@ -534,18 +601,41 @@ impl Forest {
             .collect();
         let width = FEATURES.len();
         match Complete::of(&trees, width) {
-            Some(c) => Forest {
-                base: b.base_score,
-                lanes: lanes::Lanes::of(&c, width),
-                complete: Some(c),
-                trees: Vec::new(),
-            },
-            None => Forest {
-                base: b.base_score,
-                complete: None,
-                lanes: None,
-                trees,
-            },
+            Some(c) => {
+                // Every leaf slot of the complete layout holds a leaf of its tree, and a walk
+                // ends on one.
+                let outer = 1usize << c.depth;
+                let range: Vec<(f64, f64)> = c.leaves.chunks_exact(outer).map(extent).collect();
+                Forest {
+                    base: b.base_score,
+                    lanes: lanes::Lanes::of(&c, width),
+                    bounds: Bounds::of(b.base_score, &range),
+                    complete: Some(c),
+                    trees: Vec::new(),
+                }
+            }
+            None => {
+                // A node walk adds a leaf, or 0 for a damaged tree (`Forest::walk`).
+                let range: Vec<(f64, f64)> = trees
+                    .iter()
+                    .map(|t| {
+                        let leaves: Vec<f64> = t
+                            .iter()
+                            .filter(|nd| nd.leaf)
+                            .map(|nd| nd.value)
+                            .chain([0.0])
+                            .collect();
+                        extent(&leaves)
+                    })
+                    .collect();
+                Forest {
+                    base: b.base_score,
+                    complete: None,
+                    lanes: None,
+                    bounds: Bounds::of(b.base_score, &range),
+                    trees,
+                }
+            }
         }
     }
 
@@ -591,7 +681,7 @@ impl Forest {
     /// trees' values in tree order, so the sums are forust's whatever the batches).
     fn add(&self, from: usize, to: usize, rows: &Rows, acc: &mut [f64]) {
         match (rows, &self.lanes, &self.complete) {
-            (Rows::Bins(b), Some(l), Some(c)) => l.add(c, from, to, b, acc),
+            (Rows::Bins(b), Some(l), _) => l.add(from, to, b, acc),
             (Rows::Matrix(m, missing), _, Some(c)) if m.stride == ROW_STRIDE => {
                 c.add(from, to, m, acc, *missing)
             }
@@ -614,8 +704,8 @@ impl Forest {
         acc
     }
 
-    /// The screening cascade ([`SCREEN`]) over `rows`.
-    fn screen(&self, rows: Rows) -> Screened {
+    /// The cuts of the screening cascade ([`SCREEN`]) over `rows`: the rows left, their sums.
+    fn cut<'a>(&self, rows: Rows<'a>) -> Cut<'a> {
         let total = self.len();
         let mut live: Vec<usize> = (0..rows.len()).collect();
         let mut acc = vec![self.base; rows.len()];
@@ -628,22 +718,94 @@ impl Forest {
             let to = st.trees.clamp(done, total);
             self.add(done, to, &cur, &mut acc);
             done = to;
-            let mut order: Vec<usize> = (0..live.len()).collect();
             // A strict order (ties: the earlier row), so the `keep` best are one set however
-            // they are found: partitioned around the cut.
-            let by_sum = |a: &usize, b: &usize| acc[*a].total_cmp(&acc[*b]).then(a.cmp(b));
-            order.select_nth_unstable_by(st.keep, by_sum);
-            let mut keep = order[..st.keep].to_vec();
+            // they are found: partitioned around the cut. Each row is its sum as an integer
+            // ordered as `f64::total_cmp` orders the sums, and its index, compared as a pair.
+            let mut order: Vec<(i64, usize)> = acc
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| (total_order(a), i))
+                .collect();
+            order.select_nth_unstable(st.keep);
+            let mut keep: Vec<usize> = order[..st.keep].iter().map(|&(_, i)| i).collect();
             keep.sort_unstable();
             cur = cur.select(&keep);
             acc = keep.iter().map(|&i| acc[i]).collect();
             live = keep.iter().map(|&i| live[i]).collect();
         }
-        self.add(done, total, &cur, &mut acc);
+        Cut {
+            live,
+            acc,
+            rows: cur,
+            done,
+        }
+    }
+
+    /// The screening cascade ([`SCREEN`]) over `rows`.
+    fn screen(&self, rows: Rows) -> Screened {
+        let Cut {
+            live,
+            mut acc,
+            rows: cur,
+            done,
+        } = self.cut(rows);
+        self.add(done, self.len(), &cur, &mut acc);
         let mut finalists: Vec<(usize, f64)> = live.into_iter().zip(acc).collect();
         finalists.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         Screened { finalists }
     }
+
+    /// The first row of the screening cascade's ranking ([`Forest::screen`]; `None` for no
+    /// rows), found with less walking: after the cascade's last cut, the rows left walk the
+    /// remaining trees a lane block ([`lanes::WIDTH`] trees) at a time, and after each block a
+    /// row whose sum plus the least the trees left can add ([`Bounds`]) exceeds some row's sum
+    /// plus the most they can add is dropped: its full prediction is greater than that row's,
+    /// so it is not first. When one row is left it is the first, and the walk stops. The rows
+    /// kept add the same leaves in the same order, so the choice is the cascade's first.
+    /// Also answers how many (row, tree) walks it made after the last cut (what the bounds
+    /// save shows in the tests).
+    fn choose(&self, rows: Rows) -> (Option<usize>, usize) {
+        let Cut {
+            mut live,
+            mut acc,
+            rows: mut cur,
+            mut done,
+        } = self.cut(rows);
+        let total = self.len();
+        let mut walked = 0;
+        while done < total && live.len() > 1 {
+            let to = (done + lanes::WIDTH).min(total);
+            self.add(done, to, &cur, &mut acc);
+            walked += (to - done) * live.len();
+            done = to;
+            let Some(b) = &self.bounds else { continue };
+            let (low, high) = (b.low[done], b.high[done]);
+            let best = acc.iter().fold(f64::INFINITY, |m, &a| m.min(a + high));
+            let worst = best + b.slack;
+            if acc.iter().any(|&a| a + low > worst) {
+                let keep: Vec<usize> = (0..live.len()).filter(|&i| acc[i] + low <= worst).collect();
+                cur = cur.select(&keep);
+                acc = keep.iter().map(|&i| acc[i]).collect();
+                live = keep.iter().map(|&i| live[i]).collect();
+            }
+        }
+        let first = (0..live.len())
+            .min_by(|&a, &b| acc[a].total_cmp(&acc[b]).then(live[a].cmp(&live[b])))
+            .map(|i| live[i]);
+        (first, walked)
+    }
+}
+
+/// The rows left after the screening cascade's cuts ([`Forest::cut`]).
+struct Cut<'a> {
+    /// The rows left (indices into the rows screened, increasing).
+    live: Vec<usize>,
+    /// Their sums after `done` trees.
+    acc: Vec<f64>,
+    /// The rows left, as the forest walks them.
+    rows: Rows<'a>,
+    /// Trees walked.
+    done: usize,
 }
 
 /// Rows as a [`Forest`] walks them ([`Forest::rows`]).
@@ -844,18 +1006,16 @@ impl Model {
         order.into_iter().map(|i| (i, full[i])).collect()
     }
 
-    /// The first row of [`Model::ranking`] (`None` for no rows): the model's choice.
+    /// The first row of [`Model::ranking`] (`None` for no rows): the model's choice. Found with
+    /// less walking than the ranking: after the cascade's last cut, a row that bounds on the
+    /// remaining trees show cannot come first is dropped, and the walk stops at one row left.
     pub fn best(&self, rows: &[&[f64]]) -> Option<usize> {
         self.best_matrix(&FeatureMatrix::from_rows(rows))
     }
 
     /// [`Model::best`] of the rows of a [`FeatureMatrix`] (what `auto` calls).
     pub fn best_matrix(&self, m: &FeatureMatrix) -> Option<usize> {
-        self.forest
-            .screen(self.forest.rows(m))
-            .finalists
-            .first()
-            .map(|&(i, _)| i)
+        self.forest.choose(self.forest.rows(m)).0
     }
 
     /// The same predictions through forust's own `predict` (a check of the flat forest).
@@ -926,5 +1086,151 @@ impl Model {
             booster,
             meta,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gconv_kernels::Target;
+
+    /// `total_order` orders values as `f64::total_cmp` does: ±0, ±∞, NaNs of both signs,
+    /// subnormals, and every pair of them.
+    #[test]
+    fn the_integer_order_of_sums_is_total_cmp() {
+        let values = [
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            f64::MIN_POSITIVE / 4.0,
+            -f64::MIN_POSITIVE / 4.0,
+            f64::MAX,
+            f64::MIN,
+            1.0,
+            1.0f64.next_up(),
+            1.0f64.next_down(),
+            -1.0,
+            0.3,
+            -0.3,
+        ];
+        for a in values {
+            for b in values {
+                let want = a.total_cmp(&b);
+                assert_eq!(total_order(a).cmp(&total_order(b)), want, "{a} {b}");
+            }
+        }
+    }
+
+    /// Row `i` of `m` (its features, without the padding of its pitch).
+    fn features_of(m: &FeatureMatrix, i: usize) -> Vec<f64> {
+        m.row(i)[..FEATURES.len()].to_vec()
+    }
+
+    /// The bounded choice ([`Forest::choose`]) is the first of the unbounded cascade's
+    /// ranking ([`Forest::screen`]), on the bf16 pools of the registry's problems (the rows
+    /// `auto` ranks, every direction) and on near ties made from them: the unbounded first
+    /// copied before itself and after (equal sums: the earlier row must win), and copies of
+    /// the first two with one value moved onto the cut just below or just above it (sums
+    /// that differ by the few trees that split there, often only late ones). Lanes and the
+    /// `f64` walk both. The bounds must drop rows in many sets, or this tests nothing.
+    #[test]
+    fn the_bounded_choice_is_the_cascades_first() {
+        let model = crate::select::shipped().expect("the shipped model");
+        let forest = &model.forest;
+        assert!(forest.bounds.is_some(), "the shipped forest has bounds");
+        let keys: std::collections::BTreeSet<String> = gconv_tune::registry::registry()
+            .iter()
+            .flat_map(|e| e.problems())
+            .map(|p| p.to_string())
+            .collect();
+        // Every cut of every column, sorted (the `f64` forest's split values).
+        let mut cuts: Vec<Vec<f64>> = vec![Vec::new(); FEATURES.len()];
+        if let Some(c) = &forest.complete {
+            for (&f, &v) in c.columns.iter().zip(&c.splits) {
+                cuts[f as usize].push(v);
+            }
+        }
+        for v in &mut cuts {
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+        }
+        let (mut sets, mut bounded, mut walked, mut unbounded) = (0usize, 0usize, 0usize, 0usize);
+        let mut check = |rows: &[Vec<f64>], what: &str| {
+            let refs: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
+            let m = FeatureMatrix::from_rows(&refs);
+            let want = forest
+                .screen(forest.rows(&m))
+                .finalists
+                .first()
+                .map(|f| f.0);
+            let (got, n) = forest.choose(forest.rows(&m));
+            assert_eq!(got, want, "{what}: {} rows", rows.len());
+            let plain = Rows::Matrix(Cow::Borrowed(&m), m.has_missing());
+            assert_eq!(forest.choose(plain).0, want, "{what}, f64 walk");
+            // What the last cut leaves walks every tree after it without bounds.
+            let left = rows.len().min(SCREEN[SCREEN.len() - 1].keep);
+            let after = forest.len() - SCREEN[SCREEN.len() - 1].trees.min(forest.len());
+            let all = if left > 1 { left * after } else { 0 };
+            sets += 1;
+            bounded += usize::from(n < all);
+            walked += n;
+            unbounded += all;
+        };
+        for (k, key) in keys.iter().enumerate() {
+            let p: gconv_problem::Problem = key.parse().expect("a registry key");
+            let p = gconv_problem::Problem {
+                dtype: gconv_problem::DType::Bf16,
+                ..p
+            };
+            let m = crate::select::candidate_rows(&p, &Target::H200, Families::All);
+            if m.is_empty() {
+                continue;
+            }
+            let rows: Vec<Vec<f64>> = (0..m.len()).map(|i| features_of(&m, i)).collect();
+            check(&rows, key);
+            if k % 3 != 0 {
+                continue;
+            }
+            let order = forest.screen(forest.rows(&m)).finalists;
+            let first = order[0].0;
+            // Exact ties with the first, before it and after it.
+            let mut tied = rows.clone();
+            tied.insert(first, rows[first].clone());
+            tied.push(rows[first].clone());
+            check(&tied, &format!("{key} tied"));
+            // Near ties: the first two, each value moved to the cut below or above it in turn.
+            for &(r, _) in order.iter().take(2) {
+                for (f, c) in cuts.iter().enumerate() {
+                    let v = rows[r][f];
+                    let below = c.iter().rev().find(|&&x| x < v);
+                    let above = c.iter().find(|&&x| x > v);
+                    let mut near = rows.clone();
+                    for &x in below.into_iter().chain(above) {
+                        let mut row = rows[r].clone();
+                        row[f] = x;
+                        near.push(row.clone());
+                        row[f] = x.next_down();
+                        near.push(row);
+                    }
+                    if near.len() > rows.len() {
+                        check(&near, &format!("{key} row {r} column {f}"));
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "{sets} sets, the bounds dropped rows in {bounded}; walks after the last cut \
+             {walked} of {unbounded}"
+        );
+        assert!(sets > 10_000, "{sets} sets");
+        assert!(
+            bounded * 5 > sets,
+            "the bounds dropped rows in only {bounded} of {sets} sets"
+        );
     }
 }

@@ -12,7 +12,7 @@
 //! ([`choose_tuned`]; `gconv tune` fills it), a measured decision comes first.
 
 use crate::decisions::DecisionCache;
-use crate::features::{features_into, Context};
+use crate::features::{features_in_context, Context};
 use crate::model::{FeatureMatrix, Model};
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::select::auto_select_in;
@@ -125,8 +125,9 @@ static BOOSTER: &[u8] = include_bytes!(concat!(
 /// directions and dtypes the model decides on the H200 ([`catalogue::validated_pool`]), and
 /// makes one decision per direction on [`PRIMING`] (discarded; the per-process decisions are
 /// left empty), so that the code a decision runs — the families' rules, geometry and cost
-/// models, the features, the trees — is paged in and cached by the load instead of by the
-/// program's first convolution (`models/h200/README.md`, "Decision time", has what this moves).
+/// models, the features, the trees, and [`choose`]'s own steps around them ([`prime_choose`])
+/// — is paged in and cached by the load instead of by the program's first convolution
+/// (`models/h200/README.md`, "Decision time", has what this moves).
 pub fn shipped() -> Result<&'static Model, &'static str> {
     static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
     MODEL
@@ -155,10 +156,29 @@ pub fn shipped() -> Result<&'static Model, &'static str> {
                     }
                 }
             }
+            prime_choose();
             Ok(model)
         })
         .as_ref()
         .map_err(|e| e.as_str())
+}
+
+/// What [`choose`] does around a decision, done once while the model loads, so that a
+/// program's first decision does not page it in (a first `GCONV_AUTO` read and a first insert
+/// into a new table took about 5 µs of a first decision): reads `GCONV_AUTO`, gives the
+/// per-process decisions room, and inserts and removes one entry (the decisions stay empty).
+fn prime_choose() {
+    let mode = auto_mode().unwrap_or(AutoMode::Rule);
+    let Ok(p) = PRIMING.parse::<Problem>() else {
+        return;
+    };
+    let mut decisions = decided().lock().unwrap_or_else(|e| e.into_inner());
+    decisions.reserve(16);
+    let key = (p, Families::All, Target::H200, mode);
+    if let std::collections::hash_map::Entry::Vacant(e) = decisions.entry(key) {
+        e.insert(None);
+        decisions.remove(&key);
+    }
 }
 
 /// The layer [`shipped`] decides once per direction while loading (a small depthwise 3×3
@@ -229,7 +249,7 @@ pub struct Ranking {
 /// screening cascade's) and the rest follow by their full predictions, each candidate's
 /// `predicted`.
 pub fn rank(model: &Model, problem: &Problem, target: &Target, families: Families) -> Ranking {
-    let pool = Pool::admit(problem, target, families);
+    let pool = Pool::admit(problem, target, families, true);
     let rows = pool.rows();
     let candidates: Vec<usize> = pool.candidates().collect();
     let ranked: Vec<Ranked> = model
@@ -274,8 +294,9 @@ impl std::fmt::Display for LeftOut {
 
 /// A problem's pool gated once ([`Gate::screen`]: no member's plan is kept, or allocated):
 /// every admitted member with its pool config (the context's rule pick needs them all), which
-/// of them are candidates, and the members left out. Only a member that is chosen or ranked
-/// is admitted in full ([`Pool::admitted`]).
+/// of them are candidates, and the members left out (kept only for a ranking: a choice does
+/// not say why the others were not candidates). Only a member that is chosen or ranked is
+/// admitted in full ([`Pool::admitted`]).
 struct Pool {
     gate: Gate,
     members: Vec<(KernelConfig, Gated)>,
@@ -287,7 +308,8 @@ struct Pool {
 }
 
 impl Pool {
-    fn admit(problem: &Problem, target: &Target, families: Families) -> Pool {
+    /// The pool of `problem`; `keep`: keep the members left out, with why.
+    fn admit(problem: &Problem, target: &Target, families: Families, keep: bool) -> Pool {
         let allowed = families.list();
         // The pool validated once per process: each member's answer is `admit`'s.
         let pool = catalogue::validated_pool(problem.direction, problem.dtype, target.arch);
@@ -312,13 +334,14 @@ impl Pool {
                         None
                     };
                     is_candidate.push(why.is_none());
-                    if let Some(why) = why {
+                    if let Some(why) = why.filter(|_| keep) {
                         left_out.push((c, why));
                     }
                     members.push((c, g));
                     valid.push(v);
                 }
-                Err(r) => left_out.push((c, LeftOut::Refused(r))),
+                Err(r) if keep => left_out.push((c, LeftOut::Refused(r))),
+                Err(_) => {}
             }
         }
         let ctx = Context::from_members(&members, problem);
@@ -348,12 +371,23 @@ impl Pool {
     /// The candidates' feature rows, in pool order.
     fn rows(&self) -> FeatureMatrix {
         let mut m = FeatureMatrix::with_capacity(self.members.len());
-        let (problem, device) = (self.gate.problem(), &self.gate.target().device);
+        // The context was made for the gate's problem (`Pool::admit`).
+        let device = &self.gate.target().device;
         for i in self.candidates() {
-            features_into(&self.members[i].1, problem, device, &self.ctx, m.push_row());
+            features_in_context(&self.members[i].1, device, &self.ctx, m.push_row());
         }
         m
     }
+}
+
+/// The candidates' feature rows of `problem`, as `auto` ranks them (for tests of the trees).
+#[cfg(test)]
+pub(crate) fn candidate_rows(
+    problem: &Problem,
+    target: &Target,
+    families: Families,
+) -> FeatureMatrix {
+    Pool::admit(problem, target, families, false).rows()
 }
 
 /// The model's choice among the eligible admitted members of the allowed pools: the first of
@@ -365,7 +399,7 @@ pub fn model_choice(
     target: &Target,
     families: Families,
 ) -> Option<Admitted> {
-    let pool = Pool::admit(problem, target, families);
+    let pool = Pool::admit(problem, target, families, false);
     let best = model.best_matrix(&pool.rows())?;
     let chosen = pool.candidates().nth(best)?;
     pool.admitted(chosen)

@@ -211,12 +211,24 @@ fn plan(
     problem: &Problem,
     device: &DeviceLimits,
 ) -> Result<DirectPlan, Rejection> {
+    planned(cfg, problem, device, |plan| plan)
+}
+
+/// [`plan`]'s steps, the plan handed to `then` where it was built (inlined: the gate's
+/// summary reads the plan in place instead of moving its 700 bytes out twice).
+#[inline(always)]
+fn planned<T>(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    device: &DeviceLimits,
+    then: impl FnOnce(DirectPlan) -> T,
+) -> Result<T, Rejection> {
     let fp = forward_problem(problem);
     let kp = geometry::merge_groups(cfg, &fp);
     rules::check_before_geometry(cfg, problem, &fp, &kp)?;
     let plan = DirectPlan::of(cfg, problem, fp, kp, device);
     rules::check_after_geometry(cfg, problem, &plan.geometry, plan.registers, device)?;
-    Ok(plan)
+    Ok(then(plan))
 }
 
 /// The direct family's [`KernelFamily`] implementation.
@@ -252,7 +264,7 @@ impl KernelFamily for Direct {
         problem: &Problem,
         device: &DeviceLimits,
     ) -> Result<PlanSummary, Rejection> {
-        plan(cfg, problem, device).map(|plan| PlanSummary::of(&plan, device))
+        planned(cfg, problem, device, |plan| PlanSummary::of(&plan, device))
     }
 
     fn pool(&self, direction: Direction, dtype: DType) -> Vec<KernelConfig> {

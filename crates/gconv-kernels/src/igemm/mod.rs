@@ -123,13 +123,25 @@ fn plan(
     problem: &Problem,
     device: &DeviceLimits,
 ) -> Result<IgemmPlan, Rejection> {
+    planned(cfg, problem, device, |plan| plan)
+}
+
+/// [`plan`]'s steps, the plan handed to `then` where it was built (inlined: the gate's
+/// summary reads the plan in place instead of moving it out).
+#[inline(always)]
+fn planned<T>(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    device: &DeviceLimits,
+    then: impl FnOnce(IgemmPlan) -> T,
+) -> Result<T, Rejection> {
     let parts = emit::direction_parts(cfg.direction).ok_or(Rejection::DirectionNotImplemented {
         family: cfg.family.token(),
         direction: cfg.direction.token(),
     })?;
     let resolved = geometry::resolve_split(cfg, problem, device);
     rules::check_problem(&resolved, problem)?;
-    Ok(IgemmPlan::new(&resolved, problem, parts, device))
+    Ok(then(IgemmPlan::new(&resolved, problem, parts, device)))
 }
 
 /// The igemm family's [`KernelFamily`] implementation.
@@ -174,7 +186,7 @@ impl KernelFamily for Igemm {
         problem: &Problem,
         device: &DeviceLimits,
     ) -> Result<PlanSummary, Rejection> {
-        plan(cfg, problem, device).map(|plan| PlanSummary::of(&plan, device))
+        planned(cfg, problem, device, |plan| PlanSummary::of(&plan, device))
     }
 
     fn pool(&self, direction: Direction, dtype: DType) -> Vec<KernelConfig> {

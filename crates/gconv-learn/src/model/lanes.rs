@@ -48,7 +48,19 @@ pub(super) struct Lanes {
     /// `i` at `(b · inner + i) · NODE` the trees' columns, then at `+ WIDTH` their cut
     /// indices `q` (the row goes right when its bin is `≥ q`).
     blocks: Vec<u8>,
+    /// Blocks of [`STEP`] trees twice, in the layout of `blocks`: block `g` holds trees
+    /// `g · STEP .. (g + 1) · STEP` in lanes `0..STEP` and again in lanes `STEP..WIDTH`, so
+    /// that two rows walk them at once, one in each half ([`Lanes::add`]: a cascade's first
+    /// stage walks 16 trees for every row).
+    pairs: Vec<u8>,
+    /// Each tree's leaf values, at the index of the leaf's path ([`LEAVES`] a tree: a leaf
+    /// index of a forest of at most [`MAX_DEPTH`] is below it, so a masked index needs no
+    /// check; the slots past `2^depth` are never read).
+    leaves: Vec<[f64; LEAVES]>,
 }
+
+/// Leaf slots per tree of [`Lanes`]`::leaves`.
+const LEAVES: usize = 1 << MAX_DEPTH;
 
 /// Trees between the first trees of consecutive blocks ([`Lanes`]`::blocks`).
 const STEP: usize = 16;
@@ -97,21 +109,29 @@ impl Cuts {
 
     /// The number of cuts `≤ v` (`v` not NaN): the blocks whose last cut is `≤ v` are wholly
     /// below it, and the next block is counted; a value past every block is past every cut.
-    #[inline(always)]
+    #[cfg(test)]
     fn bin(&self, v: f64) -> u8 {
+        self.bin_by(v, count_at_or_below)
+    }
+
+    /// [`Cuts::bin`] with `count` counting the values of a block at or below `v`.
+    #[inline(always)]
+    fn bin_by(&self, v: f64, count: impl Fn(&[f64; BLOCK], f64) -> usize) -> u8 {
         let below = if self.blocks.len() > 1 {
-            count_at_or_below(&self.keys, v)
+            count(&self.keys, v)
         } else {
             0
         };
         match self.blocks.get(below) {
-            Some(b) => (BLOCK * below + count_at_or_below(b, v)).min(usize::from(self.len)) as u8,
+            Some(b) => (BLOCK * below + count(b, v)).min(usize::from(self.len)) as u8,
             None => self.len,
         }
     }
 }
 
-/// How many of `values` are `≤ v` (a count the compiler makes of vector compares).
+/// How many of `values` are `≤ v` (`v` not NaN; `avx2::count_at_or_below` where the CPU has
+/// AVX2).
+#[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline(always)]
 fn count_at_or_below(values: &[f64; BLOCK], v: f64) -> usize {
     values.iter().map(|&c| usize::from(c <= v)).sum()
@@ -144,6 +164,7 @@ impl Lanes {
         }
         let n_blocks = c.trees.div_ceil(STEP);
         let mut blocks = vec![0u8; n_blocks * inner * NODE];
+        let mut pairs = vec![0u8; n_blocks * inner * NODE];
         for t in 0..c.trees {
             for i in 0..inner {
                 let f = c.columns[t * inner + i] as usize;
@@ -157,13 +178,31 @@ impl Lanes {
                     blocks[at] = f;
                     blocks[at + WIDTH] = q;
                 }
+                let (g, l) = (t / STEP, t % STEP);
+                for lane in [l, l + STEP] {
+                    let at = (g * inner + i) * NODE + lane;
+                    pairs[at] = f;
+                    pairs[at + WIDTH] = q;
+                }
             }
         }
+        let outer = 1usize << depth;
+        let leaves = c
+            .leaves
+            .chunks_exact(outer)
+            .map(|tree| {
+                let mut l = [0.0; LEAVES];
+                l[..outer].copy_from_slice(tree);
+                l
+            })
+            .collect();
         Some(Lanes {
             depth,
             trees: c.trees,
             cuts: cuts.iter().map(|v| Cuts::of(v)).collect(),
             blocks,
+            pairs,
+            leaves,
         })
     }
 
@@ -192,13 +231,18 @@ impl Lanes {
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            self.bins_with(rows)
+            self.bins_with(rows, count_at_or_below)
         }
     }
 
-    /// [`Lanes::bins`]' steps (compiled with AVX2 by `avx2::bins`, inlined there).
+    /// [`Lanes::bins`]' steps, a block's values at or below a value counted by `count`
+    /// (compiled with AVX2 by `avx2::bins`, inlined there).
     #[inline(always)]
-    fn bins_with<'a>(&self, rows: impl Iterator<Item = &'a [f64]>) -> Option<Vec<Bins>> {
+    fn bins_with<'a>(
+        &self,
+        rows: impl Iterator<Item = &'a [f64]>,
+        count: impl Fn(&[f64; BLOCK], f64) -> usize + Copy,
+    ) -> Option<Vec<Bins>> {
         let width = self.cuts.len();
         let mut out: Vec<Bins> = Vec::with_capacity(rows.size_hint().0);
         let mut last = [f64::NAN; COLUMNS];
@@ -219,57 +263,99 @@ impl Lanes {
                     return None;
                 }
                 last[f] = v;
-                b[f] = self.cuts[f].bin(v);
+                b[f] = self.cuts[f].bin_by(v, count);
             }
             out.push(b);
         }
         Some(out)
     }
 
-    /// Adds trees `from..to` of `c` (whose layout this is) to the sums `acc` of the rows
-    /// `bins`, each row adding its trees in tree order. Only where [`Lanes::available`].
-    pub(super) fn add(&self, c: &Complete, from: usize, to: usize, bins: &[Bins], acc: &mut [f64]) {
+    /// Adds trees `from..to` to the sums `acc` of the rows `bins`, each row adding its trees
+    /// in tree order. Only where [`Lanes::available`].
+    pub(super) fn add(&self, from: usize, to: usize, bins: &[Bins], acc: &mut [f64]) {
         let to = to.min(self.trees);
-        let outer = 1usize << self.depth;
-        let mut leaves = vec![[0u8; WIDTH]; bins.len()];
+        let inner = (1usize << self.depth) - 1;
         let mut t = from;
         while t < to {
             // The block that starts at or before `t`, lane `o` of it.
             let b = t / STEP;
             let o = t - b * STEP;
             let n = (to - t).min(WIDTH - o);
-            for (row, out) in bins.iter().zip(leaves.iter_mut()) {
-                self.walk(b, row, out);
-            }
-            let values = &c.leaves[t * outer..(t + n) * outer];
-            for (l, tree) in values.chunks_exact(outer).enumerate() {
-                for (a, leaf) in acc.iter_mut().zip(&leaves) {
-                    *a += tree[usize::from(leaf[o + l]) & (outer - 1)];
+            let trees = &self.leaves[t..t + n];
+            // GROUP rows walked, then their leaves added side by side.
+            if o == 0 && n <= STEP {
+                // Two rows a walk, one in each half of a pair block.
+                let block = &self.pairs[b * inner * NODE..(b + 1) * inner * NODE];
+                for (rows, sums) in bins.chunks(GROUP).zip(acc.chunks_mut(GROUP)) {
+                    let mut paths = [[0u8; WIDTH]; GROUP / 2];
+                    for (two, path) in rows.chunks(2).zip(&mut paths) {
+                        let (first, second) = (&two[0], two.last().unwrap_or(&two[0]));
+                        self.walk(block, first, second, path);
+                    }
+                    // Row `r`'s leaves: half `r mod 2` of walk `r / 2`.
+                    let at = |r: usize| &paths[r / 2][(r % 2) * STEP..(r % 2) * STEP + n];
+                    add_leaves(trees, std::array::from_fn(at), sums);
+                }
+            } else {
+                let block = &self.blocks[b * inner * NODE..(b + 1) * inner * NODE];
+                for (rows, sums) in bins.chunks(GROUP).zip(acc.chunks_mut(GROUP)) {
+                    let mut paths = [[0u8; WIDTH]; GROUP];
+                    for (row, path) in rows.iter().zip(&mut paths) {
+                        self.walk(block, row, row, path);
+                    }
+                    let at = |r: usize| &paths[r][o..o + n];
+                    add_leaves(trees, std::array::from_fn(at), sums);
                 }
             }
             t += n;
         }
     }
 
-    /// The leaf index that `row` reaches in each tree of block `b` (lanes past the last tree
-    /// walk zero nodes: their leaves are never read).
-    fn walk(&self, b: usize, row: &Bins, out: &mut [u8; WIDTH]) {
+    /// The leaf index that the rows reach in each tree of `block` (of `blocks` or `pairs`):
+    /// lanes `0..STEP` read the bins of `low`, lanes `STEP..WIDTH` those of `high` (lanes past
+    /// the last tree walk zero nodes: their leaves are never read).
+    fn walk(&self, block: &[u8], low: &Bins, high: &Bins, out: &mut [u8; WIDTH]) {
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: `Lanes::add` runs only where `Lanes::available` found AVX2.
-            unsafe { avx2::walk(self, b, row, out) }
+            unsafe { avx2::walk(self.depth, block, low, high, out) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let _ = (b, row, out);
+            let _ = (block, low, high, out);
             unreachable!("lanes are walked only where AVX2 is available");
+        }
+    }
+}
+
+/// Rows whose leaves [`Lanes::add`] adds side by side: independent chains of additions
+/// (each row still adds its trees in tree order, so its sum is the same).
+const GROUP: usize = 4;
+
+/// Adds to each of `sums` (at most [`GROUP`]), in tree order, the leaf of each of `trees` at
+/// its row's index in `paths` (each as long as `trees`; the rows past `sums` are added to
+/// nothing).
+#[inline(always)]
+fn add_leaves(trees: &[[f64; LEAVES]], paths: [&[u8]; GROUP], sums: &mut [f64]) {
+    let n = trees.len();
+    let paths = paths.map(|p| &p[..n]);
+    // Element by element (at most GROUP: a copy of the slice would call `memcpy`).
+    let mut s: [f64; GROUP] = std::array::from_fn(|r| sums.get(r).copied().unwrap_or(0.0));
+    for (l, tree) in trees.iter().enumerate() {
+        for (sum, path) in s.iter_mut().zip(&paths) {
+            *sum += tree[usize::from(path[l]) & (LEAVES - 1)];
+        }
+    }
+    for (r, &x) in s.iter().enumerate() {
+        if let Some(y) = sums.get_mut(r) {
+            *y = x;
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{Bins, Lanes, MAX_DEPTH, NODE, WIDTH};
+    use super::{Bins, Lanes, BLOCK, MAX_DEPTH, NODE, WIDTH};
     use std::arch::x86_64::*;
 
     /// Each lane's node among the `N` (a literal: 1, 2, 4, 8, 16 or 32) consecutive nodes
@@ -357,31 +443,56 @@ mod avx2 {
         }};
     }
 
-    /// [`Lanes::bins`] compiled with AVX2 (the counts of `Cuts::bin` as vector compares).
+    /// [`Lanes::bins`] compiled with AVX2, the counts of `Cuts::bin` by
+    /// [`count_at_or_below`].
     #[target_feature(enable = "avx2")]
     pub(super) fn bins<'a>(
         lanes: &Lanes,
         rows: impl Iterator<Item = &'a [f64]>,
     ) -> Option<Vec<Bins>> {
-        lanes.bins_with(rows)
+        lanes.bins_with(rows, |values, v| count_at_or_below(values, v))
+    }
+
+    /// How many of `values` are `≤ v` (`v` not NaN): four compares of four values, whose
+    /// masks (−1 where true) are summed as integers.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn count_at_or_below(values: &[f64; BLOCK], v: f64) -> usize {
+        let v = _mm256_set1_pd(v);
+        let at = |i: usize| {
+            // SAFETY: `values` holds BLOCK = 16 values, so the four from `i` (0, 4, 8 or 12)
+            // are readable; the load is unaligned.
+            let x = unsafe { _mm256_loadu_pd(values.as_ptr().add(i)) };
+            _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_LE_OQ>(x, v))
+        };
+        let s = _mm256_add_epi64(
+            _mm256_add_epi64(at(0), at(4)),
+            _mm256_add_epi64(at(8), at(12)),
+        );
+        let h = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+        let h = _mm_add_epi64(h, _mm_unpackhi_epi64(h, h));
+        // Each true compare added −1.
+        _mm_cvtsi128_si64(h).unsigned_abs() as usize
     }
 
     /// [`Lanes::walk`] with AVX2.
     // The deepest step's bit is written and never read (no depth below it picks by it).
     #[allow(unused_assignments)]
     #[target_feature(enable = "avx2")]
-    pub(super) fn walk(lanes: &Lanes, b: usize, row: &Bins, out: &mut [u8; WIDTH]) {
-        let inner = (1usize << lanes.depth) - 1;
-        let block = &lanes.blocks[b * inner * NODE..(b + 1) * inner * NODE];
+    pub(super) fn walk(d: usize, block: &[u8], low: &Bins, high: &Bins, out: &mut [u8; WIDTH]) {
+        assert!(
+            (1..=MAX_DEPTH).contains(&d) && block.len() >= ((1 << d) - 1) * NODE,
+            "a block of the forest's depth"
+        );
+        // Quarter `i` of the table: 16 bytes of `low`'s bins, then the same of `high`'s.
         let quarter = |i: usize| {
-            let q = &row[16 * i..16 * (i + 1)];
-            // SAFETY: `q` is 16 readable bytes; the load is unaligned.
-            _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(q.as_ptr().cast()) })
+            let (l, h) = (&low[16 * i..16 * (i + 1)], &high[16 * i..16 * (i + 1)]);
+            // SAFETY: `l` and `h` are 16 readable bytes each; the loads are unaligned.
+            unsafe { _mm256_loadu2_m128i(h.as_ptr().cast(), l.as_ptr().cast()) }
         };
         let table = [quarter(0), quarter(1), quarter(2), quarter(3)];
         let mut path = _mm256_setzero_si256();
         let mut bits = [_mm256_setzero_si256(); MAX_DEPTH];
-        let d = lanes.depth;
         step!(block, table, bits, path, 1, 0);
         if d > 1 {
             step!(block, table, bits, path, 2, 1);
@@ -473,7 +584,7 @@ mod tests {
 
     /// A bin is the number of cuts at or below the value, for every count of cuts up to 255
     /// (one block, several, a partial last block, full ones), on values at, between, below
-    /// and above the cuts, and ±∞.
+    /// and above the cuts, and ±∞; counted plainly and with AVX2.
     #[test]
     fn a_bin_counts_the_cuts_at_or_below() {
         for n in (0..40usize).chain([47, 48, 49, 127, 128, 200, 240, 255]) {
@@ -489,6 +600,12 @@ mod tests {
             for v in values {
                 let want = list.iter().filter(|&&c| c <= v).count();
                 assert_eq!(usize::from(cuts.bin(v)), want, "{n} cuts, {v}");
+                #[cfg(target_arch = "x86_64")]
+                if Lanes::available() {
+                    // SAFETY: AVX2 is available.
+                    let by = |b: &[f64; BLOCK], v| unsafe { avx2::count_at_or_below(b, v) };
+                    assert_eq!(usize::from(cuts.bin_by(v, by)), want, "{n} cuts, {v}, AVX2");
+                }
             }
         }
     }
