@@ -125,7 +125,7 @@ static BOOSTER: &[u8] = include_bytes!(concat!(
 /// directions and dtypes the model decides on the H200 ([`catalogue::validated_pool`]), and
 /// makes one decision per direction on [`PRIMING`] (discarded; the per-process decisions are
 /// left empty), so that the code a decision runs — the families' rules, geometry and cost
-/// models, the features, the trees, and [`choose`]'s own steps around them ([`prime_choose`])
+/// models, the features, the trees, and [`choose`]'s own steps around them (`prime_choose`)
 /// — is paged in and cached by the load instead of by the program's first convolution
 /// (`models/h200/README.md`, "Decision time", has what this moves).
 pub fn shipped() -> Result<&'static Model, &'static str> {
