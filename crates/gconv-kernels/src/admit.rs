@@ -9,7 +9,7 @@
 use crate::config::KernelConfig;
 use crate::device::DeviceLimits;
 use crate::dispatch;
-use crate::family::{KernelFamily, Plan, PlanSummary};
+use crate::family::{KernelFamily, Plan, PlanSummary, ProblemFacts};
 use crate::rejection::Rejection;
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{Problem, TensorRole};
@@ -235,7 +235,8 @@ pub fn admit_validated(
 /// rules and plan; the answers are [`admit_validated`]'s (which is one gate used once), the
 /// same rejection included (the problem's rule still comes after the family's).
 pub struct Gate {
-    problem: Problem,
+    /// The problem and what every member's plan reads of it alone, computed once.
+    facts: ProblemFacts,
     target: Target,
     /// [`check_32bit_offsets`] of the problem.
     offsets: Result<(), Rejection>,
@@ -245,7 +246,7 @@ impl Gate {
     /// The gate of `problem` on `target`.
     pub fn new(problem: &Problem, target: &Target) -> Gate {
         Gate {
-            problem: *problem,
+            facts: ProblemFacts::of(problem),
             target: *target,
             offsets: check_32bit_offsets(problem),
         }
@@ -253,7 +254,7 @@ impl Gate {
 
     /// The problem it admits for.
     pub fn problem(&self) -> &Problem {
-        &self.problem
+        self.facts.problem()
     }
 
     /// The target it admits on.
@@ -266,12 +267,12 @@ impl Gate {
         let device = &self.target.device;
         let plan = self.pass(
             valid,
-            |fam, cfg| fam.plan(cfg, &self.problem, device),
+            |fam, cfg| fam.plan(cfg, self.problem(), device),
             |p| p.grid(),
         )?;
         Ok(Admitted {
             gated: Gated::of(&valid.cfg, PlanSummary::of(plan.as_ref(), device)),
-            problem: self.problem,
+            problem: *self.problem(),
             target: self.target,
             plan,
         })
@@ -283,7 +284,7 @@ impl Gate {
         let device = &self.target.device;
         let summary = self.pass(
             valid,
-            |fam, cfg| fam.plan_summary(cfg, &self.problem, device),
+            |fam, cfg| fam.plan_summary(cfg, &self.facts, device),
             |s| s.grid,
         )?;
         Ok(Gated::of(&valid.cfg, summary))
@@ -299,7 +300,7 @@ impl Gate {
         plan: impl FnOnce(&'static dyn KernelFamily, &KernelConfig) -> Result<T, Rejection>,
         grid: impl FnOnce(&T) -> [u64; 3],
     ) -> Result<T, Rejection> {
-        let (cfg, problem) = (&valid.cfg, &self.problem);
+        let (cfg, problem) = (&valid.cfg, self.problem());
         if valid.arch != self.target.arch {
             validate(cfg, self.target.arch)?;
         }
