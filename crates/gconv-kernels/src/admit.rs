@@ -10,7 +10,7 @@ use crate::config::KernelConfig;
 use crate::device::DeviceLimits;
 use crate::dispatch;
 use crate::family::{KernelFamily, Plan, PlanSummary, ProblemFacts};
-use crate::rejection::Rejection;
+use crate::rejection::{Refused, Rejection};
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{Problem, TensorRole};
 use std::fmt;
@@ -290,16 +290,31 @@ impl Gate {
         Ok(Gated::of(&valid.cfg, summary))
     }
 
+    /// Whether [`Gate::screen`] admits `valid`, and its answer where it does: the same
+    /// [`Gated`], without writing why a member is refused (`auto` reads only the members
+    /// that pass, unless it builds a ranking).
+    pub fn admits(&self, valid: &Validated) -> Option<Gated> {
+        let device = &self.target.device;
+        let summary: Result<PlanSummary, Refused> = self.pass(
+            valid,
+            |fam, cfg| fam.plan_summary_or_refused(cfg, &self.facts, device),
+            |s| s.grid,
+        );
+        Some(Gated::of(&valid.cfg, summary.ok()?))
+    }
+
     /// The gates in their order around the family's plan (`plan`, whose launch grid `grid`
     /// reads): the arch rule when the config was validated on another architecture, the
     /// direction and dtype, the family's rules and plan, the problem's 32-bit offsets, the grid
     /// limits.
-    fn pass<T>(
+    ///
+    /// `E` is how a refusal answers: the [`Rejection`], or [`Refused`] alone.
+    fn pass<T, E: From<Rejection>>(
         &self,
         valid: &Validated,
-        plan: impl FnOnce(&'static dyn KernelFamily, &KernelConfig) -> Result<T, Rejection>,
+        plan: impl FnOnce(&'static dyn KernelFamily, &KernelConfig) -> Result<T, E>,
         grid: impl FnOnce(&T) -> [u64; 3],
-    ) -> Result<T, Rejection> {
+    ) -> Result<T, E> {
         let (cfg, problem) = (&valid.cfg, self.problem());
         if valid.arch != self.target.arch {
             validate(cfg, self.target.arch)?;
@@ -308,17 +323,19 @@ impl Gate {
             return Err(Rejection::DirectionMismatch {
                 config: cfg.direction.token(),
                 problem: problem.direction.token(),
-            });
+            }
+            .into());
         }
         if cfg.dtype != problem.dtype {
             return Err(Rejection::DtypeMismatch {
                 config: cfg.dtype.token(),
                 problem: problem.dtype.token(),
-            });
+            }
+            .into());
         }
         let planned = plan(dispatch::of(cfg.family), cfg)?;
         if let Err(r) = &self.offsets {
-            return Err(r.clone());
+            return Err(r.clone().into());
         }
         check_grid(grid(&planned))?;
         Ok(planned)
@@ -501,6 +518,15 @@ mod tests {
                                 Ok(v) => Gate::new(&p, &t).screen(v),
                                 Err(r) => Err(r.clone()),
                             };
+                            // Without why: the same answer where it passes, and a refusal
+                            // where it does not.
+                            if let Ok(v) = valid {
+                                assert_eq!(
+                                    Gate::new(&p, &t).admits(v),
+                                    screened.as_ref().ok().copied(),
+                                    "{c} on {p}"
+                                );
+                            }
                             match (&want, &screened) {
                                 (Ok(w), Ok(s)) => {
                                     assert_eq!(w.gated(), s, "{c} on {p}");

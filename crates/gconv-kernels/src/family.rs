@@ -10,7 +10,7 @@
 
 use crate::config::{Family, KernelConfig};
 use crate::device::DeviceLimits;
-use crate::rejection::Rejection;
+use crate::rejection::{Refused, Rejection};
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{DType, Direction, Problem};
 use std::fmt;
@@ -53,6 +53,18 @@ pub trait KernelFamily: Sync {
     ) -> Result<PlanSummary, Rejection> {
         self.plan(cfg, facts.problem(), device)
             .map(|plan| PlanSummary::of(plan.as_ref(), device))
+    }
+
+    /// [`KernelFamily::plan_summary`] where only whether the member passes is read (`auto`'s
+    /// decisions): the same summary, or [`Refused`] where it answers a rejection (a family may
+    /// then skip writing the rule's message).
+    fn plan_summary_or_refused(
+        &self,
+        cfg: &KernelConfig,
+        facts: &ProblemFacts,
+        device: &DeviceLimits,
+    ) -> Result<PlanSummary, Refused> {
+        self.plan_summary(cfg, facts, device).map_err(Refused::from)
     }
 
     /// The family's default pool for a direction and dtype (empty when it has none). Every

@@ -320,9 +320,12 @@ impl Pool {
         let mut is_candidate = Vec::with_capacity(pool.len());
         for (c, v) in pool {
             let c = *c;
+            // Why a member is refused is kept only for a ranking (`keep`); a decision asks only
+            // whether it passes (`Gate::admits`: no rule message written).
             let gated = match v {
-                Ok(v) => gate.screen(v).map(|g| (v, g)),
-                Err(r) => Err(r.clone()),
+                Ok(v) if keep => gate.screen(v).map(|g| (v, g)).map_err(Some),
+                Ok(v) => gate.admits(v).map(|g| (v, g)).ok_or(None),
+                Err(r) => Err(keep.then(|| r.clone())),
             };
             match gated {
                 Ok((v, g)) => {
@@ -340,8 +343,8 @@ impl Pool {
                     members.push((c, g));
                     valid.push(v);
                 }
-                Err(r) if keep => left_out.push((c, LeftOut::Refused(r))),
-                Err(_) => {}
+                Err(Some(r)) => left_out.push((c, LeftOut::Refused(r))),
+                Err(None) => {}
             }
         }
         let ctx = Context::from_members(&members, problem);

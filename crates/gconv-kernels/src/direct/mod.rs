@@ -177,7 +177,7 @@ pub use view::{DirectView, DirectWork};
 use crate::config::{Family, KernelConfig, Math};
 use crate::device::DeviceLimits;
 use crate::family::{KernelFamily, Plan, PlanSummary, ProblemFacts};
-use crate::rejection::Rejection;
+use crate::rejection::{Refused, Rejection};
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{DType, Direction, Problem};
 use std::sync::Arc;
@@ -223,9 +223,9 @@ fn planned<T>(
 ) -> Result<T, Rejection> {
     let fp = forward_problem(problem);
     let kp = geometry::merge_groups(cfg, &fp);
-    rules::check_before_geometry(cfg, problem, &fp, &kp)?;
+    rules::check_before_geometry::<Rejection>(cfg, problem, &fp, &kp)?;
     let plan = DirectPlan::of(cfg, problem, fp, kp, device);
-    rules::check_after_geometry(cfg, problem, &plan.geometry, plan.registers, device)?;
+    rules::check_after_geometry::<Rejection>(cfg, problem, &plan.geometry, plan.registers, device)?;
     Ok(then(plan))
 }
 
@@ -234,18 +234,20 @@ fn planned<T>(
 /// derivations ([`geometry::PlanParts`]), the forward problem and its compulsory bytes read
 /// from the gate's `facts` (a backward-data dual moves the problem's three tensors, dY as its
 /// X and dX as its Y, so their bytes are the problem's: `cost::cost_of`).
+/// `E` says how a broken rule answers ([`rules::Refusal`]: the rejection, or only that the
+/// member was refused).
 #[inline(always)]
-fn summary(
+fn summary<E: rules::Refusal>(
     cfg: &KernelConfig,
     facts: &ProblemFacts,
     device: &DeviceLimits,
-) -> Result<PlanSummary, Rejection> {
+) -> Result<PlanSummary, E> {
     let (problem, fp) = (facts.problem(), facts.forward());
     let merged = geometry::merged_groups(cfg, fp);
     let kp = merged.as_ref().unwrap_or(fp);
-    rules::check_before_geometry(cfg, problem, fp, kp)?;
+    rules::check_before_geometry::<E>(cfg, problem, fp, kp)?;
     let parts = geometry::PlanParts::of(cfg, problem, fp, kp, device);
-    rules::check_after_geometry(cfg, problem, &parts.geometry, parts.registers, device)?;
+    rules::check_after_geometry::<E>(cfg, problem, &parts.geometry, parts.registers, device)?;
     let cost = cost::cost_of(
         &parts.cfg,
         fp,
@@ -297,6 +299,16 @@ impl KernelFamily for Direct {
         facts: &ProblemFacts,
         device: &DeviceLimits,
     ) -> Result<PlanSummary, Rejection> {
+        summary(cfg, facts, device)
+    }
+
+    /// [`summary`] answering only that a member was refused: no rule message is written.
+    fn plan_summary_or_refused(
+        &self,
+        cfg: &KernelConfig,
+        facts: &ProblemFacts,
+        device: &DeviceLimits,
+    ) -> Result<PlanSummary, Refused> {
         summary(cfg, facts, device)
     }
 
