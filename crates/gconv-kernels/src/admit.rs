@@ -14,7 +14,7 @@ use crate::rejection::{Refused, Rejection};
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{Problem, TensorRole};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What a kernel is admitted for: the architecture its module may use and the device it is
 /// planned on.
@@ -235,8 +235,11 @@ pub fn admit_validated(
 /// rules and plan; the answers are [`admit_validated`]'s (which is one gate used once), the
 /// same rejection included (the problem's rule still comes after the family's).
 pub struct Gate {
-    /// The problem and what every member's plan reads of it alone, computed once.
-    facts: ProblemFacts,
+    problem: Problem,
+    /// What every member's summary reads of the problem alone, derived once, when a summary
+    /// first asks ([`Gate::screen`], [`Gate::admits`]; [`Gate::admit`] never does, so that
+    /// [`admit`] of one config pays nothing for it).
+    facts: OnceLock<ProblemFacts>,
     target: Target,
     /// [`check_32bit_offsets`] of the problem.
     offsets: Result<(), Rejection>,
@@ -246,7 +249,8 @@ impl Gate {
     /// The gate of `problem` on `target`.
     pub fn new(problem: &Problem, target: &Target) -> Gate {
         Gate {
-            facts: ProblemFacts::of(problem),
+            problem: *problem,
+            facts: OnceLock::new(),
             target: *target,
             offsets: check_32bit_offsets(problem),
         }
@@ -254,7 +258,12 @@ impl Gate {
 
     /// The problem it admits for.
     pub fn problem(&self) -> &Problem {
-        self.facts.problem()
+        &self.problem
+    }
+
+    /// The problem's facts, derived on the first call.
+    fn facts(&self) -> &ProblemFacts {
+        self.facts.get_or_init(|| ProblemFacts::of(&self.problem))
     }
 
     /// The target it admits on.
@@ -284,7 +293,7 @@ impl Gate {
         let device = &self.target.device;
         let summary = self.pass(
             valid,
-            |fam, cfg| fam.plan_summary(cfg, &self.facts, device),
+            |fam, cfg| fam.plan_summary(cfg, self.facts(), device),
             |s| s.grid,
         )?;
         Ok(Gated::of(&valid.cfg, summary))
@@ -297,7 +306,7 @@ impl Gate {
         let device = &self.target.device;
         let summary: Result<PlanSummary, Refused> = self.pass(
             valid,
-            |fam, cfg| fam.plan_summary_or_refused(cfg, &self.facts, device),
+            |fam, cfg| fam.plan_summary_or_refused(cfg, self.facts(), device),
             |s| s.grid,
         );
         Some(Gated::of(&valid.cfg, summary.ok()?))
