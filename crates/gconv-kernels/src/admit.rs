@@ -9,12 +9,12 @@
 use crate::config::KernelConfig;
 use crate::device::DeviceLimits;
 use crate::dispatch;
-use crate::family::{KernelFamily, Plan, PlanSummary};
-use crate::rejection::Rejection;
+use crate::family::{KernelFamily, Plan, PlanSummary, ProblemFacts};
+use crate::rejection::{Refused, Rejection};
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{Problem, TensorRole};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What a kernel is admitted for: the architecture its module may use and the device it is
 /// planned on.
@@ -236,6 +236,10 @@ pub fn admit_validated(
 /// same rejection included (the problem's rule still comes after the family's).
 pub struct Gate {
     problem: Problem,
+    /// What every member's summary reads of the problem alone, derived once, when a summary
+    /// first asks ([`Gate::screen`], [`Gate::admits`]; [`Gate::admit`] never does, so that
+    /// [`admit`] of one config pays nothing for it).
+    facts: OnceLock<ProblemFacts>,
     target: Target,
     /// [`check_32bit_offsets`] of the problem.
     offsets: Result<(), Rejection>,
@@ -246,6 +250,7 @@ impl Gate {
     pub fn new(problem: &Problem, target: &Target) -> Gate {
         Gate {
             problem: *problem,
+            facts: OnceLock::new(),
             target: *target,
             offsets: check_32bit_offsets(problem),
         }
@@ -254,6 +259,11 @@ impl Gate {
     /// The problem it admits for.
     pub fn problem(&self) -> &Problem {
         &self.problem
+    }
+
+    /// The problem's facts, derived on the first call.
+    fn facts(&self) -> &ProblemFacts {
+        self.facts.get_or_init(|| ProblemFacts::of(&self.problem))
     }
 
     /// The target it admits on.
@@ -266,12 +276,12 @@ impl Gate {
         let device = &self.target.device;
         let plan = self.pass(
             valid,
-            |fam, cfg| fam.plan(cfg, &self.problem, device),
+            |fam, cfg| fam.plan(cfg, self.problem(), device),
             |p| p.grid(),
         )?;
         Ok(Admitted {
             gated: Gated::of(&valid.cfg, PlanSummary::of(plan.as_ref(), device)),
-            problem: self.problem,
+            problem: *self.problem(),
             target: self.target,
             plan,
         })
@@ -283,23 +293,38 @@ impl Gate {
         let device = &self.target.device;
         let summary = self.pass(
             valid,
-            |fam, cfg| fam.plan_summary(cfg, &self.problem, device),
+            |fam, cfg| fam.plan_summary(cfg, self.facts(), device),
             |s| s.grid,
         )?;
         Ok(Gated::of(&valid.cfg, summary))
+    }
+
+    /// Whether [`Gate::screen`] admits `valid`, and its answer where it does: the same
+    /// [`Gated`], without writing why a member is refused (`auto` reads only the members
+    /// that pass, unless it builds a ranking).
+    pub fn admits(&self, valid: &Validated) -> Option<Gated> {
+        let device = &self.target.device;
+        let summary: Result<PlanSummary, Refused> = self.pass(
+            valid,
+            |fam, cfg| fam.plan_summary_or_refused(cfg, self.facts(), device),
+            |s| s.grid,
+        );
+        Some(Gated::of(&valid.cfg, summary.ok()?))
     }
 
     /// The gates in their order around the family's plan (`plan`, whose launch grid `grid`
     /// reads): the arch rule when the config was validated on another architecture, the
     /// direction and dtype, the family's rules and plan, the problem's 32-bit offsets, the grid
     /// limits.
-    fn pass<T>(
+    ///
+    /// `E` is how a refusal answers: the [`Rejection`], or [`Refused`] alone.
+    fn pass<T, E: From<Rejection>>(
         &self,
         valid: &Validated,
-        plan: impl FnOnce(&'static dyn KernelFamily, &KernelConfig) -> Result<T, Rejection>,
+        plan: impl FnOnce(&'static dyn KernelFamily, &KernelConfig) -> Result<T, E>,
         grid: impl FnOnce(&T) -> [u64; 3],
-    ) -> Result<T, Rejection> {
-        let (cfg, problem) = (&valid.cfg, &self.problem);
+    ) -> Result<T, E> {
+        let (cfg, problem) = (&valid.cfg, self.problem());
         if valid.arch != self.target.arch {
             validate(cfg, self.target.arch)?;
         }
@@ -307,17 +332,19 @@ impl Gate {
             return Err(Rejection::DirectionMismatch {
                 config: cfg.direction.token(),
                 problem: problem.direction.token(),
-            });
+            }
+            .into());
         }
         if cfg.dtype != problem.dtype {
             return Err(Rejection::DtypeMismatch {
                 config: cfg.dtype.token(),
                 problem: problem.dtype.token(),
-            });
+            }
+            .into());
         }
         let planned = plan(dispatch::of(cfg.family), cfg)?;
         if let Err(r) = &self.offsets {
-            return Err(r.clone());
+            return Err(r.clone().into());
         }
         check_grid(grid(&planned))?;
         Ok(planned)
@@ -500,6 +527,15 @@ mod tests {
                                 Ok(v) => Gate::new(&p, &t).screen(v),
                                 Err(r) => Err(r.clone()),
                             };
+                            // Without why: the same answer where it passes, and a refusal
+                            // where it does not.
+                            if let Ok(v) = valid {
+                                assert_eq!(
+                                    Gate::new(&p, &t).admits(v),
+                                    screened.as_ref().ok().copied(),
+                                    "{c} on {p}"
+                                );
+                            }
                             match (&want, &screened) {
                                 (Ok(w), Ok(s)) => {
                                     assert_eq!(w.gated(), s, "{c} on {p}");

@@ -10,7 +10,7 @@
 
 use crate::config::{Family, KernelConfig};
 use crate::device::DeviceLimits;
-use crate::rejection::Rejection;
+use crate::rejection::{Refused, Rejection};
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{DType, Direction, Problem};
 use std::fmt;
@@ -42,14 +42,29 @@ pub trait KernelFamily: Sync {
     /// plan: the same rules in the same order, the same rejection. `auto` gates its whole pool
     /// on every decision and reads only this of each member; the families plan on the stack
     /// instead of allocating a plan that is dropped at once.
+    ///
+    /// `facts` are the problem's ([`ProblemFacts::of`]), computed once by the gate for the
+    /// whole pool rather than by every member's plan.
     fn plan_summary(
         &self,
         cfg: &KernelConfig,
-        problem: &Problem,
+        facts: &ProblemFacts,
         device: &DeviceLimits,
     ) -> Result<PlanSummary, Rejection> {
-        self.plan(cfg, problem, device)
+        self.plan(cfg, facts.problem(), device)
             .map(|plan| PlanSummary::of(plan.as_ref(), device))
+    }
+
+    /// [`KernelFamily::plan_summary`] where only whether the member passes is read (`auto`'s
+    /// decisions): the same summary, or [`Refused`] where it answers a rejection (a family may
+    /// then skip writing the rule's message).
+    fn plan_summary_or_refused(
+        &self,
+        cfg: &KernelConfig,
+        facts: &ProblemFacts,
+        device: &DeviceLimits,
+    ) -> Result<PlanSummary, Refused> {
+        self.plan_summary(cfg, facts, device).map_err(Refused::from)
     }
 
     /// The family's default pool for a direction and dtype (empty when it has none). Every
@@ -109,12 +124,72 @@ pub struct PlanSummary {
 impl PlanSummary {
     /// The summary of `plan` on `device`.
     pub fn of<P: Plan + ?Sized>(plan: &P, device: &DeviceLimits) -> PlanSummary {
+        PlanSummary::priced(plan, plan.cost(device))
+    }
+
+    /// The summary of `plan` whose [`Plan::cost`] on the device is `cost` (a family that
+    /// prices its plan with the gate's [`ProblemFacts`] gives the same number).
+    pub fn priced<P: Plan + ?Sized>(plan: &P, cost: f64) -> PlanSummary {
         PlanSummary {
             grid: plan.grid(),
             smem_bytes: plan.smem_bytes(),
             registers: plan.registers(),
-            cost: plan.cost(device),
+            cost,
             resolved: plan.resolved_config(),
         }
+    }
+}
+
+/// What every member's plan reads of the problem alone, computed once per problem: the gate
+/// ([`crate::admit::Gate`]) makes it once and hands it to every member's
+/// [`KernelFamily::plan_summary`], instead of each plan recomputing it (a pool has about 110
+/// members). Each value is the [`Problem`] method's answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProblemFacts {
+    problem: Problem,
+    /// [`Problem::min_bytes`].
+    min_bytes: f64,
+    /// `N · Do·Ho·Wo`: the output pixels of every image (the forward GEMM's M, the
+    /// backward-weight GEMM's K).
+    out_pixels: u64,
+    /// The forward convolution that computes the problem: a backward-data problem's
+    /// [`Problem::dgrad_dual`] where it has one, else the problem itself.
+    forward: Problem,
+}
+
+impl ProblemFacts {
+    /// The facts of `problem`.
+    pub fn of(problem: &Problem) -> ProblemFacts {
+        ProblemFacts {
+            problem: *problem,
+            min_bytes: problem.min_bytes(),
+            out_pixels: problem.n * problem.output_volume(),
+            forward: match problem.direction {
+                Direction::Dgrad => problem.dgrad_dual().unwrap_or(*problem),
+                Direction::Fwd | Direction::Wgrad => *problem,
+            },
+        }
+    }
+
+    /// The problem.
+    pub fn problem(&self) -> &Problem {
+        &self.problem
+    }
+
+    /// [`Problem::min_bytes`]: the compulsory bytes of the problem's three tensors.
+    pub fn min_bytes(&self) -> f64 {
+        self.min_bytes
+    }
+
+    /// `N · Do·Ho·Wo` ([`Problem::output_volume`] of every image).
+    pub fn out_pixels(&self) -> u64 {
+        self.out_pixels
+    }
+
+    /// The forward convolution that computes the problem: a backward-data problem's
+    /// [`Problem::dgrad_dual`] where it has one, else the problem itself (the direct family's
+    /// `forward_problem`).
+    pub fn forward(&self) -> &Problem {
+        &self.forward
     }
 }

@@ -231,6 +231,19 @@ pub enum Rejection {
     Family(FamilyRule),
 }
 
+/// That a config was refused, without why: what the gate's screen answers where the reason is
+/// never read (`crate::admit::Gate::admits`, for `auto`'s decisions), so that no rule message
+/// is written or allocated for the members it refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("refused")]
+pub struct Refused;
+
+impl From<Rejection> for Refused {
+    fn from(_: Rejection) -> Refused {
+        Refused
+    }
+}
+
 /// A rejection by a rule that belongs to one family: the family's module keeps the typed rule
 /// (its fields and its message) and converts it into this, so that adding a rule or a direction
 /// to a family never touches this file.

@@ -86,8 +86,9 @@ fn pick_among<'a, 'c, A: AsRef<Gated>>(
         .map(|(_, a)| a)
 }
 
-/// Family `f`'s pick on `problem`: its considered pool members gated without plans
-/// ([`Gate::screen`]), and only the pick admitted in full.
+/// Family `f`'s pick on `problem`: its considered pool members gated without plans, and
+/// without why the refused ones were refused ([`Gate::admits`]), and only the pick admitted in
+/// full.
 fn pick(f: Family, problem: &Problem, target: &Target) -> Option<Admitted> {
     let fam = dispatch::of(f);
     let gate = Gate::new(problem, target);
@@ -97,7 +98,7 @@ fn pick(f: Family, problem: &Problem, target: &Target) -> Option<Admitted> {
         .filter(|c| fam.auto_considers(c, problem))
         .filter_map(|c| {
             let valid = Validated::new(&c, target.arch).ok()?;
-            let gated = gate.screen(&valid).ok()?;
+            let gated = gate.admits(&valid)?;
             Some((c, Screened { valid, gated }))
         })
         .collect();

@@ -21,6 +21,7 @@ use gconv_kernels::{
 };
 use gconv_problem::Problem;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, OnceLock};
 
 /// Who made an `auto` choice.
@@ -320,9 +321,12 @@ impl Pool {
         let mut is_candidate = Vec::with_capacity(pool.len());
         for (c, v) in pool {
             let c = *c;
+            // Why a member is refused is kept only for a ranking (`keep`); a decision asks only
+            // whether it passes (`Gate::admits`: no rule message written).
             let gated = match v {
-                Ok(v) => gate.screen(v).map(|g| (v, g)),
-                Err(r) => Err(r.clone()),
+                Ok(v) if keep => gate.screen(v).map(|g| (v, g)).map_err(Some),
+                Ok(v) => gate.admits(v).map(|g| (v, g)).ok_or(None),
+                Err(r) => Err(keep.then(|| r.clone())),
             };
             match gated {
                 Ok((v, g)) => {
@@ -340,8 +344,8 @@ impl Pool {
                     members.push((c, g));
                     valid.push(v);
                 }
-                Err(r) if keep => left_out.push((c, LeftOut::Refused(r))),
-                Err(_) => {}
+                Err(Some(r)) => left_out.push((c, LeftOut::Refused(r))),
+                Err(None) => {}
             }
         }
         let ctx = Context::from_members(&members, problem);
@@ -407,11 +411,55 @@ pub fn model_choice(
 
 type DecisionKey = (Problem, Families, Target, AutoMode);
 
+/// The per-process decisions, hashed by [`KeyHasher`].
+type Decisions = HashMap<DecisionKey, Option<Choice>, BuildHasherDefault<KeyHasher>>;
+
 /// Decisions made in this process, so that a layer met again (every training step) costs a
 /// lookup instead of a ranking.
-fn decided() -> &'static Mutex<HashMap<DecisionKey, Option<Choice>>> {
-    static CACHE: OnceLock<Mutex<HashMap<DecisionKey, Option<Choice>>>> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+fn decided() -> &'static Mutex<Decisions> {
+    static CACHE: OnceLock<Mutex<Decisions>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(Decisions::default()))
+}
+
+/// The decisions' hasher: a multiply-rotate over the key's words (FxHash's step). A key is a
+/// problem, a target and two small enums, about 60 words that the standard SipHash took about
+/// 2,700 instructions to hash, twice per decision (the lookup and the insertion); these keys
+/// are the program's own layers, so the table needs no defence against chosen collisions.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.add(v as u64);
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.add(v as u64);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// `auto` over `families`: the model where it applies, else the rule (see the module

@@ -76,19 +76,46 @@ pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem, geo: &DirectGe
 /// modelled), a stride-phase one by [`phase_cost_estimate`]. Known limits: the model has no load/compute-overlap term, so it rarely picks a
 /// persistent (2-stage) member.
 pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
-    let (cfg, problem, geo) = (&plan.cfg, &plan.forward_problem, &plan.geometry);
+    cost_of(
+        &plan.cfg,
+        &plan.forward_problem,
+        &plan.kernel_problem,
+        &plan.geometry,
+        plan.registers,
+        device,
+        plan.forward_problem.min_bytes(),
+    )
+}
+
+/// [`cost_estimate`], the forward problem's compulsory bytes given (`min_bytes`, its
+/// [`Problem::min_bytes`], which is the admitted problem's: a backward-data dual moves the
+/// same three tensors, dY as its X and dX as its Y; in the gate
+/// [`crate::family::ProblemFacts::min_bytes`]). Read by the CUDA-core forward path and the
+/// backward-weight slab and streaming paths, whose problem is the forward problem itself.
+/// The plan is given by its parts (the gate's summary prices them where they were derived,
+/// without building a [`DirectPlan`]): its config `cfg`, forward problem `problem`, kernel
+/// problem `kp`, geometry `geo` and register estimate `registers`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn cost_of(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    kp: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    device: &DeviceLimits,
+    min_bytes: f64,
+) -> f64 {
     if wgrad_mma::applies(cfg, problem) {
-        let kp = &plan.kernel_problem;
-        return wgrad_mma::cost_estimate(cfg, problem, kp, geo, plan.registers, device);
+        return wgrad_mma::cost_estimate(cfg, problem, kp, geo, registers, device);
     }
     if wgrad::applies(problem) {
-        return wgrad_cost_estimate(cfg, problem, geo, plan.registers, device);
+        return wgrad_cost_with(cfg, problem, geo, registers, device, min_bytes);
     }
     if strided::applies(problem) {
-        return phase_cost_estimate(cfg, problem, geo, plan.registers, device);
+        return phase_cost_estimate(cfg, problem, geo, registers, device);
     }
     if cfg.math == Math::Mma {
-        return mma_cost_estimate(cfg, &plan.kernel_problem, geo, device);
+        return mma_cost_estimate(cfg, kp, geo, device);
     }
     let es = problem.dtype.size_bytes() as f64;
     let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
@@ -97,10 +124,10 @@ pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
         * geo.grid[1] as f64;
     let threads = cfg.threads().max(1) as f64;
     let t_issue = tiles * threads * thread_instructions(cfg, problem, geo) / 2.4e13;
-    let t_dram = problem.min_bytes() / 3.5e12;
+    let t_dram = min_bytes / 3.5e12;
     let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
     let t_l2 = tiles * (halo + cfg.tile_m as f64 * cfg.tile_n as f64 * es) / 8e12;
-    let wave = device.wave(geo.smem_bytes, cfg.threads(), plan.registers) as f64;
+    let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
     // Tiles per CTA are equal up to one (persistent launches), so quantisation is by CTAs.
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     let penalty =
@@ -226,11 +253,23 @@ pub fn wgrad_cost_estimate(
     registers: u32,
     device: &DeviceLimits,
 ) -> f64 {
+    wgrad_cost_with(cfg, problem, geo, registers, device, problem.min_bytes())
+}
+
+/// [`wgrad_cost_estimate`], the problem's [`Problem::min_bytes`] given.
+fn wgrad_cost_with(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    device: &DeviceLimits,
+    min_bytes: f64,
+) -> f64 {
     if banded::applies(cfg, problem) {
         return banded::cost_estimate(cfg, problem, geo, registers, device);
     }
     if stream::applies(cfg, problem) {
-        return stream_cost_estimate(cfg, problem, geo, registers, device);
+        return stream_cost_with(cfg, problem, geo, registers, device, min_bytes);
     }
     if wgrad_mma::applies(cfg, problem) {
         let kp = super::geometry::merge_groups(cfg, problem);
@@ -252,7 +291,7 @@ pub fn wgrad_cost_estimate(
     let channel_blocks = geo.grid[1] as f64;
     let tiles = wgrad::tiles(problem, geo.th, geo.tw) as f64 * channel_blocks;
     let t_issue = tiles * (math + copies) / 2.4e13;
-    let t_dram = problem.min_bytes() / 3.5e12;
+    let t_dram = min_bytes / 3.5e12;
     let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
     let t_l2 = tiles * (halo + cfg.tile_m as f64 * cfg.tile_n as f64 * es) / 8e12;
     let slabs = geo.grid[0] as f64;
@@ -329,6 +368,18 @@ pub fn stream_cost_estimate(
     registers: u32,
     device: &DeviceLimits,
 ) -> f64 {
+    stream_cost_with(cfg, problem, geo, registers, device, problem.min_bytes())
+}
+
+/// [`stream_cost_estimate`], the problem's [`Problem::min_bytes`] given.
+fn stream_cost_with(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    device: &DeviceLimits,
+    min_bytes: f64,
+) -> f64 {
     let es = problem.dtype.size_bytes() as f64;
     let (rg, rgs, lanes, _) = stream::thread_mapping(cfg, problem);
     let (vec, tw) = (cfg.vec_a as f64, geo.tw as f64);
@@ -354,7 +405,7 @@ pub fn stream_cost_estimate(
     let units = stream::units(problem, geo.tw) as f64;
     let channel_blocks = geo.grid[1] as f64;
     let t_issue = units * channel_blocks * lanes as f64 * per_unit / 2.4e13;
-    let t_dram = problem.min_bytes() / 3.5e12;
+    let t_dram = min_bytes / 3.5e12;
     let vec_bytes = channel_blocks * cfg.tile_n as f64 * es;
     let t_l2 = units * vec_bytes * (rgs as f64 * tw + live_rows * span) / 8e12;
     let slabs = geo.grid[0] as f64;

@@ -80,15 +80,16 @@ pub fn kernel_problem(cfg: &KernelConfig, problem: &Problem) -> Problem {
 
 /// The group merge of [`kernel_problem`] on an already forward problem.
 pub(crate) fn merge_groups(cfg: &KernelConfig, problem: &Problem) -> Problem {
+    merged_groups(cfg, problem).unwrap_or(*problem)
+}
+
+/// [`merge_groups`] where it merges; `None` where the kernel problem is `problem` itself.
+pub(crate) fn merged_groups(cfg: &KernelConfig, problem: &Problem) -> Option<Problem> {
     let gm = cfg.group_merge.max(1) as u64;
-    if cfg.math == Math::Mma && gm > 1 && problem.g.is_multiple_of(gm) {
-        Problem {
-            g: problem.g / gm,
-            ..*problem
-        }
-    } else {
-        *problem
-    }
+    (cfg.math == Math::Mma && gm > 1 && problem.g.is_multiple_of(gm)).then(|| Problem {
+        g: problem.g / gm,
+        ..*problem
+    })
 }
 
 /// The derived geometry of `cfg` on `problem` on `device` (see the module doc; merged groups
@@ -718,7 +719,45 @@ impl DirectPlan {
         kp: Problem,
         device: &DeviceLimits,
     ) -> DirectPlan {
-        let geometry = geometry_of(cfg, &kp, device);
+        let parts = PlanParts::of(cfg, problem, &fp, &kp, device);
+        DirectPlan {
+            cfg: parts.cfg,
+            resolved: parts.resolved,
+            problem: *problem,
+            forward_problem: fp,
+            kernel_problem: kp,
+            geometry: parts.geometry,
+            registers: parts.registers,
+        }
+    }
+}
+
+/// What [`DirectPlan::of`] derives (its fields other than the problems): the gate's summary
+/// reads these where they were derived, with the problems borrowed, instead of copying three
+/// problems into a plan it drops at once.
+pub(crate) struct PlanParts {
+    /// [`DirectPlan::cfg`].
+    pub cfg: KernelConfig,
+    /// [`DirectPlan::resolved`].
+    pub resolved: bool,
+    /// [`DirectPlan::geometry`].
+    pub geometry: DirectGeometry,
+    /// [`DirectPlan::registers`].
+    pub registers: u32,
+}
+
+impl PlanParts {
+    /// [`DirectPlan::of`]'s derivations of `cfg` on `problem`, its forward problem `fp` and
+    /// kernel problem `kp`.
+    #[inline(always)]
+    pub(crate) fn of(
+        cfg: &KernelConfig,
+        problem: &Problem,
+        fp: &Problem,
+        kp: &Problem,
+        device: &DeviceLimits,
+    ) -> PlanParts {
+        let geometry = geometry_of(cfg, kp, device);
         let resolved = wgrad::applies(problem) && cfg.split_k == 0;
         let cfg = if resolved {
             KernelConfig {
@@ -728,14 +767,11 @@ impl DirectPlan {
         } else {
             *cfg
         };
-        DirectPlan {
+        PlanParts {
             cfg,
             resolved,
-            problem: *problem,
-            forward_problem: fp,
-            kernel_problem: kp,
             geometry,
-            registers: registers_on(&cfg, &fp, &kp),
+            registers: registers_on(&cfg, fp, kp),
         }
     }
 }

@@ -176,8 +176,8 @@ pub use view::{DirectView, DirectWork};
 
 use crate::config::{Family, KernelConfig, Math};
 use crate::device::DeviceLimits;
-use crate::family::{KernelFamily, Plan, PlanSummary};
-use crate::rejection::Rejection;
+use crate::family::{KernelFamily, Plan, PlanSummary, ProblemFacts};
+use crate::rejection::{Refused, Rejection};
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{DType, Direction, Problem};
 use std::sync::Arc;
@@ -214,9 +214,7 @@ fn plan(
     planned(cfg, problem, device, |plan| plan)
 }
 
-/// [`plan`]'s steps, the plan handed to `then` where it was built (inlined: the gate's
-/// summary reads the plan in place instead of moving its 700 bytes out twice).
-#[inline(always)]
+/// [`plan`]'s steps (the gate's summary takes the same steps in `summary`, without the plan).
 fn planned<T>(
     cfg: &KernelConfig,
     problem: &Problem,
@@ -225,10 +223,47 @@ fn planned<T>(
 ) -> Result<T, Rejection> {
     let fp = forward_problem(problem);
     let kp = geometry::merge_groups(cfg, &fp);
-    rules::check_before_geometry(cfg, problem, &fp, &kp)?;
+    rules::check_before_geometry::<Rejection>(cfg, problem, &fp, &kp)?;
     let plan = DirectPlan::of(cfg, problem, fp, kp, device);
-    rules::check_after_geometry(cfg, problem, &plan.geometry, plan.registers, device)?;
+    rules::check_after_geometry::<Rejection>(cfg, problem, &plan.geometry, plan.registers, device)?;
     Ok(then(plan))
+}
+
+/// [`planned`]'s steps summarised as [`PlanSummary::of`] the plan would be, without building
+/// the plan (no problem is copied into one): the same rules in the same order on the same
+/// derivations ([`geometry::PlanParts`]), the forward problem and its compulsory bytes read
+/// from the gate's `facts` (a backward-data dual moves the problem's three tensors, dY as its
+/// X and dX as its Y, so their bytes are the problem's: `cost::cost_of`).
+/// `E` says how a broken rule answers ([`rules::Refusal`]: the rejection, or only that the
+/// member was refused).
+#[inline(always)]
+fn summary<E: rules::Refusal>(
+    cfg: &KernelConfig,
+    facts: &ProblemFacts,
+    device: &DeviceLimits,
+) -> Result<PlanSummary, E> {
+    let (problem, fp) = (facts.problem(), facts.forward());
+    let merged = geometry::merged_groups(cfg, fp);
+    let kp = merged.as_ref().unwrap_or(fp);
+    rules::check_before_geometry::<E>(cfg, problem, fp, kp)?;
+    let parts = geometry::PlanParts::of(cfg, problem, fp, kp, device);
+    rules::check_after_geometry::<E>(cfg, problem, &parts.geometry, parts.registers, device)?;
+    let cost = cost::cost_of(
+        &parts.cfg,
+        fp,
+        kp,
+        &parts.geometry,
+        parts.registers,
+        device,
+        facts.min_bytes(),
+    );
+    Ok(PlanSummary {
+        grid: parts.geometry.grid,
+        smem_bytes: parts.geometry.smem_bytes,
+        registers: parts.registers,
+        cost,
+        resolved: parts.resolved.then_some(parts.cfg),
+    })
 }
 
 /// The direct family's [`KernelFamily`] implementation.
@@ -261,10 +296,20 @@ impl KernelFamily for Direct {
     fn plan_summary(
         &self,
         cfg: &KernelConfig,
-        problem: &Problem,
+        facts: &ProblemFacts,
         device: &DeviceLimits,
     ) -> Result<PlanSummary, Rejection> {
-        planned(cfg, problem, device, |plan| PlanSummary::of(&plan, device))
+        summary(cfg, facts, device)
+    }
+
+    /// [`summary`] answering only that a member was refused: no rule message is written.
+    fn plan_summary_or_refused(
+        &self,
+        cfg: &KernelConfig,
+        facts: &ProblemFacts,
+        device: &DeviceLimits,
+    ) -> Result<PlanSummary, Refused> {
+        summary(cfg, facts, device)
     }
 
     fn pool(&self, direction: Direction, dtype: DType) -> Vec<KernelConfig> {

@@ -18,7 +18,7 @@ use super::wgrad;
 use super::wgrad_mma;
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
-use crate::rejection::{FamilyRule, Rejection, RuleMessage};
+use crate::rejection::{FamilyRule, Refused, Rejection, RuleMessage};
 use crate::shared::{pow2_in, MAX_GROUP_MERGE, MAX_SPLIT};
 use gconv_problem::{DType, Direction, Problem};
 use thiserror::Error;
@@ -266,6 +266,28 @@ impl From<DirectRule> for Rejection {
     }
 }
 
+/// How a problem rule answers when it is broken: with the [`Rejection`] admission returns (the
+/// message kept), or with [`Refused`] alone (the gate's screen for `auto`, which reads no
+/// reason: no message is written or allocated).
+pub trait Refusal: From<DirectRule> + From<Rejection> {
+    /// Whether the answer keeps why (false: a rule's message need not be written).
+    const WHY: bool;
+}
+
+impl Refusal for Rejection {
+    const WHY: bool = true;
+}
+
+impl Refusal for Refused {
+    const WHY: bool = false;
+}
+
+impl From<DirectRule> for Refused {
+    fn from(_: DirectRule) -> Refused {
+        Refused
+    }
+}
+
 fn fixed(field: &'static str, value: String, expected: &'static str) -> Rejection {
     DirectRule::FieldFixed {
         field,
@@ -506,14 +528,14 @@ fn validate_wgrad_mma(cfg: &KernelConfig) -> Result<(), Rejection> {
 /// The problem rules of a tensor-core wgrad plan (`super::wgrad_mma`): C/G and K/G multiples
 /// of 8, whole groups per CTA, at most [`wgrad_mma::MAX_ACCUMULATORS`] accumulators per
 /// thread, a fixed slab count within the tiles, shared memory and registers.
-fn check_wgrad_mma(
+fn check_wgrad_mma<E: Refusal>(
     cfg: &KernelConfig,
     problem: &Problem,
     geo: &DirectGeometry,
     registers: u32,
     limits: &DeviceLimits,
-) -> Result<(), Rejection> {
-    check_wgrad_mma_channels(cfg, problem)?;
+) -> Result<(), E> {
+    check_wgrad_mma_channels::<E>(cfg, problem)?;
     let tiles = wgrad::tiles(problem, geo.th, geo.tw);
     if cfg.split_k as u64 > tiles {
         return Err(DirectRule::WgradSlabs {
@@ -527,12 +549,13 @@ fn check_wgrad_mma(
 
 /// The group merge of a tensor-core config (forward, dual backward data, backward weight): it
 /// divides G, and it is needed (C/G or K/G off a multiple of 8).
-fn check_group_merge(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+fn check_group_merge<E: Refusal>(cfg: &KernelConfig, problem: &Problem) -> Result<(), E> {
     if !problem.g.is_multiple_of(cfg.group_merge as u64) {
         return Err(Rejection::GroupMergeNotDivisor {
             gm: cfg.group_merge,
             g: problem.g,
-        });
+        }
+        .into());
     }
     if cfg.group_merge > 1 && problem.cpg().is_multiple_of(8) && problem.kpg().is_multiple_of(8) {
         return Err(DirectRule::GroupMergeNeedless {
@@ -549,10 +572,10 @@ fn check_group_merge(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
 /// needed (C/G or K/G off a multiple of 8), merged C/G and K/G multiples of 8, whole merged
 /// groups per CTA, M slices that each own a unit of every group, at most
 /// [`wgrad_mma::MAX_ACCUMULATORS`] accumulators per thread.
-fn check_wgrad_mma_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
-    check_group_merge(cfg, problem)?;
+fn check_wgrad_mma_channels<E: Refusal>(cfg: &KernelConfig, problem: &Problem) -> Result<(), E> {
+    check_group_merge::<E>(cfg, problem)?;
     let kp = super::geometry::merge_groups(cfg, problem);
-    check_mma_channels(&kp)?;
+    check_mma_channels::<E>(&kp)?;
     if !(cfg.tile_n as u64).is_multiple_of(kp.kpg()) {
         return Err(DirectRule::ChannelTile {
             kpg: kp.kpg(),
@@ -707,45 +730,45 @@ fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
 /// The rules of a banded wgrad plan (`super::banded`) that read no geometry: a depthwise layer
 /// with C a multiple of 8, 2D (at least 2 input rows), stride 1, dilation 1, `FX ≤ 32`,
 /// `FY ≤ 35`.
-fn check_banded_scope(problem: &Problem) -> Result<(), Rejection> {
-    let scope = |need: &'static str, got: String| -> Result<(), Rejection> {
+fn check_banded_scope<E: Refusal>(problem: &Problem) -> Result<(), E> {
+    // What the problem has, written only where the answer keeps why.
+    let scope = |need: &'static str, got: &dyn Fn() -> String| -> Result<(), E> {
+        let got = if E::WHY { got() } else { String::new() };
         Err(DirectRule::WgradBandedScope { need, got }.into())
     };
     if problem.cpg() != 1 || problem.kpg() != 1 {
-        return scope(
-            "a depthwise layer (C/G = K/G = 1)",
-            format!("C/G = {}, K/G = {}", problem.cpg(), problem.kpg()),
-        );
+        return scope("a depthwise layer (C/G = K/G = 1)", &|| {
+            format!("C/G = {}, K/G = {}", problem.cpg(), problem.kpg())
+        });
     }
     if !problem.c.is_multiple_of(8) {
-        return scope(
-            "C a multiple of 8 (16-byte channel vectors)",
-            format!("C = {}", problem.c),
-        );
+        return scope("C a multiple of 8 (16-byte channel vectors)", &|| {
+            format!("C = {}", problem.c)
+        });
     }
     if problem.filter[0] != 1 || problem.input[0] != 1 || problem.input[1] < 2 {
         return scope(
             "a 2D layer (a 1D layer fills one of a row pair and one of eight B rows)",
-            format!(
-                "depth {}, filter depth {}",
-                problem.input[0], problem.filter[0]
-            ),
+            &|| {
+                format!(
+                    "depth {}, filter depth {}",
+                    problem.input[0], problem.filter[0]
+                )
+            },
         );
     }
     if problem.stride[1..] != [1, 1] || problem.dilation[1..] != [1, 1] {
-        return scope(
-            "stride 1 and dilation 1",
+        return scope("stride 1 and dilation 1", &|| {
             format!(
                 "stride {}x{}, dilation {}x{}",
                 problem.stride[1], problem.stride[2], problem.dilation[1], problem.dilation[2]
-            ),
-        );
+            )
+        });
     }
     if problem.filter[2] > banded::MAX_FX || problem.filter[1] > banded::MAX_FY {
-        return scope(
-            "a filter at most 32 wide and 35 high",
-            format!("filter {}x{}", problem.filter[1], problem.filter[2]),
-        );
+        return scope("a filter at most 32 wide and 35 high", &|| {
+            format!("filter {}x{}", problem.filter[1], problem.filter[2])
+        });
     }
     Ok(())
 }
@@ -753,13 +776,13 @@ fn check_banded_scope(problem: &Problem) -> Result<(), Rejection> {
 /// The problem rules of a banded wgrad plan after [`check_banded_scope`]: at most
 /// [`banded::MAX_ACCUMULATORS`] accumulators per thread, a fixed slab count within the tiles,
 /// shared memory and registers.
-fn check_banded(
+fn check_banded<E: Refusal>(
     cfg: &KernelConfig,
     problem: &Problem,
     geo: &DirectGeometry,
     registers: u32,
     limits: &DeviceLimits,
-) -> Result<(), Rejection> {
+) -> Result<(), E> {
     let acc = banded::accumulators(cfg, problem);
     if acc > banded::MAX_ACCUMULATORS {
         let (bx, by) = banded::tap_blocks(problem);
@@ -786,13 +809,13 @@ fn check_banded(
 /// lanes × tap-row groups within the threads, the accumulators within
 /// [`stream::MAX_ACCUMULATORS`], a fixed slab count within the units, shared memory and
 /// registers.
-fn check_stream(
+fn check_stream<E: Refusal>(
     cfg: &KernelConfig,
     problem: &Problem,
     geo: &DirectGeometry,
     registers: u32,
     limits: &DeviceLimits,
-) -> Result<(), Rejection> {
+) -> Result<(), E> {
     if problem.cpg() != 1 || problem.kpg() != 1 {
         return Err(DirectRule::WgradStreamDepthwise {
             cpg: problem.cpg(),
@@ -835,7 +858,7 @@ fn check_stream(
 /// The rules of [`check_wgrad`] (outside the stream kernel's) that read no geometry: C/G and
 /// K/G ≤ [`MAX_DIRECT_CPG`], whole groups per channel tile, channel lanes × tap groups within
 /// the threads.
-fn check_wgrad_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+fn check_wgrad_channels<E: Refusal>(cfg: &KernelConfig, problem: &Problem) -> Result<(), E> {
     if problem.cpg() > MAX_DIRECT_CPG || problem.kpg() > MAX_DIRECT_CPG {
         return Err(DirectRule::WgradChannels {
             cpg: problem.cpg(),
@@ -866,13 +889,13 @@ fn check_wgrad_channels(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rej
 /// The problem rules of a backward-weight problem (`super::wgrad`): C/G and K/G ≤
 /// [`MAX_DIRECT_CPG`], whole groups per channel tile, channel lanes × tap groups within the
 /// threads, a fixed slab count within the tiles, shared memory and registers.
-fn check_wgrad(
+fn check_wgrad<E: Refusal>(
     cfg: &KernelConfig,
     problem: &Problem,
     geo: &DirectGeometry,
     registers: u32,
     limits: &DeviceLimits,
-) -> Result<(), Rejection> {
+) -> Result<(), E> {
     if banded::applies(cfg, problem) {
         return check_banded(cfg, problem, geo, registers, limits);
     }
@@ -882,7 +905,7 @@ fn check_wgrad(
     if wgrad_mma::applies(cfg, problem) {
         return check_wgrad_mma(cfg, problem, geo, registers, limits);
     }
-    check_wgrad_channels(cfg, problem)?;
+    check_wgrad_channels::<E>(cfg, problem)?;
     let tiles = wgrad::tiles(problem, geo.th, geo.tw);
     if cfg.split_k as u64 > tiles {
         return Err(DirectRule::WgradSlabs {
@@ -909,20 +932,20 @@ pub fn check_problem(
     registers: u32,
     limits: &DeviceLimits,
 ) -> Result<(), Rejection> {
-    check_before_geometry(cfg, problem, fp, kp)?;
+    check_before_geometry::<Rejection>(cfg, problem, fp, kp)?;
     check_after_geometry(cfg, problem, geo, registers, limits)
 }
 
 /// The rules of [`check_problem`] that read the geometry or the register estimate, in its
 /// order: what it checks after [`check_before_geometry`] passed (the gate checks that first,
 /// then plans the member, then this).
-pub fn check_after_geometry(
+pub fn check_after_geometry<E: Refusal>(
     cfg: &KernelConfig,
     problem: &Problem,
     geo: &DirectGeometry,
     registers: u32,
     limits: &DeviceLimits,
-) -> Result<(), Rejection> {
+) -> Result<(), E> {
     if wgrad::applies(problem) {
         return check_wgrad(cfg, problem, geo, registers, limits);
     }
@@ -934,12 +957,12 @@ pub fn check_after_geometry(
 /// the rule it reports). The gate checks these before it derives the geometry, which a member
 /// refused here (a tensor-core member on a depthwise problem, a CUDA-core member on wide
 /// groups) never needs.
-pub fn check_before_geometry(
+pub fn check_before_geometry<E: Refusal>(
     cfg: &KernelConfig,
     problem: &Problem,
     fp: &Problem,
     kp: &Problem,
-) -> Result<(), Rejection> {
+) -> Result<(), E> {
     if wgrad::applies(problem) {
         if banded::applies(cfg, problem) {
             return check_banded_scope(problem);
@@ -983,8 +1006,8 @@ pub fn check_before_geometry(
     }
     let problem = fp;
     if cfg.math == Math::Mma {
-        check_group_merge(cfg, problem)?;
-        check_mma_channels(kp)?;
+        check_group_merge::<E>(cfg, problem)?;
+        check_mma_channels::<E>(kp)?;
     } else if problem.cpg() > MAX_DIRECT_CPG {
         return Err(DirectRule::ChannelsPerGroup {
             cpg: problem.cpg(),
@@ -1005,29 +1028,31 @@ pub fn check_before_geometry(
 }
 
 /// Shared memory and registers against the device's limits.
-fn check_limits(
+fn check_limits<E: Refusal>(
     geo: &DirectGeometry,
     registers: u32,
     limits: &DeviceLimits,
-) -> Result<(), Rejection> {
+) -> Result<(), E> {
     if geo.smem_bytes > limits.smem_per_cta as u64 {
         return Err(Rejection::SmemExceedsLimit {
             bytes: geo.smem_bytes.min(u32::MAX as u64) as u32,
             limit: limits.smem_per_cta,
-        });
+        }
+        .into());
     }
     if registers > limits.regs_per_thread {
         return Err(Rejection::RegistersExceedLimit {
             estimate: registers,
             limit: limits.regs_per_thread,
-        });
+        }
+        .into());
     }
     Ok(())
 }
 
 /// The channel rule of the mma path on the kernel's (merged) problem: C/G and K/G multiples of 8
 /// (16-byte `ldmatrix` rows of one group; n8 blocks inside one group).
-fn check_mma_channels(kp: &Problem) -> Result<(), Rejection> {
+fn check_mma_channels<E: Refusal>(kp: &Problem) -> Result<(), E> {
     if !kp.cpg().is_multiple_of(8) || !kp.kpg().is_multiple_of(8) {
         return Err(DirectRule::MmaChannels {
             cpg: kp.cpg(),

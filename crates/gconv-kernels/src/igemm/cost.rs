@@ -21,6 +21,13 @@ use crate::device::DeviceLimits;
 /// - split-K adds its f32 planes (written and read back; atomic: one plane read-modified-written
 ///   and converted) at 3.5 TB/s and 2.5 µs for the extra launches. `k_tiles` is per slice.
 pub fn cost_estimate(plan: &IgemmPlan, device: &DeviceLimits) -> f64 {
+    cost_estimate_with(plan, device, plan.problem.min_bytes())
+}
+
+/// [`cost_estimate`], the problem's compulsory bytes given (`min_bytes`, its
+/// [`gconv_problem::Problem::min_bytes`]: [`crate::family::ProblemFacts::min_bytes`] in the
+/// gate).
+pub(crate) fn cost_estimate_with(plan: &IgemmPlan, device: &DeviceLimits, min_bytes: f64) -> f64 {
     let (cfg, problem) = (&plan.cfg, &plan.problem);
     let g = plan.grid;
     let ctas = (g[0] * g[1] * g[2]) as f64;
@@ -44,7 +51,7 @@ pub fn cost_estimate(plan: &IgemmPlan, device: &DeviceLimits) -> f64 {
     };
     let t_math = waves * share * bm * bn * bk * kt / rate;
     let t_l2 = ctas * kt * (bm + bn) * bk * es / 8e12;
-    let t_dram = problem.min_bytes() / 3.5e12;
+    let t_dram = min_bytes / 3.5e12;
     // Split-K: the f32 planes written and read back (atomic: one plane, read-modify-write) and
     // the extra launches.
     let split = cfg.split_k.max(1) as f64;

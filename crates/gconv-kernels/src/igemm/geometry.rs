@@ -276,6 +276,12 @@ pub fn effective_vectors(cfg: &KernelConfig, problem: &Problem) -> EffectiveVect
 /// k-tile), ⌈taps / (tile_k / (gm·C/G))⌉. Backward-data (reduction channels gm·K/G): the mean
 /// over the stride phases of each phase's k-tiles (its own taps), rounded up.
 pub fn k_tiles(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    k_tiles_of(cfg, problem, || problem.n * problem.output_volume())
+}
+
+/// [`k_tiles`], the problem's `N · Do·Ho·Wo` given (`out_pixels`, asked only in backward
+/// weight: [`crate::family::ProblemFacts::out_pixels`] in the gate).
+fn k_tiles_of(cfg: &KernelConfig, problem: &Problem, out_pixels: impl FnOnce() -> u64) -> u64 {
     let ceff = cfg.group_merge.max(1) as u64 * reduction_cpg(problem);
     let bk = cfg.tile_k.max(1) as u64;
     let of_taps = |taps: u64| {
@@ -287,7 +293,7 @@ pub fn k_tiles(cfg: &KernelConfig, problem: &Problem) -> u64 {
     };
     if problem.direction == Direction::Wgrad {
         // the reduction is over the N·Do·Ho·Wo output pixels, tile_k per k-tile
-        return (problem.n * problem.output_volume()).div_ceil(bk);
+        return out_pixels().div_ceil(bk);
     }
     if problem.direction == Direction::Dgrad {
         let (sum, phases) = dgrad_phase_taps_iter(problem)
@@ -301,7 +307,12 @@ pub fn k_tiles(cfg: &KernelConfig, problem: &Problem) -> u64 {
 /// The launch grid: x = M tiles (backward-data: phases × tiles per phase), y = N tiles,
 /// z = G/gm · split_k (a split degree of 0, left to the rule, counts as 1).
 pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
-    let (m, _, _) = problem.gemm_mnk();
+    grid_of(cfg, problem, || problem.gemm_mnk().0)
+}
+
+/// [`grid`], the problem's `N · Do·Ho·Wo` given (`out_pixels`, asked only in forward, where it
+/// is the GEMM's M: [`crate::family::ProblemFacts::out_pixels`] in the gate).
+fn grid_of(cfg: &KernelConfig, problem: &Problem, out_pixels: impl FnOnce() -> u64) -> [u64; 3] {
     let gm = cfg.group_merge.max(1) as u64;
     let split = cfg.split_k.max(1) as u64;
     if problem.direction == Direction::Wgrad {
@@ -315,7 +326,7 @@ pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
     let x = if problem.direction == Direction::Dgrad {
         dgrad_phases(problem) * dgrad_tiles_per_phase(cfg, problem)
     } else {
-        m.div_ceil(cfg.tile_m.max(1) as u64)
+        out_pixels().div_ceil(cfg.tile_m.max(1) as u64)
     };
     [
         x,
@@ -384,7 +395,22 @@ impl IgemmPlan {
         parts: DirectionParts,
         device: &DeviceLimits,
     ) -> IgemmPlan {
-        let cfg = &resolve_split(cfg, problem, device);
+        IgemmPlan::of(cfg, problem, parts, device, || {
+            problem.n * problem.output_volume()
+        })
+    }
+
+    /// [`IgemmPlan::new`], the problem's `N · Do·Ho·Wo` given (`out_pixels`:
+    /// [`crate::family::ProblemFacts::out_pixels`] in the gate).
+    #[inline(always)]
+    pub(crate) fn of(
+        cfg: &KernelConfig,
+        problem: &Problem,
+        parts: DirectionParts,
+        device: &DeviceLimits,
+        out_pixels: impl Fn() -> u64 + Copy,
+    ) -> IgemmPlan {
+        let cfg = &resolve_split_of(cfg, problem, device, out_pixels);
         let vectors = effective_vectors(cfg, problem);
         let nmajor = b_nmajor(cfg, &vectors);
         let smem = if cfg.direction == Direction::Dgrad && !nmajor {
@@ -396,8 +422,8 @@ impl IgemmPlan {
             cfg: *cfg,
             problem: *problem,
             vectors,
-            grid: grid(cfg, problem),
-            k_tiles: k_tiles(cfg, problem).div_ceil(cfg.split_k.max(1) as u64),
+            grid: grid_of(cfg, problem, out_pixels),
+            k_tiles: k_tiles_of(cfg, problem, out_pixels).div_ceil(cfg.split_k.max(1) as u64),
             smem_bytes: smem,
             registers: if nmajor {
                 register_estimate(cfg)
@@ -417,11 +443,22 @@ impl IgemmPlan {
 /// snapped. A resolved degree of 1 reduces in place (mode `d`: one kernel, one name). A config
 /// with a fixed degree is returned as it is.
 pub fn resolve_split(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> KernelConfig {
+    resolve_split_of(cfg, problem, device, || problem.n * problem.output_volume())
+}
+
+/// [`resolve_split`], the problem's `N · Do·Ho·Wo` given (`out_pixels`, as [`grid`] and
+/// [`k_tiles`] read it).
+pub(crate) fn resolve_split_of(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    device: &DeviceLimits,
+    out_pixels: impl Fn() -> u64 + Copy,
+) -> KernelConfig {
     if cfg.split_k != 0 {
         return *cfg;
     }
     let one = KernelConfig { split_k: 1, ..*cfg };
-    let g = grid(&one, problem);
+    let g = grid_of(&one, problem, out_pixels);
     let smem = if cfg.direction == Direction::Dgrad {
         smem_bytes_with_raw(&one)
     } else {
@@ -432,7 +469,7 @@ pub fn resolve_split(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimit
     let d = split_degree(
         g[0] * g[1] * g[2],
         wave,
-        k_tiles(&one, problem),
+        k_tiles_of(&one, problem, out_pixels),
         problem.g / gm,
     );
     KernelConfig {

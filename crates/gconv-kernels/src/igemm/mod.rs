@@ -89,7 +89,7 @@ pub use geometry::{
 
 use crate::config::{Family, FastPath, KernelConfig, SplitKMode};
 use crate::device::DeviceLimits;
-use crate::family::{KernelFamily, Plan, PlanSummary};
+use crate::family::{KernelFamily, Plan, PlanSummary, ProblemFacts};
 use crate::rejection::Rejection;
 use crate::source::{Arch, KernelSource};
 use gconv_problem::{DType, Direction, Problem};
@@ -123,25 +123,37 @@ fn plan(
     problem: &Problem,
     device: &DeviceLimits,
 ) -> Result<IgemmPlan, Rejection> {
-    planned(cfg, problem, device, |plan| plan)
+    planned(
+        cfg,
+        problem,
+        device,
+        || problem.n * problem.output_volume(),
+        |plan| plan,
+    )
 }
 
 /// [`plan`]'s steps, the plan handed to `then` where it was built (inlined: the gate's
 /// summary reads the plan in place instead of moving it out).
 #[inline(always)]
+///
+/// `out_pixels` gives the problem's `N · Do·Ho·Wo` (the gate's
+/// [`ProblemFacts::out_pixels`], computed once per problem).
 fn planned<T>(
     cfg: &KernelConfig,
     problem: &Problem,
     device: &DeviceLimits,
+    out_pixels: impl Fn() -> u64 + Copy,
     then: impl FnOnce(IgemmPlan) -> T,
 ) -> Result<T, Rejection> {
     let parts = emit::direction_parts(cfg.direction).ok_or(Rejection::DirectionNotImplemented {
         family: cfg.family.token(),
         direction: cfg.direction.token(),
     })?;
-    let resolved = geometry::resolve_split(cfg, problem, device);
+    let resolved = geometry::resolve_split_of(cfg, problem, device, out_pixels);
     rules::check_problem(&resolved, problem)?;
-    Ok(then(IgemmPlan::new(&resolved, problem, parts, device)))
+    Ok(then(IgemmPlan::of(
+        &resolved, problem, parts, device, out_pixels,
+    )))
 }
 
 /// The igemm family's [`KernelFamily`] implementation.
@@ -183,10 +195,19 @@ impl KernelFamily for Igemm {
     fn plan_summary(
         &self,
         cfg: &KernelConfig,
-        problem: &Problem,
+        facts: &ProblemFacts,
         device: &DeviceLimits,
     ) -> Result<PlanSummary, Rejection> {
-        planned(cfg, problem, device, |plan| PlanSummary::of(&plan, device))
+        planned(
+            cfg,
+            facts.problem(),
+            device,
+            || facts.out_pixels(),
+            |plan| {
+                let cost = cost::cost_estimate_with(&plan, device, facts.min_bytes());
+                PlanSummary::priced(&plan, cost)
+            },
+        )
     }
 
     fn pool(&self, direction: Direction, dtype: DType) -> Vec<KernelConfig> {

@@ -13,6 +13,26 @@ use crate::device::DeviceLimits;
 use crate::rejection::{FamilyRule, Rejection, RuleMessage};
 use crate::shared::{pow2_in, MAX_GROUP_MERGE};
 use gconv_problem::{DType, Direction, Problem};
+use std::fmt;
+
+/// The backward-weight group-merge rule broken (`group_merge_exceeds_tile`): its message is
+/// written only when displayed ([`RuleMessage`]), not for every member the gate refuses.
+#[derive(Debug)]
+struct WgradMergeExceedsTile {
+    gm: u64,
+    merged_k: u64,
+    tile_m: u32,
+}
+
+impl fmt::Display for WgradMergeExceedsTile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "backward-weight group merge {}: the merged output channels gm·K/G = {} exceed tile_m {}",
+            self.gm, self.merged_k, self.tile_m
+        )
+    }
+}
 
 /// Largest split-K degree accepted.
 pub const MAX_SPLIT_K: u32 = 64;
@@ -238,11 +258,11 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
             return Err(Rejection::Family(FamilyRule {
                 family: "igemm",
                 reason: "group_merge_exceeds_tile",
-                message: RuleMessage::new(format!(
-                    "backward-weight group merge {gm}: the merged output channels gm·K/G = {} exceed tile_m {}",
-                    gm * problem.kpg(),
-                    cfg.tile_m
-                )),
+                message: RuleMessage::new(WgradMergeExceedsTile {
+                    gm,
+                    merged_k: gm * problem.kpg(),
+                    tile_m: cfg.tile_m,
+                }),
                 unsupported: false,
             }));
         }
