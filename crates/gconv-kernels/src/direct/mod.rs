@@ -302,7 +302,7 @@ impl KernelFamily for Direct {
         summary(cfg, facts, device)
     }
 
-    /// [`summary`] answering only that a member was refused: no rule message is written.
+    /// The direct summary (`summary`) answering only that a member was refused: no rule message is written.
     fn plan_summary_or_refused(
         &self,
         cfg: &KernelConfig,
