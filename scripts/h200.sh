@@ -12,6 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release
+# The decision-time example (issue #14's "under 50 µs per decision") measured on the GPU host.
+cargo build --release -p gconv-learn --example decision_time
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 pack() { # pack SRC DEST: a stripped copy of SRC at DEST inside the pack
@@ -19,7 +21,8 @@ pack() { # pack SRC DEST: a stripped copy of SRC at DEST inside the pack
   if command -v strip >/dev/null 2>&1; then strip -o "$stage/$2" "$1"; else cp "$1" "$stage/$2"; fi
 }
 pack target/release/gconv target/release/gconv
-bins="target/release/gconv"
+pack target/release/examples/decision_time target/release/examples/decision_time
+bins="target/release/gconv target/release/examples/decision_time"
 for branch in "$@"; do
   name=${branch##*/}
   wt=${TMPDIR:-/tmp}/gconv-worktree-$name

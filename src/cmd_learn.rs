@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::Target;
-use gconv_learn::evaluate::{breakdown, NEAR_TIE};
+use gconv_learn::evaluate::{breakdown, geometry_key, NEAR_TIE};
 use gconv_learn::{cross_validate, evaluate, Dataset, Model, Outcome, TrainOptions};
 use gconv_problem::Problem;
 use gconv_tune::csv::read_rows_lenient;
@@ -54,6 +54,12 @@ pub struct TrainArgs {
     /// The seed of the row and column sampling.
     #[arg(long, default_value_t = TrainOptions::default().seed)]
     pub seed: u64,
+    /// Validation CSVs to keep unseen: every problem of `--data` whose geometry (the key
+    /// without direction and dtype) appears in one of these is left out of the training and
+    /// the cross-validation, so that `gconv validate` on these files still scores problems the
+    /// model never saw.
+    #[arg(long, num_args = 1..)]
+    pub holdout: Vec<PathBuf>,
 }
 
 /// Arguments of `gconv validate`.
@@ -208,7 +214,27 @@ fn print_misses(out: &mut impl Write, outcomes: &[Outcome]) -> Result<()> {
 /// Runs `gconv train`.
 pub fn train(a: TrainArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    let ds = dataset(&a.data, &mut out)?;
+    let mut ds = dataset(&a.data, &mut out)?;
+    if !a.holdout.is_empty() {
+        writeln!(out, "holdout (geometries kept out of training):")?;
+        let held: std::collections::BTreeSet<String> = read_all(&a.holdout, &mut out)?
+            .iter()
+            .map(|r| geometry_key(&r.problem))
+            .collect();
+        let before = ds.problems.len();
+        ds.problems
+            .retain(|_, s| !held.contains(&geometry_key(&s[0].problem)));
+        writeln!(
+            out,
+            "holdout: {} geometries; {} of {} training problems share one and are left out",
+            held.len(),
+            before - ds.problems.len(),
+            before
+        )?;
+        if ds.is_empty() {
+            bail!("every training problem shares a geometry with the holdout files: nothing to learn from");
+        }
+    }
     let options = TrainOptions {
         trees: a.trees,
         max_depth: a.depth,

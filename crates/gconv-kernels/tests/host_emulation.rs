@@ -426,6 +426,19 @@ enum Mutation {
     /// Banded tensor-core wgrad with tap blocks: every block along y reads the first block's X
     /// rows (the `7·by`-row offset dropped): must fail wherever FY > 7.
     BandedBlockRowsDropped,
+    /// Banded tensor-core forward: the shifted copy of a staged X row is never written, so the
+    /// lanes of odd columns read stale words: must fail.
+    FwdBandedShiftedCopyDropped,
+    /// Banded tensor-core forward: the second row of each staged row pair is multiplied by the
+    /// first row's filter taps (the band one tap row off): must fail.
+    FwdBandedBandOffByOne,
+    /// Banded tensor-core backward data: the filter read unflipped: must fail.
+    FwdBandedFlipDropped,
+    /// Banded tensor-core forward: every column tile stages the first tile's X columns (`ox0`
+    /// dropped from the staging): must fail wherever a row has two column tiles or more. (The
+    /// tail masks need no planted fault: without them a tail tile writes past Y, which
+    /// AddressSanitizer reports, or over pixels the NaN-filled output check reads.)
+    FwdBandedColumnTileIgnored,
 }
 
 struct Job {
@@ -641,6 +654,21 @@ fn emulate(
         Mutation::BandedBlockRowsDropped => Some((
             "ldsm_x2(b, xb + (u32)(((2 * j + 7 * by) * XRS + kc * 16) * 2));",
             "ldsm_x2(b, xb + (u32)(((2 * j) * XRS + kc * 16) * 2));",
+        )),
+        Mutation::FwdBandedShiftedCopyDropped => {
+            Some(("dst[i * XPLANE + XCW] = b | (c << 16);", ""))
+        }
+        Mutation::FwdBandedBandOffByOne => Some((
+            "bw[j][1] = w_tap(W, kc, 2 * j + 1 - g, 2 * q) | (w_tap(W, kc, 2 * j + 1 - g, 2 * q + 1) << 16);",
+            "bw[j][1] = w_tap(W, kc, 2 * j - g, 2 * q) | (w_tap(W, kc, 2 * j - g, 2 * q + 1) << 16);",
+        )),
+        Mutation::FwdBandedFlipDropped => Some((
+            "return W[(long long)k * TAPS + (FY - 1 - ty) * FX + (FX - 1 - tx)];",
+            "return W[(long long)k * TAPS + ty * FX + tx];",
+        )),
+        Mutation::FwdBandedColumnTileIgnored => Some((
+            "const int ix = ox0 - PW + 2 * wd + j;",
+            "const int ix = -PW + 2 * wd + j;",
         )),
         Mutation::DirectWgradStreamTapShifted => Some((
             "const int q = j - ow * SW;",
@@ -2562,6 +2590,115 @@ fn direct_wgrad_banded_kernels_match_the_reference_under_host_emulation() {
         &dir,
         asan,
         (WGRAD_BANDED_CASES.len(), mutations.len()),
+    );
+}
+
+/// The banded tensor-core depthwise forward kernel's matrix (`direct::fwd_banded`, `math =
+/// mma`, `vec_a = 1`), forward and backward data (its dual): (label, kernel, problem).
+const FWD_BANDED_CASES: &[(&str, &str, &str)] = &[
+    (
+        "fwd_banded_7x7_tails",
+        "direct_fwd_bf16_t128x16x16_w2x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g16_c16_k16_i11x21_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "fwd_banded_3x3_th16_tw32_past_c",
+        "direct_fwd_bf16_t512x16x32_w4x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g24_c24_k24_i19x35_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "fwd_banded_5x4_f16_asym_pad",
+        "direct_fwd_f16_t128x8x16_w1x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_f16_n2_g8_c8_k8_i9x13_f5x4_s1x1_p2x1_d1x1",
+    ),
+    (
+        "fwd_banded_3x8_no_pad",
+        "direct_fwd_bf16_t256x16x32_w2x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g16_c16_k16_i12x40_f3x8_s1x1_p0x0_d1x1",
+    ),
+    (
+        "fwd_banded_15x7_tall",
+        "direct_fwd_bf16_t128x8x16_w1x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g8_c8_k8_i20x18_f15x7_s1x1_p7x3_d1x1",
+    ),
+    (
+        "fwd_banded_1x1_n3",
+        "direct_fwd_bf16_t128x16x16_w4x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n3_g16_c16_k16_i5x6_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "dgrad_banded_7x7_tails",
+        "direct_dgrad_bf16_t128x16x16_w2x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g16_c16_k16_i11x21_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dgrad_banded_5x3_asym_pad_past_c",
+        "direct_dgrad_bf16_t256x16x32_w4x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g24_c24_k24_i13x10_f5x3_s1x1_p1x0_d1x1",
+    ),
+    (
+        "dgrad_banded_7x6_f16_th16",
+        "direct_dgrad_f16_t256x8x16_w1x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "dgrad_f16_n1_g8_c8_k8_i17x15_f7x6_s1x1_p3x2_d1x1",
+    ),
+];
+
+/// The banded tensor-core depthwise forward kernel (and backward data on its dual) under host
+/// emulation against the f64 reference: every output element compared (the output starts as
+/// NaN bytes). Coverage: tiles with row and column tails, two row blocks and two column chunks
+/// per tile, a channel block half past C, odd and even column parities, filters 1×1 to 15×7
+/// and 8 wide, asymmetric padding, f16, no padding, several images; backward data with the
+/// flipped filter and its dual's padding. Planted faults: the shifted X copy never written,
+/// the band one tap row off, the flip dropped (backward data), the column tile's origin dropped from the staging.
+#[test]
+fn direct_fwd_banded_kernels_match_the_reference_under_host_emulation() {
+    let name = "direct_fwd_banded_kernels_match_the_reference_under_host_emulation";
+    if skip_without_cxx(name) {
+        return;
+    }
+    let dir = work_dir(name);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(FWD_BANDED_CASES);
+    for job in &jobs {
+        assert!(
+            gconv_kernels::direct::fwd_banded::applies(&job.cfg, &job.problem),
+            "{}",
+            job.label
+        );
+        let a = admit(&job.cfg, &job.problem, &Target::H200).expect("admitted");
+        let src = a.emit();
+        assert!(
+            src.code.contains("banded filter") && src.launches.len() == 1,
+            "{}: the banded forward module",
+            job.label
+        );
+    }
+    let mutations = [
+        ("fwd_banded_7x7_tails", Mutation::FwdBandedShiftedCopyDropped),
+        ("dgrad_banded_7x7_tails", Mutation::FwdBandedShiftedCopyDropped),
+        ("fwd_banded_7x7_tails", Mutation::FwdBandedBandOffByOne),
+        ("fwd_banded_15x7_tall", Mutation::FwdBandedBandOffByOne),
+        ("dgrad_banded_7x6_f16_th16", Mutation::FwdBandedBandOffByOne),
+        ("dgrad_banded_7x7_tails", Mutation::FwdBandedFlipDropped),
+        (
+            "dgrad_banded_5x3_asym_pad_past_c",
+            Mutation::FwdBandedFlipDropped,
+        ),
+        ("fwd_banded_7x7_tails", Mutation::FwdBandedColumnTileIgnored),
+        (
+            "fwd_banded_3x3_th16_tw32_past_c",
+            Mutation::FwdBandedColumnTileIgnored,
+        ),
+    ];
+    let planted = planted_jobs(&jobs, &mutations);
+    jobs.extend(planted);
+    run_and_assert(
+        "direct banded tensor-core forward host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (FWD_BANDED_CASES.len(), mutations.len()),
     );
 }
 

@@ -4,6 +4,7 @@
 //! depthwise kernel's [`stream_cost_estimate`].
 
 use super::banded;
+use super::fwd_banded;
 use super::geometry::{
     group_vector_path, rows_per_thread, weights_in_registers, DirectGeometry, DirectPlan,
 };
@@ -113,6 +114,9 @@ pub(crate) fn cost_of(
     }
     if strided::applies(problem) {
         return phase_cost_estimate(cfg, problem, geo, registers, device);
+    }
+    if fwd_banded::applies(cfg, problem) {
+        return fwd_banded::cost_estimate(cfg, problem, geo, registers, device);
     }
     if cfg.math == Math::Mma {
         return mma_cost_estimate(cfg, kp, geo, device);

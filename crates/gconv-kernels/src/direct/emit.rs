@@ -16,6 +16,7 @@
 //! reduction, [`super::wgrad::emit`]).
 
 use super::banded;
+use super::fwd_banded;
 use super::fragments::{problem_constants, COMMON};
 use super::geometry::{DirectGeometry, DirectPlan, W_REG_BUDGET};
 use super::mma;
@@ -67,6 +68,9 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
     }
     if banded::applies(cfg, real) {
         return banded::emit(cfg, real, &plan.geometry);
+    }
+    if fwd_banded::applies(cfg, real) {
+        return fwd_banded::emit(cfg, real, problem, &plan.geometry);
     }
     if stream::applies(cfg, real) {
         return stream::emit(cfg, real, &plan.geometry);

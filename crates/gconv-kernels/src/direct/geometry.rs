@@ -7,6 +7,7 @@
 //! from here. [`DirectGeometry`] and [`W_REG_BUDGET`] live in `super::shape` (re-exported).
 
 use super::banded;
+use super::fwd_banded;
 use super::mma;
 use super::stream;
 use super::strided;
@@ -109,6 +110,9 @@ pub(crate) fn geometry_of(
     }
     if banded::applies(cfg, problem) {
         return banded::geometry(cfg, problem, device);
+    }
+    if fwd_banded::applies(cfg, problem) {
+        return fwd_banded::geometry(cfg, problem);
     }
     if stream::applies(cfg, problem) {
         return stream::geometry(cfg, problem, device);
@@ -651,6 +655,9 @@ fn registers_on(cfg: &KernelConfig, fp: &Problem, kp: &Problem) -> u32 {
     }
     if wgrad_mma::applies(cfg, fp) {
         return wgrad_mma::register_estimate(cfg, kp);
+    }
+    if fwd_banded::applies(cfg, fp) {
+        return fwd_banded::register_estimate(cfg, fp);
     }
     if cfg.math == Math::Mma {
         return mma::register_estimate(cfg, kp);

@@ -155,6 +155,7 @@ pub mod banded;
 pub mod cost;
 pub mod emit;
 pub mod fragments;
+pub mod fwd_banded;
 pub mod geometry;
 pub mod mma;
 pub mod pool;

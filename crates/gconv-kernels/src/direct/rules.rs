@@ -10,6 +10,7 @@
 //! the typed [`DirectRule`], counted by its `reason()` key.
 
 use super::banded;
+use super::fwd_banded;
 use super::geometry::DirectGeometry;
 use super::mma;
 use super::stream;
@@ -203,6 +204,16 @@ pub enum DirectRule {
         /// What the problem has.
         got: String,
     },
+    /// The banded tensor-core forward kernel (`super::fwd_banded`, backward data on its dual)
+    /// serves depthwise layers with C a multiple of 8, 2D, stride 1, dilation 1, filters up to
+    /// 8 wide and 15 high.
+    #[error("direct banded tensor-core forward (mma, vec_a 1) needs {need} (problem: {got}); the CUDA-core kernels (simt) serve the other depthwise layers")]
+    FwdBandedScope {
+        /// What the kernel needs.
+        need: &'static str,
+        /// What the problem has.
+        got: String,
+    },
     /// The banded kernel keeps 4 f32 accumulators per channel of a warp and tap block
     /// (`⌈FX/8⌉ · ⌈FY/7⌉` blocks): at most `max` per thread.
     #[error("direct banded tensor-core wgrad keeps 4 x {channels} channels per warp x {blocks} tap blocks = {acc} accumulators per thread, more than {max} (lower tile_n or raise the warps)")]
@@ -251,6 +262,7 @@ impl DirectRule {
             DirectRule::WgradStreamAccumulators { .. } => "direct_wgrad_stream_accumulators",
             DirectRule::WgradBandedScope { .. } => "direct_wgrad_banded_scope",
             DirectRule::WgradBandedAccumulators { .. } => "direct_wgrad_banded_accumulators",
+            DirectRule::FwdBandedScope { .. } => "direct_fwd_banded_scope",
         }
     }
 }
@@ -339,6 +351,9 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
             warps_m: cfg.warps_m,
             warps_n: cfg.warps_n,
         });
+    }
+    if cfg.math == Math::Mma && cfg.vec_a == 1 {
+        return validate_fwd_banded(cfg);
     }
     if cfg.math == Math::Mma {
         return mma::validate(cfg);
@@ -727,6 +742,97 @@ fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
     Ok(())
 }
 
+/// The structural rules of a banded tensor-core forward / backward-data config
+/// (`super::fwd_banded`'s field table; `math = mma`, `vec_a = 1`, `split_k` 1d, `gen` and the
+/// warps checked by the caller): 16-bit data, no group merge, one stage, `vec_b` 1, `tile_k`
+/// (TW) a multiple of 16 up to [`fwd_banded::MAX_WIDTH`], `tile_m` = TH·TW with TH a multiple
+/// of 8 up to [`fwd_banded::MAX_ROWS`], `tile_n` (BN) a multiple of 8 and of the warps, at most
+/// 64, and at most [`fwd_banded::MAX_ACCUMULATORS`] accumulators per thread.
+fn validate_fwd_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
+    if cfg.dtype == DType::F32 {
+        return Err(Rejection::MathDtypeMismatch {
+            math: cfg.math.token(),
+            dtype: cfg.dtype.token(),
+        });
+    }
+    if cfg.group_merge != 1 {
+        return Err(fixed(
+            "group_merge",
+            cfg.group_merge.to_string(),
+            "1 (banded forward)",
+        ));
+    }
+    if cfg.stages != 1 {
+        return Err(fixed(
+            "stages",
+            cfg.stages.to_string(),
+            "1 (banded forward)",
+        ));
+    }
+    if cfg.vec_b != 1 {
+        return Err(fixed("vec_b", cfg.vec_b.to_string(), "1 (banded forward)"));
+    }
+    let limits = "direct banded forward (mma, vec_a 1): tile_k (tile width) a multiple of 16 in 16..=128, tile_m = TH x tile_k with TH a multiple of 8 and <= 32, tile_n a multiple of 8 and of the warps, <= 64, at most 96 accumulators per thread (4 x channels per warp x TH/8 x tile_k/16)";
+    let th = cfg.tile_m / cfg.tile_k.max(1);
+    let ok = (16..=fwd_banded::MAX_WIDTH).contains(&cfg.tile_k)
+        && cfg.tile_k.is_multiple_of(16)
+        && cfg.tile_m.is_multiple_of(cfg.tile_k)
+        && th.is_multiple_of(8)
+        && (8..=fwd_banded::MAX_ROWS).contains(&th)
+        && (8..=64).contains(&cfg.tile_n)
+        && cfg.tile_n.is_multiple_of(8)
+        && cfg.tile_n.is_multiple_of(cfg.warps_m)
+        && fwd_banded::accumulators(cfg) <= fwd_banded::MAX_ACCUMULATORS;
+    if !ok {
+        return Err(Rejection::TileOutOfRange {
+            tile_m: cfg.tile_m,
+            tile_n: cfg.tile_n,
+            tile_k: cfg.tile_k,
+            limits,
+        });
+    }
+    Ok(())
+}
+
+/// The rules of a banded forward plan (`super::fwd_banded`) on its forward problem `fp` (the
+/// dual of a backward-data problem): a depthwise layer with C a multiple of 8, 2D, stride 1,
+/// dilation 1, `FX ≤ 8`, `FY ≤ 15`.
+fn check_fwd_banded_scope<E: Refusal>(fp: &Problem) -> Result<(), E> {
+    let scope = |need: &'static str, got: &dyn Fn() -> String| -> Result<(), E> {
+        let got = if E::WHY { got() } else { String::new() };
+        Err(DirectRule::FwdBandedScope { need, got }.into())
+    };
+    if fp.cpg() != 1 || fp.kpg() != 1 {
+        return scope("a depthwise layer (C/G = K/G = 1)", &|| {
+            format!("C/G = {}, K/G = {}", fp.cpg(), fp.kpg())
+        });
+    }
+    if !fp.c.is_multiple_of(8) {
+        return scope("C a multiple of 8 (16-byte channel vectors)", &|| {
+            format!("C = {}", fp.c)
+        });
+    }
+    if fp.filter[0] != 1 || fp.input[0] != 1 {
+        return scope("a 2D layer", &|| {
+            format!("depth {}, filter depth {}", fp.input[0], fp.filter[0])
+        });
+    }
+    if fp.stride[1..] != [1, 1] || fp.dilation[1..] != [1, 1] {
+        return scope("stride 1 and dilation 1", &|| {
+            format!(
+                "stride {}x{}, dilation {}x{}",
+                fp.stride[1], fp.stride[2], fp.dilation[1], fp.dilation[2]
+            )
+        });
+    }
+    if fp.filter[2] > fwd_banded::MAX_FX || fp.filter[1] > fwd_banded::MAX_FY {
+        return scope("a filter at most 8 wide and 15 high", &|| {
+            format!("filter {}x{}", fp.filter[1], fp.filter[2])
+        });
+    }
+    Ok(())
+}
+
 /// The rules of a banded wgrad plan (`super::banded`) that read no geometry: a depthwise layer
 /// with C a multiple of 8, 2D (at least 2 input rows), stride 1, dilation 1, `FX ≤ 32`,
 /// `FY ≤ 35`.
@@ -1005,6 +1111,9 @@ pub fn check_before_geometry<E: Refusal>(
         return Ok(());
     }
     let problem = fp;
+    if fwd_banded::applies(cfg, problem) {
+        return check_fwd_banded_scope(problem);
+    }
     if cfg.math == Math::Mma {
         check_group_merge::<E>(cfg, problem)?;
         check_mma_channels::<E>(kp)?;

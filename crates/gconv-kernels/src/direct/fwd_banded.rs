@@ -1,0 +1,261 @@
+//! Forward and backward data of depthwise layers on tensor cores with a banded filter operand
+//! (`fwd_banded.cu`, `math = mma`, `vec_a = 1`). What it owns: which configs take it
+//! ([`applies`]), its work ([`row_pairs`], [`units`], [`accumulators`]), geometry
+//! ([`geometry`]), register estimate ([`register_estimate`]), cost ([`cost_estimate`]) and
+//! module ([`emit`]). Its rules are `super::rules::validate_fwd_banded` (fields) and
+//! `check_fwd_banded_scope` (problem).
+//!
+//! **Why.** A depthwise layer has one input and one output channel per group, so the GEMM of
+//! the channel tensor-core path (`super::mma`) has K = taps and N = 1, and the CUDA-core
+//! kernels are bound by FMA issue: at 7×7 they reach 40–45 % of the FP32 peak and about a
+//! quarter of the H200 roofline. Here each channel's correlation is an MMA in its own right
+//! (the forward counterpart of `super::banded`, which does the same for backward weight):
+//!
+//! - **A** (16 × 16): `A[m][k] = X[ρ + (k ≥ 8)][ox0 + m + k mod 8 − PW]`, two staged X rows
+//!   `ρ`, `ρ + 1` as Toeplitz blocks over 16 output columns `m` and 8 filter columns;
+//! - **B** (16 × 8): `B[k][n] = W[ρ + (k ≥ 8) − (8b + n)][k mod 8]`, zero outside the filter:
+//!   the banded filter of 8 output rows `n`, the same registers for every row block `b` and
+//!   column chunk of the channel (per row pair `j` of a block: [`row_pairs`] of them);
+//! - **D** (16 × 8): 16 output columns × 8 output rows of one channel.
+//!
+//! A 7×7 filter uses 16·8·49 of the 16·8·16·7 products of a block's seven MMAs (44 %), against
+//! FMA issue on CUDA cores a tensor-core rate that leaves shared memory (four 32-bit A reads per
+//! MMA) as the bound. Backward data (stride 1, the dual forward problem of
+//! `gconv_problem::Problem::dgrad_dual`) is the same kernel with the filter read flipped.
+//!
+//! A CTA owns `BN` channels and one tile of `TH × TW` output pixels of one image. It stages
+//! the X rows `oy0 − PH …` (`8·(TH/8 − 1) + 2·JP`, zero outside the image) and `TW + 8`
+//! columns from `ox0 − PW` as per-channel planes in shared memory, each row twice, the second
+//! copy shifted by one element, so that every A register is one aligned 32-bit read whatever
+//! the parity of its column ([`copy_words`] apart: the two parities read different banks).
+//! Each warp runs its `BN / warps` channels (the filter's B registers built once per channel
+//! from global memory); the f32 accumulators of all its channels stay in registers until every
+//! warp is done with the planes, which then hold the tile's output as `[pixel][channel]` rows
+//! so that Y is written in 16-byte channel vectors. One launch, no workspace.
+//!
+//! Scope: depthwise (C/G = K/G = 1) with C a multiple of 8, 16-bit data, 2D, stride 1,
+//! dilation 1, `FX ≤ 8`, `FY ≤ `[`MAX_FY`]; backward data where the dual exists (the stride-1
+//! pad rule of `super::rules`). A non-finite input value reaches the outputs of its band's
+//! zero taps too (0·∞), as in an implicit GEMM over a zero-padded tile.
+//!
+//! Fields: `tile_m` = `TH × TW` pixels (`TH` a multiple of 8, at most [`MAX_ROWS`]), `tile_k`
+//! = `TW` (a multiple of 16, at most [`MAX_WIDTH`]), `tile_n` = `BN` channels (a multiple of 8
+//! and of the warps, at most 64), `warps_m` warps, `vec_a` = 1 (this kernel: the channel path
+//! of `super::mma` needs 8–64), `vec_b` = 1, `stages` = 1, `gm1`, `sk1d`, `math = mma`,
+//! `gen`. Example: `direct_fwd_bf16_t512x16x64_w4x1_s1_v1x1_gm1_sk1d_mma_gen` = tiles of
+//! 8 × 64 output pixels, 16 channels per CTA, 4 warps of 4 channels.
+
+use super::fragments::{problem_constants, ELEM};
+use super::shape::DirectGeometry;
+use crate::config::{KernelConfig, Math};
+use crate::device::DeviceLimits;
+use crate::source::{Arch, KernelSource, Launch};
+use gconv_problem::{Direction, Problem};
+use std::fmt::Write;
+
+/// The kernel body (after the prelude, `elem.cu` and `mma_ptx.cu`).
+const BODY: &str = include_str!("fwd_banded.cu");
+
+/// Largest `TH` (output rows of a tile, a multiple of 8).
+pub const MAX_ROWS: u32 = 32;
+
+/// Largest `TW` (`tile_k`, output columns of a tile, a multiple of 16).
+pub const MAX_WIDTH: u32 = 128;
+
+/// Largest filter width: the 8 columns of a K half.
+pub const MAX_FX: u64 = 8;
+
+/// Largest filter height (11 row pairs per block).
+pub const MAX_FY: u64 = 15;
+
+/// Largest f32 accumulator count per thread: 4 per channel of the warp, row block and column
+/// chunk.
+pub const MAX_ACCUMULATORS: u64 = 96;
+
+/// True when `cfg` on `problem` is this kernel: a forward or backward-data config on tensor
+/// cores with `vec_a = 1` (the channel path's `vec_a` is 8–64).
+pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
+    problem.direction != Direction::Wgrad && cfg.math == Math::Mma && cfg.vec_a == 1
+}
+
+/// `TH`, output rows of a tile (`tile_m / tile_k`).
+pub fn tile_rows(cfg: &KernelConfig) -> u64 {
+    (cfg.tile_m / cfg.tile_k.max(1)).max(1) as u64
+}
+
+/// `JP`, the staged row pairs one 8-row block reads: `⌊(FY + 8) / 2⌋`, so that its `2·JP` rows
+/// cover every tap row of its eight output rows (`2·JP ≥ FY + 7`).
+pub fn row_pairs(problem: &Problem) -> u64 {
+    (problem.filter[1] + 8) / 2
+}
+
+/// Staged X rows of a tile: `8·(TH/8 − 1) + 2·JP`.
+pub fn x_rows(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    8 * (tile_rows(cfg) / 8).max(1) - 8 + 2 * row_pairs(problem)
+}
+
+/// Words between the two copies of a staged X row (`TW + 8` elements): at least half of
+/// them plus one, and `≡ 8..=24 (mod 32)`, so that the even-column lanes (words 0–6 of copy 0)
+/// and the odd-column lanes (words 0–6 of copy 1) of one A read fall in different banks.
+pub fn copy_words(cfg: &KernelConfig) -> u64 {
+    let mut w = (cfg.tile_k as u64 + 8).div_ceil(2) + 1;
+    while !(8..=24).contains(&(w % 32)) {
+        w += 1;
+    }
+    w
+}
+
+/// f32 accumulators per thread: `4 · (BN / warps) · TH/8 · TW/16`.
+pub fn accumulators(cfg: &KernelConfig) -> u64 {
+    4 * (cfg.tile_n / cfg.warps_m.max(1)).max(1) as u64
+        * (tile_rows(cfg) / 8).max(1)
+        * (cfg.tile_k as u64 / 16).max(1)
+}
+
+/// Work units (one CTA each, per channel block): `N · ⌈Ho / TH⌉ · ⌈Wo / TW⌉` tiles.
+pub fn units(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    let out = problem.output();
+    problem.n * out[1].div_ceil(tile_rows(cfg)) * out[2].div_ceil(cfg.tile_k.max(1) as u64)
+}
+
+/// The geometry of `cfg` on the forward `problem` (the dual of a backward-data problem): the
+/// tile, the staged X planes (`halo = [1, x_rows, TW + 8]`, `xrow` = two copies), shared memory
+/// for the planes or the output rows (`TH·TW × (BN + 8)` 16-bit elements), whichever is
+/// larger, and the grid `[tiles, ⌈C/BN⌉, 1]`.
+pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
+    let th = tile_rows(cfg);
+    let tw = cfg.tile_k.max(1) as u64;
+    let bn = cfg.tile_n.max(1) as u64;
+    let xrows = x_rows(cfg, problem);
+    let xcw = copy_words(cfg);
+    let x_bytes = bn * xrows * 2 * xcw * 4;
+    let o_bytes = th * tw * (bn + 8) * 2;
+    let smem = x_bytes.max(o_bytes).div_ceil(16) * 16;
+    DirectGeometry {
+        th,
+        tw,
+        ct: bn,
+        cts: bn,
+        wrow: problem.filter_volume(),
+        halo: [1, xrows, tw + 8],
+        xrow: 2 * xcw,
+        vl: 8,
+        sv: 8,
+        xs_bytes: x_bytes,
+        ws_bytes: 0,
+        raw_bytes: 0,
+        smem_bytes: smem,
+        grid: [units(cfg, problem), problem.k.div_ceil(bn), 1],
+    }
+}
+
+/// Estimated registers per thread: the accumulators, the filter's `2·JP` B words, four A words
+/// (a few sets in flight), addresses and a fixed allowance of 40.
+pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
+    (accumulators(cfg) + 2 * row_pairs(problem) + 16 + 40).min(u32::MAX as u64) as u32
+}
+
+/// Estimated seconds: `max(t_smem, t_dram, t_l2) · q + 2 µs`, where `t_smem` is the
+/// shared-memory traffic of the MMAs (per MMA the warp reads four 32-bit A words: 512 bytes),
+/// of the staging stores (two copies of every staged element) and of the output rows, at 128
+/// bytes per clock per SM (1.7 GHz, 132 SMs); `t_dram` the compulsory bytes at 3.5 TB/s;
+/// `t_l2` the staged tiles (with their halo and the staging's 1.5 reads per element) at
+/// 8 TB/s; `q` the wave quantisation. Not fitted to measurements.
+pub fn cost_estimate(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    device: &DeviceLimits,
+) -> f64 {
+    let es = problem.dtype.size_bytes() as f64;
+    let ctas = (geo.grid[0] * geo.grid[1]) as f64;
+    let bn = cfg.tile_n as f64;
+    let (th, tw) = (geo.th as f64, geo.tw as f64);
+    let mmas = ctas * bn * (th / 8.0) * (tw / 16.0) * row_pairs(problem) as f64;
+    let staged = ctas * bn * geo.halo[1] as f64 * geo.xrow as f64 * 2.0;
+    let outputs = ctas * bn * th * tw;
+    let smem_rate = 128.0 * 1.7e9 * 132.0;
+    let t_smem = (mmas * 512.0 + staged * 4.0 + outputs * 4.0) / smem_rate;
+    let t_dram = problem.min_bytes() / 3.5e12;
+    let t_l2 = ctas * bn * geo.halo[1] as f64 * geo.halo[2] as f64 * es * 1.5 / 8e12;
+    let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
+    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
+    t_smem.max(t_dram).max(t_l2) * q + 2e-6
+}
+
+/// The module of a banded plan on the forward `problem` (the dual of the `real` backward-data
+/// problem): the constants, the prelude, `elem.cu`, the tensor-core helpers and
+/// `fwd_banded.cu`.
+pub fn emit(cfg: &KernelConfig, real: &Problem, problem: &Problem, geo: &DirectGeometry) -> KernelSource {
+    let name = cfg.to_string();
+    let dgrad = real.direction == Direction::Dgrad;
+    let mut h = String::new();
+    let w = &mut h;
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        w,
+        "// gconv direct {} kernel (depthwise, tensor cores, banded filter): generated, do not edit",
+        if dgrad { "backward-data" } else { "forward" }
+    );
+    let _ = writeln!(w, "// kernel:  {name}");
+    let _ = writeln!(w, "// problem: {real}");
+    if dgrad {
+        let _ = writeln!(
+            w,
+            "// computed as the forward problem {problem} (flipped filter)"
+        );
+    }
+    let _ = writeln!(
+        w,
+        "// tiles of {} x {} outputs, {} channels per CTA in {} warps, {} row pairs per 8-row block; smem {} B",
+        geo.th,
+        geo.tw,
+        cfg.tile_n,
+        cfg.warps_m,
+        row_pairs(problem),
+        geo.smem_bytes
+    );
+    let _ = writeln!(w, "#define ELEM unsigned short");
+    let _ = writeln!(
+        w,
+        "constexpr bool IS_BF16 = {};",
+        problem.dtype == gconv_problem::DType::Bf16
+    );
+    let _ = writeln!(w, "constexpr bool DGRAD = {dgrad};");
+    let ints: [(&str, u64); 9] = [
+        ("G_", problem.g),
+        ("CG", problem.cpg()),
+        ("KG", problem.kpg()),
+        ("TH", geo.th),
+        ("TW", geo.tw),
+        ("BN", cfg.tile_n as u64),
+        ("XCW", copy_words(cfg)),
+        ("THREADS", cfg.threads() as u64),
+        ("SMEM_BYTES", geo.smem_bytes),
+    ];
+    for (k, v) in problem_constants(problem).into_iter().chain(ints) {
+        let _ = writeln!(w, "constexpr int {k} = {v};");
+    }
+    let code = format!(
+        "{h}\n{}\n{}\n{}\n{}",
+        crate::PRELUDE,
+        ELEM,
+        crate::MMA_PTX,
+        BODY
+    )
+    .replace("@ENTRY@", &name);
+    KernelSource {
+        kernel_name: name.clone(),
+        code,
+        arch: Arch::Sm90,
+        launches: vec![Launch {
+            entry: name,
+            grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
+            block: [cfg.threads(), 1, 1],
+            dynamic_smem_bytes: geo.smem_bytes as u32,
+            overlaps_previous: false,
+        }],
+        workspace_bytes: 0,
+    }
+}
