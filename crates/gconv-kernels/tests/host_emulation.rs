@@ -656,7 +656,10 @@ fn emulate(
             "ldsm_x2(b, xb + (u32)(((2 * j) * XRS + kc * 16) * 2));",
         )),
         Mutation::FwdBandedShiftedCopyDropped => {
-            Some(("dst[i * XPLANE + XCW] = b | (c << 16);", ""))
+            Some((
+                "*reinterpret_cast<v16b*>(dst + c * XPLANE + XCW) = {pair(1, 2), pair(3, 4), pair(5, 6), pair(7, 8)};",
+                "",
+            ))
         }
         Mutation::FwdBandedBandOffByOne => Some((
             "bw[j][1] = w_tap(W, kc, 2 * j + 1 - g, 2 * q) | (w_tap(W, kc, 2 * j + 1 - g, 2 * q + 1) << 16);",
@@ -667,8 +670,8 @@ fn emulate(
             "return W[(long long)k * TAPS + ty * FX + tx];",
         )),
         Mutation::FwdBandedColumnTileIgnored => Some((
-            "const int ix = ox0 - PW + 2 * wd + j;",
-            "const int ix = -PW + 2 * wd + j;",
+            "const int ix = ox0 - PW + 8 * gr + j;",
+            "const int ix = -PW + 8 * gr + j;",
         )),
         Mutation::DirectWgradStreamTapShifted => Some((
             "const int q = j - ow * SW;",
@@ -2622,6 +2625,11 @@ const FWD_BANDED_CASES: &[(&str, &str, &str)] = &[
         "fwd_bf16_n1_g8_c8_k8_i20x18_f15x7_s1x1_p7x3_d1x1",
     ),
     (
+        "fwd_banded_7x7_th32_four_blocks",
+        "direct_fwd_bf16_t512x8x16_w8x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g8_c8_k8_i37x20_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
         "fwd_banded_1x1_n3",
         "direct_fwd_bf16_t128x16x16_w4x1_s1_v1x1_gm1_sk1d_mma_gen",
         "fwd_bf16_n3_g16_c16_k16_i5x6_f1x1_s1x1_p0x0_d1x1",
@@ -2679,6 +2687,10 @@ fn direct_fwd_banded_kernels_match_the_reference_under_host_emulation() {
         ("dgrad_banded_7x7_tails", Mutation::FwdBandedShiftedCopyDropped),
         ("fwd_banded_7x7_tails", Mutation::FwdBandedBandOffByOne),
         ("fwd_banded_15x7_tall", Mutation::FwdBandedBandOffByOne),
+        (
+            "fwd_banded_7x7_th32_four_blocks",
+            Mutation::FwdBandedBandOffByOne,
+        ),
         ("dgrad_banded_7x6_f16_th16", Mutation::FwdBandedBandOffByOne),
         ("dgrad_banded_7x7_tails", Mutation::FwdBandedFlipDropped),
         (

@@ -13,7 +13,8 @@
 // (XE from ox0 - PW) as per-channel planes in shared memory, each row twice, the second copy
 // shifted by one element, so that every A register is one aligned 32-bit read whatever the
 // parity of the column (the copies sit XCW words apart: the two parities read different
-// banks). A warp runs its CPW channels; their f32 accumulators stay in registers until every
+// banks). A warp runs its CPW channels, each staged row pair read once for the row blocks it
+// feeds (pair p is pair p - 4b of block b); the f32 accumulators stay in registers until every
 // warp is done with the planes, then pass through shared memory as [pixel][channel] rows so
 // that Y is written in 16-byte channel vectors. in0 = X, in1 = W, out = Y.
 constexpr int C_ = G_;
@@ -23,59 +24,65 @@ constexpr int RB = TH / 8;                      // output row blocks of a tile
 constexpr int MC = TW / 16;                     // 16-column chunks of a tile
 constexpr int JP = (FY + 8) / 2;                // row pairs of a block: rows 0 .. 2·JP-1 >= FY + 6
 constexpr int XR = 8 * (RB - 1) + 2 * JP;       // staged X rows
+constexpr int NP = XR / 2;                      // staged row pairs
 constexpr int XE = TW + 8;                      // staged X elements of a row (from ox0 - PW)
 constexpr int XPLANE = XR * 2 * XCW;            // 32-bit words of one channel's X plane
 constexpr int VECS = BN / 8;                    // 16-byte channel vectors of a pixel
 constexpr int TAPS = FY * FX;
 constexpr int TILES_H = (OH + TH - 1) / TH;
 constexpr int TILES_W = (OW + TW - 1) / TW;
-constexpr int OSP = BN + 8;                     // elements of one staged output pixel (16-byte rows)
 static_assert(ESZ == 2, "banded forward: 16-bit data");
 static_assert(CG == 1 && KG == 1 && C_ % 8 == 0, "depthwise, channels in 16-byte vectors");
 static_assert(FZ == 1 && ID == 1 && OD == 1, "banded forward: 2D");
 static_assert(SH == 1 && SW == 1 && DH == 1 && DW == 1, "banded forward: stride 1, dilation 1");
 static_assert(FX <= 8 && FY <= 2 * JP - 7, "banded forward: 8 filter columns, 2·JP - 7 rows");
 static_assert(TH % 8 == 0 && TW % 16 == 0 && BN % 8 == 0 && BN % WARPS == 0, "tile shape");
-static_assert(2 * XCW >= XE + 1 && XCW % 32 >= 8 && XCW % 32 <= 24, "X copies: length, banks");
-static_assert(SMEM_BYTES >= BN * XPLANE * 4 && SMEM_BYTES >= TH * TW * OSP * 2,
-              "shared memory: the X planes, then the output rows");
+static_assert(2 * XCW >= XE + 1 && XCW % 4 == 0 && XCW % 32 >= 8 && XCW % 32 <= 24,
+              "X copies: length, 16-byte rows, banks");
+static_assert((OROW / 2) % 16 == 2, "output plane rows: 2 mod 16 words");
+static_assert(SMEM_BYTES >= BN * XPLANE * 4 && SMEM_BYTES >= BN * TH * OROW * 2,
+              "shared memory: the X planes, then the output planes");
 
-// Staging task t = (row, word, vector), vector fastest: it reads elements 2w, 2w + 1, 2w + 2 of
-// staged row `row` (element e <-> ix = ox0 - PW + e, zero outside the image and past C) and
-// writes, per channel of the vector, word w of copy 0 (elements 2w, 2w + 1) and of copy 1
-// (2w + 1, 2w + 2: copy 1 holds element e at e - 1).
-constexpr int XTASKS = XR * XCW * VECS;
+// Staging task t = (row, vector, group), group fastest: it reads the nine pixels of elements
+// 8γ … 8γ + 8 of staged row `row` (element e <-> ix = ox0 - PW + e, zero outside the image
+// and past C) for the 8 channels of vector v, and writes, per channel, the four words of copy
+// 0 (elements 8γ + 2i, 8γ + 2i + 1) and of copy 1 (8γ + 2i + 1, 8γ + 2i + 2: copy 1 holds
+// element e at e - 1) as one 16-byte store each.
+constexpr int XGROUPS = XCW / 4;
+constexpr int XTASKS = XR * VECS * XGROUPS;
 
 __device__ __forceinline__ void x_stage(const elem_t* __restrict__ X, u32* xs32, int n, int oy0,
                                         int ox0, int k0, int t) {
-  const int v = t % VECS;
-  const int wd = (t / VECS) % XCW;
-  const int row = t / (VECS * XCW);
+  const int gr = t % XGROUPS;
+  const int v = (t / XGROUPS) % VECS;
+  const int row = t / (XGROUPS * VECS);
   const int iy = oy0 - PH + row;
   const int k = k0 + v * 8;
   const bool rok = (unsigned)iy < (unsigned)IH && k < C_;
   const long long rbase = (long long)(n * IH + iy) * IW;
-  v16b e[3];
+  u32 e[9][4];
 #pragma unroll
-  for (int j = 0; j < 3; ++j) {
-    const int ix = ox0 - PW + 2 * wd + j;
-    e[j] = {0u, 0u, 0u, 0u};
+  for (int j = 0; j < 9; ++j) {
+    const int ix = ox0 - PW + 8 * gr + j;
+    v16b p = {0u, 0u, 0u, 0u};
     if (rok && (unsigned)ix < (unsigned)IW) {
-      e[j] = *reinterpret_cast<const v16b*>(X + (rbase + ix) * C_ + k);
+      p = *reinterpret_cast<const v16b*>(X + (rbase + ix) * C_ + k);
     }
+    e[j][0] = p.x;
+    e[j][1] = p.y;
+    e[j][2] = p.z;
+    e[j][3] = p.w;
   }
-  const u32 w0[4] = {e[0].x, e[0].y, e[0].z, e[0].w};
-  const u32 w1[4] = {e[1].x, e[1].y, e[1].z, e[1].w};
-  const u32 w2[4] = {e[2].x, e[2].y, e[2].z, e[2].w};
-  u32* dst = xs32 + (v * 8) * XPLANE + row * (2 * XCW) + wd;
+  u32* dst = xs32 + (v * 8) * XPLANE + row * (2 * XCW) + 4 * gr;
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int sh = 16 * (i % 2);
-    const u32 a = (w0[i / 2] >> sh) & 0xffffu;
-    const u32 b = (w1[i / 2] >> sh) & 0xffffu;
-    const u32 c = (w2[i / 2] >> sh) & 0xffffu;
-    dst[i * XPLANE] = a | (b << 16);
-    dst[i * XPLANE + XCW] = b | (c << 16);
+  for (int c = 0; c < 8; ++c) {
+    // The 16 bits of channel c of pixels a and b as one word (a low).
+    auto pair = [&](int a, int b) -> u32 {
+      return c % 2 == 0 ? (e[a][c / 2] & 0xffffu) | (e[b][c / 2] << 16)
+                        : (e[a][c / 2] >> 16) | (e[b][c / 2] & 0xffff0000u);
+    };
+    *reinterpret_cast<v16b*>(dst + c * XPLANE) = {pair(0, 1), pair(2, 3), pair(4, 5), pair(6, 7)};
+    *reinterpret_cast<v16b*>(dst + c * XPLANE + XCW) = {pair(1, 2), pair(3, 4), pair(5, 6), pair(7, 8)};
   }
 }
 
@@ -139,14 +146,27 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[ci][b][mc][i] = 0.0f;
       }
+    }
+    // Pair p (staged rows 2p, 2p + 1) is pair j = p - 4b of row block b: its A fragments are
+    // read once and serve every block that reaches it.
 #pragma unroll
-      for (int j = 0; j < JP; ++j) {
-        const u32* r0 = xc + (8 * b + 2 * j) * (2 * XCW);
-        const u32* r1 = r0 + 2 * XCW;
+    for (int p = 0; p < NP; ++p) {
+      const u32* r0 = xc + 2 * p * (2 * XCW);
+      const u32* r1 = r0 + 2 * XCW;
+      u32 a[MC][4];
 #pragma unroll
-        for (int mc = 0; mc < MC; ++mc) {
-          const u32 a[4] = {r0[8 * mc], r0[8 * mc + 4], r1[8 * mc], r1[8 * mc + 4]};
-          mma16816(acc[ci][b][mc], a, bw[j][0], bw[j][1]);
+      for (int mc = 0; mc < MC; ++mc) {
+        a[mc][0] = r0[8 * mc];
+        a[mc][1] = r0[8 * mc + 4];
+        a[mc][2] = r1[8 * mc];
+        a[mc][3] = r1[8 * mc + 4];
+      }
+#pragma unroll
+      for (int b = 0; b < RB; ++b) {
+        const int j = p - 4 * b;
+        if (j >= 0 && j < JP) {
+#pragma unroll
+          for (int mc = 0; mc < MC; ++mc) mma16816(acc[ci][b][mc], a[mc], bw[j][0], bw[j][1]);
         }
       }
     }
@@ -154,11 +174,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   __syncthreads();  // every warp is done with the X planes: the output rows reuse them
 
   // D roles: c0, c1 = (m = g, n = 2q, 2q + 1), c2, c3 = (m = g + 8, same n): output pixel
-  // (row 8b + n, column 16mc + m) of channel c, as [pixel][OSP] 16-bit rows.
+  // (row 8b + n, column 16mc + m) of channel c, into per-channel output planes of TH rows of
+  // OROW elements (OROW / 2 = 2 mod 16 words: the lanes of one store, rows 2q and columns g,
+  // fall in 16 distinct banks, two lanes per word).
   u16* os = reinterpret_cast<u16*>(smem);
 #pragma unroll
   for (int ci = 0; ci < CPW; ++ci) {
-    const int c = warp * CPW + ci;
+    u16* oc = os + (warp * CPW + ci) * (TH * OROW);
 #pragma unroll
     for (int b = 0; b < RB; ++b) {
 #pragma unroll
@@ -167,22 +189,30 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
         for (int i = 0; i < 4; ++i) {
           const int row = 8 * b + 2 * q + (i & 1);
           const int col = 16 * mc + g + 8 * (i >> 1);
-          os[(row * TW + col) * OSP + c] = to_half_bits(acc[ci][b][mc][i]);
+          oc[row * OROW + col] = to_half_bits(acc[ci][b][mc][i]);
         }
       }
     }
   }
   __syncthreads();
+  // Y in 16-byte channel vectors: task (vector, pixel), pixel fastest (the eight 16-bit plane
+  // reads of a lane are consecutive columns of the warp's lanes: no bank conflict).
   elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
   for (int t = tid; t < TH * TW * VECS; t += THREADS) {
-    const int v = t % VECS;
-    const int p = t / VECS;
+    const int p = t % (TH * TW);
+    const int v = t / (TH * TW);
     const int oy = oy0 + p / TW;
     const int ox = ox0 + p % TW;
     const int k = k0 + v * 8;
     if (oy < OH && ox < OW && k < C_) {
+      const u16* src = os + (v * 8) * (TH * OROW) + (p / TW) * OROW + p % TW;
+      u32 w[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        w[i] = (u32)src[(2 * i) * (TH * OROW)] | ((u32)src[(2 * i + 1) * (TH * OROW)] << 16);
+      }
       *reinterpret_cast<v16b*>(Y + ((long long)(n * OH + oy) * OW + ox) * C_ + k) =
-          *reinterpret_cast<const v16b*>(os + p * OSP + v * 8);
+          v16b{w[0], w[1], w[2], w[3]};
     }
   }
 }

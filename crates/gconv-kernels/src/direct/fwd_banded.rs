@@ -95,14 +95,27 @@ pub fn x_rows(cfg: &KernelConfig, problem: &Problem) -> u64 {
 }
 
 /// Words between the two copies of a staged X row (`TW + 8` elements): at least half of
-/// them plus one, and `≡ 8..=24 (mod 32)`, so that the even-column lanes (words 0–6 of copy 0)
-/// and the odd-column lanes (words 0–6 of copy 1) of one A read fall in different banks.
+/// them plus one, a multiple of 4 (16-byte staging stores), and `≡ 8..=24 (mod 32)`, so that
+/// the even-column lanes (words 0–6 of copy 0) and the odd-column lanes (words 0–6 of copy 1)
+/// of one A read fall in different banks.
 pub fn copy_words(cfg: &KernelConfig) -> u64 {
-    let mut w = (cfg.tile_k as u64 + 8).div_ceil(2) + 1;
+    let mut w = ((cfg.tile_k as u64 + 8).div_ceil(2) + 1).div_ceil(4) * 4;
     while !(8..=24).contains(&(w % 32)) {
-        w += 1;
+        w += 4;
     }
     w
+}
+
+/// Elements of one row of a channel's output plane (`OROW`): `TW + 4`, plus 16 where that
+/// makes its word count `≡ 10 (mod 16)`, so that the words are `≡ 2 (mod 16)` and the lanes of
+/// one accumulator store (output rows `2q`, columns `g`) fall in 16 distinct banks.
+pub fn out_row(cfg: &KernelConfig) -> u64 {
+    let r = cfg.tile_k as u64 + 4;
+    if (r / 2) % 16 == 2 {
+        r
+    } else {
+        r + 16
+    }
 }
 
 /// f32 accumulators per thread: `4 · (BN / warps) · TH/8 · TW/16`.
@@ -120,8 +133,8 @@ pub fn units(cfg: &KernelConfig, problem: &Problem) -> u64 {
 
 /// The geometry of `cfg` on the forward `problem` (the dual of a backward-data problem): the
 /// tile, the staged X planes (`halo = [1, x_rows, TW + 8]`, `xrow` = two copies), shared memory
-/// for the planes or the output rows (`TH·TW × (BN + 8)` 16-bit elements), whichever is
-/// larger, and the grid `[tiles, ⌈C/BN⌉, 1]`.
+/// for the planes or the output planes (`BN × TH ×`[`out_row`] 16-bit elements), whichever
+/// is larger, and the grid `[tiles, ⌈C/BN⌉, 1]`.
 pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let th = tile_rows(cfg);
     let tw = cfg.tile_k.max(1) as u64;
@@ -129,7 +142,7 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let xrows = x_rows(cfg, problem);
     let xcw = copy_words(cfg);
     let x_bytes = bn * xrows * 2 * xcw * 4;
-    let o_bytes = th * tw * (bn + 8) * 2;
+    let o_bytes = bn * th * out_row(cfg) * 2;
     let smem = x_bytes.max(o_bytes).div_ceil(16) * 16;
     DirectGeometry {
         th,
@@ -156,7 +169,8 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
 }
 
 /// Estimated seconds: `max(t_smem, t_dram, t_l2) · q + 2 µs`, where `t_smem` is the
-/// shared-memory traffic of the MMAs (per MMA the warp reads four 32-bit A words: 512 bytes),
+/// shared-memory traffic of the A reads (per staged row pair and column chunk the warp reads
+/// four 32-bit words: 512 bytes),
 /// of the staging stores (two copies of every staged element) and of the output rows, at 128
 /// bytes per clock per SM (1.7 GHz, 132 SMs); `t_dram` the compulsory bytes at 3.5 TB/s;
 /// `t_l2` the staged tiles (with their halo and the staging's 1.5 reads per element) at
@@ -172,11 +186,11 @@ pub fn cost_estimate(
     let ctas = (geo.grid[0] * geo.grid[1]) as f64;
     let bn = cfg.tile_n as f64;
     let (th, tw) = (geo.th as f64, geo.tw as f64);
-    let mmas = ctas * bn * (th / 8.0) * (tw / 16.0) * row_pairs(problem) as f64;
+    let a_reads = ctas * bn * (geo.halo[1] as f64 / 2.0) * (tw / 16.0);
     let staged = ctas * bn * geo.halo[1] as f64 * geo.xrow as f64 * 2.0;
     let outputs = ctas * bn * th * tw;
     let smem_rate = 128.0 * 1.7e9 * 132.0;
-    let t_smem = (mmas * 512.0 + staged * 4.0 + outputs * 4.0) / smem_rate;
+    let t_smem = (a_reads * 512.0 + staged * 4.0 + outputs * 4.0) / smem_rate;
     let t_dram = problem.min_bytes() / 3.5e12;
     let t_l2 = ctas * bn * geo.halo[1] as f64 * geo.halo[2] as f64 * es * 1.5 / 8e12;
     let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
@@ -223,7 +237,7 @@ pub fn emit(cfg: &KernelConfig, real: &Problem, problem: &Problem, geo: &DirectG
         problem.dtype == gconv_problem::DType::Bf16
     );
     let _ = writeln!(w, "constexpr bool DGRAD = {dgrad};");
-    let ints: [(&str, u64); 9] = [
+    let ints: [(&str, u64); 10] = [
         ("G_", problem.g),
         ("CG", problem.cpg()),
         ("KG", problem.kpg()),
@@ -231,6 +245,7 @@ pub fn emit(cfg: &KernelConfig, real: &Problem, problem: &Problem, geo: &DirectG
         ("TW", geo.tw),
         ("BN", cfg.tile_n as u64),
         ("XCW", copy_words(cfg)),
+        ("OROW", out_row(cfg)),
         ("THREADS", cfg.threads() as u64),
         ("SMEM_BYTES", geo.smem_bytes),
     ];
