@@ -5,7 +5,8 @@
 //! (including depthwise), the pointwise path, odd channels (2-byte loads), split-K, each stage
 //! count, and for direct: depthwise, channel multiplier, 1D and 3D, forward, backward data and
 //! backward weight (the slab kernel, with and without the split reduction, and the depthwise
-//! streaming kernel, with and without it, and the banded tensor-core kernel); igemm
+//! streaming kernel, with and without it, and the banded tensor-core kernel; the banded
+//! tensor-core forward kernel, forward and backward data); igemm
 //! backward-weight (split-K by the rule and atomic, merge, wgmma, CUDA cores, pointwise 3D);
 //! the warp-specialised wgmma schedule in all three directions.
 //!
@@ -324,6 +325,17 @@ const CASES: &[(&str, &str)] = &[
     (
         "direct_wgrad_bf16_t64x64x8_w8x1_s2_v1x4_gm1_sk0d_mma_gen",
         "wgrad_bf16_n16_g8_c512_k512_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    // direct depthwise forward and backward data on tensor cores with a banded filter operand:
+    // 7x7 bf16 on 16 x 64 tiles, 3x3 f16 backward data (the dual, filter read flipped) on
+    // 32 x 16 tiles.
+    (
+        "direct_fwd_bf16_t1024x16x64_w8x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "direct_dgrad_f16_t512x8x16_w8x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "dgrad_f16_n8_g64_c64_k64_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
     // direct depthwise backward weight on tensor cores with a banded dY operand: 7x7 bf16 with
     // the rule's slabs, 3x3 f16 in one slab, 5x5 on 32-wide tiles of 8 rows.

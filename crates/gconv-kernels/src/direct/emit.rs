@@ -16,8 +16,8 @@
 //! reduction, [`super::wgrad::emit`]).
 
 use super::banded;
-use super::fwd_banded;
 use super::fragments::{problem_constants, COMMON};
+use super::fwd_banded;
 use super::geometry::{DirectGeometry, DirectPlan, W_REG_BUDGET};
 use super::mma;
 use super::shape::halo_split;

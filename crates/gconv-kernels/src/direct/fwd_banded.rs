@@ -141,7 +141,7 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let bn = cfg.tile_n.max(1) as u64;
     let xrows = x_rows(cfg, problem);
     let xcw = copy_words(cfg);
-    let x_bytes = bn * xrows * 2 * xcw * 4;
+    let x_bytes = bn * (xrows * 2 * xcw + 2) * 4;
     let o_bytes = bn * th * out_row(cfg) * 2;
     let smem = x_bytes.max(o_bytes).div_ceil(16) * 16;
     DirectGeometry {
@@ -201,7 +201,12 @@ pub fn cost_estimate(
 /// The module of a banded plan on the forward `problem` (the dual of the `real` backward-data
 /// problem): the constants, the prelude, `elem.cu`, the tensor-core helpers and
 /// `fwd_banded.cu`.
-pub fn emit(cfg: &KernelConfig, real: &Problem, problem: &Problem, geo: &DirectGeometry) -> KernelSource {
+pub fn emit(
+    cfg: &KernelConfig,
+    real: &Problem,
+    problem: &Problem,
+    geo: &DirectGeometry,
+) -> KernelSource {
     let name = cfg.to_string();
     let dgrad = real.direction == Direction::Dgrad;
     let mut h = String::new();
