@@ -1,8 +1,9 @@
-# Session 21, call d: the banded forward kernel, third version: call c's rework with the first version's staging (lanes on adjacent pixels, 32-bit stores; call c's 16-byte staging stores
-# from in-register transposes, each staged row pair's A fragments read once for every row block
-# it feeds, TH up to 32, conflict-free accumulator stores into per-channel output planes):
-# the trait configs swept again over the zoo's depthwise stride-1 layers, then ncu of the best
-# kernel on the 7×7 56² and 3×3 112² forward layers.
+# Session 21, call d: the banded forward kernel, third version: call c's rework (each staged
+# row pair's A fragments read once for every row block it feeds, TH up to 32, conflict-free
+# accumulator stores into per-channel output planes) with the first version's staging again
+# (lanes on adjacent pixels, 32-bit stores; call c's 16-byte stores from in-register transposes
+# ran 1.25x slower), the planes padded by two words: the trait configs swept over the zoo's
+# depthwise stride-1 layers, then ncu of the best kernel on the 7×7 56² forward layer.
 #   scripts/h200.sh; carry ["target/carry/bins.tar.xz"];
 #   tar xJf target/carry/bins.tar.xz && (timeout 590 bash results/h200/s21/call_d.sh; cd $OUT && tar czf d.tgz r; true)
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH

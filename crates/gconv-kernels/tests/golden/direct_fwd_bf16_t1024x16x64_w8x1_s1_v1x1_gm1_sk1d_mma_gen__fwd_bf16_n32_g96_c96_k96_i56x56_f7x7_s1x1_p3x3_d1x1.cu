@@ -1,7 +1,7 @@
 // gconv direct forward kernel (depthwise, tensor cores, banded filter): generated, do not edit
 // kernel:  direct_fwd_bf16_t1024x16x64_w8x1_s1_v1x1_gm1_sk1d_mma_gen
 // problem: fwd_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1
-// tiles of 16 x 64 outputs, 16 channels per CTA in 8 warps, 7 row pairs per 8-row block; smem 112640 B
+// tiles of 16 x 64 outputs, 16 channels per CTA in 8 warps, 7 row pairs per 8-row block; smem 112768 B
 #define ELEM unsigned short
 constexpr bool IS_BF16 = true;
 constexpr bool DGRAD = false;
@@ -34,7 +34,7 @@ constexpr int BN = 16;
 constexpr int XCW = 40;
 constexpr int OROW = 68;
 constexpr int THREADS = 256;
-constexpr int SMEM_BYTES = 112640;
+constexpr int SMEM_BYTES = 112768;
 
 // ---- prelude: the device helpers every generated kernel shares ----
 // Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
@@ -381,7 +381,9 @@ constexpr int JP = (FY + 8) / 2;                // row pairs of a block: rows 0 
 constexpr int XR = 8 * (RB - 1) + 2 * JP;       // staged X rows
 constexpr int NP = XR / 2;                      // staged row pairs
 constexpr int XE = TW + 8;                      // staged X elements of a row (from ox0 - PW)
-constexpr int XPLANE = XR * 2 * XCW;            // 32-bit words of one channel's X plane
+constexpr int XPLANE = XR * 2 * XCW + 2;        // words of one channel's X plane (+ 2: the
+                                                // staging lanes of channel vectors v, v + 1
+                                                // store 16 banks apart)
 constexpr int VECS = BN / 8;                    // 16-byte channel vectors of a pixel
 constexpr int TAPS = FY * FX;
 constexpr int TILES_H = (OH + TH - 1) / TH;
@@ -398,27 +400,25 @@ static_assert((OROW / 2) % 16 == 2, "output plane rows: 2 mod 16 words");
 static_assert(SMEM_BYTES >= BN * XPLANE * 4 && SMEM_BYTES >= BN * TH * OROW * 2,
               "shared memory: the X planes, then the output planes");
 
-// Staging task t = (row, vector, group), group fastest: it reads the nine pixels of elements
-// 8γ … 8γ + 8 of staged row `row` (element e <-> ix = ox0 - PW + e, zero outside the image
-// and past C) for the 8 channels of vector v, and writes, per channel, the four words of copy
-// 0 (elements 8γ + 2i, 8γ + 2i + 1) and of copy 1 (8γ + 2i + 1, 8γ + 2i + 2: copy 1 holds
-// element e at e - 1) as one 16-byte store each.
-constexpr int XGROUPS = XCW / 4;
-constexpr int XTASKS = XR * VECS * XGROUPS;
+// Staging task t = (row, word, vector), vector fastest (the lanes of a warp read adjacent
+// pixels): it reads elements 2w, 2w + 1, 2w + 2 of staged row `row` (element e <-> ix = ox0 -
+// PW + e, zero outside the image and past C) and writes, per channel of the vector, word w of
+// copy 0 (elements 2w, 2w + 1) and of copy 1 (2w + 1, 2w + 2: copy 1 holds element e at e - 1).
+constexpr int XTASKS = XR * XCW * VECS;
 
 __device__ __forceinline__ void x_stage(const elem_t* __restrict__ X, u32* xs32, int n, int oy0,
                                         int ox0, int k0, int t) {
-  const int gr = t % XGROUPS;
-  const int v = (t / XGROUPS) % VECS;
-  const int row = t / (XGROUPS * VECS);
+  const int v = t % VECS;
+  const int wd = (t / VECS) % XCW;
+  const int row = t / (VECS * XCW);
   const int iy = oy0 - PH + row;
   const int k = k0 + v * 8;
   const bool rok = (unsigned)iy < (unsigned)IH && k < C_;
   const long long rbase = (long long)(n * IH + iy) * IW;
-  u32 e[9][4];
+  u32 e[3][4];
 #pragma unroll
-  for (int j = 0; j < 9; ++j) {
-    const int ix = ox0 - PW + 8 * gr + j;
+  for (int j = 0; j < 3; ++j) {
+    const int ix = ox0 - PW + 2 * wd + j;
     v16b p = {0u, 0u, 0u, 0u};
     if (rok && (unsigned)ix < (unsigned)IW) {
       p = *reinterpret_cast<const v16b*>(X + (rbase + ix) * C_ + k);
@@ -428,16 +428,16 @@ __device__ __forceinline__ void x_stage(const elem_t* __restrict__ X, u32* xs32,
     e[j][2] = p.z;
     e[j][3] = p.w;
   }
-  u32* dst = xs32 + (v * 8) * XPLANE + row * (2 * XCW) + 4 * gr;
+  u32* dst = xs32 + (v * 8) * XPLANE + row * (2 * XCW) + wd;
 #pragma unroll
   for (int c = 0; c < 8; ++c) {
-    // The 16 bits of channel c of pixels a and b as one word (a low).
+    // The 16 bits of channel c of elements a and b as one word (a low).
     auto pair = [&](int a, int b) -> u32 {
       return c % 2 == 0 ? (e[a][c / 2] & 0xffffu) | (e[b][c / 2] << 16)
                         : (e[a][c / 2] >> 16) | (e[b][c / 2] & 0xffff0000u);
     };
-    *reinterpret_cast<v16b*>(dst + c * XPLANE) = {pair(0, 1), pair(2, 3), pair(4, 5), pair(6, 7)};
-    *reinterpret_cast<v16b*>(dst + c * XPLANE + XCW) = {pair(1, 2), pair(3, 4), pair(5, 6), pair(7, 8)};
+    dst[c * XPLANE] = pair(0, 1);
+    dst[c * XPLANE + XCW] = pair(1, 2);
   }
 }
 
