@@ -432,6 +432,10 @@ enum Mutation {
     /// Banded tensor-core forward: the second row of each staged row pair is multiplied by the
     /// first row's filter taps (the band one tap row off): must fail.
     FwdBandedBandOffByOne,
+    /// Banded tensor-core forward, pipelined variant: the reads issued during a tile's MMAs
+    /// are the current tile's again instead of the next one's: must fail wherever a CTA walks
+    /// two tiles or more.
+    FwdBandedPrefetchStale,
     /// Banded tensor-core backward data: the filter read unflipped: must fail.
     FwdBandedFlipDropped,
     /// Banded tensor-core forward: every column tile stages the first tile's X columns (`ox0`
@@ -664,6 +668,10 @@ fn emulate(
         Mutation::FwdBandedBandOffByOne => Some((
             "bw[j][1] = w_tap(W, kc, 2 * j + 1 - g, 2 * q) | (w_tap(W, kc, 2 * j + 1 - g, 2 * q + 1) << 16);",
             "bw[j][1] = w_tap(W, kc, 2 * j - g, 2 * q) | (w_tap(W, kc, 2 * j - g, 2 * q + 1) << 16);",
+        )),
+        Mutation::FwdBandedPrefetchStale => Some((
+            "if (u + (int)gridDim.x < UNITS) fetch(u + gridDim.x);",
+            "if (u + (int)gridDim.x < UNITS) fetch(u);",
         )),
         Mutation::FwdBandedFlipDropped => Some((
             "return W[(long long)k * TAPS + (FY - 1 - ty) * FX + (FX - 1 - tx)];",
@@ -2635,6 +2643,16 @@ const FWD_BANDED_CASES: &[(&str, &str, &str)] = &[
         "fwd_bf16_n3_g16_c16_k16_i5x6_f1x1_s1x1_p0x0_d1x1",
     ),
     (
+        "fwd_banded_piped_7x7_walk",
+        "direct_fwd_bf16_t128x16x16_w2x1_s1_v1x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n3_g16_c16_k16_i19x37_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dgrad_banded_piped_5x5_walk",
+        "direct_dgrad_bf16_t256x16x32_w4x1_s1_v1x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g24_c24_k24_i20x40_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
         "dgrad_banded_7x7_tails",
         "direct_dgrad_bf16_t128x16x16_w2x1_s1_v1x1_gm1_sk1d_mma_gen",
         "dgrad_bf16_n2_g16_c16_k16_i11x21_f7x7_s1x1_p3x3_d1x1",
@@ -2656,8 +2674,9 @@ const FWD_BANDED_CASES: &[(&str, &str, &str)] = &[
 /// NaN bytes). Coverage: tiles with row and column tails, two row blocks and two column chunks
 /// per tile, a channel block half past C, odd and even column parities, filters 1×1 to 15×7
 /// and 8 wide, asymmetric padding, f16, no padding, several images; backward data with the
-/// flipped filter and its dual's padding. Planted faults: the shifted X copy never written,
-/// the band one tap row off, the flip dropped (backward data), the column tile's origin dropped from the staging.
+/// flipped filter and its dual's padding; the pipelined variant with CTAs that walk several
+/// tiles (a short last walk), forward and backward data. Planted faults: the shifted X copy never written,
+/// the band one tap row off, the flip dropped (backward data), the column tile's origin dropped from the staging, a stale prefetch.
 #[test]
 fn direct_fwd_banded_kernels_match_the_reference_under_host_emulation() {
     let name = "direct_fwd_banded_kernels_match_the_reference_under_host_emulation";
@@ -2668,6 +2687,14 @@ fn direct_fwd_banded_kernels_match_the_reference_under_host_emulation() {
     std::fs::create_dir_all(&dir).expect("create the emulation work directory");
     let asan = asan_available(&dir);
     let mut jobs = case_jobs(FWD_BANDED_CASES);
+    for (label, walk) in [
+        ("fwd_banded_piped_7x7_walk", [7, 1, 1]),
+        ("dgrad_banded_piped_5x5_walk", [3, 2, 1]),
+    ] {
+        let job = jobs.iter().find(|j| j.label == label).expect("case");
+        let a = admit(&job.cfg, &job.problem, &Target::H200).expect("admitted");
+        assert_eq!(a.grid(), walk, "{label}: CTAs that walk several tiles");
+    }
     for job in &jobs {
         assert!(
             gconv_kernels::direct::fwd_banded::applies(&job.cfg, &job.problem),
@@ -2699,6 +2726,14 @@ fn direct_fwd_banded_kernels_match_the_reference_under_host_emulation() {
         ),
         ("dgrad_banded_7x6_f16_th16", Mutation::FwdBandedBandOffByOne),
         ("dgrad_banded_7x7_tails", Mutation::FwdBandedFlipDropped),
+        (
+            "fwd_banded_piped_7x7_walk",
+            Mutation::FwdBandedPrefetchStale,
+        ),
+        (
+            "dgrad_banded_piped_5x5_walk",
+            Mutation::FwdBandedPrefetchStale,
+        ),
         (
             "dgrad_banded_5x3_asym_pad_past_c",
             Mutation::FwdBandedFlipDropped,

@@ -573,15 +573,21 @@ fn shipped_stream_wgrad_config_expands() {
 
 /// The banded tensor-core depthwise space of forward and backward data (direct::fwd_banded):
 /// every kept config has `vec_a = 1`, TH a multiple of 8 and TW a multiple of 16; the same 90
-/// tiles in both directions.
+/// tiles in both directions, each plain and pipelined (`vec_b` 1 and 2).
 #[test]
 fn shipped_fwd_banded_configs_expand() {
     for (file, prefix) in [
-        ("configs/traits/forward_banded_bf16.json", "direct_fwd_bf16_"),
-        ("configs/traits/bwd_data_banded_bf16.json", "direct_dgrad_bf16_"),
+        (
+            "configs/traits/forward_banded_bf16.json",
+            "direct_fwd_bf16_",
+        ),
+        (
+            "configs/traits/bwd_data_banded_bf16.json",
+            "direct_dgrad_bf16_",
+        ),
     ] {
         let r = build_instances(&repo_file(file), Arch::Sm90, None).unwrap();
-        assert_eq!(r.kernels.len(), 90, "{file}");
+        assert_eq!(r.kernels.len(), 180, "{file}");
         assert!(r.kernels.iter().all(|k| {
             let t = k.split('_').nth(3).unwrap_or("");
             let dims: Vec<u32> = t
@@ -591,7 +597,8 @@ fn shipped_fwd_banded_configs_expand() {
                 .collect();
             let (m, w) = (dims[0], dims[2]);
             k.starts_with(prefix)
-                && k.ends_with("_s1_v1x1_gm1_sk1d_mma_gen")
+                && (k.ends_with("_s1_v1x1_gm1_sk1d_mma_gen")
+                    || k.ends_with("_s1_v1x2_gm1_sk1d_mma_gen"))
                 && w % 16 == 0
                 && m % w == 0
                 && (m / w) % 8 == 0

@@ -41,7 +41,8 @@
 //! Fields: `tile_m` = `TH × TW` pixels (`TH` a multiple of 8, at most [`MAX_ROWS`]), `tile_k`
 //! = `TW` (a multiple of 16, at most [`MAX_WIDTH`]), `tile_n` = `BN` channels (a multiple of 8
 //! and of the warps, at most 64), `warps_m` warps, `vec_a` = 1 (this kernel: the channel path
-//! of `super::mma` needs 8–64), `vec_b` = 1, `stages` = 1, `gm1`, `sk1d`, `math = mma`,
+//! of `super::mma` needs 8–64), `vec_b` = 1 or 2 ([`pipelined`]: persistent CTAs that
+//! prefetch their next tile's staging reads into registers), `stages` = 1, `gm1`, `sk1d`, `math = mma`,
 //! `gen`. Example: `direct_fwd_bf16_t512x16x64_w4x1_s1_v1x1_gm1_sk1d_mma_gen` = tiles of
 //! 8 × 64 output pixels, 16 channels per CTA, 4 warps of 4 channels.
 
@@ -67,6 +68,10 @@ pub const MAX_FX: u64 = 8;
 
 /// Largest filter height (11 row pairs per block).
 pub const MAX_FY: u64 = 15;
+
+/// Tiles a CTA of the pipelined variant walks (at most; the last CTAs of a channel block may
+/// walk fewer).
+pub const TILES_PER_CTA: u64 = 4;
 
 /// Largest f32 accumulator count per thread: 4 per channel of the warp, row block and column
 /// chunk.
@@ -118,6 +123,20 @@ pub fn out_row(cfg: &KernelConfig) -> u64 {
     }
 }
 
+/// True for the pipelined variant (`vec_b` = 2): persistent CTAs, each thread issuing its
+/// staging reads of its next tile into registers before the current tile's MMAs and storing
+/// them once the tile's output is written.
+pub fn pipelined(cfg: &KernelConfig) -> bool {
+    cfg.vec_b == 2
+}
+
+/// Staging tasks of one thread for a tile: `⌈XR · XCW · BN/8 / threads⌉` (three 16-byte reads
+/// each; the pipelined variant's registers).
+pub fn staging_tasks(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    let vecs = (cfg.tile_n / 8).max(1) as u64;
+    (x_rows(cfg, problem) * copy_words(cfg) * vecs).div_ceil(cfg.threads().max(1) as u64)
+}
+
 /// f32 accumulators per thread: `4 · (BN / warps) · TH/8 · TW/16`.
 pub fn accumulators(cfg: &KernelConfig) -> u64 {
     4 * (cfg.tile_n / cfg.warps_m.max(1)).max(1) as u64
@@ -134,7 +153,8 @@ pub fn units(cfg: &KernelConfig, problem: &Problem) -> u64 {
 /// The geometry of `cfg` on the forward `problem` (the dual of a backward-data problem): the
 /// tile, the staged X planes (`halo = [1, x_rows, TW + 8]`, `xrow` = two copies), shared memory
 /// for the planes or the output planes (`BN × TH ×`[`out_row`] 16-bit elements), whichever
-/// is larger, and the grid `[tiles, ⌈C/BN⌉, 1]`.
+/// is larger, and the grid `[tiles, ⌈C/BN⌉, 1]` (pipelined: `[⌈tiles /`
+/// [`TILES_PER_CTA`]`⌉, ⌈C/BN⌉, 1]`, CTA x walking tiles x, x + grid, …).
 pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let th = tile_rows(cfg);
     let tw = cfg.tile_k.max(1) as u64;
@@ -144,6 +164,13 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let x_bytes = bn * (xrows * 2 * xcw + 2) * 4;
     let o_bytes = bn * th * out_row(cfg) * 2;
     let smem = x_bytes.max(o_bytes).div_ceil(16) * 16;
+    let blocks = problem.k.div_ceil(bn);
+    let tiles = units(cfg, problem);
+    let grid_x = if pipelined(cfg) {
+        tiles.div_ceil(TILES_PER_CTA)
+    } else {
+        tiles
+    };
     DirectGeometry {
         th,
         tw,
@@ -158,14 +185,20 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
         ws_bytes: 0,
         raw_bytes: 0,
         smem_bytes: smem,
-        grid: [units(cfg, problem), problem.k.div_ceil(bn), 1],
+        grid: [grid_x, blocks, 1],
     }
 }
 
 /// Estimated registers per thread: the accumulators, the filter's `2·JP` B words, four A words
-/// (a few sets in flight), addresses and a fixed allowance of 40.
+/// (a few sets in flight), addresses and a fixed allowance of 40; the pipelined variant adds
+/// its staging registers (12 per task).
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
-    (accumulators(cfg) + 2 * row_pairs(problem) + 16 + 40).min(u32::MAX as u64) as u32
+    let staged = if pipelined(cfg) {
+        12 * staging_tasks(cfg, problem)
+    } else {
+        0
+    };
+    (accumulators(cfg) + 2 * row_pairs(problem) + 16 + 40 + staged).min(u32::MAX as u64) as u32
 }
 
 /// Estimated seconds: `max(t_smem, t_dram, t_l2) · q + 2 µs`, where `t_smem` is the
@@ -184,15 +217,16 @@ pub fn cost_estimate(
 ) -> f64 {
     let es = problem.dtype.size_bytes() as f64;
     let ctas = (geo.grid[0] * geo.grid[1]) as f64;
+    let tiles = (units(cfg, problem) * geo.grid[1]) as f64;
     let bn = cfg.tile_n as f64;
     let (th, tw) = (geo.th as f64, geo.tw as f64);
-    let a_reads = ctas * bn * (geo.halo[1] as f64 / 2.0) * (tw / 16.0);
-    let staged = ctas * bn * geo.halo[1] as f64 * geo.xrow as f64 * 2.0;
-    let outputs = ctas * bn * th * tw;
+    let a_reads = tiles * bn * (geo.halo[1] as f64 / 2.0) * (tw / 16.0);
+    let staged = tiles * bn * geo.halo[1] as f64 * geo.xrow as f64;
+    let outputs = tiles * bn * th * tw;
     let smem_rate = 128.0 * 1.7e9 * 132.0;
     let t_smem = (a_reads * 512.0 + staged * 4.0 + outputs * 4.0) / smem_rate;
     let t_dram = problem.min_bytes() / 3.5e12;
-    let t_l2 = ctas * bn * geo.halo[1] as f64 * geo.halo[2] as f64 * es * 1.5 / 8e12;
+    let t_l2 = tiles * bn * geo.halo[1] as f64 * geo.halo[2] as f64 * es * 1.5 / 8e12;
     let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     t_smem.max(t_dram).max(t_l2) * q + 2e-6
@@ -242,6 +276,7 @@ pub fn emit(
         problem.dtype == gconv_problem::DType::Bf16
     );
     let _ = writeln!(w, "constexpr bool DGRAD = {dgrad};");
+    let _ = writeln!(w, "constexpr bool PIPE = {};", pipelined(cfg));
     let ints: [(&str, u64); 10] = [
         ("G_", problem.g),
         ("CG", problem.cpg()),

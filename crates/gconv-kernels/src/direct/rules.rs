@@ -744,7 +744,7 @@ fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
 
 /// The structural rules of a banded tensor-core forward / backward-data config
 /// (`super::fwd_banded`'s field table; `math = mma`, `vec_a = 1`, `split_k` 1d, `gen` and the
-/// warps checked by the caller): 16-bit data, no group merge, one stage, `vec_b` 1, `tile_k`
+/// warps checked by the caller): 16-bit data, no group merge, one stage, `vec_b` 1 or 2, `tile_k`
 /// (TW) a multiple of 16 up to [`fwd_banded::MAX_WIDTH`], `tile_m` = TH·TW with TH a multiple
 /// of 8 up to [`fwd_banded::MAX_ROWS`], `tile_n` (BN) a multiple of 8 and of the warps, at most
 /// 64, and at most [`fwd_banded::MAX_ACCUMULATORS`] accumulators per thread.
@@ -769,8 +769,12 @@ fn validate_fwd_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
             "1 (banded forward)",
         ));
     }
-    if cfg.vec_b != 1 {
-        return Err(fixed("vec_b", cfg.vec_b.to_string(), "1 (banded forward)"));
+    if !(1..=2).contains(&cfg.vec_b) {
+        return Err(fixed(
+            "vec_b",
+            cfg.vec_b.to_string(),
+            "1 or 2 (banded forward: 2 is the pipelined variant)",
+        ));
     }
     let limits = "direct banded forward (mma, vec_a 1): tile_k (tile width) a multiple of 16 in 16..=128, tile_m = TH x tile_k with TH a multiple of 8 and <= 32, tile_n a multiple of 8 and of the warps, <= 64, at most 96 accumulators per thread (4 x channels per warp x TH/8 x tile_k/16)";
     let th = cfg.tile_m / cfg.tile_k.max(1);

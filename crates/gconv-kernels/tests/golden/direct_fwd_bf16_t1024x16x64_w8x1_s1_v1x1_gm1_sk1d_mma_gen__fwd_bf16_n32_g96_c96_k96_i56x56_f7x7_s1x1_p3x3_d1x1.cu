@@ -5,6 +5,7 @@
 #define ELEM unsigned short
 constexpr bool IS_BF16 = true;
 constexpr bool DGRAD = false;
+constexpr bool PIPE = false;
 constexpr int ESZ = 2;
 constexpr int N_ = 32;
 constexpr int ID = 1;
@@ -405,9 +406,10 @@ static_assert(SMEM_BYTES >= BN * XPLANE * 4 && SMEM_BYTES >= BN * TH * OROW * 2,
 // PW + e, zero outside the image and past C) and writes, per channel of the vector, word w of
 // copy 0 (elements 2w, 2w + 1) and of copy 1 (2w + 1, 2w + 2: copy 1 holds element e at e - 1).
 constexpr int XTASKS = XR * XCW * VECS;
-
-__device__ __forceinline__ void x_stage(const elem_t* __restrict__ X, u32* xs32, int n, int oy0,
-                                        int ox0, int k0, int t) {
+constexpr int XT = (XTASKS + THREADS - 1) / THREADS;  // staging tasks of a thread (PIPE)
+constexpr int UNITS = N_ * TILES_H * TILES_W;
+__device__ __forceinline__ void x_load(const elem_t* __restrict__ X, int n, int oy0, int ox0,
+                                       int k0, int t, u32 (&e)[3][4]) {
   const int v = t % VECS;
   const int wd = (t / VECS) % XCW;
   const int row = t / (VECS * XCW);
@@ -415,7 +417,6 @@ __device__ __forceinline__ void x_stage(const elem_t* __restrict__ X, u32* xs32,
   const int k = k0 + v * 8;
   const bool rok = (unsigned)iy < (unsigned)IH && k < C_;
   const long long rbase = (long long)(n * IH + iy) * IW;
-  u32 e[3][4];
 #pragma unroll
   for (int j = 0; j < 3; ++j) {
     const int ix = ox0 - PW + 2 * wd + j;
@@ -428,6 +429,12 @@ __device__ __forceinline__ void x_stage(const elem_t* __restrict__ X, u32* xs32,
     e[j][2] = p.z;
     e[j][3] = p.w;
   }
+}
+
+__device__ __forceinline__ void x_store(u32* xs32, int t, const u32 (&e)[3][4]) {
+  const int v = t % VECS;
+  const int wd = (t / VECS) % XCW;
+  const int row = t / (VECS * XCW);
   u32* dst = xs32 + (v * 8) * XPLANE + row * (2 * XCW) + wd;
 #pragma unroll
   for (int c = 0; c < 8; ++c) {
@@ -464,110 +471,145 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t1024x16x6
   const int lane = tid & 31;
   const int warp = tid >> 5;
   const int k0 = blockIdx.y * BN;  // first channel of the CTA
-  const int u = blockIdx.x;        // tile: column tile fastest, then row tile, then image
-  const int n = u / (TILES_W * TILES_H);
-  const int oy0 = ((u / TILES_W) % TILES_H) * TH;
-  const int ox0 = (u % TILES_W) * TW;
-
-  for (int t = tid; t < XTASKS; t += THREADS) x_stage(X, xs32, n, oy0, ox0, k0, t);
-  __syncthreads();
-
-  // A roles: rows g (column g of the chunk) and g + 8, k pairs 2q, 2q + 1 (+ 8: the pair's
-  // second row). Element e = 16mc + g + 2q (+ 8) of the staged row; an odd e reads the
-  // shifted copy (element e lives at e - 1 there), so each A register is one aligned word.
-  const int g = lane >> 2;
-  const int q = lane & 3;
-  const int copy = g & 1;
-  const int aword = (g + 2 * q - copy) / 2 + copy * XCW;
-
-  float acc[CPW][RB][MC][4];
+  // Tile u: column tile fastest, then row tile, then image; CTA x walks u = x, x + gridDim.x, ...
+  auto origin = [](int u, int& n, int& oy0, int& ox0) {
+    n = u / (TILES_W * TILES_H);
+    oy0 = ((u / TILES_W) % TILES_H) * TH;
+    ox0 = (u % TILES_W) * TW;
+  };
+  // Pipelined path (PIPE): the thread's staging reads of the next tile are issued into
+  // registers before the current tile's MMAs and stored after the tile's output is written.
+  u32 pre[XT][3][4];  // unused (and dropped) without PIPE
+  auto fetch = [&](int u) {
+    int n, oy0, ox0;
+    origin(u, n, oy0, ox0);
 #pragma unroll
-  for (int ci = 0; ci < CPW; ++ci) {
-    const int c = warp * CPW + ci;
-    const int kc = k0 + c < C_ ? k0 + c : C_ - 1;  // a channel past C computes, never stored
-    // B of pair j: rows 2j (k < 8) and 2j + 1 (k >= 8) of the pair, output row n = g,
-    // columns tx = 2q, 2q + 1.
-    u32 bw[JP][2];
-#pragma unroll
-    for (int j = 0; j < JP; ++j) {
-      bw[j][0] = w_tap(W, kc, 2 * j - g, 2 * q) | (w_tap(W, kc, 2 * j - g, 2 * q + 1) << 16);
-      bw[j][1] = w_tap(W, kc, 2 * j + 1 - g, 2 * q) | (w_tap(W, kc, 2 * j + 1 - g, 2 * q + 1) << 16);
+    for (int i = 0; i < XT; ++i) {
+      const int t = tid + i * THREADS;
+      if (XTASKS % THREADS == 0 || t < XTASKS) x_load(X, n, oy0, ox0, k0, t, pre[i]);
     }
-    const u32* xc = xs32 + c * XPLANE + aword;
+  };
+  if constexpr (PIPE) {
+    if ((int)blockIdx.x < UNITS) fetch(blockIdx.x);
+  }
+  for (int u = blockIdx.x; u < UNITS; u += gridDim.x) {
+    int n, oy0, ox0;
+    origin(u, n, oy0, ox0);
+    if constexpr (PIPE) {
 #pragma unroll
-    for (int b = 0; b < RB; ++b) {
-#pragma unroll
-      for (int mc = 0; mc < MC; ++mc) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) acc[ci][b][mc][i] = 0.0f;
+      for (int i = 0; i < XT; ++i) {
+        const int t = tid + i * THREADS;
+        if (XTASKS % THREADS == 0 || t < XTASKS) x_store(xs32, t, pre[i]);
       }
+      __syncthreads();
+      if (u + (int)gridDim.x < UNITS) fetch(u + gridDim.x);
+    } else {
+      for (int t = tid; t < XTASKS; t += THREADS) {
+        u32 e[3][4];
+        x_load(X, n, oy0, ox0, k0, t, e);
+        x_store(xs32, t, e);
+      }
+      __syncthreads();
     }
-    // Pair p (staged rows 2p, 2p + 1) is pair j = p - 4b of row block b: its A fragments are
-    // read once and serve every block that reaches it.
+
+    // A roles: rows g (column g of the chunk) and g + 8, k pairs 2q, 2q + 1 (+ 8: the pair's
+    // second row). Element e = 16mc + g + 2q (+ 8) of the staged row; an odd e reads the
+    // shifted copy (element e lives at e - 1 there), so each A register is one aligned word.
+    const int g = lane >> 2;
+    const int q = lane & 3;
+    const int copy = g & 1;
+    const int aword = (g + 2 * q - copy) / 2 + copy * XCW;
+
+    float acc[CPW][RB][MC][4];
 #pragma unroll
-    for (int p = 0; p < NP; ++p) {
-      const u32* r0 = xc + 2 * p * (2 * XCW);
-      const u32* r1 = r0 + 2 * XCW;
-      u32 a[MC][4];
+    for (int ci = 0; ci < CPW; ++ci) {
+      const int c = warp * CPW + ci;
+      const int kc = k0 + c < C_ ? k0 + c : C_ - 1;  // a channel past C computes, never stored
+      // B of pair j: rows 2j (k < 8) and 2j + 1 (k >= 8) of the pair, output row n = g,
+      // columns tx = 2q, 2q + 1.
+      u32 bw[JP][2];
 #pragma unroll
-      for (int mc = 0; mc < MC; ++mc) {
-        a[mc][0] = r0[8 * mc];
-        a[mc][1] = r0[8 * mc + 4];
-        a[mc][2] = r1[8 * mc];
-        a[mc][3] = r1[8 * mc + 4];
+      for (int j = 0; j < JP; ++j) {
+        bw[j][0] = w_tap(W, kc, 2 * j - g, 2 * q) | (w_tap(W, kc, 2 * j - g, 2 * q + 1) << 16);
+        bw[j][1] = w_tap(W, kc, 2 * j + 1 - g, 2 * q) | (w_tap(W, kc, 2 * j + 1 - g, 2 * q + 1) << 16);
       }
+      const u32* xc = xs32 + c * XPLANE + aword;
 #pragma unroll
       for (int b = 0; b < RB; ++b) {
-        const int j = p - 4 * b;
-        if (j >= 0 && j < JP) {
 #pragma unroll
-          for (int mc = 0; mc < MC; ++mc) mma16816(acc[ci][b][mc], a[mc], bw[j][0], bw[j][1]);
+        for (int mc = 0; mc < MC; ++mc) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) acc[ci][b][mc][i] = 0.0f;
+        }
+      }
+      // Pair p (staged rows 2p, 2p + 1) is pair j = p - 4b of row block b: its A fragments are
+      // read once and serve every block that reaches it.
+#pragma unroll
+      for (int p = 0; p < NP; ++p) {
+        const u32* r0 = xc + 2 * p * (2 * XCW);
+        const u32* r1 = r0 + 2 * XCW;
+        u32 a[MC][4];
+#pragma unroll
+        for (int mc = 0; mc < MC; ++mc) {
+          a[mc][0] = r0[8 * mc];
+          a[mc][1] = r0[8 * mc + 4];
+          a[mc][2] = r1[8 * mc];
+          a[mc][3] = r1[8 * mc + 4];
+        }
+#pragma unroll
+        for (int b = 0; b < RB; ++b) {
+          const int j = p - 4 * b;
+          if (j >= 0 && j < JP) {
+#pragma unroll
+            for (int mc = 0; mc < MC; ++mc) mma16816(acc[ci][b][mc], a[mc], bw[j][0], bw[j][1]);
+          }
         }
       }
     }
-  }
-  __syncthreads();  // every warp is done with the X planes: the output rows reuse them
+    __syncthreads();  // every warp is done with the X planes: the output rows reuse them
 
-  // D roles: c0, c1 = (m = g, n = 2q, 2q + 1), c2, c3 = (m = g + 8, same n): output pixel
-  // (row 8b + n, column 16mc + m) of channel c, into per-channel output planes of TH rows of
-  // OROW elements (OROW / 2 = 2 mod 16 words: the lanes of one store, rows 2q and columns g,
-  // fall in 16 distinct banks, two lanes per word).
-  u16* os = reinterpret_cast<u16*>(smem);
+    // D roles: c0, c1 = (m = g, n = 2q, 2q + 1), c2, c3 = (m = g + 8, same n): output pixel
+    // (row 8b + n, column 16mc + m) of channel c, into per-channel output planes of TH rows of
+    // OROW elements (OROW / 2 = 2 mod 16 words: the lanes of one store, rows 2q and columns g,
+    // fall in 16 distinct banks, two lanes per word).
+    u16* os = reinterpret_cast<u16*>(smem);
 #pragma unroll
-  for (int ci = 0; ci < CPW; ++ci) {
-    u16* oc = os + (warp * CPW + ci) * (TH * OROW);
+    for (int ci = 0; ci < CPW; ++ci) {
+      u16* oc = os + (warp * CPW + ci) * (TH * OROW);
 #pragma unroll
-    for (int b = 0; b < RB; ++b) {
+      for (int b = 0; b < RB; ++b) {
 #pragma unroll
-      for (int mc = 0; mc < MC; ++mc) {
+        for (int mc = 0; mc < MC; ++mc) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            const int row = 8 * b + 2 * q + (i & 1);
+            const int col = 16 * mc + g + 8 * (i >> 1);
+            oc[row * OROW + col] = to_half_bits(acc[ci][b][mc][i]);
+          }
+        }
+      }
+    }
+    __syncthreads();
+    // Y in 16-byte channel vectors: task (vector, pixel), pixel fastest (the eight 16-bit plane
+    // reads of a lane are consecutive columns of the warp's lanes: no bank conflict).
+    elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
+    for (int t = tid; t < TH * TW * VECS; t += THREADS) {
+      const int p = t % (TH * TW);
+      const int v = t / (TH * TW);
+      const int oy = oy0 + p / TW;
+      const int ox = ox0 + p % TW;
+      const int k = k0 + v * 8;
+      if (oy < OH && ox < OW && k < C_) {
+        const u16* src = os + (v * 8) * (TH * OROW) + (p / TW) * OROW + p % TW;
+        u32 w[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-          const int row = 8 * b + 2 * q + (i & 1);
-          const int col = 16 * mc + g + 8 * (i >> 1);
-          oc[row * OROW + col] = to_half_bits(acc[ci][b][mc][i]);
+          w[i] = (u32)src[(2 * i) * (TH * OROW)] | ((u32)src[(2 * i + 1) * (TH * OROW)] << 16);
         }
+        *reinterpret_cast<v16b*>(Y + ((long long)(n * OH + oy) * OW + ox) * C_ + k) =
+            v16b{w[0], w[1], w[2], w[3]};
       }
     }
-  }
-  __syncthreads();
-  // Y in 16-byte channel vectors: task (vector, pixel), pixel fastest (the eight 16-bit plane
-  // reads of a lane are consecutive columns of the warp's lanes: no bank conflict).
-  elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
-  for (int t = tid; t < TH * TW * VECS; t += THREADS) {
-    const int p = t % (TH * TW);
-    const int v = t / (TH * TW);
-    const int oy = oy0 + p / TW;
-    const int ox = ox0 + p % TW;
-    const int k = k0 + v * 8;
-    if (oy < OH && ox < OW && k < C_) {
-      const u16* src = os + (v * 8) * (TH * OROW) + (p / TW) * OROW + p % TW;
-      u32 w[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        w[i] = (u32)src[(2 * i) * (TH * OROW)] | ((u32)src[(2 * i + 1) * (TH * OROW)] << 16);
-      }
-      *reinterpret_cast<v16b*>(Y + ((long long)(n * OH + oy) * OW + ox) * C_ + k) =
-          v16b{w[0], w[1], w[2], w[3]};
-    }
+    __syncthreads();  // the output planes are read before the next tile's staging reuses them
   }
 }
