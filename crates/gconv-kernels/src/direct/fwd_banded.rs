@@ -111,18 +111,6 @@ pub fn copy_words(cfg: &KernelConfig) -> u64 {
     w
 }
 
-/// Elements of one row of a channel's output plane (`OROW`): `TW + 4`, plus 16 where that
-/// makes its word count `≡ 10 (mod 16)`, so that the words are `≡ 2 (mod 16)` and the lanes of
-/// one accumulator store (output rows `2q`, columns `g`) fall in 16 distinct banks.
-pub fn out_row(cfg: &KernelConfig) -> u64 {
-    let r = cfg.tile_k as u64 + 4;
-    if (r / 2) % 16 == 2 {
-        r
-    } else {
-        r + 16
-    }
-}
-
 /// True for the pipelined variant (`vec_b` = 2): persistent CTAs, each thread issuing its
 /// staging reads of its next tile into registers before the current tile's MMAs and storing
 /// them once the tile's output is written.
@@ -152,8 +140,8 @@ pub fn units(cfg: &KernelConfig, problem: &Problem) -> u64 {
 
 /// The geometry of `cfg` on the forward `problem` (the dual of a backward-data problem): the
 /// tile, the staged X planes (`halo = [1, x_rows, TW + 8]`, `xrow` = two copies), shared memory
-/// for the planes or the output planes (`BN × TH ×`[`out_row`] 16-bit elements), whichever
-/// is larger, and the grid `[tiles, ⌈C/BN⌉, 1]` (pipelined: `[⌈tiles /`
+/// for the planes or the output rows (`TH·TW × (BN + 8)` 16-bit elements), whichever is
+/// larger, and the grid `[tiles, ⌈C/BN⌉, 1]` (pipelined: `[⌈tiles /`
 /// [`TILES_PER_CTA`]`⌉, ⌈C/BN⌉, 1]`, CTA x walking tiles x, x + grid, …).
 pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let th = tile_rows(cfg);
@@ -162,7 +150,7 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let xrows = x_rows(cfg, problem);
     let xcw = copy_words(cfg);
     let x_bytes = bn * (xrows * 2 * xcw + 2) * 4;
-    let o_bytes = bn * th * out_row(cfg) * 2;
+    let o_bytes = th * tw * (bn + 8) * 2;
     let smem = x_bytes.max(o_bytes).div_ceil(16) * 16;
     let blocks = problem.k.div_ceil(bn);
     let tiles = units(cfg, problem);
@@ -277,7 +265,7 @@ pub fn emit(
     );
     let _ = writeln!(w, "constexpr bool DGRAD = {dgrad};");
     let _ = writeln!(w, "constexpr bool PIPE = {};", pipelined(cfg));
-    let ints: [(&str, u64); 10] = [
+    let ints: [(&str, u64); 9] = [
         ("G_", problem.g),
         ("CG", problem.cpg()),
         ("KG", problem.kpg()),
@@ -285,7 +273,6 @@ pub fn emit(
         ("TW", geo.tw),
         ("BN", cfg.tile_n as u64),
         ("XCW", copy_words(cfg)),
-        ("OROW", out_row(cfg)),
         ("THREADS", cfg.threads() as u64),
         ("SMEM_BYTES", geo.smem_bytes),
     ];

@@ -34,7 +34,6 @@ constexpr int TH = 32;
 constexpr int TW = 16;
 constexpr int BN = 8;
 constexpr int XCW = 16;
-constexpr int OROW = 36;
 constexpr int THREADS = 256;
 constexpr int SMEM_BYTES = 34880;
 
@@ -388,6 +387,7 @@ constexpr int XPLANE = XR * 2 * XCW + 2;        // words of one channel's X plan
                                                 // store 16 banks apart)
 constexpr int VECS = BN / 8;                    // 16-byte channel vectors of a pixel
 constexpr int TAPS = FY * FX;
+constexpr int OSP = BN + 8;                     // elements of one staged output pixel (16-byte rows)
 constexpr int TILES_H = (OH + TH - 1) / TH;
 constexpr int TILES_W = (OW + TW - 1) / TW;
 static_assert(ESZ == 2, "banded forward: 16-bit data");
@@ -398,9 +398,8 @@ static_assert(FX <= 8 && FY <= 2 * JP - 7, "banded forward: 8 filter columns, 2Â
 static_assert(TH % 8 == 0 && TW % 16 == 0 && BN % 8 == 0 && BN % WARPS == 0, "tile shape");
 static_assert(2 * XCW >= XE + 1 && XCW % 4 == 0 && XCW % 32 >= 8 && XCW % 32 <= 24,
               "X copies: length, 16-byte rows, banks");
-static_assert((OROW / 2) % 16 == 2, "output plane rows: 2 mod 16 words");
-static_assert(SMEM_BYTES >= BN * XPLANE * 4 && SMEM_BYTES >= BN * TH * OROW * 2,
-              "shared memory: the X planes, then the output planes");
+static_assert(SMEM_BYTES >= BN * XPLANE * 4 && SMEM_BYTES >= TH * TW * OSP * 2,
+              "shared memory: the X planes, then the output rows");
 
 // Staging task t = (row, word, vector), vector fastest (the lanes of a warp read adjacent
 // pixels): it reads elements 2w, 2w + 1, 2w + 2 of staged row `row` (element e <-> ix = ox0 -
@@ -570,13 +569,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_f16_t512x8x16
     __syncthreads();  // every warp is done with the X planes: the output rows reuse them
 
     // D roles: c0, c1 = (m = g, n = 2q, 2q + 1), c2, c3 = (m = g + 8, same n): output pixel
-    // (row 8b + n, column 16mc + m) of channel c, into per-channel output planes of TH rows of
-    // OROW elements (OROW / 2 = 2 mod 16 words: the lanes of one store, rows 2q and columns g,
-    // fall in 16 distinct banks, two lanes per word).
+    // (row 8b + n, column 16mc + m) of channel c, as [pixel][OSP] 16-bit rows (call c of
+    // session 21: per-channel output planes, conflict-free to store but read eight 16-bit
+    // values per vector and written pixel-major, ran the kernel twice as long).
     u16* os = reinterpret_cast<u16*>(smem);
 #pragma unroll
     for (int ci = 0; ci < CPW; ++ci) {
-      u16* oc = os + (warp * CPW + ci) * (TH * OROW);
+      const int c = warp * CPW + ci;
 #pragma unroll
       for (int b = 0; b < RB; ++b) {
 #pragma unroll
@@ -585,30 +584,23 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_f16_t512x8x16
           for (int i = 0; i < 4; ++i) {
             const int row = 8 * b + 2 * q + (i & 1);
             const int col = 16 * mc + g + 8 * (i >> 1);
-            oc[row * OROW + col] = to_half_bits(acc[ci][b][mc][i]);
+            os[(row * TW + col) * OSP + c] = to_half_bits(acc[ci][b][mc][i]);
           }
         }
       }
     }
     __syncthreads();
-    // Y in 16-byte channel vectors: task (vector, pixel), pixel fastest (the eight 16-bit plane
-    // reads of a lane are consecutive columns of the warp's lanes: no bank conflict).
+    // Y in 16-byte channel vectors, vector fastest (a warp writes whole pixels' channel runs).
     elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
     for (int t = tid; t < TH * TW * VECS; t += THREADS) {
-      const int p = t % (TH * TW);
-      const int v = t / (TH * TW);
+      const int v = t % VECS;
+      const int p = t / VECS;
       const int oy = oy0 + p / TW;
       const int ox = ox0 + p % TW;
       const int k = k0 + v * 8;
       if (oy < OH && ox < OW && k < C_) {
-        const u16* src = os + (v * 8) * (TH * OROW) + (p / TW) * OROW + p % TW;
-        u32 w[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          w[i] = (u32)src[(2 * i) * (TH * OROW)] | ((u32)src[(2 * i + 1) * (TH * OROW)] << 16);
-        }
         *reinterpret_cast<v16b*>(Y + ((long long)(n * OH + oy) * OW + ox) * C_ + k) =
-            v16b{w[0], w[1], w[2], w[3]};
+            *reinterpret_cast<const v16b*>(os + p * OSP + v * 8);
       }
     }
     __syncthreads();  // the output planes are read before the next tile's staging reuses them
