@@ -20,7 +20,12 @@
 //!
 //! A 7×7 filter uses 16·8·49 of the 16·8·16·7 products of a block's seven MMAs (44 %), against
 //! FMA issue on CUDA cores a tensor-core rate that leaves shared memory (four 32-bit A reads per
-//! MMA) as the bound. Backward data (stride 1, the dual forward problem of
+//! row pair and column chunk) as the bound. **Measured** (H200, session 21): every swept
+//! configuration verified, none faster than the CUDA-core members on the zoo's depthwise
+//! layers (7×7 at 56²: 40.9 µs at best against 33.8 µs; 3×3 two to four times slower), so the
+//! kernel is reachable through its trait configs and by name but is not a pool member; the
+//! staging (three 16-byte reads and sixteen 32-bit stores per two elements of eight channels,
+//! no overlap with the MMAs within a CTA) is where its time goes. Backward data (stride 1, the dual forward problem of
 //! `gconv_problem::Problem::dgrad_dual`) is the same kernel with the filter read flipped.
 //!
 //! A CTA owns `BN` channels and one tile of `TH × TW` output pixels of one image. It stages
@@ -29,7 +34,8 @@
 //! copy shifted by one element, so that every A register is one aligned 32-bit read whatever
 //! the parity of its column ([`copy_words`] apart: the two parities read different banks).
 //! Each warp runs its `BN / warps` channels (the filter's B registers built once per channel
-//! from global memory); the f32 accumulators of all its channels stay in registers until every
+//! and tile from global memory), reading each staged row pair's A fragments once for every
+//! 8-row block that reaches it; the f32 accumulators of all its channels stay in registers until every
 //! warp is done with the planes, which then hold the tile's output as `[pixel][channel]` rows
 //! so that Y is written in 16-byte channel vectors. One launch, no workspace.
 //!
@@ -41,9 +47,9 @@
 //! Fields: `tile_m` = `TH × TW` pixels (`TH` a multiple of 8, at most [`MAX_ROWS`]), `tile_k`
 //! = `TW` (a multiple of 16, at most [`MAX_WIDTH`]), `tile_n` = `BN` channels (a multiple of 8
 //! and of the warps, at most 64), `warps_m` warps, `vec_a` = 1 (this kernel: the channel path
-//! of `super::mma` needs 8–64), `vec_b` = 1 or 2 ([`pipelined`]: persistent CTAs that
-//! prefetch their next tile's staging reads into registers), `stages` = 1, `gm1`, `sk1d`, `math = mma`,
-//! `gen`. Example: `direct_fwd_bf16_t512x16x64_w4x1_s1_v1x1_gm1_sk1d_mma_gen` = tiles of
+//! of `super::mma` needs 8–64), `vec_b` = 1 or 2 ([`pipelined`]: CTAs that walk up to
+//! [`TILES_PER_CTA`] tiles and prefetch the next tile's staging reads into registers),
+//! `stages` = 1, `gm1`, `sk1d`, `math = mma`, `gen`. Example: `direct_fwd_bf16_t512x16x64_w4x1_s1_v1x1_gm1_sk1d_mma_gen` = tiles of
 //! 8 × 64 output pixels, 16 channels per CTA, 4 warps of 4 channels.
 
 use super::fragments::{problem_constants, ELEM};

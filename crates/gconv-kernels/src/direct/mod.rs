@@ -12,7 +12,8 @@
 //! tensor-core path ([`mma`]), the stride-phase backward-data kernel ([`strided`]), the
 //! backward-weight slab kernel ([`wgrad`]), its tensor-core twin ([`wgrad_mma`]) and the
 //! depthwise register-streaming backward-weight kernel ([`stream`]) and its tensor-core
-//! counterpart with a banded dY operand ([`banded`]), behind
+//! counterpart with a banded dY operand ([`banded`]), the depthwise forward / backward-data
+//! tensor-core kernel with a banded filter operand ([`fwd_banded`]), behind
 //! [`Direct`], its [`KernelFamily`] implementation; [`DirectView`] reads a config's fields in
 //! the family's own words.
 //!
