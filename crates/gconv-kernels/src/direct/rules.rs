@@ -798,53 +798,29 @@ fn validate_fwd_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
     Ok(())
 }
 
-/// The rules of a banded forward plan (`super::fwd_banded`) on its forward problem `fp` (the
-/// dual of a backward-data problem): a depthwise layer with C a multiple of 8, 2D, stride 1,
-/// dilation 1, `FX ≤ 8`, `FY ≤ 15`.
-fn check_fwd_banded_scope<E: Refusal>(fp: &Problem) -> Result<(), E> {
-    let scope = |need: &'static str, got: &dyn Fn() -> String| -> Result<(), E> {
-        let got = if E::WHY { got() } else { String::new() };
-        Err(DirectRule::FwdBandedScope { need, got }.into())
-    };
-    if fp.cpg() != 1 || fp.kpg() != 1 {
-        return scope("a depthwise layer (C/G = K/G = 1)", &|| {
-            format!("C/G = {}, K/G = {}", fp.cpg(), fp.kpg())
-        });
-    }
-    if !fp.c.is_multiple_of(8) {
-        return scope("C a multiple of 8 (16-byte channel vectors)", &|| {
-            format!("C = {}", fp.c)
-        });
-    }
-    if fp.filter[0] != 1 || fp.input[0] != 1 {
-        return scope("a 2D layer", &|| {
-            format!("depth {}, filter depth {}", fp.input[0], fp.filter[0])
-        });
-    }
-    if fp.stride[1..] != [1, 1] || fp.dilation[1..] != [1, 1] {
-        return scope("stride 1 and dilation 1", &|| {
-            format!(
-                "stride {}x{}, dilation {}x{}",
-                fp.stride[1], fp.stride[2], fp.dilation[1], fp.dilation[2]
-            )
-        });
-    }
-    if fp.filter[2] > fwd_banded::MAX_FX || fp.filter[1] > fwd_banded::MAX_FY {
-        return scope("a filter at most 8 wide and 15 high", &|| {
-            format!("filter {}x{}", fp.filter[1], fp.filter[2])
-        });
-    }
-    Ok(())
+/// What a banded tensor-core kernel (`super::banded`, `super::fwd_banded`) needs of a problem,
+/// in the words of its own scope rule.
+struct BandedScope {
+    /// The rule a refusal is reported as, given what is needed and what the problem has.
+    rule: fn(&'static str, String) -> DirectRule,
+    /// Fewest input rows.
+    min_rows: u64,
+    /// What "2D" means for the kernel (the need of the rank rule).
+    two_d: &'static str,
+    /// Largest filter width and height.
+    max_fx: u64,
+    max_fy: u64,
+    /// The filter rule's need.
+    filter: &'static str,
 }
 
-/// The rules of a banded wgrad plan (`super::banded`) that read no geometry: a depthwise layer
-/// with C a multiple of 8, 2D (at least 2 input rows), stride 1, dilation 1, `FX ≤ 32`,
-/// `FY ≤ 35`.
-fn check_banded_scope<E: Refusal>(problem: &Problem) -> Result<(), E> {
+/// The scope shared by the banded kernels: a depthwise layer with C a multiple of 8, 2D (with
+/// at least `min_rows` input rows), stride 1, dilation 1, a filter within the kernel's bounds.
+fn check_banded_scope_of<E: Refusal>(problem: &Problem, s: &BandedScope) -> Result<(), E> {
     // What the problem has, written only where the answer keeps why.
     let scope = |need: &'static str, got: &dyn Fn() -> String| -> Result<(), E> {
         let got = if E::WHY { got() } else { String::new() };
-        Err(DirectRule::WgradBandedScope { need, got }.into())
+        Err((s.rule)(need, got).into())
     };
     if problem.cpg() != 1 || problem.kpg() != 1 {
         return scope("a depthwise layer (C/G = K/G = 1)", &|| {
@@ -856,16 +832,13 @@ fn check_banded_scope<E: Refusal>(problem: &Problem) -> Result<(), E> {
             format!("C = {}", problem.c)
         });
     }
-    if problem.filter[0] != 1 || problem.input[0] != 1 || problem.input[1] < 2 {
-        return scope(
-            "a 2D layer (a 1D layer fills one of a row pair and one of eight B rows)",
-            &|| {
-                format!(
-                    "depth {}, filter depth {}",
-                    problem.input[0], problem.filter[0]
-                )
-            },
-        );
+    if problem.filter[0] != 1 || problem.input[0] != 1 || problem.input[1] < s.min_rows {
+        return scope(s.two_d, &|| {
+            format!(
+                "depth {}, filter depth {}",
+                problem.input[0], problem.filter[0]
+            )
+        });
     }
     if problem.stride[1..] != [1, 1] || problem.dilation[1..] != [1, 1] {
         return scope("stride 1 and dilation 1", &|| {
@@ -875,12 +848,46 @@ fn check_banded_scope<E: Refusal>(problem: &Problem) -> Result<(), E> {
             )
         });
     }
-    if problem.filter[2] > banded::MAX_FX || problem.filter[1] > banded::MAX_FY {
-        return scope("a filter at most 32 wide and 35 high", &|| {
+    if problem.filter[2] > s.max_fx || problem.filter[1] > s.max_fy {
+        return scope(s.filter, &|| {
             format!("filter {}x{}", problem.filter[1], problem.filter[2])
         });
     }
     Ok(())
+}
+
+/// The rules of a banded forward plan (`super::fwd_banded`) on its forward problem `fp` (the
+/// dual of a backward-data problem): a depthwise layer with C a multiple of 8, 2D, stride 1,
+/// dilation 1, `FX ≤ 8`, `FY ≤ 15`.
+fn check_fwd_banded_scope<E: Refusal>(fp: &Problem) -> Result<(), E> {
+    check_banded_scope_of(
+        fp,
+        &BandedScope {
+            rule: |need, got| DirectRule::FwdBandedScope { need, got },
+            min_rows: 1,
+            two_d: "a 2D layer",
+            max_fx: fwd_banded::MAX_FX,
+            max_fy: fwd_banded::MAX_FY,
+            filter: "a filter at most 8 wide and 15 high",
+        },
+    )
+}
+
+/// The rules of a banded wgrad plan (`super::banded`) that read no geometry: a depthwise layer
+/// with C a multiple of 8, 2D (at least 2 input rows), stride 1, dilation 1, `FX ≤ 32`,
+/// `FY ≤ 35`.
+fn check_banded_scope<E: Refusal>(problem: &Problem) -> Result<(), E> {
+    check_banded_scope_of(
+        problem,
+        &BandedScope {
+            rule: |need, got| DirectRule::WgradBandedScope { need, got },
+            min_rows: 2,
+            two_d: "a 2D layer (a 1D layer fills one of a row pair and one of eight B rows)",
+            max_fx: banded::MAX_FX,
+            max_fy: banded::MAX_FY,
+            filter: "a filter at most 32 wide and 35 high",
+        },
+    )
 }
 
 /// The problem rules of a banded wgrad plan after [`check_banded_scope`]: at most

@@ -1447,3 +1447,109 @@ fn banded_rules_names_and_geometry() {
         Err("direct_wgrad_slabs")
     );
 }
+
+/// The banded tensor-core forward / backward-data kernel (`math = mma`, `vec_a = 1`): its
+/// names parse back and route to it alone (never to the channel path of `mma`); the
+/// structural rules refuse f32, group merge, two stages, `vec_b` beyond 2, a TW that is not a
+/// multiple of 16, a TH that is not a multiple of 8 and too many accumulators; the problem
+/// rules refuse every layer outside its scope with its own reason, and backward data without
+/// a dual with the stride-1 rule; the geometry, the copies' distance and the pipelined grid.
+#[test]
+fn fwd_banded_rules_names_and_geometry() {
+    let v = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
+    let r = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
+    let dw7 = "fwd_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1";
+    let name = "direct_fwd_bf16_t1024x16x64_w8x1_s1_v1x1_gm1_sk1d_mma_gen";
+    let c: KernelConfig = name.parse().expect("a banded forward name");
+    assert_eq!(c.to_string(), name);
+    assert_eq!(v(c), Ok(()));
+    assert!(fwd_banded::applies(&c, &prob(dw7)));
+    assert!(!banded::applies(&c, &prob(dw7)) && !stream::applies(&c, &prob(dw7)));
+    assert_eq!(r(&c, dw7), Ok(()));
+    let dgrad: KernelConfig = "direct_dgrad_bf16_t1024x16x64_w8x1_s1_v1x1_gm1_sk1d_mma_gen"
+        .parse()
+        .expect("a banded backward-data name");
+    assert_eq!(
+        r(
+            &dgrad,
+            "dgrad_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1"
+        ),
+        Ok(())
+    );
+    // No dual (stride 2): the stride-1 rule of every tensor-core backward-data kernel.
+    assert_eq!(
+        r(
+            &dgrad,
+            "dgrad_bf16_n32_g96_c96_k96_i56x56_f7x7_s2x2_p3x3_d1x1"
+        ),
+        Err("direct_dgrad_no_dual")
+    );
+    for bad in [
+        KernelConfig {
+            dtype: DType::F32,
+            ..c
+        },
+        KernelConfig {
+            group_merge: 2,
+            ..c
+        },
+        KernelConfig { stages: 2, ..c },
+        KernelConfig { vec_b: 3, ..c },
+        KernelConfig {
+            tile_k: 56,
+            tile_m: 16 * 56,
+            ..c
+        },
+        KernelConfig {
+            tile_m: 12 * 64,
+            ..c
+        },
+        KernelConfig {
+            tile_n: 64,
+            warps_m: 4,
+            ..c
+        },
+    ] {
+        assert!(v(bad).is_err(), "{bad}");
+    }
+    // A channel-path vec_a stays on the channel path: refused on a depthwise layer for its
+    // channels, not for the banded scope.
+    assert_eq!(
+        r(&KernelConfig { vec_a: 8, ..c }, dw7),
+        Err("direct_mma_channels")
+    );
+    let scope = Err("direct_fwd_banded_scope");
+    for key in [
+        "fwd_bf16_n2_g8_c16_k16_i9x9_f3x3_s1x1_p1x1_d1x1",
+        "fwd_bf16_n2_g12_c12_k12_i9x9_f3x3_s1x1_p1x1_d1x1",
+        "fwd_bf16_n2_g16_c16_k16_i9x9_f3x3_s2x2_p1x1_d1x1",
+        "fwd_bf16_n2_g16_c16_k16_i9x9_f3x3_s1x1_p2x2_d2x2",
+        "fwd_bf16_n2_g16_c16_k16_i4x9x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        "fwd_bf16_n2_g16_c16_k16_i19x19_f3x9_s1x1_p1x4_d1x1",
+        "fwd_bf16_n2_g16_c16_k16_i19x19_f17x3_s1x1_p8x1_d1x1",
+    ] {
+        assert_eq!(r(&c, key), scope, "{key}");
+    }
+    let p = prob(dw7);
+    assert_eq!(fwd_banded::row_pairs(&p), 7);
+    assert_eq!(fwd_banded::x_rows(&c, &p), 8 + 14);
+    assert_eq!(fwd_banded::accumulators(&c), 4 * 2 * 2 * 4);
+    let g = geometry(&c, &p);
+    assert_eq!((g.th, g.tw, g.halo), (16, 64, [1, 22, 72]));
+    assert_eq!(g.grid, [32 * 4, 6, 1]);
+    for tw in (16..=128).step_by(16) {
+        let w = fwd_banded::copy_words(&KernelConfig { tile_k: tw, ..c });
+        assert!(
+            2 * w > tw as u64 + 8 && w % 4 == 0 && (8..=24).contains(&(w % 32)),
+            "{tw}: {w}"
+        );
+    }
+    // The pipelined variant walks up to TILES_PER_CTA tiles per CTA.
+    let piped = KernelConfig { vec_b: 2, ..c };
+    assert_eq!(v(piped), Ok(()));
+    assert_eq!(
+        geometry(&piped, &p).grid,
+        [(32 * 4u64).div_ceil(fwd_banded::TILES_PER_CTA), 6, 1]
+    );
+    assert!(fwd_banded::register_estimate(&piped, &p) > fwd_banded::register_estimate(&c, &p));
+}
