@@ -1540,7 +1540,7 @@ fn fwd_banded_rules_names_and_geometry() {
     for tw in (16..=128).step_by(16) {
         let w = fwd_banded::copy_words(&KernelConfig { tile_k: tw, ..c });
         assert!(
-            2 * w > tw as u64 + 8 && w % 4 == 0 && (8..=24).contains(&(w % 32)),
+            2 * w > tw as u64 + 8 && w.is_multiple_of(4) && (8..=24).contains(&(w % 32)),
             "{tw}: {w}"
         );
     }
