@@ -8,7 +8,9 @@
 //! also on the first strided dgrad problem it can run (the stride-phase kernel). Fails on any
 //! compile error, when an igemm config runs none of its representative problems, or when a
 //! direct config runs fewer than 2 of the direct problems (forward or dgrad), or when ptxas
-//! reports a performance loss (wgmma serialised by the code around it).
+//! reports a performance loss (wgmma serialised by the code around it). Kernels outside the
+//! pools that are reachable by name (`OFF_POOL`: the banded depthwise forward kernel) are
+//! compiled on their own problem.
 //! Needs only NVRTC, no GPU.
 //!
 //! When libnvrtc cannot be loaded it prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_NVRTC=1`
@@ -110,6 +112,32 @@ const WGRAD_DIRECT_PROBLEMS: &[&str] = &[
 
 /// Direct wgrad problems per member.
 const WGRAD_PER_CONFIG: usize = 2;
+
+/// Kernels outside the pools that are reachable by name and trait config, each compiled on
+/// its problem: the banded tensor-core depthwise forward kernel (`direct::fwd_banded`), plain
+/// and pipelined, forward and backward data, bf16 and f16, one to four row blocks.
+const OFF_POOL: &[(&str, &str)] = &[
+    (
+        "direct_fwd_bf16_t1024x16x64_w8x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "direct_fwd_bf16_t512x16x64_w8x1_s1_v1x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n32_g240_c240_k240_i28x28_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
+        "direct_fwd_f16_t512x8x16_w8x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_f16_n32_g384_c384_k384_i14x14_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "direct_dgrad_bf16_t256x16x32_w4x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n32_g192_c192_k192_i28x28_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "direct_dgrad_f16_t128x16x16_w4x1_s1_v1x2_gm1_sk1d_mma_gen",
+        "dgrad_f16_n8_g64_c64_k64_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+];
 
 fn representative(cfg: &KernelConfig) -> Option<Problem> {
     CANDIDATES.iter().find_map(|k| {
@@ -249,6 +277,23 @@ fn default_pools_compile() {
             }
         }
     }
+    for (name, key) in OFF_POOL {
+        let parsed = name
+            .parse::<KernelConfig>()
+            .map_err(|e| e.to_string())
+            .and_then(|c| {
+                key.parse::<Problem>()
+                    .map(|p| (c, p))
+                    .map_err(|e| e.to_string())
+            });
+        match parsed {
+            Ok((cfg, p)) => match emit(&cfg, &p) {
+                Ok(src) => jobs.push((p, src)),
+                Err(e) => errors.push(format!("{cfg} on {p}: emit rejected: {e}")),
+            },
+            Err(e) => errors.push(format!("{name} on {key}: {e}")),
+        }
+    }
     let threads = std::env::var("GCONV_COMPILE_THREADS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
@@ -320,8 +365,9 @@ fn default_pools_compile() {
         }
     }
     println!(
-        "compile_pool: {ok} of {} pool kernels compiled ({} with spills), {} errors, {skipped} (direct config, problem) pairs the config cannot run; {:.1} s of NVRTC time on {threads} thread(s), {wall:.1} s wall",
+        "compile_pool: {ok} of {} kernels compiled (the pools' and {} off-pool) ({} with spills), {} errors, {skipped} (direct config, problem) pairs the config cannot run; {:.1} s of NVRTC time on {threads} thread(s), {wall:.1} s wall",
         jobs.len(),
+        OFF_POOL.len(),
         spilled,
         errors.len(),
         total_ms / 1e3
