@@ -789,8 +789,9 @@ fn the_slurm_example_shards_a_sweep_and_merges_it_like_one_run() {
 }
 
 /// The learned selector's commands on committed data: `train` prints cross-validated metrics
-/// and writes a model, `validate` scores a measured oracle with the unseen geometries apart,
-/// `select` ranks the pool with the reasons for refusals; bad input exits 2.
+/// and writes a model (and leaves out the geometries of `--holdout` files), `validate` scores
+/// a measured oracle with the unseen geometries apart, `select` ranks the pool with the reasons
+/// for refusals; bad input exits 2.
 #[test]
 fn train_validate_and_select_run_on_committed_data() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -888,10 +889,64 @@ fn train_validate_and_select_run_on_committed_data() {
             "no/such/dir",
         ],
         vec!["train", "--data", "no/such.csv", "--output", m],
+        vec![
+            "train",
+            "--data",
+            "data/oracle/h200/wgrad_2d.shard-0-of-8.csv.gz",
+            "--holdout",
+            "no/such.csv",
+            "--output",
+            m,
+        ],
     ] {
         let o = gconv(&bad);
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", text(&o));
     }
+    // --holdout: the training problems that share a geometry with the holdout files are left
+    // out (every one, with the training file itself: nothing left to learn from).
+    let shard = "data/oracle/h200/wgrad_2d.shard-0-of-8.csv.gz";
+    let o = gconv(&[
+        "train",
+        "--data",
+        shard,
+        "--holdout",
+        shard,
+        "--output",
+        m,
+        "--folds",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("nothing to learn from"), "{}", text(&o));
+    let o = gconv(&[
+        "train",
+        "--data",
+        shard,
+        "--holdout",
+        "data/oracle/h200/dgrad_2d.shard-0-of-8.csv.gz",
+        "--output",
+        m,
+        "--folds",
+        "0",
+        "--trees",
+        "10",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    let line = t
+        .lines()
+        .find(|l| l.starts_with("holdout: "))
+        .unwrap_or_else(|| panic!("no holdout line: {t}"));
+    let n: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    // holdout: G geometries; L of P training problems share one and are left out (the
+    // backward-data shard shares some geometries with the backward-weight one, not all).
+    assert!(
+        n.len() == 3 && n[0] > 0 && n[1] > 0 && n[1] < n[2],
+        "{line}"
+    );
 }
 
 /// NVRTC is found without `LD_LIBRARY_PATH`: from a folder in `GCONV_CUDA_LIB_DIRS` (the NVRTC
