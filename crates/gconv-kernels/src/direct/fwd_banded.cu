@@ -41,7 +41,7 @@ static_assert(SH == 1 && SW == 1 && DH == 1 && DW == 1, "banded forward: stride 
 static_assert(FX <= 8 && FY <= 2 * JP - 7, "banded forward: 8 filter columns, 2·JP - 7 rows");
 static_assert(TH % 8 == 0 && TW % 16 == 0 && BN % 8 == 0 && BN % WARPS == 0, "tile shape");
 static_assert(2 * XCW >= XE + 1 && XCW % 4 == 0 && XCW % 32 >= 8 && XCW % 32 <= 24,
-              "X copies: length, 16-byte rows, banks");
+              "X copies: length, whole 4-word groups, banks");
 static_assert(SMEM_BYTES >= BN * XPLANE * 4 && SMEM_BYTES >= TH * TW * OSP * 2,
               "shared memory: the X planes, then the output rows");
 
@@ -52,6 +52,7 @@ static_assert(SMEM_BYTES >= BN * XPLANE * 4 && SMEM_BYTES >= TH * TW * OSP * 2,
 constexpr int XTASKS = XR * XCW * VECS;
 constexpr int XT = (XTASKS + THREADS - 1) / THREADS;  // staging tasks of a thread (PIPE)
 constexpr int UNITS = N_ * TILES_H * TILES_W;
+
 __device__ __forceinline__ void x_load(const elem_t* __restrict__ X, int n, int oy0, int ox0,
                                        int k0, int t, u32 (&e)[3][4]) {
   const int v = t % VECS;

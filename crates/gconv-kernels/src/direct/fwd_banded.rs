@@ -106,7 +106,8 @@ pub fn x_rows(cfg: &KernelConfig, problem: &Problem) -> u64 {
 }
 
 /// Words between the two copies of a staged X row (`TW + 8` elements): at least half of
-/// them plus one, a multiple of 4 (16-byte staging stores), and `≡ 8..=24 (mod 32)`, so that
+/// them plus one, a multiple of 4 (the layout measured on the H200 in session 21, whose second
+/// version stored the planes in 16-byte groups), and `≡ 8..=24 (mod 32)`, so that
 /// the even-column lanes (words 0–6 of copy 0) and the odd-column lanes (words 0–6 of copy 1)
 /// of one A read fall in different banks.
 pub fn copy_words(cfg: &KernelConfig) -> u64 {
