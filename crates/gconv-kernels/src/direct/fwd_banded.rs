@@ -49,8 +49,9 @@
 //! and of the warps, at most 64), `warps_m` warps, `vec_a` = 1 (this kernel: the channel path
 //! of `super::mma` needs 8–64), `vec_b` = 1 or 2 ([`pipelined`]: CTAs that walk up to
 //! [`TILES_PER_CTA`] tiles and prefetch the next tile's staging reads into registers),
-//! `stages` = 1, `gm1`, `sk1d`, `math = mma`, `gen`. Example: `direct_fwd_bf16_t512x16x64_w4x1_s1_v1x1_gm1_sk1d_mma_gen` = tiles of
-//! 8 × 64 output pixels, 16 channels per CTA, 4 warps of 4 channels.
+//! `stages` = 1, `gm1`, `sk1d`, `math = mma`, `gen`. Example:
+//! `direct_fwd_bf16_t512x16x64_w4x1_s1_v1x1_gm1_sk1d_mma_gen` = tiles of 8 × 64 output
+//! pixels, 16 channels per CTA, 4 warps of 4 channels.
 
 use super::fragments::{problem_constants, ELEM};
 use super::shape::DirectGeometry;
@@ -118,9 +119,9 @@ pub fn copy_words(cfg: &KernelConfig) -> u64 {
     w
 }
 
-/// True for the pipelined variant (`vec_b` = 2): persistent CTAs, each thread issuing its
-/// staging reads of its next tile into registers before the current tile's MMAs and storing
-/// them once the tile's output is written.
+/// True for the pipelined variant (`vec_b` = 2): CTAs that walk up to [`TILES_PER_CTA`] tiles,
+/// each thread issuing its staging reads of the next tile into registers before the current
+/// tile's MMAs and storing them once the tile's output is written.
 pub fn pipelined(cfg: &KernelConfig) -> bool {
     cfg.vec_b == 2
 }
