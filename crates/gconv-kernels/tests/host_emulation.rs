@@ -397,6 +397,10 @@ enum Mutation {
     DirectWgradMmaSecondBlockDropped,
     /// Tensor-core wgrad: a stored value's tap dropped from its dW offset: must fail.
     DirectWgradMmaStoreTapDropped,
+    /// Register-pipelined tensor-core wgrad (`stages = 3`): the prefetch loads the current
+    /// k16 step's fragments again instead of the next one's (step 0 counted twice, the last
+    /// step never): must fail wherever a tile has two steps or more.
+    DirectWgradMmaPrefetchStale,
     /// Tensor-core wgrad with merged groups: the off-diagonal products (an input channel of one
     /// real group with an output channel of another) stored too: must fail.
     DirectWgradMmaMergeDiagonalDropped,
@@ -700,6 +704,10 @@ fn emulate(
         Mutation::DirectWgradMmaStoreTapDropped => Some((
             "const int e = (chunk / CPT) * CG0 + c % CG0;",
             "const int e = c % CG0;",
+        )),
+        Mutation::DirectWgradMmaPrefetchStale => Some((
+            "load_step(f[(s + 1) & 1], s + 1, xs_a, dys_a, lane, at);",
+            "load_step(f[(s + 1) & 1], s, xs_a, dys_a, lane, at);",
         )),
         Mutation::DirectWgradMmaMergeDiagonalDropped => Some((
             "(GM > 1 && c / CG0 != kk / KG0)",
@@ -2388,14 +2396,53 @@ const WGRAD_MMA_CASES: &[(&str, &str, &str)] = &[
         "direct_wgrad_bf16_t64x32x8_w8x1_s2_v3x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n1_g1_c32_k32_i10x9_f3x3_s1x1_p1x1_d1x1",
     ),
+    // The register-pipelined variant (stages 3): 2, 4 and 7 k16 steps a tile, an odd n8 block
+    // count, merged groups, 3D, stride 2, one slab, M slices with a dead unit.
+    (
+        "mma_piped_cpg8_3x3_tails",
+        "direct_wgrad_bf16_t64x16x8_w4x1_s3_v2x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g4_c32_k32_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_piped_cpg16_kpg24_s2_f16",
+        "direct_wgrad_f16_t32x24x8_w4x1_s3_v3x1_gm1_sk0d_mma_gen",
+        "wgrad_f16_n2_g2_c32_k48_i13x15_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "mma_piped_cpg24_th7_tw16_tails",
+        "direct_wgrad_bf16_t112x24x16_w8x1_s3_v2x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g2_c48_k48_i9x20_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_piped_gm2_cpg4_mb5",
+        "direct_wgrad_bf16_t64x32x8_w4x1_s3_v5x1_gm2_sk0d_mma_gen",
+        "wgrad_bf16_n2_g8_c32_k32_i11x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_piped_3d",
+        "direct_wgrad_bf16_t32x16x8_w4x1_s3_v3x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g2_c16_k16_i4x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "mma_piped_cpg32_one_slab",
+        "direct_wgrad_bf16_t64x32x8_w8x1_s3_v3x1_gm1_sk1d_mma_gen",
+        "wgrad_bf16_n1_g1_c32_k32_i10x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_piped_mslices_3_dead_unit_between",
+        "direct_wgrad_bf16_t64x16x8_w1x1_s3_v1x3_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g4_c32_k32_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 /// The tensor-core wgrad kernel under host emulation against the f64 wgrad reference: every
 /// element of dW compared (the output starts as NaN bytes). Coverage guards: a case with one
 /// slab (dW written by the kernel), rule-sized and fixed slab counts (a short last slab), a
-/// channel block whose second group is past K. Planted faults: a tap offset off by one, the
-/// second n8 block reading the first's channels, a store without its tap, a partial plane
-/// skipped by the reduction. Determinism: a P > 1 case run twice gives identical bytes.
+/// channel block whose second group is past K; the register-pipelined variant (`stages = 3`) on
+/// the same kinds of layer. Planted faults: a tap offset off by one, the second n8 block
+/// reading the first's channels, a store without its tap, a partial plane skipped by the
+/// reduction, a stale prefetch of the pipelined variant. Determinism: a P > 1 case run twice
+/// gives identical bytes.
 #[test]
 fn direct_wgrad_mma_kernels_match_the_reference_under_host_emulation() {
     if skip_without_cxx("direct_wgrad_mma_kernels_match_the_reference_under_host_emulation") {
@@ -2448,6 +2495,23 @@ fn direct_wgrad_mma_kernels_match_the_reference_under_host_emulation() {
         ),
         (
             "mma_mslices_3_dead_unit_between",
+            Mutation::DirectWgradMmaSliceOffsetDropped,
+        ),
+        (
+            "mma_piped_cpg8_3x3_tails",
+            Mutation::DirectWgradMmaPrefetchStale,
+        ),
+        (
+            "mma_piped_cpg24_th7_tw16_tails",
+            Mutation::DirectWgradMmaPrefetchStale,
+        ),
+        ("mma_piped_3d", Mutation::DirectWgradMmaTapShifted),
+        (
+            "mma_piped_cpg16_kpg24_s2_f16",
+            Mutation::DirectWgradMmaSecondBlockDropped,
+        ),
+        (
+            "mma_piped_mslices_3_dead_unit_between",
             Mutation::DirectWgradMmaSliceOffsetDropped,
         ),
     ];

@@ -101,7 +101,10 @@ pub fn banded_pool(dtype: DType) -> Vec<KernelConfig> {
 /// groups of 16–32 channels on 8 warps in units of 2 or 3 m16 blocks, 8 groups of 8 per CTA,
 /// 14-wide tiles for 14/28-wide outputs, 8×16 tiles for the large maps, 7×16 tiles of one
 /// 24-channel group (C/G 24: 1.4–1.8× the igemm member on the H200) or of two 16-channel groups
-/// (3D), and C/G 4 as pairs of merged groups (gm 2, 2× cuDNN where igemm was 0.8×).
+/// (3D), and C/G 4 as pairs of merged groups (gm 2, 2× cuDNN where igemm was 0.8×). Four of
+/// them also as the register-pipelined variant (`stages = 3`, `super::wgrad_mma::pipelined`):
+/// on the H200 (session 22) it ran 4–20 % faster than its `stages = 2` twin on most of the
+/// grouped layers those four win, and slower on some, so both are members.
 pub fn mma_wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
     if dtype == DType::F32 {
         return Vec::new();
@@ -117,16 +120,26 @@ pub fn mma_wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
         (112, 16, 32, 8, 3, 1),
         (64, 8, 32, 4, 5, 2),
     ];
-    members
-        .iter()
-        .map(|&(pixels, tw, bn, w, mb, gm)| KernelConfig {
+    let pipelined: &[(u32, u32, u32, u32, u32, u32)] = &[
+        (64, 8, 32, 8, 3, 1),
+        (112, 16, 24, 8, 2, 1),
+        (112, 16, 32, 8, 3, 1),
+        (64, 8, 32, 4, 5, 2),
+    ];
+    let member = |stages: u32| {
+        move |&(pixels, tw, bn, w, mb, gm): &(u32, u32, u32, u32, u32, u32)| KernelConfig {
             direction: Direction::Wgrad,
             math: Math::Mma,
-            stages: 2,
+            stages,
             split_k: 0,
             group_merge: gm,
             ..config(dtype, [pixels, bn, tw], w, [mb, 1])
-        })
+        }
+    };
+    members
+        .iter()
+        .map(member(2))
+        .chain(pipelined.iter().map(member(3)))
         .collect()
 }
 

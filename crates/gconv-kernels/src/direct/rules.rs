@@ -403,7 +403,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 /// `gen`, 1–8 warps, `vec_a` a power of two ≤ 8, `vec_b` (taps per thread) 1..=32, the tile as
 /// on the forward path. `stages = 1` is the streaming kernel ([`validate_stream`]).
 fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
-    if cfg.math == Math::Mma && cfg.stages == 2 {
+    if cfg.math == Math::Mma && (cfg.stages == 2 || cfg.stages == 3) {
         return validate_wgrad_mma(cfg);
     }
     if cfg.math == Math::Mma && cfg.stages == 1 {
@@ -413,7 +413,7 @@ fn validate_wgrad(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(fixed(
             "math",
             cfg.math.token().to_string(),
-            "simt (wgrad), or mma with stages 1 or 2",
+            "simt (wgrad), or mma with stages 1, 2 or 3",
         ));
     }
     if cfg.stages == 1 {
@@ -489,7 +489,7 @@ fn check_slab_fields(cfg: &KernelConfig) -> Result<(), Rejection> {
 }
 
 /// The structural rules of a tensor-core wgrad config (`super::wgrad_mma`'s field table): 16-bit
-/// data, `stages` 2, group merge 1–8 (a power of two), `split_k` 0..=64 deterministic, `gen`, 1–8 warps, `vec_a` (MB, m16
+/// data, `stages` 2 or 3 (the register stage), group merge 1–8 (a power of two), `split_k` 0..=64 deterministic, `gen`, 1–8 warps, `vec_a` (MB, m16
 /// blocks per unit) 1..=8, `vec_b` (M slices) 1..=[`wgrad_mma::MAX_M_SLICES`], `tile_k` (TW) in 1..=64, `tile_m` (TH·TW) a multiple of 16
 /// and of `tile_k` with at most 64 rows and 256 pixels, `tile_n` (BN) a multiple of 8 up to 128.
 fn validate_wgrad_mma(cfg: &KernelConfig) -> Result<(), Rejection> {

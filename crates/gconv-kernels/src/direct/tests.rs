@@ -898,7 +898,8 @@ fn the_wgrad_pool_validates_and_emits_without_workspace_at_one_slab() {
         );
         for c in &members {
             assert_eq!((c.direction, c.split_k), (Direction::Wgrad, 0));
-            assert!(c.stages == 1 || c.stages == 2, "{c}");
+            // 3: the register-pipelined tensor-core members.
+            assert!((1..=3).contains(&c.stages), "{c}");
             validate(c, Arch::Sm90).unwrap_or_else(|e| panic!("{c}: {e}"));
         }
     }
@@ -1148,7 +1149,7 @@ fn auto_prefers_the_streaming_kernel_on_depthwise_layers() {
             let Ok(a) = admit(&c, &p, &Target::H200) else {
                 continue;
             };
-            let i = usize::from(c.stages == 2);
+            let i = usize::from(c.stages >= 2);
             best[i] = best[i].min(a.cost_estimate());
         }
         println!(
@@ -1195,7 +1196,13 @@ fn wgrad_mma_rules_names_and_slabs() {
     let v = |c: KernelConfig| validate(&c, Arch::Sm90).map_err(|e| e.reason());
     let r = |c: &KernelConfig, k: &str| can_implement(c, &prob(k)).map_err(|e| e.reason());
     let pool16 = pool::mma_wgrad_pool(DType::Bf16);
-    assert_eq!(pool16.len(), 9);
+    assert_eq!(pool16.len(), 13);
+    // The register-pipelined members (stages 3) are twins of step-by-step ones (stages 2).
+    for c in pool16.iter().filter(|c| c.stages == 3) {
+        assert!(wgrad_mma::pipelined(c));
+        assert!(pool16.contains(&KernelConfig { stages: 2, ..*c }), "{c}");
+    }
+    assert_eq!(pool16.iter().filter(|c| c.stages == 3).count(), 4);
     assert!(pool::mma_wgrad_pool(DType::F32).is_empty());
     for c in &pool16 {
         assert_eq!(v(*c), Ok(()), "{c}");
@@ -1310,6 +1317,27 @@ fn wgrad_mma_rules_names_and_slabs() {
         .kernel_name
         .contains(&format!("_sk{}d_mma_gen", g[0])));
     assert_eq!(a.emit().launches.len(), 2);
+    // The register stage: stages 3 is the pipelined kernel (its fragments' second register
+    // set in the estimate, within the launch bounds' two CTAs per SM), stages 4 nothing.
+    let piped = KernelConfig { stages: 3, ..base };
+    assert_eq!(v(piped), Ok(()));
+    assert_eq!(
+        v(KernelConfig { stages: 4, ..base }),
+        Err("direct_field_fixed")
+    );
+    let (_, _, upw, nb, _) = wgrad_mma::work(&base, &p);
+    let mb = base.vec_a as u64;
+    assert_eq!(
+        u64::from(wgrad_mma::register_estimate(&piped, &p)),
+        (u64::from(wgrad_mma::register_estimate(&base, &p)) + upw * (4 * mb + 2 * nb))
+            .min(65536 / (2 * u64::from(base.threads())) / 8 * 8)
+    );
+    let src = admit(&piped, &p, &Target::H200).unwrap().emit();
+    assert!(src.code.contains("constexpr int FRAG_PIPE = 1;"));
+    assert!(src.code.contains("__launch_bounds__(THREADS, 2)"));
+    let src2 = a.emit();
+    assert!(src2.code.contains("constexpr int FRAG_PIPE = 0;"));
+    assert!(src2.code.contains("__launch_bounds__(THREADS) "));
     // Group merge: gm2 makes C/G = K/G = 4 whole 8-channel groups; it is refused where it is
     // not needed or does not divide G.
     let gm2 = KernelConfig {

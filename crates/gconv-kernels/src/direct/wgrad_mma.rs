@@ -1,5 +1,5 @@
 //! Backward weight (wgrad) on tensor cores for grouped layers whose C/G and K/G are multiples
-//! of 8 (`wgrad_mma.cu`, `math = mma`, `stages = 2`): the slab walk of `super::wgrad` (the same
+//! of 8 (`wgrad_mma.cu`, `math = mma`, `stages` 2 or 3): the slab walk of `super::wgrad` (the same
 //! tiles, halo copy, double buffering, slab rule and deterministic partial planes) with the
 //! per-group GEMM `M = (tap, c)`, `N = K/G`, `K = output pixels` on `mma.sync.m16n8k16`. What it
 //! owns: which configs take it ([`applies`]), the work split ([`work`]), its geometry
@@ -35,9 +35,18 @@
 //! tiles gets CTAs without more partial planes. Each slice stages the whole halo (simple, at
 //! S times the tile loads); it stores only its own rows.
 //!
+//! **Register stage** (`stages = 3`, [`pipelined`]): after the two shared-memory stages of the
+//! tiles, a third in registers. The step-by-step kernel (`stages = 2`) loads each m16 block's A
+//! fragment just before its MMAs, so every block waits out an `ldmatrix` latency; the
+//! pipelined one unrolls a tile's k16 steps and loads all fragments of step s + 1 into a second
+//! register set before the MMAs of step s issue. On the H200 (session 22) it ran 4–20 % faster
+//! on most grouped layers at the same split degree and up to 17 % slower where its registers
+//! cost a CTA per SM that the tuned split degree relied on, so both are pool members and the
+//! selection chooses. Launch bounds ask for two CTAs per SM.
+//!
 //! Fields: `tile_m` = tile pixels `TH × TW` (a multiple of 16), `tile_k` = `TW`, `tile_n` =
 //! `BN` output channels per CTA (whole merged groups), `warps_m` warps, `vec_a` = `MB`, `vec_b`
-//! = S M slices (1..=[`MAX_M_SLICES`]), `stages` = 2, `split_k` = P (0: [`slab_count`]), mode `d`, `math = mma`, `gm` 1–8,
+//! = S M slices (1..=[`MAX_M_SLICES`]), `stages` = 2 or 3 (below), `split_k` = P (0: [`slab_count`]), mode `d`, `math = mma`, `gm` 1–8,
 //! `gen`. Example: `direct_wgrad_bf16_t64x16x8_w4x1_s2_v2x1_gm1_sk0d_mma_gen` = 8×8-pixel tiles,
 //! two groups of 8 channels per CTA, 4 warps each holding 2 units of 2 m16 blocks.
 
@@ -56,7 +65,7 @@ const BODY: &str = include_str!("wgrad_mma.cu");
 /// Largest f32 accumulator count per thread (`UPW · MB · NB · 4`).
 pub const MAX_ACCUMULATORS: u64 = 96;
 
-/// True when `cfg` on `problem` is the tensor-core wgrad kernel (`math = mma`, `stages` 2;
+/// True when `cfg` on `problem` is the tensor-core wgrad kernel (`math = mma`, `stages` 2 or 3;
 /// `stages = 1` is `super::banded`).
 pub fn applies(cfg: &KernelConfig, problem: &Problem) -> bool {
     problem.direction == Direction::Wgrad && cfg.math == Math::Mma && cfg.stages != 1
@@ -173,7 +182,31 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     let (_, _, upw, nb, acc) = work(cfg, problem);
     let mb = (cfg.vec_a as u64).max(1);
-    (acc + 3 * upw * mb + 4 * nb + 52).min(u32::MAX as u64) as u32
+    let base = acc + 3 * upw * mb + 4 * nb + 52;
+    if !pipelined(cfg) {
+        return base.min(u32::MAX as u64) as u32;
+    }
+    // The second register set of a step's fragments (A: 4 per m16 block, B: 2 per n8 block),
+    // within the cap of the launch bounds (two CTAs per SM).
+    let cap = (65536 / (2 * cfg.threads() as u64)).min(255) / 8 * 8;
+    (base + upw * (4 * mb + 2 * nb)).min(cap) as u32
+}
+
+/// Is `cfg` the register-pipelined variant (`stages = 3`: the fragments of the next k16 step
+/// load while the MMAs of the current one issue)?
+pub fn pipelined(cfg: &KernelConfig) -> bool {
+    cfg.stages == 3
+}
+
+/// The kernel's `__launch_bounds__` arguments: the block size, and for the pipelined variant
+/// at least two CTAs per SM (so that ptxas keeps its registers at the occupancy of the
+/// step-by-step kernel instead of taking up to 255: measured on the H200, session 22).
+fn launch_bounds(cfg: &KernelConfig) -> &'static str {
+    if pipelined(cfg) {
+        "THREADS, 2"
+    } else {
+        "THREADS"
+    }
 }
 
 /// Estimated time in seconds, the forward mma model's rates (`super::cost::mma_cost_estimate`):
@@ -273,7 +306,7 @@ pub fn emit(
     let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
     w.push_str(&crate::split_reduce_define(slabs, dw));
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
-    let ints: [(&str, u64); 27] = [
+    let ints: [(&str, u64); 28] = [
         ("G_", kp.g),
         ("CG", kp.cpg()),
         ("KG", kp.kpg()),
@@ -299,6 +332,7 @@ pub fn emit(
         ("SMEM_BYTES", geo.smem_bytes),
         ("GRID_X", slabs),
         ("STAGES", 2),
+        ("FRAG_PIPE", u64::from(pipelined(cfg))),
         ("SLABS", slabs),
         ("SV", geo.sv),
     ];
@@ -316,6 +350,7 @@ pub fn emit(
         BODY,
         crate::SPLIT_REDUCE
     )
-    .replace("@ENTRY@", &name);
+    .replace("@ENTRY@", &name)
+    .replace("@BOUNDS@", launch_bounds(cfg));
     wgrad::slab_source(name, code, geo, cfg.threads(), dw)
 }
