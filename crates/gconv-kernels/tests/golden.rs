@@ -326,6 +326,11 @@ const CASES: &[(&str, &str)] = &[
         "direct_wgrad_bf16_t64x64x8_w8x1_s2_v1x4_gm1_sk0d_mma_gen",
         "wgrad_bf16_n16_g8_c512_k512_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
+    // ... with the register stage (stages 3): C/G 24 on 7 x 16 tiles, the zoo's g14 layer.
+    (
+        "direct_wgrad_bf16_t112x24x16_w8x1_s3_v2x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n32_g14_c336_k336_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
     // direct depthwise forward and backward data on tensor cores with a banded filter operand:
     // 7x7 bf16 on 16 x 64 tiles, 3x3 f16 backward data (the dual, filter read flipped) on
     // 32 x 16 tiles.

@@ -2396,8 +2396,9 @@ const WGRAD_MMA_CASES: &[(&str, &str, &str)] = &[
         "direct_wgrad_bf16_t64x32x8_w8x1_s2_v3x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n1_g1_c32_k32_i10x9_f3x3_s1x1_p1x1_d1x1",
     ),
-    // The register-pipelined variant (stages 3): 2, 4 and 7 k16 steps a tile, an odd n8 block
-    // count, merged groups, 3D, stride 2, one slab, M slices with a dead unit.
+    // The register-pipelined variant (stages 3, K/G <= 24, no depth taps): 2, 4 and 7 k16 steps
+    // a tile, an odd n8 block count, merged groups, 1D, 3D pointwise, stride 2, one slab, M
+    // slices with a dead unit.
     (
         "mma_piped_cpg8_3x3_tails",
         "direct_wgrad_bf16_t64x16x8_w4x1_s3_v2x1_gm1_sk0d_mma_gen",
@@ -2419,14 +2420,19 @@ const WGRAD_MMA_CASES: &[(&str, &str, &str)] = &[
         "wgrad_bf16_n2_g8_c32_k32_i11x10_f3x3_s1x1_p1x1_d1x1",
     ),
     (
-        "mma_piped_3d",
-        "direct_wgrad_bf16_t32x16x8_w4x1_s3_v3x1_gm1_sk0d_mma_gen",
-        "wgrad_bf16_n1_g2_c16_k16_i4x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        "mma_piped_1d_5",
+        "direct_wgrad_bf16_t32x16x32_w2x1_s3_v2x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g2_c16_k16_i70_f5_s1_p2_d1",
     ),
     (
-        "mma_piped_cpg32_one_slab",
-        "direct_wgrad_bf16_t64x32x8_w8x1_s3_v3x1_gm1_sk1d_mma_gen",
-        "wgrad_bf16_n1_g1_c32_k32_i10x9_f3x3_s1x1_p1x1_d1x1",
+        "mma_piped_3d_pointwise",
+        "direct_wgrad_bf16_t32x16x8_w4x1_s3_v3x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g2_c16_k16_i4x6x7_f1x1x1_s1x1x1_p0x0x0_d1x1x1",
+    ),
+    (
+        "mma_piped_cpg16_one_slab",
+        "direct_wgrad_bf16_t64x16x8_w8x1_s3_v3x1_gm1_sk1d_mma_gen",
+        "wgrad_bf16_n1_g1_c16_k16_i10x9_f3x3_s1x1_p1x1_d1x1",
     ),
     (
         "mma_piped_mslices_3_dead_unit_between",
@@ -2505,7 +2511,11 @@ fn direct_wgrad_mma_kernels_match_the_reference_under_host_emulation() {
             "mma_piped_cpg24_th7_tw16_tails",
             Mutation::DirectWgradMmaPrefetchStale,
         ),
-        ("mma_piped_3d", Mutation::DirectWgradMmaTapShifted),
+        ("mma_piped_1d_5", Mutation::DirectWgradMmaTapShifted),
+        (
+            "mma_piped_cpg16_one_slab",
+            Mutation::DirectWgradMmaStoreTapDropped,
+        ),
         (
             "mma_piped_cpg16_kpg24_s2_f16",
             Mutation::DirectWgradMmaSecondBlockDropped,

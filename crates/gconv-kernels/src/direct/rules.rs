@@ -214,6 +214,19 @@ pub enum DirectRule {
         /// What the problem has.
         got: String,
     },
+    /// The register-pipelined tensor-core wgrad kernel (`stages = 3`, `super::wgrad_mma`) serves
+    /// groups of at most [`wgrad_mma::MAX_PIPELINED_KPG`] output channels (merged) and filters
+    /// without depth taps: beyond them its second register set spilled or cost a CTA per SM on
+    /// the H200 and it ran 1.1–2.6× slower than `stages = 2` (session 22).
+    #[error("direct tensor-core wgrad with the register stage (stages 3) needs K/G <= {max} and no depth taps (problem: K/G {kpg}, filter depth {fz}); stages 2 serves it")]
+    WgradMmaPipelinedScope {
+        /// K/G of the (merged) problem.
+        kpg: u64,
+        /// Filter taps along depth.
+        fz: u64,
+        /// Largest K/G served.
+        max: u64,
+    },
     /// The banded kernel keeps 4 f32 accumulators per channel of a warp and tap block
     /// (`⌈FX/8⌉ · ⌈FY/7⌉` blocks): at most `max` per thread.
     #[error("direct banded tensor-core wgrad keeps 4 x {channels} channels per warp x {blocks} tap blocks = {acc} accumulators per thread, more than {max} (lower tile_n or raise the warps)")]
@@ -257,6 +270,7 @@ impl DirectRule {
             DirectRule::WgradSlabs { .. } => "direct_wgrad_slabs",
             DirectRule::WgradMmaAccumulators { .. } => "direct_wgrad_mma_accumulators",
             DirectRule::WgradMmaMSlices { .. } => "direct_wgrad_mma_m_slices",
+            DirectRule::WgradMmaPipelinedScope { .. } => "direct_wgrad_mma_pipelined_scope",
             DirectRule::WgradStreamDepthwise { .. } => "direct_wgrad_stream_depthwise",
             DirectRule::WgradStreamThreadMapping { .. } => "direct_wgrad_stream_thread_mapping",
             DirectRule::WgradStreamAccumulators { .. } => "direct_wgrad_stream_accumulators",
@@ -604,6 +618,14 @@ fn check_wgrad_mma_channels<E: Refusal>(cfg: &KernelConfig, problem: &Problem) -
         return Err(DirectRule::WgradMmaMSlices {
             slices: cfg.vec_b,
             units: group_units,
+        }
+        .into());
+    }
+    if wgrad_mma::pipelined(cfg) && (kp.kpg() > wgrad_mma::MAX_PIPELINED_KPG || kp.filter[0] > 1) {
+        return Err(DirectRule::WgradMmaPipelinedScope {
+            kpg: kp.kpg(),
+            fz: kp.filter[0],
+            max: wgrad_mma::MAX_PIPELINED_KPG,
         }
         .into());
     }

@@ -1335,6 +1335,31 @@ fn wgrad_mma_rules_names_and_slabs() {
     let src = admit(&piped, &p, &Target::H200).unwrap().emit();
     assert!(src.code.contains("constexpr int FRAG_PIPE = 1;"));
     assert!(src.code.contains("__launch_bounds__(THREADS, 2)"));
+    // Its scope: K/G <= 24 (merged) and no depth taps.
+    assert_eq!(
+        r(
+            &KernelConfig {
+                tile_n: 32,
+                ..piped
+            },
+            "wgrad_bf16_n2_g2_c64_k64_i9x9_f3x3_s1x1_p1x1_d1x1"
+        ),
+        Err("direct_wgrad_mma_pipelined_scope")
+    );
+    assert_eq!(
+        r(
+            &piped,
+            "wgrad_bf16_n1_g2_c32_k32_i4x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1"
+        ),
+        Err("direct_wgrad_mma_pipelined_scope")
+    );
+    assert_eq!(
+        r(
+            &piped,
+            "wgrad_bf16_n1_g2_c32_k32_i4x6x7_f1x3x3_s1x1x1_p0x1x1_d1x1x1"
+        ),
+        Ok(())
+    );
     let src2 = a.emit();
     assert!(src2.code.contains("constexpr int FRAG_PIPE = 0;"));
     assert!(src2.code.contains("__launch_bounds__(THREADS) "));

@@ -40,9 +40,11 @@
 //! fragment just before its MMAs, so every block waits out an `ldmatrix` latency; the
 //! pipelined one unrolls a tile's k16 steps and loads all fragments of step s + 1 into a second
 //! register set before the MMAs of step s issue. On the H200 (session 22) it ran 4–20 % faster
-//! on most grouped layers at the same split degree and up to 17 % slower where its registers
-//! cost a CTA per SM that the tuned split degree relied on, so both are pool members and the
-//! selection chooses. Launch bounds ask for two CTAs per SM.
+//! on most grouped layers with K/G ≤ 24 at the same split degree, and 1.1–2.6× slower at
+//! K/G 32 and on 3×3×3 filters, where its second register set spilled or cost a CTA per SM; its
+//! scope rule (`direct_wgrad_mma_pipelined_scope`: K/G ≤ [`MAX_PIPELINED_KPG`], no depth taps)
+//! keeps it off those, and inside it both are pool members and the selection chooses. Launch
+//! bounds ask for two CTAs per SM.
 //!
 //! Fields: `tile_m` = tile pixels `TH × TW` (a multiple of 16), `tile_k` = `TW`, `tile_n` =
 //! `BN` output channels per CTA (whole merged groups), `warps_m` warps, `vec_a` = `MB`, `vec_b`
@@ -191,6 +193,10 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     let cap = (65536 / (2 * cfg.threads() as u64)).min(255) / 8 * 8;
     (base + upw * (4 * mb + 2 * nb)).min(cap) as u32
 }
+
+/// Largest K/G (of the merged problem) the register-pipelined variant serves
+/// (`super::rules`' `direct_wgrad_mma_pipelined_scope`).
+pub const MAX_PIPELINED_KPG: u64 = 24;
 
 /// Is `cfg` the register-pipelined variant (`stages = 3`: the fragments of the next k16 step
 /// load while the MMAs of the current one issue)?

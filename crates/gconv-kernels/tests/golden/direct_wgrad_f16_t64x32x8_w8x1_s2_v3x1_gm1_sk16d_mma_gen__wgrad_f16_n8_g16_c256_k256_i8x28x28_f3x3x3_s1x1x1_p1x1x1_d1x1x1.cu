@@ -52,6 +52,7 @@ constexpr int RAW_BYTES = 0;
 constexpr int SMEM_BYTES = 58240;
 constexpr int GRID_X = 16;
 constexpr int STAGES = 2;
+constexpr int FRAG_PIPE = 0;
 constexpr int SLABS = 16;
 constexpr int SV = 8;
 constexpr int TILES_PER_SLAB = 64;
@@ -544,6 +545,7 @@ static_assert(DYROW >= BN && DYROW % 8 == 0 && (DYROW / 8) % 2 == 1, "dY pixel s
 static_assert(DYS_BYTES >= MT * DYROW * ESZ && DYS_BYTES % 16 == 0, "dY tile size");
 static_assert(SMEM_BYTES == 2 * XS_BYTES + 2 * DYS_BYTES, "launch shared memory");
 static_assert(STAGES == 2 && GRID_X == SLABS, "double-buffered slab walk");
+static_assert(FRAG_PIPE == 0 || FRAG_PIPE == 1, "register stage of the fragments");
 static_assert(MSLICES >= 1 && (UM + UMS - 1) / UMS == MSLICES, "M slices: each owns a unit of a group");
 static_assert(SLABS * TILES_PER_SLAB >= SPATIAL_TILES, "slabs cover the tiles");
 constexpr int WPK0 = TAPS * CG0;               // real weights per output channel
@@ -614,43 +616,110 @@ __device__ __forceinline__ UnitAt unit_at(int warp, int lane) {
   return at;
 }
 
-// One staged tile into the warp's accumulators.
+// One k16 step's fragments of a warp's units: B pairs (dY) and A blocks (the shifted halo).
+struct StepFrags {
+  u32 b[UPW][NB][2];
+  u32 a[UPW][MB][4];
+};
+
+// The fragments of k16 step `s` of the staged tile (`xs_a`: halo, `dys_a`: dY tile).
+__device__ __forceinline__ void load_step(StepFrags& f, int s, u32 xs_a, u32 dys_a, int lane,
+                                          const UnitAt& at) {
+  // A lanes: matrix (lane / 8) = (m half: bit 0, k half: bit 1), row (lane % 8) = a pixel.
+  const int p = s * 16 + (lane & 7) + (lane >> 4) * 8;
+  const int oy = p / TW;
+  const int ox = p - oy * TW;
+  const u32 pix_a = xs_a + (u32)((oy * SH * XROW + ox * TX_SLOTS * CTS) * ESZ);
+  // B lanes: matrix (lane / 8) = (k half: bit 0, second n8 block: bit 1), row = a pixel.
+  const u32 row_b = dys_a + (u32)((s * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * DYROW * ESZ);
+#pragma unroll
+  for (int w = 0; w < UPW; ++w) {
+    if (!at.live[w][0]) continue;  // no unit, or past its group's units in the last M slice
+#pragma unroll
+    for (int j = 0; j < NB; j += 2) {
+      // An odd last block: the lanes of the second block repeat the first (never used).
+      u32 r[4];
+      ldsm_x4_trans(r, row_b + (j + 1 < NB ? at.b[w] : at.b1[w]) + (u32)(j * 8 * ESZ));
+      f.b[w][j][0] = r[0];
+      f.b[w][j][1] = r[1];
+      if (j + 1 < NB) {
+        f.b[w][j + 1][0] = r[2];
+        f.b[w][j + 1][1] = r[3];
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      if (at.live[w][b]) ldsm_x4_trans(f.a[w][b], pix_a + at.a[w][b]);
+    }
+  }
+}
+
+// The MMAs of one k16 step from its fragments.
+__device__ __forceinline__ void mma_step(const StepFrags& f, const UnitAt& at,
+                                         float (&acc)[UPW][MB][NB][4]) {
+#pragma unroll
+  for (int w = 0; w < UPW; ++w) {
+    if (!at.live[w][0]) continue;
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      if (!at.live[w][b]) break;
+#pragma unroll
+      for (int j = 0; j < NB; ++j) mma16816(acc[w][b][j], f.a[w][b], f.b[w][j][0], f.b[w][j][1]);
+    }
+  }
+}
+
+// One staged tile into the warp's accumulators. FRAG_PIPE 0 (`stages` 2): step by step, each
+// m16 block's A fragment loaded just before its MMAs. FRAG_PIPE 1 (`stages` 3, a register stage after the two shared-
+// memory ones): the steps unrolled and the fragments of step s + 1 loaded into the second set
+// before the MMAs of step s issue, so that ldmatrix latency overlaps tensor-core work (more
+// registers: `wgrad_mma.rs` `register_estimate`).
 __device__ __forceinline__ void accumulate_mma(u32 xs_a, u32 dys_a, int lane, const UnitAt& at,
                                                float (&acc)[UPW][MB][NB][4]) {
-  // A lanes: matrix (lane / 8) = (m half: bit 0, k half: bit 1), row (lane % 8) = a pixel.
-  const int apix = (lane & 7) + (lane >> 4) * 8;
-  // B lanes: matrix (lane / 8) = (k half: bit 0, second n8 block: bit 1), row = a pixel.
-  const int bpix = (lane & 7) + ((lane >> 3) & 1) * 8;
+  if constexpr (FRAG_PIPE) {
+    StepFrags f[2];
+    load_step(f[0], 0, xs_a, dys_a, lane, at);
+#pragma unroll
+    for (int s = 0; s < KSTEPS; ++s) {
+      if (s + 1 < KSTEPS) load_step(f[(s + 1) & 1], s + 1, xs_a, dys_a, lane, at);
+      mma_step(f[s & 1], at, acc);
+    }
+  } else {
+    // A lanes: matrix (lane / 8) = (m half: bit 0, k half: bit 1), row (lane % 8) = a pixel.
+    const int apix = (lane & 7) + (lane >> 4) * 8;
+    // B lanes: matrix (lane / 8) = (k half: bit 0, second n8 block: bit 1), row = a pixel.
+    const int bpix = (lane & 7) + ((lane >> 3) & 1) * 8;
 #pragma unroll 1
-  for (int s = 0; s < KSTEPS; ++s) {
-    const int p = s * 16 + apix;
-    const int oy = p / TW;
-    const int ox = p - oy * TW;
-    const u32 pix_a = xs_a + (u32)((oy * SH * XROW + ox * TX_SLOTS * CTS) * ESZ);
-    const u32 row_b = dys_a + (u32)((s * 16 + bpix) * DYROW * ESZ);
+    for (int s = 0; s < KSTEPS; ++s) {
+      const int p = s * 16 + apix;
+      const int oy = p / TW;
+      const int ox = p - oy * TW;
+      const u32 pix_a = xs_a + (u32)((oy * SH * XROW + ox * TX_SLOTS * CTS) * ESZ);
+      const u32 row_b = dys_a + (u32)((s * 16 + bpix) * DYROW * ESZ);
 #pragma unroll
-    for (int w = 0; w < UPW; ++w) {
-      if (!at.live[w][0]) continue;  // no unit, or past its group's units in the last M slice
-      u32 bf[NB][2];
+      for (int w = 0; w < UPW; ++w) {
+        if (!at.live[w][0]) continue;  // no unit, or past its group's units in the last M slice
+        u32 bf[NB][2];
 #pragma unroll
-      for (int j = 0; j < NB; j += 2) {
-        // An odd last block: the lanes of the second block repeat the first (never used).
-        u32 r[4];
-        ldsm_x4_trans(r, row_b + (j + 1 < NB ? at.b[w] : at.b1[w]) + (u32)(j * 8 * ESZ));
-        bf[j][0] = r[0];
-        bf[j][1] = r[1];
-        if (j + 1 < NB) {
-          bf[j + 1][0] = r[2];
-          bf[j + 1][1] = r[3];
+        for (int j = 0; j < NB; j += 2) {
+          // An odd last block: the lanes of the second block repeat the first (never used).
+          u32 r[4];
+          ldsm_x4_trans(r, row_b + (j + 1 < NB ? at.b[w] : at.b1[w]) + (u32)(j * 8 * ESZ));
+          bf[j][0] = r[0];
+          bf[j][1] = r[1];
+          if (j + 1 < NB) {
+            bf[j + 1][0] = r[2];
+            bf[j + 1][1] = r[3];
+          }
         }
-      }
 #pragma unroll
-      for (int b = 0; b < MB; ++b) {
-        if (!at.live[w][b]) break;
-        u32 af[4];
-        ldsm_x4_trans(af, pix_a + at.a[w][b]);
+        for (int b = 0; b < MB; ++b) {
+          if (!at.live[w][b]) break;
+          u32 af[4];
+          ldsm_x4_trans(af, pix_a + at.a[w][b]);
 #pragma unroll
-        for (int j = 0; j < NB; ++j) mma16816(acc[w][b][j], af, bf[j][0], bf[j][1]);
+          for (int j = 0; j < NB; ++j) mma16816(acc[w][b][j], af, bf[j][0], bf[j][1]);
+        }
       }
     }
   }

@@ -1,0 +1,891 @@
+// gconv direct backward-weight kernel (tensor cores): generated, do not edit
+// kernel:  direct_wgrad_bf16_t112x24x16_w8x1_s3_v2x1_gm1_sk16d_mma_gen
+// problem: wgrad_bf16_n32_g14_c336_k336_i14x14_f3x3_s1x1_p1x1_d1x1
+// tile 7x16 pixels x 24 channels, halo 1x9x18 x 24 input channels; 14 m16 blocks x 3 n8 blocks per group, 7 units, 1 per warp (24 accumulators); 16 slabs of 4 tiles, smem 26304 B
+#define ELEM unsigned short
+constexpr bool IS_BF16 = true;
+#define GCONV_SPLIT_REDUCE 1
+#define GCONV_RED_SLICES 2
+#define GCONV_SPLIT_ATOMIC 0
+constexpr int ESZ = 2;
+constexpr int N_ = 32;
+constexpr int ID = 1;
+constexpr int IH = 14;
+constexpr int IW = 14;
+constexpr int OD = 1;
+constexpr int OH = 14;
+constexpr int OW = 14;
+constexpr int FZ = 1;
+constexpr int FY = 3;
+constexpr int FX = 3;
+constexpr int SD = 1;
+constexpr int SH = 1;
+constexpr int SW = 1;
+constexpr int PD = 0;
+constexpr int PH = 1;
+constexpr int PW = 1;
+constexpr int DD = 1;
+constexpr int DH = 1;
+constexpr int DW = 1;
+constexpr int G_ = 14;
+constexpr int CG = 24;
+constexpr int KG = 24;
+constexpr int GM = 1;
+constexpr int CG0 = 24;
+constexpr int KG0 = 24;
+constexpr int TH = 7;
+constexpr int TW = 16;
+constexpr int BN = 24;
+constexpr int MB = 2;
+constexpr int MSLICES = 1;
+constexpr int THREADS = 256;
+constexpr int VL = 8;
+constexpr int VLD = 8;
+constexpr int CTS = 24;
+constexpr int XSPLIT = 1;
+constexpr int XROW = 432;
+constexpr int XS_BYTES = 7776;
+constexpr int DYROW = 24;
+constexpr int DYS_BYTES = 5376;
+constexpr int WS_BYTES = 10752;
+constexpr int RAW_BYTES = 0;
+constexpr int SMEM_BYTES = 26304;
+constexpr int GRID_X = 16;
+constexpr int STAGES = 2;
+constexpr int FRAG_PIPE = 1;
+constexpr int SLABS = 16;
+constexpr int SV = 8;
+constexpr int TILES_PER_SLAB = 4;
+constexpr long long RED_PLANE = 72576;
+constexpr int RED_SPLIT = 16;
+
+// ---- prelude: the device helpers every generated kernel shares ----
+// Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
+// use has a portable alternative under GCONV_HOST_EMULATION (the host emulation harness of
+// crates/gconv-kernels/tests/host_emulation.rs compiles the kernels with g++ against
+// tests/host_shim.h: shared "addresses" are byte offsets into the block's buffer, a cp.async is
+// performed when the wait_group that covers it runs, conversions are bit-exact portable code).
+typedef unsigned int u32;
+typedef unsigned short u16;
+struct alignas(16) v16b { u32 x, y, z, w; };
+struct alignas(8) v8b { u32 x, y; };
+
+#ifndef GCONV_DYNAMIC_SMEM
+#define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
+#endif
+
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
+__device__ __forceinline__ u32 f32_bits(float f) { return gconv_host_f32_bits(f); }
+__device__ __forceinline__ float bits_f32(u32 u) { return gconv_host_bits_f32(u); }
+__device__ __forceinline__ float f16_to_f32(u16 h) { return gconv_host_f16_to_f32(h); }
+__device__ __forceinline__ u16 f32_to_f16(float f) { return gconv_host_f32_to_f16(f); }
+__device__ __forceinline__ u16 f32_to_bf16(float f) { return gconv_host_f32_to_bf16(f); }
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  gconv_host_cp_async(dst, src, BYTES, pred);
+}
+__device__ __forceinline__ void cp_async_commit() { gconv_host_cp_commit(); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { gconv_host_cp_wait(N); }
+#else
+// Shared-window address of a generic pointer into shared memory.
+__device__ __forceinline__ u32 smem_u32(const void* p) {
+  u32 r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ u32 f32_bits(float f) {
+  u32 u;
+  asm("mov.b32 %0, %1;" : "=r"(u) : "f"(f));
+  return u;
+}
+__device__ __forceinline__ float bits_f32(u32 u) {
+  float f;
+  asm("mov.b32 %0, %1;" : "=f"(f) : "r"(u));
+  return f;
+}
+__device__ __forceinline__ float f16_to_f32(u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ u16 f32_to_f16(float f) {
+  u16 r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+__device__ __forceinline__ u16 f32_to_bf16(float f) {
+  u16 r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred (the
+// ignore-src predicate operand: a predicated copy, where a computed src-size would cost
+// address arithmetic per copy). L1: allocate in L1 (`.ca`, for data that neighbouring loads
+// re-read); else 16-byte copies bypass it (`.cg`).
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  const u32 skip = pred ? 0u : 1u;
+  if constexpr (BYTES == 16 && !L1) {
+    asm volatile("{\n.reg .pred q;\nsetp.ne.u32 q, %2, 0;\ncp.async.cg.shared.global [%0], [%1], 16, q;\n}\n" ::"r"(dst),
+                 "l"(src), "r"(skip)
+                 : "memory");
+  } else {
+    static_assert(BYTES == 16 || BYTES == 8 || BYTES == 4, "cp.async copies 4, 8 or 16 bytes");
+    asm volatile("{\n.reg .pred q;\nsetp.ne.u32 q, %3, 0;\ncp.async.ca.shared.global [%0], [%1], %2, q;\n}\n" ::"r"(dst),
+                 "l"(src), "n"(BYTES), "r"(skip)
+                 : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most N committed groups of this thread's copies are pending.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+#endif
+
+// f32 -> the problem's 16-bit dtype, round to nearest even.
+__device__ __forceinline__ u16 to_half_bits(float x) { return IS_BF16 ? f32_to_bf16(x) : f32_to_f16(x); }
+// Two f32 -> a packed 16-bit pair (lo at the lower address): one cvt.rn.*x2 on the GPU.
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
+#ifdef GCONV_HOST_EMULATION
+  return (u32)to_half_bits(lo) | ((u32)to_half_bits(hi) << 16);
+#else
+  u32 r;
+  if constexpr (IS_BF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+#endif
+}
+
+// f32 add to global memory without a return value (the atomic split-K option).
+__device__ __forceinline__ void red_add_f32(float* p, float v) {
+#ifdef GCONV_HOST_EMULATION
+  gconv_host_red_add_f32(p, v);
+#else
+  asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+#endif
+}
+
+// The same pointer, opaque to the compiler's reassociation: `opaque(base) + i` with a 32-bit i
+// becomes one wide multiply-add per use instead of a 64-bit add, sign extension and scale of
+// (base offset + i) (the loaders' per-copy addresses off a per-tap base).
+template <typename T>
+__device__ __forceinline__ const T* opaque(const T* p) {
+#ifdef GCONV_HOST_EMULATION
+  return p;
+#else
+  const T* q;
+  asm("mov.b64 %0, %1;" : "=l"(q) : "l"(p));
+  return q;
+#endif
+}
+
+// Programmatic dependent launch (sm_90, `Launch::overlaps_previous`). A module's launch marked
+// so may be scheduled while the launch before it still runs: its entry calls
+// `wait_prior_grid()` before it reads anything the previous launch wrote (the instruction
+// returns once that grid has completed and its writes are visible). A main kernel calls
+// `release_dependents()` as it starts, which lets the next launch's CTAs become resident as
+// the last wave drains instead of after it (each CTA's call counts once every CTA of the grid
+// has been scheduled). Both are no-ops for launches without the attribute and under host
+// emulation, where launches run one after the other.
+__device__ __forceinline__ void wait_prior_grid() {
+#ifndef GCONV_HOST_EMULATION
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void release_dependents() {
+#ifndef GCONV_HOST_EMULATION
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// ---- direct helpers (after the shared prelude) ----
+// Copy BYTES from global to shared, or zero-fill when !pred: 4/8/16 bytes are L1-allocating
+// cp.async (halo pixels are re-read by the neighbouring CTA), 2-byte elements go through
+// registers.
+template <int BYTES>
+__device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pred) {
+  if constexpr (BYTES == 2) {
+    *reinterpret_cast<u16*>(dst) = pred ? *reinterpret_cast<const u16*>(src) : (u16)0;
+  } else {
+    cp_async<BYTES, true>(smem_u32(dst), src, pred);
+  }
+}
+
+// ---- element conversions ----
+typedef ELEM elem_t;
+__device__ __forceinline__ float to_f32(float v) { return v; }
+__device__ __forceinline__ float to_f32(u16 v) {
+  if constexpr (IS_BF16) {
+    return bits_f32((u32)v << 16);
+  } else {
+    return f16_to_f32(v);
+  }
+}
+__device__ __forceinline__ void from_f32(float v, float& out) { out = v; }
+__device__ __forceinline__ void from_f32(float v, u16& out) { out = to_half_bits(v); }
+
+// N elements from shared memory (N·ESZ-byte aligned) widened to f32, in 16/8/4-byte reads.
+template <int N>
+__device__ __forceinline__ void load_f32(const elem_t* p, float (&out)[N]) {
+  constexpr int BYTES = N * ESZ;
+  if constexpr (ESZ == 4 && BYTES >= 16) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      out[i] = bits_f32(v.x);
+      out[i + 1] = bits_f32(v.y);
+      out[i + 2] = bits_f32(v.z);
+      out[i + 3] = bits_f32(v.w);
+    }
+  } else if constexpr (ESZ == 2 && BYTES >= 16) {
+#pragma unroll
+    for (int i = 0; i < N; i += 8) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      const u32 w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        out[i + 2 * j] = to_f32((u16)(w[j] & 0xffffu));
+        out[i + 2 * j + 1] = to_f32((u16)(w[j] >> 16));
+      }
+    }
+  } else if constexpr (ESZ == 2 && BYTES == 8) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = to_f32((u16)(v.x & 0xffffu));
+    out[1] = to_f32((u16)(v.x >> 16));
+    out[2] = to_f32((u16)(v.y & 0xffffu));
+    out[3] = to_f32((u16)(v.y >> 16));
+  } else if constexpr (ESZ == 2 && BYTES == 4) {
+    const u32 v = *reinterpret_cast<const u32*>(p);
+    out[0] = to_f32((u16)(v & 0xffffu));
+    out[1] = to_f32((u16)(v >> 16));
+  } else if constexpr (ESZ == 4 && BYTES == 8) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = to_f32(p[i]);
+  }
+}
+
+// N f32 values from shared memory (16-byte reads when N is a multiple of 4).
+template <int N>
+__device__ __forceinline__ void load_w(const float* p, float (&out)[N]) {
+  if constexpr (N % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      out[i] = bits_f32(v.x);
+      out[i + 1] = bits_f32(v.y);
+      out[i + 2] = bits_f32(v.z);
+      out[i + 3] = bits_f32(v.w);
+    }
+  } else if constexpr (N == 2) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = p[i];
+  }
+}
+
+// Stores N (= SV) converted values to global memory in one access of N·ESZ bytes.
+template <int N>
+__device__ __forceinline__ void store_out(elem_t* dst, const float* v) {
+  if constexpr (ESZ == 4 && N == 4) {
+    v16b o;
+    o.x = f32_bits(v[0]);
+    o.y = f32_bits(v[1]);
+    o.z = f32_bits(v[2]);
+    o.w = f32_bits(v[3]);
+    *reinterpret_cast<v16b*>(dst) = o;
+  } else if constexpr (ESZ == 4 && N == 2) {
+    v8b o;
+    o.x = f32_bits(v[0]);
+    o.y = f32_bits(v[1]);
+    *reinterpret_cast<v8b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 8) {
+    v16b o;
+    o.x = pack2(v[0], v[1]);
+    o.y = pack2(v[2], v[3]);
+    o.z = pack2(v[4], v[5]);
+    o.w = pack2(v[6], v[7]);
+    *reinterpret_cast<v16b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 4) {
+    v8b o;
+    o.x = pack2(v[0], v[1]);
+    o.y = pack2(v[2], v[3]);
+    *reinterpret_cast<v8b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 2) {
+    *reinterpret_cast<u32*>(dst) = pack2(v[0], v[1]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) from_f32(v[i], dst[i]);
+  }
+}
+
+// ---- derived constants shared by both math paths ----
+constexpr int C_ = G_ * CG;
+constexpr int K_ = G_ * KG;
+constexpr int GPB = BN / KG;  // groups per CTA
+constexpr int CT = GPB * CG;  // input channels per CTA
+constexpr int TAPS = FZ * FY * FX;
+constexpr int WPK = TAPS * CG;                       // weights per output channel
+constexpr int ITD = FZ;                              // depth slices staged (one per z tap)
+constexpr int ITH = (TH - 1) * SH + (FY - 1) * DH + 1;  // halo rows
+constexpr int ITW = (TW - 1) * SW + (FX - 1) * DW + 1;  // halo columns
+constexpr int TILES_W = (OW + TW - 1) / TW;
+constexpr int TILES_H = (OH + TH - 1) / TH;
+constexpr int CHUNKS_PER_PIX = CT / VL;
+constexpr int TOTAL_CHUNKS = ITD * ITH * ITW * CHUNKS_PER_PIX;
+constexpr int ROWCHUNKS = ITW * CHUNKS_PER_PIX;  // copies per staged row
+constexpr int HALO_ROWS = ITD * ITH;
+// Rows copied per pass when a row has at most THREADS copies, else 0 (generic loop).
+constexpr int RSTEP = THREADS / ROWCHUNKS;
+constexpr int SPATIAL_TILES = TILES_W * TILES_H * OD * N_;
+// XSPLIT: the stride phases a staged row's columns are de-interleaved into (the tensor-core
+// paths at SW > 1, direct/shape.rs `halo_split`; 1 = natural order): halo column x sits in
+// slot (x % XSPLIT)*XPW + x / XSPLIT, so output pixels tx, tx+1, ... of one tap read
+// consecutive slots (tx + halo_col(tap column)) instead of slots SW apart.
+constexpr int XPW = (ITW + XSPLIT - 1) / XSPLIT;  // slots of one phase
+static_assert(XSPLIT == 1 || XSPLIT == SW, "halo phases: natural order or the column stride");
+__host__ __device__ constexpr int halo_col(int x) {
+  return XSPLIT == 1 ? x : (x % XSPLIT) * XPW + x / XSPLIT;
+}
+constexpr int TX_SLOTS = SW / XSPLIT;  // slots between adjacent output pixels of one tap
+// CTS: shared-memory stride of one staged pixel (CT, or CT plus 16 bytes on the mma path).
+static_assert(CTS >= CT && (CTS - CT) * ESZ % 16 == 0, "pixel stride");
+static_assert(XROW >= XSPLIT * XPW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stride");
+static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
+static_assert(BN % KG == 0 && CT % VL == 0, "tile shape");
+static_assert(STAGES == 1 || STAGES == 2, "stages");
+static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES + RAW_BYTES, "launch shared memory");
+static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES : GRID_X <= SPATIAL_TILES, "launch grid");
+static_assert(C_ % VL == 0, "vector widths");
+
+// Output tile t of the CTA's walk: (n, od, tile row, tile column), tile column fastest.
+struct TileAt {
+  int n, od, oh0, ow0;
+};
+__device__ __forceinline__ TileAt tile_at(int t) {
+  TileAt a;
+  a.ow0 = (t % TILES_W) * TW;
+  t /= TILES_W;
+  a.oh0 = (t % TILES_H) * TH;
+  t /= TILES_H;
+  a.od = t % OD;
+  a.n = t / OD;
+  return a;
+}
+
+// 1. Input halo tile of output tile `a`: VL channels per copy, consecutive threads on
+//    consecutive channel chunks of one pixel (coalesced), zero-fill for padding and channels
+//    beyond C. Asynchronous (cp.async) on the GPU; the caller commits and waits.
+__device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__ X, TileAt a,
+                                          int c0, int tid) {
+  const int id0 = a.od * SD - PD;
+  const int ih0 = a.oh0 * SH - PH;
+  const int iw0 = a.ow0 * SW - PW;
+  if constexpr (RSTEP >= 1) {
+    // Row-strided: a thread keeps one (column, channel chunk) of the halo rows and walks rows
+    // RSTEP apart, so the column decode and checks happen once per tile.
+    const int rc = tid % ROWCHUNKS;
+    const int r0 = tid / ROWCHUNKS;
+    if (r0 >= RSTEP) return;
+    const int ch = rc % CHUNKS_PER_PIX;
+    const int x = rc / CHUNKS_PER_PIX;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const bool col_ok = (unsigned)iw < (unsigned)IW && c < C_;
+    elem_t* dst = xs + halo_col(x) * CTS + ch * VL;
+    for (int r = r0; r < HALO_ROWS; r += RSTEP) {
+      const int z = r / ITH;
+      const int id = id0 + z * DD;
+      const int ih = ih0 + (r - z * ITH);
+      const bool ok = col_ok && (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH;
+      const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+      copy_to_smem<VL * ESZ>(dst + r * XROW, X + goff, ok);
+    }
+    return;
+  }
+  for (int i = tid; i < TOTAL_CHUNKS; i += THREADS) {
+    const int ch = i % CHUNKS_PER_PIX;
+    const int pix = i / CHUNKS_PER_PIX;
+    const int x = pix % ITW;
+    const int rest = pix / ITW;
+    const int y = rest % ITH;
+    const int z = rest / ITH;
+    const int id = id0 + z * DD;
+    const int ih = ih0 + y;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const int soff = rest * XROW + halo_col(x) * CTS + ch * VL;  // rest = z·ITH + y
+    const bool ok = (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH &&
+                    (unsigned)iw < (unsigned)IW && c < C_;
+    const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+    copy_to_smem<VL * ESZ>(xs + soff, X + goff, ok);
+  }
+}
+
+// The CTA's walk over its output tiles: `compute(xs, tile)` on each, with xs the staged halo.
+// STAGES 1: tile blockIdx.x only. STAGES 2 (persistent): tiles blockIdx.x, blockIdx.x + GRID_X,
+// ..., the next tile's halo in flight in the second buffer while the current one is computed.
+// Copies the caller issued before (the weights) complete with the first tile's group.
+template <class F>
+__device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __restrict__ X,
+                                           int c0, int tid, F compute) {
+  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
+  if constexpr (STAGES == 1) {
+    const TileAt a = tile_at(blockIdx.x);
+    load_halo(xs0, X, a, c0, tid);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+    compute(xs0, a);
+  } else {
+    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
+    int t = blockIdx.x;
+    load_halo(xs0, X, tile_at(t), c0, tid);
+    cp_async_commit();
+    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
+      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
+      cp_async_commit();
+      cp_async_wait<1>();  // every group but the newest: tile t has landed
+      __syncthreads();
+      compute(b ? xs1 : xs0, tile_at(t));
+      __syncthreads();  // all reads of this buffer done before it is refilled
+    }
+  }
+}
+
+// ---- tensor-core PTX helpers shared by the igemm and direct (mma) kernels (after the prelude) ----
+// Every inline-PTX use has a portable alternative under GCONV_HOST_EMULATION (the shim of
+// crates/gconv-kernels/tests/host_shim.h: shared "addresses" are byte offsets into the block's
+// buffer, ldmatrix and mma.sync are warp collectives).
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
+__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
+__device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4_trans(r, addr); }
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  gconv_host_mma16816(d, a, b0, b1, IS_BF16);
+}
+#else
+// ldmatrix: lane 8·i + j gives the address of row j of 8x8 matrix i (16 bytes, 16-aligned).
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(addr));
+}
+// Transposing ldmatrix: lane l receives, from matrix i, column l/4, rows 2·(l%4) and 2·(l%4)+1.
+__device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+// D(16x8, f32) += A(16x16) · B(16x8), 16-bit inputs.
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  if constexpr (IS_BF16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+#endif
+
+// ---- backward weight on tensor cores (direct/wgrad_mma.rs) ----
+// dW[g][kk][tap][c] = sum over (n, output pixel o) of dY[n, o, g, kk] * X[n, o*s - p + tap*d, g, c],
+// one GEMM per group: M = (tap, c) in 8-channel chunks, tap-major (chunk j = tap*CPT + c/8),
+// N = kk (K/G), K = the output pixels. The CTA (blockIdx.x = slab, blockIdx.y = channel block of
+// BN output channels: GPB whole groups and their CT input channels) walks the output tiles
+// [slab*TILES_PER_SLAB, ...) of common.cu's tile walk with the X halo (load_halo, pixel stride
+// CTS) and the dY tile (pixel stride DYROW) double-buffered; blockIdx.z = the M slice, which
+// owns units [z*UMS, (z+1)*UMS) of each group's UM. A warp owns UPW work units, a unit
+// being (group of the CTA, MB m16 blocks of the group's M) with all NB = K/G / 8 n8 blocks; its
+// f32 accumulators stay in registers for the whole slab. Per tile and k16 step (16 pixels of
+// the tile): A = ldmatrix.x4.trans from the halo (matrix rows are the 16 pixels, each shifted by
+// its chunk's tap, 16 bytes = the chunk's 8 channels), B = ldmatrix.x4.trans from the dY tile
+// (rows are the pixels, 16 bytes = 8 output channels). Padding and tile tails are zeros in both
+// tiles (load_halo, load_dy_rows), so they add nothing. At the end every warp stores its units'
+// values: rows of one f32 partial plane (workspace plane `slab`), or dW itself with one slab.
+// (ldsm_x4_trans and mma16816: mma_ptx.cu.) in0 = X, in1 = dY, out = dW.
+constexpr int WARPS = THREADS / 32;
+constexpr int MT = TH * TW;                   // pixels of a tile
+constexpr int KSTEPS = MT / 16;               // k16 steps of a tile
+constexpr int CPT = CG / 8;                   // 8-channel chunks per tap
+constexpr int KCH = TAPS * CPT;               // 8-row chunks of a group's M
+constexpr int MBLK = (KCH + 1) / 2;           // m16 blocks of a group's M (the last may be half)
+constexpr int UM = (MBLK + MB - 1) / MB;      // units per group
+constexpr int UMS = (UM + MSLICES - 1) / MSLICES;  // units per group of one M slice (grid z)
+constexpr int UNITS = GPB * UMS;              // units of a CTA
+constexpr int UPW = (UNITS + WARPS - 1) / WARPS;  // units per warp
+constexpr int NB = KG / 8;                    // n8 blocks of a unit
+constexpr int DY_CHUNKS = MT * (BN / VLD);    // dY copies of a tile
+static_assert(!(ESZ == 4), "mma path: 16-bit data");
+static_assert(MT % 16 == 0, "tile pixels: whole k16 steps");
+static_assert(CG % 8 == 0 && KG % 8 == 0, "mma channel chunks");
+static_assert(CTS % 8 == 0 && (CTS / 8) % 2 == 1, "pixel stride: odd number of 16-byte chunks");
+static_assert(DYROW >= BN && DYROW % 8 == 0 && (DYROW / 8) % 2 == 1, "dY pixel stride");
+static_assert(DYS_BYTES >= MT * DYROW * ESZ && DYS_BYTES % 16 == 0, "dY tile size");
+static_assert(SMEM_BYTES == 2 * XS_BYTES + 2 * DYS_BYTES, "launch shared memory");
+static_assert(STAGES == 2 && GRID_X == SLABS, "double-buffered slab walk");
+static_assert(FRAG_PIPE == 0 || FRAG_PIPE == 1, "register stage of the fragments");
+static_assert(MSLICES >= 1 && (UM + UMS - 1) / UMS == MSLICES, "M slices: each owns a unit of a group");
+static_assert(SLABS * TILES_PER_SLAB >= SPATIAL_TILES, "slabs cover the tiles");
+constexpr int WPK0 = TAPS * CG0;               // real weights per output channel
+static_assert(GM >= 1 && CG == GM * CG0 && KG == GM * KG0, "merged groups");
+static_assert(RED_PLANE == (long long)K_ * WPK0, "partial plane = |dW|");
+static_assert(VL == 8 && BN % VLD == 0 && K_ % VLD == 0, "copy widths");
+
+// Element offset in the halo of chunk j (tap-major: tap = j / CPT, channels (j % CPT)*8..).
+constexpr int chunk_off(int j) {
+  const int tap = j / CPT;
+  const int fz = tap / (FY * FX);
+  const int fy = (tap / FX) % FY;
+  const int fx = tap % FX;
+  return (fz * ITH + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;
+}
+
+// The dY tile of output tile `a`: VLD channels per copy, pixel rows of DYROW elements, zero-fill
+// for pixels outside dY (tile tails) and channels beyond K.
+__device__ __forceinline__ void load_dy_rows(elem_t* dys, const elem_t* __restrict__ dY, TileAt a,
+                                             int k0, int tid) {
+  for (int i = tid; i < DY_CHUNKS; i += THREADS) {
+    const int ch = i % (BN / VLD);
+    const int pix = i / (BN / VLD);
+    const int oy = pix / TW;
+    const int oh = a.oh0 + oy;
+    const int ow = a.ow0 + (pix - oy * TW);
+    const int k = k0 + ch * VLD;
+    const bool ok = oh < OH && ow < OW && k < K_;
+    const int goff = ok ? (((a.n * OD + a.od) * OH + oh) * OW + ow) * K_ + k : 0;
+    copy_to_smem<VLD * ESZ>(dys + pix * DYROW + ch * VLD, dY + goff, ok);
+  }
+}
+
+// Where a warp's units read the tiles, computed once per CTA: per (unit, m16 block) the byte
+// offset of the lane's A chunk inside the halo (its group's channels, the chunk's tap and
+// channel chunk), and per unit the byte offset of its group's output channels in a dY pixel
+// row (plus the lane's second n8 block of a pair).
+struct UnitAt {
+  u32 a[UPW][MB];
+  u32 b[UPW];   // the lane's block of a pair of n8 blocks
+  u32 b1[UPW];  // an odd last block: every lane on the same block
+  bool live[UPW][MB];
+};
+
+__device__ __forceinline__ UnitAt unit_at(int warp, int lane) {
+  UnitAt at;
+  const bool ahi = ((lane >> 3) & 1) != 0;
+  const int bblk = lane >> 4;
+#pragma unroll
+  for (int w = 0; w < UPW; ++w) {
+    const int u = warp + w * WARPS;
+    const int grp = (u < UNITS ? u : 0) / UMS;
+    const int gu = (u < UNITS ? u : 0) % UMS + (int)blockIdx.z * UMS;  // unit of the group
+    const int mb0 = gu * MB;
+    at.b[w] = (u32)((grp * KG + bblk * 8) * ESZ);
+    at.b1[w] = (u32)(grp * KG * ESZ);
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      const int blk = mb0 + b;
+      const int j0 = 2 * blk;
+      at.live[w][b] = u < UNITS && gu < UM && blk < MBLK;
+      // The last block of an odd chunk count: its rows 8..15 repeat the low chunk and are never
+      // stored.
+      const int chunk = at.live[w][b] ? (ahi && j0 + 1 < KCH ? j0 + 1 : j0) : 0;
+      at.a[w][b] = (u32)((chunk_off(chunk) + grp * CG) * ESZ);
+    }
+  }
+  return at;
+}
+
+// One k16 step's fragments of a warp's units: B pairs (dY) and A blocks (the shifted halo).
+struct StepFrags {
+  u32 b[UPW][NB][2];
+  u32 a[UPW][MB][4];
+};
+
+// The fragments of k16 step `s` of the staged tile (`xs_a`: halo, `dys_a`: dY tile).
+__device__ __forceinline__ void load_step(StepFrags& f, int s, u32 xs_a, u32 dys_a, int lane,
+                                          const UnitAt& at) {
+  // A lanes: matrix (lane / 8) = (m half: bit 0, k half: bit 1), row (lane % 8) = a pixel.
+  const int p = s * 16 + (lane & 7) + (lane >> 4) * 8;
+  const int oy = p / TW;
+  const int ox = p - oy * TW;
+  const u32 pix_a = xs_a + (u32)((oy * SH * XROW + ox * TX_SLOTS * CTS) * ESZ);
+  // B lanes: matrix (lane / 8) = (k half: bit 0, second n8 block: bit 1), row = a pixel.
+  const u32 row_b = dys_a + (u32)((s * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * DYROW * ESZ);
+#pragma unroll
+  for (int w = 0; w < UPW; ++w) {
+    if (!at.live[w][0]) continue;  // no unit, or past its group's units in the last M slice
+#pragma unroll
+    for (int j = 0; j < NB; j += 2) {
+      // An odd last block: the lanes of the second block repeat the first (never used).
+      u32 r[4];
+      ldsm_x4_trans(r, row_b + (j + 1 < NB ? at.b[w] : at.b1[w]) + (u32)(j * 8 * ESZ));
+      f.b[w][j][0] = r[0];
+      f.b[w][j][1] = r[1];
+      if (j + 1 < NB) {
+        f.b[w][j + 1][0] = r[2];
+        f.b[w][j + 1][1] = r[3];
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      if (at.live[w][b]) ldsm_x4_trans(f.a[w][b], pix_a + at.a[w][b]);
+    }
+  }
+}
+
+// The MMAs of one k16 step from its fragments.
+__device__ __forceinline__ void mma_step(const StepFrags& f, const UnitAt& at,
+                                         float (&acc)[UPW][MB][NB][4]) {
+#pragma unroll
+  for (int w = 0; w < UPW; ++w) {
+    if (!at.live[w][0]) continue;
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      if (!at.live[w][b]) break;
+#pragma unroll
+      for (int j = 0; j < NB; ++j) mma16816(acc[w][b][j], f.a[w][b], f.b[w][j][0], f.b[w][j][1]);
+    }
+  }
+}
+
+// One staged tile into the warp's accumulators. FRAG_PIPE 0 (`stages` 2): step by step, each
+// m16 block's A fragment loaded just before its MMAs. FRAG_PIPE 1 (`stages` 3, a register stage after the two shared-
+// memory ones): the steps unrolled and the fragments of step s + 1 loaded into the second set
+// before the MMAs of step s issue, so that ldmatrix latency overlaps tensor-core work (more
+// registers: `wgrad_mma.rs` `register_estimate`).
+__device__ __forceinline__ void accumulate_mma(u32 xs_a, u32 dys_a, int lane, const UnitAt& at,
+                                               float (&acc)[UPW][MB][NB][4]) {
+  if constexpr (FRAG_PIPE) {
+    StepFrags f[2];
+    load_step(f[0], 0, xs_a, dys_a, lane, at);
+#pragma unroll
+    for (int s = 0; s < KSTEPS; ++s) {
+      if (s + 1 < KSTEPS) load_step(f[(s + 1) & 1], s + 1, xs_a, dys_a, lane, at);
+      mma_step(f[s & 1], at, acc);
+    }
+  } else {
+    // A lanes: matrix (lane / 8) = (m half: bit 0, k half: bit 1), row (lane % 8) = a pixel.
+    const int apix = (lane & 7) + (lane >> 4) * 8;
+    // B lanes: matrix (lane / 8) = (k half: bit 0, second n8 block: bit 1), row = a pixel.
+    const int bpix = (lane & 7) + ((lane >> 3) & 1) * 8;
+#pragma unroll 1
+    for (int s = 0; s < KSTEPS; ++s) {
+      const int p = s * 16 + apix;
+      const int oy = p / TW;
+      const int ox = p - oy * TW;
+      const u32 pix_a = xs_a + (u32)((oy * SH * XROW + ox * TX_SLOTS * CTS) * ESZ);
+      const u32 row_b = dys_a + (u32)((s * 16 + bpix) * DYROW * ESZ);
+#pragma unroll
+      for (int w = 0; w < UPW; ++w) {
+        if (!at.live[w][0]) continue;  // no unit, or past its group's units in the last M slice
+        u32 bf[NB][2];
+#pragma unroll
+        for (int j = 0; j < NB; j += 2) {
+          // An odd last block: the lanes of the second block repeat the first (never used).
+          u32 r[4];
+          ldsm_x4_trans(r, row_b + (j + 1 < NB ? at.b[w] : at.b1[w]) + (u32)(j * 8 * ESZ));
+          bf[j][0] = r[0];
+          bf[j][1] = r[1];
+          if (j + 1 < NB) {
+            bf[j + 1][0] = r[2];
+            bf[j + 1][1] = r[3];
+          }
+        }
+#pragma unroll
+        for (int b = 0; b < MB; ++b) {
+          if (!at.live[w][b]) break;
+          u32 af[4];
+          ldsm_x4_trans(af, pix_a + at.a[w][b]);
+#pragma unroll
+          for (int j = 0; j < NB; ++j) mma16816(acc[w][b][j], af, bf[j][0], bf[j][1]);
+        }
+      }
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 2) direct_wgrad_bf16_t112x24x16_w8x1_s3_v2x1_gm1_sk16d_mma_gen(const void* __restrict__ in0,
+                                                            const void* __restrict__ in1,
+                                                            void* __restrict__ out,
+                                                            void* __restrict__ workspace) {
+  GCONV_DYNAMIC_SMEM(smem);
+  release_dependents();  // the split reduction may start as the last wave drains (prelude)
+  // [2] X halo tiles (XS_BYTES each), then [2] dY tiles (DYS_BYTES each).
+  const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
+  const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in1);
+  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
+  elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
+  elem_t* dy0 = reinterpret_cast<elem_t*>(smem + 2 * XS_BYTES);
+  elem_t* dy1 = reinterpret_cast<elem_t*>(smem + 2 * XS_BYTES + DYS_BYTES);
+  const int tid = threadIdx.x;
+  const int warp = tid >> 5;
+  const int lane = tid & 31;
+  const int k0 = blockIdx.y * BN;  // first output channel of the CTA
+  const int c0 = blockIdx.y * CT;  // first input channel of the CTA
+
+  float acc[UPW][MB][NB][4];
+#pragma unroll
+  for (int w = 0; w < UPW; ++w) {
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+#pragma unroll
+      for (int j = 0; j < NB; ++j) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[w][b][j][e] = 0.0f;
+      }
+    }
+  }
+
+  const UnitAt at = unit_at(warp, lane);
+  // The slab's tiles, the next tile's X halo and dY tile in flight during the current one.
+  const int t0 = blockIdx.x * TILES_PER_SLAB;
+  const int t1 = t0 + TILES_PER_SLAB < SPATIAL_TILES ? t0 + TILES_PER_SLAB : SPATIAL_TILES;
+  if (t0 < t1) {
+    load_halo(xs0, X, tile_at(t0), c0, tid);
+    load_dy_rows(dy0, dY, tile_at(t0), k0, tid);
+  }
+  cp_async_commit();
+  for (int t = t0, b = 0; t < t1; ++t, b ^= 1) {
+    if (t + 1 < t1) {
+      load_halo(b ? xs0 : xs1, X, tile_at(t + 1), c0, tid);
+      load_dy_rows(b ? dy0 : dy1, dY, tile_at(t + 1), k0, tid);
+    }
+    cp_async_commit();
+    cp_async_wait<1>();  // every group but the newest: tile t has landed
+    __syncthreads();
+    accumulate_mma(smem_u32(b ? xs1 : xs0), smem_u32(b ? dy1 : dy0), lane, at, acc);
+    __syncthreads();  // all reads of this buffer done before it is refilled
+  }
+
+  // Stores: accumulator rows g and g + 8 of an m16 block are chunk rows (tap, channel), its
+  // columns 2t, 2t + 1 of n8 block j output channels of the unit's group.
+  const int g = lane >> 2;
+  const int t2 = (lane & 3) * 2;
+#pragma unroll
+  for (int w = 0; w < UPW; ++w) {
+    const int u = warp + w * WARPS;
+    if (u >= UNITS) break;
+    const int grp = u / UMS;
+    const int gu = u % UMS + (int)blockIdx.z * UMS;  // unit of the group (M slice blockIdx.z)
+    if (gu >= UM) continue;  // past the group's units (the last slice): a later unit may be live
+    const int mb0 = gu * MB;
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      const int blk = mb0 + b;
+      if (blk >= MBLK) break;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int chunk = 2 * blk + h;
+        if (chunk >= KCH) continue;
+        const int c = (chunk % CPT) * 8 + g;  // input channel of the (merged) group
+        const int e = (chunk / CPT) * CG0 + c % CG0;  // tap * CG0 + the real group's channel
+#pragma unroll
+        for (int j = 0; j < NB; ++j) {
+#pragma unroll
+          for (int q = 0; q < 2; ++q) {
+            const int kk = j * 8 + t2 + q;  // output channel of the (merged) group
+            const int k = k0 + grp * KG + kk;
+            // Merged groups: only an input and an output channel of the same real group.
+            if (k >= K_ || (GM > 1 && c / CG0 != kk / KG0)) continue;
+            const float v = acc[w][b][j][2 * h + q];
+            const long long o = (long long)k * WPK0 + e;
+            if constexpr (SLABS == 1) {
+              from_f32(v, reinterpret_cast<elem_t*>(out)[o]);
+            } else {
+              reinterpret_cast<float*>(workspace)[blockIdx.x * RED_PLANE + o] = v;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- split-K reductions (shared by the families; constants RED_PLANE, RED_SPLIT, ESZ) ----
+#if GCONV_SPLIT_REDUCE
+// Deterministic: sums the RED_SPLIT f32 partial planes in a fixed order, converts, stores. A
+// CTA owns RE_ consecutive elements; RS_ = GCONV_RED_SLICES threads per element, thread slice q
+// adding planes q, q + RS_, ... in order, then the RS_ slice sums added in slice order (with
+// RS_ = 1 a plain in-order sum). The order depends on the constants only: bit-identical runs.
+constexpr int RS_ = GCONV_RED_SLICES;
+constexpr int RE_ = 256 / RS_;
+static_assert(RS_ >= 1 && RS_ <= 32 && (RS_ & (RS_ - 1)) == 0 && RS_ <= RED_SPLIT, "reduction slices");
+extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t112x24x16_w8x1_s3_v2x1_gm1_sk16d_mma_gen_reduce(const void* __restrict__ in0,
+                                                                const void* __restrict__ in1,
+                                                                void* __restrict__ out,
+                                                                void* __restrict__ workspace) {
+  wait_prior_grid();  // the slices' planes are complete and visible (launched overlapping)
+  const float* __restrict__ ws = reinterpret_cast<const float*>(workspace);
+  const int t = threadIdx.x;
+  const int q = t / RE_;  // plane slice
+  const long long i = (long long)blockIdx.x * RE_ + t % RE_;
+  float s = 0.f;
+  if (i < RED_PLANE) {
+#pragma unroll 4
+    for (int p = q; p < RED_SPLIT; p += RS_) s += ws[p * RED_PLANE + i];
+  }
+  if constexpr (RS_ > 1) {
+    __shared__ float slice_sum[256];
+    slice_sum[t] = s;
+    __syncthreads();
+    if (q != 0) return;
+    s = 0.f;
+#pragma unroll
+    for (int r = 0; r < RS_; ++r) s += slice_sum[r * RE_ + t];
+  }
+  if (i < RED_PLANE) {
+    if constexpr (ESZ == 4) {
+      reinterpret_cast<float*>(out)[i] = s;
+    } else {
+      reinterpret_cast<u16*>(out)[i] = to_half_bits(s);
+    }
+  }
+}
+#endif
+#if GCONV_SPLIT_ATOMIC
+// Atomic (named `a`, never the default): the slices add into one f32 plane (`red_add_f32`);
+// this launch zeroes it first and `_convert` stores it in the output dtype.
+extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t112x24x16_w8x1_s3_v2x1_gm1_sk16d_mma_gen_zero(const void* __restrict__ in0,
+                                                              const void* __restrict__ in1,
+                                                              void* __restrict__ out,
+                                                              void* __restrict__ workspace) {
+  const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
+  if (i < RED_PLANE) reinterpret_cast<float*>(workspace)[i] = 0.f;
+}
+extern "C" __global__ void __launch_bounds__(256) direct_wgrad_bf16_t112x24x16_w8x1_s3_v2x1_gm1_sk16d_mma_gen_convert(const void* __restrict__ in0,
+                                                                 const void* __restrict__ in1,
+                                                                 void* __restrict__ out,
+                                                                 void* __restrict__ workspace) {
+  wait_prior_grid();  // every slice has added into the plane (launched overlapping)
+  const long long i = (long long)blockIdx.x * 256 + threadIdx.x;
+  if (i < RED_PLANE) {
+    const float s = reinterpret_cast<const float*>(workspace)[i];
+    if constexpr (ESZ == 4) {
+      reinterpret_cast<float*>(out)[i] = s;
+    } else {
+      reinterpret_cast<u16*>(out)[i] = to_half_bits(s);
+    }
+  }
+}
+#endif
