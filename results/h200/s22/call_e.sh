@@ -11,6 +11,7 @@ B=target/release/gconv; R=$OUT/r; mkdir -p $R; S=results/h200/s22
 SECONDS=0
 cp models/h200/decisions.json $R/decisions.json
 timeout 90 $B tune --problems results/h200/s20/rc_grouped_wgrad.txt --top 8 --vs cudnn --decisions $R/decisions.json --output $R/tune8_rc_wgrad.csv --batch-size 200 > $R/tune8_rc_wgrad.log 2>&1; echo "rc=$? ${SECONDS}s" >> $R/tune8_rc_wgrad.log
+cp $R/decisions.json $R/decisions_rc.json  # the real client's re-tune alone (the zoo's may be cut)
 timeout 150 $B tune --problems model_zoo_wgrad --top 8 --vs cudnn --decisions $R/decisions.json --output $R/tune8_wgrad.csv --batch-size 200 > $R/tune8_wgrad.log 2>&1; echo "rc=$? ${SECONDS}s" >> $R/tune8_wgrad.log
 echo "tune done ${SECONDS}s"
 gzip -f $R/*.messages.jsonl $R/*.csv 2>/dev/null; true
