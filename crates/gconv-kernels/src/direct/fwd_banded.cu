@@ -85,8 +85,8 @@ __device__ __forceinline__ void x_store(u32* xs32, int t, const u32 (&e)[3][4]) 
   for (int c = 0; c < 8; ++c) {
     // The 16 bits of channel c of elements a and b as one word (a low).
     auto pair = [&](int a, int b) -> u32 {
-      return c % 2 == 0 ? (e[a][c / 2] & 0xffffu) | (e[b][c / 2] << 16)
-                        : (e[a][c / 2] >> 16) | (e[b][c / 2] & 0xffff0000u);
+      return c % 2 == 0 ? low_halves(e[a][c / 2], e[b][c / 2])
+                        : high_halves(e[a][c / 2], e[b][c / 2]);
     };
     dst[c * XPLANE] = pair(0, 1);
     dst[c * XPLANE + XCW] = pair(1, 2);

@@ -99,8 +99,8 @@ __device__ __forceinline__ void x_store(u32* xs32, int t, const v16b& a, const v
   u32* dst = xs32 + (v * 8) * (XPLANE / 2) + row * (XRS / 2) + cp;
 #pragma unroll
   for (int i = 0; i < 8; i += 2) {
-    dst[i * (XPLANE / 2)] = (wa[i / 2] & 0xffffu) | (wb[i / 2] << 16);
-    dst[(i + 1) * (XPLANE / 2)] = (wa[i / 2] >> 16) | (wb[i / 2] & 0xffff0000u);
+    dst[i * (XPLANE / 2)] = low_halves(wa[i / 2], wb[i / 2]);
+    dst[(i + 1) * (XPLANE / 2)] = high_halves(wa[i / 2], wb[i / 2]);
   }
 }
 

@@ -89,7 +89,7 @@ __device__ __forceinline__ void block_column(const u32 (&rows)[V][WORDS], int r,
 #pragma unroll
     for (int q = 0; q < V / 2; ++q) {
       const u32 lo = rows[2 * q][r / 2], hi = rows[2 * q + 1][r / 2];
-      out[q] = (r % 2 == 0) ? ((lo & 0xffffu) | (hi << 16)) : ((lo >> 16) | (hi & 0xffff0000u));
+      out[q] = (r % 2 == 0) ? low_halves(lo, hi) : high_halves(lo, hi);
     }
   }
 }

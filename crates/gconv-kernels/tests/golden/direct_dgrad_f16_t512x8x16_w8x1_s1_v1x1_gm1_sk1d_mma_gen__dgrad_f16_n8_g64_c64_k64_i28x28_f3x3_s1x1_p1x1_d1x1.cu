@@ -47,6 +47,10 @@ typedef unsigned int u32;
 typedef unsigned short u16;
 struct alignas(16) v16b { u32 x, y, z, w; };
 struct alignas(8) v8b { u32 x, y; };
+// Two words of packed 16-bit pairs re-paired: their low halves (a's, then b's) or their high
+// halves, e.g. element c of two rows as one word, c even or odd.
+__device__ __forceinline__ u32 low_halves(u32 a, u32 b) { return (a & 0xffffu) | (b << 16); }
+__device__ __forceinline__ u32 high_halves(u32 a, u32 b) { return (a >> 16) | (b & 0xffff0000u); }
 
 #ifndef GCONV_DYNAMIC_SMEM
 #define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
@@ -441,8 +445,8 @@ __device__ __forceinline__ void x_store(u32* xs32, int t, const u32 (&e)[3][4]) 
   for (int c = 0; c < 8; ++c) {
     // The 16 bits of channel c of elements a and b as one word (a low).
     auto pair = [&](int a, int b) -> u32 {
-      return c % 2 == 0 ? (e[a][c / 2] & 0xffffu) | (e[b][c / 2] << 16)
-                        : (e[a][c / 2] >> 16) | (e[b][c / 2] & 0xffff0000u);
+      return c % 2 == 0 ? low_halves(e[a][c / 2], e[b][c / 2])
+                        : high_halves(e[a][c / 2], e[b][c / 2]);
     };
     dst[c * XPLANE] = pair(0, 1);
     dst[c * XPLANE + XCW] = pair(1, 2);

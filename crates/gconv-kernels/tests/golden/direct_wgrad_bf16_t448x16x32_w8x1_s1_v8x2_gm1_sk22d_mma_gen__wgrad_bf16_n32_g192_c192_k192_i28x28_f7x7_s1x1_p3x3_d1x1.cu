@@ -56,6 +56,10 @@ typedef unsigned int u32;
 typedef unsigned short u16;
 struct alignas(16) v16b { u32 x, y, z, w; };
 struct alignas(8) v8b { u32 x, y; };
+// Two words of packed 16-bit pairs re-paired: their low halves (a's, then b's) or their high
+// halves, e.g. element c of two rows as one word, c even or odd.
+__device__ __forceinline__ u32 low_halves(u32 a, u32 b) { return (a & 0xffffu) | (b << 16); }
+__device__ __forceinline__ u32 high_halves(u32 a, u32 b) { return (a >> 16) | (b & 0xffff0000u); }
 
 #ifndef GCONV_DYNAMIC_SMEM
 #define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
@@ -464,8 +468,8 @@ __device__ __forceinline__ void x_store(u32* xs32, int t, const v16b& a, const v
   u32* dst = xs32 + (v * 8) * (XPLANE / 2) + row * (XRS / 2) + cp;
 #pragma unroll
   for (int i = 0; i < 8; i += 2) {
-    dst[i * (XPLANE / 2)] = (wa[i / 2] & 0xffffu) | (wb[i / 2] << 16);
-    dst[(i + 1) * (XPLANE / 2)] = (wa[i / 2] >> 16) | (wb[i / 2] & 0xffff0000u);
+    dst[i * (XPLANE / 2)] = low_halves(wa[i / 2], wb[i / 2]);
+    dst[(i + 1) * (XPLANE / 2)] = high_halves(wa[i / 2], wb[i / 2]);
   }
 }
 

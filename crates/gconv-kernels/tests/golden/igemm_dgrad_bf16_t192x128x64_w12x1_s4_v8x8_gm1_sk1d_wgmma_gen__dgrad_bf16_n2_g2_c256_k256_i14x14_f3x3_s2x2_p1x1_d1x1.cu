@@ -74,6 +74,10 @@ typedef unsigned int u32;
 typedef unsigned short u16;
 struct alignas(16) v16b { u32 x, y, z, w; };
 struct alignas(8) v8b { u32 x, y; };
+// Two words of packed 16-bit pairs re-paired: their low halves (a's, then b's) or their high
+// halves, e.g. element c of two rows as one word, c even or odd.
+__device__ __forceinline__ u32 low_halves(u32 a, u32 b) { return (a & 0xffffu) | (b << 16); }
+__device__ __forceinline__ u32 high_halves(u32 a, u32 b) { return (a >> 16) | (b & 0xffff0000u); }
 
 #ifndef GCONV_DYNAMIC_SMEM
 #define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
@@ -447,7 +451,7 @@ __device__ __forceinline__ void block_column(const u32 (&rows)[V][WORDS], int r,
 #pragma unroll
     for (int q = 0; q < V / 2; ++q) {
       const u32 lo = rows[2 * q][r / 2], hi = rows[2 * q + 1][r / 2];
-      out[q] = (r % 2 == 0) ? ((lo & 0xffffu) | (hi << 16)) : ((lo >> 16) | (hi & 0xffff0000u));
+      out[q] = (r % 2 == 0) ? low_halves(lo, hi) : high_halves(lo, hi);
     }
   }
 }

@@ -62,6 +62,10 @@ typedef unsigned int u32;
 typedef unsigned short u16;
 struct alignas(16) v16b { u32 x, y, z, w; };
 struct alignas(8) v8b { u32 x, y; };
+// Two words of packed 16-bit pairs re-paired: their low halves (a's, then b's) or their high
+// halves, e.g. element c of two rows as one word, c even or odd.
+__device__ __forceinline__ u32 low_halves(u32 a, u32 b) { return (a & 0xffffu) | (b << 16); }
+__device__ __forceinline__ u32 high_halves(u32 a, u32 b) { return (a >> 16) | (b & 0xffff0000u); }
 
 #ifndef GCONV_DYNAMIC_SMEM
 #define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
