@@ -9,7 +9,7 @@
 //! compile error, when an igemm config runs none of its representative problems, or when a
 //! direct config runs fewer than 2 of the direct problems (forward or dgrad), or when ptxas
 //! reports a performance loss (wgmma serialised by the code around it). Kernels outside the
-//! pools that are reachable by name (`OFF_POOL`: the banded depthwise forward kernel) are
+//! pools that are reachable by name (`OFF_POOL`: the banded depthwise forward kernel, the depth-streaming kernels) are
 //! compiled on their own problem.
 //! Needs only NVRTC, no GPU.
 //!
@@ -115,8 +115,22 @@ const WGRAD_PER_CONFIG: usize = 2;
 
 /// Kernels outside the pools that are reachable by name and trait config, each compiled on
 /// its problem: the banded tensor-core depthwise forward kernel (`direct::fwd_banded`), plain
-/// and pipelined, forward and backward data, bf16 and f16, one to four row blocks.
+/// and pipelined, forward and backward data, bf16 and f16, one to four row blocks; and the
+/// depth-streaming tensor-core kernels (`stages = 3`), forward and backward data, a 3-deep and a
+/// 5-deep filter, merged groups, f16.
 const OFF_POOL: &[(&str, &str)] = &[
+    (
+        "direct_fwd_bf16_t64x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "direct_dgrad_bf16_t224x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n16_g64_c512_k512_i4x14x14_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "direct_fwd_f16_t112x32x16_w8x1_s3_v8x4_gm2_sk1d_mma_gen",
+        "fwd_f16_n2_g16_c64_k64_i6x14x14_f5x3x3_s1x1x1_p2x1x1_d1x1x1",
+    ),
     (
         "direct_fwd_bf16_t1024x16x64_w8x1_s1_v1x1_gm1_sk1d_mma_gen",
         "fwd_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1",

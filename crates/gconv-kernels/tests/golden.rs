@@ -218,6 +218,16 @@ const CASES: &[(&str, &str)] = &[
         "direct_fwd_f16_t49x64x7_w4x1_s1_v32x1_gm1_sk1d_mma_gen",
         "fwd_f16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
+    // ... streaming over depth (stages 3: a ring of FZ + 1 input slices), forward and the dual
+    // of backward data, on the zoo's 3D C/G 8 layer.
+    (
+        "direct_fwd_bf16_t64x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "direct_dgrad_bf16_t64x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
     // ... and depthwise through block-diagonal group merge (gm 8).
     (
         "direct_fwd_bf16_t224x64x28_w8x1_s1_v8x2_gm8_sk1d_mma_gen",

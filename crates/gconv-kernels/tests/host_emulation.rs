@@ -369,6 +369,13 @@ enum Mutation {
     /// skips the first partial plane of every plane slice: the comparison must fail wherever
     /// there are two planes or more.
     SplitReduceSliceSkipped,
+    /// Depth streaming (direct tensor-core, stages 3): the next output slice's new input slice
+    /// is staged one ring slot further than the walk reads it (`(od + FZ + 1) mod HALO_BUFS`),
+    /// over a slot still in use: the comparison must fail.
+    DepthRingSlotShifted,
+    /// Depth streaming: every output slice reads its depth taps from ring slots 0, 1, … (the
+    /// slot origin `od mod HALO_BUFS` dropped): must fail wherever OD ≥ 2.
+    DepthSlotOriginDropped,
     /// The shared split-K reduction with several plane slices per element: the slice sums are
     /// added from the second slice on (the first slice's planes dropped): the comparison must
     /// fail.
@@ -734,6 +741,13 @@ fn emulate(
             "for (int p = q; p < RED_SPLIT; p += RS_) s += ws[p * RED_PLANE + i];",
             "for (int p = q + RS_; p < RED_SPLIT; p += RS_) s += ws[p * RED_PLANE + i];",
         )),
+        Mutation::DepthRingSlotShifted => Some((
+            "load_slice(xs0 + ((od + FZ) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid);",
+            "load_slice(xs0 + ((od + FZ + 1) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid);",
+        )),
+        Mutation::DepthSlotOriginDropped => {
+            Some(("      a.zs = od % HALO_BUFS;\n", "      a.zs = 0;\n"))
+        }
         Mutation::DirectWgradMmaSliceOffsetDropped => Some((
             "const int gu = u % UMS + (int)blockIdx.z * UMS;  // unit of the group (M slice blockIdx.z)",
             "const int gu = u % UMS;",
@@ -1699,6 +1713,66 @@ const MMA_CASES: &[(&str, &str, &str)] = &[
         "fwd_bf16_n1_g1_c96_k64_i80x80_f3x3_s1x1_p1x1_d1x1",
     ),
 ];
+
+/// Depth-streaming tensor-core cases (`stages = 3`: a column of tiles walked over every output
+/// slice, a ring of FZ + 1 staged input slices): C/G 8 with tiles partial in H and W, a 5-deep
+/// filter over fewer output slices than taps, no depth padding with K/G 16, stride 2 in H and W
+/// (the de-interleaved halo), merged C/G 4 groups, backward data on its dual (f16), and the
+/// pool's 3D tile shape.
+const DEPTH_STREAM_CASES: &[(&str, &str, &str)] = &[
+    (
+        "stream_fwd_cg8_tails",
+        "direct_fwd_bf16_t112x32x16_w8x1_s3_v8x4_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g4_c32_k32_i5x9x18_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "stream_fwd_f5_fewer_slices",
+        "direct_fwd_bf16_t112x32x16_w8x1_s3_v8x4_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g4_c32_k32_i3x6x8_f5x3x3_s1x1x1_p2x1x1_d1x1x1",
+    ),
+    (
+        "stream_fwd_pd0_kg16",
+        "direct_fwd_bf16_t112x32x16_w8x1_s3_v16x4_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g2_c16_k32_i5x6x8_f3x3x3_s1x1x1_p0x1x1_d1x1x1",
+    ),
+    (
+        "stream_fwd_s2_hw",
+        "direct_fwd_bf16_t64x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g4_c32_k32_i4x10x10_f3x3x3_s1x2x2_p1x1x1_d1x1x1",
+    ),
+    (
+        "stream_fwd_gm2_cpg4",
+        "direct_fwd_bf16_t112x32x16_w8x1_s3_v8x4_gm2_sk1d_mma_gen",
+        "fwd_bf16_n1_g8_c32_k32_i4x7x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "stream_dgrad_f16",
+        "direct_dgrad_f16_t112x32x16_w8x1_s3_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_f16_n1_g4_c32_k32_i4x7x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "stream_fwd_pool_tile",
+        "direct_fwd_bf16_t112x64x28_w8x1_s3_v8x4_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g8_c64_k64_i4x9x30_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+];
+
+/// The depth-streaming tensor-core kernels under host emulation against the f64 reference
+/// (every output element compared; the output starts NaN-poisoned), with two planted faults
+/// of the ring that must be caught: the new slice staged one slot off, the slot origin dropped.
+#[test]
+fn direct_depth_stream_kernels_match_the_reference_under_host_emulation() {
+    run_matrix_with_mutations(
+        "direct_depth_stream_kernels_match_the_reference_under_host_emulation",
+        "direct depth-stream host_emulation",
+        DEPTH_STREAM_CASES,
+        &[
+            ("stream_fwd_cg8_tails", Mutation::DepthRingSlotShifted),
+            ("stream_dgrad_f16", Mutation::DepthSlotOriginDropped),
+            ("stream_fwd_f5_fewer_slices", Mutation::DepthSlotOriginDropped),
+        ],
+    );
+}
 
 /// The tensor-core direct path under the shim's ldmatrix/mma emulation (shared-memory row
 /// addresses checked for alignment and bounds), against the f64 reference; plus a planted

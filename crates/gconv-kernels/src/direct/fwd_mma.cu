@@ -27,14 +27,16 @@ static_assert(GM >= 1 && CG == GM * CG0 && KG == GM * KG0, "merged groups");
 static_assert(GM == 1 ? RAW_BYTES == 0 : RAW_BYTES >= BN * TAPS * CG0 * ESZ && (BN * TAPS * CG0) % 8 == 0,
               "raw weight area");
 
-// Element offset in the halo of k8 chunk j (tap-major: tap = j / CPT, channels (j % CPT)·8..).
+// Element offset in the halo of k8 chunk j (tap-major: tap = j / CPT, channels (j % CPT)·8..);
+// with depth streaming, in its depth tap's ring slot (chunk_z: that tap, zoff below).
 constexpr int chunk_off(int j) {
   const int tap = j / CPT;
   const int fz = tap / (FY * FX);
   const int fy = (tap / FX) % FY;
   const int fx = tap % FX;
-  return (fz * ITH + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;
+  return ((DEPTH_STREAM ? 0 : fz * ITH) + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;
 }
+constexpr int chunk_z(int j) { return j / CPT / (FY * FX); }
 
 __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __restrict__ Y,
                                                  TileAt a, int k0, int tid) {
@@ -49,6 +51,14 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
   // Epilogue roles: accumulator rows lane/4 and lane/4 + 8, channel pair 2·(lane % 4).
   const int crow = lane >> 2;
   const int cq = (lane & 3) * 2;
+  // Depth streaming: byte offset of depth tap z's input slice, ring slot (a.zs + z) mod
+  // HALO_BUFS (common.cu's walk_tiles); 0 otherwise (the slices follow each other).
+  u32 zoff[FZ];
+#pragma unroll
+  for (int z = 0; z < FZ; ++z) {
+    const int slot = a.zs + z < HALO_BUFS ? a.zs + z : a.zs + z - HALO_BUFS;
+    zoff[z] = DEPTH_STREAM ? (u32)(slot * XS_BYTES) : 0u;
+  }
 #pragma unroll 1
   for (int u = warp; u < UNITS; u += WARPS) {
     const int n0 = (u % UN) * NW;  // first channel of the unit inside the CTA's BN
@@ -78,7 +88,8 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
       const bool half = 2 * s + 1 >= KCH;  // last step of an odd chunk count: k 8..15 are zero
       const int off_lo = chunk_off(2 * s);
       const int off_hi = half ? off_lo : chunk_off(2 * s + 1);
-      const u32 aoff = (u32)((ahi ? off_hi : off_lo) * ESZ);
+      u32 aoff = (u32)((ahi ? off_hi : off_lo) * ESZ);
+      if constexpr (DEPTH_STREAM) aoff += ahi && !half ? zoff[chunk_z(2 * s + 1)] : zoff[chunk_z(2 * s)];
       u32 bf[NB][2];
 #pragma unroll
       for (int j = 0; j + 1 < NB; j += 2) {
@@ -152,11 +163,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
   (void)workspace;
-  // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CTS elements, then the weights as
+  // [HALO_BUFS] input tiles of [ITD][ITH] rows of XROW = ITW·CTS elements (depth streaming: ring
+  // slots of one input slice, [ITH] rows), then the weights as
   // [BN][WROW] 16-bit values (k = tap·CG + c, zero past TAPS·CG), then (GM > 1 only) the raw
   // real weights, RAW_BYTES.
-  elem_t* ws = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES);
-  elem_t* raw = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES + WS_BYTES);  // GM > 1 only
+  elem_t* ws = reinterpret_cast<elem_t*>(smem + HALO_BUFS * XS_BYTES);
+  elem_t* raw = reinterpret_cast<elem_t*>(smem + HALO_BUFS * XS_BYTES + WS_BYTES);  // GM > 1 only
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
   elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);

@@ -154,7 +154,12 @@ pub(crate) fn geometry_of(
     } else {
         row_pitch(cfg, problem, th, ct, base_row, pad_chunk)
     };
-    let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
+    // Depth streaming (stages 3): each ring slot holds one input slice; FZ + 1 slots.
+    let xs_bytes = if view.depth_stream {
+        (halo[1] * xrow * es).div_ceil(16) * 16
+    } else {
+        (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16
+    };
     let ws_bytes = if is_mma {
         wrow * bn * es
     } else {
@@ -167,8 +172,16 @@ pub(crate) fn geometry_of(
     } else {
         0
     };
-    let stages: u64 = if view.persistent { 2 } else { 1 };
-    let spatial = out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * problem.n;
+    // Halo buffers: one tile's (1 stage), two (persistent), or the depth ring's FZ + 1 slices.
+    let stages: u64 = if view.depth_stream {
+        problem.filter[0] + 1
+    } else if view.persistent {
+        2
+    } else {
+        1
+    };
+    let columns = out[2].div_ceil(tw) * out[1].div_ceil(th) * problem.n;
+    let spatial = columns * out[0];
     let channel_blocks = problem.k.div_ceil(bn);
     // Persistent CTAs (2 stages): PERSISTENT_CTAS_PER_SM per SM (simt), or one wave of the
     // CTAs that fit on the SMs (mma: each CTA loads its weight tile once for all its tiles),
@@ -179,7 +192,9 @@ pub(crate) fn geometry_of(
     } else {
         device.sms as u64 * PERSISTENT_CTAS_PER_SM
     };
-    let grid_x = if stages == 1 {
+    let grid_x = if view.depth_stream {
+        columns
+    } else if stages == 1 {
         spatial
     } else {
         let per_cta = (spatial * channel_blocks).div_ceil(target).max(1);

@@ -21,7 +21,7 @@
 //! | `vec_a` | channels of a warp unit, a cap: `NW` = the largest multiple of 8 that divides K/G and is ≤ `vec_a` ([`unit_channels`]) |
 //! | `vec_b` | `MB`, m16 blocks (16 pixels each) of a warp unit, 1..=8 |
 //! | `warps_m` | warps; units are dealt to warps round robin |
-//! | `stages` | as on the simt path (1: one tile per CTA, 2: persistent, double-buffered) |
+//! | `stages` | as on the simt path (1: one tile per CTA, 2: persistent, double-buffered); 3: streaming over depth (below) |
 //! | `group_merge` | gm: adjacent groups computed as one merged group of gm·C/G input and gm·K/G output channels with block-diagonal weights ([`super::kernel_problem`]), a power of two ≤ 16, only for layers whose C/G or K/G is not a multiple of 8 |
 //!
 //! **Group merge** (gm > 1) brings layers whose C/G is not a multiple of 8 (C/G 1–4, channel
@@ -36,6 +36,20 @@
 //!
 //! Persistent members (`stages` 2) launch one wave of the CTAs that fit on the SMs (the
 //! device's occupancy model), so each CTA stages its weight tile once for several output tiles.
+//!
+//! **Depth streaming** (`stages` 3, 3D layers with depth taps, depth stride 1 and depth dilation
+//! 1: [`super::rules`]' `DepthStreamScope`): a CTA owns one column of tiles, (n, tile row, tile
+//! column), and walks it over every output depth slice. The halo of one input depth slice is a
+//! ring slot (`XS_BYTES`); the ring has FZ + 1 slots, input slice `id` in slot `(id + PD) mod
+//! (FZ + 1)`, so output slice `od` reads its depth taps from slots `(od + z) mod (FZ + 1)` (a
+//! runtime byte offset per tap, `zoff` in `fwd_mma.cu`, added to the compile-time offset of the
+//! tap's row and column) and the next output slice needs one new input slice, staged while the
+//! current one is computed. Each input slice is staged once per column instead of FZ times, in
+//! FZ + 1 slice buffers instead of 2 × FZ. Not pool members yet: on the H200, on the zoo's 3D
+//! C/G 8 layer, the best of 152 (`t64x32x16_w8x1_s3_v16x2`) ran 66.5 µs backward data and
+//! 59.1 µs forward against 71.4 and 66.1 µs for the pool's tuned members in the same lease,
+//! while those members' own streaming twins were 10–15 % slower
+//! (`results/h200/s23/README.md`, call g).
 //!
 //! Shared memory: the halo with a pixel stride `CTS` of an odd number of 16-byte chunks (the
 //! eight row addresses of an `ldmatrix` phase, eight adjacent pixels, fall into eight bank

@@ -28,7 +28,7 @@
 //! | `vec_a` | `VEC`, adjacent output channels per thread (a power of two ≤ 8) |
 //! | `vec_b` | `PX`, adjacent output pixels along W per thread (1..=8, e.g. 7 for 7/14/28-wide outputs) |
 //! | `warps_m` | warps per CTA (1..=8); `warps_n` is 1 |
-//! | `stages` | 1: one tile per CTA; 2: persistent CTAs that walk several tiles with the next tile's halo in flight (double-buffered) |
+//! | `stages` | 1: one tile per CTA; 2: persistent CTAs that walk several tiles with the next tile's halo in flight (double-buffered); 3 (tensor cores only): a column of tiles streamed over depth ([`mma`]) |
 //! | `math` | `simt` (this table) or `mma` (the tensor-core path, [`mma`]) |
 //! | `group_merge` | `1` on this path (the mma path merges groups, see [`mma`]) |
 //! | `split_k`, `fast_path` | fixed: `1d`, `gen` |

@@ -240,6 +240,19 @@ pub enum DirectRule {
         /// Largest accepted.
         max: u64,
     },
+    /// The depth-streaming tensor-core kernel (`math = mma`, `stages = 3`, forward and the
+    /// dual of a stride-1 backward-data problem) walks a column of tiles over every output
+    /// slice with a ring of FZ + 1 staged input slices: it needs depth taps (FZ > 1), depth
+    /// stride 1 and depth dilation 1 (consecutive output slices then share FZ − 1 input slices).
+    #[error("direct depth streaming (mma, stages 3) needs a 3D filter with depth taps, depth stride 1 and depth dilation 1 (problem: filter depth {fz}, stride {sd}, dilation {dd}); stages 1 or 2 serve the others")]
+    DepthStreamScope {
+        /// Filter taps along depth.
+        fz: u64,
+        /// Depth stride.
+        sd: u64,
+        /// Depth dilation.
+        dd: u64,
+    },
     /// The stride-phase dgrad kernel stages dY, whose K/G channels per group feed each dX
     /// channel: K/G must be small.
     #[error(
@@ -277,6 +290,7 @@ impl DirectRule {
             DirectRule::WgradBandedScope { .. } => "direct_wgrad_banded_scope",
             DirectRule::WgradBandedAccumulators { .. } => "direct_wgrad_banded_accumulators",
             DirectRule::FwdBandedScope { .. } => "direct_fwd_banded_scope",
+            DirectRule::DepthStreamScope { .. } => "direct_depth_stream_scope",
         }
     }
 }
@@ -331,8 +345,13 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     if !matches!(cfg.math, Math::Simt | Math::Mma) {
         return Err(fixed("math", cfg.math.token().to_string(), "simt or mma"));
     }
-    if !(1..=2).contains(&cfg.stages) {
-        return Err(fixed("stages", cfg.stages.to_string(), "1 or 2"));
+    // Stages 3 (tensor cores): the depth-streaming walk ([`DirectRule::DepthStreamScope`]).
+    if !(1..=2).contains(&cfg.stages) && !(cfg.stages == 3 && cfg.math == Math::Mma) {
+        return Err(fixed(
+            "stages",
+            cfg.stages.to_string(),
+            "1 or 2 (3: mma, streaming over depth)",
+        ));
     }
     // Group merge exists on the tensor-core path only (block-diagonal merged groups,
     // [`kernel_problem`]).
@@ -1144,6 +1163,16 @@ pub fn check_before_geometry<E: Refusal>(
         return Ok(());
     }
     let problem = fp;
+    if cfg.stages == 3
+        && (problem.filter[0] < 2 || problem.stride[0] != 1 || problem.dilation[0] != 1)
+    {
+        return Err(DirectRule::DepthStreamScope {
+            fz: problem.filter[0],
+            sd: problem.stride[0],
+            dd: problem.dilation[0],
+        }
+        .into());
+    }
     if fwd_banded::applies(cfg, problem) {
         return check_fwd_banded_scope(problem);
     }

@@ -1606,3 +1606,66 @@ fn fwd_banded_rules_names_and_geometry() {
     );
     assert!(fwd_banded::register_estimate(&piped, &p) > fwd_banded::register_estimate(&c, &p));
 }
+
+/// Depth streaming (`stages = 3`, tensor cores): the names parse back; the structural rules
+/// refuse it on CUDA cores; the problem rules refuse every layer without depth taps, with a
+/// depth stride or a depth dilation (their own reason); on a 3D layer, forward and the dual of
+/// backward data, the plan launches one CTA per tile column and channel block with a ring of
+/// FZ + 1 one-slice buffers, and the module says so.
+#[test]
+fn depth_streaming_rules_geometry_and_module() {
+    let c: KernelConfig = "direct_fwd_bf16_t112x32x16_w8x1_s3_v8x4_gm1_sk1d_mma_gen"
+        .parse()
+        .unwrap();
+    assert_eq!(c.to_string(), "direct_fwd_bf16_t112x32x16_w8x1_s3_v8x4_gm1_sk1d_mma_gen");
+    assert!(validate(&c, Arch::Sm90).is_ok());
+    assert_eq!(
+        view::DirectView::of(&c).to_string(),
+        "7x16 pixels x 32 channels, 8 warps, warp units of up to 8 channels x 4 m16 blocks, streaming over depth"
+    );
+    let simt: KernelConfig = "direct_fwd_bf16_t196x32x14_w7x1_s3_v2x7_gm1_sk1d_simt_gen"
+        .parse()
+        .unwrap();
+    assert_eq!(
+        validate(&simt, Arch::Sm90).unwrap_err().reason(),
+        "direct_field_fixed"
+    );
+    let p3 = prob("fwd_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1");
+    assert!(can_implement(&c, &p3).is_ok());
+    for refused in [
+        "fwd_bf16_n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+        "fwd_bf16_n8_g32_c256_k256_i8x28x28_f1x3x3_s1x1x1_p0x1x1_d1x1x1",
+        "fwd_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s2x1x1_p1x1x1_d1x1x1",
+        "fwd_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p2x1x1_d2x1x1",
+    ] {
+        assert_eq!(
+            can_implement(&c, &prob(refused)).unwrap_err().reason(),
+            "direct_depth_stream_scope",
+            "{refused}"
+        );
+    }
+    // 28x28 in 7x16 tiles: 4 x 2 columns per image, 8 images; 8 channel blocks of 32.
+    let g = geometry(&c, &p3);
+    assert_eq!(g.grid, [64, 8, 1]);
+    assert_eq!(g.halo, [3, 9, 18]);
+    assert_eq!(g.xs_bytes, (9 * g.xrow * 2).div_ceil(16) * 16);
+    assert_eq!(g.smem_bytes, 4 * g.xs_bytes + g.ws_bytes + g.raw_bytes);
+    let m = emit(&c, &p3).unwrap();
+    assert!(m.code.contains("constexpr int STAGES = 3;"));
+    assert_eq!(m.launches[0].grid, [64, 8, 1]);
+    assert_eq!(m.launches[0].dynamic_smem_bytes as u64, g.smem_bytes);
+    // Backward data at stride 1 runs the forward module of its dual, streamed the same way.
+    let d = dgrad(c);
+    let pd = prob("dgrad_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1");
+    assert!(can_implement(&d, &pd).is_ok());
+    assert!(emit(&d, &pd).unwrap().code.contains("constexpr int STAGES = 3;"));
+    assert_eq!(
+        can_implement(
+            &d,
+            &prob("dgrad_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s2x1x1_p1x1x1_d1x1x1")
+        )
+        .unwrap_err()
+        .reason(),
+        "direct_dgrad_no_dual"
+    );
+}

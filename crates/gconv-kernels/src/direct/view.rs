@@ -1,7 +1,7 @@
 //! A typed view of a direct config: the direct family reuses [`KernelConfig`]'s field names
 //! (which read as GEMM tiles) with meanings of its own; [`DirectView`] names them for what they
 //! are, per math path, so that code and readers of this family never have to remember that
-//! `tile_k` is a tile width or that `stages` means persistent. It reads forward and
+//! `tile_k` is a tile width or that `stages` means persistent (or, at 3, streaming over depth). It reads forward and
 //! backward-data configs; backward-weight configs give their fields the meanings of their
 //! kernel's table (`super::wgrad`: the slab kernel, `stages = 2`; `super::stream`: the
 //! depthwise streaming kernel, `stages = 1`, where `vec_b` counts tap rows, not pixels).
@@ -22,6 +22,10 @@ pub struct DirectView {
     /// Persistent CTAs that walk several tiles with the next tile's halo in flight
     /// (`stages` = 2; 1 = one tile per CTA).
     pub persistent: bool,
+    /// CTAs that walk one column of tiles over every output depth slice, staging each input
+    /// slice once into a ring of FZ + 1 (`stages` = 3, tensor cores, 3D; `common.cu`'s
+    /// `walk_tiles`).
+    pub depth_stream: bool,
     /// Adjacent groups computed as one merged group with block-diagonal weights (`group_merge`;
     /// tensor-core path only).
     pub group_merge: u32,
@@ -57,6 +61,7 @@ impl DirectView {
             tile_channels: cfg.tile_n,
             warps: cfg.warps_m,
             persistent: cfg.stages == 2,
+            depth_stream: cfg.stages == 3,
             group_merge: cfg.group_merge,
             work: if cfg.math == Math::Mma {
                 DirectWork::Mma {
@@ -106,6 +111,9 @@ impl std::fmt::Display for DirectView {
         }
         if self.persistent {
             f.write_str(", persistent")?;
+        }
+        if self.depth_stream {
+            f.write_str(", streaming over depth")?;
         }
         Ok(())
     }

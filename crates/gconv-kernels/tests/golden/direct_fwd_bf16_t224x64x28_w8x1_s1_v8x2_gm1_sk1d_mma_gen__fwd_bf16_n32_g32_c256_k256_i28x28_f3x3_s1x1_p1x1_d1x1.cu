@@ -359,16 +359,25 @@ constexpr int TX_SLOTS = SW / XSPLIT;  // slots between adjacent output pixels o
 // CTS: shared-memory stride of one staged pixel (CT, or CT plus 16 bytes on the mma path).
 static_assert(CTS >= CT && (CTS - CT) * ESZ % 16 == 0, "pixel stride");
 static_assert(XROW >= XSPLIT * XPW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stride");
-static_assert(XS_BYTES >= ITD * ITH * XROW * ESZ && XS_BYTES % 16 == 0, "input tile size");
+// STAGES 3 (tensor cores): a column of tiles walked over every output depth slice, each input
+// slice staged once into a ring of HALO_BUFS = FZ + 1 slots of XS_BYTES (walk_tiles).
+constexpr bool DEPTH_STREAM = STAGES == 3;
+constexpr int HALO_BUFS = DEPTH_STREAM ? FZ + 1 : STAGES;  // halo buffers in shared memory
+static_assert(XS_BYTES >= (DEPTH_STREAM ? 1 : ITD) * ITH * XROW * ESZ && XS_BYTES % 16 == 0,
+              "input tile size");
+static_assert(!DEPTH_STREAM || (FZ > 1 && SD == 1 && DD == 1), "depth streaming: depth taps, stride 1, dilation 1");
 static_assert(BN % KG == 0 && CT % VL == 0, "tile shape");
-static_assert(STAGES == 1 || STAGES == 2, "stages");
-static_assert(SMEM_BYTES == STAGES * XS_BYTES + WS_BYTES + RAW_BYTES, "launch shared memory");
-static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES : GRID_X <= SPATIAL_TILES, "launch grid");
+static_assert(STAGES >= 1 && STAGES <= 3, "stages");
+static_assert(SMEM_BYTES == HALO_BUFS * XS_BYTES + WS_BYTES + RAW_BYTES, "launch shared memory");
+static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES
+                          : (DEPTH_STREAM ? GRID_X * OD == SPATIAL_TILES : GRID_X <= SPATIAL_TILES),
+              "launch grid");
 static_assert(C_ % VL == 0, "vector widths");
 
-// Output tile t of the CTA's walk: (n, od, tile row, tile column), tile column fastest.
+// Output tile t of the CTA's walk: (n, od, tile row, tile column), tile column fastest. zs:
+// the ring slot of the tile's first depth tap (depth streaming; 0 otherwise).
 struct TileAt {
-  int n, od, oh0, ow0;
+  int n, od, oh0, ow0, zs;
 };
 __device__ __forceinline__ TileAt tile_at(int t) {
   TileAt a;
@@ -378,6 +387,7 @@ __device__ __forceinline__ TileAt tile_at(int t) {
   t /= TILES_H;
   a.od = t % OD;
   a.n = t / OD;
+  a.zs = 0;
   return a;
 }
 
@@ -430,9 +440,35 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
   }
 }
 
+// Input slice `id` (depth) of output tile `a`'s halo, ITH rows from xs (depth streaming):
+// load_halo's copies for one depth tap, zero-filled when `id` is outside the input.
+__device__ __forceinline__ void load_slice(elem_t* xs, const elem_t* __restrict__ X, TileAt a, int id,
+                                           int c0, int tid) {
+  const int ih0 = a.oh0 * SH - PH;
+  const int iw0 = a.ow0 * SW - PW;
+  const bool id_ok = (unsigned)id < (unsigned)ID;
+  for (int i = tid; i < ITH * ROWCHUNKS; i += THREADS) {
+    const int ch = i % CHUNKS_PER_PIX;
+    const int pix = i / CHUNKS_PER_PIX;
+    const int x = pix % ITW;
+    const int y = pix / ITW;
+    const int ih = ih0 + y;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const bool ok = id_ok && (unsigned)ih < (unsigned)IH && (unsigned)iw < (unsigned)IW && c < C_;
+    const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+    copy_to_smem<VL * ESZ>(xs + y * XROW + halo_col(x) * CTS + ch * VL, X + goff, ok);
+  }
+}
+
 // The CTA's walk over its output tiles: `compute(xs, tile)` on each, with xs the staged halo.
 // STAGES 1: tile blockIdx.x only. STAGES 2 (persistent): tiles blockIdx.x, blockIdx.x + GRID_X,
 // ..., the next tile's halo in flight in the second buffer while the current one is computed.
+// STAGES 3 (depth streaming, SD = DD = 1): tile column blockIdx.x (n, tile row, tile column) at
+// every output slice od = 0, 1, ...; input slice id = od − PD + z of depth tap z sits in ring
+// slot (id + PD) mod HALO_BUFS, i.e. (od + z) mod HALO_BUFS, so the next output slice needs one
+// new input slice, staged (in the slot the previous output slice's first tap used) while the
+// current one is computed; xs is then the ring and tile.zs = od mod HALO_BUFS.
 // Copies the caller issued before (the weights) complete with the first tile's group.
 template <class F>
 __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __restrict__ X,
@@ -445,6 +481,26 @@ __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __
     cp_async_wait<0>();
     __syncthreads();
     compute(xs0, a);
+  } else if constexpr (DEPTH_STREAM) {
+    constexpr int SLOT = XS_BYTES / ESZ;  // elements of a ring slot
+    int c = blockIdx.x;
+    TileAt a;
+    a.ow0 = (c % TILES_W) * TW;
+    c /= TILES_W;
+    a.oh0 = (c % TILES_H) * TH;
+    a.n = c / TILES_H;
+    for (int z = 0; z < FZ; ++z) load_slice(xs0 + z * SLOT, X, a, z - PD, c0, tid);
+    cp_async_commit();
+    for (int od = 0; od < OD; ++od) {
+      if (od + 1 < OD) load_slice(xs0 + ((od + FZ) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid);
+      cp_async_commit();
+      cp_async_wait<1>();  // every group but the newest: output slice od's input slices have landed
+      __syncthreads();
+      a.od = od;
+      a.zs = od % HALO_BUFS;
+      compute(xs0, a);
+      __syncthreads();  // all reads of slot od mod HALO_BUFS done before the next prefetch refills it
+    }
   } else {
     elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
     int t = blockIdx.x;
@@ -535,14 +591,16 @@ static_assert(GM >= 1 && CG == GM * CG0 && KG == GM * KG0, "merged groups");
 static_assert(GM == 1 ? RAW_BYTES == 0 : RAW_BYTES >= BN * TAPS * CG0 * ESZ && (BN * TAPS * CG0) % 8 == 0,
               "raw weight area");
 
-// Element offset in the halo of k8 chunk j (tap-major: tap = j / CPT, channels (j % CPT)·8..).
+// Element offset in the halo of k8 chunk j (tap-major: tap = j / CPT, channels (j % CPT)·8..);
+// with depth streaming, in its depth tap's ring slot (chunk_z: that tap, zoff below).
 constexpr int chunk_off(int j) {
   const int tap = j / CPT;
   const int fz = tap / (FY * FX);
   const int fy = (tap / FX) % FY;
   const int fx = tap % FX;
-  return (fz * ITH + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;
+  return ((DEPTH_STREAM ? 0 : fz * ITH) + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;
 }
+constexpr int chunk_z(int j) { return j / CPT / (FY * FX); }
 
 __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __restrict__ Y,
                                                  TileAt a, int k0, int tid) {
@@ -557,6 +615,14 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
   // Epilogue roles: accumulator rows lane/4 and lane/4 + 8, channel pair 2·(lane % 4).
   const int crow = lane >> 2;
   const int cq = (lane & 3) * 2;
+  // Depth streaming: byte offset of depth tap z's input slice, ring slot (a.zs + z) mod
+  // HALO_BUFS (common.cu's walk_tiles); 0 otherwise (the slices follow each other).
+  u32 zoff[FZ];
+#pragma unroll
+  for (int z = 0; z < FZ; ++z) {
+    const int slot = a.zs + z < HALO_BUFS ? a.zs + z : a.zs + z - HALO_BUFS;
+    zoff[z] = DEPTH_STREAM ? (u32)(slot * XS_BYTES) : 0u;
+  }
 #pragma unroll 1
   for (int u = warp; u < UNITS; u += WARPS) {
     const int n0 = (u % UN) * NW;  // first channel of the unit inside the CTA's BN
@@ -586,7 +652,8 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
       const bool half = 2 * s + 1 >= KCH;  // last step of an odd chunk count: k 8..15 are zero
       const int off_lo = chunk_off(2 * s);
       const int off_hi = half ? off_lo : chunk_off(2 * s + 1);
-      const u32 aoff = (u32)((ahi ? off_hi : off_lo) * ESZ);
+      u32 aoff = (u32)((ahi ? off_hi : off_lo) * ESZ);
+      if constexpr (DEPTH_STREAM) aoff += ahi && !half ? zoff[chunk_z(2 * s + 1)] : zoff[chunk_z(2 * s)];
       u32 bf[NB][2];
 #pragma unroll
       for (int j = 0; j + 1 < NB; j += 2) {
@@ -660,11 +727,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t224x64x28
                                                             void* __restrict__ workspace) {
   GCONV_DYNAMIC_SMEM(smem);
   (void)workspace;
-  // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CTS elements, then the weights as
+  // [HALO_BUFS] input tiles of [ITD][ITH] rows of XROW = ITW·CTS elements (depth streaming: ring
+  // slots of one input slice, [ITH] rows), then the weights as
   // [BN][WROW] 16-bit values (k = tap·CG + c, zero past TAPS·CG), then (GM > 1 only) the raw
   // real weights, RAW_BYTES.
-  elem_t* ws = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES);
-  elem_t* raw = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES + WS_BYTES);  // GM > 1 only
+  elem_t* ws = reinterpret_cast<elem_t*>(smem + HALO_BUFS * XS_BYTES);
+  elem_t* raw = reinterpret_cast<elem_t*>(smem + HALO_BUFS * XS_BYTES + WS_BYTES);  // GM > 1 only
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
   elem_t* __restrict__ Y = reinterpret_cast<elem_t*>(out);
