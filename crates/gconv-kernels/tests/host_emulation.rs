@@ -1769,7 +1769,10 @@ fn direct_depth_stream_kernels_match_the_reference_under_host_emulation() {
         &[
             ("stream_fwd_cg8_tails", Mutation::DepthRingSlotShifted),
             ("stream_dgrad_f16", Mutation::DepthSlotOriginDropped),
-            ("stream_fwd_f5_fewer_slices", Mutation::DepthSlotOriginDropped),
+            (
+                "stream_fwd_f5_fewer_slices",
+                Mutation::DepthSlotOriginDropped,
+            ),
         ],
     );
 }

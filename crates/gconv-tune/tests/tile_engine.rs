@@ -545,6 +545,29 @@ fn shipped_tensor_core_configs_expand() {
         .kernels
         .iter()
         .all(|k| k.starts_with("direct_wgrad_bf16_") && k.ends_with("_mma_gen")));
+    // Streaming over depth (stages 3), forward and backward data: the same kernels by name.
+    let sf = build_instances(
+        &repo_file("configs/traits/forward_direct_mma_stream_bf16.json"),
+        Arch::Sm90,
+        None,
+    )
+    .unwrap();
+    let sd = build_instances(
+        &repo_file("configs/traits/bwd_data_direct_mma_stream_bf16.json"),
+        Arch::Sm90,
+        None,
+    )
+    .unwrap();
+    assert!(sf.kernels.len() >= 1000, "{}", sf.kernels.len());
+    assert_eq!(sf.kernels.len(), sd.kernels.len());
+    assert!(sf.kernels.iter().all(|k| k.starts_with("direct_fwd_bf16_")
+        && k.contains("_s3_")
+        && k.ends_with("_mma_gen")));
+    assert!(sd
+        .kernels
+        .iter()
+        .zip(&sf.kernels)
+        .all(|(d, f)| *d == f.replacen("direct_fwd_", "direct_dgrad_", 1)));
 }
 
 /// The depthwise streaming wgrad space (direct::stream): only tile_m = tile_k passes the gate,

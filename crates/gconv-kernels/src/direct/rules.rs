@@ -346,7 +346,8 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(fixed("math", cfg.math.token().to_string(), "simt or mma"));
     }
     // Stages 3 (tensor cores): the depth-streaming walk ([`DirectRule::DepthStreamScope`]).
-    if !(1..=2).contains(&cfg.stages) && !(cfg.stages == 3 && cfg.math == Math::Mma) {
+    let streams = cfg.stages == 3 && cfg.math == Math::Mma;
+    if !((1..=2).contains(&cfg.stages) || streams) {
         return Err(fixed(
             "stages",
             cfg.stages.to_string(),

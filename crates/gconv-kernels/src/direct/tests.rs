@@ -1617,7 +1617,10 @@ fn depth_streaming_rules_geometry_and_module() {
     let c: KernelConfig = "direct_fwd_bf16_t112x32x16_w8x1_s3_v8x4_gm1_sk1d_mma_gen"
         .parse()
         .unwrap();
-    assert_eq!(c.to_string(), "direct_fwd_bf16_t112x32x16_w8x1_s3_v8x4_gm1_sk1d_mma_gen");
+    assert_eq!(
+        c.to_string(),
+        "direct_fwd_bf16_t112x32x16_w8x1_s3_v8x4_gm1_sk1d_mma_gen"
+    );
     assert!(validate(&c, Arch::Sm90).is_ok());
     assert_eq!(
         view::DirectView::of(&c).to_string(),
@@ -1658,7 +1661,10 @@ fn depth_streaming_rules_geometry_and_module() {
     let d = dgrad(c);
     let pd = prob("dgrad_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1");
     assert!(can_implement(&d, &pd).is_ok());
-    assert!(emit(&d, &pd).unwrap().code.contains("constexpr int STAGES = 3;"));
+    assert!(emit(&d, &pd)
+        .unwrap()
+        .code
+        .contains("constexpr int STAGES = 3;"));
     assert_eq!(
         can_implement(
             &d,
