@@ -584,9 +584,19 @@ mod tests {
             }),
             Err("registers_exceed_limit")
         );
+        // The igemm default as a direct config: its 3 stages are the direct tensor-core
+        // kernels' depth streaming, its 2 x 2 warps are not a direct CTA (warps_n is 1).
         assert_eq!(
             r(KernelConfig {
                 family: Family::Direct,
+                ..base
+            }),
+            Err("bad_warp_count")
+        );
+        assert_eq!(
+            r(KernelConfig {
+                family: Family::Direct,
+                stages: 4,
                 ..base
             }),
             Err("direct_field_fixed")
