@@ -1717,8 +1717,8 @@ const MMA_CASES: &[(&str, &str, &str)] = &[
 /// Depth-streaming tensor-core cases (`stages = 3`: a column of tiles walked over every output
 /// slice, a ring of FZ + 1 staged input slices): C/G 8 with tiles partial in H and W, a 5-deep
 /// filter over fewer output slices than taps, no depth padding with K/G 16, stride 2 in H and W
-/// (the de-interleaved halo), merged C/G 4 groups, backward data on its dual (f16), and the
-/// pool's 3D tile shape.
+/// (the de-interleaved halo), merged C/G 4 groups, one output slice (an input of one slice),
+/// backward data on its dual (f16; merged C/G 4 groups), and the pool's 3D tile shape.
 const DEPTH_STREAM_CASES: &[(&str, &str, &str)] = &[
     (
         "stream_fwd_cg8_tails",
@@ -1749,6 +1749,16 @@ const DEPTH_STREAM_CASES: &[(&str, &str, &str)] = &[
         "stream_dgrad_f16",
         "direct_dgrad_f16_t112x32x16_w8x1_s3_v8x4_gm1_sk1d_mma_gen",
         "dgrad_f16_n1_g4_c32_k32_i4x7x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "stream_fwd_one_slice",
+        "direct_fwd_bf16_t112x32x16_w8x1_s3_v8x4_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g4_c32_k32_i1x7x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    (
+        "stream_dgrad_gm2_cpg4",
+        "direct_dgrad_bf16_t112x32x16_w8x1_s3_v8x4_gm2_sk1d_mma_gen",
+        "dgrad_bf16_n1_g8_c32_k32_i4x7x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
     ),
     (
         "stream_fwd_pool_tile",

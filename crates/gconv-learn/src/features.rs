@@ -319,7 +319,9 @@ impl TileShape {
         let ct = (bn / kp.kpg().max(1)).max(1) * kp.cpg();
         let weights = bn * kp.filter_volume() * kp.cpg();
         let macs = (th * tw * weights) as f64;
-        let staged = (kp.filter[0] * halo_h * halo_w * ct + weights) as f64;
+        // A depth-streaming tile stages one new input slice, others every depth tap's.
+        let slices = if view.depth_stream { 1 } else { kp.filter[0] };
+        let staged = (slices * halo_h * halo_w * ct + weights) as f64;
         let tiles = out[2].div_ceil(tw) * out[1].div_ceil(th) * out[0] * kp.n * kp.k.div_ceil(bn);
         TileShape {
             spatial_util: util(out[1], th) * util(out[2], tw),

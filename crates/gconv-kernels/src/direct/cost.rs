@@ -167,7 +167,13 @@ pub fn mma_cost_estimate(
     let (units, ksteps, mb, nb) = (units as f64, ksteps as f64, mb as f64, nb as f64);
     let ldsm = units * ksteps * (mb + nb / 2.0);
     let mmas = units * ksteps * mb * nb;
-    let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
+    // A depth-streaming tile stages one new input slice (the column's first tile FZ, ignored).
+    let slices = if super::DirectView::of(cfg).depth_stream {
+        1
+    } else {
+        geo.halo[0]
+    };
+    let halo = (slices * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
     let wbytes = geo.ws_bytes as f64;
     let obytes = cfg.tile_m as f64 * cfg.tile_n as f64 * es;
     let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;

@@ -76,6 +76,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   GCONV_DYNAMIC_SMEM(smem);
   (void)workspace;
   // [STAGES] dY halo tiles of [ITD][ITH] rows of XROW = ITW·CT, then [RTAPS·CG][BN] f32.
+  static_assert(!DEPTH_STREAM, "depth streaming is a tensor-core walk");
   float* ws = reinterpret_cast<float*>(smem + STAGES * XS_BYTES);
   const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);

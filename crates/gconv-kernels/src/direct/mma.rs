@@ -162,9 +162,15 @@ pub(super) fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 }
 
 /// Registers per thread: the `MB × NB × 4` accumulators, the unit's B fragments, one A
-/// fragment, the MB row addresses and a fixed allowance.
+/// fragment, the MB row addresses, with depth streaming the FZ ring offsets, and a fixed
+/// allowance.
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     let (_, _, mb, nb) = tile_work(cfg, problem);
-    let est = 4 * mb * nb + 2 * nb + 4 + mb + 40;
+    let ring = if super::DirectView::of(cfg).depth_stream {
+        problem.filter[0]
+    } else {
+        0
+    };
+    let est = 4 * mb * nb + 2 * nb + 4 + mb + ring + 40;
     est.min(u32::MAX as u64) as u32
 }

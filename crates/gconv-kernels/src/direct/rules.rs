@@ -6,7 +6,9 @@
 //! without a dual runs on the stride-phase kernel, CUDA cores only, with its own channel rules;
 //! a backward-weight problem on the slab kernel of `super::wgrad` or, with `stages = 1`, the
 //! depthwise streaming kernel of `super::stream`, each with its own structural and problem
-//! rules). The family's own rejections are
+//! rules; forward and backward data with `stages = 3` stream over depth on tensor cores, 3D
+//! layers with depth stride and dilation 1 only, [`DirectRule::DepthStreamScope`]). The
+//! family's own rejections are
 //! the typed [`DirectRule`], counted by its `reason()` key.
 
 use super::banded;

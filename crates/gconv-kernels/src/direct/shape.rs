@@ -26,7 +26,8 @@ pub struct DirectGeometry {
     /// Weight-tile row stride in elements (mma path: `round16(taps·C/G) + 8`, an odd number of
     /// 16-byte chunks; simt path: `taps·C/G`, f32 transposed, see `ws_bytes`).
     pub wrow: u64,
-    /// Staged depth slices (`FZ`), halo rows and halo columns.
+    /// Depth slices a tile reads (`FZ`; with depth streaming they sit in a ring of FZ + 1
+    /// one-slice buffers), halo rows and halo columns.
     pub halo: [u64; 3],
     /// Shared-memory row stride in elements: `ITW·CT` plus a padding of 0–7 16-byte chunks
     /// chosen by [`super::geometry::smem_read_wavefronts`] so that the column reads of a quarter-warp that spans
@@ -36,7 +37,8 @@ pub struct DirectGeometry {
     pub vl: u64,
     /// Elements per output store (divides K and VEC; 16 bytes at most).
     pub sv: u64,
-    /// Bytes of the input tile (rounded up to 16).
+    /// Bytes of the input tile (rounded up to 16; with depth streaming, of one ring slot: one
+    /// input slice).
     pub xs_bytes: u64,
     /// Bytes of the weight tile (simt: f32 transposed; mma: 16-bit `[BN][WROW]` rows).
     pub ws_bytes: u64,

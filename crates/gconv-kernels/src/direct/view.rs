@@ -1,12 +1,14 @@
 //! A typed view of a direct config: the direct family reuses [`KernelConfig`]'s field names
 //! (which read as GEMM tiles) with meanings of its own; [`DirectView`] names them for what they
 //! are, per math path, so that code and readers of this family never have to remember that
-//! `tile_k` is a tile width or that `stages` means persistent (or, at 3, streaming over depth). It reads forward and
+//! `tile_k` is a tile width or that `stages` means persistent (or, at 3, streaming over depth in
+//! forward and backward data). It reads forward and
 //! backward-data configs; backward-weight configs give their fields the meanings of their
 //! kernel's table (`super::wgrad`: the slab kernel, `stages = 2`; `super::stream`: the
 //! depthwise streaming kernel, `stages = 1`, where `vec_b` counts tap rows, not pixels).
 
 use crate::config::{KernelConfig, Math};
+use gconv_problem::Direction;
 
 /// What a direct config's fields mean.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,8 +25,9 @@ pub struct DirectView {
     /// (`stages` = 2; 1 = one tile per CTA).
     pub persistent: bool,
     /// CTAs that walk one column of tiles over every output depth slice, staging each input
-    /// slice once into a ring of FZ + 1 (`stages` = 3, tensor cores, 3D; `common.cu`'s
-    /// `walk_tiles`).
+    /// slice once into a ring of FZ + 1 (forward and backward data with `stages` = 3, tensor
+    /// cores, 3D; `common.cu`'s `walk_tiles`; a backward-weight `stages` = 3 is the register-
+    /// pipelined tensor-core kernel instead, `super::wgrad_mma`).
     pub depth_stream: bool,
     /// Adjacent groups computed as one merged group with block-diagonal weights (`group_merge`;
     /// tensor-core path only).
@@ -61,7 +64,7 @@ impl DirectView {
             tile_channels: cfg.tile_n,
             warps: cfg.warps_m,
             persistent: cfg.stages == 2,
-            depth_stream: cfg.stages == 3,
+            depth_stream: cfg.stages == 3 && cfg.direction != Direction::Wgrad,
             group_merge: cfg.group_merge,
             work: if cfg.math == Math::Mma {
                 DirectWork::Mma {

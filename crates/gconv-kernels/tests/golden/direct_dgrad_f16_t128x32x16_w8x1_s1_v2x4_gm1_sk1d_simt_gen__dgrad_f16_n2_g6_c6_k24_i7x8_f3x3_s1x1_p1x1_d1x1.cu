@@ -589,6 +589,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_f16_t128x32x1
   GCONV_DYNAMIC_SMEM(smem);
   (void)workspace;
   // [STAGES] input tiles of [ITD][ITH] rows of XROW = ITW·CT + pad, then [TAPS·CG][BN] f32.
+  static_assert(!DEPTH_STREAM, "depth streaming is a tensor-core walk");
   float* ws = reinterpret_cast<float*>(smem + STAGES * XS_BYTES);
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
