@@ -151,17 +151,9 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         ("SMEM_BYTES", geo.smem_bytes),
         ("GRID_X", geo.grid[0]),
         ("W_REG_BUDGET", W_REG_BUDGET),
-        // 1: a tile per CTA; 2: persistent; 3: a column of tiles streamed over depth.
-        (
-            "STAGES",
-            if view.depth_stream {
-                3
-            } else if view.persistent {
-                2
-            } else {
-                1
-            },
-        ),
+        // 1: a tile per CTA; 2: persistent; 3: a column of tiles streamed over depth (the
+        // forward and backward-data meanings, `DirectView`; validated to 1..=3).
+        ("STAGES", cfg.stages as u64),
     ];
     for (k, v) in problem_constants(problem).into_iter().chain(ints) {
         let _ = writeln!(w, "constexpr int {k} = {v};");

@@ -490,12 +490,8 @@ __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __
     compute(xs0, a);
   } else if constexpr (DEPTH_STREAM) {
     constexpr int SLOT = XS_BYTES / ESZ;  // elements of a ring slot
-    int c = blockIdx.x;
-    TileAt a;
-    a.ow0 = (c % TILES_W) * TW;
-    c /= TILES_W;
-    a.oh0 = (c % TILES_H) * TH;
-    a.n = c / TILES_H;
+    constexpr int PLANE = TILES_W * TILES_H;  // tile columns of one image
+    TileAt a = tile_at((int)blockIdx.x / PLANE * OD * PLANE + (int)blockIdx.x % PLANE);  // od 0
     for (int z = 0; z < FZ; ++z) load_slice(xs0 + z * SLOT, X, a, z - PD, c0, tid);
     cp_async_commit();
     for (int od = 0; od < OD; ++od) {
