@@ -9,7 +9,7 @@
 //! compile error, when an igemm config runs none of its representative problems, or when a
 //! direct config runs fewer than 2 of the direct problems (forward or dgrad), or when ptxas
 //! reports a performance loss (wgmma serialised by the code around it). Kernels outside the
-//! pools that are reachable by name (`OFF_POOL`: the banded depthwise forward kernel, the depth-streaming kernels) are
+//! pools that are reachable by name (`OFF_POOL`: the banded depthwise forward kernel, a depth-streaming kernel) are
 //! compiled on their own problem.
 //! Needs only NVRTC, no GPU.
 //!
@@ -56,7 +56,7 @@ fn in_direction(key: &str, dt: DType, direction: Direction) -> String {
 /// Problems every direct pool config is compiled on when it can run them (each config must
 /// run at least 2): depthwise 3×3 and 7×7, a channel multiplier, C/G = 4 3×3 and 5×5 (the
 /// grouped vector path, and the group-merged tensor-core members), a 3D depthwise layer; for the tensor-core (mma) members C/G 8, 16, 24, 32 and 56
-/// layers and a 3D C/G 8 layer.
+/// layers and two 3D C/G 8 layers (the depth-streaming members run only 3D layers).
 const DIRECT_PROBLEMS: &[&str] = &[
     "fwd_{dt}_n32_g32_c32_k32_i112x112_f3x3_s1x1_p1x1_d1x1",
     "fwd_{dt}_n32_g144_c144_k144_i56x56_f7x7_s1x1_p3x3_d1x1",
@@ -71,6 +71,7 @@ const DIRECT_PROBLEMS: &[&str] = &[
     "fwd_{dt}_n32_g14_c336_k336_i14x14_f3x3_s1x1_p1x1_d1x1",
     "fwd_{dt}_n32_g8_c448_k448_i14x14_f3x3_s1x1_p1x1_d1x1",
     "fwd_{dt}_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    "fwd_{dt}_n2_g16_c128_k128_i6x14x14_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
 ];
 
 /// Direct problems (as dgrad) each direct dgrad pool member is compiled on, and must run.
@@ -115,18 +116,10 @@ const WGRAD_PER_CONFIG: usize = 2;
 
 /// Kernels outside the pools that are reachable by name and trait config, each compiled on
 /// its problem: the banded tensor-core depthwise forward kernel (`direct::fwd_banded`), plain
-/// and pipelined, forward and backward data, bf16 and f16, one to four row blocks; and the
-/// depth-streaming tensor-core kernels (`stages = 3`), forward and backward data, a 3-deep and a
-/// 5-deep filter, merged groups, f16.
+/// and pipelined, forward and backward data, bf16 and f16, one to four row blocks; and a
+/// depth-streaming tensor-core kernel (`stages = 3`) outside the pool's: a 5-deep filter, merged
+/// groups, f16.
 const OFF_POOL: &[(&str, &str)] = &[
-    (
-        "direct_fwd_bf16_t64x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen",
-        "fwd_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
-    ),
-    (
-        "direct_dgrad_bf16_t224x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen",
-        "dgrad_bf16_n16_g64_c512_k512_i4x14x14_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
-    ),
     (
         "direct_fwd_f16_t112x32x16_w8x1_s3_v8x4_gm2_sk1d_mma_gen",
         "fwd_f16_n2_g16_c64_k64_i6x14x14_f5x3x3_s1x1x1_p2x1x1_d1x1x1",

@@ -45,11 +45,11 @@
 //! runtime byte offset per tap, `zoff` in `fwd_mma.cu`, added to the compile-time offset of the
 //! tap's row and column) and the next output slice needs one new input slice, staged while the
 //! current one is computed. Each input slice is staged once per column instead of FZ times, in
-//! FZ + 1 slice buffers instead of 2 × FZ. Not pool members yet: on the H200, on the zoo's 3D
-//! C/G 8 layer, the best of 152 (`t64x32x16_w8x1_s3_v16x2`) ran 66.5 µs backward data and
-//! 59.1 µs forward against 71.4 and 66.1 µs for the pool's tuned members in the same lease,
-//! while those members' own streaming twins were 10–15 % slower
-//! (`results/h200/s23/README.md`, call g).
+//! FZ + 1 slice buffers instead of 2 × FZ. On the H200, on the zoo's 3D C/G 8 layer, the best
+//! of 152 (`t64x32x16_w8x1_s3_v16x2`) ran 66.5 µs backward data and 59.1 µs forward against
+//! 71.4 and 66.1 µs for the pool's persistent members in the same lease, while those members'
+//! own streaming twins were 10–15 % slower (`results/h200/s23/README.md`, call g); the pool
+//! holds three streaming members ([`super::pool::forward_pool`]).
 //!
 //! Shared memory: the halo with a pixel stride `CTS` of an odd number of 16-byte chunks (the
 //! eight row addresses of an `ldmatrix` phase, eight adjacent pixels, fall into eight bank

@@ -214,7 +214,8 @@ pub fn config(dtype: DType, tile: [u32; 3], warps: u32, vec: [u32; 2]) -> Kernel
 /// 8×28, 14×28, 28×28, 14×14, 7×14, 7×7 pixels) of 16–128 channels, a 1×64 tile for 1D
 /// problems; mostly 2 channels per thread (one 4-byte bf16 pair) with a PY × PX block of
 /// 4–49 outputs per thread, plus 4- and 8-channel variants (8- and 16-byte accesses); and
-/// persistent double-buffered (2-stage) versions of six of them.
+/// persistent double-buffered (2-stage) versions of six of them; then the tensor-core members
+/// (one-shot, persistent, depth-streaming and group-merged).
 /// Every member passes the family's `validate`.
 pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
     use config as d;
@@ -326,6 +327,24 @@ pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
             .map(|(t, w, v)| KernelConfig {
                 math: Math::Mma,
                 stages: 2,
+                ..d(dtype, t, w, v)
+            }),
+        )
+        .chain(
+            // Tensor cores streaming over depth (`stages = 3`, `super::mma`: 3D layers with
+            // depth taps, depth stride and dilation 1): a CTA walks one column of 64- or
+            // 224-pixel tiles over every output depth slice, staging each input slice once
+            // (H200, `results/h200/s23` call g: the best of 152 configs on four 3D layers; the
+            // zoo's 3×3×3 C/G 8 layer 71.4 → 66.5 µs backward data, 66.1 → 59.1 µs forward).
+            [
+                ([64, 32, 16], 8, [16, 2]),
+                ([64, 64, 16], 8, [16, 4]),
+                ([224, 32, 16], 8, [16, 2]),
+            ]
+            .into_iter()
+            .map(|(t, w, v)| KernelConfig {
+                math: Math::Mma,
+                stages: 3,
                 ..d(dtype, t, w, v)
             }),
         )

@@ -661,8 +661,8 @@ fn group_merge_rules() {
 
 #[test]
 fn every_pool_config_emits_on_its_layers() {
-    // simt members on depthwise layers; mma members on C/G 8/16/24/32/56 layers and (group
-    // merge) C/G 2 and 4 layers (each member runs at least two of them, every
+    // simt members on depthwise layers; mma members on C/G 8/16/24/32/56 layers, (group
+    // merge) C/G 2 and 4 layers and 3D layers (each member runs at least two of them, every
     // layer has at least two members).
     let mma_keys = [
         "fwd_{dt}_n2_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
@@ -674,8 +674,11 @@ fn every_pool_config_emits_on_its_layers() {
         "fwd_{dt}_n2_g16_c32_k32_i28x28_f3x3_s1x1_p1x1_d1x1",
         "fwd_{dt}_n2_g32_c128_k128_i14x14_f3x3_s2x2_p1x1_d1x1",
         "fwd_{dt}_n2_g8_c32_k32_i28x28_f5x5_s1x1_p2x2_d1x1",
+        // 3D C/G 8 and 16 (the depth-streaming members run only 3D layers with depth taps).
+        "fwd_{dt}_n2_g32_c256_k256_i4x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        "fwd_{dt}_n2_g16_c256_k256_i6x14x14_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
     ];
-    let mut per_key = [0usize; 9];
+    let mut per_key = [0usize; 11];
     for dt in DType::ALL {
         for c in direct_forward_pool(dt) {
             if c.math == Math::Mma {
