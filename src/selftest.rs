@@ -53,7 +53,7 @@ const REGIMES: [(&str, i64, i64, i64); 5] = [
 struct Edge(&'static str, [i64; 4], &'static [[i64; 5]]);
 
 /// Spatial rows are (input, filter, stride, pad, dilation) per dimension, D,H,W order.
-const EDGES: [Edge; 15] = [
+const EDGES: [Edge; 16] = [
     Edge(
         "odd_channels",
         [2, 2, 6, 10],
@@ -96,6 +96,13 @@ const EDGES: [Edge; 15] = [
         "rank3_dw_strided",
         [2, 8, 8, 8],
         &[[6, 3, 2, 1, 1], [7, 3, 2, 1, 1], [7, 3, 2, 1, 1]],
+    ),
+    // 3D C/G 8 with depth taps: the depth-streaming tensor-core direct members (a CTA walks
+    // its column of tiles over the 5 output slices through a ring of 4 input slices).
+    Edge(
+        "rank3_cpg8",
+        [2, 4, 32, 32],
+        &[[5, 3, 1, 1, 1], [9, 3, 1, 1, 1], [10, 3, 1, 1, 1]],
     ),
     Edge(
         "asym_7x1",
