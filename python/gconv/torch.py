@@ -21,9 +21,12 @@ compiles every kernel a model needs for an input shape in parallel before the fi
 :func:`tune` keeps each convolution on the faster of gconv and PyTorch (measured; not yet run
 on a GPU: written after the session that ran the rest had spent its device time).
 
-Only zero padding of ints (no ``padding="same"``, no other ``padding_mode``) is supported;
-``Conv1d``/``Conv2d``/``Conv3d`` are drop-ins for ``torch.nn.ConvNd`` with the same parameters
-and state_dict keys, and :func:`convert` swaps a model's convolutions in place.
+Only zero padding is supported (``padding_mode="zeros"``): ints, ``"valid"``, and ``"same"``
+where it is symmetric (every dilation·(kernel − 1) even; PyTorch pads an odd total one more on
+the far side, which gconv's symmetric padding cannot express). ``Conv1d``/``Conv2d``/``Conv3d``
+are drop-ins for ``torch.nn.ConvNd`` with the same parameters and state_dict keys, and
+:func:`convert` swaps a model's convolutions in place (and names the ones it leaves, such as
+subclasses of ``torch.nn.ConvNd`` with a forward of their own).
 """
 
 from __future__ import annotations
@@ -278,6 +281,25 @@ def _check(x: torch.Tensor, w: torch.Tensor, rank: int):
         raise ValueError(f"gconv.torch: dtypes {x.dtype} and {w.dtype}; gconv takes float32, float16 or bfloat16")
 
 
+def _string_padding(padding: str, kernel: Sequence[int], stride, dilation, rank: int):
+    """``padding="valid"`` or ``"same"`` as ints, or a ValueError saying why gconv cannot."""
+    if padding == "valid":
+        return (0,) * rank
+    if padding != "same":
+        raise ValueError(f"gconv.torch: padding={padding!r}; give ints, 'valid' or 'same'")
+    stride = _tuple(stride, rank, "stride")
+    dilation = _tuple(dilation, rank, "dilation")
+    if any(s != 1 for s in stride):
+        raise ValueError(f"gconv.torch: padding='same' needs stride 1 (stride {stride})")
+    total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+    if any(t % 2 for t in total):
+        raise ValueError(
+            f"gconv.torch: padding='same' with kernel {tuple(kernel)} and dilation {dilation} pads "
+            "asymmetrically (PyTorch puts the odd element on the far side); gconv pads symmetrically"
+        )
+    return tuple(t // 2 for t in total)
+
+
 def _tuple(v, rank: int, name: str):
     if type(v) is tuple and len(v) == rank and all(type(i) is int for i in v):
         return v  # what modules hold
@@ -301,6 +323,8 @@ def _conv(rank, x, w, bias, stride, padding, dilation, groups):
         raise ValueError(
             f"gconv.torch: the input is {x.dtype} and the weight {w.dtype}; give both in one dtype (or use autocast)"
         )
+    if isinstance(padding, str):
+        padding = _string_padding(padding, w.shape[2:], stride, dilation, rank)
     stride = _tuple(stride, rank, "stride")
     padding = _tuple(padding, rank, "padding")
     dilation = _tuple(dilation, rank, "dilation")
@@ -472,7 +496,10 @@ def _supported(m: torch.nn.modules.conv._ConvNd) -> Optional[str]:
     if m.padding_mode != "zeros":
         return f"padding_mode={m.padding_mode!r}"
     if isinstance(m.padding, str):
-        return f"padding={m.padding!r}"
+        try:
+            _string_padding(m.padding, m.kernel_size, m.stride, m.dilation, len(m.kernel_size))
+        except ValueError as e:
+            return str(e).removeprefix("gconv.torch: ")
     if getattr(m, "transposed", False):
         return "a transposed convolution"
     return None
@@ -539,6 +566,12 @@ def convert(model: torch.nn.Module, dense: Union[bool, str] = False, verbose: bo
     for full, child in found:
         cls = _SWAP.get(type(child))
         if cls is None:
+            base = next((b for b in _SWAP if isinstance(child, b)), None)
+            if base is not None and not isinstance(child, _GconvConv):
+                # A subclass (timm's Conv2dSame, a weight-standardised conv, ...): its own
+                # forward may do what gconv's would skip, so it stays as it is.
+                report.append((full, f"left: {type(child).__name__} subclasses torch.nn.{base.__name__} "
+                                     "with a forward of its own"))
             continue
         why = _supported(child)
         kind = _kind(child)

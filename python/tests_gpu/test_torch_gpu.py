@@ -80,20 +80,44 @@ def test_zero_copy_for_channels_last_and_no_sync_on_the_current_stream():
     assert r.kernel and r.chosen_by
 
 
+class _OwnForward(torch.nn.Conv2d):
+    """A subclass with a forward of its own (as timm's Conv2dSame): convert leaves it."""
+
+    def forward(self, x):
+        return super().forward(x) * 2
+
+
 def test_convert_swaps_grouped_convolutions_and_keeps_the_keys():
     m = torch.nn.Sequential(
         torch.nn.Conv2d(16, 32, 1),
         torch.nn.Conv2d(32, 32, 3, padding=1, groups=32),
         torch.nn.Conv2d(32, 32, 3, padding="same", groups=4),
+        torch.nn.Conv2d(32, 32, 4, padding="same", groups=4),  # asymmetric: left
+        _OwnForward(32, 32, 3, padding=1, groups=8),
+        torch.nn.Conv2d(32, 32, (5, 3), padding="valid", groups=2),
     ).cuda()
+    ref = copy.deepcopy(m)
     keys = list(m.state_dict().keys())
-    report = gt.convert(m, verbose=False)
-    assert [r for _, r in report].count("swapped") == 1
+    report = dict(gt.convert(m, verbose=False))
+    assert [report[k] for k in ("1", "2", "5")] == ["swapped"] * 3, report
+    assert "asymmetrically" in report["3"] and "forward of its own" in report["4"], report
+    assert report["0"].startswith("left: dense 1x1"), report
     assert list(m.state_dict().keys()) == keys
     assert isinstance(m[1], gt.Conv2d) and not isinstance(m[0], gt.Conv2d)
+    assert type(m[4]) is _OwnForward
     x = torch.randn(2, 16, 9, 9, device="cuda")
-    m(x).sum().backward()
-    assert m[1].weight.grad is not None
+    tf32 = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False  # the dense 1x1 runs on torch in both
+    try:
+        y = m(x)
+        y_ref = ref(x)
+    finally:
+        torch.backends.cudnn.allow_tf32 = tf32
+    assert _rel(y, y_ref.double()) < 4 * TOL[torch.float32]
+    y.sum().backward()
+    assert m[1].weight.grad is not None and m[2].weight.grad is not None
+    with pytest.raises(ValueError, match="stride 1"):
+        gt.conv2d(torch.randn(2, 32, 9, 9, device="cuda"), m[2].weight, None, 2, "same", 1, 4)
 
 
 def test_autocast_runs_bf16_and_mixed_dtypes_are_refused():
