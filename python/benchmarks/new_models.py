@@ -14,7 +14,8 @@ bf16 autocast, ``cudnn.benchmark=True``, batch ``--batch`` at ``--size``²):
    worst gradient of a swapped convolution within 3× PyTorch's worst there, or 0.05);
 3. **training**: ``--steps`` SGD steps (momentum 0.9) on PyTorch and on the converted model
    from the same state and data, the loss of every step;
-4. **time**: the eager training step, median and P90 of ``--iters`` steps, PyTorch vs gconv.
+4. **time**: the eager training step, median and P90 of ``--iters`` steps, PyTorch vs gconv
+   (``--profile``: torch.profiler tables of three steps on each side).
 
 A model that raises is reported with the exception and the run goes on. Writes one JSON object
 per model to ``--out`` and prints a table.
@@ -131,6 +132,25 @@ def step_times(model, x, target, seed, iters):
     return {"median_ms": statistics.median(ts), "p90_ms": ts[min(len(ts) - 1, int(0.9 * len(ts)))]}
 
 
+def profile(model, x, target, seed, label, rows=15):
+    """torch.profiler tables of three training steps: CUDA and CPU self time per op."""
+    from torch.profiler import ProfilerActivity, profile as prof
+
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    for i in range(2):
+        step(model, opt, x, target, seed + i)
+    torch.cuda.synchronize()
+    with prof(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as p:
+        for i in range(3):
+            step(model, opt, x, target, seed + i)
+        torch.cuda.synchronize()
+    ka = p.key_averages()
+    print(f"== {label}: by CUDA self time (3 steps)")
+    print(ka.table(sort_by="self_cuda_time_total", row_limit=rows))
+    print(f"== {label}: by CPU self time (3 steps)")
+    print(ka.table(sort_by="self_cpu_time_total", row_limit=rows), flush=True)
+
+
 def one(name, args):
     row = {"model": name}
     seed = args.seed
@@ -155,6 +175,9 @@ def one(name, args):
     row.update(numerics(base, conv, x, target, seed + 1))
     row["train_torch"] = train_losses(copy.deepcopy(base), x, target, seed + 2, args.steps)
     row["train_gconv"] = train_losses(copy.deepcopy(conv), x, target, seed + 2, args.steps)
+    if args.profile:
+        profile(copy.deepcopy(base), x, target, seed + 4, f"{name} torch")
+        profile(copy.deepcopy(conv), x, target, seed + 4, f"{name} gconv")
     if args.iters > 0:
         row["step_torch"] = step_times(copy.deepcopy(base), x, target, seed + 3, args.iters)
         row["step_gconv"] = step_times(copy.deepcopy(conv), x, target, seed + 3, args.iters)
@@ -169,6 +192,7 @@ def main():
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--iters", type=int, default=10, help="timed eager steps per side (0: no timing)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--profile", action="store_true", help="print torch.profiler tables of both sides")
     ap.add_argument("--out", default="new_models.jsonl")
     args = ap.parse_args()
     torch.backends.cudnn.benchmark = True
