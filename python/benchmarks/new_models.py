@@ -14,7 +14,8 @@ bf16 autocast, ``cudnn.benchmark=True``, batch ``--batch`` at ``--size``²):
    worst gradient of a swapped convolution within 3× PyTorch's worst there, or 0.05);
 3. **training**: ``--steps`` SGD steps (momentum 0.9) on PyTorch and on the converted model
    from the same state and data, the loss of every step;
-4. **time**: the eager training step, median and P90 of ``--iters`` steps, PyTorch vs gconv
+4. **time**: the eager training step, median and P90 of 4 alternating rounds of ``--iters``
+   steps on each side, PyTorch vs gconv
    (``--profile``: torch.profiler tables of three steps on each side).
 
 A model that raises is reported with the exception and the run goes on. Writes one JSON object
@@ -117,19 +118,27 @@ def train_losses(model, x, target, seed, steps):
     return [step(model, opt, x, target, seed + i).item() for i in range(steps)]
 
 
-def step_times(model, x, target, seed, iters):
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    for i in range(3):
-        step(model, opt, x, target, seed + i)
+def step_times(models, x, target, seed, iters, rounds=4):
+    """Eager step times (ms) of each model, measured in ``rounds`` alternating rounds of
+    ``iters`` steps (so that drift of the shared host hits every side alike): median and P90."""
+    opts = [torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9) for m in models]
+    for m, opt in zip(models, opts):
+        for i in range(3):
+            step(m, opt, x, target, seed + i)
     torch.cuda.synchronize()
-    ts = []
-    for i in range(iters):
-        t0 = time.perf_counter()
-        step(model, opt, x, target, seed + i)
-        torch.cuda.synchronize()
-        ts.append((time.perf_counter() - t0) * 1e3)
-    ts.sort()
-    return {"median_ms": statistics.median(ts), "p90_ms": ts[min(len(ts) - 1, int(0.9 * len(ts)))]}
+    ts = [[] for _ in models]
+    for _ in range(rounds):
+        for m, opt, t in zip(models, opts, ts):
+            for i in range(iters):
+                t0 = time.perf_counter()
+                step(m, opt, x, target, seed + i)
+                torch.cuda.synchronize()
+                t.append((time.perf_counter() - t0) * 1e3)
+    out = []
+    for t in ts:
+        t.sort()
+        out.append({"median_ms": statistics.median(t), "p90_ms": t[min(len(t) - 1, int(0.9 * len(t)))]})
+    return out
 
 
 def profile(model, x, target, seed, label, rows=15):
@@ -179,8 +188,8 @@ def one(name, args):
         profile(copy.deepcopy(base), x, target, seed + 4, f"{name} torch")
         profile(copy.deepcopy(conv), x, target, seed + 4, f"{name} gconv")
     if args.iters > 0:
-        row["step_torch"] = step_times(copy.deepcopy(base), x, target, seed + 3, args.iters)
-        row["step_gconv"] = step_times(copy.deepcopy(conv), x, target, seed + 3, args.iters)
+        row["step_torch"], row["step_gconv"] = step_times(
+            [copy.deepcopy(base), copy.deepcopy(conv)], x, target, seed + 3, args.iters)
     return row
 
 
@@ -190,7 +199,7 @@ def main():
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--size", type=int, default=224)
     ap.add_argument("--steps", type=int, default=3)
-    ap.add_argument("--iters", type=int, default=10, help="timed eager steps per side (0: no timing)")
+    ap.add_argument("--iters", type=int, default=5, help="timed eager steps per side and round (0: no timing)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile", action="store_true", help="print torch.profiler tables of both sides")
     ap.add_argument("--out", default="new_models.jsonl")
