@@ -18,8 +18,8 @@ Under ``torch.compile`` the three directions are the custom ops ``gconv::conv_fw
 autograd registered), so a compiled graph holds each convolution as one opaque op instead of
 breaking; eager calls skip the op dispatcher (less host time per call). :func:`precompile`
 compiles every kernel a model needs for an input shape in parallel before the first step;
-:func:`tune` keeps each convolution on the faster of gconv and PyTorch (measured; not yet run
-on a GPU: written after the session that ran the rest had spent its device time).
+:func:`tune` keeps each convolution on the faster of gconv and PyTorch (measured on the
+device, forward and both gradients in CUDA graphs).
 
 Only zero padding is supported (``padding_mode="zeros"``): ints, ``"valid"``, and ``"same"``
 where it is symmetric (every dilation·(kernel − 1) even; PyTorch pads an odd total one more on
