@@ -352,3 +352,40 @@ fn run_gpu_matrix(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gconv_kernels::catalogue::directions_with_pools;
+    use gconv_kernels::Target;
+
+    /// Every member of every default pool runs at least one case of the matrix on the H200, so
+    /// that `selftest --gpu` checks it against the reference. (The depth-streaming members
+    /// joined the pool with no case they could run: the GPU matrix skipped them without a word
+    /// until the `rank3_cpg8` case.)
+    #[test]
+    fn every_pool_member_runs_a_case_of_the_matrix() {
+        let cases = matrix().expect("the matrix builds");
+        let mut uncovered = Vec::new();
+        let mut members = 0usize;
+        for d in directions_with_pools(Families::All) {
+            for dt in DType::ALL {
+                for cfg in pool(d, dt, Families::All) {
+                    members += 1;
+                    let runs = cases.iter().any(|(_, p)| {
+                        p.direction == d && p.dtype == dt && admit(&cfg, p, &Target::H200).is_ok()
+                    });
+                    if !runs {
+                        uncovered.push(cfg.to_string());
+                    }
+                }
+            }
+        }
+        assert!(members > 100, "only {members} pool members");
+        assert!(
+            uncovered.is_empty(),
+            "{} of {members} pool members run no case of the selftest matrix: {uncovered:#?}",
+            uncovered.len()
+        );
+    }
+}
