@@ -71,7 +71,13 @@ fn measured(p: &Problem) -> Option<gconv_learn::select::Choice> {
 /// The child: load the model (with `warm`, then decide every other zoo layer), then time the
 /// first decision of `key`; prints `load_ms decision_us`.
 fn fresh(key: &str, warm: bool) {
-    let p: Problem = key.parse().expect("a problem key");
+    let p: Problem = match key.parse() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("decision_time: {key:?} is not a problem key: {e}");
+            std::process::exit(2);
+        }
+    };
     let s = Instant::now();
     shipped().expect("the shipped model loads");
     let load = s.elapsed().as_secs_f64() * 1e3;
@@ -97,6 +103,19 @@ fn main() {
             return;
         }
     }
+    // The breakdown's layer, checked before the long measurements (a bad key is a message).
+    let key = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| "fwd_bf16_n16_g64_c64_k64_i56x56_f7x7_s1x1_p3x3_d1x1".into());
+    let p: Problem = match key.parse() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("decision_time: {key:?} is not a problem key: {e}");
+            eprintln!("usage: decision_time [KEY] | --fresh KEY | --warm KEY");
+            std::process::exit(2);
+        }
+    };
     let t = Target::H200;
     let zoo = gconv_tune::registry::registry_problems("model_zoo").expect("the zoo set");
     // Fresh processes first (nothing of this process warms theirs).
@@ -160,11 +179,6 @@ fn main() {
         summary("repeated decisions (kept per process)", repeated)
     );
 
-    let key = args
-        .get(1)
-        .cloned()
-        .unwrap_or_else(|| "fwd_bf16_n16_g64_c64_k64_i56x56_f7x7_s1x1_p3x3_d1x1".into());
-    let p: Problem = key.parse().expect("a problem key");
     let pool = catalogue::pool(p.direction, p.dtype, Families::All);
     // The gate as `auto` runs it: the pool validated once per process, screened without plans.
     let valid = catalogue::validated_pool(p.direction, p.dtype, t.arch);
