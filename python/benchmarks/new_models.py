@@ -12,7 +12,7 @@ bf16 autocast, ``cudnn.benchmark=True``, batch ``--batch`` at ``--size``²):
    reference for PyTorch and for gconv (both carry bf16 rounding: gconv matches when its
    errors are the size of PyTorch's own; the verdict asks the median ratio ≤ 1.5 and the
    worst gradient of a swapped convolution within 3× PyTorch's worst there, or 0.05);
-3. **training**: ``--steps`` SGD steps (momentum 0.9) on PyTorch and on the converted model
+3. **training**: ``--steps`` SGD steps (momentum 0.9; the step and error measure are real_client.py's) on PyTorch and on the converted model
    from the same state and data, the loss of every step;
 4. **time**: the eager training step, median and P90 of 4 alternating rounds of ``--iters``
    steps on each side, PyTorch vs gconv
@@ -31,10 +31,10 @@ import time
 import traceback
 
 import torch
-import torch.nn.functional as F
 import torchvision
 
 import gconv.torch as gt
+from real_client import rel_l2, step  # the same training step and error measure
 
 TORCHVISION = [
     "shufflenet_v2_x1_0", "mnasnet1_0", "mobilenet_v2", "efficientnet_v2_s", "regnet_x_400mf",
@@ -56,26 +56,6 @@ def make(name, seed):
     else:
         m = getattr(torchvision.models, name)(weights=None)
     return m.cuda().to(memory_format=torch.channels_last).train()
-
-
-def step(model, opt, x, target, seed, autocast=True):
-    torch.manual_seed(seed)  # the same dropout / stochastic-depth draws on both sides
-    if opt is not None:
-        opt.zero_grad(set_to_none=True)
-    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
-        out = model(x)
-        if isinstance(out, (tuple, list)):
-            out = out[0]
-        loss = F.cross_entropy(out.float(), target)
-    loss.backward()
-    if opt is not None:
-        opt.step()
-    return loss
-
-
-def rel_l2(a, b):
-    a, b = a.double(), b.double()
-    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
 
 
 def numerics(base, conv, x, target, seed):

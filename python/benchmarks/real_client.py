@@ -62,7 +62,10 @@ def step(model, opt, x, target, seed, autocast=True):
     if opt is not None:
         opt.zero_grad(set_to_none=True)
     with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
-        loss = F.cross_entropy(model(x), target)
+        out = model(x)
+        if isinstance(out, (tuple, list)):  # models with auxiliary heads: the main output
+            out = out[0]
+        loss = F.cross_entropy(out, target)
     loss.backward()
     if opt is not None:
         opt.step()
