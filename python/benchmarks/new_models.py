@@ -12,8 +12,9 @@ bf16 autocast, ``cudnn.benchmark=True``, batch ``--batch`` at ``--size``²):
    reference for PyTorch and for gconv (both carry bf16 rounding: gconv matches when its
    errors are the size of PyTorch's own; the verdict asks the median ratio ≤ 1.5 and the
    worst gradient of a swapped convolution within 3× PyTorch's worst there, or 0.05);
-3. **training**: ``--steps`` SGD steps (momentum 0.9; the step and error measure are real_client.py's) on PyTorch and on the converted model
-   from the same state and data, the loss of every step;
+3. **training**: ``--steps`` SGD steps (momentum 0.9) on PyTorch and on the converted model
+   from the same state and data, the loss of every step (the step and the error measure are
+   ``real_client.py``'s);
 4. **time**: the eager training step, median and P90 of 4 alternating rounds of ``--iters``
    steps on each side, PyTorch vs gconv
    (``--profile``: torch.profiler tables of three steps on each side).
