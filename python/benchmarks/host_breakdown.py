@@ -5,7 +5,7 @@
 converted network has been slower than PyTorch's by far more than that per converted
 convolution. This script takes one model apart (random weights, channels_last, bf16 autocast,
 ``cudnn.benchmark=True``, the training step of ``real_client.py``), each variant timed as the
-median of ``--iters`` synchronised steps after warm-up:
+median of synchronised steps after warm-up:
 
 - ``torch``: the model as it is;
 - ``gconv``: ``gconv.torch.convert(model)``, with wall-clock accumulators around gconv's own
@@ -15,7 +15,8 @@ median of ``--iters`` synchronised steps after warm-up:
   runs; the numbers are garbage): the host cost of everything but the launches.
 
 Per variant it prints the step time, the per-step time in each gconv layer, and the extra time
-per converted convolution against ``torch``.
+per converted convolution against ``torch``. The variants alternate in rounds, so that a drift
+of the host's speed hits each alike.
 """
 
 import argparse
@@ -54,48 +55,49 @@ class Accumulators:
         self.calls.clear()
 
 
-def step_times(model, x, target, seed, iters, warmup=3):
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    for i in range(warmup):
-        step(model, opt, x, target, seed + i)
-    torch.cuda.synchronize()
-    ts = []
-    for i in range(iters):
-        t0 = time.perf_counter()
-        step(model, opt, x, target, seed + i)
-        torch.cuda.synchronize()
-        ts.append((time.perf_counter() - t0) * 1e3)
-    return ts
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", nargs="*", default=["convnext_tiny", "regnet_y_800mf"])
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--size", type=int, default=224)
-    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--iters", type=int, default=5, help="steps per variant per round")
+    ap.add_argument("--rounds", type=int, default=4, help="alternating rounds over the variants")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     torch.backends.cudnn.benchmark = True
 
     acc = Accumulators()
     orig = {"_conv": gt._conv, "_launch": gt._launch, "_plan": gt._plan}
-    wrapped = {
-        "_conv": acc.wrap("module call (_conv)", gt._conv),
-        "_launch": acc.wrap("launch helper (_launch)", gt._launch),
-        "_plan": acc.wrap("plan lookup (_plan)", gt._plan),
-    }
     fwd, bwd = gt._Conv.forward, gt._Conv.backward
     torch_conv = {r: acc.wrap(f"torch conv{r}d", f) for r, f in gt._TORCH_CONV.items()}
+    saved_torch = {r: getattr(torch.nn.functional, f"conv{r}d") for r in torch_conv}
 
     def no_launch(direction, a, b, x_shape, w_shape, stride, padding, dilation, groups):
-        dev = a.device
-        device = dev.index if dev.index is not None else torch.cuda.current_device()
-        _, out_shape, _ = gt._plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, device)
+        _, out_shape, _ = gt._plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, a.get_device())
         fmt = gt._CL.get(len(out_shape))
         if fmt is not None:
-            return torch.empty(out_shape, dtype=a.dtype, device=dev, memory_format=fmt)
+            return torch.empty(out_shape, dtype=a.dtype, device=a.device, memory_format=fmt)
         return gt._empty_channels_last(out_shape, a)
+
+    def patch(label):
+        """Installs the timers of variant ``label``; returns the function that removes them."""
+        if label == "torch":
+            for r, f in torch_conv.items():
+                setattr(torch.nn.functional, f"conv{r}d", f)
+        else:
+            gt._conv = acc.wrap("module call (_conv)", orig["_conv"])
+            gt._plan = acc.wrap("plan lookup (_plan)", orig["_plan"])
+            gt._launch = acc.wrap("launch helper (_launch)", orig["_launch"] if label == "gconv" else no_launch)
+            gt._Conv.forward = staticmethod(acc.wrap("Function.forward", fwd))
+            gt._Conv.backward = staticmethod(acc.wrap("Function.backward", bwd))
+
+        def unpatch():
+            for r, f in saved_torch.items():
+                setattr(torch.nn.functional, f"conv{r}d", f)
+            gt._conv, gt._launch, gt._plan = orig["_conv"], orig["_launch"], orig["_plan"]
+            gt._Conv.forward, gt._Conv.backward = staticmethod(fwd), staticmethod(bwd)
+
+        return unpatch
 
     for name in args.models:
         base = make(name, args.seed)
@@ -105,37 +107,47 @@ def main():
         swapped = sum(1 for _, r in gt.convert(conv, verbose=False) if r == "swapped")
         with torch.autocast("cuda", dtype=torch.bfloat16):
             gt.precompile(conv, x, verbose=False)
-        rows = {}
-        # torch, with its convolution functions timed (module forwards look them up per call).
-        saved = {r: getattr(torch.nn.functional, f"conv{r}d") for r in torch_conv}
-        for r, f in torch_conv.items():
-            setattr(torch.nn.functional, f"conv{r}d", f)
-        acc.reset()
-        rows["torch"] = (step_times(copy.deepcopy(base), x, target, args.seed, args.iters), dict(acc.time), dict(acc.calls))
-        for r, f in saved.items():
-            setattr(torch.nn.functional, f"conv{r}d", f)
-        for label, launcher in (("gconv", wrapped["_launch"]), ("gconv, no launch", acc.wrap("launch helper (_launch)", no_launch))):
-            gt._conv, gt._launch, gt._plan = wrapped["_conv"], launcher, wrapped["_plan"]
-            gt._Conv.forward = staticmethod(acc.wrap("Function.forward", fwd))
-            gt._Conv.backward = staticmethod(acc.wrap("Function.backward", bwd))
-            acc.reset()
+        variants = {}
+        for label, model in (("torch", base), ("gconv", conv), ("gconv, no launch", conv)):
+            m = copy.deepcopy(model)
+            opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+            unpatch = patch(label)
             try:
-                ts = step_times(copy.deepcopy(conv), x, target, args.seed, args.iters)
+                for i in range(3):  # warm-up
+                    step(m, opt, x, target, args.seed + i)
+                torch.cuda.synchronize()
             finally:
-                gt._conv, gt._launch, gt._plan = orig["_conv"], orig["_launch"], orig["_plan"]
-                gt._Conv.forward, gt._Conv.backward = staticmethod(fwd), staticmethod(bwd)
-            rows[label] = (ts, dict(acc.time), dict(acc.calls))
-        base_ms = statistics.median(rows["torch"][0])
-        print(f"== {name} (batch {args.batch}, {swapped} convolutions swapped), {args.iters} steps after warm-up")
-        steps = args.iters + 3
-        for label, (ts, tm, calls) in rows.items():
+                unpatch()
+            variants[label] = {"model": m, "opt": opt, "ms": [], "time": collections.Counter(), "calls": collections.Counter()}
+        for rnd in range(args.rounds):  # alternating, so that a drift of the host hits every variant alike
+            for label, v in variants.items():
+                unpatch = patch(label)
+                acc.reset()
+                try:
+                    for i in range(args.iters):
+                        t0 = time.perf_counter()
+                        step(v["model"], v["opt"], x, target, args.seed + i)
+                        torch.cuda.synchronize()
+                        v["ms"].append((time.perf_counter() - t0) * 1e3)
+                finally:
+                    unpatch()
+                v["time"].update(acc.time)
+                v["calls"].update(acc.calls)
+        steps = args.rounds * args.iters
+        base_ms = statistics.median(variants["torch"]["ms"])
+        print(f"== {name} (batch {args.batch}, {swapped} convolutions swapped), {args.rounds} alternating rounds "
+              f"of {args.iters} steps per variant after warm-up")
+        for label, v in variants.items():
+            ts = sorted(v["ms"])
             med = statistics.median(ts)
-            extra = (med - base_ms) / swapped * 1e3 if swapped and label != "torch" else 0.0
-            print(f"{label:>18}: step median {med:.2f} ms (min {min(ts):.2f}, max {max(ts):.2f})"
-                  + (f", {extra:+.0f} us per swapped convolution vs torch" if label != "torch" else ""))
-            for k in sorted(tm):
-                print(f"{'':>20}{k}: {tm[k] / steps * 1e3:.2f} ms per step, {calls[k] // steps} calls, "
-                      f"{tm[k] / max(calls[k], 1) * 1e6:.1f} us per call")
+            p90 = ts[min(len(ts) - 1, int(0.9 * len(ts)))]
+            line = f"{label:>18}: step median {med:.2f} ms (P90 {p90:.2f})"
+            if label != "torch" and swapped:
+                line += f", {(med - base_ms) / swapped * 1e3:+.0f} us per swapped convolution vs torch"
+            print(line)
+            for k in sorted(v["time"]):
+                t, c = v["time"][k], v["calls"][k]
+                print(f"{'':>20}{k}: {t / steps * 1e3:.2f} ms per step, {c // steps} calls, {t / max(c, 1) * 1e6:.1f} us per call")
     return 0
 
 

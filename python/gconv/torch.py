@@ -148,16 +148,15 @@ except AttributeError:  # pragma: no cover - older torch
 def _launch(direction, a, b, x_shape, w_shape, stride, padding, dilation, groups):
     """Runs one direction on channels_last ``a``, ``b`` (the contract's order) and returns the
     channels_last output, on the current stream, without synchronising."""
-    dev = a.device
-    device = dev.index if dev.index is not None else torch.cuda.current_device()
+    device = a.get_device()
     r, out_shape, ws = _plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, device)
     fmt = _CL.get(len(out_shape))
     if fmt is not None:
-        out = torch.empty(out_shape, dtype=a.dtype, device=dev, memory_format=fmt)
+        out = torch.empty(out_shape, dtype=a.dtype, device=a.device, memory_format=fmt)
     else:
         out = _empty_channels_last(out_shape, a)
     if ws:
-        workspace = torch.empty(ws, dtype=torch.uint8, device=dev)
+        workspace = torch.empty(ws, dtype=torch.uint8, device=a.device)
         r.launch(a.data_ptr(), b.data_ptr(), out.data_ptr(), workspace.data_ptr(), _raw_stream(device))
     else:
         r.launch(a.data_ptr(), b.data_ptr(), out.data_ptr(), 0, _raw_stream(device))
@@ -183,15 +182,26 @@ def _wgrad(x, dy, w_shape, stride, padding, dilation, groups):
 
 
 class _Conv(torch.autograd.Function):
-    """The eager path: one autograd node per convolution, no op dispatcher."""
+    """The eager path: one autograd node per convolution, no op dispatcher. The node also owns
+    what would otherwise be nodes of their own around it (each costs host time in a step):
+    the casts to the compute dtype (autocast's, for ``x`` and ``w``: the engine casts the
+    gradients back to the inputs' dtypes) and the bias (added in place to the output in its
+    own dtype, its gradient summed in float32)."""
 
     @staticmethod
-    def forward(ctx, x, w, stride, padding, dilation, groups):
+    def forward(ctx, x, w, bias, conv, dtype):
+        if x.dtype != dtype:
+            x = x.to(dtype)
+        if w.dtype != dtype:
+            w = w.to(dtype)
         x = _channels_last(x, "the input")
         w = _channels_last(w, "the weight")
+        stride, padding, dilation, groups = conv
         y = _launch("fwd", x, w, x.shape, w.shape, stride, padding, dilation, groups)
+        if bias is not None:
+            y.add_(bias.view(_BIAS_SHAPE[y.dim()]))
         ctx.save_for_backward(x, w)
-        ctx.conv = (stride, padding, dilation, groups)
+        ctx.conv = conv
         return y
 
     @staticmethod
@@ -201,12 +211,19 @@ class _Conv(torch.autograd.Function):
         stride, padding, dilation, groups = ctx.conv
         if dy.dtype != x.dtype:
             dy = dy.to(x.dtype)
-        dx = dw = None
-        if ctx.needs_input_grad[0]:
+        dx = dw = db = None
+        needs = ctx.needs_input_grad
+        if needs[0]:
             dx = _dgrad(dy, w, x.shape, stride, padding, dilation, groups)
-        if ctx.needs_input_grad[1]:
+        if needs[1]:
             dw = _wgrad(x, dy, w.shape, stride, padding, dilation, groups)
-        return dx, dw, None, None, None, None
+        if needs[2]:
+            db = dy.sum(_BIAS_SUM_DIMS[dy.dim()], dtype=torch.float32)
+        return dx, dw, db, None, None
+
+
+_BIAS_SHAPE = {3: (1, -1, 1), 4: (1, -1, 1, 1), 5: (1, -1, 1, 1, 1)}
+_BIAS_SUM_DIMS = {3: (0, 2), 4: (0, 2, 3), 5: (0, 2, 3, 4)}
 
 
 # The custom ops (what torch.compile sees): the same three launches, with fake (meta)
@@ -317,12 +334,13 @@ def _conv(rank, x, w, bias, stride, padding, dilation, groups):
     _check(x, w, rank)
     if torch.is_autocast_enabled("cuda"):
         # What autocast does for torch's convolutions: both operands in its dtype.
-        target = torch.get_autocast_dtype("cuda")
-        x, w = x.to(target), w.to(target)
+        dtype = torch.get_autocast_dtype("cuda")
     elif w.dtype != x.dtype:
         raise ValueError(
             f"gconv.torch: the input is {x.dtype} and the weight {w.dtype}; give both in one dtype (or use autocast)"
         )
+    else:
+        dtype = x.dtype
     if isinstance(padding, str):
         padding = _string_padding(padding, w.shape[2:], stride, dilation, rank)
     stride = _tuple(stride, rank, "stride")
@@ -330,16 +348,15 @@ def _conv(rank, x, w, bias, stride, padding, dilation, groups):
     dilation = _tuple(dilation, rank, "dilation")
     groups = int(groups)
     if _RECORD is not None:
-        return _record(rank, x, w, bias, stride, padding, dilation, groups)
-    if _TUNED and _TUNED.get((x.shape, w.shape, x.dtype, stride, padding, dilation, groups)) is False:
+        return _record(rank, x.to(dtype), w.to(dtype), bias, stride, padding, dilation, groups)
+    if _TUNED and _TUNED.get((x.shape, w.shape, dtype, stride, padding, dilation, groups)) is False:
         return _TORCH_CONV[rank](x, w, bias, stride, padding, dilation, groups)  # tune() measured it faster
     if torch.compiler.is_compiling():
-        y = torch.ops.gconv.conv_fwd(x, w, list(stride), list(padding), list(dilation), groups)
-    else:
-        y = _Conv.apply(x, w, stride, padding, dilation, groups)
-    if bias is not None:
-        y = y + bias.to(y.dtype).view(1, -1, *([1] * rank))
-    return y
+        y = torch.ops.gconv.conv_fwd(x.to(dtype), w.to(dtype), list(stride), list(padding), list(dilation), groups)
+        if bias is not None:
+            y = y + bias.to(y.dtype).view(1, -1, *([1] * rank))
+        return y
+    return _Conv.apply(x, w, bias, (stride, padding, dilation, groups), dtype)
 
 
 _TORCH_CONV = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d, 3: torch.nn.functional.conv3d}
@@ -458,7 +475,7 @@ def tune(model: torch.nn.Module, *inputs, iters: int = 10, verbose: bool = True,
         def fwd_bwd(f):
             return lambda: torch.autograd.grad(f(x, w, None, stride, padding, dilation, groups), (x, w), dy)
 
-        ours = _graph_ms(fwd_bwd(lambda *a: _Conv.apply(*a[:2], *a[3:])), iters)
+        ours = _graph_ms(fwd_bwd(lambda x, w, b, *conv: _Conv.apply(x, w, b, conv, x.dtype)), iters)
         theirs = _graph_ms(fwd_bwd(_TORCH_CONV[rank]), iters)
         _TUNED[sig] = ours <= theirs
         key = _problem("fwd", sig[0], sig[1], _DTYPES[dtype], stride, padding, dilation, groups).key

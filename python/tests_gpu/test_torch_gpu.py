@@ -136,6 +136,30 @@ def test_autocast_runs_bf16_and_mixed_dtypes_are_refused():
         gt.conv2d(x.half(), m.weight, None, 1, 1, 1, 16)
 
 
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_bias_and_autocast_gradients_match_torch(rank):
+    """A module with a bias under bf16 autocast on float32 parameters and input (what a
+    training step does): the output in bf16, every gradient in float32 and close to torch's
+    own autocast run (the casts and the bias live inside gconv's autograd node)."""
+    torch.manual_seed(0)
+    ref = {1: torch.nn.Conv1d, 2: torch.nn.Conv2d, 3: torch.nn.Conv3d}[rank](32, 48, 3, padding=1, groups=8).cuda()
+    m = copy.deepcopy(ref)
+    assert dict(gt.convert(m, verbose=False))["<model>"] == "swapped"
+    x = torch.randn(2, 32, *([7] * rank), device="cuda")
+    xm, xr = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        y, y_ref = m(xm), ref(xr)
+    assert y.dtype == y_ref.dtype == torch.bfloat16
+    assert _rel(y, y_ref.double()) < 2 * TOL[torch.bfloat16]
+    dy = torch.randn_like(y_ref)
+    y.backward(dy)
+    y_ref.backward(dy)
+    for what, got, want in (("input", xm.grad, xr.grad), ("weight", m.weight.grad, ref.weight.grad),
+                            ("bias", m.bias.grad, ref.bias.grad)):
+        assert got.dtype == want.dtype == torch.float32, what
+        assert _rel(got, want.double()) < 2 * TOL[torch.bfloat16], (what, _rel(got, want.double()))
+
+
 class _Recorder:
     """Stands in for a compiled runner: records the addresses each launch gets, then launches."""
 
