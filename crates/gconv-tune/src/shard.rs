@@ -90,7 +90,9 @@ impl Shard {
     }
 
     /// This shard's output file: `bench.csv` → `bench.shard-2-of-4.csv` (the name before the
-    /// last extension gets the shard; one shard of one keeps the name).
+    /// last extension gets the shard; one shard of one keeps the name, and so does a name that
+    /// already ends in this shard's tag, so that `--output bench.shard-2-of-4.csv --resume`
+    /// resumes that file instead of starting `bench.shard-2-of-4.shard-2-of-4.csv`).
     pub fn output_path(&self, base: &Path) -> PathBuf {
         if self.count == 1 {
             return base.to_path_buf();
@@ -100,6 +102,9 @@ impl Shard {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        if stem.ends_with(&format!(".{tag}")) {
+            return base.to_path_buf();
+        }
         let name = match base.extension() {
             Some(ext) => format!("{stem}.{tag}.{}", ext.to_string_lossy()),
             None => format!("{stem}.{tag}"),
@@ -405,6 +410,16 @@ mod tests {
         assert_eq!(
             Shard::new(0, 1).unwrap().output_path(Path::new("b.csv")),
             PathBuf::from("b.csv")
+        );
+        // A name that already carries this shard's tag (a shard file given back to resume).
+        assert_eq!(
+            s.output_path(Path::new("out/bench.shard-2-of-4.csv")),
+            PathBuf::from("out/bench.shard-2-of-4.csv")
+        );
+        // Another shard's tag is only a name: the shard's own tag is appended.
+        assert_eq!(
+            s.output_path(Path::new("bench.shard-1-of-4.csv")),
+            PathBuf::from("bench.shard-1-of-4.shard-2-of-4.csv")
         );
     }
 
