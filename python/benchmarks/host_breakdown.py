@@ -73,8 +73,7 @@ def main():
     saved_torch = {r: getattr(torch.nn.functional, f"conv{r}d") for r in torch_conv}
 
     def no_launch(direction, a, b, x_shape, w_shape, stride, padding, dilation, groups):
-        _, out_shape, _ = gt._plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, a.get_device())
-        fmt = gt._CL.get(len(out_shape))
+        _, out_shape, _, fmt = gt._plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, a.get_device())
         if fmt is not None:
             return torch.empty(out_shape, dtype=a.dtype, device=a.device, memory_format=fmt)
         return gt._empty_channels_last(out_shape, a)

@@ -9,6 +9,11 @@ backward-weight problem keys of every distinct convolution. Writes ``PREFIX_fwd.
 ``PREFIX_dgrad.txt`` and ``PREFIX_wgrad.txt`` (one key per line, ``# model`` comments first),
 optionally a seeded sample of ``--sample`` keys per direction, for ``gconv bench --problems``:
 ``auto`` against best-in-pool and cuDNN on layers of model families gconv was not tuned on.
+``--exclude FILE ...`` leaves out every key whose geometry (the key without direction and
+dtype) is in those files, so that a training sample stays disjoint from a validation one.
+``--meta`` records on PyTorch's meta device (shapes only: the record pass runs torch's own
+convolutions, so it needs no GPU and does no arithmetic; gconv.torch's check for CUDA tensors
+is bypassed for it, and the model is cast to bf16 instead of running under CUDA autocast).
 """
 
 import argparse
@@ -20,6 +25,11 @@ import gconv.torch as gt
 from new_models import TIMM, TORCHVISION, make
 
 
+def _geometry(key):
+    """A problem key without its direction and dtype (``n16_g32_c32_...``)."""
+    return key.split("_", 2)[2]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", nargs="*", default=TORCHVISION + ["timm:" + m for m in TIMM])
@@ -28,15 +38,32 @@ def main():
     ap.add_argument("--sample", type=int, default=0, help="keys per direction, a seeded sample (0: all)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--prefix", default="model_keys")
+    ap.add_argument("--exclude", nargs="*", default=[], help="key files whose geometries are left out")
+    ap.add_argument("--meta", action="store_true", help="record on the meta device (no GPU needed)")
     args = ap.parse_args()
+    device = "meta" if args.meta else "cuda"
+    if args.meta:  # the record pass runs torch's convolutions only: let meta tensors through
+        gt._check = lambda x, w, rank: None
+        gt._GconvConv.forward = lambda self, x: gt._conv(
+            self._rank, x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    excluded = set()
+    for path in args.exclude:
+        with open(path) as f:
+            for line in f:
+                key = line.split("#")[0].strip()
+                if key:
+                    excluded.add(_geometry(key))
     keys = {d: {} for d in ("fwd", "dgrad", "wgrad")}  # key -> first model that runs it
     for name in args.models:
         try:
-            m = make(name, args.seed)
+            m = make(name, args.seed, device)
             gt.convert(m, verbose=False)
-            x = torch.randn(args.batch, 3, args.size, args.size, device="cuda").to(memory_format=torch.channels_last)
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                seen = gt._record_pass(m, (x,), {})
+            x = torch.randn(args.batch, 3, args.size, args.size, device=device).to(memory_format=torch.channels_last)
+            if args.meta:  # no CUDA autocast there: the model itself in bf16 gives the same keys
+                seen = gt._record_pass(m.to(torch.bfloat16), (x.to(torch.bfloat16),), {})
+            else:
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    seen = gt._record_pass(m, (x,), {})
         except Exception as e:  # a model that cannot be built here is named and skipped
             print(f"{name}: skipped ({type(e).__name__}: {e})")
             continue
@@ -44,12 +71,13 @@ def main():
         for x_shape, w_shape, dtype, stride, padding, dilation, groups, _ in seen:
             for d in keys:
                 p = gt._problem(d, tuple(x_shape), tuple(w_shape), gt._DTYPES[dtype], stride, padding, dilation, groups)
-                if p.key not in keys[d]:
+                if p.key not in keys[d] and _geometry(p.key) not in excluded:
                     keys[d][p.key] = name
                     n += 1
         print(f"{name}: {len(seen)} converted convolutions, {n} new keys")
         del m
-        torch.cuda.empty_cache()
+        if not args.meta:
+            torch.cuda.empty_cache()
     rng = random.Random(args.seed)
     for d, found in keys.items():
         chosen = sorted(found)

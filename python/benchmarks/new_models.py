@@ -48,7 +48,7 @@ TIMM = [
 ]
 
 
-def make(name, seed):
+def make(name, seed, device="cuda"):
     torch.manual_seed(seed)
     if name.startswith("timm:"):
         import timm
@@ -56,7 +56,7 @@ def make(name, seed):
         m = timm.create_model(name[5:], pretrained=False, num_classes=1000)
     else:
         m = getattr(torchvision.models, name)(weights=None)
-    return m.cuda().to(memory_format=torch.channels_last).train()
+    return m.to(device).to(memory_format=torch.channels_last).train()
 
 
 def numerics(base, conv, x, target, seed):

@@ -120,8 +120,9 @@ def _problem(direction: str, x_shape, w_shape, dtype: str, stride, padding, dila
 
 
 def _plan(direction, x_shape, w_shape, dtype, stride, padding, dilation, groups, device):
-    """(runner, output shape, workspace bytes) of one convolution, cached by its fields so
-    that a repeated call builds no problem and looks up one dict entry."""
+    """(runner, output shape, workspace bytes, the output's torch memory format or None for
+    1D) of one convolution, cached by its fields so that a repeated call builds no problem
+    and looks up one dict entry."""
     key = (direction, x_shape, w_shape, dtype, stride, padding, dilation, groups, device)
     plan = _PLANS.get(key)
     if plan is None:
@@ -133,7 +134,7 @@ def _plan(direction, x_shape, w_shape, dtype, stride, padding, dilation, groups,
             out = list(x_shape)
         else:
             out = list(w_shape)
-        plan = (r, out, r.workspace_bytes)
+        plan = (r, out, r.workspace_bytes, _CL.get(len(out)))
         _PLANS[key] = plan
     return plan
 
@@ -149,8 +150,7 @@ def _launch(direction, a, b, x_shape, w_shape, stride, padding, dilation, groups
     """Runs one direction on channels_last ``a``, ``b`` (the contract's order) and returns the
     channels_last output, on the current stream, without synchronising."""
     device = a.get_device()
-    r, out_shape, ws = _plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, device)
-    fmt = _CL.get(len(out_shape))
+    r, out_shape, ws, fmt = _plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, device)
     if fmt is not None:
         out = torch.empty(out_shape, dtype=a.dtype, device=a.device, memory_format=fmt)
     else:
@@ -205,22 +205,33 @@ class _Conv(torch.autograd.Function):
         return y
 
     @staticmethod
-    @torch.autograd.function.once_differentiable  # a second derivative is an error, not zeros
     def backward(ctx, dy):
-        x, w = ctx.saved_tensors
-        stride, padding, dilation, groups = ctx.conv
-        if dy.dtype != x.dtype:
-            dy = dy.to(x.dtype)
-        dx = dw = db = None
-        needs = ctx.needs_input_grad
-        if needs[0]:
-            dx = _dgrad(dy, w, x.shape, stride, padding, dilation, groups)
-        if needs[1]:
-            dw = _wgrad(x, dy, w.shape, stride, padding, dilation, groups)
-        if needs[2]:
-            db = dy.sum(_BIAS_SUM_DIMS[dy.dim()], dtype=torch.float32)
-        return dx, dw, db, None, None
+        if torch.is_grad_enabled():
+            # create_graph=True: the gradients must refuse a second derivative (an error, not
+            # zeros). A plain backward runs with grad mode off and skips the wrapper's cost.
+            return _backward_once(ctx, dy)
+        return _backward(ctx, dy)
 
+
+def _backward(ctx, dy):
+    """:class:`_Conv`'s backward: backward data and backward weight (each only when needed),
+    the bias gradient summed in float32."""
+    x, w = ctx.saved_tensors
+    stride, padding, dilation, groups = ctx.conv
+    if dy.dtype != x.dtype:
+        dy = dy.to(x.dtype)
+    dx = dw = db = None
+    needs = ctx.needs_input_grad
+    if needs[0]:
+        dx = _dgrad(dy, w, x.shape, stride, padding, dilation, groups)
+    if needs[1]:
+        dw = _wgrad(x, dy, w.shape, stride, padding, dilation, groups)
+    if needs[2]:
+        db = dy.sum(_BIAS_SUM_DIMS[dy.dim()], dtype=torch.float32)
+    return dx, dw, db, None, None
+
+
+_backward_once = torch.autograd.function.once_differentiable(_backward)
 
 _BIAS_SHAPE = {3: (1, -1, 1), 4: (1, -1, 1, 1), 5: (1, -1, 1, 1, 1)}
 _BIAS_SUM_DIMS = {3: (0, 2), 4: (0, 2, 3), 5: (0, 2, 3, 4)}
@@ -365,7 +376,7 @@ _TORCH_CONV = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d, 3: 
 def _record(rank, x, w, bias, stride, padding, dilation, groups):
     """In :func:`precompile`'s pass: notes the convolution's problems and runs torch's own
     convolution, so that the pass needs no gconv kernel."""
-    device = x.device.index if x.device.index is not None else torch.cuda.current_device()
+    device = x.get_device()
     _RECORD.append((x.shape, w.shape, x.dtype, stride, padding, dilation, groups, device))
     return _TORCH_CONV[rank](x, w, bias, stride, padding, dilation, groups)
 
