@@ -199,7 +199,7 @@ class _Conv(torch.autograd.Function):
         stride, padding, dilation, groups = conv
         y = _launch("fwd", x, w, x.shape, w.shape, stride, padding, dilation, groups)
         if bias is not None:
-            y.add_(bias.view(_BIAS_SHAPE[y.dim()]))
+            y.add_(bias.reshape(_BIAS_SHAPE[y.dim()]))
         ctx.save_for_backward(x, w)
         ctx.conv = conv
         return y
