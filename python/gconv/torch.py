@@ -190,19 +190,7 @@ class _Conv(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, w, bias, conv, dtype):
-        if x.dtype != dtype:
-            x = x.to(dtype)
-        if w.dtype != dtype:
-            w = w.to(dtype)
-        x = _channels_last(x, "the input")
-        w = _channels_last(w, "the weight")
-        stride, padding, dilation, groups = conv
-        y = _launch("fwd", x, w, x.shape, w.shape, stride, padding, dilation, groups)
-        if bias is not None:
-            y.add_(bias.reshape(_BIAS_SHAPE[y.dim()]))
-        ctx.save_for_backward(x, w)
-        ctx.conv = conv
-        return y
+        return _forward(ctx, x, w, bias, conv, dtype)
 
     @staticmethod
     def backward(ctx, dy):
@@ -211,6 +199,25 @@ class _Conv(torch.autograd.Function):
             # zeros). A plain backward runs with grad mode off and skips the wrapper's cost.
             return _backward_once(ctx, dy)
         return _backward(ctx, dy)
+
+
+def _forward(ctx, x, w, bias, conv, dtype):
+    """:class:`_Conv`'s forward; with ``ctx`` None (nothing needs a gradient) it runs without an
+    autograd node and saves nothing."""
+    if x.dtype != dtype:
+        x = x.to(dtype)
+    if w.dtype != dtype:
+        w = w.to(dtype)
+    x = _channels_last(x, "the input")
+    w = _channels_last(w, "the weight")
+    stride, padding, dilation, groups = conv
+    y = _launch("fwd", x, w, x.shape, w.shape, stride, padding, dilation, groups)
+    if bias is not None:
+        y.add_(bias.reshape(_BIAS_SHAPE[y.dim()]))
+    if ctx is not None:
+        ctx.save_for_backward(x, w)
+        ctx.conv = conv
+    return y
 
 
 def _backward(ctx, dy):
@@ -367,7 +374,12 @@ def _conv(rank, x, w, bias, stride, padding, dilation, groups):
         if bias is not None:
             y = y + bias.to(y.dtype).view(1, -1, *([1] * rank))
         return y
-    return _Conv.apply(x, w, bias, (stride, padding, dilation, groups), dtype)
+    conv = (stride, padding, dilation, groups)
+    if torch.is_grad_enabled() and (
+        x.requires_grad or w.requires_grad or (bias is not None and bias.requires_grad)
+    ):
+        return _Conv.apply(x, w, bias, conv, dtype)
+    return _forward(None, x, w, bias, conv, dtype)  # nothing needs a gradient: no autograd node
 
 
 _TORCH_CONV = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d, 3: torch.nn.functional.conv3d}
