@@ -63,11 +63,15 @@ def main():
     rows = {p: [] for p in a.packages}
     for _ in range(a.runs):
         for p in a.packages:
-            out = subprocess.run(
+            run = subprocess.run(
                 [sys.executable, "-c", CHILD, p, "1" if a.autocast else "0", str(a.calls)],
-                capture_output=True, text=True, check=True,
-            ).stdout
-            rows[p].append(dict((k, float(v)) for k, v in (line.split("=") for line in out.split())))
+                capture_output=True, text=True,
+            )
+            if run.returncode != 0:
+                last = (run.stderr.strip().splitlines() or ["(no message)"])[-1]
+                print(f"host_cpu.py: measuring the package in {p!r} failed: {last}", file=sys.stderr)
+                return 2
+            rows[p].append(dict((k, float(v)) for k, v in (line.split("=") for line in run.stdout.split())))
     mode = "bf16 autocast, with bias" if a.autocast else "one dtype, no bias"
     for p, runs in rows.items():
         for name in ("forward", "forward+backward"):
