@@ -18,6 +18,7 @@ is bypassed for it, and the model is cast to bf16 instead of running under CUDA 
 
 import argparse
 import random
+import sys
 
 import torch
 
@@ -48,11 +49,20 @@ def main():
             self._rank, x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
     excluded = set()
     for path in args.exclude:
-        with open(path) as f:
-            for line in f:
-                key = line.split("#")[0].strip()
+        try:
+            with open(path) as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            print(f"model_keys.py: --exclude {path}: {e.strerror}", file=sys.stderr)
+            return 2
+        for line in lines:
+            key = line.split("#")[0].strip()
+            if key.count("_") < 2:
                 if key:
-                    excluded.add(_geometry(key))
+                    print(f"model_keys.py: --exclude {path}: {key!r} is not a problem key", file=sys.stderr)
+                    return 2
+                continue
+            excluded.add(_geometry(key))
     keys = {d: {} for d in ("fwd", "dgrad", "wgrad")}  # key -> first model that runs it
     for name in args.models:
         try:
