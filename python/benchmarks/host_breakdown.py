@@ -74,9 +74,7 @@ def main():
 
     def no_launch(direction, a, b, x_shape, w_shape, stride, padding, dilation, groups):
         _, out_shape, _, fmt = gt._plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, a.get_device())
-        if fmt is not None:
-            return torch.empty(out_shape, dtype=a.dtype, device=a.device, memory_format=fmt)
-        return gt._empty_channels_last(out_shape, a)
+        return gt._empty_output(out_shape, fmt, a)
 
     def patch(label):
         """Installs the timers of variant ``label``; returns the function that removes them."""

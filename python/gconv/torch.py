@@ -146,15 +146,20 @@ except AttributeError:  # pragma: no cover - older torch
         return torch.cuda.current_stream(device).cuda_stream
 
 
+def _empty_output(shape, fmt, like: torch.Tensor) -> torch.Tensor:
+    """An uninitialised channels_last output of ``shape`` in ``like``'s dtype and device;
+    ``fmt`` the plan's memory format (None for 1D)."""
+    if fmt is not None:
+        return torch.empty(shape, dtype=like.dtype, device=like.device, memory_format=fmt)
+    return _empty_channels_last(shape, like)
+
+
 def _launch(direction, a, b, x_shape, w_shape, stride, padding, dilation, groups):
     """Runs one direction on channels_last ``a``, ``b`` (the contract's order) and returns the
     channels_last output, on the current stream, without synchronising."""
     device = a.get_device()
     r, out_shape, ws, fmt = _plan(direction, x_shape, w_shape, a.dtype, stride, padding, dilation, groups, device)
-    if fmt is not None:
-        out = torch.empty(out_shape, dtype=a.dtype, device=a.device, memory_format=fmt)
-    else:
-        out = _empty_channels_last(out_shape, a)
+    out = _empty_output(out_shape, fmt, a)
     if ws:
         workspace = torch.empty(ws, dtype=torch.uint8, device=a.device)
         r.launch(a.data_ptr(), b.data_ptr(), out.data_ptr(), workspace.data_ptr(), _raw_stream(device))
@@ -372,7 +377,7 @@ def _conv(rank, x, w, bias, stride, padding, dilation, groups):
     if torch.compiler.is_compiling():
         y = torch.ops.gconv.conv_fwd(x.to(dtype), w.to(dtype), list(stride), list(padding), list(dilation), groups)
         if bias is not None:
-            y = y + bias.to(y.dtype).view(1, -1, *([1] * rank))
+            y = y + bias.to(y.dtype).reshape(_BIAS_SHAPE[y.dim()])
         return y
     conv = (stride, padding, dilation, groups)
     if torch.is_grad_enabled() and (
