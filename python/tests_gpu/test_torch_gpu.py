@@ -182,8 +182,9 @@ def test_channels_last_tensors_reach_the_kernels_without_a_copy():
     dy = torch.randn_like(y)
     y.backward(dy)
     log = []
-    for key, (r, shape, ws) in list(gt._PLANS.items()):
-        gt._PLANS[key] = (_Recorder(r, log), shape, ws)
+    # a plan is (runner, ...): swap its runner for a recorder, keep the rest as it is
+    for key, (r, *rest) in list(gt._PLANS.items()):
+        gt._PLANS[key] = (_Recorder(r, log), *rest)
     try:
         y = gt.conv2d(x, w, None, 1, 1, 1, 16)
         assert log[-1][:2] == (x.data_ptr(), w.data_ptr())
@@ -194,9 +195,9 @@ def test_channels_last_tensors_reach_the_kernels_without_a_copy():
         assert dy.data_ptr() in ptrs and x.data_ptr() in ptrs and w.data_ptr() in ptrs
         assert len(log) == 3
     finally:
-        for key, (r, shape, ws) in list(gt._PLANS.items()):
+        for key, (r, *rest) in list(gt._PLANS.items()):
             if isinstance(r, _Recorder):
-                gt._PLANS[key] = (r.inner, shape, ws)
+                gt._PLANS[key] = (r.inner, *rest)
 
 
 def test_torch_compile_keeps_the_convolution_as_one_op():
