@@ -72,6 +72,10 @@ pub enum FastPath {
     General,
     /// 1×1 filter, stride 1, no padding: A is a plain row-major matrix.
     Pointwise,
+    /// Backward data at stride 1 on wgmma: the CTA stages one halo of dY rows per 64-channel
+    /// block once, in the padded image's linear pixel order, and every tap's A operand is that
+    /// halo read from a start shifted by the tap's pixel offset (`crate::igemm` module docs).
+    Halo,
 }
 
 mod token_serde {
@@ -230,12 +234,13 @@ impl Math {
 
 impl FastPath {
     /// All fast paths, in index order.
-    pub const ALL: [FastPath; 2] = [FastPath::General, FastPath::Pointwise];
+    pub const ALL: [FastPath; 3] = [FastPath::General, FastPath::Pointwise, FastPath::Halo];
     /// Name token.
     pub fn token(self) -> &'static str {
         match self {
             FastPath::General => "gen",
             FastPath::Pointwise => "pw",
+            FastPath::Halo => "halo",
         }
     }
     /// Long token used by [`KernelConfig::set_field`] and serde.
@@ -243,6 +248,7 @@ impl FastPath {
         match self {
             FastPath::General => "general",
             FastPath::Pointwise => "pointwise",
+            FastPath::Halo => "halo",
         }
     }
 }

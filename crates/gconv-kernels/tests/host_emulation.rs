@@ -346,6 +346,12 @@ enum Mutation {
     /// igemm backward-data, N-major weight tile: a merged channel chunk's weights come from the
     /// next group (off the diagonal): the comparison must fail.
     IgemmDgradNmajorOffDiagonal,
+    /// igemm backward-data, halo path: every tap's A tile starts one row later in the halo (a
+    /// shift off by one): the comparison must fail.
+    IgemmDgradHaloShift,
+    /// igemm backward-data, halo path: the halo is staged one padded column off (dY's offset in
+    /// the padded image wrong by one): the comparison must fail.
+    IgemmDgradHaloPadding,
     /// Backward data: the spatial flip of the dual filter dropped (`dgrad_w_index` reads tap
     /// `tap` instead of `TAPS − 1 − tap`): the comparison must fail.
     DgradFlipDropped,
@@ -629,6 +635,14 @@ fn emulate(
         Mutation::IgemmDgradOffDiagonal => Some((
             "b_lo[u] = ok ? gsub * CG : OFF_INVALID;",
             "b_lo[u] = ok ? ((gsub + 1) % GM) * CG : OFF_INVALID;",
+        )),
+        Mutation::IgemmDgradHaloShift => Some((
+            "(FX - 1 - jx) * DW) * ROWB);",
+            "(FX - 1 - jx) * DW + 1) * ROWB);",
+        )),
+        Mutation::IgemmDgradHaloPadding => Some((
+            "const int iy = rem / WP - LH, ix = rem % WP - LW;",
+            "const int iy = rem / WP - LH, ix = rem % WP - LW + 1;",
         )),
         Mutation::IgemmDgradNmajorOffDiagonal => Some((
             "n_lo[u] = ok ? (nv / KG) * CG : OFF_INVALID;",
@@ -1426,6 +1440,35 @@ const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
         "igemm_dgrad_bf16_t128x64x64_w8x1_s4_v8x4_gm1_sk1d_wgmmaws_gen",
         "dgrad_bf16_n1_g2_c128_k128_i9x9_f3x3_s2x2_p1x1_d1x1",
     ),
+    // The halo path: one staged dY halo per 64-channel block, every tap read at its row shift;
+    // padded rows past the last image (a tile crossing it), C/G below tile_n, two channel
+    // blocks with dilation and padding below the filter's reach, 1D in f16, a 1×1 filter (no
+    // shift), and 5×5 with 3 warpgroups over several images.
+    (
+        "wgmma_dgrad_halo_3wg_tail",
+        "igemm_dgrad_bf16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmma_halo",
+        "dgrad_bf16_n2_g2_c64_k128_i9x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_dgrad_halo_two_blocks_dil",
+        "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo",
+        "dgrad_bf16_n1_g1_c128_k128_i10x13_f3x3_s1x1_p2x2_d2x2",
+    ),
+    (
+        "wgmma_dgrad_halo_rank1_f16",
+        "igemm_dgrad_f16_t64x64x64_w4x1_s3_v8x8_gm1_sk1d_wgmma_halo",
+        "dgrad_f16_n3_g2_c16_k128_i50_f5_s1_p1_d1",
+    ),
+    (
+        "wgmma_dgrad_halo_1x1",
+        "igemm_dgrad_bf16_t64x128x64_w4x1_s3_v8x8_gm1_sk1d_wgmma_halo",
+        "dgrad_bf16_n2_g1_c64_k64_i5x6_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "wgmma_dgrad_halo_5x5_images",
+        "igemm_dgrad_bf16_t192x64x64_w12x1_s5_v8x8_gm1_sk1d_wgmma_halo",
+        "dgrad_bf16_n3_g1_c64_k64_i6x8_f5x5_s1x1_p2x2_d1x1",
+    ),
 ];
 
 /// The igemm family's backward-data kernels under host emulation against the f64 reference,
@@ -1444,6 +1487,8 @@ fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
             ("dgrad_gm4_cpg8", Mutation::IgemmDgradOffDiagonal),
             ("dgrad_gm2_nmajor_s2", Mutation::IgemmDgradNmajorOffDiagonal),
             ("dgrad_s2_tails", Mutation::CorruptWeight),
+            ("wgmma_dgrad_halo_two_blocks_dil", Mutation::IgemmDgradHaloShift),
+            ("wgmma_dgrad_halo_3wg_tail", Mutation::IgemmDgradHaloPadding),
         ],
     );
 }

@@ -28,7 +28,8 @@ constexpr int ROWB = BK * ESZ;  // bytes per shared-memory tile row
 // elements (128 bytes) of BK rows each; mn_offset is the byte offset of (k, x) before the swizzle.
 constexpr int PANEL = 128 / ESZ;
 constexpr int mn_offset(int k, int x) { return (x / PANEL) * (BK * 128) + k * 128 + (x % PANEL) * ESZ; }
-constexpr int A_STAGE = A_MMAJOR ? (BM + PANEL - 1) / PANEL * (BK * 128) : BM * ROWB;
+// (The halo path keeps no A stages: its A operand is the halo buffers after the B stages.)
+constexpr int A_STAGE = HALO ? 0 : A_MMAJOR ? (BM + PANEL - 1) / PANEL * (BK * 128) : BM * ROWB;
 constexpr int B_STAGE = B_NMAJOR ? (BN + PANEL - 1) / PANEL * (BK * 128) : BN * ROWB;
 constexpr int OUT_ESZ = SPLIT > 1 ? 4 : ESZ;
 // split-K partial planes: one output-sized f32 plane per slice (split_reduce.cu)

@@ -9,16 +9,21 @@
   constexpr int YSTEP_W = SW / gcd_i(SW, DW), DSTEP_W = DW / gcd_i(SW, DW);
   constexpr int YSTEP_H = SH / gcd_i(SH, DH), DSTEP_H = DH / gcd_i(SH, DH);
   constexpr int YSTEP_D = SD / gcd_i(SD, DD), DSTEP_D = DD / gcd_i(SD, DD);
-  // rows of this phase (dX pixels), and safe divisors for an empty phase
-  const int m_rows = N_ * pd.cnt * ph.cnt * pw.cnt;
+  // rows of this phase (dX pixels; the halo path: the padded image's pixels, HP x WP per
+  // image, of which those with h >= OH or w >= OW are computed and not stored)
+  const int m_rows = HALO ? N_ * HP * WP : N_ * pd.cnt * ph.cnt * pw.cnt;
   if (m0 >= m_rows) return;  // uniform per CTA: a tile past the end of a smaller phase
   const int cw = pw.cnt, chh = ph.cnt, cd = pd.cnt;
   const int ptaps = pd.nt * ph.nt * pw.nt;
   const int n_cols = NEFF;
-  // dX row (pixel index) of GEMM row m of the phase
+  // dX row (pixel index) of GEMM row m of the phase (-1: a padded row, not stored)
   auto out_row = [&](int m) {
     if constexpr (POINTWISE) {
       return m;
+    } else if constexpr (HALO) {
+      const int n = m / (HP * WP), r = m % (HP * WP);
+      const int h = r / WP, w = r % WP;
+      return h < OH && w < OW ? (n * OH + h) * OW + w : -1;
     } else {
       const int qw = m % cw;
       int t = m / cw;
@@ -30,7 +35,10 @@
     }
   };
   // dX element of GEMM row m, column n (merged input channel)
-  auto out_off = [&](int m, int n) { return (long long)out_row(m) * K_ + gb * NEFF + n; };
+  auto out_off = [&](int m, int n) {
+    const int r = out_row(m);
+    return r < 0 ? -1LL : (long long)r * K_ + gb * NEFF + n;
+  };
 
   // ---- A (dY) loader: per-row decode hoisted out of the K loop ----
   const int a_trow = ltid / TPR_A, a_tcol = ltid % TPR_A;
@@ -173,10 +181,44 @@
     dz = -jz * DSTEP_D;
     wtap = ((pd.y0 + jz * YSTEP_D) * FY + ph.y0 + jy * YSTEP_H) * FX + pw.y0 + jx * YSTEP_W;
   };
+#if GCONV_HALO
+  // ---- the halo path's A operand: per 64-channel block cb of the reduction, padded-image
+  // rows m0 .. m0 + HALO_ROWS - 1 (row r: padded pixel m0 + r, dY pixel (h - LH, w - LW) of its
+  // image or zero), 128 bytes each in the 128-byte swizzle, loaded once before the k-loop. The
+  // A tile of k-tile (tap, cb) is the block's buffer read from row (FY-1-y)*DH*WP + (FX-1-x)*DW
+  // on (halo_a_off): wgmma reads a swizzled tile at any 128-byte row shift. ----
+  static_assert(!PACK && CEFF % BK == 0 && ROWB == 128 && FZ == 1 && ID == 1 && OD == 1,
+                "halo: whole 64-channel blocks of 128-byte rows, 2D");
+  static_assert(SW == 1 && SH == 1 && LH >= 0 && LW >= 0, "halo: stride 1, dY inside the padded image");
+  constexpr int HALO_BYTES = HALO_ROWS * ROWB;
+  const u32 shalo = sbase_b + STAGES * B_STAGE;
+  auto fetch_halo = [&] {
+    constexpr int CHUNKS = HALO_ROWS * (ROWB / 16);
+#pragma unroll 1
+    for (int cb = 0; cb < CBLK; ++cb) {
+#pragma unroll 4
+      for (int i = ltid; i < CHUNKS; i += LTHREADS) {
+        const int r = i / (ROWB / 16), c = i % (ROWB / 16);
+        const int g = m0 + r;
+        const int n = g / (HP * WP), rem = g % (HP * WP);
+        const int iy = rem / WP - LH, ix = rem % WP - LW;
+        const bool ok = n < N_ && (unsigned)iy < (unsigned)IH && (unsigned)ix < (unsigned)IW;
+        const int off = ok ? ((n * IH + iy) * IW + ix) * C_ + cb * BK + c * 8 : 0;
+        cp_async<16, true>(shalo + cb * HALO_BYTES + swz(r * ROWB + c * 16), X + off, ok);
+      }
+    }
+  };
+  // Byte offset in the halo buffers of k-tile kt's A tile (taps outer, channel blocks inner).
+  auto halo_a_off = [&](int kt) -> u32 {
+    const int tap = kt / CBLK, cb = kt % CBLK;
+    const int jy = tap / FX, jx = tap % FX;
+    return (u32)(cb * HALO_BYTES + ((FY - 1 - jy) * DH * WP + (FX - 1 - jx) * DW) * ROWB);
+  };
+#endif
   auto fetch = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE;
 #pragma unroll
-    for (int q = 0; q < CPT_A; ++q) {
+    for (int q = 0; q < (HALO ? 0 : CPT_A); ++q) {
       const int col = a_tcol + q * TPR_A;
       int tap, dz, dy, dx, ch, wtap;
       tap_of(col * VA, tap, dz, dy, dx, ch, wtap);

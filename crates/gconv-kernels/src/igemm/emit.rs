@@ -187,6 +187,28 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         );
     }
     let _ = writeln!(w, "constexpr bool POINTWISE = {pointwise};");
+    let halo = cfg.fast_path == FastPath::Halo;
+    let _ = writeln!(w, "#define GCONV_HALO {}", u8::from(halo));
+    let _ = writeln!(w, "constexpr bool HALO = {halo};");
+    {
+        // The padded image of the halo path (geometry::HaloDims) and its buffers (declared in
+        // every igemm kernel: the other paths' discarded branches still name them).
+        let hd = super::geometry::halo_dims(problem);
+        let rows = if halo {
+            super::geometry::halo_rows(cfg, problem)
+        } else {
+            0
+        };
+        let _ = writeln!(
+            w,
+            "constexpr int HP = {}, WP = {}, LH = {}, LW = {};  // padded image, dY's offset in it",
+            hd.hp, hd.wp, hd.lh, hd.lw
+        );
+        let _ = writeln!(
+            w,
+            "constexpr int HALO_ROWS = {rows};  // rows of one halo buffer (tile_m + the largest shift)"
+        );
+    }
     let _ = writeln!(
         w,
         "constexpr bool WGRAD = {};",

@@ -2,7 +2,7 @@
 //! effective vector widths (the one place that clamps the vector caps), the k-tile count, the
 //! launch grid, and the [`IgemmPlan`] that holds them for one admitted (kernel, problem) pair.
 
-use crate::config::{KernelConfig, Math, SplitKMode};
+use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
 use crate::shared::{largest_pow2_dividing, split_degree};
 use gconv_problem::{Direction, Problem};
@@ -63,9 +63,67 @@ pub fn dgrad_phases(problem: &Problem) -> u64 {
     problem.stride.iter().product::<u64>().max(1)
 }
 
+/// The padded image of the halo fast path (backward data, stride 1, 2D or 1D): dX pixel (h, w)
+/// and filter tap (y, x) read padded dY pixel (h + (FY−1−y)·DH, w + (FX−1−x)·DW), which is dY
+/// pixel (· − `lh`, · − `lw`) where that is inside dY and zero elsewhere. The GEMM's rows are
+/// the padded image's pixels in linear order (`n·hp·wp + h·wp + w`; rows with `h ≥ Hi` or
+/// `w ≥ Wi` are computed and not stored), so a tap's A rows are the output rows shifted by
+/// `(FY−1−y)·DH·wp + (FX−1−x)·DW`, at most `max_shift`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HaloDims {
+    /// Padded rows and columns per image: dX's plus the filter's dilated extent less one.
+    pub hp: u64,
+    /// See `hp`.
+    pub wp: u64,
+    /// dY's offset in the padded image: `(F−1)·dilation − pad` (negative: the padding reaches
+    /// beyond the filter, which the path refuses).
+    pub lh: i64,
+    /// See `lh`.
+    pub lw: i64,
+    /// The largest tap shift, in rows.
+    pub max_shift: u64,
+}
+
+/// [`HaloDims`] of a backward-data problem (any; the rules say where the path applies).
+pub fn halo_dims(problem: &Problem) -> HaloDims {
+    let ext = |d: usize| (problem.filter[d].max(1) - 1) * problem.dilation[d];
+    let (eh, ew) = (ext(1), ext(2));
+    let wp = problem.input[2] + ew;
+    HaloDims {
+        hp: problem.input[1] + eh,
+        wp,
+        lh: eh as i64 - problem.pad[1] as i64,
+        lw: ew as i64 - problem.pad[2] as i64,
+        max_shift: eh * wp + ew,
+    }
+}
+
+/// Rows of one halo buffer of the halo fast path: the tile's rows and the largest shift,
+/// rounded up to whole 8-row swizzle atoms.
+pub fn halo_rows(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    (cfg.tile_m as u64 + halo_dims(problem).max_shift).div_ceil(8) * 8
+}
+
+/// Shared memory of a halo plan: the B stages, one halo buffer (`halo_rows` × 128 bytes) per
+/// 64-channel block of the reduction, at least the epilogue's staging, and the 1024-byte
+/// alignment of wgmma.
+pub fn halo_smem_bytes(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    let es = cfg.dtype.size_bytes();
+    let row = cfg.tile_k as u64 * es;
+    let blocks = reduction_cpg(problem).div_ceil(cfg.tile_k.max(1) as u64);
+    let pipeline = cfg.stages as u64 * cfg.tile_n as u64 * row + blocks * halo_rows(cfg, problem) * row;
+    let epilogue = cfg.tile_m as u64 * (cfg.tile_n + EPILOGUE_PAD) as u64 * es;
+    pipeline.max(epilogue) + 1024
+}
+
 /// Backward-data M tiles per phase: every phase gets the tiles of the largest one (N · Π ⌈dX
-/// extent / stride⌉ rows); the surplus tiles of a smaller phase return at once.
+/// extent / stride⌉ rows); the surplus tiles of a smaller phase return at once. The halo fast
+/// path (one phase) tiles the padded image's rows ([`HaloDims`]).
 pub fn dgrad_tiles_per_phase(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    if cfg.fast_path == FastPath::Halo {
+        let h = halo_dims(problem);
+        return (problem.n * h.hp * h.wp).div_ceil(cfg.tile_m.max(1) as u64);
+    }
     let rows: u64 = (0..3)
         .map(|d| problem.input[d].div_ceil(problem.stride[d].max(1)))
         .product::<u64>()
@@ -413,7 +471,9 @@ impl IgemmPlan {
         let cfg = &resolve_split_of(cfg, problem, device, out_pixels);
         let vectors = effective_vectors(cfg, problem);
         let nmajor = b_nmajor(cfg, &vectors);
-        let smem = if cfg.direction == Direction::Dgrad && !nmajor {
+        let smem = if cfg.fast_path == FastPath::Halo {
+            halo_smem_bytes(cfg, problem).min(u32::MAX as u64) as u32
+        } else if cfg.direction == Direction::Dgrad && !nmajor {
             smem_bytes_with_raw(cfg)
         } else {
             smem_bytes(cfg)

@@ -18,8 +18,17 @@
   const u32 sa0 = sbase + wg * MWG * 64 * ROWB;
   const u64 da0 = A_MMAJOR ? wg_desc_n(sa0, BK * 128) : wg_desc(sa0);
   const u64 db0 = B_NMAJOR ? wg_desc_n(sbase_b, BK * 128) : wg_desc(sbase_b);
-  auto compute = [&](int stage) {
+#if GCONV_HALO
+  // the halo path: this warpgroup's rows of the halo buffers, shifted per k-tile (halo_a_off)
+  const u64 dh0 = wg_desc(shalo + wg * MWG * 64 * ROWB);
+#endif
+  auto compute = [&](int stage, int kt) {
+#if GCONV_HALO
+    const u64 das = wg_desc_add(dh0, halo_a_off(kt));
+#else
+    (void)kt;
     const u64 das = wg_desc_add(da0, stage * A_STAGE);
+#endif
     const u64 dbs = wg_desc_add(db0, stage * B_STAGE);
 #pragma unroll
     for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
@@ -221,7 +230,7 @@
       const int s = kt % STAGES;
       mbar_wait(full_bar(s), (kt / STAGES) & 1);
       if constexpr (ASYNC) fence_proxy_async();  // the producer's copies, to the async proxy
-      compute(s);  // k-tile kt issued; k-tile kt - 1 retired
+      compute(s, kt);  // k-tile kt issued; k-tile kt - 1 retired
       if (kt >= 1) {
         __syncwarp();  // every lane of the warp retired k-tile kt - 1 before its arrival
         if (lane == 0) mbar_arrive(empty_bar((kt - 1) % STAGES));
@@ -246,6 +255,9 @@
   // kt - 1) before the barrier of iteration kt; the batch of kt - 1 may still be running.
   constexpr int PF = STAGES - 2;
   static_assert(PF >= 1, "wgmma pipelines need 3 or more stages");
+#if GCONV_HALO
+  fetch_halo();  // in k-tile 0's copy group: landed before its barrier
+#endif
 #pragma unroll
   for (int s = 0; s < PF; ++s) {
     if (s < nkt) {
@@ -263,7 +275,7 @@
     const int ws = (kt + PF) % STAGES;
     if (more) fetch(ws);
     cp_async_commit();
-    compute(kt % STAGES);
+    compute(kt % STAGES, kt);
     if (more) flush(ws);
   }
   wgmma_wait<0>();

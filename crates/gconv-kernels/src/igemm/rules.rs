@@ -1,12 +1,13 @@
 //! The igemm family's rules: [`validate`] (is a config an igemm kernel at all: math path and
 //! dtype, warps, tiles and the instruction shapes, stages, vector caps, group merge, split-K,
 //! shared memory and registers) and [`check_problem`] (does it run this problem: the pointwise
-//! path's conditions, group merge, the split-K workspace and reduction). The shared rules
+//! and halo paths' conditions, group merge, the split-K workspace and reduction). The shared rules
 //! (architecture, direction and dtype match, index and grid limits) are `crate::admit`'s.
 
 use super::geometry::{
-    b_nmajor, effective_vectors, k_tiles, output_kpg, reduction_cpg, register_estimate,
-    register_estimate_with, smem_bytes, smem_bytes_with_raw, warp_tile, wgmma_shape,
+    b_nmajor, effective_vectors, halo_dims, halo_smem_bytes, k_tiles, output_kpg, reduction_cpg,
+    register_estimate, register_estimate_with, smem_bytes, smem_bytes_with_raw, warp_tile,
+    wgmma_shape,
 };
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
@@ -32,6 +33,26 @@ impl fmt::Display for WgradMergeExceedsTile {
             self.gm, self.merged_k, self.tile_m
         )
     }
+}
+
+/// Where the halo fast path does not apply (`halo_inapplicable`): the rule broken, written only
+/// when displayed.
+#[derive(Debug)]
+struct HaloInapplicable(String);
+
+impl fmt::Display for HaloInapplicable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "halo fast path: {}", self.0)
+    }
+}
+
+fn halo_rule(unsupported: bool, why: String) -> Rejection {
+    Rejection::Family(FamilyRule {
+        family: "igemm",
+        reason: "halo_inapplicable",
+        message: RuleMessage::new(HaloInapplicable(why)),
+        unsupported,
+    })
 }
 
 /// Largest split-K degree accepted.
@@ -95,6 +116,20 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
                 limits: "wgmma: tile_k = 64, 3 or more stages, tile_n in {64, 128, 256}, tile_m = 64 or 128 rows per warpgroup, at most 128 accumulators per thread (64 with three warpgroups)",
             });
         }
+    }
+    if cfg.fast_path == FastPath::Halo
+        && !(cfg.direction == Direction::Dgrad
+            && cfg.math == Math::Wgmma
+            && cfg.group_merge == 1
+            && cfg.split_k == 1)
+    {
+        return Err(halo_rule(
+            false,
+            format!(
+                "backward data on wgmma (not warp-specialised) without group merge or split-K; got {} on {} with gm {} and split {}",
+                cfg.direction, cfg.math.token(), cfg.group_merge, cfg.split_k
+            ),
+        ));
     }
     let (k_lo, k_hi, limits) = match cfg.math {
         Math::Simt => (
@@ -243,6 +278,9 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
             pad: problem.pad,
         });
     }
+    if cfg.fast_path == FastPath::Halo {
+        check_halo(cfg, problem)?;
+    }
     let gm = cfg.group_merge as u64;
     if !problem.g.is_multiple_of(gm) {
         return Err(Rejection::GroupMergeNotDivisor {
@@ -310,6 +348,53 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
                 ktiles: kt,
             });
         }
+    }
+    Ok(())
+}
+
+/// The halo fast path's problem rules: stride 1, a 2D or 1D problem, the reduction's channels
+/// per group (K/G) in whole 64-channel blocks, padding within the filter's dilated extent (dY
+/// inside the padded image), and the halos with the B stages within the shared memory of a CTA.
+fn check_halo(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+    if problem.stride != [1, 1, 1] {
+        return Err(halo_rule(true, format!("stride {:?}; the path runs stride 1", problem.stride)));
+    }
+    if problem.filter[0] != 1 || problem.input[0] != 1 {
+        return Err(halo_rule(true, "a 3D problem; the path runs 2D and 1D".to_string()));
+    }
+    let red = reduction_cpg(problem);
+    if !red.is_multiple_of(cfg.tile_k as u64) {
+        return Err(halo_rule(
+            true,
+            format!("K/G = {red} is not a multiple of tile_k {}", cfg.tile_k),
+        ));
+    }
+    if !b_nmajor(cfg, &effective_vectors(cfg, problem)) {
+        return Err(halo_rule(
+            true,
+            format!(
+                "C/G = {} is not a multiple of 8 (the weight tile stays N-major on this path)",
+                output_kpg(problem)
+            ),
+        ));
+    }
+    let h = halo_dims(problem);
+    if h.lh < 0 || h.lw < 0 {
+        return Err(halo_rule(
+            true,
+            format!(
+                "padding {:?} beyond the dilated filter extent less one",
+                problem.pad
+            ),
+        ));
+    }
+    let bytes = halo_smem_bytes(cfg, problem);
+    let limit = DeviceLimits::H200.smem_per_cta;
+    if bytes > limit as u64 {
+        return Err(Rejection::SmemExceedsLimit {
+            bytes: bytes.min(u32::MAX as u64) as u32,
+            limit,
+        });
     }
     Ok(())
 }
