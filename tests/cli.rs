@@ -607,7 +607,7 @@ fn filters_take_enum_tokens_and_refuse_values_a_field_does_not_have() {
         ),
         (
             "fast_path >= 1",
-            &["enum field", "general (gen) or pointwise (pw)"],
+            &["enum field", "general (gen), pointwise (pw) or halo"],
         ),
     ] {
         let (code, t) = count(filter);

@@ -410,7 +410,7 @@ impl KernelConfig {
                     &|m: Math| [m.token(), m.token()],
                     field,
                     value,
-                    "mma, simt, tf32 or wgmma",
+                    "mma, simt, tf32, wgmma or wgmmaws",
                 )?
             }
             "fast_path" => {
@@ -419,7 +419,7 @@ impl KernelConfig {
                     &|f: FastPath| [f.token(), f.long_token()],
                     field,
                     value,
-                    "general (gen) or pointwise (pw)",
+                    "general (gen), pointwise (pw) or halo",
                 )?
             }
             _ => {

@@ -188,11 +188,11 @@ impl FromStr for KernelConfig {
         let math = Math::ALL
             .into_iter()
             .find(|m| m.token() == t[9])
-            .ok_or_else(|| unknown("math", t[9], "mma, simt, tf32 or wgmma"))?;
+            .ok_or_else(|| unknown("math", t[9], "mma, simt, tf32, wgmma or wgmmaws"))?;
         let fast_path = FastPath::ALL
             .into_iter()
             .find(|f| f.token() == t[10])
-            .ok_or_else(|| unknown("fast_path", t[10], "gen or pw"))?;
+            .ok_or_else(|| unknown("fast_path", t[10], "gen, pw or halo"))?;
         Ok(KernelConfig {
             family,
             direction,

@@ -143,6 +143,12 @@ const CASES: &[(&str, &str)] = &[
         "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x4_gm1_sk1d_wgmma_gen",
         "dgrad_bf16_n2_g2_c256_k256_i14x14_f3x3_s2x2_p1x1_d1x1",
     ),
+    // The halo path (stride 1, wgmma): one staged dY halo per 64-channel block, every tap's A
+    // tile read at its row shift.
+    (
+        "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo",
+        "dgrad_bf16_n2_g2_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
     (
         "igemm_dgrad_bf16_t64x32x32_w2x1_s5_v8x4_gm1_sk1d_mma_gen",
         "dgrad_bf16_n2_g3_c48_k96_i40_f5_s3_p2_d2",
@@ -514,4 +520,10 @@ fn golden_set_covers_every_path() {
     }
     assert!(CASES.iter().any(|(n, k)| n.starts_with("direct_dgrad")
         && k.parse::<Problem>().is_ok_and(|p| p.stride != [1, 1, 1])));
+    for fast_path in gconv_kernels::FastPath::ALL {
+        assert!(
+            cfgs.iter().any(|c| c.fast_path == fast_path),
+            "fast path {fast_path:?}"
+        );
+    }
 }

@@ -1487,7 +1487,10 @@ fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
             ("dgrad_gm4_cpg8", Mutation::IgemmDgradOffDiagonal),
             ("dgrad_gm2_nmajor_s2", Mutation::IgemmDgradNmajorOffDiagonal),
             ("dgrad_s2_tails", Mutation::CorruptWeight),
-            ("wgmma_dgrad_halo_two_blocks_dil", Mutation::IgemmDgradHaloShift),
+            (
+                "wgmma_dgrad_halo_two_blocks_dil",
+                Mutation::IgemmDgradHaloShift,
+            ),
             ("wgmma_dgrad_halo_3wg_tail", Mutation::IgemmDgradHaloPadding),
         ],
     );

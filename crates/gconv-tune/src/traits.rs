@@ -836,7 +836,7 @@ mod tests {
             ("dtype == bf17", &["`bf17`", "f32, f16 or bf16"][..]),
             ("dtype == 3", &["index 3", "f32, f16 or bf16"]),
             ("math == -1", &["index -1", "wgmma"]),
-            ("fast_path == 2", &["pointwise (pw)"]),
+            ("fast_path == 3", &["pointwise (pw)", "halo"]),
             (
                 "direction == backward",
                 &["fwd, dgrad, wgrad", "bwd_weight"],

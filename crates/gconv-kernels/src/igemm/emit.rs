@@ -190,15 +190,10 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     let halo = cfg.fast_path == FastPath::Halo;
     let _ = writeln!(w, "#define GCONV_HALO {}", u8::from(halo));
     let _ = writeln!(w, "constexpr bool HALO = {halo};");
-    {
-        // The padded image of the halo path (geometry::HaloDims) and its buffers (declared in
-        // every igemm kernel: the other paths' discarded branches still name them).
+    if halo {
+        // The padded image of the halo path (geometry::HaloDims) and its buffers.
         let hd = super::geometry::halo_dims(problem);
-        let rows = if halo {
-            super::geometry::halo_rows(cfg, problem)
-        } else {
-            0
-        };
+        let rows = super::geometry::halo_rows(cfg, problem);
         let _ = writeln!(
             w,
             "constexpr int HP = {}, WP = {}, LH = {}, LW = {};  // padded image, dY's offset in it",
@@ -207,6 +202,12 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         let _ = writeln!(
             w,
             "constexpr int HALO_ROWS = {rows};  // rows of one halo buffer (tile_m + the largest shift)"
+        );
+    } else {
+        // Declared in every igemm kernel: the other paths' discarded branches still name them.
+        let _ = writeln!(
+            w,
+            "constexpr int HP = 1, WP = 1, LH = 0, LW = 0, HALO_ROWS = 0;  // (not the halo path)"
         );
     }
     let _ = writeln!(

@@ -111,7 +111,8 @@ pub fn halo_smem_bytes(cfg: &KernelConfig, problem: &Problem) -> u64 {
     let es = cfg.dtype.size_bytes();
     let row = cfg.tile_k as u64 * es;
     let blocks = reduction_cpg(problem).div_ceil(cfg.tile_k.max(1) as u64);
-    let pipeline = cfg.stages as u64 * cfg.tile_n as u64 * row + blocks * halo_rows(cfg, problem) * row;
+    let pipeline =
+        cfg.stages as u64 * cfg.tile_n as u64 * row + blocks * halo_rows(cfg, problem) * row;
     let epilogue = cfg.tile_m as u64 * (cfg.tile_n + EPILOGUE_PAD) as u64 * es;
     pipeline.max(epilogue) + 1024
 }

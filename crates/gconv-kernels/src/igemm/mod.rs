@@ -64,6 +64,21 @@
 //! copying thread in `land(stage)` (after its copies landed, before the k-tile's barrier). Group merge, the pointwise path and all three math paths carry over;
 //! split-K does not (M = N·Hi·Wi fills the GPU).
 //!
+//! **The halo fast path** (`fast_path = halo`: backward data at stride 1 on wgmma, 2D or 1D,
+//! K/G a multiple of 64, C/G of 8; [`rules`] says why a problem is refused): a 3×3 layer's
+//! general kernel gathers each dY pixel nine times into shared memory (once per tap). Here the
+//! GEMM's rows are the pixels of dX's image padded by the filter's dilated extent
+//! ([`geometry::HaloDims`], `n·Hp·Wp + h·Wp + w`; rows with `h ≥ Hi` or `w ≥ Wi` are computed and
+//! not stored), so that tap (y, x) reads the rows shifted by `(F−1−y)·dil·Wp + (F−1−x)·dil`.
+//! The CTA stages, once before its k-loop, one halo per 64-channel block of the reduction (the
+//! tile's rows and the largest shift, dY or zero, 128-byte rows in the 128-byte swizzle after
+//! the B stages); each k-tile's A descriptor is that buffer's start advanced by the tap's shift
+//! (wgmma reads a swizzled tile correctly at any 128-byte row shift with the descriptor's base
+//! offset 0: measured, `results/h200/s26/`). Only B (the weights) streams through the stages.
+//! The padded rows cost MMA (13 % more rows on 28×28 3×3), so the path wins where the gathers
+//! cost more than that (results/h200/s26/: 12–16 % on three of eight layers, slower on the
+//! others); it is reachable by name and by trait configs, not in the default pool.
+//!
 //! **Backward-weight** (`wgrad_loaders.cu`; `ARCHITECTURE.md` has the algebra): A = dY, B = X,
 //! C = dW, M = gm·K/G, N = taps × gm·C/G, K = N·Do·Ho·Wo. Both tiles are MN-major (the
 //! channels are contiguous in dY and X): `ldmatrix.trans`, wgmma imm-trans-a/b, outer products
@@ -268,6 +283,64 @@ mod tests {
     use crate::config::Math;
     use crate::source::KernelSource;
     use pool::forward_pool as default_forward_pool;
+
+    #[test]
+    fn the_halo_path_runs_stride_one_backward_data_on_wgmma_only() {
+        use crate::rejection::Rejection;
+        let name = "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo";
+        let cfg: KernelConfig = name.parse().expect("a halo name parses");
+        assert_eq!(cfg.to_string(), name);
+        let key = |k: &str| -> Problem { k.parse().expect("a key") };
+        let ok = key("dgrad_bf16_n2_g2_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1");
+        rules::check_problem(&cfg, &ok).expect("stride 1, K/G 128");
+        // the padded image and the plan: 16×16 per image, 512 rows, 4 tiles of 128
+        let h = geometry::halo_dims(&ok);
+        assert_eq!((h.hp, h.wp, h.lh, h.lw, h.max_shift), (16, 16, 1, 1, 34));
+        assert_eq!(geometry::dgrad_tiles_per_phase(&cfg, &ok), 4);
+        let refused = |k: &str, cfg: &KernelConfig| match rules::check_problem(cfg, &key(k)) {
+            Err(Rejection::Family(r)) => (r.reason, r.message.to_string()),
+            other => panic!("{k}: {other:?}"),
+        };
+        for (k, says) in [
+            (
+                "dgrad_bf16_n2_g2_c256_k256_i14x14_f3x3_s2x2_p1x1_d1x1",
+                "stride",
+            ),
+            (
+                "dgrad_bf16_n2_g2_c256_k192_i14x14_f3x3_s1x1_p1x1_d1x1",
+                "K/G = 96",
+            ),
+            (
+                "dgrad_bf16_n2_g2_c256_k256_i14x14_f3x3_s1x1_p3x3_d1x1",
+                "padding",
+            ),
+            (
+                "dgrad_bf16_n2_g2_c12_k256_i14x14_f3x3_s1x1_p1x1_d1x1",
+                "C/G = 6",
+            ),
+            (
+                "dgrad_bf16_n2_g2_c256_k256_i4x14x14_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+                "3D",
+            ),
+        ] {
+            let (reason, message) = refused(k, &cfg);
+            assert_eq!(reason, "halo_inapplicable", "{k}");
+            assert!(message.contains(says), "{k}: {message}");
+        }
+        // structural: backward data on wgmma, not warp-specialised, no merge or split
+        for other in [
+            "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo",
+            "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmaws_halo",
+            "igemm_dgrad_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_halo",
+            "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm2_sk1d_wgmma_halo",
+        ] {
+            let c: KernelConfig = other.parse().expect("parses");
+            match rules::validate(&c) {
+                Err(Rejection::Family(r)) => assert_eq!(r.reason, "halo_inapplicable", "{other}"),
+                res => panic!("{other}: {res:?}"),
+            }
+        }
+    }
 
     #[test]
     fn wgmmaws_adds_the_producers_and_shares_the_register_file() {

@@ -357,10 +357,16 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
 /// inside the padded image), and the halos with the B stages within the shared memory of a CTA.
 fn check_halo(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     if problem.stride != [1, 1, 1] {
-        return Err(halo_rule(true, format!("stride {:?}; the path runs stride 1", problem.stride)));
+        return Err(halo_rule(
+            true,
+            format!("stride {:?}; the path runs stride 1", problem.stride),
+        ));
     }
     if problem.filter[0] != 1 || problem.input[0] != 1 {
-        return Err(halo_rule(true, "a 3D problem; the path runs 2D and 1D".to_string()));
+        return Err(halo_rule(
+            true,
+            "a 3D problem; the path runs 2D and 1D".to_string(),
+        ));
     }
     let red = reduction_cpg(problem);
     if !red.is_multiple_of(cfg.tile_k as u64) {

@@ -47,6 +47,9 @@ constexpr int SPLIT = 1;
 constexpr int CPAD = 8;
 constexpr int DG_TILES = 1;  // M tiles per stride phase
 constexpr bool POINTWISE = false;
+#define GCONV_HALO 0
+constexpr bool HALO = false;
+constexpr int HP = 1, WP = 1, LH = 0, LW = 0, HALO_ROWS = 0;  // (not the halo path)
 constexpr bool WGRAD = false;
 constexpr bool A_MMAJOR = false;
 constexpr bool B_NMAJOR = false;
@@ -473,7 +476,8 @@ constexpr int ROWB = BK * ESZ;  // bytes per shared-memory tile row
 // elements (128 bytes) of BK rows each; mn_offset is the byte offset of (k, x) before the swizzle.
 constexpr int PANEL = 128 / ESZ;
 constexpr int mn_offset(int k, int x) { return (x / PANEL) * (BK * 128) + k * 128 + (x % PANEL) * ESZ; }
-constexpr int A_STAGE = A_MMAJOR ? (BM + PANEL - 1) / PANEL * (BK * 128) : BM * ROWB;
+// (The halo path keeps no A stages: its A operand is the halo buffers after the B stages.)
+constexpr int A_STAGE = HALO ? 0 : A_MMAJOR ? (BM + PANEL - 1) / PANEL * (BK * 128) : BM * ROWB;
 constexpr int B_STAGE = B_NMAJOR ? (BN + PANEL - 1) / PANEL * (BK * 128) : BN * ROWB;
 constexpr int OUT_ESZ = SPLIT > 1 ? 4 : ESZ;
 // split-K partial planes: one output-sized f32 plane per slice (split_reduce.cu)
@@ -545,16 +549,21 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x32x32
   constexpr int YSTEP_W = SW / gcd_i(SW, DW), DSTEP_W = DW / gcd_i(SW, DW);
   constexpr int YSTEP_H = SH / gcd_i(SH, DH), DSTEP_H = DH / gcd_i(SH, DH);
   constexpr int YSTEP_D = SD / gcd_i(SD, DD), DSTEP_D = DD / gcd_i(SD, DD);
-  // rows of this phase (dX pixels), and safe divisors for an empty phase
-  const int m_rows = N_ * pd.cnt * ph.cnt * pw.cnt;
+  // rows of this phase (dX pixels; the halo path: the padded image's pixels, HP x WP per
+  // image, of which those with h >= OH or w >= OW are computed and not stored)
+  const int m_rows = HALO ? N_ * HP * WP : N_ * pd.cnt * ph.cnt * pw.cnt;
   if (m0 >= m_rows) return;  // uniform per CTA: a tile past the end of a smaller phase
   const int cw = pw.cnt, chh = ph.cnt, cd = pd.cnt;
   const int ptaps = pd.nt * ph.nt * pw.nt;
   const int n_cols = NEFF;
-  // dX row (pixel index) of GEMM row m of the phase
+  // dX row (pixel index) of GEMM row m of the phase (-1: a padded row, not stored)
   auto out_row = [&](int m) {
     if constexpr (POINTWISE) {
       return m;
+    } else if constexpr (HALO) {
+      const int n = m / (HP * WP), r = m % (HP * WP);
+      const int h = r / WP, w = r % WP;
+      return h < OH && w < OW ? (n * OH + h) * OW + w : -1;
     } else {
       const int qw = m % cw;
       int t = m / cw;
@@ -566,7 +575,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x32x32
     }
   };
   // dX element of GEMM row m, column n (merged input channel)
-  auto out_off = [&](int m, int n) { return (long long)out_row(m) * K_ + gb * NEFF + n; };
+  auto out_off = [&](int m, int n) {
+    const int r = out_row(m);
+    return r < 0 ? -1LL : (long long)r * K_ + gb * NEFF + n;
+  };
 
   // ---- A (dY) loader: per-row decode hoisted out of the K loop ----
   const int a_trow = ltid / TPR_A, a_tcol = ltid % TPR_A;
@@ -709,10 +721,44 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x32x32
     dz = -jz * DSTEP_D;
     wtap = ((pd.y0 + jz * YSTEP_D) * FY + ph.y0 + jy * YSTEP_H) * FX + pw.y0 + jx * YSTEP_W;
   };
+#if GCONV_HALO
+  // ---- the halo path's A operand: per 64-channel block cb of the reduction, padded-image
+  // rows m0 .. m0 + HALO_ROWS - 1 (row r: padded pixel m0 + r, dY pixel (h - LH, w - LW) of its
+  // image or zero), 128 bytes each in the 128-byte swizzle, loaded once before the k-loop. The
+  // A tile of k-tile (tap, cb) is the block's buffer read from row (FY-1-y)*DH*WP + (FX-1-x)*DW
+  // on (halo_a_off): wgmma reads a swizzled tile at any 128-byte row shift. ----
+  static_assert(!PACK && CEFF % BK == 0 && ROWB == 128 && FZ == 1 && ID == 1 && OD == 1,
+                "halo: whole 64-channel blocks of 128-byte rows, 2D");
+  static_assert(SW == 1 && SH == 1 && LH >= 0 && LW >= 0, "halo: stride 1, dY inside the padded image");
+  constexpr int HALO_BYTES = HALO_ROWS * ROWB;
+  const u32 shalo = sbase_b + STAGES * B_STAGE;
+  auto fetch_halo = [&] {
+    constexpr int CHUNKS = HALO_ROWS * (ROWB / 16);
+#pragma unroll 1
+    for (int cb = 0; cb < CBLK; ++cb) {
+#pragma unroll 4
+      for (int i = ltid; i < CHUNKS; i += LTHREADS) {
+        const int r = i / (ROWB / 16), c = i % (ROWB / 16);
+        const int g = m0 + r;
+        const int n = g / (HP * WP), rem = g % (HP * WP);
+        const int iy = rem / WP - LH, ix = rem % WP - LW;
+        const bool ok = n < N_ && (unsigned)iy < (unsigned)IH && (unsigned)ix < (unsigned)IW;
+        const int off = ok ? ((n * IH + iy) * IW + ix) * C_ + cb * BK + c * 8 : 0;
+        cp_async<16, true>(shalo + cb * HALO_BYTES + swz(r * ROWB + c * 16), X + off, ok);
+      }
+    }
+  };
+  // Byte offset in the halo buffers of k-tile kt's A tile (taps outer, channel blocks inner).
+  auto halo_a_off = [&](int kt) -> u32 {
+    const int tap = kt / CBLK, cb = kt % CBLK;
+    const int jy = tap / FX, jx = tap % FX;
+    return (u32)(cb * HALO_BYTES + ((FY - 1 - jy) * DH * WP + (FX - 1 - jx) * DW) * ROWB);
+  };
+#endif
   auto fetch = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE;
 #pragma unroll
-    for (int q = 0; q < CPT_A; ++q) {
+    for (int q = 0; q < (HALO ? 0 : CPT_A); ++q) {
       const int col = a_tcol + q * TPR_A;
       int tap, dz, dy, dx, ch, wtap;
       tap_of(col * VA, tap, dz, dy, dx, ch, wtap);
@@ -858,8 +904,17 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x32x32
   const u32 sa0 = sbase + wg * MWG * 64 * ROWB;
   const u64 da0 = A_MMAJOR ? wg_desc_n(sa0, BK * 128) : wg_desc(sa0);
   const u64 db0 = B_NMAJOR ? wg_desc_n(sbase_b, BK * 128) : wg_desc(sbase_b);
-  auto compute = [&](int stage) {
+#if GCONV_HALO
+  // the halo path: this warpgroup's rows of the halo buffers, shifted per k-tile (halo_a_off)
+  const u64 dh0 = wg_desc(shalo + wg * MWG * 64 * ROWB);
+#endif
+  auto compute = [&](int stage, int kt) {
+#if GCONV_HALO
+    const u64 das = wg_desc_add(dh0, halo_a_off(kt));
+#else
+    (void)kt;
     const u64 das = wg_desc_add(da0, stage * A_STAGE);
+#endif
     const u64 dbs = wg_desc_add(db0, stage * B_STAGE);
 #pragma unroll
     for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
@@ -1061,7 +1116,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x32x32
       const int s = kt % STAGES;
       mbar_wait(full_bar(s), (kt / STAGES) & 1);
       if constexpr (ASYNC) fence_proxy_async();  // the producer's copies, to the async proxy
-      compute(s);  // k-tile kt issued; k-tile kt - 1 retired
+      compute(s, kt);  // k-tile kt issued; k-tile kt - 1 retired
       if (kt >= 1) {
         __syncwarp();  // every lane of the warp retired k-tile kt - 1 before its arrival
         if (lane == 0) mbar_arrive(empty_bar((kt - 1) % STAGES));
@@ -1086,6 +1141,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x32x32
   // kt - 1) before the barrier of iteration kt; the batch of kt - 1 may still be running.
   constexpr int PF = STAGES - 2;
   static_assert(PF >= 1, "wgmma pipelines need 3 or more stages");
+#if GCONV_HALO
+  fetch_halo();  // in k-tile 0's copy group: landed before its barrier
+#endif
 #pragma unroll
   for (int s = 0; s < PF; ++s) {
     if (s < nkt) {
@@ -1103,7 +1161,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t64x32x32
     const int ws = (kt + PF) % STAGES;
     if (more) fetch(ws);
     cp_async_commit();
-    compute(kt % STAGES);
+    compute(kt % STAGES, kt);
     if (more) flush(ws);
   }
   wgmma_wait<0>();

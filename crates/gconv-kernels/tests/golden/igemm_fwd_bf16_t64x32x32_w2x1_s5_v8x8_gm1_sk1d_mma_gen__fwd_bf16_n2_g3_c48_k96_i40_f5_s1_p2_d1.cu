@@ -46,6 +46,9 @@ constexpr int VC = 8;
 constexpr int SPLIT = 1;
 constexpr int CPAD = 8;
 constexpr bool POINTWISE = false;
+#define GCONV_HALO 0
+constexpr bool HALO = false;
+constexpr int HP = 1, WP = 1, LH = 0, LW = 0, HALO_ROWS = 0;  // (not the halo path)
 constexpr bool WGRAD = false;
 constexpr bool A_MMAJOR = false;
 constexpr bool B_NMAJOR = false;
@@ -377,7 +380,8 @@ constexpr int ROWB = BK * ESZ;  // bytes per shared-memory tile row
 // elements (128 bytes) of BK rows each; mn_offset is the byte offset of (k, x) before the swizzle.
 constexpr int PANEL = 128 / ESZ;
 constexpr int mn_offset(int k, int x) { return (x / PANEL) * (BK * 128) + k * 128 + (x % PANEL) * ESZ; }
-constexpr int A_STAGE = A_MMAJOR ? (BM + PANEL - 1) / PANEL * (BK * 128) : BM * ROWB;
+// (The halo path keeps no A stages: its A operand is the halo buffers after the B stages.)
+constexpr int A_STAGE = HALO ? 0 : A_MMAJOR ? (BM + PANEL - 1) / PANEL * (BK * 128) : BM * ROWB;
 constexpr int B_STAGE = B_NMAJOR ? (BN + PANEL - 1) / PANEL * (BK * 128) : BN * ROWB;
 constexpr int OUT_ESZ = SPLIT > 1 ? 4 : ESZ;
 // split-K partial planes: one output-sized f32 plane per slice (split_reduce.cu)
@@ -640,8 +644,17 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x32x32_w
   const u32 sa0 = sbase + wg * MWG * 64 * ROWB;
   const u64 da0 = A_MMAJOR ? wg_desc_n(sa0, BK * 128) : wg_desc(sa0);
   const u64 db0 = B_NMAJOR ? wg_desc_n(sbase_b, BK * 128) : wg_desc(sbase_b);
-  auto compute = [&](int stage) {
+#if GCONV_HALO
+  // the halo path: this warpgroup's rows of the halo buffers, shifted per k-tile (halo_a_off)
+  const u64 dh0 = wg_desc(shalo + wg * MWG * 64 * ROWB);
+#endif
+  auto compute = [&](int stage, int kt) {
+#if GCONV_HALO
+    const u64 das = wg_desc_add(dh0, halo_a_off(kt));
+#else
+    (void)kt;
     const u64 das = wg_desc_add(da0, stage * A_STAGE);
+#endif
     const u64 dbs = wg_desc_add(db0, stage * B_STAGE);
 #pragma unroll
     for (int i = 0; i < MWG; ++i) wgmma_hold(acc[i]);
@@ -843,7 +856,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x32x32_w
       const int s = kt % STAGES;
       mbar_wait(full_bar(s), (kt / STAGES) & 1);
       if constexpr (ASYNC) fence_proxy_async();  // the producer's copies, to the async proxy
-      compute(s);  // k-tile kt issued; k-tile kt - 1 retired
+      compute(s, kt);  // k-tile kt issued; k-tile kt - 1 retired
       if (kt >= 1) {
         __syncwarp();  // every lane of the warp retired k-tile kt - 1 before its arrival
         if (lane == 0) mbar_arrive(empty_bar((kt - 1) % STAGES));
@@ -868,6 +881,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x32x32_w
   // kt - 1) before the barrier of iteration kt; the batch of kt - 1 may still be running.
   constexpr int PF = STAGES - 2;
   static_assert(PF >= 1, "wgmma pipelines need 3 or more stages");
+#if GCONV_HALO
+  fetch_halo();  // in k-tile 0's copy group: landed before its barrier
+#endif
 #pragma unroll
   for (int s = 0; s < PF; ++s) {
     if (s < nkt) {
@@ -885,7 +901,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_bf16_t64x32x32_w
     const int ws = (kt + PF) % STAGES;
     if (more) fetch(ws);
     cp_async_commit();
-    compute(kt % STAGES);
+    compute(kt % STAGES, kt);
     if (more) flush(ws);
   }
   wgmma_wait<0>();
