@@ -72,9 +72,10 @@ pub enum FastPath {
     General,
     /// 1×1 filter, stride 1, no padding: A is a plain row-major matrix.
     Pointwise,
-    /// Backward data at stride 1 on wgmma: the CTA stages one halo of dY rows per 64-channel
-    /// block once, in the padded image's linear pixel order, and every tap's A operand is that
-    /// halo read from a start shifted by the tap's pixel offset (`crate::igemm` module docs).
+    /// Forward or backward data at stride 1 on wgmma: the CTA stages one halo of the A
+    /// operand's rows (X or dY) per 64-channel block once, in the padded image's linear pixel
+    /// order, and every tap's A tile is that halo read from a start shifted by the tap's pixel
+    /// offset (`crate::igemm` module docs).
     Halo,
 }
 

@@ -203,6 +203,11 @@ const CASES: &[(&str, &str)] = &[
     ),
     // the warp-specialised schedule (a producer warpgroup, barrier-tracked stages): forward,
     // backward-data on the N-major weight tile, backward-weight with the rule's split-K.
+    // The halo path in forward (taps unflipped, X's halo).
+    (
+        "igemm_fwd_bf16_t128x64x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo",
+        "fwd_bf16_n2_g2_c256_k128_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
     (
         "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmaws_gen",
         "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",

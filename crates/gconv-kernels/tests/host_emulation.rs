@@ -346,12 +346,12 @@ enum Mutation {
     /// igemm backward-data, N-major weight tile: a merged channel chunk's weights come from the
     /// next group (off the diagonal): the comparison must fail.
     IgemmDgradNmajorOffDiagonal,
-    /// igemm backward-data, halo path: every tap's A tile starts one row later in the halo (a
-    /// shift off by one): the comparison must fail.
-    IgemmDgradHaloShift,
-    /// igemm backward-data, halo path: the halo is staged one padded column off (dY's offset in
-    /// the padded image wrong by one): the comparison must fail.
-    IgemmDgradHaloPadding,
+    /// igemm halo path (forward or backward data): every tap's A tile starts one row later in the
+    /// halo (a shift off by one): the comparison must fail.
+    IgemmHaloShift,
+    /// igemm halo path (forward or backward data): the halo is staged one padded column off (the
+    /// A operand's offset in the padded image wrong by one): the comparison must fail.
+    IgemmHaloPadding,
     /// Backward data: the spatial flip of the dual filter dropped (`dgrad_w_index` reads tap
     /// `tap` instead of `TAPS − 1 − tap`): the comparison must fail.
     DgradFlipDropped,
@@ -636,11 +636,11 @@ fn emulate(
             "b_lo[u] = ok ? gsub * CG : OFF_INVALID;",
             "b_lo[u] = ok ? ((gsub + 1) % GM) * CG : OFF_INVALID;",
         )),
-        Mutation::IgemmDgradHaloShift => Some((
-            "(FX - 1 - jx) * DW) * ROWB);",
-            "(FX - 1 - jx) * DW + 1) * ROWB);",
+        Mutation::IgemmHaloShift => Some((
+            "(ty * DH * WP + tx * DW) * ROWB);",
+            "(ty * DH * WP + tx * DW + 1) * ROWB);",
         )),
-        Mutation::IgemmDgradHaloPadding => Some((
+        Mutation::IgemmHaloPadding => Some((
             "const int iy = rem / WP - LH, ix = rem % WP - LW;",
             "const int iy = rem / WP - LH, ix = rem % WP - LW + 1;",
         )),
@@ -1263,6 +1263,29 @@ const IGEMM_CASES: &[(&str, &str, &str)] = &[
         "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk3d_wgmmaws_gen",
         "fwd_bf16_n1_g1_c256_k64_i5x5_f3x3_s1x1_p1x1_d1x1",
     ),
+    // The halo path in forward (X's halo, taps unflipped): padded rows past the last image,
+    // two channel blocks with dilation and padding wider than the reach, no padding (the
+    // output smaller than X), f16 1D, K/G below tile_n.
+    (
+        "wgmma_halo_fwd_3wg_tail",
+        "igemm_fwd_bf16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmma_halo",
+        "fwd_bf16_n2_g2_c128_k96_i9x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "wgmma_halo_fwd_two_blocks_dil_pad",
+        "igemm_fwd_bf16_t128x64x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo",
+        "fwd_bf16_n1_g1_c128_k64_i10x13_f3x3_s1x1_p3x3_d2x2",
+    ),
+    (
+        "wgmma_halo_fwd_valid",
+        "igemm_fwd_bf16_t64x64x64_w4x1_s5_v8x8_gm1_sk1d_wgmma_halo",
+        "fwd_bf16_n2_g1_c64_k64_i8x9_f3x3_s1x1_p0x0_d1x1",
+    ),
+    (
+        "wgmma_halo_fwd_rank1_f16",
+        "igemm_fwd_f16_t64x128x64_w4x1_s3_v8x8_gm1_sk1d_wgmma_halo",
+        "fwd_f16_n3_g2_c128_k16_i50_f5_s1_p1_d1",
+    ),
 ];
 
 /// The igemm family's CUDA C++ (mma.sync, ldmatrix, cp.async pipelines, swizzled shared memory,
@@ -1310,7 +1333,14 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
     });
     let ws = planted_jobs(
         &jobs,
-        &[("wgmma_ws_dense_2wg", Mutation::WsFullWaitDropped)],
+        &[
+            ("wgmma_ws_dense_2wg", Mutation::WsFullWaitDropped),
+            (
+                "wgmma_halo_fwd_two_blocks_dil_pad",
+                Mutation::IgemmHaloShift,
+            ),
+            ("wgmma_halo_fwd_3wg_tail", Mutation::IgemmHaloPadding),
+        ],
     );
     jobs.extend(ws);
     jobs.push(Job {
@@ -1325,7 +1355,7 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_CASES.len() + n_eager, 5),
+        (IGEMM_CASES.len() + n_eager, 7),
     );
 }
 
@@ -1487,11 +1517,8 @@ fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
             ("dgrad_gm4_cpg8", Mutation::IgemmDgradOffDiagonal),
             ("dgrad_gm2_nmajor_s2", Mutation::IgemmDgradNmajorOffDiagonal),
             ("dgrad_s2_tails", Mutation::CorruptWeight),
-            (
-                "wgmma_dgrad_halo_two_blocks_dil",
-                Mutation::IgemmDgradHaloShift,
-            ),
-            ("wgmma_dgrad_halo_3wg_tail", Mutation::IgemmDgradHaloPadding),
+            ("wgmma_dgrad_halo_two_blocks_dil", Mutation::IgemmHaloShift),
+            ("wgmma_dgrad_halo_3wg_tail", Mutation::IgemmHaloPadding),
         ],
     );
 }

@@ -59,3 +59,11 @@ static_assert(BK % VA == 0 && BK % VB == 0 && BN % VC == 0, "vector widths");
 
 typedef ELEM elem_t;
 
+
+// The halo path's output pixel of GEMM row m, a pixel of the padded image (HP x WP per image):
+// -1 for the rows past the output image (h >= OH or w >= OW), computed and not stored.
+__device__ __forceinline__ int halo_pixel(int m) {
+  const int n = m / (HP * WP), r = m % (HP * WP);
+  const int h = r / WP, w = r % WP;
+  return h < OH && w < OW ? (n * OH + h) * OW + w : -1;
+}

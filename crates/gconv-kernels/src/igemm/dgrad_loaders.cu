@@ -21,9 +21,7 @@
     if constexpr (POINTWISE) {
       return m;
     } else if constexpr (HALO) {
-      const int n = m / (HP * WP), r = m % (HP * WP);
-      const int h = r / WP, w = r % WP;
-      return h < OH && w < OW ? (n * OH + h) * OW + w : -1;
+      return halo_pixel(m);
     } else {
       const int qw = m % cw;
       int t = m / cw;
@@ -181,40 +179,6 @@
     dz = -jz * DSTEP_D;
     wtap = ((pd.y0 + jz * YSTEP_D) * FY + ph.y0 + jy * YSTEP_H) * FX + pw.y0 + jx * YSTEP_W;
   };
-#if GCONV_HALO
-  // ---- the halo path's A operand: per 64-channel block cb of the reduction, padded-image
-  // rows m0 .. m0 + HALO_ROWS - 1 (row r: padded pixel m0 + r, dY pixel (h - LH, w - LW) of its
-  // image or zero), 128 bytes each in the 128-byte swizzle, loaded once before the k-loop. The
-  // A tile of k-tile (tap, cb) is the block's buffer read from row (FY-1-y)*DH*WP + (FX-1-x)*DW
-  // on (halo_a_off): wgmma reads a swizzled tile at any 128-byte row shift. ----
-  static_assert(!PACK && CEFF % BK == 0 && ROWB == 128 && FZ == 1 && ID == 1 && OD == 1,
-                "halo: whole 64-channel blocks of 128-byte rows, 2D");
-  static_assert(SW == 1 && SH == 1 && LH >= 0 && LW >= 0, "halo: stride 1, dY inside the padded image");
-  constexpr int HALO_BYTES = HALO_ROWS * ROWB;
-  const u32 shalo = sbase_b + STAGES * B_STAGE;
-  auto fetch_halo = [&] {
-    constexpr int CHUNKS = HALO_ROWS * (ROWB / 16);
-#pragma unroll 1
-    for (int cb = 0; cb < CBLK; ++cb) {
-#pragma unroll 4
-      for (int i = ltid; i < CHUNKS; i += LTHREADS) {
-        const int r = i / (ROWB / 16), c = i % (ROWB / 16);
-        const int g = m0 + r;
-        const int n = g / (HP * WP), rem = g % (HP * WP);
-        const int iy = rem / WP - LH, ix = rem % WP - LW;
-        const bool ok = n < N_ && (unsigned)iy < (unsigned)IH && (unsigned)ix < (unsigned)IW;
-        const int off = ok ? ((n * IH + iy) * IW + ix) * C_ + cb * BK + c * 8 : 0;
-        cp_async<16, true>(shalo + cb * HALO_BYTES + swz(r * ROWB + c * 16), X + off, ok);
-      }
-    }
-  };
-  // Byte offset in the halo buffers of k-tile kt's A tile (taps outer, channel blocks inner).
-  auto halo_a_off = [&](int kt) -> u32 {
-    const int tap = kt / CBLK, cb = kt % CBLK;
-    const int jy = tap / FX, jx = tap % FX;
-    return (u32)(cb * HALO_BYTES + ((FY - 1 - jy) * DH * WP + (FX - 1 - jx) * DW) * ROWB);
-  };
-#endif
   auto fetch = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE;
 #pragma unroll

@@ -10,6 +10,7 @@
 //! | `constants.cu` | derived constants: GEMM sizes, tap packing, loader layouts | the family |
 //! | `kernel_open.cu` | the entry point's signature, thread and tile indices, shared-memory bases | the family |
 //! | `fwd_loaders.cu`, `dgrad_loaders.cu`, `wgrad_loaders.cu` | the operand loaders: A/B row decode, `fetch(stage)`, `flush(stage)`, `land(stage)`, the k-tile walk, the output map | the direction |
+//! | `halo.cu` | the halo fast path's A operand: the staged halos (`fetch_halo`) and each k-tile's shift (`halo_a_off`), after the loaders | the family (forward and backward data) |
 //! | `mainloop.cu` | the three math paths (`wgmma`, `mma.sync`, FFMA), the multistage pipeline and the warp-specialised schedule (`wgmmaws`) | the family |
 //! | `epilogue.cu` | restaging through shared memory, coalesced stores (or the atomic adds) | the family |
 //! | `crate::SPLIT_REDUCE` | the split-K reduction launches | shared by the families |
@@ -39,6 +40,7 @@ const CONSTANTS: &str = include_str!("constants.cu");
 const KERNEL_OPEN: &str = include_str!("kernel_open.cu");
 const MAINLOOP: &str = include_str!("mainloop.cu");
 const EPILOGUE: &str = include_str!("epilogue.cu");
+const HALO: &str = include_str!("halo.cu");
 
 /// The fragments of a direction, `None` for a direction the family does not generate yet.
 pub fn direction_parts(direction: Direction) -> Option<DirectionParts> {
@@ -190,6 +192,8 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     let halo = cfg.fast_path == FastPath::Halo;
     let _ = writeln!(w, "#define GCONV_HALO {}", u8::from(halo));
     let _ = writeln!(w, "constexpr bool HALO = {halo};");
+    // backward data walks the filter backwards over dY (the halo's tap shifts flipped)
+    let _ = writeln!(w, "constexpr bool HALO_FLIP = {dgrad};");
     if halo {
         // The padded image of the halo path (geometry::HaloDims) and its buffers.
         let hd = super::geometry::halo_dims(problem);
@@ -228,6 +232,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         CONSTANTS,
         KERNEL_OPEN,
         plan.parts.loaders,
+        HALO,
         MAINLOOP,
         EPILOGUE,
         crate::SPLIT_REDUCE,

@@ -1,9 +1,13 @@
   // GEMM rows of this CTA: output pixels m0.. of the whole output; row m is output pixel m
+  // (the halo path: a pixel of the padded image, halo_pixel)
   const int m0 = blockIdx.x * BM;
-  const int m_rows = M_;
+  const int m_rows = HALO ? N_ * HP * WP : M_;
   const int n_cols = NEFF;
-  // output element of GEMM row m (output pixel m), column n (merged output channel)
-  auto out_off = [&](int m, int n) { return (long long)m * K_ + gb * NEFF + n; };
+  // output element of GEMM row m, column n (merged output channel); < 0: not stored
+  auto out_off = [&](int m, int n) {
+    const int p = HALO ? halo_pixel(m) : m;
+    return p < 0 ? -1LL : (long long)p * K_ + gb * NEFF + n;
+  };
 
   // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
   const int a_trow = ltid / TPR_A, a_tcol = ltid % TPR_A;
@@ -81,7 +85,7 @@
   auto fetch = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE;
 #pragma unroll
-    for (int q = 0; q < CPT_A; ++q) {
+    for (int q = 0; q < (HALO ? 0 : CPT_A); ++q) {
       const int col = a_tcol + q * TPR_A;
       int tap, dz, dy, dx, ch;
       tap_of(col * VA, tap, dz, dy, dx, ch);

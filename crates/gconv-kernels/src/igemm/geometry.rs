@@ -63,20 +63,21 @@ pub fn dgrad_phases(problem: &Problem) -> u64 {
     problem.stride.iter().product::<u64>().max(1)
 }
 
-/// The padded image of the halo fast path (backward data, stride 1, 2D or 1D): dX pixel (h, w)
-/// and filter tap (y, x) read padded dY pixel (h + (FY−1−y)·DH, w + (FX−1−x)·DW), which is dY
-/// pixel (· − `lh`, · − `lw`) where that is inside dY and zero elsewhere. The GEMM's rows are
-/// the padded image's pixels in linear order (`n·hp·wp + h·wp + w`; rows with `h ≥ Hi` or
-/// `w ≥ Wi` are computed and not stored), so a tap's A rows are the output rows shifted by
-/// `(FY−1−y)·DH·wp + (FX−1−x)·DW`, at most `max_shift`.
+/// The padded image of the halo fast path (stride 1, 2D or 1D): output pixel (h, w) and filter
+/// tap (y, x) read the A operand's padded pixel (h + y·DH, w + x·DW) in forward (X) and
+/// (h + (FY−1−y)·DH, w + (FX−1−x)·DW) in backward data (dY, the filter walked backwards), which
+/// is the A operand's pixel (· − `lh`, · − `lw`) where that is inside it and zero elsewhere. The
+/// GEMM's rows are the padded image's pixels in linear order (`n·hp·wp + h·wp + w`; rows with
+/// `h` or `w` past the output image are computed and not stored), so a tap's A rows are the
+/// output rows shifted by at most `max_shift`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HaloDims {
     /// Padded rows and columns per image: dX's plus the filter's dilated extent less one.
     pub hp: u64,
     /// See `hp`.
     pub wp: u64,
-    /// dY's offset in the padded image: `(F−1)·dilation − pad` (negative: the padding reaches
-    /// beyond the filter, which the path refuses).
+    /// The A operand's offset in the padded image: `pad` forward, `(F−1)·dilation − pad`
+    /// backward data (negative: the padding reaches beyond the filter, which the path refuses).
     pub lh: i64,
     /// See `lh`.
     pub lw: i64,
@@ -84,16 +85,30 @@ pub struct HaloDims {
     pub max_shift: u64,
 }
 
-/// [`HaloDims`] of a backward-data problem (any; the rules say where the path applies).
+/// [`HaloDims`] of a forward or backward-data problem (any; the rules say where the path
+/// applies).
 pub fn halo_dims(problem: &Problem) -> HaloDims {
     let ext = |d: usize| (problem.filter[d].max(1) - 1) * problem.dilation[d];
     let (eh, ew) = (ext(1), ext(2));
-    let wp = problem.input[2] + ew;
+    // the output image: Y forward, dX backward data
+    let out = if problem.direction == Direction::Dgrad {
+        problem.input
+    } else {
+        problem.output()
+    };
+    let offset = |e: u64, d: usize| {
+        if problem.direction == Direction::Dgrad {
+            e as i64 - problem.pad[d] as i64
+        } else {
+            problem.pad[d] as i64
+        }
+    };
+    let wp = out[2] + ew;
     HaloDims {
-        hp: problem.input[1] + eh,
+        hp: out[1] + eh,
         wp,
-        lh: eh as i64 - problem.pad[1] as i64,
-        lw: ew as i64 - problem.pad[2] as i64,
+        lh: offset(eh, 1),
+        lw: offset(ew, 2),
         max_shift: eh * wp + ew,
     }
 }
@@ -384,6 +399,9 @@ fn grid_of(cfg: &KernelConfig, problem: &Problem, out_pixels: impl FnOnce() -> u
     }
     let x = if problem.direction == Direction::Dgrad {
         dgrad_phases(problem) * dgrad_tiles_per_phase(cfg, problem)
+    } else if cfg.fast_path == FastPath::Halo {
+        let h = halo_dims(problem);
+        (problem.n * h.hp * h.wp).div_ceil(cfg.tile_m.max(1) as u64)
     } else {
         out_pixels().div_ceil(cfg.tile_m.max(1) as u64)
     };

@@ -64,15 +64,17 @@
 //! copying thread in `land(stage)` (after its copies landed, before the k-tile's barrier). Group merge, the pointwise path and all three math paths carry over;
 //! split-K does not (M = N·Hi·Wi fills the GPU).
 //!
-//! **The halo fast path** (`fast_path = halo`: backward data at stride 1 on wgmma, 2D or 1D,
-//! K/G a multiple of 64, C/G of 8; [`rules`] says why a problem is refused): a 3×3 layer's
-//! general kernel gathers each dY pixel nine times into shared memory (once per tap). Here the
-//! GEMM's rows are the pixels of dX's image padded by the filter's dilated extent
-//! ([`geometry::HaloDims`], `n·Hp·Wp + h·Wp + w`; rows with `h ≥ Hi` or `w ≥ Wi` are computed and
-//! not stored), so that tap (y, x) reads the rows shifted by `(F−1−y)·dil·Wp + (F−1−x)·dil`.
-//! The CTA stages, once before its k-loop, one halo per 64-channel block of the reduction (the
-//! tile's rows and the largest shift, dY or zero, 128-byte rows in the 128-byte swizzle after
-//! the B stages); each k-tile's A descriptor is that buffer's start advanced by the tap's shift
+//! **The halo fast path** (`fast_path = halo`, `halo.cu`: forward and backward data at stride 1
+//! on wgmma, 2D or 1D, the reduction's channels per group (C/G forward, K/G backward data) a
+//! multiple of 64; [`rules`] says why a problem is refused): a 3×3 layer's general kernel
+//! gathers each A pixel (X, or dY) nine times into shared memory (once per tap). Here the GEMM's
+//! rows are the pixels of the output image (Y, or dX) padded by the filter's dilated extent
+//! ([`geometry::HaloDims`], `n·Hp·Wp + h·Wp + w`; rows past the output image are computed and
+//! not stored), so that tap (y, x) reads the rows shifted by `y·dil·Wp + x·dil` (backward data:
+//! `(F−1−y)·dil·Wp + (F−1−x)·dil`, the filter walked backwards). The CTA stages, once before
+//! its k-loop, one halo per 64-channel block of the reduction (the tile's rows and the largest
+//! shift, the A operand or zero, 128-byte rows in the 128-byte swizzle after the B stages); each
+//! k-tile's A descriptor is that buffer's start advanced by the tap's shift
 //! (wgmma reads a swizzled tile correctly at any 128-byte row shift with the descriptor's base
 //! offset 0: measured, `results/h200/s26/`). Only B (the weights) streams through the stages.
 //! The padded rows cost MMA (13 % more rows on 28×28 3×3), so the path wins where the gathers
@@ -285,7 +287,7 @@ mod tests {
     use pool::forward_pool as default_forward_pool;
 
     #[test]
-    fn the_halo_path_runs_stride_one_backward_data_on_wgmma_only() {
+    fn the_halo_path_runs_stride_one_forward_and_backward_data_on_wgmma_only() {
         use crate::rejection::Rejection;
         let name = "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo";
         let cfg: KernelConfig = name.parse().expect("a halo name parses");
@@ -327,9 +329,21 @@ mod tests {
             assert_eq!(reason, "halo_inapplicable", "{k}");
             assert!(message.contains(says), "{k}: {message}");
         }
-        // structural: backward data on wgmma, not warp-specialised, no merge or split
+        // forward too: C/G in 64-channel blocks, the padding any (X's offset is the padding)
+        let fwd: KernelConfig = "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo"
+            .parse()
+            .expect("parses");
+        let f = key("fwd_bf16_n2_g2_c256_k64_i14x14_f3x3_s1x1_p2x2_d1x1");
+        rules::check_problem(&fwd, &f).expect("forward, C/G 128");
+        let h = geometry::halo_dims(&f);
+        assert_eq!((h.hp, h.wp, h.lh, h.lw), (18, 18, 2, 2)); // 16×16 output, 3×3 reach
+        assert_eq!(geometry::grid(&fwd, &f)[0], (2 * 18 * 18u64).div_ceil(128));
+        let (reason, message) = refused("fwd_bf16_n2_g2_c192_k64_i14x14_f3x3_s1x1_p1x1_d1x1", &fwd);
+        assert_eq!(reason, "halo_inapplicable");
+        assert!(message.contains("C/G = 96"), "{message}");
+        // structural: forward or backward data on wgmma, not warp-specialised, no merge or split
         for other in [
-            "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo",
+            "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo",
             "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmaws_halo",
             "igemm_dgrad_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_halo",
             "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm2_sk1d_wgmma_halo",

@@ -118,7 +118,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         }
     }
     if cfg.fast_path == FastPath::Halo
-        && !(cfg.direction == Direction::Dgrad
+        && !(cfg.direction != Direction::Wgrad
             && cfg.math == Math::Wgmma
             && cfg.group_merge == 1
             && cfg.split_k == 1)
@@ -126,7 +126,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(halo_rule(
             false,
             format!(
-                "backward data on wgmma (not warp-specialised) without group merge or split-K; got {} on {} with gm {} and split {}",
+                "forward or backward data on wgmma (not warp-specialised) without group merge or split-K; got {} on {} with gm {} and split {}",
                 cfg.direction, cfg.math.token(), cfg.group_merge, cfg.split_k
             ),
         ));
@@ -353,8 +353,9 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
 }
 
 /// The halo fast path's problem rules: stride 1, a 2D or 1D problem, the reduction's channels
-/// per group (K/G) in whole 64-channel blocks, padding within the filter's dilated extent (dY
-/// inside the padded image), and the halos with the B stages within the shared memory of a CTA.
+/// per group (C/G forward, K/G backward data) in whole 64-channel blocks; backward data: the
+/// weight tile N-major (C/G of 8) and the padding within the filter's dilated extent (dY inside
+/// the padded image); the halos with the B stages within the shared memory of a CTA.
 fn check_halo(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     if problem.stride != [1, 1, 1] {
         return Err(halo_rule(
@@ -370,12 +371,17 @@ fn check_halo(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     }
     let red = reduction_cpg(problem);
     if !red.is_multiple_of(cfg.tile_k as u64) {
+        let which = if problem.direction == Direction::Dgrad {
+            "K/G"
+        } else {
+            "C/G"
+        };
         return Err(halo_rule(
             true,
-            format!("K/G = {red} is not a multiple of tile_k {}", cfg.tile_k),
+            format!("{which} = {red} is not a multiple of tile_k {}", cfg.tile_k),
         ));
     }
-    if !b_nmajor(cfg, &effective_vectors(cfg, problem)) {
+    if problem.direction == Direction::Dgrad && !b_nmajor(cfg, &effective_vectors(cfg, problem)) {
         return Err(halo_rule(
             true,
             format!(

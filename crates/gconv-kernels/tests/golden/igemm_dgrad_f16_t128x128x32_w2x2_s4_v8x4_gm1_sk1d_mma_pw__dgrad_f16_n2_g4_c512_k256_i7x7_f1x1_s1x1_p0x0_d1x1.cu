@@ -49,6 +49,7 @@ constexpr int DG_TILES = 1;  // M tiles per stride phase
 constexpr bool POINTWISE = true;
 #define GCONV_HALO 0
 constexpr bool HALO = false;
+constexpr bool HALO_FLIP = true;
 constexpr int HP = 1, WP = 1, LH = 0, LW = 0, HALO_ROWS = 0;  // (not the halo path)
 constexpr bool WGRAD = false;
 constexpr bool A_MMAJOR = false;
@@ -507,6 +508,14 @@ static_assert(BK % VA == 0 && BK % VB == 0 && BN % VC == 0, "vector widths");
 
 typedef ELEM elem_t;
 
+
+// The halo path's output pixel of GEMM row m, a pixel of the padded image (HP x WP per image):
+// -1 for the rows past the output image (h >= OH or w >= OW), computed and not stored.
+__device__ __forceinline__ int halo_pixel(int m) {
+  const int n = m / (HP * WP), r = m % (HP * WP);
+  const int h = r / WP, w = r % WP;
+  return h < OH && w < OW ? (n * OH + h) * OW + w : -1;
+}
 extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_f16_t128x128x32_w2x2_s4_v8x4_gm1_sk1d_mma_pw(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
@@ -561,9 +570,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_f16_t128x128x3
     if constexpr (POINTWISE) {
       return m;
     } else if constexpr (HALO) {
-      const int n = m / (HP * WP), r = m % (HP * WP);
-      const int h = r / WP, w = r % WP;
-      return h < OH && w < OW ? (n * OH + h) * OW + w : -1;
+      return halo_pixel(m);
     } else {
       const int qw = m % cw;
       int t = m / cw;
@@ -721,40 +728,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_f16_t128x128x3
     dz = -jz * DSTEP_D;
     wtap = ((pd.y0 + jz * YSTEP_D) * FY + ph.y0 + jy * YSTEP_H) * FX + pw.y0 + jx * YSTEP_W;
   };
-#if GCONV_HALO
-  // ---- the halo path's A operand: per 64-channel block cb of the reduction, padded-image
-  // rows m0 .. m0 + HALO_ROWS - 1 (row r: padded pixel m0 + r, dY pixel (h - LH, w - LW) of its
-  // image or zero), 128 bytes each in the 128-byte swizzle, loaded once before the k-loop. The
-  // A tile of k-tile (tap, cb) is the block's buffer read from row (FY-1-y)*DH*WP + (FX-1-x)*DW
-  // on (halo_a_off): wgmma reads a swizzled tile at any 128-byte row shift. ----
-  static_assert(!PACK && CEFF % BK == 0 && ROWB == 128 && FZ == 1 && ID == 1 && OD == 1,
-                "halo: whole 64-channel blocks of 128-byte rows, 2D");
-  static_assert(SW == 1 && SH == 1 && LH >= 0 && LW >= 0, "halo: stride 1, dY inside the padded image");
-  constexpr int HALO_BYTES = HALO_ROWS * ROWB;
-  const u32 shalo = sbase_b + STAGES * B_STAGE;
-  auto fetch_halo = [&] {
-    constexpr int CHUNKS = HALO_ROWS * (ROWB / 16);
-#pragma unroll 1
-    for (int cb = 0; cb < CBLK; ++cb) {
-#pragma unroll 4
-      for (int i = ltid; i < CHUNKS; i += LTHREADS) {
-        const int r = i / (ROWB / 16), c = i % (ROWB / 16);
-        const int g = m0 + r;
-        const int n = g / (HP * WP), rem = g % (HP * WP);
-        const int iy = rem / WP - LH, ix = rem % WP - LW;
-        const bool ok = n < N_ && (unsigned)iy < (unsigned)IH && (unsigned)ix < (unsigned)IW;
-        const int off = ok ? ((n * IH + iy) * IW + ix) * C_ + cb * BK + c * 8 : 0;
-        cp_async<16, true>(shalo + cb * HALO_BYTES + swz(r * ROWB + c * 16), X + off, ok);
-      }
-    }
-  };
-  // Byte offset in the halo buffers of k-tile kt's A tile (taps outer, channel blocks inner).
-  auto halo_a_off = [&](int kt) -> u32 {
-    const int tap = kt / CBLK, cb = kt % CBLK;
-    const int jy = tap / FX, jx = tap % FX;
-    return (u32)(cb * HALO_BYTES + ((FY - 1 - jy) * DH * WP + (FX - 1 - jx) * DW) * ROWB);
-  };
-#endif
   auto fetch = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE;
 #pragma unroll
@@ -884,6 +857,45 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_f16_t128x128x3
       store_b();
     }
   };
+  // ---- the halo fast path (geometry::HaloDims; the igemm module docs): the loaders above
+  // keep no A tiles. Per 64-channel block cb of the reduction the CTA stages padded-image rows
+  // m0 .. m0 + HALO_ROWS - 1 once (row r: padded pixel m0 + r, the A operand's pixel (h - LH,
+  // w - LW) of its image or zero), 128 bytes each in the 128-byte swizzle, after the B stages.
+  // The A tile of k-tile (tap, cb) is the block's buffer read from the tap's row shift on
+  // (halo_a_off): wgmma reads a swizzled tile at any 128-byte row shift. Forward reads tap
+  // (y, x) at shift y*DH*WP + x*DW; backward data, whose filter walks dY backwards, at
+  // (FY-1-y)*DH*WP + (FX-1-x)*DW (HALO_FLIP). ----
+#if GCONV_HALO
+  static_assert(!PACK && CEFF % BK == 0 && ROWB == 128 && FZ == 1 && ID == 1 && OD == 1,
+                "halo: whole 64-channel blocks of 128-byte rows, 2D");
+  static_assert(SW == 1 && SH == 1 && LH >= 0 && LW >= 0 && SPLIT == 1 && GM == 1,
+                "halo: stride 1, the A operand inside the padded image, no split or merge");
+  constexpr int HALO_BYTES = HALO_ROWS * ROWB;
+  const u32 shalo = sbase_b + STAGES * B_STAGE;
+  auto fetch_halo = [&] {
+    constexpr int CHUNKS = HALO_ROWS * (ROWB / 16);
+#pragma unroll 1
+    for (int cb = 0; cb < CBLK; ++cb) {
+#pragma unroll 4
+      for (int i = ltid; i < CHUNKS; i += LTHREADS) {
+        const int r = i / (ROWB / 16), c = i % (ROWB / 16);
+        const int g = m0 + r;
+        const int n = g / (HP * WP), rem = g % (HP * WP);
+        const int iy = rem / WP - LH, ix = rem % WP - LW;
+        const bool ok = n < N_ && (unsigned)iy < (unsigned)IH && (unsigned)ix < (unsigned)IW;
+        const int off = ok ? ((n * IH + iy) * IW + ix) * C_ + cb * BK + c * 8 : 0;
+        cp_async<16, true>(shalo + cb * HALO_BYTES + swz(r * ROWB + c * 16), X + off, ok);
+      }
+    }
+  };
+  // Byte offset in the halo buffers of k-tile kt's A tile (taps outer, channel blocks inner).
+  auto halo_a_off = [&](int kt) -> u32 {
+    const int tap = kt / CBLK, cb = kt % CBLK;
+    const int ty = HALO_FLIP ? FY - 1 - tap / FX : tap / FX;
+    const int tx = HALO_FLIP ? FX - 1 - tap % FX : tap % FX;
+    return (u32)(cb * HALO_BYTES + (ty * DH * WP + tx * DW) * ROWB);
+  };
+#endif
 #if GCONV_MATH_WGMMA
   // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
   constexpr int NWG = CTHREADS / 128;

@@ -49,6 +49,7 @@ constexpr int CPAD = 8;
 constexpr bool POINTWISE = false;
 #define GCONV_HALO 0
 constexpr bool HALO = false;
+constexpr bool HALO_FLIP = false;
 constexpr int HP = 1, WP = 1, LH = 0, LW = 0, HALO_ROWS = 0;  // (not the halo path)
 constexpr bool WGRAD = false;
 constexpr bool A_MMAJOR = false;
@@ -412,6 +413,14 @@ static_assert(BK % VA == 0 && BK % VB == 0 && BN % VC == 0, "vector widths");
 
 typedef ELEM elem_t;
 
+
+// The halo path's output pixel of GEMM row m, a pixel of the padded image (HP x WP per image):
+// -1 for the rows past the output image (h >= OH or w >= OW), computed and not stored.
+__device__ __forceinline__ int halo_pixel(int m) {
+  const int n = m / (HP * WP), r = m % (HP * WP);
+  const int h = r / WP, w = r % WP;
+  return h < OH && w < OW ? (n * OH + h) * OW + w : -1;
+}
 extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2x2_s4_v4x4_gm1_sk2d_simt_gen(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
@@ -444,11 +453,15 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
   const u32 sbase_b = sbase + STAGES * A_STAGE;
 
   // GEMM rows of this CTA: output pixels m0.. of the whole output; row m is output pixel m
+  // (the halo path: a pixel of the padded image, halo_pixel)
   const int m0 = blockIdx.x * BM;
-  const int m_rows = M_;
+  const int m_rows = HALO ? N_ * HP * WP : M_;
   const int n_cols = NEFF;
-  // output element of GEMM row m (output pixel m), column n (merged output channel)
-  auto out_off = [&](int m, int n) { return (long long)m * K_ + gb * NEFF + n; };
+  // output element of GEMM row m, column n (merged output channel); < 0: not stored
+  auto out_off = [&](int m, int n) {
+    const int p = HALO ? halo_pixel(m) : m;
+    return p < 0 ? -1LL : (long long)p * K_ + gb * NEFF + n;
+  };
 
   // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
   const int a_trow = ltid / TPR_A, a_tcol = ltid % TPR_A;
@@ -526,7 +539,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
   auto fetch = [&](int stage) {
     const u32 sa = sbase + stage * A_STAGE;
 #pragma unroll
-    for (int q = 0; q < CPT_A; ++q) {
+    for (int q = 0; q < (HALO ? 0 : CPT_A); ++q) {
       const int col = a_tcol + q * TPR_A;
       int tap, dz, dy, dx, ch;
       tap_of(col * VA, tap, dz, dy, dx, ch);
@@ -625,6 +638,45 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
   auto land = [](int) {};
   constexpr bool LANDS = false;
   auto bn_offset = [](int, int) { return 0; };
+  // ---- the halo fast path (geometry::HaloDims; the igemm module docs): the loaders above
+  // keep no A tiles. Per 64-channel block cb of the reduction the CTA stages padded-image rows
+  // m0 .. m0 + HALO_ROWS - 1 once (row r: padded pixel m0 + r, the A operand's pixel (h - LH,
+  // w - LW) of its image or zero), 128 bytes each in the 128-byte swizzle, after the B stages.
+  // The A tile of k-tile (tap, cb) is the block's buffer read from the tap's row shift on
+  // (halo_a_off): wgmma reads a swizzled tile at any 128-byte row shift. Forward reads tap
+  // (y, x) at shift y*DH*WP + x*DW; backward data, whose filter walks dY backwards, at
+  // (FY-1-y)*DH*WP + (FX-1-x)*DW (HALO_FLIP). ----
+#if GCONV_HALO
+  static_assert(!PACK && CEFF % BK == 0 && ROWB == 128 && FZ == 1 && ID == 1 && OD == 1,
+                "halo: whole 64-channel blocks of 128-byte rows, 2D");
+  static_assert(SW == 1 && SH == 1 && LH >= 0 && LW >= 0 && SPLIT == 1 && GM == 1,
+                "halo: stride 1, the A operand inside the padded image, no split or merge");
+  constexpr int HALO_BYTES = HALO_ROWS * ROWB;
+  const u32 shalo = sbase_b + STAGES * B_STAGE;
+  auto fetch_halo = [&] {
+    constexpr int CHUNKS = HALO_ROWS * (ROWB / 16);
+#pragma unroll 1
+    for (int cb = 0; cb < CBLK; ++cb) {
+#pragma unroll 4
+      for (int i = ltid; i < CHUNKS; i += LTHREADS) {
+        const int r = i / (ROWB / 16), c = i % (ROWB / 16);
+        const int g = m0 + r;
+        const int n = g / (HP * WP), rem = g % (HP * WP);
+        const int iy = rem / WP - LH, ix = rem % WP - LW;
+        const bool ok = n < N_ && (unsigned)iy < (unsigned)IH && (unsigned)ix < (unsigned)IW;
+        const int off = ok ? ((n * IH + iy) * IW + ix) * C_ + cb * BK + c * 8 : 0;
+        cp_async<16, true>(shalo + cb * HALO_BYTES + swz(r * ROWB + c * 16), X + off, ok);
+      }
+    }
+  };
+  // Byte offset in the halo buffers of k-tile kt's A tile (taps outer, channel blocks inner).
+  auto halo_a_off = [&](int kt) -> u32 {
+    const int tap = kt / CBLK, cb = kt % CBLK;
+    const int ty = HALO_FLIP ? FY - 1 - tap / FX : tap / FX;
+    const int tx = HALO_FLIP ? FX - 1 - tap % FX : tap % FX;
+    return (u32)(cb * HALO_BYTES + (ty * DH * WP + tx * DW) * ROWB);
+  };
+#endif
 #if GCONV_MATH_WGMMA
   // ---- warpgroup MMA: warpgroup wg owns MWG m64 blocks of the tile and all BN columns ----
   constexpr int NWG = CTHREADS / 128;
