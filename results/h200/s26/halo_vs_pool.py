@@ -35,7 +35,7 @@ def main():
         r_pc.append(c / b)
         r_bc.append(c / min(h, b))
         kern = pool[p][1].replace("_gm1_sk1d", "")
-        print(f"{p[6:]:58s} {h * 1e3:8.2f} {b * 1e3:8.2f} {c * 1e3:8.2f} {h / b:9.3f}  {kern}")
+        print(f"{p.split('_', 1)[1]:58s} {h * 1e3:8.2f} {b * 1e3:8.2f} {c * 1e3:8.2f} {h / b:9.3f}  {kern}")
     g = lambda v: math.exp(sum(map(math.log, v)) / len(v))
     print(f"{len(both)} layers: halo faster than best-in-pool on {sum(x < 1 for x in r_hp)}, "
           f"geomean halo/pool {g(r_hp):.3f} (best {min(r_hp):.3f}, worst {max(r_hp):.3f}); "
