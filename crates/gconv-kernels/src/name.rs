@@ -18,9 +18,10 @@
 //! - `sk{n}d` = deterministic split-K reduction (f32 workspace), `sk{n}a` = atomic; `sk0…` leaves
 //!   the degree to the family's rule (backward weight), and the admitted kernel's name carries
 //!   the degree that runs
-//! - `math`: `mma` | `simt` | `tf32` (grammar only) | `wgmma`
+//! - `math`: `mma` | `simt` | `tf32` (grammar only) | `wgmma` | `wgmmaws` (warp-specialised wgmma)
 //! - `fast_path`: `gen` (general) | `pw` (pointwise: 1×1 filter, stride 1, no padding) | `halo`
-//!   (backward data at stride 1 on wgmma: one staged dY halo read at every tap's shift)
+//!   (forward and backward data at stride 1 on wgmma: one staged halo of the A operand read at
+//!   every tap's shift)
 //!
 //! Example: `igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen`. The fields keep their
 //! names in every family; what they mean per family is documented in the family modules

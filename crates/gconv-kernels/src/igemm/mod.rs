@@ -77,9 +77,10 @@
 //! k-tile's A descriptor is that buffer's start advanced by the tap's shift
 //! (wgmma reads a swizzled tile correctly at any 128-byte row shift with the descriptor's base
 //! offset 0: measured, `results/h200/s26/`). Only B (the weights) streams through the stages.
-//! The padded rows cost MMA (13 % more rows on 28×28 3×3), so the path wins where the gathers
-//! cost more than that (results/h200/s26/: 12–16 % on three of eight layers, slower on the
-//! others); it is reachable by name and by trait configs, not in the default pool.
+//! The padded rows cost MMA (15 % more rows on 28×28 3×3, 3.4× on 7×7 with a 7×7 filter), so
+//! the path wins where the gathers cost more than that (`results/h200/s26/`: faster than the
+//! best pool member on 21 of 49 registry layers in each direction, down to 0.53×, slower on the
+//! others); it is reachable by name and by the wgmma trait configs, not in the default pools.
 //!
 //! **Backward-weight** (`wgrad_loaders.cu`; `ARCHITECTURE.md` has the algebra): A = dY, B = X,
 //! C = dW, M = gm·K/G, N = taps × gm·C/G, K = N·Do·Ho·Wo. Both tiles are MN-major (the
