@@ -628,7 +628,7 @@ fn an_expansion_dropped_for_the_arch_hints_at_sm_90a() {
     ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
-    assert!(t.contains("arch_required=1296"), "{t}");
+    assert!(t.contains("arch_required=1944"), "{t}");
     assert!(t.contains(hint), "{t}");
     let o = gconv(&[
         "sweep",
@@ -653,7 +653,7 @@ fn an_expansion_dropped_for_the_arch_hints_at_sm_90a() {
     ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
-    assert!(t.contains(": 408 kernel(s) for fwd (gpu, sm_90a)"), "{t}");
+    assert!(t.contains(": 442 kernel(s) for fwd (gpu, sm_90a)"), "{t}");
     assert!(!t.contains("hint"), "{t}");
 }
 
