@@ -502,10 +502,11 @@ fn shipped_tensor_core_configs_expand() {
     let wg = repo_file("configs/traits/forward_wgmma_bf16.json");
     let r = build_instances(&wg, Arch::Sm90a, None).unwrap();
     assert!(r.kernels.len() >= 100, "{}", r.kernels.len());
-    assert!(r
-        .kernels
-        .iter()
-        .all(|k| k.ends_with("_wgmma_gen") || k.ends_with("_wgmma_pw")));
+    assert!(r.kernels.iter().all(|k| k.ends_with("_wgmma_gen")
+        || k.ends_with("_wgmma_pw")
+        || k.ends_with("_wgmma_halo")));
+    // the halo fast path is a trait of the space too
+    assert!(r.kernels.iter().any(|k| k.ends_with("_wgmma_halo")));
     let e = build_instances(&wg, Arch::Sm90, None).unwrap_err();
     assert!(e.to_string().contains("arch_required"), "{e}");
     // The direct family on tensor cores (sm_90).
