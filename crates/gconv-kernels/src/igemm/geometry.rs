@@ -119,6 +119,12 @@ pub fn halo_rows(cfg: &KernelConfig, problem: &Problem) -> u64 {
     (cfg.tile_m as u64 + halo_dims(problem).max_shift).div_ceil(8) * 8
 }
 
+/// M tiles of a halo plan: the padded images' rows (`N · hp · wp`) in tiles of `tile_m`.
+pub fn halo_tiles(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    let h = halo_dims(problem);
+    (problem.n * h.hp * h.wp).div_ceil(cfg.tile_m.max(1) as u64)
+}
+
 /// Shared memory of a halo plan: the B stages, one halo buffer (`halo_rows` × 128 bytes) per
 /// 64-channel block of the reduction, at least the epilogue's staging, and the 1024-byte
 /// alignment of wgmma.
@@ -137,8 +143,7 @@ pub fn halo_smem_bytes(cfg: &KernelConfig, problem: &Problem) -> u64 {
 /// path (one phase) tiles the padded image's rows ([`HaloDims`]).
 pub fn dgrad_tiles_per_phase(cfg: &KernelConfig, problem: &Problem) -> u64 {
     if cfg.fast_path == FastPath::Halo {
-        let h = halo_dims(problem);
-        return (problem.n * h.hp * h.wp).div_ceil(cfg.tile_m.max(1) as u64);
+        return halo_tiles(cfg, problem);
     }
     let rows: u64 = (0..3)
         .map(|d| problem.input[d].div_ceil(problem.stride[d].max(1)))
@@ -400,8 +405,7 @@ fn grid_of(cfg: &KernelConfig, problem: &Problem, out_pixels: impl FnOnce() -> u
     let x = if problem.direction == Direction::Dgrad {
         dgrad_phases(problem) * dgrad_tiles_per_phase(cfg, problem)
     } else if cfg.fast_path == FastPath::Halo {
-        let h = halo_dims(problem);
-        (problem.n * h.hp * h.wp).div_ceil(cfg.tile_m.max(1) as u64)
+        halo_tiles(cfg, problem)
     } else {
         out_pixels().div_ceil(cfg.tile_m.max(1) as u64)
     };
