@@ -53,7 +53,7 @@ const REGIMES: [(&str, i64, i64, i64); 5] = [
 struct Edge(&'static str, [i64; 4], &'static [[i64; 5]]);
 
 /// Spatial rows are (input, filter, stride, pad, dilation) per dimension, D,H,W order.
-const EDGES: [Edge; 16] = [
+const EDGES: [Edge; 17] = [
     Edge(
         "odd_channels",
         [2, 2, 6, 10],
@@ -129,6 +129,13 @@ const EDGES: [Edge; 16] = [
         "many_tiles_cpg8",
         [96, 2, 16, 16],
         &[[56, 3, 1, 1, 1], [56, 3, 1, 1, 1]],
+    ),
+    // C/G and K/G 128, stride 1: the igemm halo members (two 64-channel blocks of the staged
+    // halo; a 12×11 padded image, whose padded rows past the last image fill the last tile).
+    Edge(
+        "halo_cpg128",
+        [2, 2, 256, 256],
+        &[[10, 3, 1, 1, 1], [9, 3, 1, 1, 1]],
     ),
 ];
 

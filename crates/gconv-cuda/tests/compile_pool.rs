@@ -10,7 +10,7 @@
 //! direct config runs fewer than 2 of the direct problems (forward or dgrad), or when ptxas
 //! reports a performance loss (wgmma serialised by the code around it). Kernels outside the
 //! pools that are reachable by name (`OFF_POOL`: the banded depthwise forward kernel, a
-//! depth-streaming kernel, the igemm halo path) are
+//! depth-streaming kernel, halo tiles and problems beyond the pool's) are
 //! compiled on their own problem.
 //! Needs only NVRTC, no GPU.
 //!
@@ -145,9 +145,9 @@ const OFF_POOL: &[(&str, &str)] = &[
         "direct_dgrad_f16_t128x16x16_w4x1_s1_v1x2_gm1_sk1d_mma_gen",
         "dgrad_f16_n8_g64_c64_k64_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
-    // The igemm halo path (stride 1, wgmma; reachable by name, not pooled): backward data with
-    // three warpgroups on the zoo's C/G 128 layer and f16 5×5 with dilation over four 64-channel
-    // blocks; forward on the zoo's C/G 128 layer.
+    // The igemm halo path beyond the pool's tiles and representative problems (stride 1,
+    // wgmma): backward data with three warpgroups on the zoo's C/G 128 layer and f16 5×5 with
+    // dilation over four 64-channel blocks; forward on the zoo's C/G 128 layer.
     (
         "igemm_dgrad_bf16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmma_halo",
         "dgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",

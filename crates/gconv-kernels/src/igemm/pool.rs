@@ -221,7 +221,7 @@ fn cfg(
 /// small tiles, every stage count, group merge for small C/G (and depthwise) and the pointwise
 /// path. Every member passes the family's `validate`.
 pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
-    use FastPath::{General as G, Pointwise as P};
+    use FastPath::{General as G, Halo as H, Pointwise as P};
     let mut v = Vec::new();
     match dtype {
         DType::F16 | DType::Bf16 => {
@@ -290,6 +290,16 @@ pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
                 ([128, 128, 64], [8, 1], 4, P),
                 ([256, 128, 64], [8, 1], 3, P),
                 ([256, 128, 64], [8, 1], 4, P),
+                // The halo path (stride 1, channels per group a multiple of 64): one staged
+                // halo of the A operand per 64-channel block, shifted per tap. On 49 stride-1
+                // backward-data layers these four tiles held 0.974 of the best of 34 halo
+                // tiles in geometric mean (results/h200/s26/README.md, calls g-h); the model
+                // learns where the padded rows cost more than the halo saves (large filters
+                // over small images).
+                ([128, 64, 64], [8, 1], 4, H),
+                ([128, 128, 64], [8, 1], 4, H),
+                ([64, 64, 64], [4, 1], 5, H),
+                ([256, 64, 64], [8, 1], 4, H),
             ] {
                 v.push(KernelConfig {
                     math: Math::Wgmma,
