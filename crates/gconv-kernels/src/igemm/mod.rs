@@ -80,7 +80,8 @@
 //! The padded rows cost MMA (15 % more rows on 28×28 3×3, 3.4× on 7×7 with a 7×7 filter), so
 //! the path wins where the gathers cost more than that (`results/h200/s26/`: faster than the
 //! best pool member on 21 of 49 registry layers in each direction, down to 0.53×, slower on the
-//! others); it is reachable by name and by the wgmma trait configs, not in the default pools.
+//! others). Four halo tiles are members of the forward and backward-data pools (`pool.rs`);
+//! the selection model, trained on their rows, decides where the path pays (`results/h200/s27/`).
 //!
 //! **Backward-weight** (`wgrad_loaders.cu`; `ARCHITECTURE.md` has the algebra): A = dY, B = X,
 //! C = dW, M = gm·K/G, N = taps × gm·C/G, K = N·Do·Ho·Wo. Both tiles are MN-major (the
