@@ -352,6 +352,11 @@ enum Mutation {
     /// igemm halo path (forward or backward data): the halo is staged one padded column off (the
     /// A operand's offset in the padded image wrong by one): the comparison must fail.
     IgemmHaloPadding,
+    /// igemm halo path (forward or backward data): the prologue's halo blocks all join the
+    /// last prologue copy group instead of their first reader's (block 0 lands after k-tile 0
+    /// reads it; with eager copies the result would be right): the shim's in-flight operand
+    /// check (the block lands under the batch that read it) or the comparison must catch it.
+    IgemmHaloLateBlock,
     /// Backward data: the spatial flip of the dual filter dropped (`dgrad_w_index` reads tap
     /// `tap` instead of `TAPS − 1 − tap`): the comparison must fail.
     DgradFlipDropped,
@@ -643,6 +648,10 @@ fn emulate(
         Mutation::IgemmHaloPadding => Some((
             "const int iy = rem / WP - LH, ix = rem % WP - LW;",
             "const int iy = rem / WP - LH, ix = rem % WP - LW + 1;",
+        )),
+        Mutation::IgemmHaloLateBlock => Some((
+            "    if (s < CBLK) fetch_halo(s);",
+            "    if (s == PF - 1) for (int b = 0; b < CBLK && b < PF; ++b) fetch_halo(b);",
         )),
         Mutation::IgemmDgradNmajorOffDiagonal => Some((
             "n_lo[u] = ok ? (nv / KG) * CG : OFF_INVALID;",
@@ -1114,6 +1123,11 @@ fn tally(outcomes: &[(usize, Outcome)]) -> Tallied {
             Mutation::WsFullWaitDropped if matches!(&o.result, Err(e) if e.contains("changed while its batch was in flight")) => {
                 t.detected += 1
             }
+            // A halo block read before its copy group lands (or a shifted read straying into
+            // the next block, which lands later): the in-flight operand check or the comparison.
+            Mutation::IgemmHaloLateBlock | Mutation::IgemmHaloShift if matches!(&o.result, Err(e) if e.contains("changed while its batch was in flight")) => {
+                t.detected += 1
+            }
             // A mutation must be caught by the comparison (not by a crash of the harness).
             _ if matches!(o.result, Ok((false, ..))) => t.detected += 1,
             _ => t.errors.push(format!("mutation NOT detected: {line}")),
@@ -1340,6 +1354,10 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
                 Mutation::IgemmHaloShift,
             ),
             ("wgmma_halo_fwd_3wg_tail", Mutation::IgemmHaloPadding),
+            (
+                "wgmma_halo_fwd_two_blocks_dil_pad",
+                Mutation::IgemmHaloLateBlock,
+            ),
         ],
     );
     jobs.extend(ws);
@@ -1355,7 +1373,7 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_CASES.len() + n_eager, 7),
+        (IGEMM_CASES.len() + n_eager, 8),
     );
 }
 
@@ -1519,6 +1537,10 @@ fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
             ("dgrad_s2_tails", Mutation::CorruptWeight),
             ("wgmma_dgrad_halo_two_blocks_dil", Mutation::IgemmHaloShift),
             ("wgmma_dgrad_halo_3wg_tail", Mutation::IgemmHaloPadding),
+            (
+                "wgmma_dgrad_halo_two_blocks_dil",
+                Mutation::IgemmHaloLateBlock,
+            ),
         ],
     );
 }

@@ -134,8 +134,31 @@ pub fn halo_smem_bytes(cfg: &KernelConfig, problem: &Problem) -> u64 {
     let blocks = reduction_cpg(problem).div_ceil(cfg.tile_k.max(1) as u64);
     let pipeline =
         cfg.stages as u64 * cfg.tile_n as u64 * row + blocks * halo_rows(cfg, problem) * row;
-    let epilogue = cfg.tile_m as u64 * (cfg.tile_n + EPILOGUE_PAD) as u64 * es;
-    pipeline.max(epilogue) + 1024
+    pipeline.max(epilogue_bytes(cfg) as u64) + base_align(cfg) as u64
+}
+
+/// The epilogue's staging of the output tile in shared memory (f32 partials under split-K).
+fn epilogue_bytes(cfg: &KernelConfig) -> u32 {
+    let out_es = if cfg.split_k > 1 {
+        4
+    } else {
+        cfg.dtype.size_bytes() as u32
+    };
+    cfg.tile_m
+        .saturating_mul(cfg.tile_n.saturating_add(EPILOGUE_PAD))
+        .saturating_mul(out_es)
+}
+
+/// Bytes in front of the pipeline's base. wgmma: the kernel rounds its shared-memory base up to
+/// 1024 bytes (the 128-byte swizzle repeats every 8 rows of 128 bytes and is applied to
+/// absolute addresses); wgmmaws keeps its two 8-byte barriers per stage (full, empty) in front
+/// of that base.
+fn base_align(cfg: &KernelConfig) -> u32 {
+    match cfg.math {
+        Math::Wgmma => 1024,
+        Math::WgmmaWs => 1024 + 16 * cfg.stages,
+        _ => 0,
+    }
 }
 
 /// Backward-data M tiles per phase: every phase gets the tiles of the largest one (N · Π ⌈dX
@@ -217,20 +240,9 @@ fn smem_of(cfg: &KernelConfig, raw: bool) -> u32 {
         .saturating_mul(tm.saturating_add(tn.saturating_mul(b_tiles)))
         .saturating_mul(cfg.tile_k)
         .saturating_mul(es);
-    let out_es = if cfg.split_k > 1 { 4 } else { es };
-    let epilogue = cfg
-        .tile_m
-        .saturating_mul(cfg.tile_n.saturating_add(EPILOGUE_PAD))
-        .saturating_mul(out_es);
-    // wgmma: the kernel rounds its shared-memory base up to 1024 bytes (the 128-byte swizzle
-    // repeats every 8 rows of 128 bytes and is applied to absolute addresses); wgmmaws keeps
-    // its two 8-byte barriers per stage (full, empty) in front of that base.
-    let align = match cfg.math {
-        Math::Wgmma => 1024,
-        Math::WgmmaWs => 1024 + 16 * cfg.stages,
-        _ => 0,
-    };
-    pipeline.max(epilogue).saturating_add(align)
+    pipeline
+        .max(epilogue_bytes(cfg))
+        .saturating_add(base_align(cfg))
 }
 
 /// wgmma geometry of a config: (warpgroups, m64 blocks per warpgroup, accumulators per thread

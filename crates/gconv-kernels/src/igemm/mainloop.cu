@@ -255,15 +255,21 @@
   // kt - 1) before the barrier of iteration kt; the batch of kt - 1 may still be running.
   constexpr int PF = STAGES - 2;
   static_assert(PF >= 1, "wgmma pipelines need 3 or more stages");
-#if GCONV_HALO
-  fetch_halo();  // in k-tile 0's copy group: landed before its barrier
-#endif
 #pragma unroll
   for (int s = 0; s < PF; ++s) {
     if (s < nkt) {
       fetch(s);
       flush(s);
     }
+#if GCONV_HALO
+    // Block s is first read by k-tile s: it lands before that k-tile's barrier. The blocks past
+    // the prologue join its last group (issued now, in flight while the first k-tiles compute):
+    // issuing each with its own k-tile in the loop ran 1.15x slower at 4+ blocks
+    // (results/h200/s27/call_d).
+    if (s < CBLK) fetch_halo(s);
+    if (s == PF - 1)
+      for (int b = PF; b < CBLK; ++b) fetch_halo(b);
+#endif
     cp_async_commit();
   }
   for (int kt = 0; kt < nkt; ++kt) {

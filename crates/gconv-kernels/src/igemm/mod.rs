@@ -73,7 +73,9 @@
 //! not stored), so that tap (y, x) reads the rows shifted by `y·dil·Wp + x·dil` (backward data:
 //! `(F−1−y)·dil·Wp + (F−1−x)·dil`, the filter walked backwards). The CTA stages, once before
 //! its k-loop, one halo per 64-channel block of the reduction (the tile's rows and the largest
-//! shift, the A operand or zero, 128-byte rows in the 128-byte swizzle after the B stages); each
+//! shift, the A operand or zero, 128-byte rows in the 128-byte swizzle after the B stages; block
+//! b in the prologue's copy group b, its first reader's, the blocks past the prologue in its
+//! last group, so the first k-tile waits for one block); each
 //! k-tile's A descriptor is that buffer's start advanced by the tap's shift
 //! (wgmma reads a swizzled tile correctly at any 128-byte row shift with the descriptor's base
 //! offset 0: measured, `results/h200/s26/`). Only B (the weights) streams through the stages.

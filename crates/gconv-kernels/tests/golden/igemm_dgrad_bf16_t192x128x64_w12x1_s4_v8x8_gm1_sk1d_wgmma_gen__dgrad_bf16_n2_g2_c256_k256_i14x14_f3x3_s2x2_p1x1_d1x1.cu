@@ -872,7 +872,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t192x128x
   // ---- the halo fast path (geometry::HaloDims; the igemm module docs): the loaders above
   // keep no A tiles. Per 64-channel block cb of the reduction the CTA stages padded-image rows
   // m0 .. m0 + HALO_ROWS - 1 once (row r: padded pixel m0 + r, the A operand's pixel (h - LH,
-  // w - LW) of its image or zero), 128 bytes each in the 128-byte swizzle, after the B stages.
+  // w - LW) of its image or zero), 128 bytes each in the 128-byte swizzle, after the B stages;
+  // block cb's copies join k-tile cb's copy group (its first use: the taps are the outer
+  // k-loop; the blocks past the prologue's groups join its last), so k-tile 0 waits for one
+  // block, not all of them.
   // The A tile of k-tile (tap, cb) is the block's buffer read from the tap's row shift on
   // (halo_a_off): wgmma reads a swizzled tile at any 128-byte row shift. Forward reads tap
   // (y, x) at shift y*DH*WP + x*DW; backward data, whose filter walks dY backwards, at
@@ -884,20 +887,18 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t192x128x
                 "halo: stride 1, the A operand inside the padded image, no split or merge");
   constexpr int HALO_BYTES = HALO_ROWS * ROWB;
   const u32 shalo = sbase_b + STAGES * B_STAGE;
-  auto fetch_halo = [&] {
+  // Stages channel block cb's halo (every block once, in the prologue).
+  auto fetch_halo = [&](int cb) {
     constexpr int CHUNKS = HALO_ROWS * (ROWB / 16);
-#pragma unroll 1
-    for (int cb = 0; cb < CBLK; ++cb) {
 #pragma unroll 4
-      for (int i = ltid; i < CHUNKS; i += LTHREADS) {
-        const int r = i / (ROWB / 16), c = i % (ROWB / 16);
-        const int g = m0 + r;
-        const int n = g / (HP * WP), rem = g % (HP * WP);
-        const int iy = rem / WP - LH, ix = rem % WP - LW;
-        const bool ok = n < N_ && (unsigned)iy < (unsigned)IH && (unsigned)ix < (unsigned)IW;
-        const int off = ok ? ((n * IH + iy) * IW + ix) * C_ + cb * BK + c * 8 : 0;
-        cp_async<16, true>(shalo + cb * HALO_BYTES + swz(r * ROWB + c * 16), X + off, ok);
-      }
+    for (int i = ltid; i < CHUNKS; i += LTHREADS) {
+      const int r = i / (ROWB / 16), c = i % (ROWB / 16);
+      const int g = m0 + r;
+      const int n = g / (HP * WP), rem = g % (HP * WP);
+      const int iy = rem / WP - LH, ix = rem % WP - LW;
+      const bool ok = n < N_ && (unsigned)iy < (unsigned)IH && (unsigned)ix < (unsigned)IW;
+      const int off = ok ? ((n * IH + iy) * IW + ix) * C_ + cb * BK + c * 8 : 0;
+      cp_async<16, true>(shalo + cb * HALO_BYTES + swz(r * ROWB + c * 16), X + off, ok);
     }
   };
   // Byte offset in the halo buffers of k-tile kt's A tile (taps outer, channel blocks inner).
@@ -1165,15 +1166,21 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_dgrad_bf16_t192x128x
   // kt - 1) before the barrier of iteration kt; the batch of kt - 1 may still be running.
   constexpr int PF = STAGES - 2;
   static_assert(PF >= 1, "wgmma pipelines need 3 or more stages");
-#if GCONV_HALO
-  fetch_halo();  // in k-tile 0's copy group: landed before its barrier
-#endif
 #pragma unroll
   for (int s = 0; s < PF; ++s) {
     if (s < nkt) {
       fetch(s);
       flush(s);
     }
+#if GCONV_HALO
+    // Block s is first read by k-tile s: it lands before that k-tile's barrier. The blocks past
+    // the prologue join its last group (issued now, in flight while the first k-tiles compute):
+    // issuing each with its own k-tile in the loop ran 1.15x slower at 4+ blocks
+    // (results/h200/s27/call_d).
+    if (s < CBLK) fetch_halo(s);
+    if (s == PF - 1)
+      for (int b = PF; b < CBLK; ++b) fetch_halo(b);
+#endif
     cp_async_commit();
   }
   for (int kt = 0; kt < nkt; ++kt) {
