@@ -217,9 +217,10 @@ fn cfg(
     }
 }
 
-/// The default forward pool for a dtype: a modest set (about 30 configs) covering large and
-/// small tiles, every stage count, group merge for small C/G (and depthwise) and the pointwise
-/// path. Every member passes the family's `validate`.
+/// The default forward pool for a dtype: a modest set (53 configs for f16/bf16, 21 for f32)
+/// covering large and small tiles, every stage count, group merge for small C/G (and
+/// depthwise), the pointwise path and the halo path. Every member passes the family's
+/// `validate`.
 pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
     use FastPath::{General as G, Halo as H, Pointwise as P};
     let mut v = Vec::new();
