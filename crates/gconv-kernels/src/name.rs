@@ -220,6 +220,57 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The lists of valid tokens in the parse messages (kernel names and trait-config fields)
+    /// are written by hand: every token of every enum field must be in them (a new math path
+    /// or fast path once left both lists stale).
+    #[test]
+    fn parse_messages_list_every_token() {
+        use crate::config::{Family, FastPath, Math, SplitKMode};
+        use gconv_problem::{DType, Direction};
+        let good = "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen";
+        // (field, its token index in the name, every valid token)
+        let fields: [(&str, usize, Vec<&str>); 5] = [
+            ("family", 0, Family::ALL.iter().map(|f| f.token()).collect()),
+            (
+                "direction",
+                1,
+                Direction::ALL.iter().map(|d| d.token()).collect(),
+            ),
+            ("dtype", 2, DType::ALL.iter().map(|d| d.token()).collect()),
+            ("math", 9, Math::ALL.iter().map(|m| m.token()).collect()),
+            (
+                "fast_path",
+                10,
+                FastPath::ALL.iter().map(|f| f.token()).collect(),
+            ),
+        ];
+        for (field, at, tokens) in fields {
+            let mut t: Vec<&str> = good.split('_').collect();
+            t[at] = "bogus";
+            let e = t.join("_").parse::<KernelConfig>().unwrap_err().to_string();
+            let mut cfg: KernelConfig = good.parse().expect("a good name");
+            let f = cfg.set_field(field, "bogus").unwrap_err().to_string();
+            for tok in &tokens {
+                assert!(e.contains(tok), "name, {field}: {tok:?} missing from {e}");
+                assert!(
+                    f.contains(tok),
+                    "trait config, {field}: {tok:?} missing from {f}"
+                );
+            }
+        }
+        let mut cfg: KernelConfig = good.parse().expect("a good name");
+        let f = cfg
+            .set_field("split_k_mode", "bogus")
+            .unwrap_err()
+            .to_string();
+        for m in SplitKMode::ALL {
+            assert!(
+                f.contains(m.long_token()),
+                "split_k_mode: {m:?} missing from {f}"
+            );
+        }
+    }
+
     #[test]
     fn parse_errors_quote_the_token() {
         let e = "igemm_fwd_bf16_t128x128x32_w2x2_s3_v8x8_gm1_sk1d_mma"
