@@ -279,8 +279,19 @@ pub enum FieldError {
         /// The value given.
         value: String,
         /// What would have been accepted.
-        expected: &'static str,
+        expected: String,
     },
+}
+
+/// `"a, b or c"`: accepted words in their order (the enum fields' parse messages list their
+/// type's `ALL` through this, so a new variant is named without editing a message).
+pub(crate) fn one_of(words: impl IntoIterator<Item = String>) -> String {
+    let words: Vec<String> = words.into_iter().collect();
+    match words.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 impl KernelConfig {
@@ -328,35 +339,42 @@ impl KernelConfig {
     /// Sets a field from its textual value: numbers in decimal, enums by token (`igemm`,
     /// `fwd`, `bf16`, `deterministic`/`d`, `mma`, `general`/`gen`, ...) or by index.
     pub fn set_field(&mut self, field: &str, value: &str) -> Result<(), FieldError> {
-        fn bad(field: &str, value: &str, expected: &'static str) -> FieldError {
+        fn bad(field: &str, value: &str, expected: String) -> FieldError {
             FieldError::BadValue {
                 field: field.to_string(),
                 value: value.to_string(),
                 expected,
             }
         }
+        // An enum field by token (short or long) or by index into `all`; the message lists
+        // every value of `all` as "long (short)", or the token alone where they are one.
         fn pick<T: Copy>(
             all: &[T],
             tokens: &dyn Fn(T) -> [&'static str; 2],
             field: &str,
             value: &str,
-            expected: &'static str,
         ) -> Result<T, FieldError> {
+            let expected = || {
+                one_of(all.iter().map(|&v| match tokens(v) {
+                    [short, long] if short == long => short.to_string(),
+                    [short, long] => format!("{long} ({short})"),
+                }))
+            };
             if let Ok(i) = value.parse::<usize>() {
                 return all
                     .get(i)
                     .copied()
-                    .ok_or_else(|| bad(field, value, expected));
+                    .ok_or_else(|| bad(field, value, expected()));
             }
             all.iter()
                 .copied()
                 .find(|&v| tokens(v).contains(&value))
-                .ok_or_else(|| bad(field, value, expected))
+                .ok_or_else(|| bad(field, value, expected()))
         }
-        let num = |expected| -> Result<u32, FieldError> {
+        let num = |expected: &str| -> Result<u32, FieldError> {
             value
                 .parse::<u32>()
-                .map_err(|_| bad(field, value, expected))
+                .map_err(|_| bad(field, value, expected.to_string()))
         };
         match field {
             "family" => {
@@ -365,7 +383,6 @@ impl KernelConfig {
                     &|f: Family| [f.token(), f.token()],
                     field,
                     value,
-                    "igemm or direct",
                 )?
             }
             "direction" => {
@@ -374,7 +391,6 @@ impl KernelConfig {
                     &|d: Direction| [d.token(), d.token()],
                     field,
                     value,
-                    "fwd, dgrad or wgrad",
                 )?
             }
             "dtype" => {
@@ -383,7 +399,6 @@ impl KernelConfig {
                     &|d: DType| [d.token(), d.token()],
                     field,
                     value,
-                    "f32, f16 or bf16",
                 )?
             }
             "tile_m" => self.tile_m = num("a non-negative integer")?,
@@ -402,17 +417,10 @@ impl KernelConfig {
                     &|m: SplitKMode| [m.token(), m.long_token()],
                     field,
                     value,
-                    "deterministic (d) or atomic (a)",
                 )?
             }
             "math" => {
-                self.math = pick(
-                    &Math::ALL,
-                    &|m: Math| [m.token(), m.token()],
-                    field,
-                    value,
-                    "mma, simt, tf32, wgmma or wgmmaws",
-                )?
+                self.math = pick(&Math::ALL, &|m: Math| [m.token(), m.token()], field, value)?
             }
             "fast_path" => {
                 self.fast_path = pick(
@@ -420,7 +428,6 @@ impl KernelConfig {
                     &|f: FastPath| [f.token(), f.long_token()],
                     field,
                     value,
-                    "general (gen), pointwise (pw) or halo",
                 )?
             }
             _ => {

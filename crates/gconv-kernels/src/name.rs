@@ -27,7 +27,7 @@
 //! names in every family; what they mean per family is documented in the family modules
 //! (`crate::direct::DirectView` reads a direct config in its own words).
 
-use crate::config::{Family, FastPath, KernelConfig, Math, SplitKMode};
+use crate::config::{one_of, Family, FastPath, KernelConfig, Math, SplitKMode};
 use gconv_problem::{DType, Direction};
 use std::fmt;
 use std::str::FromStr;
@@ -79,7 +79,7 @@ pub enum NameError {
         /// The token.
         token: String,
         /// Accepted values.
-        expected: &'static str,
+        expected: String,
     },
     /// A numeric part is missing, malformed, out of range or has a leading zero.
     #[error("kernel name {name:?}: bad number {token:?} in the {field} token (plain decimal, no leading zeros)")]
@@ -123,7 +123,8 @@ fn parse_list<const L: usize>(
             expected: match L {
                 3 => "t{M}x{N}x{K}",
                 _ => "a list such as w2x2 / v8x8",
-            },
+            }
+            .to_string(),
         })?;
     let parts: Vec<&str> = body.split('x').collect();
     if parts.len() != L {
@@ -152,48 +153,62 @@ impl FromStr for KernelConfig {
             });
         }
         let unknown =
-            |field: &'static str, token: &str, expected: &'static str| NameError::UnknownToken {
+            |field: &'static str, token: &str, expected: String| NameError::UnknownToken {
                 name: name.to_string(),
                 field,
                 token: token.to_string(),
                 expected,
             };
+        // The accepted tokens of an enum field, in its type's `ALL` order.
+        let tokens = |words: &[&'static str]| one_of(words.iter().map(|w| w.to_string()));
+        let split_forms = || one_of(SplitKMode::ALL.map(|m| format!("sk{{n}}{}", m.token())));
         let family = Family::ALL
             .into_iter()
             .find(|f| f.token() == t[0])
-            .ok_or_else(|| unknown("family", t[0], "igemm or direct"))?;
-        let direction = Direction::from_token(t[1])
-            .ok_or_else(|| unknown("direction", t[1], "fwd, dgrad or wgrad"))?;
-        let dtype =
-            DType::from_token(t[2]).ok_or_else(|| unknown("dtype", t[2], "f32, f16 or bf16"))?;
+            .ok_or_else(|| unknown("family", t[0], tokens(&Family::ALL.map(|f| f.token()))))?;
+        let direction = Direction::from_token(t[1]).ok_or_else(|| {
+            unknown(
+                "direction",
+                t[1],
+                tokens(&Direction::ALL.map(|d| d.token())),
+            )
+        })?;
+        let dtype = DType::from_token(t[2])
+            .ok_or_else(|| unknown("dtype", t[2], tokens(&DType::ALL.map(|d| d.token()))))?;
         let [tile_m, tile_n, tile_k] = parse_list::<3>(name, "tile", t[3], "t")?;
         let [warps_m, warps_n] = parse_list::<2>(name, "warps", t[4], "w")?;
         let stages = t[5]
             .strip_prefix('s')
-            .ok_or_else(|| unknown("stages", t[5], "s{stages}"))
+            .ok_or_else(|| unknown("stages", t[5], "s{stages}".to_string()))
             .and_then(|s| parse_num(name, "stages", s))?;
         let [vec_a, vec_b] = parse_list::<2>(name, "vec", t[6], "v")?;
         let group_merge = t[7]
             .strip_prefix("gm")
-            .ok_or_else(|| unknown("group_merge", t[7], "gm{n}"))
+            .ok_or_else(|| unknown("group_merge", t[7], "gm{n}".to_string()))
             .and_then(|s| parse_num(name, "group_merge", s))?;
         let sk = t[8]
             .strip_prefix("sk")
-            .ok_or_else(|| unknown("split_k", t[8], "sk{n}d or sk{n}a"))?;
+            .ok_or_else(|| unknown("split_k", t[8], split_forms()))?;
         let (digits, mode) = match sk.char_indices().last() {
             Some((i, 'd')) => (&sk[..i], SplitKMode::Deterministic),
             Some((i, 'a')) => (&sk[..i], SplitKMode::Atomic),
-            _ => return Err(unknown("split_k", t[8], "sk{n}d or sk{n}a")),
+            _ => return Err(unknown("split_k", t[8], split_forms())),
         };
         let split_k = parse_num(name, "split_k", digits)?;
         let math = Math::ALL
             .into_iter()
             .find(|m| m.token() == t[9])
-            .ok_or_else(|| unknown("math", t[9], "mma, simt, tf32, wgmma or wgmmaws"))?;
+            .ok_or_else(|| unknown("math", t[9], tokens(&Math::ALL.map(|m| m.token()))))?;
         let fast_path = FastPath::ALL
             .into_iter()
             .find(|f| f.token() == t[10])
-            .ok_or_else(|| unknown("fast_path", t[10], "gen, pw or halo"))?;
+            .ok_or_else(|| {
+                unknown(
+                    "fast_path",
+                    t[10],
+                    tokens(&FastPath::ALL.map(|f| f.token())),
+                )
+            })?;
         Ok(KernelConfig {
             family,
             direction,

@@ -94,7 +94,7 @@ impl FilterSchema for KernelFilterSchema {
         }
         // No token is empty, so this names what the field accepts.
         match KernelConfig::default().set_field(field, "") {
-            Err(FieldError::BadValue { expected, .. }) => Some(expected.to_string()),
+            Err(FieldError::BadValue { expected, .. }) => Some(expected),
             _ => Some(String::new()),
         }
     }
