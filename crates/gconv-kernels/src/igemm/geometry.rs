@@ -90,25 +90,20 @@ pub struct HaloDims {
 pub fn halo_dims(problem: &Problem) -> HaloDims {
     let ext = |d: usize| (problem.filter[d].max(1) - 1) * problem.dilation[d];
     let (eh, ew) = (ext(1), ext(2));
-    // the output image: Y forward, dX backward data
-    let out = if problem.direction == Direction::Dgrad {
-        problem.input
+    let pad = |d: usize| problem.pad[d] as i64;
+    // The output image and where it starts in the padded rows: Y after the padding forward,
+    // dX after the dual's padding (reach − padding) backward data.
+    let (out, lh, lw) = if problem.direction == Direction::Dgrad {
+        (problem.input, eh as i64 - pad(1), ew as i64 - pad(2))
     } else {
-        problem.output()
-    };
-    let offset = |e: u64, d: usize| {
-        if problem.direction == Direction::Dgrad {
-            e as i64 - problem.pad[d] as i64
-        } else {
-            problem.pad[d] as i64
-        }
+        (problem.output(), pad(1), pad(2))
     };
     let wp = out[2] + ew;
     HaloDims {
         hp: out[1] + eh,
         wp,
-        lh: offset(eh, 1),
-        lw: offset(ew, 2),
+        lh,
+        lw,
         max_shift: eh * wp + ew,
     }
 }
