@@ -41,6 +41,11 @@ pub enum SplitKMode {
     Deterministic,
     /// f32 atomics into a workspace (order of additions not fixed).
     Atomic,
+    /// The slabs of a channel block are one thread-block cluster (sm_90) and sum their f32
+    /// partials through distributed shared memory in a fixed order inside the launch: no
+    /// workspace, no second launch (bitwise reproducible). Streaming depthwise wgrad, 2–8
+    /// fixed slabs.
+    Cluster,
 }
 
 /// The math units a kernel uses.
@@ -182,12 +187,17 @@ impl Family {
 
 impl SplitKMode {
     /// All modes, in index order.
-    pub const ALL: [SplitKMode; 2] = [SplitKMode::Deterministic, SplitKMode::Atomic];
+    pub const ALL: [SplitKMode; 3] = [
+        SplitKMode::Deterministic,
+        SplitKMode::Atomic,
+        SplitKMode::Cluster,
+    ];
     /// Name token (the suffix letter after `sk{n}`).
     pub fn token(self) -> &'static str {
         match self {
             SplitKMode::Deterministic => "d",
             SplitKMode::Atomic => "a",
+            SplitKMode::Cluster => "c",
         }
     }
     /// Long token used by [`KernelConfig::set_field`] and serde.
@@ -195,6 +205,7 @@ impl SplitKMode {
         match self {
             SplitKMode::Deterministic => "deterministic",
             SplitKMode::Atomic => "atomic",
+            SplitKMode::Cluster => "cluster",
         }
     }
 }

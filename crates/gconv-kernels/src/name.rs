@@ -10,12 +10,13 @@
 //!
 //! ```text
 //! {family}_{dir}_{dtype}_t{tile_m}x{tile_n}x{tile_k}_w{warps_m}x{warps_n}_s{stages}
-//!     _v{vec_a}x{vec_b}_gm{group_merge}_sk{split_k}{d|a}_{math}_{fast_path}
+//!     _v{vec_a}x{vec_b}_gm{group_merge}_sk{split_k}{d|a|c}_{math}_{fast_path}
 //! ```
 //!
 //! - `family`: `igemm` | `direct`; `dir`: `fwd` | `dgrad` | `wgrad`; `dtype`: `f32` | `f16` | `bf16`
 //! - numbers are plain decimal (no sign, no leading zeros), so `print(parse(s)) == s`
-//! - `sk{n}d` = deterministic split-K reduction (f32 workspace), `sk{n}a` = atomic; `sk0…` leaves
+//! - `sk{n}d` = deterministic split-K reduction (f32 workspace), `sk{n}a` = atomic, `sk{n}c` =
+//!   deterministic through a thread-block cluster's shared memory (no workspace); `sk0…` leaves
 //!   the degree to the family's rule (backward weight), and the admitted kernel's name carries
 //!   the degree that runs
 //! - `math`: `mma` | `simt` | `tf32` (grammar only) | `wgmma` | `wgmmaws` (warp-specialised wgmma)
@@ -93,7 +94,7 @@ pub enum NameError {
     },
 }
 
-const GRAMMAR: &str = "{family}_{dir}_{dtype}_t{M}x{N}x{K}_w{WM}x{WN}_s{stages}_v{A}x{B}_gm{gm}_sk{n}{d|a}_{math}_{gen|pw}";
+const GRAMMAR: &str = "{family}_{dir}_{dtype}_t{M}x{N}x{K}_w{WM}x{WN}_s{stages}_v{A}x{B}_gm{gm}_sk{n}{d|a|c}_{math}_{gen|pw|halo}";
 
 fn parse_num(name: &str, field: &'static str, s: &str) -> Result<u32, NameError> {
     let err = || NameError::BadNumber {
@@ -192,6 +193,7 @@ impl FromStr for KernelConfig {
         let (digits, mode) = match sk.char_indices().last() {
             Some((i, 'd')) => (&sk[..i], SplitKMode::Deterministic),
             Some((i, 'a')) => (&sk[..i], SplitKMode::Atomic),
+            Some((i, 'c')) => (&sk[..i], SplitKMode::Cluster),
             _ => return Err(unknown("split_k", t[8], split_forms())),
         };
         let split_k = parse_num(name, "split_k", digits)?;

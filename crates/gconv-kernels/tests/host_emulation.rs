@@ -407,6 +407,12 @@ enum Mutation {
     /// Streaming depthwise wgrad: every X column feeds the tap one to its left (tap tx reads
     /// column `ow·SW + tx·DW + 1`, a tap offset off by one): the comparison must fail.
     DirectWgradStreamTapShifted,
+    /// Streaming wgrad, cluster split: the cluster's sum skips rank 0's partial: the comparison
+    /// must fail.
+    StreamClusterRankSkipped,
+    /// Streaming wgrad, cluster split: every rank's sum reads its own shared memory S times
+    /// instead of the cluster's (the distributed read dropped): the comparison must fail.
+    StreamClusterOwnSmem,
     /// Tensor-core wgrad: every A chunk reads the X column one pixel to the right (a tap
     /// offset off by one): the comparison must fail.
     DirectWgradMmaTapShifted,
@@ -557,10 +563,15 @@ fn host_main(src: &KernelSource, p: &Problem) -> String {
             "nullptr".to_string()
         }
     );
+    // A module whose main launch is a thread-block cluster says so (`GCONV_CLUSTER_X`, the
+    // blocks per cluster along x; its only launch).
+    m.push_str(
+        "#ifdef GCONV_CLUSTER_X\n  const unsigned cluster_x = GCONV_CLUSTER_X;\n#else\n  const unsigned cluster_x = 1;\n#endif\n",
+    );
     for l in &src.launches {
         let _ = writeln!(
             m,
-            "  gconv_host_launch({}, dim3{{{}, {}, {}}}, dim3{{{}, {}, {}}}, {}, in0, in1, out, ws);",
+            "  gconv_host_launch({}, dim3{{{}, {}, {}}}, dim3{{{}, {}, {}}}, {}, in0, in1, out, ws, cluster_x);",
             l.entry,
             l.grid[0],
             l.grid[1],
@@ -722,6 +733,14 @@ fn emulate(
         Mutation::DirectWgradStreamRowGroupDropped => Some((
             "live[h] = i0 + h < RG && row < ROWS &&",
             "live[h] = i0 + h < RG && row < ROWS / RG * RG &&",
+        )),
+        Mutation::StreamClusterRankSkipped => Some((
+            "for (int q = 0; q < SLABS; ++q) s += ld_cluster_f32(red + e, (unsigned)q);",
+            "for (int q = 1; q < SLABS; ++q) s += ld_cluster_f32(red + e, (unsigned)q);",
+        )),
+        Mutation::StreamClusterOwnSmem => Some((
+            "s += ld_cluster_f32(red + e, (unsigned)q);",
+            "s += ld_cluster_f32(red + e, blockIdx.x);",
         )),
         Mutation::DirectWgradMmaTapShifted => Some((
             "return (fz * ITH + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;",
@@ -3016,6 +3035,23 @@ fn direct_fwd_banded_kernels_match_the_reference_under_host_emulation() {
 /// The streaming depthwise wgrad kernel's matrix (`direct::stream`, `stages = 1`): (label,
 /// kernel, problem).
 const WGRAD_STREAM_CASES: &[(&str, &str, &str)] = &[
+    // Cluster splits (`sk{n}c`): the slabs of a channel block sum through the cluster's shared
+    // memory; channel tails (40 and 36 channels in blocks of 16 and 32), 3D, f32.
+    (
+        "stream_cluster_p4_tail",
+        "direct_wgrad_bf16_t8x16x8_w4x1_s1_v2x1_gm1_sk4c_simt_gen",
+        "wgrad_bf16_n2_g40_c40_k40_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "stream_cluster_p3_f32_7x7",
+        "direct_wgrad_f32_t7x32x7_w2x1_s1_v4x2_gm1_sk3c_simt_gen",
+        "wgrad_f32_n1_g36_c36_k36_i10x9_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "stream_cluster_p2_3d",
+        "direct_wgrad_bf16_t8x16x8_w4x1_s1_v2x3_gm1_sk2c_simt_gen",
+        "wgrad_bf16_n1_g16_c16_k16_i4x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
     (
         "stream_3x3_s1",
         "direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
@@ -3172,6 +3208,26 @@ fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
         )
     };
     assert_eq!(slabs("stream_3x3_one_slab"), (1, 1, 1, 0));
+    for (label, p) in [
+        ("stream_cluster_p4_tail", 4),
+        ("stream_cluster_p3_f32_7x7", 3),
+        ("stream_cluster_p2_3d", 2),
+    ] {
+        assert_eq!(
+            slabs(label),
+            (p, p as u32, 1, 0),
+            "{label}: one launch, no workspace"
+        );
+        let job = jobs.iter().find(|j| j.label == label).expect("case");
+        let code = admit(&job.cfg, &job.problem, &Target::H200)
+            .expect("admitted")
+            .emit()
+            .code;
+        assert!(
+            code.contains(&format!("__cluster_dims__({p}, 1, 1)")),
+            "{label}: a cluster of the slabs"
+        );
+    }
     let (p, sk, launches, ws) = slabs("stream_rule_slabs");
     assert!(
         p > 1 && sk as u64 == p && launches == 2 && ws == p * 8 * 9 * 4,
@@ -3239,6 +3295,10 @@ fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
             Mutation::SplitReduceSliceSkipped,
         ),
         ("stream_3d_vec4", Mutation::CorruptWeight),
+        ("stream_cluster_p4_tail", Mutation::StreamClusterRankSkipped),
+        ("stream_cluster_p3_f32_7x7", Mutation::StreamClusterOwnSmem),
+        ("stream_cluster_p2_3d", Mutation::StreamClusterRankSkipped),
+        ("stream_cluster_p4_tail", Mutation::DropLastBlock),
     ];
     let planted = planted_jobs(&jobs, &mutations);
     jobs.extend(planted);

@@ -60,9 +60,15 @@ thread_local uint3 blockIdx;
 thread_local dim3 blockDim;
 thread_local dim3 gridDim;
 
-static std::barrier<>* gconv_host_barrier = nullptr;
-static unsigned char* gconv_host_smem = nullptr;
-static size_t gconv_host_smem_bytes = 0;  // dynamic shared memory of the launch
+// Per emulated thread: its block's barrier and shared memory (the blocks of a thread-block
+// cluster run at the same time, each with its own), the launch's dynamic shared memory size.
+static thread_local std::barrier<>* gconv_host_barrier = nullptr;
+static thread_local unsigned char* gconv_host_smem = nullptr;
+static thread_local size_t gconv_host_smem_bytes = 0;  // dynamic shared memory of the launch
+// Thread-block clusters: the cluster's barrier and its blocks' shared memory by rank.
+static thread_local std::barrier<>* gconv_host_cluster_barrier = nullptr;
+static thread_local unsigned char* const* gconv_host_cluster_smem = nullptr;
+#define __cluster_dims__(...)
 
 // Warp-collective instructions (ldmatrix, mma.sync) exchange data through a per-warp staging
 // area, bracketed by a per-warp barrier of 32 threads. Blocks whose size is not a multiple of
@@ -73,8 +79,8 @@ struct GconvHostWarp {
   unsigned int a[32][4];
   unsigned int b[32][2];
 };
-static GconvHostWarp* gconv_host_warps = nullptr;
-static unsigned gconv_host_nwarps = 0;
+static thread_local GconvHostWarp* gconv_host_warps = nullptr;
+static thread_local unsigned gconv_host_nwarps = 0;
 
 inline unsigned gconv_host_tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -473,6 +479,27 @@ inline void gconv_host_wgmma_wait(int n) {
 
 inline void __syncthreads() { gconv_host_barrier->arrive_and_wait(); }
 
+// barrier.cluster.arrive.release + wait.acquire: every thread of every block of the cluster.
+inline void gconv_host_cluster_sync() {
+  if (!gconv_host_cluster_barrier) {
+    std::fprintf(stderr, "cluster barrier outside a cluster launch (thread %u)\n", gconv_host_tid());
+    std::abort();
+  }
+  gconv_host_cluster_barrier->arrive_and_wait();
+}
+// mapa + ld.shared::cluster.f32: the float at `p`'s offset in block `rank`'s shared memory.
+inline float gconv_host_cluster_load_f32(const float* p, unsigned rank) {
+  const size_t off = static_cast<size_t>(reinterpret_cast<const unsigned char*>(p) - gconv_host_smem);
+  if (!gconv_host_cluster_smem || off + sizeof(float) > gconv_host_smem_bytes) {
+    std::fprintf(stderr, "distributed shared-memory read outside the cluster's shared memory (thread %u)\n",
+                 gconv_host_tid());
+    std::abort();
+  }
+  float v;
+  std::memcpy(&v, gconv_host_cluster_smem[rank] + off, sizeof(float));
+  return v;
+}
+
 template <typename T>
 inline T __ldg(const T* p) {
   return *p;
@@ -482,40 +509,64 @@ inline T __ldg(const T* p) {
 
 typedef void (*gconv_host_kernel)(const void*, const void*, void*, void*);
 
-// Runs `kernel` over the grid; returns 0.
+// Runs `kernel` over the grid; returns 0. With `cluster_x` > 1 the grid's x is cut into
+// clusters of that many blocks, and the blocks of a cluster run at the same time (each with
+// its own shared memory and barrier; `gconv_host_cluster_sync` spans them all); clusters run
+// one after the other.
 inline int gconv_host_launch(gconv_host_kernel kernel, dim3 grid, dim3 block, size_t smem_bytes,
-                             const void* in0, const void* in1, void* out, void* workspace) {
+                             const void* in0, const void* in1, void* out, void* workspace,
+                             unsigned cluster_x = 1) {
   const unsigned threads = block.x * block.y * block.z;
-  const size_t smem_alloc = (smem_bytes + 15) / 16 * 16 + 16;
-  gconv_host_smem = static_cast<unsigned char*>(std::aligned_alloc(16, smem_alloc));
-  gconv_host_smem_bytes = smem_bytes;
-  std::barrier<> bar(threads);
-  gconv_host_barrier = &bar;
-  gconv_host_nwarps = threads % 32 == 0 ? threads / 32 : 0;
-  std::vector<GconvHostWarp> warps(gconv_host_nwarps);
-  std::vector<std::unique_ptr<std::barrier<>>> warp_bars;
-  for (auto& w : warps) {
-    warp_bars.push_back(std::make_unique<std::barrier<>>(32));
-    w.bar = warp_bars.back().get();
+  const unsigned cx = cluster_x ? cluster_x : 1;
+  if (grid.x % cx != 0) {
+    std::fprintf(stderr, "grid x %u is not a multiple of the cluster size %u\n", grid.x, cx);
+    std::abort();
   }
-  gconv_host_warps = warps.data();
-  unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
+  const size_t smem_alloc = (smem_bytes + 15) / 16 * 16 + 16;
+  const unsigned nwarps = threads % 32 == 0 ? threads / 32 : 0;
+  std::vector<unsigned char*> smem(cx);
+  std::vector<std::unique_ptr<std::barrier<>>> bars;
+  std::vector<std::vector<GconvHostWarp>> warps(cx);
+  std::vector<std::unique_ptr<std::barrier<>>> warp_bars;
+  for (unsigned r = 0; r < cx; ++r) {
+    smem[r] = static_cast<unsigned char*>(std::aligned_alloc(16, smem_alloc));
+    bars.push_back(std::make_unique<std::barrier<>>(threads));
+    warps[r].resize(nwarps);
+    for (auto& w : warps[r]) {
+      warp_bars.push_back(std::make_unique<std::barrier<>>(32));
+      w.bar = warp_bars.back().get();
+    }
+  }
+  std::barrier<> cluster_bar(threads * cx);
+  unsigned long long rounds = (unsigned long long)(grid.x / cx) * grid.y * grid.z;
 #ifdef GCONV_SHIM_DROP_LAST_BLOCK
-  blocks -= 1;
+  rounds -= 1;  // the last block (the last cluster of a cluster launch)
 #endif
   std::vector<std::thread> pool;
-  pool.reserve(threads);
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([=, &bar] {
+  pool.reserve(threads * cx);
+  for (unsigned tt = 0; tt < threads * cx; ++tt) {
+    pool.emplace_back([&, tt] {
+      const unsigned r = tt / threads;  // rank in the cluster
+      const unsigned t = tt % threads;
+      gconv_host_smem = smem[r];
+      gconv_host_smem_bytes = smem_bytes;
+      gconv_host_barrier = bars[r].get();
+      gconv_host_nwarps = nwarps;
+      gconv_host_warps = warps[r].data();
+      gconv_host_cluster_barrier = cx > 1 ? &cluster_bar : nullptr;
+      gconv_host_cluster_smem = cx > 1 ? smem.data() : nullptr;
       threadIdx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
       blockDim = block;
       gridDim = grid;
-      for (unsigned long long b = 0; b < blocks; ++b) {
-        bar.arrive_and_wait();  // the previous block is done with shared memory
+      const unsigned clusters_x = grid.x / cx;
+      for (unsigned long long b = 0; b < rounds; ++b) {
+        gconv_host_barrier->arrive_and_wait();  // the previous block is done with shared memory
+        if (cx > 1) cluster_bar.arrive_and_wait();  // ... and every block of the cluster with it
         if (t == 0) std::memset(gconv_host_smem, 0xFF, smem_alloc);
-        bar.arrive_and_wait();
-        blockIdx = uint3{(unsigned)(b % grid.x), (unsigned)((b / grid.x) % grid.y),
-                         (unsigned)(b / ((unsigned long long)grid.x * grid.y))};
+        gconv_host_barrier->arrive_and_wait();
+        if (cx > 1) cluster_bar.arrive_and_wait();
+        blockIdx = uint3{(unsigned)(b % clusters_x) * cx + r, (unsigned)((b / clusters_x) % grid.y),
+                         (unsigned)(b / ((unsigned long long)clusters_x * grid.y))};
         kernel(in0, in1, out, workspace);
         // Copies a kernel left in flight complete before the block's shared memory is reused
         // (the hardware does not retire a CTA with copies outstanding).
@@ -525,11 +576,7 @@ inline int gconv_host_launch(gconv_host_kernel kernel, dim3 grid, dim3 block, si
     });
   }
   for (auto& th : pool) th.join();
-  gconv_host_barrier = nullptr;
-  gconv_host_warps = nullptr;
-  gconv_host_nwarps = 0;
-  std::free(gconv_host_smem);
-  gconv_host_smem = nullptr;
+  for (unsigned char* p : smem) std::free(p);
   return 0;
 }
 

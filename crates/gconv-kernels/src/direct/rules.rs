@@ -673,13 +673,19 @@ fn check_stream_slab_fields(
     cfg: &KernelConfig,
     merge: &'static str,
     split: &'static str,
+    cluster: bool,
 ) -> Result<(), Rejection> {
     if cfg.group_merge != 1 {
         return Err(fixed("group_merge", cfg.group_merge.to_string(), merge));
     }
-    if cfg.split_k as u64 > stream::MAX_STREAM_SLABS
-        || cfg.split_k_mode != SplitKMode::Deterministic
-    {
+    let split_ok = match cfg.split_k_mode {
+        SplitKMode::Deterministic => cfg.split_k as u64 <= stream::MAX_STREAM_SLABS,
+        SplitKMode::Cluster => {
+            cluster && (2..=stream::MAX_CLUSTER_SLABS).contains(&(cfg.split_k as u64))
+        }
+        SplitKMode::Atomic => false,
+    };
+    if !split_ok {
         return Err(fixed(
             "split_k",
             format!("{}{}", cfg.split_k, cfg.split_k_mode.token()),
@@ -705,7 +711,12 @@ fn check_stream_slab_fields(
 /// 1..=[`stream::MAX_STRIP`], `tile_m` = `tile_k` (one output row per unit), `tile_n` (BN) in
 /// 1..=256 and a multiple of `vec_a`.
 fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
-    check_stream_slab_fields(cfg, "1 (simt)", "0..=256, deterministic (streaming wgrad)")?;
+    check_stream_slab_fields(
+        cfg,
+        "1 (simt)",
+        "0..=256 deterministic, or 2..=8 cluster (streaming wgrad)",
+        true,
+    )?;
     if !matches!(cfg.vec_a, 1 | 2 | 4 | 8) {
         return Err(Rejection::BadVectorWidth {
             operand: "vec_a",
@@ -754,6 +765,7 @@ fn validate_banded(cfg: &KernelConfig) -> Result<(), Rejection> {
         cfg,
         "1 (banded wgrad)",
         "0..=256, deterministic (banded wgrad)",
+        false,
     )?;
     if cfg.vec_a != 8 {
         return Err(fixed("vec_a", cfg.vec_a.to_string(), "8 (banded wgrad)"));

@@ -42,7 +42,7 @@
 use super::fragments::{problem_constants, ELEM};
 use super::shape::DirectGeometry;
 use super::wgrad::traffic_cap;
-use crate::config::{KernelConfig, Math};
+use crate::config::{KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
 use crate::shared::largest_pow2_dividing;
 use crate::source::KernelSource;
@@ -54,6 +54,9 @@ const BODY: &str = include_str!("wgrad_stream.cu");
 
 /// Largest `TW` (`tile_k`) of a streaming config.
 pub const MAX_STRIP: u32 = 32;
+
+/// Most slabs of a cluster split (`sk{n}c`): the portable thread-block cluster size.
+pub const MAX_CLUSTER_SLABS: u64 = 8;
 
 /// Largest `RG` (`vec_b`, tap rows per group) of a streaming config.
 pub const MAX_ROWS_PER_GROUP: u32 = 16;
@@ -234,8 +237,25 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         "constexpr bool IS_BF16 = {};",
         problem.dtype == DType::Bf16
     );
-    let _ = writeln!(w, "#define GCONV_SPLIT_REDUCE {}", u8::from(slabs > 1));
-    w.push_str(&crate::split_reduce_define(slabs, dw));
+    // `sk{n}c`: the slabs of a channel block are one cluster and reduce through its shared
+    // memory (no workspace, no `_reduce` launch).
+    let cluster = cfg.split_k_mode == SplitKMode::Cluster && slabs > 1;
+    let _ = writeln!(
+        w,
+        "#define GCONV_SPLIT_REDUCE {}",
+        u8::from(slabs > 1 && !cluster)
+    );
+    let _ = writeln!(w, "#define GCONV_SPLIT_CLUSTER {}", u8::from(cluster));
+    if cluster {
+        let _ = writeln!(w, "#define GCONV_CLUSTER_X {slabs}");
+        let _ = writeln!(
+            w,
+            "#define GCONV_CLUSTER_ATTR __cluster_dims__({slabs}, 1, 1)"
+        );
+    } else {
+        let _ = writeln!(w, "#define GCONV_CLUSTER_ATTR");
+        w.push_str(&crate::split_reduce_define(slabs, dw));
+    }
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
     let min_ctas = crate::device::DeviceLimits::H200.ctas_per_sm(
         geo.smem_bytes,
@@ -271,5 +291,11 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         crate::SPLIT_REDUCE
     )
     .replace("@ENTRY@", &name);
-    super::wgrad::slab_source(name, code, geo, cfg.threads(), dw)
+    let mut src = super::wgrad::slab_source(name, code, geo, cfg.threads(), dw);
+    if cluster {
+        // One launch: the cluster sums the slabs' partials itself.
+        src.launches.truncate(1);
+        src.workspace_bytes = 0;
+    }
+    src
 }

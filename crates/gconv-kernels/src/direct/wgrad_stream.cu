@@ -90,7 +90,7 @@ __device__ __forceinline__ void widen(const u32 (&w)[NW], float (&out)[VEC]) {
   }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const void* __restrict__ in0,
+extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
@@ -204,6 +204,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const vo
   for (int e = tid; e < BN * TAPS; e += THREADS) {
     float s = 0.0f;
     for (int p = 0; p < SLOTS; ++p) s += red[p * BN * TAPS + e];
+#if GCONV_SPLIT_CLUSTER
+    red[e] = s;  // the CTA's sum, read by the cluster below (this thread's element only)
+#else
     if (k0 + e / TAPS < K_) {
       const long long o = (long long)k0 * TAPS + e;
       if constexpr (SLABS == 1) {
@@ -212,5 +215,20 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const vo
         reinterpret_cast<float*>(workspace)[blockIdx.x * RED_PLANE + o] = s;
       }
     }
+#endif
   }
+#if GCONV_SPLIT_CLUSTER
+  // The SLABS CTAs of a channel block are one cluster (rank = slab = blockIdx.x): each holds
+  // its block's BN x TAPS sums in red[0, BN * TAPS); CTA r sums elements r * THREADS + tid,
+  // + SLABS * THREADS, ... over the ranks in order (bit-identical runs) and stores dW; the
+  // second barrier keeps every CTA's shared memory alive until the others have read it.
+  cluster_sync();
+  for (int e = (int)blockIdx.x * THREADS + tid; e < BN * TAPS; e += SLABS * THREADS) {
+    float s = 0.0f;
+#pragma unroll
+    for (int q = 0; q < SLABS; ++q) s += ld_cluster_f32(red + e, (unsigned)q);
+    if (k0 + e / TAPS < K_) from_f32(s, reinterpret_cast<elem_t*>(out)[(long long)k0 * TAPS + e]);
+  }
+  cluster_sync();
+#endif
 }

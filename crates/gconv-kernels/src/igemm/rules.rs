@@ -220,6 +220,13 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
             why: "a degree left to the rule (0) exists for backward-weight only; forward takes 1..=64",
         });
     }
+    if cfg.split_k_mode == SplitKMode::Cluster {
+        return Err(Rejection::BadSplitK {
+            split_k: cfg.split_k,
+            mode: cfg.split_k_mode.token(),
+            why: "the cluster reduction (c) is the direct streaming backward-weight kernel's; igemm takes d or a",
+        });
+    }
     if cfg.split_k == 1 && cfg.split_k_mode != SplitKMode::Deterministic {
         return Err(Rejection::BadSplitK {
             split_k: cfg.split_k,
