@@ -10,7 +10,8 @@
 //! direct config runs fewer than 2 of the direct problems (forward or dgrad), or when ptxas
 //! reports a performance loss (wgmma serialised by the code around it). Kernels outside the
 //! pools that are reachable by name (`OFF_POOL`: the banded depthwise forward kernel, a
-//! depth-streaming kernel, halo tiles and problems beyond the pool's) are
+//! depth-streaming kernel, halo tiles and problems beyond the pool's, the cluster split of the
+//! streaming depthwise wgrad kernel) are
 //! compiled on their own problem.
 //! Needs only NVRTC, no GPU.
 //!
@@ -119,8 +120,18 @@ const WGRAD_PER_CONFIG: usize = 2;
 /// its problem: the banded tensor-core depthwise forward kernel (`direct::fwd_banded`), plain
 /// and pipelined, forward and backward data, bf16 and f16, one to four row blocks; and a
 /// depth-streaming tensor-core kernel (`stages = 3`) outside the pool's: a 5-deep filter, merged
-/// groups, f16.
+/// groups, f16; the cluster split of the streaming depthwise wgrad kernel.
 const OFF_POOL: &[(&str, &str)] = &[
+    // The cluster split of the streaming depthwise wgrad kernel (`sk{n}c`: the cluster
+    // barrier and distributed shared-memory reads), bf16 at 8 slabs and f32 at 4.
+    (
+        "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk8c_simt_gen",
+        "wgrad_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "direct_wgrad_f32_t7x32x7_w8x1_s1_v4x2_gm1_sk4c_simt_gen",
+        "wgrad_f32_n8_g192_c192_k192_i14x14_f7x7_s1x1_p3x3_d1x1",
+    ),
     (
         "direct_fwd_f16_t112x32x16_w8x1_s3_v8x4_gm2_sk1d_mma_gen",
         "fwd_f16_n2_g16_c64_k64_i6x14x14_f5x3x3_s1x1x1_p2x1x1_d1x1x1",

@@ -5,7 +5,7 @@
 //! (including depthwise), the pointwise path, odd channels (2-byte loads), split-K, each stage
 //! count, and for direct: depthwise, channel multiplier, 1D and 3D, forward, backward data and
 //! backward weight (the slab kernel, with and without the split reduction, and the depthwise
-//! streaming kernel, with and without it, and the banded tensor-core kernel; the banded
+//! streaming kernel, with and without it and with the cluster split, and the banded tensor-core kernel; the banded
 //! tensor-core forward kernel, forward and backward data); igemm
 //! backward-weight (split-K by the rule and atomic, merge, wgmma, CUDA cores, pointwise 3D);
 //! the warp-specialised wgmma schedule in all three directions.
@@ -322,6 +322,12 @@ const CASES: &[(&str, &str)] = &[
     (
         "direct_wgrad_bf16_t8x128x8_w8x1_s1_v4x3_gm1_sk0d_simt_gen",
         "wgrad_bf16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    // ... and with the cluster split (`sk8c`: the slabs of a channel block one thread-block
+    // cluster, no workspace, no second launch).
+    (
+        "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk8c_simt_gen",
+        "wgrad_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
     // direct backward weight on tensor cores: C/G 8 3x3 bf16 with the rule's slabs (two groups
     // per CTA, a half m16 block), C/G 16 f16 3D, C/G 32 on 14-wide tiles, C/G 4 merged by 2.

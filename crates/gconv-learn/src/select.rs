@@ -220,9 +220,10 @@ pub fn covers(model: &Model, problem: &Problem, target: &Target) -> Result<(), S
     Ok(())
 }
 
-/// May `auto` choose this pool member at all? Deterministic reductions only.
+/// May `auto` choose this pool member at all? Deterministic reductions only (the two-launch
+/// split `d` and the cluster split `c`; never the atomic one).
 pub fn eligible(cfg: &gconv_kernels::KernelConfig) -> bool {
-    cfg.split_k_mode == SplitKMode::Deterministic
+    cfg.split_k_mode != SplitKMode::Atomic
 }
 
 /// A pool member the model ranked for a problem.

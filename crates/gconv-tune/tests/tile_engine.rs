@@ -595,6 +595,42 @@ fn shipped_stream_wgrad_config_expands() {
     }));
 }
 
+/// The streaming wgrad space at fixed splits, each as the two-launch split (d) and the cluster
+/// split (c): 4 tiles (tile_m = tile_k) x 3 widths x 3 tap-row groups x 3 splits x 2 modes, a
+/// cluster name for every deterministic one; the gate refuses c past 8 slabs and on igemm.
+#[test]
+fn shipped_stream_cluster_wgrad_config_expands() {
+    let st = build_instances(
+        &repo_file("configs/traits/bwd_weight_stream_cluster_bf16.json"),
+        Arch::Sm90,
+        None,
+    )
+    .unwrap();
+    assert_eq!(st.kernels.len(), 4 * 3 * 3 * 3 * 2, "{}", st.kernels.len());
+    let clusters: Vec<&String> = st
+        .kernels
+        .iter()
+        .filter(|k| k.contains("c_simt_"))
+        .collect();
+    assert_eq!(clusters.len(), st.kernels.len() / 2);
+    for c in &clusters {
+        let twin = c.replace("c_simt_", "d_simt_");
+        assert!(st.kernels.contains(&twin), "{c} without its d twin");
+    }
+    for refused in [
+        "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk16c_simt_gen",
+        "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk0c_simt_gen",
+        "igemm_wgrad_bf16_t32x64x32_w2x2_s4_v8x8_gm1_sk4c_mma_gen",
+        "direct_wgrad_bf16_t128x64x16_w8x1_s2_v8x9_gm1_sk4c_simt_gen",
+    ] {
+        let cfg: gconv_kernels::KernelConfig = refused.parse().unwrap();
+        assert!(
+            gconv_kernels::validate(&cfg, Arch::Sm90).is_err(),
+            "{refused}"
+        );
+    }
+}
+
 /// The banded tensor-core depthwise space of forward and backward data (direct::fwd_banded):
 /// every kept config has `vec_a = 1`, TH a multiple of 8 and TW a multiple of 16; the same 90
 /// tiles in both directions, each plain and pipelined (`vec_b` 1 and 2).

@@ -21,7 +21,12 @@
 //! `SLOTS × BN × taps` f32), and the CTA stores its rows of one f32 partial plane (workspace
 //! plane = slab) or, with P = 1, dW itself; the shared deterministic `_reduce` launch
 //! (`crate::SPLIT_REDUCE`) sums the P planes in order. No atomics: dW is bit-identical across
-//! runs.
+//! runs. With the cluster split (`sk{P}c`, 2 ≤ P ≤ [`MAX_CLUSTER_SLABS`]) the P slab CTAs of a
+//! channel block are one thread-block cluster (`__cluster_dims__(P, 1, 1)`): each keeps its
+//! sums in its shared memory, and after a cluster barrier CTA r sums every P-th share of the
+//! block's elements over the P CTAs' shared memory in rank order (`ld_cluster_f32`) and stores
+//! dW; a second barrier keeps the memory alive until all have read it. One launch, no
+//! workspace, still bit-identical runs.
 //!
 //! Fields (`stages = 1` selects this kernel; the slab kernel of `super::wgrad` has 2):
 //!
@@ -33,9 +38,9 @@
 //! | `vec_a` | `VEC`, adjacent channels per thread (1, 2 or 4: 4/8-byte 16-bit reads, 4/8/16-byte f32 reads) |
 //! | `vec_b` | `RG`, tap rows per group (1..=[`MAX_ROWS_PER_GROUP`]) |
 //! | `warps_m` | warps per CTA (threads = 32·warps); `warps_n` = 1 |
-//! | `split_k` | P (0: [`slab_count`]; fixed: 1..=[`MAX_STREAM_SLABS`]); the resolved config names what ran |
+//! | `split_k` | P (0: [`slab_count`]; fixed: 1..=[`MAX_STREAM_SLABS`]); the resolved config names what ran; mode `d`, or `c` (cluster) with P fixed in 2..=[`MAX_CLUSTER_SLABS`] |
 //!
-//! Mode `d`, `math = simt`, `gm1`, `gen`. Example:
+//! `math = simt`, `gm1`, `gen`. Example:
 //! `direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen` = 64 channels per CTA in 32
 //! lanes of 2, strips of 8 columns, 3 tap rows per group (a 3×3 in one group, 8 slots).
 

@@ -181,6 +181,31 @@ __device__ __forceinline__ const T* opaque(const T* p) {
 #endif
 }
 
+#if GCONV_SPLIT_CLUSTER
+// Thread-block clusters (sm_90; `SplitKMode::Cluster`): the cluster-wide barrier (every thread
+// of every CTA; release/acquire, so shared-memory writes before it are visible to the other
+// CTAs' reads after it) and a read of another CTA's shared memory at the address `p` has in
+// this CTA's (`mapa` + `ld.shared::cluster`).
+__device__ __forceinline__ void cluster_sync() {
+#ifdef GCONV_HOST_EMULATION
+  gconv_host_cluster_sync();
+#else
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned rank) {
+#ifdef GCONV_HOST_EMULATION
+  return gconv_host_cluster_load_f32(p, rank);
+#else
+  u32 a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(smem_u32(p)), "r"(rank));
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
+  return v;
+#endif
+}
+#endif
+
 // Programmatic dependent launch (sm_90, `Launch::overlaps_previous`). A module's launch marked
 // so may be scheduled while the launch before it still runs: its entry calls
 // `wait_prior_grid()` before it reads anything the previous launch wrote (the instruction

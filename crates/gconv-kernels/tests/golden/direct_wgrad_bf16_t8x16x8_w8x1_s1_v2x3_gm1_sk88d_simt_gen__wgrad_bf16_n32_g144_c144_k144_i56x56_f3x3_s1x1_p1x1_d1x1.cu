@@ -5,6 +5,8 @@
 #define ELEM unsigned short
 constexpr bool IS_BF16 = true;
 #define GCONV_SPLIT_REDUCE 1
+#define GCONV_SPLIT_CLUSTER 0
+#define GCONV_CLUSTER_ATTR
 #define GCONV_RED_SLICES 32
 #define GCONV_SPLIT_ATOMIC 0
 constexpr int ESZ = 2;
@@ -172,6 +174,31 @@ __device__ __forceinline__ const T* opaque(const T* p) {
   return q;
 #endif
 }
+
+#if GCONV_SPLIT_CLUSTER
+// Thread-block clusters (sm_90; `SplitKMode::Cluster`): the cluster-wide barrier (every thread
+// of every CTA; release/acquire, so shared-memory writes before it are visible to the other
+// CTAs' reads after it) and a read of another CTA's shared memory at the address `p` has in
+// this CTA's (`mapa` + `ld.shared::cluster`).
+__device__ __forceinline__ void cluster_sync() {
+#ifdef GCONV_HOST_EMULATION
+  gconv_host_cluster_sync();
+#else
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned rank) {
+#ifdef GCONV_HOST_EMULATION
+  return gconv_host_cluster_load_f32(p, rank);
+#else
+  u32 a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(smem_u32(p)), "r"(rank));
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
+  return v;
+#endif
+}
+#endif
 
 // Programmatic dependent launch (sm_90, `Launch::overlaps_previous`). A module's launch marked
 // so may be scheduled while the launch before it still runs: its entry calls
@@ -412,7 +439,7 @@ __device__ __forceinline__ void widen(const u32 (&w)[NW], float (&out)[VEC]) {
   }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x3_gm1_sk88d_simt_gen(const void* __restrict__ in0,
+extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x3_gm1_sk88d_simt_gen(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
@@ -526,6 +553,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf1
   for (int e = tid; e < BN * TAPS; e += THREADS) {
     float s = 0.0f;
     for (int p = 0; p < SLOTS; ++p) s += red[p * BN * TAPS + e];
+#if GCONV_SPLIT_CLUSTER
+    red[e] = s;  // the CTA's sum, read by the cluster below (this thread's element only)
+#else
     if (k0 + e / TAPS < K_) {
       const long long o = (long long)k0 * TAPS + e;
       if constexpr (SLABS == 1) {
@@ -534,7 +564,22 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_bf1
         reinterpret_cast<float*>(workspace)[blockIdx.x * RED_PLANE + o] = s;
       }
     }
+#endif
   }
+#if GCONV_SPLIT_CLUSTER
+  // The SLABS CTAs of a channel block are one cluster (rank = slab = blockIdx.x): each holds
+  // its block's BN x TAPS sums in red[0, BN * TAPS); CTA r sums elements r * THREADS + tid,
+  // + SLABS * THREADS, ... over the ranks in order (bit-identical runs) and stores dW; the
+  // second barrier keeps every CTA's shared memory alive until the others have read it.
+  cluster_sync();
+  for (int e = (int)blockIdx.x * THREADS + tid; e < BN * TAPS; e += SLABS * THREADS) {
+    float s = 0.0f;
+#pragma unroll
+    for (int q = 0; q < SLABS; ++q) s += ld_cluster_f32(red + e, (unsigned)q);
+    if (k0 + e / TAPS < K_) from_f32(s, reinterpret_cast<elem_t*>(out)[(long long)k0 * TAPS + e]);
+  }
+  cluster_sync();
+#endif
 }
 
 // ---- split-K reductions (shared by the families; constants RED_PLANE, RED_SPLIT, ESZ) ----
