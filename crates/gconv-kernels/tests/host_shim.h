@@ -1,10 +1,12 @@
 // Host shim for emulating generated CUDA C++ kernels on the CPU (tests/host_emulation.rs).
 //
-// One std::thread per CUDA thread of a block; blocks run one at a time, in grid order. The
-// block's threads live for the whole grid and walk the blocks together, separated by a
-// std::barrier, which also implements __syncthreads(). Dynamic shared memory is one buffer,
-// poisoned with 0xFF bytes (NaN in every dtype) before each block so that a read of shared
-// memory nobody wrote shows up in the output. Built-ins (threadIdx, blockIdx, blockDim,
+// One std::thread per CUDA thread of a block; blocks run one at a time, in grid order (the
+// blocks of a thread-block cluster together: a launch with cluster_x > 1 runs cluster_x blocks
+// at once, each with its own shared memory and barrier, and emulates the cluster barrier and
+// distributed shared-memory reads). The block's threads live for the whole grid and walk the
+// blocks together, separated by a std::barrier, which also implements __syncthreads(). Dynamic
+// shared memory is one buffer per block, poisoned with 0xFF bytes (NaN in every dtype) before
+// each block so that a read of shared memory nobody wrote shows up in the output. Built-ins (threadIdx, blockIdx, blockDim,
 // gridDim) are thread_local and set per emulated thread. Warp-collective PTX (ldmatrix.x4/x2,
 // mma.sync.m16n8k16) is emulated through a per-warp barrier and staging area; wgmma is
 // computed from its shared-memory descriptors at issue, with an operand checksum checked again
@@ -12,7 +14,7 @@
 // f32/bf16/f16 conversions stand in for the cvt instructions.
 //
 // Switches:
-//   GCONV_SHIM_DROP_LAST_BLOCK  the last block of the grid is not run (a mutation)
+//   GCONV_SHIM_DROP_LAST_BLOCK  the last block (cluster) of the grid is not run (a mutation)
 //   GCONV_SHIM_EAGER_COPIES     cp.async lands at issue instead of at its wait_group (the other
 //                               extreme of the hardware's freedom: catches stages refilled
 //                               while a wgmma batch still reads them)
