@@ -3178,8 +3178,12 @@ const WGRAD_STREAM_CASES: &[(&str, &str, &str)] = &[
 /// every element of dW compared (the output starts as NaN bytes). Coverage guards: one slab
 /// writes dW in one launch; the rule sizes P > 1 and the resolved name says what ran; a fixed
 /// P with a short last slab; the tap-row groups of the mutation cases do not divide the rows.
+/// The cluster split (`sk{P}c`, the P slabs of a channel block one cluster summing through
+/// distributed shared memory): one launch, no workspace, `__cluster_dims__(P, 1, 1)`; run with
+/// the cluster's blocks at once (the shim's `cluster_x`).
 /// Planted faults: a tap offset off by one, the last (short) tap-row group dropped, the slot
-/// reduction skipping slot 0, a partial plane skipped by the shared reduction, corrupted dY.
+/// reduction skipping slot 0, a partial plane skipped by the shared reduction, corrupted dY, a
+/// cluster rank skipped in the sum, each rank reading its own memory, the last cluster dropped.
 /// Determinism: a rule-sized P > 1 case run twice gives identical bytes.
 #[test]
 fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
