@@ -296,11 +296,6 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         crate::SPLIT_REDUCE
     )
     .replace("@ENTRY@", &name);
-    let mut src = super::wgrad::slab_source(name, code, geo, cfg.threads(), dw);
-    if cluster {
-        // One launch: the cluster sums the slabs' partials itself.
-        src.launches.truncate(1);
-        src.workspace_bytes = 0;
-    }
-    src
+    // The cluster sums the slabs' partials itself: one launch, no workspace.
+    super::wgrad::slab_source(name, code, geo, cfg.threads(), dw, !cluster)
 }

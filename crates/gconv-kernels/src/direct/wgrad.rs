@@ -297,11 +297,13 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         crate::SPLIT_REDUCE
     )
     .replace("@ENTRY@", &name);
-    slab_source(name, code, geo, cfg.threads(), dw)
+    slab_source(name, code, geo, cfg.threads(), dw, true)
 }
 
-/// The module of a slab-walk kernel (this one, `super::stream`'s, `super::wgrad_mma`'s): the
-/// main launch on the plan's grid and, with P > 1 slabs (`geo.grid[0]`), the shared
+/// The module of a slab-walk kernel (this one, `super::stream`'s, `super::wgrad_mma`'s,
+/// `super::banded`'s): the main launch on the plan's grid and, with P > 1 slabs
+/// (`geo.grid[0]`) whose partials go through the workspace (`workspace_split`; false where
+/// the kernel sums its slabs itself, the streaming kernel's cluster split), the shared
 /// deterministic reduction `{name}_reduce` over the `dw` elements of dW, which sums the P f32
 /// planes of the workspace (`P·|dW|·4` bytes).
 pub fn slab_source(
@@ -310,8 +312,9 @@ pub fn slab_source(
     geo: &DirectGeometry,
     threads: u32,
     dw: u64,
+    workspace_split: bool,
 ) -> KernelSource {
-    let slabs = geo.grid[0];
+    let slabs = if workspace_split { geo.grid[0] } else { 1 };
     let mut launches = vec![Launch {
         entry: name.clone(),
         grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
