@@ -28,6 +28,10 @@ pub struct DeviceLimits {
 }
 
 impl DeviceLimits {
+    /// Largest thread-block cluster (CTAs) a kernel may declare without the non-portable
+    /// cluster-size opt-in (sm_90): what the cluster split (`sk{n}c`) can span.
+    pub const PORTABLE_CLUSTER: u32 = 8;
+
     /// NVIDIA H200 SXM (sm_90): 132 SMs, 228 KB of shared memory per SM of which 227 KB for one
     /// CTA and 1 KB reserved per CTA, 64 K registers, 2048 threads and 32 CTAs per SM.
     pub const H200: DeviceLimits = DeviceLimits {

@@ -58,7 +58,9 @@
 //! skip into a failure. `GCONV_EMU_THREADS` sets the parallel compiles (default 2).
 
 use gconv_kernels::catalogue::{pool, Families};
-use gconv_kernels::{admit, DeviceLimits, Family, KernelConfig, KernelSource, Rejection, Target};
+use gconv_kernels::{
+    admit, DeviceLimits, Family, KernelConfig, KernelSource, Rejection, SplitKMode, Target,
+};
 use gconv_problem::{DType, Direction};
 
 /// Both gates, through the one admission step.
@@ -413,6 +415,14 @@ enum Mutation {
     /// Streaming wgrad, cluster split: every rank's sum reads its own shared memory S times
     /// instead of the cluster's (the distributed read dropped): the comparison must fail.
     StreamClusterOwnSmem,
+    /// igemm wgrad, cluster split: every chunk's sum skips rank 0's f32 tile: must fail.
+    IgemmClusterRankSkipped,
+    /// igemm wgrad, cluster split: each rank sums its own staged tile SPLIT times instead of
+    /// the cluster's (the distributed read dropped): must fail.
+    IgemmClusterOwnSmem,
+    /// igemm wgrad, cluster split: every rank takes the chunks of rank 0 (the others' chunks
+    /// stay unwritten, NaN): must fail.
+    IgemmClusterChunksUnranked,
     /// Tensor-core wgrad: every A chunk reads the X column one pixel to the right (a tap
     /// offset off by one): the comparison must fail.
     DirectWgradMmaTapShifted,
@@ -741,6 +751,18 @@ fn emulate(
         Mutation::StreamClusterOwnSmem => Some((
             "s += ld_cluster_f32(red + e, (unsigned)q);",
             "s += ld_cluster_f32(red + e, blockIdx.x);",
+        )),
+        Mutation::IgemmClusterRankSkipped => Some((
+            "for (int q = 0; q < SPLIT; ++q)",
+            "for (int q = 1; q < SPLIT; ++q)",
+        )),
+        Mutation::IgemmClusterOwnSmem => Some((
+            "s[e] += ld_cluster_f32(src + e, (unsigned)q);",
+            "s[e] += ld_cluster_f32(src + e, (unsigned)split);",
+        )),
+        Mutation::IgemmClusterChunksUnranked => Some((
+            "for (int idx = tid + split * THREADS; idx < C_CHUNKS; idx += THREADS * SPLIT) {",
+            "for (int idx = tid; idx < C_CHUNKS; idx += THREADS * SPLIT) {",
         )),
         Mutation::DirectWgradMmaTapShifted => Some((
             "return (fz * ITH + fy * DH) * XROW + halo_col(fx * DW) * CTS + (j % CPT) * 8;",
@@ -1705,6 +1727,99 @@ fn igemm_wgrad_kernels_match_the_reference_under_host_emulation() {
             ("wgrad_dense_rule_split", Mutation::SplitReduceSliceSkipped),
             ("wgrad_f32_simt_strided_odd", Mutation::CorruptWeight),
             ("wgmma_wgrad_m64", Mutation::CorruptWeight),
+        ],
+    );
+}
+
+/// igemm backward-weight with the cluster split (`sk{P}c`: the P slices of a tile one
+/// thread-block cluster, adjacent in x, summing their staged f32 tiles through distributed
+/// shared memory): mma with M and N tails and an empty last slice (stride, padding, dilation),
+/// warp-specialised wgmma over two M tiles, plain wgmma with merged groups, f32 CUDA cores with
+/// merged groups, f16 3D at the portable cluster's 8 slices.
+const IGEMM_WGRAD_CLUSTER_CASES: &[(&str, &str, &str)] = &[
+    (
+        "cluster_mma_p3_tails_empty_slice",
+        "igemm_wgrad_bf16_t32x64x32_w1x2_s4_v8x8_gm1_sk3c_mma_gen",
+        "wgrad_bf16_n2_g2_c40_k72_i13x15_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "cluster_wgmmaws_p4_two_mtiles",
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk4c_wgmmaws_gen",
+        "wgrad_bf16_n2_g1_c32_k256_i16x16_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "cluster_wgmma_gm2_p2",
+        "igemm_wgrad_bf16_t64x128x64_w4x1_s4_v8x8_gm2_sk2c_wgmma_gen",
+        "wgrad_bf16_n1_g4_c128_k128_i12x12_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "cluster_simt_f32_gm4_p2",
+        "igemm_wgrad_f32_t64x64x16_w2x2_s4_v4x4_gm4_sk2c_simt_gen",
+        "wgrad_f32_n2_g8_c32_k32_i8x8_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "cluster_mma_f16_p8_3d",
+        "igemm_wgrad_f16_t64x64x32_w2x2_s4_v8x8_gm1_sk8c_mma_gen",
+        "wgrad_f16_n1_g8_c64_k64_i4x8x8_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+];
+
+/// The igemm cluster split under host emulation (the shim runs a cluster's CTAs at once):
+/// every dW element against the f64 reference (NaN-poisoned output), the wgmma cases also with
+/// eager copies; structure (one launch, no workspace, `__cluster_dims__(P, 1, 1)`, P slices
+/// adjacent in x, the grid of the two-launch twin `sk{P}d` otherwise); two runs give the same
+/// bytes; planted faults: a rank skipped in the sum, each rank reading its own
+/// tile, every rank taking rank 0's chunks, the last cluster dropped.
+#[test]
+fn igemm_wgrad_cluster_kernels_match_the_reference_under_host_emulation() {
+    let name = "igemm_wgrad_cluster_kernels_match_the_reference_under_host_emulation";
+    if skip_without_cxx(name) {
+        return;
+    }
+    let dir = work_dir(name);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let jobs = case_jobs(IGEMM_WGRAD_CLUSTER_CASES);
+    for job in &jobs {
+        let a = admit(&job.cfg, &job.problem, &Target::H200).expect("admitted");
+        let p = job.cfg.split_k;
+        let twin = KernelConfig {
+            split_k_mode: SplitKMode::Deterministic,
+            ..job.cfg
+        };
+        let d = admit(&twin, &job.problem, &Target::H200).expect("the d twin is admitted");
+        let src = a.emit();
+        assert_eq!(src.launches.len(), 1, "{}: one launch", job.label);
+        assert_eq!(src.workspace_bytes, 0, "{}: no workspace", job.label);
+        assert!(
+            src.code.contains(&format!("__cluster_dims__({p}, 1, 1)")),
+            "{}: a cluster of the slices",
+            job.label
+        );
+        let (gc, gd) = (a.grid(), d.grid());
+        assert_eq!(
+            gc,
+            [gd[0] * p as u64, gd[1], gd[2] / p as u64],
+            "{}: the slices move from z to x",
+            job.label
+        );
+    }
+    assert_repeats(&jobs, "cluster_wgmmaws_p4_two_mtiles", &dir, asan, "igemm wgrad cluster");
+    drop(jobs);
+    run_matrix_with_mutations(
+        name,
+        "igemm wgrad cluster host_emulation",
+        IGEMM_WGRAD_CLUSTER_CASES,
+        &[
+            // (the valid rows of this case span more chunks than one rank's first pass)
+            (
+                "cluster_mma_p3_tails_empty_slice",
+                Mutation::IgemmClusterChunksUnranked,
+            ),
+            ("cluster_simt_f32_gm4_p2", Mutation::IgemmClusterRankSkipped),
+            ("cluster_mma_f16_p8_3d", Mutation::IgemmClusterRankSkipped),
+            ("cluster_wgmmaws_p4_two_mtiles", Mutation::IgemmClusterOwnSmem),
+            ("cluster_wgmma_gm2_p2", Mutation::DropLastBlock),
         ],
     );
 }

@@ -1,8 +1,8 @@
   // ---- backward-data loaders: one stride phase of dX per CTA, A = dY, B = W flipped and
   // transposed in the addressing. In this direction the header's I* dims are dY's, O* dims are
   // dX's, CG is K/G (the reduction's channels) and KG is C/G (the output's channels). ----
-  const int phase = blockIdx.x / DG_TILES;
-  const int m0 = (blockIdx.x % DG_TILES) * BM;
+  const int phase = bx / DG_TILES;
+  const int m0 = (bx % DG_TILES) * BM;
   const PhaseDim pw = phase_dim<SW, PW, DW, FX, OW>(phase % SW);
   const PhaseDim ph = phase_dim<SH, PH, DH, FY, OH>((phase / SW) % SH);
   const PhaseDim pd = phase_dim<SD, PD, DD, FZ, OD>(phase / (SW * SH));

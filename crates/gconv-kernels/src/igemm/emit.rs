@@ -126,6 +126,21 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         "#define GCONV_SPLIT_ATOMIC {}",
         u8::from(cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Atomic)
     );
+    // `sk{n}c` (backward weight): the n slices of a tile are one thread-block cluster, adjacent
+    // in x, and sum their f32 tiles through distributed shared memory (no workspace, no
+    // `_reduce` launch).
+    let cluster = cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Cluster;
+    let _ = writeln!(w, "#define GCONV_SPLIT_CLUSTER {}", u8::from(cluster));
+    if cluster {
+        let _ = writeln!(w, "#define GCONV_CLUSTER_X {}", cfg.split_k);
+        let _ = writeln!(
+            w,
+            "#define GCONV_CLUSTER_ATTR __cluster_dims__({}, 1, 1)",
+            cfg.split_k
+        );
+    } else {
+        let _ = writeln!(w, "#define GCONV_CLUSTER_ATTR");
+    }
     let _ = writeln!(
         w,
         "#define ELEM {}",
@@ -270,6 +285,8 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
             workspace_bytes = plane * 4;
             launches.insert(0, pass("zero", false));
             launches.push(pass("convert", true));
+        } else if cfg.split_k_mode == SplitKMode::Cluster {
+            // one launch: each cluster sums its slices itself
         } else {
             workspace_bytes = plane * cfg.split_k as u64 * 4;
             launches.push(crate::split_reduce_launch(&name, cfg.split_k as u64, plane));

@@ -50,6 +50,44 @@
     }
 #endif
   __syncthreads();
+#if GCONV_SPLIT_CLUSTER
+  // Cluster split: every slice's f32 tile is staged; rank r sums chunks r, r + SPLIT, ... of
+  // the tile over the ranks 0..SPLIT-1 in rank order (a fixed order: bit-identical runs) and
+  // stores them in the output dtype. The second barrier keeps each CTA's shared
+  // memory alive until every rank has read it.
+  cluster_sync();
+  constexpr bool OUT_F32 = ESZ == 4;  // f32 output; f16/bf16 otherwise
+  unsigned char* const out_b = reinterpret_cast<unsigned char*>(out);
+#pragma unroll 1
+  for (int idx = tid + split * THREADS; idx < C_CHUNKS; idx += THREADS * SPLIT) {
+    const int row = idx / CPR_C, col = (idx % CPR_C) * VC;
+    const int m = m0 + row, n = n0 + col;
+    if (m < m_rows && n < n_cols) {
+      const long long off = out_off(m, n);
+      if (off >= 0) {
+        const float* src = reinterpret_cast<const float*>(smem) + row * CROW + col;
+        float s[VC];
+#pragma unroll
+        for (int e = 0; e < VC; ++e) s[e] = 0.f;
+#pragma unroll
+        for (int q = 0; q < SPLIT; ++q)
+#pragma unroll
+          for (int e = 0; e < VC; ++e) s[e] += ld_cluster_f32(src + e, (unsigned)q);
+        alignas(16) unsigned char v[VC * ESZ];
+#pragma unroll
+        for (int e = 0; e < VC; ++e) {
+          if constexpr (OUT_F32) {
+            reinterpret_cast<float*>(v)[e] = s[e];
+          } else {
+            reinterpret_cast<u16*>(v)[e] = to_half_bits(s[e]);
+          }
+        }
+        copy_bytes<VC * ESZ>(out_b + off * ESZ, v);
+      }
+    }
+  }
+  cluster_sync();
+#else
   // Split-K: slice `split` writes its own f32 plane (deterministic) or adds into plane 0 (atomic).
   unsigned char* dst_base = reinterpret_cast<unsigned char*>(SPLIT > 1 ? workspace : out) +
                             (GCONV_SPLIT_ATOMIC ? 0 : (long long)split * RED_PLANE) * OUT_ESZ;
@@ -71,4 +109,5 @@
       }
     }
   }
+#endif
 }

@@ -1,6 +1,6 @@
   // GEMM rows of this CTA: output pixels m0.. of the whole output; row m is output pixel m
   // (the halo path: a pixel of the padded image, halo_pixel)
-  const int m0 = blockIdx.x * BM;
+  const int m0 = bx * BM;
   const int m_rows = HALO ? N_ * HP * WP : M_;
   const int n_cols = NEFF;
   // output element of GEMM row m, column n (merged output channel); < 0: not stored

@@ -391,7 +391,9 @@ fn k_tiles_of(cfg: &KernelConfig, problem: &Problem, out_pixels: impl FnOnce() -
 }
 
 /// The launch grid: x = M tiles (backward-data: phases × tiles per phase), y = N tiles,
-/// z = G/gm · split_k (a split degree of 0, left to the rule, counts as 1).
+/// z = G/gm · split_k (a split degree of 0, left to the rule, counts as 1). The cluster split
+/// (`sk{n}c`, backward-weight) puts the slices of a tile next to each other in x instead
+/// (x = M tiles · split_k, z = G/gm): they are one thread-block cluster.
 pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
     grid_of(cfg, problem, || problem.gemm_mnk().0)
 }
@@ -403,11 +405,14 @@ fn grid_of(cfg: &KernelConfig, problem: &Problem, out_pixels: impl FnOnce() -> u
     let split = cfg.split_k.max(1) as u64;
     if problem.direction == Direction::Wgrad {
         // rows: gm·K/G merged output channels; columns: taps × gm·C/G merged input channels
-        return [
-            (gm * problem.kpg()).div_ceil(cfg.tile_m.max(1) as u64),
-            (problem.filter_volume() * gm * problem.cpg()).div_ceil(cfg.tile_n.max(1) as u64),
-            problem.g / gm * split,
-        ];
+        let m_tiles = (gm * problem.kpg()).div_ceil(cfg.tile_m.max(1) as u64);
+        let n_tiles =
+            (problem.filter_volume() * gm * problem.cpg()).div_ceil(cfg.tile_n.max(1) as u64);
+        return if cfg.split_k_mode == SplitKMode::Cluster {
+            [m_tiles * split, n_tiles, problem.g / gm]
+        } else {
+            [m_tiles, n_tiles, problem.g / gm * split]
+        };
     }
     let x = if problem.direction == Direction::Dgrad {
         dgrad_phases(problem) * dgrad_tiles_per_phase(cfg, problem)

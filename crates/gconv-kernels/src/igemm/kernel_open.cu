@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
+extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
@@ -11,8 +11,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   const int warp = tid >> 5;
   const int wm = warp / WARPS_N;
   const int wn = warp % WARPS_N;
+#if GCONV_SPLIT_CLUSTER
+  // the SPLIT slices of a tile are one cluster, adjacent in x (rank = split)
+  const int bx = blockIdx.x / SPLIT;  // M tile
+  const int split = blockIdx.x % SPLIT;
+  const int gb = blockIdx.z;  // merged group block
+#else
+  const int bx = blockIdx.x;  // M tile (backward data: phase · DG_TILES + tile)
   const int gb = blockIdx.z % NGB;  // merged group block
   const int split = blockIdx.z / NGB;
+#endif
   const int n0 = blockIdx.y * BN;
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0) + gb * CEFF;
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);

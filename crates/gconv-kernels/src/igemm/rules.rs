@@ -220,11 +220,14 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
             why: "a degree left to the rule (0) exists for backward-weight only; forward takes 1..=64",
         });
     }
-    if cfg.split_k_mode == SplitKMode::Cluster {
+    if cfg.split_k_mode == SplitKMode::Cluster
+        && (cfg.direction != Direction::Wgrad
+            || !(2..=DeviceLimits::PORTABLE_CLUSTER).contains(&cfg.split_k))
+    {
         return Err(Rejection::BadSplitK {
             split_k: cfg.split_k,
             mode: cfg.split_k_mode.token(),
-            why: "the cluster reduction (c) is the direct streaming backward-weight kernel's; igemm takes d or a",
+            why: "the cluster reduction (c) is backward-weight's, with a fixed degree of 2..=8 (one portable thread-block cluster)",
         });
     }
     if cfg.split_k == 1 && cfg.split_k_mode != SplitKMode::Deterministic {
@@ -340,9 +343,9 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
     }
     let limit = i32::MAX as u64;
     if cfg.split_k > 1 {
-        // The f32 partial planes of the output.
+        // The f32 partial planes of the output (none with the cluster split).
         let ws = problem.elements(problem.roles().1) * cfg.split_k as u64;
-        if ws > limit {
+        if ws > limit && cfg.split_k_mode != SplitKMode::Cluster {
             return Err(Rejection::IndexExceeds32Bit {
                 tensor: "workspace",
                 extent: ws,

@@ -3,7 +3,7 @@
   // p = (n, od, oh, ow) of this split's k-tiles. A = dY and B = X both keep their channels
   // contiguous, so both tiles are MN-major (A_MMAJOR, B_NMAJOR): k row r of a tile is output
   // pixel p0 + r. Header names as forward: I* = X's dims, O* = dY's, CG = C/G, KG = K/G. ----
-  const int m0 = blockIdx.x * BM;
+  const int m0 = bx * BM;
   const int m_rows = NEFF;
   const int n_cols = TAPS * CEFF;
   const elem_t* __restrict__ dY = Wt + gb * NEFF;  // in1 is dY in this direction
