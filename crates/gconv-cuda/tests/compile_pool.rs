@@ -11,7 +11,7 @@
 //! reports a performance loss (wgmma serialised by the code around it). Kernels outside the
 //! pools that are reachable by name (`OFF_POOL`: the banded depthwise forward kernel, a
 //! depth-streaming kernel, halo tiles and problems beyond the pool's, the cluster split of the
-//! streaming depthwise wgrad kernel) are
+//! streaming depthwise wgrad kernel and of igemm wgrad) are
 //! compiled on their own problem.
 //! Needs only NVRTC, no GPU.
 //!
@@ -120,8 +120,22 @@ const WGRAD_PER_CONFIG: usize = 2;
 /// its problem: the banded tensor-core depthwise forward kernel (`direct::fwd_banded`), plain
 /// and pipelined, forward and backward data, bf16 and f16, one to four row blocks; and a
 /// depth-streaming tensor-core kernel (`stages = 3`) outside the pool's: a 5-deep filter, merged
-/// groups, f16; the cluster split of the streaming depthwise wgrad kernel.
+/// groups, f16; the cluster split of the streaming depthwise wgrad kernel and of igemm wgrad.
 const OFF_POOL: &[(&str, &str)] = &[
+    // The cluster split of igemm wgrad (`sk{n}c`): warp-specialised wgmma at 7 slices (the C/G
+    // 128 zoo key), mma at 4 (C/G 32 7x7), f32 CUDA cores with merged groups at 2.
+    (
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk7c_wgmmaws_gen",
+        "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t32x64x32_w2x2_s4_v8x8_gm1_sk4c_mma_gen",
+        "wgrad_bf16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_f32_t64x64x16_w2x2_s4_v4x4_gm4_sk2c_simt_gen",
+        "wgrad_f32_n8_g64_c256_k256_i14x14_f3x3_s1x1_p1x1_d1x1",
+    ),
     // The cluster split of the streaming depthwise wgrad kernel (`sk{n}c`: the cluster
     // barrier and distributed shared-memory reads), bf16 at 8 slabs and f32 at 4.
     (

@@ -41,10 +41,11 @@ pub enum SplitKMode {
     Deterministic,
     /// f32 atomics into a workspace (order of additions not fixed).
     Atomic,
-    /// The slabs of a channel block are one thread-block cluster (sm_90) and sum their f32
-    /// partials through distributed shared memory in a fixed order inside the launch: no
-    /// workspace, no second launch (bitwise reproducible). Streaming depthwise wgrad, 2–8
-    /// fixed slabs.
+    /// The slices of one output block (the streaming depthwise wgrad kernel's slabs of a
+    /// channel block, igemm wgrad's split-K slices of a tile) are one thread-block cluster
+    /// (sm_90) and sum their f32 partials through distributed shared memory in a fixed order
+    /// inside the launch: no workspace, no second launch (bitwise reproducible). Backward
+    /// weight, a fixed degree of 2–8 (`DeviceLimits::PORTABLE_CLUSTER`).
     Cluster,
 }
 

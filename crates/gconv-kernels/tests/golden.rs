@@ -7,7 +7,8 @@
 //! backward weight (the slab kernel, with and without the split reduction, and the depthwise
 //! streaming kernel, with and without it and with the cluster split, and the banded tensor-core kernel; the banded
 //! tensor-core forward kernel, forward and backward data); igemm
-//! backward-weight (split-K by the rule and atomic, merge, wgmma, CUDA cores, pointwise 3D);
+//! backward-weight (split-K by the rule, atomic and cluster, merge, wgmma, CUDA cores,
+//! pointwise 3D);
 //! the warp-specialised wgmma schedule in all three directions.
 //!
 //! `GCONV_BLESS=1 cargo test -p gconv-kernels --test golden` rewrites the files (and removes
@@ -328,6 +329,11 @@ const CASES: &[(&str, &str)] = &[
     (
         "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk8c_simt_gen",
         "wgrad_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    // igemm backward weight with the cluster split (`sk7c`: a tile's slices one cluster).
+    (
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk7c_wgmmaws_gen",
+        "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
     // direct backward weight on tensor cores: C/G 8 3x3 bf16 with the rule's slabs (two groups
     // per CTA, a half m16 block), C/G 16 f16 3D, C/G 32 on 14-wide tiles, C/G 4 merged by 2.

@@ -12,6 +12,14 @@
 //! N = gm·K/G merged output channels, K = taps × gm·C/G, walked as filter taps outer and channel
 //! blocks of `tile_k` inner. Grid = (⌈M/tile_m⌉, ⌈gm·K/G / tile_n⌉, G/gm · split_k).
 //!
+//! Backward weight may split its reduction (N·Do·Ho·Wo) `split_k` ways: `sk{n}d` writes one f32
+//! plane per slice and a second launch sums them in a fixed order (`crate::SPLIT_REDUCE`);
+//! `sk{n}c` (n in 2..=8) makes the n slices of a tile one thread-block cluster, adjacent in x
+//! (grid x = tiles · n, z = G/gm): each stages its f32 tile in shared memory as the epilogue
+//! does anyway, and after a cluster barrier rank r sums every n-th chunk of the tile over the
+//! n ranks in rank order (`ld_cluster_f32`) and stores dW; one launch, no workspace; `sk{n}a`
+//! adds into one f32 plane with atomics (named, never chosen by `auto`).
+//!
 //! What the generated CUDA C++ does (the fragments of [`emit`], specialised with compile-time
 //! constants of the config and the problem):
 //!
@@ -599,6 +607,40 @@ mod tests {
         assert_eq!(s.launches[0].grid[2], 4);
         assert_eq!(s.workspace_bytes, 49 * 64 * 4 * 4);
         assert!(s.code.contains(&format!("{}_reduce", s.kernel_name)));
+    }
+
+    #[test]
+    fn cluster_split_is_one_launch_with_the_slices_adjacent_in_x() {
+        let p = prob("wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1");
+        let d: KernelConfig = "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk7d_wgmmaws_gen"
+            .parse()
+            .unwrap();
+        let c = KernelConfig {
+            split_k_mode: SplitKMode::Cluster,
+            ..d
+        };
+        let (sd, sc) = (emit(&d, &p).unwrap(), emit(&c, &p).unwrap());
+        assert_eq!(sd.launches.len(), 2);
+        assert_eq!(sd.launches[0].grid, [1, 9, 14]);
+        assert_eq!(sc.launches.len(), 1);
+        assert_eq!(sc.launches[0].grid, [7, 9, 2]);
+        assert_eq!(sc.workspace_bytes, 0);
+        assert!(sc.code.contains("__cluster_dims__(7, 1, 1)"));
+        assert!(sc.code.contains("#define GCONV_SPLIT_REDUCE 0\n"));
+        // backward weight only, 2..=8 slices, a fixed degree
+        let r = |c: KernelConfig| validate(&c, Arch::Sm90a).map_err(|e| e.reason());
+        for bad in [
+            KernelConfig { split_k: 9, ..c },
+            KernelConfig { split_k: 0, ..c },
+            KernelConfig { split_k: 1, ..c },
+            KernelConfig {
+                direction: Direction::Fwd,
+                ..c
+            },
+        ] {
+            assert_eq!(r(bad), Err("bad_split_k"), "{bad}");
+        }
+        assert_eq!(r(KernelConfig { split_k: 8, ..c }), Ok(()));
     }
 
     #[test]

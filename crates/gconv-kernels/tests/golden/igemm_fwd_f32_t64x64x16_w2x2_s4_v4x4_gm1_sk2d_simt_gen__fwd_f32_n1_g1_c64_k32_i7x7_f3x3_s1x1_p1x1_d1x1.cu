@@ -8,6 +8,8 @@
 #define GCONV_SPLIT_REDUCE 1
 #define GCONV_RED_SLICES 2
 #define GCONV_SPLIT_ATOMIC 0
+#define GCONV_SPLIT_CLUSTER 0
+#define GCONV_CLUSTER_ATTR
 #define ELEM float
 constexpr bool IS_BF16 = false;
 constexpr int ESZ = 4;
@@ -446,7 +448,7 @@ __device__ __forceinline__ int halo_pixel(int m) {
   const int h = r / WP, w = r % WP;
   return h < OH && w < OW ? (n * OH + h) * OW + w : -1;
 }
-extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2x2_s4_v4x4_gm1_sk2d_simt_gen(const void* __restrict__ in0,
+extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2x2_s4_v4x4_gm1_sk2d_simt_gen(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {
@@ -459,8 +461,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
   const int warp = tid >> 5;
   const int wm = warp / WARPS_N;
   const int wn = warp % WARPS_N;
+#if GCONV_SPLIT_CLUSTER
+  // the SPLIT slices of a tile are one cluster, adjacent in x (rank = split)
+  const int bx = blockIdx.x / SPLIT;  // M tile
+  const int split = blockIdx.x % SPLIT;
+  const int gb = blockIdx.z;  // merged group block
+#else
+  const int bx = blockIdx.x;  // M tile (backward data: phase · DG_TILES + tile)
   const int gb = blockIdx.z % NGB;  // merged group block
   const int split = blockIdx.z / NGB;
+#endif
   const int n0 = blockIdx.y * BN;
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0) + gb * CEFF;
   const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
@@ -479,7 +489,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
 
   // GEMM rows of this CTA: output pixels m0.. of the whole output; row m is output pixel m
   // (the halo path: a pixel of the padded image, halo_pixel)
-  const int m0 = blockIdx.x * BM;
+  const int m0 = bx * BM;
   const int m_rows = HALO ? N_ * HP * WP : M_;
   const int n_cols = NEFF;
   // output element of GEMM row m, column n (merged output channel); < 0: not stored
@@ -1079,6 +1089,44 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
     }
 #endif
   __syncthreads();
+#if GCONV_SPLIT_CLUSTER
+  // Cluster split: every slice's f32 tile is staged; rank r sums chunks r, r + SPLIT, ... of
+  // the tile over the ranks 0..SPLIT-1 in rank order (a fixed order: bit-identical runs) and
+  // stores them in the output dtype. The second barrier keeps each CTA's shared
+  // memory alive until every rank has read it.
+  cluster_sync();
+  constexpr bool OUT_F32 = ESZ == 4;  // f32 output; f16/bf16 otherwise
+  unsigned char* const out_b = reinterpret_cast<unsigned char*>(out);
+#pragma unroll 1
+  for (int idx = tid + split * THREADS; idx < C_CHUNKS; idx += THREADS * SPLIT) {
+    const int row = idx / CPR_C, col = (idx % CPR_C) * VC;
+    const int m = m0 + row, n = n0 + col;
+    if (m < m_rows && n < n_cols) {
+      const long long off = out_off(m, n);
+      if (off >= 0) {
+        const float* src = reinterpret_cast<const float*>(smem) + row * CROW + col;
+        float s[VC];
+#pragma unroll
+        for (int e = 0; e < VC; ++e) s[e] = 0.f;
+#pragma unroll
+        for (int q = 0; q < SPLIT; ++q)
+#pragma unroll
+          for (int e = 0; e < VC; ++e) s[e] += ld_cluster_f32(src + e, (unsigned)q);
+        alignas(16) unsigned char v[VC * ESZ];
+#pragma unroll
+        for (int e = 0; e < VC; ++e) {
+          if constexpr (OUT_F32) {
+            reinterpret_cast<float*>(v)[e] = s[e];
+          } else {
+            reinterpret_cast<u16*>(v)[e] = to_half_bits(s[e]);
+          }
+        }
+        copy_bytes<VC * ESZ>(out_b + off * ESZ, v);
+      }
+    }
+  }
+  cluster_sync();
+#else
   // Split-K: slice `split` writes its own f32 plane (deterministic) or adds into plane 0 (atomic).
   unsigned char* dst_base = reinterpret_cast<unsigned char*>(SPLIT > 1 ? workspace : out) +
                             (GCONV_SPLIT_ATOMIC ? 0 : (long long)split * RED_PLANE) * OUT_ESZ;
@@ -1100,6 +1148,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) igemm_fwd_f32_t64x64x16_w2
       }
     }
   }
+#endif
 }
 // ---- split-K reductions (shared by the families; constants RED_PLANE, RED_SPLIT, ESZ) ----
 #if GCONV_SPLIT_REDUCE
