@@ -33,11 +33,23 @@ pub const MAX_SPLIT: u32 = 64;
 ///    per slice, so that no slice is empty or short by more than one tile. Snapping only
 ///    lowers the degree, so it cannot undo a clamp (the reverse order can, seed 002).
 pub fn split_degree(base_ctas: u64, wave: u64, k_tiles: u64, z_other: u64) -> u32 {
+    split_degree_within(base_ctas, wave, k_tiles, z_other, MAX_SPLIT)
+}
+
+/// [`split_degree`] with `most` in place of [`MAX_SPLIT`] in the clamp: the cluster split
+/// (`sk0c`) clamps to the portable cluster size, its slices being one cluster.
+pub fn split_degree_within(
+    base_ctas: u64,
+    wave: u64,
+    k_tiles: u64,
+    z_other: u64,
+    most: u32,
+) -> u32 {
     let sized = (wave / base_ctas.max(1)).max(1);
     let clamped = sized
         .min(k_tiles.max(1))
         .min(65_535 / z_other.max(1))
-        .min(MAX_SPLIT as u64)
+        .min(most.clamp(1, MAX_SPLIT) as u64)
         .max(1);
     let per_slice = k_tiles.max(1).div_ceil(clamped);
     k_tiles.max(1).div_ceil(per_slice) as u32
@@ -102,5 +114,9 @@ mod tests {
         assert_eq!(split_degree(66, 264, 10, 1), 4);
         assert_eq!(split_degree(36, 264, 10, 1), 5);
         assert_eq!(split_degree(1, 10_000, 10_000, 1), MAX_SPLIT);
+        // the cluster split's clamp comes before the snap: 20 k-tiles at most 8 slices are
+        // 7 slices of 3 (not 8 with an empty or short one)
+        assert_eq!(split_degree_within(1, 10_000, 20, 1, 8), 7);
+        assert_eq!(split_degree_within(66, 264, 10, 1, 8), 4);
     }
 }

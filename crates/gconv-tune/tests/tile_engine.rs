@@ -622,7 +622,6 @@ fn shipped_stream_cluster_wgrad_config_expands() {
         "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk16c_simt_gen",
         "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk0c_simt_gen",
         "igemm_wgrad_bf16_t32x64x32_w2x2_s4_v8x8_gm1_sk16c_mma_gen",
-        "igemm_wgrad_bf16_t32x64x32_w2x2_s4_v8x8_gm1_sk0c_mma_gen",
         "igemm_fwd_bf16_t128x128x32_w2x2_s4_v8x8_gm1_sk4c_mma_gen",
         "direct_wgrad_bf16_t128x64x16_w8x1_s2_v8x9_gm1_sk4c_simt_gen",
     ] {

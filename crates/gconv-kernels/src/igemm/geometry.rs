@@ -4,7 +4,7 @@
 
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
-use crate::shared::{largest_pow2_dividing, split_degree};
+use crate::shared::{largest_pow2_dividing, split_degree, split_degree_within};
 use gconv_problem::{Direction, Problem};
 
 /// The fragments a direction contributes to the kernel body (`super::emit::direction_parts`).
@@ -535,8 +535,9 @@ impl IgemmPlan {
 /// `cfg` with a split-K degree left to the rule (`split_k = 0`) resolved on `problem` by
 /// [`crate::shared::split_degree`]: the grid of one slice (tiles × group blocks) against one
 /// wave of the device at the plan's occupancy, clamped to the k-tiles and to gridDim.z, then
-/// snapped. A resolved degree of 1 reduces in place (mode `d`: one kernel, one name). A config
-/// with a fixed degree is returned as it is.
+/// snapped; with the cluster reduction (`sk0c`) clamped to the portable cluster size instead of
+/// gridDim.z (its slices share x). A resolved degree of 1 reduces in place (mode `d`: one
+/// kernel, one name). A config with a fixed degree is returned as it is.
 pub fn resolve_split(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> KernelConfig {
     resolve_split_of(cfg, problem, device, || problem.n * problem.output_volume())
 }
@@ -561,12 +562,19 @@ pub(crate) fn resolve_split_of(
     };
     let wave = device.wave(smem as u64, one.threads(), register_estimate(&one));
     let gm = cfg.group_merge.max(1) as u64;
-    let d = split_degree(
-        g[0] * g[1] * g[2],
-        wave,
-        k_tiles_of(&one, problem, out_pixels),
-        problem.g / gm,
-    );
+    let k_tiles = k_tiles_of(&one, problem, out_pixels);
+    let d = if cfg.split_k_mode == SplitKMode::Cluster {
+        // the slices of a tile are one cluster (at most the portable size), adjacent in x
+        split_degree_within(
+            g[0] * g[1] * g[2],
+            wave,
+            k_tiles,
+            1,
+            DeviceLimits::PORTABLE_CLUSTER,
+        )
+    } else {
+        split_degree(g[0] * g[1] * g[2], wave, k_tiles, problem.g / gm)
+    };
     KernelConfig {
         split_k: d,
         split_k_mode: if d == 1 {

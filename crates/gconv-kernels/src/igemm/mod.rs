@@ -631,7 +631,6 @@ mod tests {
         let r = |c: KernelConfig| validate(&c, Arch::Sm90a).map_err(|e| e.reason());
         for bad in [
             KernelConfig { split_k: 9, ..c },
-            KernelConfig { split_k: 0, ..c },
             KernelConfig { split_k: 1, ..c },
             KernelConfig {
                 direction: Direction::Fwd,
@@ -641,6 +640,34 @@ mod tests {
             assert_eq!(r(bad), Err("bad_split_k"), "{bad}");
         }
         assert_eq!(r(KernelConfig { split_k: 8, ..c }), Ok(()));
+        // `sk0c`: the rule's degree clamped to the portable cluster (the same key resolves
+        // sk0d past 8), the resolved name says what runs
+        let rule = |mode, key: &str| {
+            let cfg = KernelConfig {
+                split_k: 0,
+                split_k_mode: mode,
+                ..d
+            };
+            admit(&cfg, &prob(key), &Target::H200)
+                .unwrap()
+                .config()
+                .clone()
+        };
+        let wide = "wgrad_bf16_n32_g1_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1";
+        let key = p.to_string();
+        let rd = rule(SplitKMode::Deterministic, wide);
+        assert!(rd.split_k > 8, "{rd}");
+        let rc = rule(SplitKMode::Cluster, wide);
+        assert_eq!((rc.split_k, rc.split_k_mode), (8, SplitKMode::Cluster), "{rc}");
+        let rc = rule(SplitKMode::Cluster, &key);
+        assert_eq!((rc.split_k, rc.split_k_mode), (7, SplitKMode::Cluster), "{rc}");
+        let tiny = prob("wgrad_bf16_n1_g2_c256_k256_i4x4_f3x3_s1x1_p1x1_d1x1");
+        let cfg = KernelConfig {
+            split_k: 0,
+            ..c
+        };
+        let one = admit(&cfg, &tiny, &Target::H200).unwrap().config().clone();
+        assert_eq!((one.split_k, one.split_k_mode), (1, SplitKMode::Deterministic), "{one}");
     }
 
     #[test]

@@ -222,12 +222,12 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     }
     if cfg.split_k_mode == SplitKMode::Cluster
         && (cfg.direction != Direction::Wgrad
-            || !(2..=DeviceLimits::PORTABLE_CLUSTER).contains(&cfg.split_k))
+            || !(cfg.split_k == 0 || (2..=DeviceLimits::PORTABLE_CLUSTER).contains(&cfg.split_k)))
     {
         return Err(Rejection::BadSplitK {
             split_k: cfg.split_k,
             mode: cfg.split_k_mode.token(),
-            why: "the cluster reduction (c) is backward-weight's, with a fixed degree of 2..=8 (one portable thread-block cluster)",
+            why: "the cluster reduction (c) is backward-weight's, with a degree of 2..=8 (one portable thread-block cluster) or 0 (the rule's, clamped to 8)",
         });
     }
     if cfg.split_k == 1 && cfg.split_k_mode != SplitKMode::Deterministic {
