@@ -18,7 +18,11 @@
 //! (grid x = tiles · n, z = G/gm): each stages its f32 tile in shared memory as the epilogue
 //! does anyway, and after a cluster barrier rank r sums every n-th chunk of the tile over the
 //! n ranks in rank order (`ld_cluster_f32`) and stores dW; one launch, no workspace; `sk{n}a`
-//! adds into one f32 plane with atomics (named, never chosen by `auto`).
+//! adds into one f32 plane with atomics (named, never chosen by `auto`). On the H200 the
+//! cluster split ran at 0.815× of `sk{n}d` at the same tile and degree (44 pairs on 7 zoo keys,
+//! 3 faster; `results/h200/s29/README.md`), so no pool holds it: a cluster's CTAs are placed
+//! together in one GPC and wait for each other at the barrier, which costs whole waves on the
+//! large tiles (0.38× on a 7-slice 128×128 tile) and more than the saved launch on short ones.
 //!
 //! What the generated CUDA C++ does (the fragments of [`emit`], specialised with compile-time
 //! constants of the config and the problem):
