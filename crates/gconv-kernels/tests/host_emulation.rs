@@ -1804,7 +1804,13 @@ fn igemm_wgrad_cluster_kernels_match_the_reference_under_host_emulation() {
             job.label
         );
     }
-    assert_repeats(&jobs, "cluster_wgmmaws_p4_two_mtiles", &dir, asan, "igemm wgrad cluster");
+    assert_repeats(
+        &jobs,
+        "cluster_wgmmaws_p4_two_mtiles",
+        &dir,
+        asan,
+        "igemm wgrad cluster",
+    );
     drop(jobs);
     run_matrix_with_mutations(
         name,
@@ -1818,7 +1824,10 @@ fn igemm_wgrad_cluster_kernels_match_the_reference_under_host_emulation() {
             ),
             ("cluster_simt_f32_gm4_p2", Mutation::IgemmClusterRankSkipped),
             ("cluster_mma_f16_p8_3d", Mutation::IgemmClusterRankSkipped),
-            ("cluster_wgmmaws_p4_two_mtiles", Mutation::IgemmClusterOwnSmem),
+            (
+                "cluster_wgmmaws_p4_two_mtiles",
+                Mutation::IgemmClusterOwnSmem,
+            ),
             ("cluster_wgmma_gm2_p2", Mutation::DropLastBlock),
         ],
     );

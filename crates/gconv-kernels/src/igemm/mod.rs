@@ -662,16 +662,25 @@ mod tests {
         let rd = rule(SplitKMode::Deterministic, wide);
         assert!(rd.split_k > 8, "{rd}");
         let rc = rule(SplitKMode::Cluster, wide);
-        assert_eq!((rc.split_k, rc.split_k_mode), (8, SplitKMode::Cluster), "{rc}");
+        assert_eq!(
+            (rc.split_k, rc.split_k_mode),
+            (8, SplitKMode::Cluster),
+            "{rc}"
+        );
         let rc = rule(SplitKMode::Cluster, &key);
-        assert_eq!((rc.split_k, rc.split_k_mode), (7, SplitKMode::Cluster), "{rc}");
+        assert_eq!(
+            (rc.split_k, rc.split_k_mode),
+            (7, SplitKMode::Cluster),
+            "{rc}"
+        );
         let tiny = prob("wgrad_bf16_n1_g2_c256_k256_i4x4_f3x3_s1x1_p1x1_d1x1");
-        let cfg = KernelConfig {
-            split_k: 0,
-            ..c
-        };
+        let cfg = KernelConfig { split_k: 0, ..c };
         let one = admit(&cfg, &tiny, &Target::H200).unwrap().config().clone();
-        assert_eq!((one.split_k, one.split_k_mode), (1, SplitKMode::Deterministic), "{one}");
+        assert_eq!(
+            (one.split_k, one.split_k_mode),
+            (1, SplitKMode::Deterministic),
+            "{one}"
+        );
     }
 
     #[test]
