@@ -1,6 +1,6 @@
-# Session 29, call 4: (1) the GPU selftest of the igemm members in forward and backward data
-# (the M-tile index now comes through `bx` in every igemm kernel, call 3 ran only backward
-# weight); (2) why the igemm cluster split is slower (call 3): Nsight Compute's launch,
+# Session 29, call 4: (1) `gconv run --verify` of every igemm forward and backward-data golden
+# (igemm_golden_pairs.txt: each golden's kernel on its problem; the M-tile index now comes
+# through `bx` in every igemm kernel, and call 3 ran only backward weight); (2) why the igemm cluster split is slower (call 3): Nsight Compute's launch,
 # occupancy, speed-of-light and warp-state sections of sk{n}d and sk{n}c at the same tile, on
 # the C/G 32 7x7 key (sk4, small CTAs) and the C/G 128 g2 key (sk7, one 128 KB CTA per SM).
 #   carry ["target/carry/bins.tar.xz"];
@@ -8,10 +8,11 @@
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
 B=target/release/gconv; R=$OUT/r; mkdir -p $R
 SECONDS=0
-for d in fwd dgrad; do
-  timeout 80 $B selftest --gpu --direction $d --kernels igemm_ > $R/selftest_$d.log 2>&1
-  echo "selftest $d rc=$? ${SECONDS}s" >> $R/progress.log
-done
+while read -r p k; do
+  v=$(timeout 30 $B run --backend cuda --problem $p --kernel $k --iters 5 --verify 2>&1 | tr '\n' ' ')
+  echo "$p $k | $v" >> $R/verify_fwd_dgrad.log
+done < results/h200/s29/igemm_golden_pairs.txt
+echo "verify ${SECONDS}s" >> $R/progress.log
 for pk in \
   "wgrad_bf16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1 igemm_wgrad_bf16_t32x64x32_w2x2_s4_v8x8_gm1_sk4X_mma_gen" \
   "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1 igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk7X_wgmmaws_gen"; do
