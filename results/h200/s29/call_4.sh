@@ -2,7 +2,11 @@
 # (igemm_golden_pairs.txt: each golden's kernel on its problem; the M-tile index now comes
 # through `bx` in every igemm kernel, and call 3 ran only backward weight); (2) why the igemm cluster split is slower (call 3): Nsight Compute's launch,
 # occupancy, speed-of-light and warp-state sections of sk{n}d and sk{n}c at the same tile, on
-# the C/G 32 7x7 key (sk4, small CTAs) and the C/G 128 g2 key (sk7, one 128 KB CTA per SM).
+# the C/G 32 7x7 key (sk4, small CTAs) and the C/G 128 g2 key (sk7, one 128 KB CTA per SM);
+# (3) first, on the same two keys (the zoo's two wgrad keys slower than cuDNN), tiles whose N
+# divides the GEMM's N exactly (exact_tiles.txt: C/G 32 7x7 has N = 9 x 32 = 288 = 3 x 96, the
+# pool's 64-wide tiles waste 10 %; C/G 128 has N = 1152 = 6 x 192), with the keys' best members,
+# verified then timed, and the pool with cuDNN in the same run (`gconv bench`).
 #   carry ["target/carry/bins.tar.xz"];
 #   tar xJf target/carry/bins.tar.xz && (timeout 280 bash results/h200/s29/call_4.sh; cd $OUT && tar czf c4.tgz r; true)
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
@@ -13,6 +17,16 @@ while read -r p k; do
   echo "$p $k | $v" >> $R/verify_fwd_dgrad.log
 done < results/h200/s29/igemm_golden_pairs.txt
 echo "verify ${SECONDS}s" >> $R/progress.log
+for rep in 1 2; do
+  while read -r p k; do
+    v=$(timeout 30 $B run --backend cuda --problem $p --kernel $k --iters 20 $([ $rep = 1 ] && echo --verify) 2>&1 | tr '\n' ' ')
+    echo "$p $k rep=$rep | $v" >> $R/exact_tiles.log
+  done < results/h200/s29/exact_tiles.txt
+done
+echo "tiles ${SECONDS}s" >> $R/progress.log
+timeout 90 $B bench --problems results/h200/s29/two_slow_keys.txt --direction wgrad --vs cudnn --output $R/bench_two.csv \
+  --batch-size 200 --workers 16 > $R/bench_two.log 2>&1
+echo "bench rc=$? ${SECONDS}s" >> $R/progress.log
 for pk in \
   "wgrad_bf16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1 igemm_wgrad_bf16_t32x64x32_w2x2_s4_v8x8_gm1_sk4X_mma_gen" \
   "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1 igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk7X_wgmmaws_gen"; do
