@@ -652,10 +652,7 @@ mod tests {
                 split_k_mode: mode,
                 ..d
             };
-            admit(&cfg, &prob(key), &Target::H200)
-                .unwrap()
-                .config()
-                .clone()
+            *admit(&cfg, &prob(key), &Target::H200).unwrap().config()
         };
         let wide = "wgrad_bf16_n32_g1_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1";
         let key = p.to_string();
@@ -675,7 +672,7 @@ mod tests {
         );
         let tiny = prob("wgrad_bf16_n1_g2_c256_k256_i4x4_f3x3_s1x1_p1x1_d1x1");
         let cfg = KernelConfig { split_k: 0, ..c };
-        let one = admit(&cfg, &tiny, &Target::H200).unwrap().config().clone();
+        let one = *admit(&cfg, &tiny, &Target::H200).unwrap().config();
         assert_eq!(
             (one.split_k, one.split_k_mode),
             (1, SplitKMode::Deterministic),
