@@ -20,8 +20,8 @@
 //! that names a direction (so `direction` may not appear in `trait_config`). Every other field
 //! of `KernelConfig` may be given, with a non-empty list of values: integers for numeric fields,
 //! tokens (strings) for the others (`family`: `igemm`/`direct`; `dtype`: `f32`/`f16`/`bf16`;
-//! `split_k_mode`: `deterministic`/`atomic`; `math`: `mma`/`simt`/`tf32`/`wgmma`; `fast_path`:
-//! `general`/`pointwise`). A missing field takes its value from
+//! `split_k_mode`: `deterministic`/`atomic`/`cluster`; `math`: `mma`/`simt`/`tf32`/`wgmma`/
+//! `wgmmaws`; `fast_path`: `general`/`pointwise`/`halo`). A missing field takes its value from
 //! `KernelConfig::baseline(direction, dtype)` for each dtype in the product (the dtype itself
 //! defaults to bf16), so that f32 gets f32 defaults. An unknown field, an empty list, or a value
 //! of the wrong type is an error naming the field and its position in the file.

@@ -1,12 +1,14 @@
-# Session 29, call 4: (1) `gconv run --verify` of every igemm forward and backward-data golden
-# (igemm_golden_pairs.txt: each golden's kernel on its problem; the M-tile index now comes
-# through `bx` in every igemm kernel, and call 3 ran only backward weight); (2) why the igemm cluster split is slower (call 3): Nsight Compute's launch,
-# occupancy, speed-of-light and warp-state sections of sk{n}d and sk{n}c at the same tile, on
-# the C/G 32 7x7 key (sk4, small CTAs) and the C/G 128 g2 key (sk7, one 128 KB CTA per SM);
-# (3) first, on the same two keys (the zoo's two wgrad keys slower than cuDNN), tiles whose N
-# divides the GEMM's N exactly (exact_tiles.txt: C/G 32 7x7 has N = 9 x 32 = 288 = 3 x 96, the
-# pool's 64-wide tiles waste 10 %; C/G 128 has N = 1152 = 6 x 192), with the keys' best members,
-# verified then timed, and the pool with cuDNN in the same run (`gconv bench`).
+# Session 29, call 4 (not run: no machine was lent after call 3; for the next session):
+# (1) `gconv run --verify` of every igemm forward and backward-data golden
+#     (igemm_golden_pairs.txt: each golden's kernel on its problem; the M-tile index now comes
+#     through `bx` in every igemm kernel, and call 3 ran only backward weight);
+# (2) on the zoo's two wgrad keys slower than cuDNN, tiles whose N divides the GEMM's N exactly
+#     (exact_tiles.txt: C/G 32 7x7 has N = 9 x 32 = 288 = 3 x 96, the pool's 64-wide tiles
+#     waste 10 %; on C/G 128 g2 mma tiles 192 and 96 wide), with the keys' best members,
+#     verified then timed, then the pool with cuDNN in the same run (`gconv bench`);
+# (3) why the igemm cluster split is slower (call 3): Nsight Compute's launch, occupancy,
+#     speed-of-light and warp-state sections of sk{n}d and sk{n}c at the same tile, on the C/G
+#     32 7x7 key (sk4, small CTAs) and the C/G 128 g2 key (sk7, one 128 KB CTA per SM).
 #   carry ["target/carry/bins.tar.xz"];
 #   tar xJf target/carry/bins.tar.xz && (timeout 280 bash results/h200/s29/call_4.sh; cd $OUT && tar czf c4.tgz r; true)
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
