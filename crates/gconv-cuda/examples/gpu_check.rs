@@ -110,6 +110,7 @@ fn launch(entry: &str, grid: u32, block: u32, smem: u32) -> Launch {
         block: [block, 1, 1],
         dynamic_smem_bytes: smem,
         overlaps_previous: false,
+        cluster: 1,
     }
 }
 

@@ -13,7 +13,7 @@
 use crate::cache::{compile_cached, CacheHit};
 use crate::error::{driver_message, guard, CudaError};
 use crate::nvrtc::{nvrtc_version, CompileOptions, CompiledKernel};
-use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
+use cudarc::driver::sys::{CUclusterSchedulingPolicy, CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{
     result as dres, sys as dsys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream,
     DevicePtr,
@@ -627,6 +627,32 @@ impl GpuRuntime {
                         format!(
                             "setting MAX_DYNAMIC_SHARED_SIZE_BYTES={}: {}",
                             l.dynamic_smem_bytes,
+                            driver_message(&e)
+                        ),
+                    )
+                })?;
+            }
+            if l.cluster > 1 {
+                // A cluster's CTAs (the `sk{n}c` split) wait for each other at its barriers:
+                // ask the driver to place them on separate SMs rather than pack them.
+                if l.grid[0] % l.cluster != 0 {
+                    return Err(load_err(
+                        &l.entry,
+                        format!(
+                            "grid x {} is not a multiple of the cluster size {}",
+                            l.grid[0], l.cluster
+                        ),
+                    ));
+                }
+                f.set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,
+                    CUclusterSchedulingPolicy::CU_CLUSTER_SCHEDULING_POLICY_SPREAD as i32,
+                )
+                .map_err(|e| {
+                    load_err(
+                        &l.entry,
+                        format!(
+                            "setting the cluster scheduling policy (spread): {}",
                             driver_message(&e)
                         ),
                     )

@@ -35,6 +35,7 @@ fn tiny(name: &str, body: &str) -> KernelSource {
             block: [32, 1, 1],
             dynamic_smem_bytes: 0,
             overlaps_previous: false,
+            cluster: 1,
         }],
         workspace_bytes: 0,
     }

@@ -79,5 +79,6 @@ pub(crate) fn split_reduce_launch(name: &str, planes: u64, plane: u64) -> Launch
         block: [shared::REDUCE_THREADS as u32, 1, 1],
         dynamic_smem_bytes: 0,
         overlaps_previous: true,
+        cluster: 1,
     }
 }

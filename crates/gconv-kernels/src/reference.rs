@@ -111,6 +111,7 @@ pub fn reference_source(problem: &Problem) -> KernelSource {
             block: [BLOCK, 1, 1],
             dynamic_smem_bytes: 0,
             overlaps_previous: false,
+            cluster: 1,
         }],
         workspace_bytes: 0,
     }

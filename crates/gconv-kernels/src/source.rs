@@ -75,6 +75,11 @@ pub struct Launch {
     /// reads what that launch wrote. The split reductions (`_reduce`, `_convert`) are; a
     /// module's first launch never is.
     pub overlaps_previous: bool,
+    /// CTAs per thread-block cluster along x, as the entry declares with `__cluster_dims__`
+    /// (the cluster split `sk{n}c`); 1: no cluster. `grid[0]` is a multiple of it. The CUDA
+    /// backend asks the driver to spread a cluster's CTAs over separate SMs
+    /// (`CU_CLUSTER_SCHEDULING_POLICY_SPREAD`); host emulation runs a cluster's CTAs together.
+    pub cluster: u32,
 }
 
 /// A generated module for one (kernel, problem) pair.

@@ -573,15 +573,12 @@ fn host_main(src: &KernelSource, p: &Problem) -> String {
             "nullptr".to_string()
         }
     );
-    // A module whose main launch is a thread-block cluster says so (`GCONV_CLUSTER_X`, the
-    // blocks per cluster along x; its only launch).
-    m.push_str(
-        "#ifdef GCONV_CLUSTER_X\n  const unsigned cluster_x = GCONV_CLUSTER_X;\n#else\n  const unsigned cluster_x = 1;\n#endif\n",
-    );
+    // A thread-block cluster launch (`Launch::cluster` CTAs along x) runs a cluster's CTAs
+    // together.
     for l in &src.launches {
         let _ = writeln!(
             m,
-            "  gconv_host_launch({}, dim3{{{}, {}, {}}}, dim3{{{}, {}, {}}}, {}, in0, in1, out, ws, cluster_x);",
+            "  gconv_host_launch({}, dim3{{{}, {}, {}}}, dim3{{{}, {}, {}}}, {}, in0, in1, out, ws, {});",
             l.entry,
             l.grid[0],
             l.grid[1],
@@ -589,7 +586,8 @@ fn host_main(src: &KernelSource, p: &Problem) -> String {
             l.block[0],
             l.block[1],
             l.block[2],
-            l.dynamic_smem_bytes
+            l.dynamic_smem_bytes,
+            l.cluster
         );
     }
     let _ = writeln!(m, "  gconv_host_write(argv[3], out, {ob});");
@@ -1790,6 +1788,11 @@ fn igemm_wgrad_cluster_kernels_match_the_reference_under_host_emulation() {
         let d = admit(&twin, &job.problem, &Target::H200).expect("the d twin is admitted");
         let src = a.emit();
         assert_eq!(src.launches.len(), 1, "{}: one launch", job.label);
+        assert_eq!(
+            src.launches[0].cluster, p,
+            "{}: a launch of clusters",
+            job.label
+        );
         assert_eq!(src.workspace_bytes, 0, "{}: no workspace", job.label);
         assert!(
             src.code.contains(&format!("__cluster_dims__({p}, 1, 1)")),
@@ -3347,13 +3350,16 @@ fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
             "{label}: one launch, no workspace"
         );
         let job = jobs.iter().find(|j| j.label == label).expect("case");
-        let code = admit(&job.cfg, &job.problem, &Target::H200)
+        let src = admit(&job.cfg, &job.problem, &Target::H200)
             .expect("admitted")
-            .emit()
-            .code;
+            .emit();
         assert!(
-            code.contains(&format!("__cluster_dims__({p}, 1, 1)")),
+            src.code.contains(&format!("__cluster_dims__({p}, 1, 1)")),
             "{label}: a cluster of the slabs"
+        );
+        assert_eq!(
+            src.launches[0].cluster, p as u32,
+            "{label}: a launch of clusters"
         );
     }
     let (p, sk, launches, ws) = slabs("stream_rule_slabs");

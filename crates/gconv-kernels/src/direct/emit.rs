@@ -200,6 +200,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
             block: [cfg.threads(), 1, 1],
             dynamic_smem_bytes: geo.smem_bytes as u32,
             overlaps_previous: false,
+            cluster: 1,
         }],
         workspace_bytes: 0,
     }
@@ -334,6 +335,7 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
             block: [cfg.threads(), 1, 1],
             dynamic_smem_bytes: geo.smem_bytes as u32,
             overlaps_previous: false,
+            cluster: 1,
         }],
         workspace_bytes: 0,
     }

@@ -305,6 +305,7 @@ pub fn emit(
             block: [cfg.threads(), 1, 1],
             dynamic_smem_bytes: geo.smem_bytes as u32,
             overlaps_previous: false,
+            cluster: 1,
         }],
         workspace_bytes: 0,
     }

@@ -252,7 +252,6 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
     );
     let _ = writeln!(w, "#define GCONV_SPLIT_CLUSTER {}", u8::from(cluster));
     if cluster {
-        let _ = writeln!(w, "#define GCONV_CLUSTER_X {slabs}");
         let _ = writeln!(
             w,
             "#define GCONV_CLUSTER_ATTR __cluster_dims__({slabs}, 1, 1)"
@@ -297,5 +296,9 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
     )
     .replace("@ENTRY@", &name);
     // The cluster sums the slabs' partials itself: one launch, no workspace.
-    super::wgrad::slab_source(name, code, geo, cfg.threads(), dw, !cluster)
+    let mut src = super::wgrad::slab_source(name, code, geo, cfg.threads(), dw, !cluster);
+    if cluster {
+        src.launches[0].cluster = slabs as u32;
+    }
+    src
 }

@@ -321,6 +321,7 @@ pub fn slab_source(
         block: [threads, 1, 1],
         dynamic_smem_bytes: geo.smem_bytes as u32,
         overlaps_previous: false,
+        cluster: 1,
     }];
     let mut workspace_bytes = 0;
     if slabs > 1 {

@@ -132,7 +132,6 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     let cluster = cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Cluster;
     let _ = writeln!(w, "#define GCONV_SPLIT_CLUSTER {}", u8::from(cluster));
     if cluster {
-        let _ = writeln!(w, "#define GCONV_CLUSTER_X {}", cfg.split_k);
         let _ = writeln!(
             w,
             "#define GCONV_CLUSTER_ATTR __cluster_dims__({}, 1, 1)",
@@ -267,6 +266,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         block: [cfg.threads(), 1, 1],
         dynamic_smem_bytes: plan.smem_bytes,
         overlaps_previous: false,
+        cluster: if cluster { cfg.split_k } else { 1 },
     }];
     let mut workspace_bytes = 0;
     if cfg.split_k > 1 {
@@ -280,6 +280,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
             block: [256, 1, 1],
             dynamic_smem_bytes: 0,
             overlaps_previous,
+            cluster: 1,
         };
         if cfg.split_k_mode == SplitKMode::Atomic {
             workspace_bytes = plane * 4;

@@ -628,6 +628,7 @@ mod tests {
         assert_eq!(sd.launches[0].grid, [1, 9, 14]);
         assert_eq!(sc.launches.len(), 1);
         assert_eq!(sc.launches[0].grid, [7, 9, 2]);
+        assert_eq!((sd.launches[0].cluster, sc.launches[0].cluster), (1, 7));
         assert_eq!(sc.workspace_bytes, 0);
         assert!(sc.code.contains("__cluster_dims__(7, 1, 1)"));
         assert!(sc.code.contains("#define GCONV_SPLIT_REDUCE 0\n"));

@@ -6,7 +6,6 @@
 constexpr bool IS_BF16 = true;
 #define GCONV_SPLIT_REDUCE 0
 #define GCONV_SPLIT_CLUSTER 1
-#define GCONV_CLUSTER_X 8
 #define GCONV_CLUSTER_ATTR __cluster_dims__(8, 1, 1)
 #define GCONV_SPLIT_ATOMIC 0
 constexpr int ESZ = 2;

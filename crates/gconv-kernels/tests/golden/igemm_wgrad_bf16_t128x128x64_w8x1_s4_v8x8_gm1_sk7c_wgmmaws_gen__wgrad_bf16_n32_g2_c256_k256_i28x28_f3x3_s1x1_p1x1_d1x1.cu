@@ -8,7 +8,6 @@
 #define GCONV_SPLIT_REDUCE 0
 #define GCONV_SPLIT_ATOMIC 0
 #define GCONV_SPLIT_CLUSTER 1
-#define GCONV_CLUSTER_X 7
 #define GCONV_CLUSTER_ATTR __cluster_dims__(7, 1, 1)
 #define ELEM unsigned short
 constexpr bool IS_BF16 = true;
