@@ -45,7 +45,8 @@ pub enum SplitKMode {
     /// channel block, igemm wgrad's split-K slices of a tile) are one thread-block cluster
     /// (sm_90) and sum their f32 partials through distributed shared memory in a fixed order
     /// inside the launch: no workspace, no second launch (bitwise reproducible). Backward
-    /// weight, a fixed degree of 2–8 (`DeviceLimits::PORTABLE_CLUSTER`).
+    /// weight, a degree of 2–8 (`DeviceLimits::PORTABLE_CLUSTER`); igemm also 0, the rule's
+    /// degree clamped to 8.
     Cluster,
 }
 

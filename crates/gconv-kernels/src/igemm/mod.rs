@@ -20,9 +20,10 @@
 //! n ranks in rank order (`ld_cluster_f32`) and stores dW; one launch, no workspace; `sk{n}a`
 //! adds into one f32 plane with atomics (named, never chosen by `auto`). On the H200 the
 //! cluster split ran at 0.815× of `sk{n}d` at the same tile and degree (44 pairs on 7 zoo keys,
-//! 3 faster; `results/h200/s29/README.md`), so no pool holds it: a cluster's CTAs are placed
-//! together in one GPC and wait for each other at the barrier, which costs whole waves on the
-//! large tiles (0.38× on a 7-slice 128×128 tile) and more than the saved launch on short ones.
+//! 3 faster, 0.38× on a 7-slice 128×128 tile; `results/h200/s29/README.md`), so no pool holds
+//! it. A cluster's CTAs are placed in one GPC together and wait for each other at the barrier;
+//! the suspected cost is CTAs packed onto fewer SMs, so the launch now asks the driver to spread
+//! them (`Launch::cluster`), not yet measured.
 //!
 //! What the generated CUDA C++ does (the fragments of [`emit`], specialised with compile-time
 //! constants of the config and the problem):
@@ -632,7 +633,7 @@ mod tests {
         assert_eq!(sc.workspace_bytes, 0);
         assert!(sc.code.contains("__cluster_dims__(7, 1, 1)"));
         assert!(sc.code.contains("#define GCONV_SPLIT_REDUCE 0\n"));
-        // backward weight only, 2..=8 slices, a fixed degree
+        // backward weight only, 2..=8 slices (or 0, the rule's: below)
         let r = |c: KernelConfig| validate(&c, Arch::Sm90a).map_err(|e| e.reason());
         for bad in [
             KernelConfig { split_k: 9, ..c },
