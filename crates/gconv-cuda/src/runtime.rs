@@ -19,7 +19,7 @@ use cudarc::driver::{
     DevicePtr,
 };
 use cudarc::nvrtc::Ptx;
-use gconv_kernels::{Arch, KernelSource, Launch};
+use gconv_kernels::{Arch, DeviceLimits, KernelSource, Launch};
 use gconv_problem::{DType, HostTensor, Problem};
 use std::sync::{Arc, Mutex};
 
@@ -643,6 +643,22 @@ impl GpuRuntime {
                             l.grid[0], l.cluster
                         ),
                     ));
+                }
+                if l.cluster > DeviceLimits::PORTABLE_CLUSTER {
+                    f.set_attribute(
+                        CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                        1,
+                    )
+                    .map_err(|e| {
+                        load_err(
+                            &l.entry,
+                            format!(
+                                "allowing a non-portable cluster of {} CTAs: {}",
+                                l.cluster,
+                                driver_message(&e)
+                            ),
+                        )
+                    })?;
                 }
                 f.set_attribute(
                     CUfunction_attribute::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,

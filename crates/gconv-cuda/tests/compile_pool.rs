@@ -146,6 +146,11 @@ const OFF_POOL: &[(&str, &str)] = &[
         "direct_wgrad_f32_t7x32x7_w8x1_s1_v4x2_gm1_sk4c_simt_gen",
         "wgrad_f32_n8_g192_c192_k192_i14x14_f7x7_s1x1_p3x3_d1x1",
     ),
+    // ... and at 16 slabs, a non-portable cluster
+    (
+        "direct_wgrad_bf16_t7x64x7_w8x1_s1_v2x3_gm1_sk16c_simt_gen",
+        "wgrad_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
     (
         "direct_fwd_f16_t112x32x16_w8x1_s3_v8x4_gm2_sk1d_mma_gen",
         "fwd_f16_n2_g16_c64_k64_i6x14x14_f5x3x3_s1x1x1_p2x1x1_d1x1x1",

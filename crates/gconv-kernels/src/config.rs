@@ -45,8 +45,8 @@ pub enum SplitKMode {
     /// channel block, igemm wgrad's split-K slices of a tile) are one thread-block cluster
     /// (sm_90) and sum their f32 partials through distributed shared memory in a fixed order
     /// inside the launch: no workspace, no second launch (bitwise reproducible). Backward
-    /// weight, a degree of 2–8 (`DeviceLimits::PORTABLE_CLUSTER`); igemm also 0, the rule's
-    /// degree clamped to 8.
+    /// weight: the streaming kernel 2–16 slabs (`DeviceLimits::MAX_CLUSTER`), igemm 2–8
+    /// (`DeviceLimits::PORTABLE_CLUSTER`) or 0, the rule's degree clamped to 8.
     Cluster,
 }
 

@@ -32,6 +32,13 @@ impl DeviceLimits {
     /// cluster-size opt-in (sm_90): what the cluster split (`sk{n}c`) can span.
     pub const PORTABLE_CLUSTER: u32 = 8;
 
+    /// Largest thread-block cluster sm_90 runs at all, with the non-portable opt-in
+    /// (`CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`, which the CUDA backend sets on a
+    /// launch whose `Launch::cluster` exceeds [`DeviceLimits::PORTABLE_CLUSTER`]). Whether a
+    /// kernel's cluster of that size fits a GPC depends on its CTAs' resources; a launch that
+    /// does not fit fails with the driver's message.
+    pub const MAX_CLUSTER: u32 = 16;
+
     /// NVIDIA H200 SXM (sm_90): 132 SMs, 228 KB of shared memory per SM of which 227 KB for one
     /// CTA and 1 KB reserved per CTA, 64 K registers, 2048 threads and 32 CTAs per SM.
     pub const H200: DeviceLimits = DeviceLimits {

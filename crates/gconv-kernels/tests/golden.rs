@@ -330,6 +330,11 @@ const CASES: &[(&str, &str)] = &[
         "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk8c_simt_gen",
         "wgrad_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
+    // ... at 16 slabs (a non-portable cluster)
+    (
+        "direct_wgrad_bf16_t7x64x7_w8x1_s1_v2x3_gm1_sk16c_simt_gen",
+        "wgrad_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
     // igemm backward weight with the cluster split (`sk7c`: a tile's slices one cluster).
     (
         "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk7c_wgmmaws_gen",

@@ -3180,6 +3180,12 @@ const WGRAD_STREAM_CASES: &[(&str, &str, &str)] = &[
         "wgrad_bf16_n1_g16_c16_k16_i4x6x7_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
     ),
     (
+        // a non-portable cluster (16 slabs), f16, 5x5
+        "stream_cluster_p16_f16",
+        "direct_wgrad_f16_t8x16x8_w2x1_s1_v2x1_gm1_sk16c_simt_gen",
+        "wgrad_f16_n2_g24_c24_k24_i17x12_f5x5_s1x1_p2x2_d1x1",
+    ),
+    (
         "stream_3x3_s1",
         "direct_wgrad_bf16_t8x64x8_w8x1_s1_v2x3_gm1_sk0d_simt_gen",
         "wgrad_bf16_n2_g16_c16_k16_i9x11_f3x3_s1x1_p1x1_d1x1",
@@ -3306,8 +3312,9 @@ const WGRAD_STREAM_CASES: &[(&str, &str, &str)] = &[
 /// writes dW in one launch; the rule sizes P > 1 and the resolved name says what ran; a fixed
 /// P with a short last slab; the tap-row groups of the mutation cases do not divide the rows.
 /// The cluster split (`sk{P}c`, the P slabs of a channel block one cluster summing through
-/// distributed shared memory): one launch, no workspace, `__cluster_dims__(P, 1, 1)`; run with
-/// the cluster's blocks at once (the shim's `cluster_x`).
+/// distributed shared memory; P = 16 a non-portable cluster): one launch, no workspace,
+/// `__cluster_dims__(P, 1, 1)` and `Launch::cluster` = P; run with the cluster's blocks at once
+/// (the shim's `cluster_x`).
 /// Planted faults: a tap offset off by one, the last (short) tap-row group dropped, the slot
 /// reduction skipping slot 0, a partial plane skipped by the shared reduction, corrupted dY, a
 /// cluster rank skipped in the sum, each rank reading its own memory, the last cluster dropped.
@@ -3343,6 +3350,7 @@ fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
         ("stream_cluster_p4_tail", 4),
         ("stream_cluster_p3_f32_7x7", 3),
         ("stream_cluster_p2_3d", 2),
+        ("stream_cluster_p16_f16", 16),
     ] {
         assert_eq!(
             slabs(label),
@@ -3432,6 +3440,7 @@ fn direct_wgrad_stream_kernels_match_the_reference_under_host_emulation() {
         ("stream_cluster_p4_tail", Mutation::StreamClusterRankSkipped),
         ("stream_cluster_p3_f32_7x7", Mutation::StreamClusterOwnSmem),
         ("stream_cluster_p2_3d", Mutation::StreamClusterRankSkipped),
+        ("stream_cluster_p16_f16", Mutation::StreamClusterOwnSmem),
         ("stream_cluster_p4_tail", Mutation::DropLastBlock),
     ];
     let planted = planted_jobs(&jobs, &mutations);

@@ -596,8 +596,8 @@ fn shipped_stream_wgrad_config_expands() {
 }
 
 /// The streaming wgrad space at fixed splits, each as the two-launch split (d) and the cluster
-/// split (c): 4 tiles (tile_m = tile_k) x 3 widths x 3 tap-row groups x 3 splits x 2 modes, a
-/// cluster name for every deterministic one; the gate refuses c past 8 slabs, on the slab
+/// split (c): 4 tiles (tile_m = tile_k) x 3 widths x 3 tap-row groups x 4 splits x 2 modes, a
+/// cluster name for every deterministic one; the gate refuses c past 16 slabs, on the slab
 /// kernel, and on igemm outside backward weight or past 8 slices.
 #[test]
 fn shipped_stream_cluster_wgrad_config_expands() {
@@ -607,7 +607,7 @@ fn shipped_stream_cluster_wgrad_config_expands() {
         None,
     )
     .unwrap();
-    assert_eq!(st.kernels.len(), 4 * 3 * 3 * 3 * 2, "{}", st.kernels.len());
+    assert_eq!(st.kernels.len(), 4 * 3 * 3 * 4 * 2, "{}", st.kernels.len());
     let clusters: Vec<&String> = st
         .kernels
         .iter()
@@ -619,7 +619,7 @@ fn shipped_stream_cluster_wgrad_config_expands() {
         assert!(st.kernels.contains(&twin), "{c} without its d twin");
     }
     for refused in [
-        "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk16c_simt_gen",
+        "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk32c_simt_gen",
         "direct_wgrad_bf16_t8x16x8_w8x1_s1_v2x1_gm1_sk0c_simt_gen",
         "igemm_wgrad_bf16_t32x64x32_w2x2_s4_v8x8_gm1_sk16c_mma_gen",
         "igemm_fwd_bf16_t128x128x32_w2x2_s4_v8x8_gm1_sk4c_mma_gen",

@@ -714,7 +714,7 @@ fn validate_stream(cfg: &KernelConfig) -> Result<(), Rejection> {
     check_stream_slab_fields(
         cfg,
         "1 (simt)",
-        "0..=256 deterministic, or 2..=8 cluster (streaming wgrad)",
+        "0..=256 deterministic, or 2..=16 cluster (streaming wgrad)",
         true,
     )?;
     if !matches!(cfg.vec_a, 1 | 2 | 4 | 8) {

@@ -60,8 +60,9 @@ const BODY: &str = include_str!("wgrad_stream.cu");
 /// Largest `TW` (`tile_k`) of a streaming config.
 pub const MAX_STRIP: u32 = 32;
 
-/// Most slabs of a cluster split (`sk{n}c`): the portable thread-block cluster size.
-pub const MAX_CLUSTER_SLABS: u64 = crate::device::DeviceLimits::PORTABLE_CLUSTER as u64;
+/// Most slabs of a cluster split (`sk{n}c`): the largest thread-block cluster of sm_90 (above
+/// the portable 8, with the non-portable opt-in the CUDA backend sets at load).
+pub const MAX_CLUSTER_SLABS: u64 = crate::device::DeviceLimits::MAX_CLUSTER as u64;
 
 /// Largest `RG` (`vec_b`, tap rows per group) of a streaming config.
 pub const MAX_ROWS_PER_GROUP: u32 = 16;
