@@ -14,7 +14,8 @@
 # (4) Nsight Compute's launch, occupancy, speed-of-light and warp-state sections of sk{n}d and
 #     sk{n}c at the same tile, on the C/G 32 7x7 key (sk4, small CTAs) and the C/G 128 g2 key
 #     (sk7, one 128 KB CTA per SM).
-#   scripts/h200.sh; base.tar.xz = call 3's gconv as target/base/gconv;
+#   scripts/h200.sh; base.tar.xz = call 3's gconv (built from 5f80bd8: `git worktree add /tmp/b 5f80bd8`,
+#   `cargo build --release` there) packed as target/base/gconv (tar cJf target/carry/base.tar.xz target/base/gconv);
 #   carry ["target/carry/bins.tar.xz", "target/carry/base.tar.xz"];
 #   tar xJf target/carry/bins.tar.xz && tar xJf target/carry/base.tar.xz && (timeout 590 bash results/h200/s29/call_4.sh; cd $OUT && tar czf c4.tgz r; true)
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
