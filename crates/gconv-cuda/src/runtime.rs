@@ -566,7 +566,10 @@ impl GpuRuntime {
     }
 
     /// Loads a compiled module and resolves the entry point of every launch. Sets the
-    /// function's dynamic shared memory limit when a launch needs more than 48 KiB.
+    /// function's dynamic shared memory limit when a launch needs more than 48 KiB; for a
+    /// cluster launch (`Launch::cluster` > 1), the non-portable cluster opt-in above 8 CTAs and
+    /// the preference to spread a cluster's CTAs over separate SMs (a hint: a driver that
+    /// refuses it leaves the default placement).
     pub fn load(
         &self,
         compiled: &CompiledKernel,
@@ -660,19 +663,12 @@ impl GpuRuntime {
                         )
                     })?;
                 }
-                f.set_attribute(
+                // A placement preference only: if the driver refuses it, the cluster runs with
+                // the default placement (the results are the same).
+                let _ = f.set_attribute(
                     CUfunction_attribute::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,
                     CUclusterSchedulingPolicy::CU_CLUSTER_SCHEDULING_POLICY_SPREAD as i32,
-                )
-                .map_err(|e| {
-                    load_err(
-                        &l.entry,
-                        format!(
-                            "setting the cluster scheduling policy (spread): {}",
-                            driver_message(&e)
-                        ),
-                    )
-                })?;
+                );
             }
             launches.push((l.clone(), f));
         }

@@ -415,7 +415,7 @@ enum Mutation {
     /// Streaming wgrad, cluster split: every rank's sum reads its own shared memory S times
     /// instead of the cluster's (the distributed read dropped): the comparison must fail.
     StreamClusterOwnSmem,
-    /// igemm wgrad, cluster split: every chunk's sum skips rank 0's f32 tile: must fail.
+    /// igemm wgrad, cluster split: every chunk's sum skips rank 0's partial: must fail.
     IgemmClusterRankSkipped,
     /// igemm wgrad, cluster split: each rank sums its own staged tile SPLIT times instead of
     /// the cluster's (the distributed read dropped): must fail.
@@ -751,12 +751,12 @@ fn emulate(
             "s += ld_cluster_f32(red + e, blockIdx.x);",
         )),
         Mutation::IgemmClusterRankSkipped => Some((
-            "for (int q = 0; q < SPLIT; ++q)",
-            "for (int q = 1; q < SPLIT; ++q)",
+            "for (int e = 0; e < VC; ++e) s[e] += part[q][e];",
+            "for (int e = 0; e < VC; ++e) s[e] += q == 0 ? 0.f : part[q][e];",
         )),
         Mutation::IgemmClusterOwnSmem => Some((
-            "s[e] += ld_cluster_f32(src + e, (unsigned)q);",
-            "s[e] += ld_cluster_f32(src + e, (unsigned)split);",
+            "ld_cluster_f32xn<VC>(src, (unsigned)q, part[q]);",
+            "ld_cluster_f32xn<VC>(src, (unsigned)split, part[q]);",
         )),
         Mutation::IgemmClusterChunksUnranked => Some((
             "for (int idx = tid + split * THREADS; idx < C_CHUNKS; idx += THREADS * SPLIT) {",

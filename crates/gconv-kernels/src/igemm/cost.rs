@@ -53,7 +53,8 @@ pub(crate) fn cost_estimate_with(plan: &IgemmPlan, device: &DeviceLimits, min_by
     let t_l2 = ctas * kt * (bm + bn) * bk * es / 8e12;
     let t_dram = min_bytes / 3.5e12;
     // Split-K: the f32 planes written and read back (atomic: one plane, read-modify-write) and
-    // the extra launches.
+    // the extra launches. The cluster split (`c`) has neither but is priced the same: on the
+    // H200 it ran at 0.815× of the two-launch split (`results/h200/s29/README.md`).
     let split = cfg.split_k.max(1) as f64;
     let t_split = if cfg.split_k > 1 {
         let out = problem.elements(problem.roles().1) as f64 * 4.0;

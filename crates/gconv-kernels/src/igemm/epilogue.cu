@@ -51,11 +51,13 @@
 #endif
   __syncthreads();
 #if GCONV_SPLIT_CLUSTER
-  // Cluster split: every slice's f32 tile is staged; rank r sums chunks r, r + SPLIT, ... of
-  // the tile over the ranks 0..SPLIT-1 in rank order (a fixed order: bit-identical runs) and
-  // stores them in the output dtype. The second barrier keeps each CTA's shared
-  // memory alive until every rank has read it.
+  // Cluster split: every slice's f32 tile is staged; rank r takes the runs of THREADS chunks
+  // that start at (r + k·SPLIT)·THREADS, reads each chunk from the SPLIT ranks (one vector
+  // load per rank), sums them in rank order (a fixed order: bit-identical runs) and stores them
+  // in the output dtype. The second barrier keeps each CTA's shared memory alive until every
+  // rank has read it.
   cluster_sync();
+  static_assert(VC == 1 || VC == 2 || VC == 4, "f32 staging: chunks of at most 16 bytes");
   constexpr bool OUT_F32 = ESZ == 4;  // f32 output; f16/bf16 otherwise
   unsigned char* const out_b = reinterpret_cast<unsigned char*>(out);
 #pragma unroll 1
@@ -66,13 +68,15 @@
       const long long off = out_off(m, n);
       if (off >= 0) {
         const float* src = reinterpret_cast<const float*>(smem) + row * CROW + col;
-        float s[VC];
+        float part[SPLIT][VC], s[VC];
+#pragma unroll
+        for (int q = 0; q < SPLIT; ++q) ld_cluster_f32xn<VC>(src, (unsigned)q, part[q]);
 #pragma unroll
         for (int e = 0; e < VC; ++e) s[e] = 0.f;
 #pragma unroll
         for (int q = 0; q < SPLIT; ++q)
 #pragma unroll
-          for (int e = 0; e < VC; ++e) s[e] += ld_cluster_f32(src + e, (unsigned)q);
+          for (int e = 0; e < VC; ++e) s[e] += part[q][e];
         alignas(16) unsigned char v[VC * ESZ];
 #pragma unroll
         for (int e = 0; e < VC; ++e) {

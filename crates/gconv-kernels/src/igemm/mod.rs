@@ -16,8 +16,9 @@
 //! plane per slice and a second launch sums them in a fixed order (`crate::SPLIT_REDUCE`);
 //! `sk{n}c` (n in 2..=8) makes the n slices of a tile one thread-block cluster, adjacent in x
 //! (grid x = tiles · n, z = G/gm): each stages its f32 tile in shared memory as the epilogue
-//! does anyway, and after a cluster barrier rank r sums every n-th chunk of the tile over the
-//! n ranks in rank order (`ld_cluster_f32`) and stores dW; one launch, no workspace; `sk{n}a`
+//! does anyway, and after a cluster barrier rank r takes its share of the tile's chunks, reads
+//! each from the n ranks (`ld_cluster_f32xn`), sums them in rank order and stores dW; one
+//! launch, no workspace; `sk{n}a`
 //! adds into one f32 plane with atomics (named, never chosen by `auto`). On the H200 the
 //! cluster split ran at 0.815× of `sk{n}d` at the same tile and degree (44 pairs on 7 zoo keys,
 //! 3 faster, 0.38× on a 7-slice 128×128 tile; `results/h200/s29/README.md`), so no pool holds
@@ -63,7 +64,8 @@
 //!   restaged through shared memory, then written with coalesced stores of up to 16 bytes.
 //! - **Split-K**: deterministic (each split writes f32 partials to its own workspace plane; a
 //!   second launch sums the planes in slice order and converts) or, named `a`, atomic (one f32
-//!   plane zeroed, `red.global.add`, converted); `crate::SPLIT_REDUCE` holds the launches.
+//!   plane zeroed, `red.global.add`, converted); `crate::SPLIT_REDUCE` holds the launches; or,
+//!   named `c`, through a thread-block cluster's shared memory (above).
 //!
 //! **Backward-data** (`dgrad_loaders.cu`, `dgrad_helpers.cu`; `ARCHITECTURE.md` has the
 //! algebra): A = dY, B = W, C = dX. The grid's x covers every stride phase of dX (`phases ×`

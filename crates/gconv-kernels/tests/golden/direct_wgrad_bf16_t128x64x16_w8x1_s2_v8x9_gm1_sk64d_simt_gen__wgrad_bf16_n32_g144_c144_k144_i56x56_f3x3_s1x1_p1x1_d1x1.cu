@@ -208,6 +208,28 @@ __device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned rank) {
   return v;
 #endif
 }
+// `N` consecutive floats (N = 1, 2 or 4, `p` N·4-byte aligned) at `p`'s offset in block
+// `rank`'s shared memory into `v`: one `mapa`, one (vector) `ld.shared::cluster`.
+template <int N>
+__device__ __forceinline__ void ld_cluster_f32xn(const float* p, unsigned rank, float* v) {
+  static_assert(N == 1 || N == 2 || N == 4, "1, 2 or 4 floats");
+#ifdef GCONV_HOST_EMULATION
+  for (int e = 0; e < N; ++e) v[e] = gconv_host_cluster_load_f32(p + e, rank);
+#else
+  u32 a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(smem_u32(p)), "r"(rank));
+  if constexpr (N == 4) {
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+                 : "r"(a)
+                 : "memory");
+  } else if constexpr (N == 2) {
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v[0]), "=f"(v[1]) : "r"(a) : "memory");
+  } else {
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v[0]) : "r"(a) : "memory");
+  }
+#endif
+}
 #endif
 
 // Programmatic dependent launch (sm_90, `Launch::overlaps_previous`). A module's launch marked

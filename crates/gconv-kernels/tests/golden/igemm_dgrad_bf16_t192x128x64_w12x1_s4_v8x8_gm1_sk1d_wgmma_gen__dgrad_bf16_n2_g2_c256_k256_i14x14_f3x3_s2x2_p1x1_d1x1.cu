@@ -222,6 +222,28 @@ __device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned rank) {
   return v;
 #endif
 }
+// `N` consecutive floats (N = 1, 2 or 4, `p` N·4-byte aligned) at `p`'s offset in block
+// `rank`'s shared memory into `v`: one `mapa`, one (vector) `ld.shared::cluster`.
+template <int N>
+__device__ __forceinline__ void ld_cluster_f32xn(const float* p, unsigned rank, float* v) {
+  static_assert(N == 1 || N == 2 || N == 4, "1, 2 or 4 floats");
+#ifdef GCONV_HOST_EMULATION
+  for (int e = 0; e < N; ++e) v[e] = gconv_host_cluster_load_f32(p + e, rank);
+#else
+  u32 a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(smem_u32(p)), "r"(rank));
+  if constexpr (N == 4) {
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+                 : "r"(a)
+                 : "memory");
+  } else if constexpr (N == 2) {
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v[0]), "=f"(v[1]) : "r"(a) : "memory");
+  } else {
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v[0]) : "r"(a) : "memory");
+  }
+#endif
+}
 #endif
 
 // Programmatic dependent launch (sm_90, `Launch::overlaps_previous`). A module's launch marked
@@ -1321,11 +1343,13 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
 #endif
   __syncthreads();
 #if GCONV_SPLIT_CLUSTER
-  // Cluster split: every slice's f32 tile is staged; rank r sums chunks r, r + SPLIT, ... of
-  // the tile over the ranks 0..SPLIT-1 in rank order (a fixed order: bit-identical runs) and
-  // stores them in the output dtype. The second barrier keeps each CTA's shared
-  // memory alive until every rank has read it.
+  // Cluster split: every slice's f32 tile is staged; rank r takes the runs of THREADS chunks
+  // that start at (r + k·SPLIT)·THREADS, reads each chunk from the SPLIT ranks (one vector
+  // load per rank), sums them in rank order (a fixed order: bit-identical runs) and stores them
+  // in the output dtype. The second barrier keeps each CTA's shared memory alive until every
+  // rank has read it.
   cluster_sync();
+  static_assert(VC == 1 || VC == 2 || VC == 4, "f32 staging: chunks of at most 16 bytes");
   constexpr bool OUT_F32 = ESZ == 4;  // f32 output; f16/bf16 otherwise
   unsigned char* const out_b = reinterpret_cast<unsigned char*>(out);
 #pragma unroll 1
@@ -1336,13 +1360,15 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
       const long long off = out_off(m, n);
       if (off >= 0) {
         const float* src = reinterpret_cast<const float*>(smem) + row * CROW + col;
-        float s[VC];
+        float part[SPLIT][VC], s[VC];
+#pragma unroll
+        for (int q = 0; q < SPLIT; ++q) ld_cluster_f32xn<VC>(src, (unsigned)q, part[q]);
 #pragma unroll
         for (int e = 0; e < VC; ++e) s[e] = 0.f;
 #pragma unroll
         for (int q = 0; q < SPLIT; ++q)
 #pragma unroll
-          for (int e = 0; e < VC; ++e) s[e] += ld_cluster_f32(src + e, (unsigned)q);
+          for (int e = 0; e < VC; ++e) s[e] += part[q][e];
         alignas(16) unsigned char v[VC * ESZ];
 #pragma unroll
         for (int e = 0; e < VC; ++e) {
