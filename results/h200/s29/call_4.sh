@@ -7,8 +7,10 @@
 #     waste 10 %; on C/G 128 g2 mma tiles 192 and 96 wide), with the keys' best members,
 #     verified then timed, then the pool with cuDNN in the same run (`gconv bench`);
 # (3) the cluster scheduling policy: this build asks the driver to spread a cluster's CTAs over
-#     separate SMs (`Launch::cluster`, CU_CLUSTER_SCHEDULING_POLICY_SPREAD); target/base/gconv
-#     is call 3's build (the default policy). Every cluster kernel of call 3's same-degree pairs
+#     separate SMs (`Launch::cluster`, CU_CLUSTER_SCHEDULING_POLICY_SPREAD) and igemm's cluster
+#     epilogue reads each peer's chunk with one vector load (was one scalar load per float);
+#     target/base/gconv is call 3's build (the default policy, scalar loads): the two changes
+#     are measured together (an ncu of (4) tells the placement apart). Every cluster kernel of call 3's same-degree pairs
 #     and of session 28's streaming pairs (cluster_spread_ab.txt), base and this build
 #     alternating, twice (rep 1 verified);
 # (4) Nsight Compute's launch, occupancy, speed-of-light and warp-state sections of sk{n}d and
