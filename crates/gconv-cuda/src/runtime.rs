@@ -16,7 +16,7 @@ use crate::nvrtc::{nvrtc_version, CompileOptions, CompiledKernel};
 use cudarc::driver::sys::{CUclusterSchedulingPolicy, CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{
     result as dres, sys as dsys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream,
-    DevicePtr,
+    DevicePtr, LaunchConfig,
 };
 use cudarc::nvrtc::Ptx;
 use gconv_kernels::{Arch, DeviceLimits, KernelSource, Launch};
@@ -669,6 +669,26 @@ impl GpuRuntime {
                     CUfunction_attribute::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,
                     CUclusterSchedulingPolicy::CU_CLUSTER_SCHEDULING_POLICY_SPREAD as i32,
                 );
+                // A cluster whose CTAs cannot all be resident in one GPC at once never starts:
+                // say so here rather than as a launch failure. (A query the driver cannot
+                // answer is left to the launch.)
+                let config = LaunchConfig {
+                    grid_dim: (l.grid[0], l.grid[1], l.grid[2]),
+                    block_dim: (l.block[0], l.block[1], l.block[2]),
+                    shared_mem_bytes: l.dynamic_smem_bytes,
+                };
+                if let Ok(0) = f.occupancy_max_active_clusters(config, &self.stream) {
+                    return Err(load_err(
+                        &l.entry,
+                        format!(
+                            "a cluster of {} CTAs ({} threads, {} bytes of dynamic shared memory \
+                             each) does not fit on the device at once",
+                            l.cluster,
+                            l.block[0] * l.block[1] * l.block[2],
+                            l.dynamic_smem_bytes
+                        ),
+                    ));
+                }
             }
             launches.push((l.clone(), f));
         }
