@@ -68,6 +68,19 @@ pub(crate) fn split_reduce_define(planes: u64, plane: u64) -> String {
     )
 }
 
+/// The cluster split's defines (`SplitKMode::Cluster`): `GCONV_SPLIT_CLUSTER` (the prelude's
+/// `cluster_sync` and distributed shared-memory reads) and `GCONV_CLUSTER_ATTR`, which the
+/// entry carries: `__cluster_dims__(cluster, 1, 1)`, empty for a plain launch (`cluster` ≤ 1).
+pub(crate) fn split_cluster_define(cluster: u32) -> String {
+    if cluster > 1 {
+        format!(
+            "#define GCONV_SPLIT_CLUSTER 1\n#define GCONV_CLUSTER_ATTR __cluster_dims__({cluster}, 1, 1)\n"
+        )
+    } else {
+        "#define GCONV_SPLIT_CLUSTER 0\n#define GCONV_CLUSTER_ATTR\n".to_string()
+    }
+}
+
 /// The `{name}_reduce` launch of a deterministic split over `planes` f32 planes of `plane`
 /// elements: [`shared::REDUCE_THREADS`] threads per CTA, each CTA summing `REDUCE_THREADS /
 /// slices` elements.

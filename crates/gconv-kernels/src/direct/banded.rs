@@ -330,5 +330,5 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         crate::SPLIT_REDUCE
     )
     .replace("@ENTRY@", &name);
-    super::wgrad::slab_source(name, code, geo, cfg.threads(), dw, true)
+    super::wgrad::slab_source(name, code, geo, cfg.threads(), dw, 1)
 }

@@ -251,14 +251,9 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         "#define GCONV_SPLIT_REDUCE {}",
         u8::from(slabs > 1 && !cluster)
     );
-    let _ = writeln!(w, "#define GCONV_SPLIT_CLUSTER {}", u8::from(cluster));
-    if cluster {
-        let _ = writeln!(
-            w,
-            "#define GCONV_CLUSTER_ATTR __cluster_dims__({slabs}, 1, 1)"
-        );
-    } else {
-        let _ = writeln!(w, "#define GCONV_CLUSTER_ATTR");
+    let cluster_size = if cluster { slabs as u32 } else { 1 };
+    w.push_str(&crate::split_cluster_define(cluster_size));
+    if !cluster {
         w.push_str(&crate::split_reduce_define(slabs, dw));
     }
     let _ = writeln!(w, "#define GCONV_SPLIT_ATOMIC 0");
@@ -296,10 +291,6 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         crate::SPLIT_REDUCE
     )
     .replace("@ENTRY@", &name);
-    // The cluster sums the slabs' partials itself: one launch, no workspace.
-    let mut src = super::wgrad::slab_source(name, code, geo, cfg.threads(), dw, !cluster);
-    if cluster {
-        src.launches[0].cluster = slabs as u32;
-    }
-    src
+    // A cluster sums the slabs' partials itself: one launch, no workspace.
+    super::wgrad::slab_source(name, code, geo, cfg.threads(), dw, cluster_size)
 }

@@ -297,31 +297,31 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         crate::SPLIT_REDUCE
     )
     .replace("@ENTRY@", &name);
-    slab_source(name, code, geo, cfg.threads(), dw, true)
+    slab_source(name, code, geo, cfg.threads(), dw, 1)
 }
 
 /// The module of a slab-walk kernel (this one, `super::stream`'s, `super::wgrad_mma`'s,
 /// `super::banded`'s): the main launch on the plan's grid and, with P > 1 slabs
-/// (`geo.grid[0]`) whose partials go through the workspace (`workspace_split`; false where
-/// the kernel sums its slabs itself, the streaming kernel's cluster split), the shared
-/// deterministic reduction `{name}_reduce` over the `dw` elements of dW, which sums the P f32
-/// planes of the workspace (`P·|dW|·4` bytes).
+/// (`geo.grid[0]`), the shared deterministic reduction `{name}_reduce` over the `dw` elements
+/// of dW, which sums the P f32 planes of the workspace (`P·|dW|·4` bytes) — unless the slabs
+/// are one thread-block cluster (`cluster` > 1, the streaming kernel's cluster split: the
+/// main launch's `Launch::cluster`), which sums them itself.
 pub fn slab_source(
     name: String,
     code: String,
     geo: &DirectGeometry,
     threads: u32,
     dw: u64,
-    workspace_split: bool,
+    cluster: u32,
 ) -> KernelSource {
-    let slabs = if workspace_split { geo.grid[0] } else { 1 };
+    let slabs = if cluster > 1 { 1 } else { geo.grid[0] };
     let mut launches = vec![Launch {
         entry: name.clone(),
         grid: [geo.grid[0] as u32, geo.grid[1] as u32, geo.grid[2] as u32],
         block: [threads, 1, 1],
         dynamic_smem_bytes: geo.smem_bytes as u32,
         overlaps_previous: false,
-        cluster: 1,
+        cluster: cluster.max(1),
     }];
     let mut workspace_bytes = 0;
     if slabs > 1 {

@@ -358,5 +358,5 @@ pub fn emit(
     )
     .replace("@ENTRY@", &name)
     .replace("@BOUNDS@", launch_bounds(cfg));
-    wgrad::slab_source(name, code, geo, cfg.threads(), dw, true)
+    wgrad::slab_source(name, code, geo, cfg.threads(), dw, 1)
 }

@@ -130,16 +130,8 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     // in x, and sum their f32 tiles through distributed shared memory (no workspace, no
     // `_reduce` launch).
     let cluster = cfg.split_k > 1 && cfg.split_k_mode == SplitKMode::Cluster;
-    let _ = writeln!(w, "#define GCONV_SPLIT_CLUSTER {}", u8::from(cluster));
-    if cluster {
-        let _ = writeln!(
-            w,
-            "#define GCONV_CLUSTER_ATTR __cluster_dims__({}, 1, 1)",
-            cfg.split_k
-        );
-    } else {
-        let _ = writeln!(w, "#define GCONV_CLUSTER_ATTR");
-    }
+    let cluster_size = if cluster { cfg.split_k } else { 1 };
+    w.push_str(&crate::split_cluster_define(cluster_size));
     let _ = writeln!(
         w,
         "#define ELEM {}",
@@ -266,7 +258,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         block: [cfg.threads(), 1, 1],
         dynamic_smem_bytes: plan.smem_bytes,
         overlaps_previous: false,
-        cluster: if cluster { cfg.split_k } else { 1 },
+        cluster: cluster_size,
     }];
     let mut workspace_bytes = 0;
     if cfg.split_k > 1 {
