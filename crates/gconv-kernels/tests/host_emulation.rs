@@ -464,6 +464,13 @@ enum Mutation {
     /// Banded tensor-core wgrad with tap blocks: every block along y reads the first block's X
     /// rows (the `7·by`-row offset dropped): must fail wherever FY > 7.
     BandedBlockRowsDropped,
+    /// Banded tensor-core wgrad: the MMA reads of the X planes leave out the shift between
+    /// groups of 8 channels that the staging stores apply (`x_plane`): must fail wherever a
+    /// CTA has two channel vectors or more.
+    BandedXGroupShiftDropped,
+    /// Banded tensor-core wgrad: as `BandedXGroupShiftDropped`, for the dY planes
+    /// (`dy_plane`).
+    BandedDyGroupShiftDropped,
     /// Banded tensor-core forward: the shifted copy of a staged X row is never written, so the
     /// lanes of odd columns read stale words: must fail.
     FwdBandedShiftedCopyDropped,
@@ -711,6 +718,14 @@ fn emulate(
         Mutation::BandedBlockRowsDropped => Some((
             "ldsm_x2(b, xb + (u32)(((2 * j + 7 * by) * XRS + kc * 16) * 2));",
             "ldsm_x2(b, xb + (u32)(((2 * j) * XRS + kc * 16) * 2));",
+        )),
+        Mutation::BandedXGroupShiftDropped => Some((
+            "const u32 xb = xs_a + (u32)(x_plane(c) * 2) + xrole;",
+            "const u32 xb = xs_a + (u32)(c * XPLANE * 2) + xrole;",
+        )),
+        Mutation::BandedDyGroupShiftDropped => Some((
+            "const u32* dyc = ds32 + dy_plane(c) + aword;",
+            "const u32* dyc = ds32 + c * DPLANE + aword;",
         )),
         Mutation::FwdBandedShiftedCopyDropped => {
             Some((
@@ -2930,6 +2945,16 @@ const WGRAD_BANDED_CASES: &[(&str, &str, &str)] = &[
         "direct_wgrad_bf16_t32x8x16_w8x1_s1_v8x1_gm1_sk0d_mma_gen",
         "wgrad_bf16_n1_g8_c8_k8_i35x33_f31x31_s1x1_p15x15_d1x1",
     ),
+    (
+        "banded_7x7_three_vectors",
+        "direct_wgrad_bf16_t32x24x16_w4x1_s1_v8x1_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n2_g48_c48_k48_i11x21_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "banded_piped_5x5_eight_vectors_past_c",
+        "direct_wgrad_bf16_t32x64x16_w8x1_s1_v8x2_gm1_sk0d_mma_gen",
+        "wgrad_bf16_n1_g72_c72_k72_i9x20_f5x5_s1x1_p2x2_d1x1",
+    ),
 ];
 
 /// The banded tensor-core depthwise wgrad kernel under host emulation against the f64 wgrad
@@ -2938,9 +2963,11 @@ const WGRAD_BANDED_CASES: &[(&str, &str, &str)] = &[
 /// slab), a channel block half past C, a last row pair whose top row is past Ho, column tiles
 /// with a tail, a layer of two rows, an 8-wide filter, odd and even band offsets, the
 /// pipelined variant (`vec_b` 2) with several tiles per slab and with one slab, tap blocks
-/// (9×9, 13×13, 15×10, 31×31). Planted faults: the shifted dY copy never written, the top half
-/// read one tap row off, the column-tile mask dropped, a stale prefetch, a tap block's band
-/// shift or X-row offset dropped. Determinism: a P > 1 case run twice gives identical bytes.
+/// (9×9, 13×13, 15×10, 31×31), one to eight channel vectors per CTA (the planes of each group
+/// of 8 channels shifted apart). Planted faults: the shifted dY copy never written, the top
+/// half read one tap row off, the column-tile mask dropped, a stale prefetch, a tap block's
+/// band shift or X-row offset dropped, the reads without the group shift of the X or dY
+/// planes. Determinism: a P > 1 case run twice gives identical bytes.
 #[test]
 fn direct_wgrad_banded_kernels_match_the_reference_under_host_emulation() {
     let name = "direct_wgrad_banded_kernels_match_the_reference_under_host_emulation";
@@ -2995,6 +3022,16 @@ fn direct_wgrad_banded_kernels_match_the_reference_under_host_emulation() {
         ("banded_9x9_blocks_2x2", Mutation::BandedBlockRowsDropped),
         ("banded_15x10_blocks_2x3", Mutation::BandedBlockRowsDropped),
         ("banded_13x13_f16_piped", Mutation::BandedTopHalfShifted),
+        ("banded_7x7_tails", Mutation::BandedXGroupShiftDropped),
+        (
+            "banded_7x7_three_vectors",
+            Mutation::BandedXGroupShiftDropped,
+        ),
+        ("banded_7x7_tails", Mutation::BandedDyGroupShiftDropped),
+        (
+            "banded_piped_5x5_eight_vectors_past_c",
+            Mutation::BandedDyGroupShiftDropped,
+        ),
     ];
     let planted = planted_jobs(&jobs, &mutations);
     jobs.extend(planted);

@@ -138,9 +138,27 @@ pub fn dy_copy_words(row: u64) -> u64 {
     w
 }
 
+/// The shift, in 32-bit words, between the planes of consecutive groups of 8 channels (one
+/// 16-byte channel vector) beyond their length: dY planes `DGS` words, X planes `XGS = 2·DGS`
+/// elements. The `VECS = BN / 8` staging lanes of one pixel's vectors store the same word of
+/// their channels' planes, and the planes of a group of 8 channels span a multiple of 32 words
+/// (8 · an even number of words), so without a shift those lanes hit one bank; shifted by
+/// `32 / VECS` words (a power of two, `VECS` rounded up) the lanes of a warp's store (32 /
+/// VECS consecutive words per vector) fall in different banks. 16 bytes or more, so the X
+/// planes keep the 16-byte alignment of their `ldmatrix` rows; 0 with one vector.
+pub fn plane_group_shift(cfg: &KernelConfig) -> u64 {
+    let vecs = (cfg.tile_n / 8).max(1) as u64;
+    if vecs == 1 {
+        0
+    } else {
+        (32 / vecs.next_power_of_two()).max(4)
+    }
+}
+
 /// The geometry of `cfg` on `problem`: the tile, the staged X planes (`halo = [1,`
-/// [`x_rows`]`, KC]`, row stride `xrow = KC + 8`), the dY planes (`ws_bytes`, from `xs_bytes` rounded up
-/// to hold the epilogue's `BN × 128` f32 sums), and the grid `[P, ⌈C/BN⌉, 1]`.
+/// [`x_rows`]`, KC]`, row stride `xrow = KC + 8`, the groups of 8 channels
+/// [`plane_group_shift`] apart), the dY planes (`ws_bytes`, from `xs_bytes` rounded up to hold
+/// the epilogue's `BN × 128` f32 sums), and the grid `[P, ⌈C/BN⌉, 1]`.
 pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) -> DirectGeometry {
     let th = tile_rows(cfg);
     let tw = cfg.tile_k.max(1) as u64;
@@ -148,9 +166,11 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
     let kc = 16 * k_chunks(cfg, problem);
     let xrs = kc + 8;
     let xrows = x_rows(cfg, problem);
-    let x_bytes = bn * xrows * xrs * 2;
+    let shift = plane_group_shift(cfg);
+    let groups = (bn / 8).max(1);
+    let x_bytes = (bn * xrows * xrs + (groups - 1) * 2 * shift) * 2;
     let dy_off = x_bytes.max(bn * 128 * 4).div_ceil(16) * 16;
-    let dy_bytes = bn * th * 2 * dy_copy_words(dy_row(cfg, problem)) * 4;
+    let dy_bytes = (bn * th * 2 * dy_copy_words(dy_row(cfg, problem)) + (groups - 1) * shift) * 4;
     let smem = dy_off + dy_bytes;
     let channel_blocks = problem.k.div_ceil(bn);
     let wave = device.wave(smem, cfg.threads(), register_estimate(cfg, problem));
@@ -298,7 +318,8 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         cfg.threads(),
         register_estimate(cfg, problem),
     );
-    let ints: [(&str, u64); 13] = [
+    let shift = plane_group_shift(cfg);
+    let ints: [(&str, u64); 15] = [
         ("G_", problem.g),
         ("CG", problem.cpg()),
         ("KG", problem.kpg()),
@@ -308,6 +329,8 @@ pub fn emit(cfg: &KernelConfig, problem: &Problem, geo: &DirectGeometry) -> Kern
         ("KCH", kch),
         ("XRS", geo.xrow),
         ("DSW", dsw),
+        ("XGS", 2 * shift),
+        ("DGS", shift),
         ("DY_OFF", geo.xs_bytes),
         ("THREADS", cfg.threads() as u64),
         ("SMEM_BYTES", geo.smem_bytes),

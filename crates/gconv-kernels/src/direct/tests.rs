@@ -1394,6 +1394,74 @@ fn wgrad_mma_rules_names_and_slabs() {
     assert!(src.code.contains("constexpr int GM = 2;"));
 }
 
+/// The banded wgrad kernel's staging stores (`x_store`, `dy_store` in `wgrad_banded.cu`): the
+/// lanes of a warp that stage one row take `32 / VECS` consecutive words of each of the VECS
+/// channel vectors of their pixels, and every lane's word falls in a bank of its own, because
+/// the planes of consecutive groups of 8 channels sit [`banded::plane_group_shift`] words
+/// apart (without it, the groups of 16-channel tiles met in one bank: two wavefronts per store,
+/// eight at 64 channels). The X planes keep 16-byte `ldmatrix` rows.
+#[test]
+fn banded_staging_lanes_store_to_distinct_banks() {
+    let mut checked = 0;
+    for (name, key) in [
+        (
+            "direct_wgrad_bf16_t448x16x56_w4x1_s1_v8x2_gm1_sk0d_mma_gen",
+            "wgrad_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1",
+        ),
+        (
+            "direct_wgrad_bf16_t448x16x32_w8x1_s1_v8x1_gm1_sk0d_mma_gen",
+            "wgrad_bf16_n32_g192_c192_k192_i28x28_f7x7_s1x1_p3x3_d1x1",
+        ),
+        (
+            "direct_wgrad_bf16_t144x32x24_w8x1_s1_v8x1_gm1_sk0d_mma_gen",
+            "wgrad_bf16_n2_g64_c64_k64_i10x14_f5x8_s1x1_p2x3_d1x1",
+        ),
+        (
+            "direct_wgrad_bf16_t64x64x16_w8x1_s1_v8x2_gm1_sk0d_mma_gen",
+            "wgrad_bf16_n2_g128_c128_k128_i28x28_f5x5_s1x1_p2x2_d1x1",
+        ),
+        (
+            "direct_wgrad_bf16_t32x8x16_w1x1_s1_v8x1_gm1_sk0d_mma_gen",
+            "wgrad_bf16_n2_g8_c8_k8_i28x28_f3x3_s1x1_p1x1_d1x1",
+        ),
+    ] {
+        let c: KernelConfig = name.parse().expect("a banded name");
+        let p = prob(key);
+        assert_eq!(
+            can_implement(&c, &p).map_err(|e| e.reason()),
+            Ok(()),
+            "{name}"
+        );
+        let g = geometry(&c, &p);
+        let vecs = (c.tile_n / 8) as u64;
+        let lanes = 32 / vecs;
+        let shift = banded::plane_group_shift(&c);
+        // Words: an X plane holds halo rows × xrow elements, a dY plane TH rows × 2 copies.
+        let x_plane = g.halo[1] * g.xrow / 2;
+        let dy_plane = g.th * 2 * banded::dy_copy_words(banded::dy_row(&c, &p));
+        for (what, plane, group_shift) in [("X", x_plane, shift), ("dY", dy_plane, shift)] {
+            let mut banks: Vec<u64> = (0..vecs)
+                .flat_map(|v| (0..lanes).map(move |w| (8 * v * plane + v * group_shift + w) % 32))
+                .collect();
+            banks.sort_unstable();
+            banks.dedup();
+            assert_eq!(banks.len() as u64, vecs * lanes, "{name} {what}: {banks:?}");
+            checked += 1;
+        }
+        assert_eq!(
+            (2 * shift * 2) % 16,
+            0,
+            "{name}: X plane groups 16-byte aligned"
+        );
+        assert_eq!(
+            (g.halo[1] * g.xrow * 2) % 16,
+            0,
+            "{name}: X planes 16-byte aligned"
+        );
+    }
+    assert_eq!(checked, 10);
+}
+
 /// The banded tensor-core wgrad kernel (`math = mma`, `stages = 1`): its names parse back and
 /// route to it alone; the structural rules refuse f32, an odd or too tall TH, another staging
 /// vector, `vec_b` beyond 2 and too many channels per warp; the problem rules refuse every layer

@@ -35,6 +35,8 @@ constexpr int BN = 8;
 constexpr int KCH = 2;
 constexpr int XRS = 40;
 constexpr int DSW = 20;
+constexpr int XGS = 0;
+constexpr int DGS = 0;
 constexpr int DY_OFF = 5120;
 constexpr int THREADS = 64;
 constexpr int SMEM_BYTES = 7680;
@@ -427,8 +429,10 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b
 // 16 from ox0 - PW) and its dY rows (from ox0 - 8·BX; two copies, the second shifted by one
 // element, so that every A register is one aligned 32-bit read whatever the parity of the band
 // offset) as per-channel planes in shared memory, then each warp runs its CPW channels over
-// the tile's BLOCKS x TH/2 x KCH mma. With PIPE the thread's staging reads of the next tile are
-// issued before the current tile's mma. The f32 accumulators (4 per channel and block) live
+// the tile's BLOCKS x TH/2 x KCH mma. The planes of each group of 8 channels (one 16-byte
+// channel vector) start XGS elements (X) and DGS words (dY) past the previous group's end,
+// so that the staging lanes of the VECS vectors of one pixel store to different banks. With
+// PIPE the thread's staging reads of the next tile are issued before the current tile's mma. The f32 accumulators (4 per channel and block) live
 // over the whole slab; at the end, one block at a time, both halves of each channel are summed
 // in a fixed order (top first) and the CTA writes its rows of one f32 partial plane (workspace
 // plane = slab) or, with one slab, dW itself. No atomics: dW is bit-identical across runs.
@@ -458,8 +462,9 @@ static_assert(TH % 2 == 0 && BN % 8 == 0 && BN % WARPS == 0, "row pairs, channel
 static_assert(KC >= TW + FX - 1, "the K extent covers every input column of the tile");
 static_assert(XRS >= KC && XRS % 8 == 0 && (XRS / 8) % 2 == 1, "X row stride: odd 16-byte chunks");
 static_assert(2 * DSW >= DS, "dY copy length");
-static_assert(SMEM_BYTES >= DY_OFF + BN * DPLANE * 4 && DY_OFF >= BN * XPLANE * 2 &&
-                  DY_OFF >= BN * 128 * 4,
+static_assert(XGS % 8 == 0 && DGS >= 0, "X plane groups keep ldmatrix rows 16-byte aligned");
+static_assert(SMEM_BYTES >= DY_OFF + (BN * DPLANE + (VECS - 1) * DGS) * 4 &&
+                  DY_OFF >= (BN * XPLANE + (VECS - 1) * XGS) * 2 && DY_OFF >= BN * 128 * 4,
               "shared memory: X planes (or the epilogue sums), then dY planes");
 static_assert(SLABS * UNITS_PER_SLAB >= UNITS, "slabs cover the units");
 static_assert(RED_PLANE == (long long)C_ * TAPS, "partial plane = |dW|");
@@ -478,6 +483,11 @@ constexpr int DT = (DTASKS + THREADS - 1) / THREADS;  // dY tasks of a thread (p
 struct Tile {
   int n, oy0, ox0;
 };
+
+// Where channel c's planes start: X in elements of xs, dY in words of ds32 (the group shift
+// of the header).
+__device__ __forceinline__ int x_plane(int c) { return c * XPLANE + (c / 8) * XGS; }
+__device__ __forceinline__ int dy_plane(int c) { return c * DPLANE + (c / 8) * DGS; }
 
 // Unit u: column tile fastest, then row tile, then image.
 __device__ __forceinline__ Tile tile_of(int u) {
@@ -511,7 +521,7 @@ __device__ __forceinline__ void x_store(u32* xs32, int t, const v16b& a, const v
   const int row = t / (VECS * (KC / 2));
   const u32 wa[4] = {a.x, a.y, a.z, a.w};
   const u32 wb[4] = {b.x, b.y, b.z, b.w};
-  u32* dst = xs32 + (v * 8) * (XPLANE / 2) + row * (XRS / 2) + cp;
+  u32* dst = xs32 + x_plane(v * 8) / 2 + row * (XRS / 2) + cp;
 #pragma unroll
   for (int i = 0; i < 8; i += 2) {
     dst[i * (XPLANE / 2)] = low_halves(wa[i / 2], wb[i / 2]);
@@ -540,7 +550,7 @@ __device__ __forceinline__ void dy_store(u32* ds32, int t, const v16b (&w3)[3]) 
   const int v = t % VECS;
   const int wd = (t / VECS) % DSW;
   const int row = t / (VECS * DSW);
-  u32* dst = ds32 + (v * 8) * DPLANE + row * (2 * DSW) + wd;
+  u32* dst = ds32 + dy_plane(v * 8) + row * (2 * DSW) + wd;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int sh = 16 * (i % 2);
@@ -563,8 +573,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_f16
   release_dependents();  // the split reduction may start as the last wave drains (prelude)
   const elem_t* __restrict__ X = reinterpret_cast<const elem_t*>(in0);
   const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in1);
-  u16* xs = reinterpret_cast<u16*>(smem);                   // [BN][XROWS][XRS]
-  u32* ds32 = reinterpret_cast<u32*>(smem + DY_OFF);        // [BN][TH][2 copies][DSW] words
+  u16* xs = reinterpret_cast<u16*>(smem);                   // [BN][XROWS][XRS] (x_plane)
+  u32* ds32 = reinterpret_cast<u32*>(smem + DY_OFF);        // [BN][TH][2 copies][DSW] words (dy_plane)
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
@@ -644,8 +654,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_wgrad_f16
 #pragma unroll
     for (int ci = 0; ci < CPW; ++ci) {
       const int c = warp * CPW + ci;
-      const u32* dyc = ds32 + c * DPLANE + aword;
-      const u32 xb = xs_a + (u32)(c * XPLANE * 2) + xrole;
+      const u32* dyc = ds32 + dy_plane(c) + aword;
+      const u32 xb = xs_a + (u32)(x_plane(c) * 2) + xrole;
 #pragma unroll
       for (int blk = 0; blk < BLOCKS; ++blk) {
         const int by = blk / BX;
