@@ -474,6 +474,14 @@ enum Mutation {
     /// Banded tensor-core forward: the shifted copy of a staged X row is never written, so the
     /// lanes of odd columns read stale words: must fail.
     FwdBandedShiftedCopyDropped,
+    /// Banded tensor-core forward: the MMA reads of the X planes leave out the shift between
+    /// groups of 8 channels that the staging stores apply (`x_plane`): must fail wherever a
+    /// CTA has two channel vectors or more.
+    FwdBandedGroupShiftDropped,
+    /// Banded tensor-core forward: the output stores that pack adjacent channels of a pixel put
+    /// each pair's two channels the wrong way round: must fail wherever a warp holds two
+    /// channels or more.
+    FwdBandedPackSwapped,
     /// Banded tensor-core forward: the second row of each staged row pair is multiplied by the
     /// first row's filter taps (the band one tap row off): must fail.
     FwdBandedBandOffByOne,
@@ -733,6 +741,14 @@ fn emulate(
                 "",
             ))
         }
+        Mutation::FwdBandedGroupShiftDropped => Some((
+            "const u32* xc = xs32 + x_plane(c) + aword;",
+            "const u32* xc = xs32 + c * XPLANE + aword;",
+        )),
+        Mutation::FwdBandedPackSwapped => Some((
+            "w[h / 2] = (u32)to_half_bits(acc[ci + h][b][mc][i]) |\n                           ((u32)to_half_bits(acc[ci + h + 1][b][mc][i]) << 16);",
+            "w[h / 2] = (u32)to_half_bits(acc[ci + h + 1][b][mc][i]) |\n                           ((u32)to_half_bits(acc[ci + h][b][mc][i]) << 16);",
+        )),
         Mutation::FwdBandedBandOffByOne => Some((
             "bw[j][1] = w_tap(W, kc, 2 * j + 1 - g, 2 * q) | (w_tap(W, kc, 2 * j + 1 - g, 2 * q + 1) << 16);",
             "bw[j][1] = w_tap(W, kc, 2 * j - g, 2 * q) | (w_tap(W, kc, 2 * j - g, 2 * q + 1) << 16);",
@@ -3108,6 +3124,16 @@ const FWD_BANDED_CASES: &[(&str, &str, &str)] = &[
         "direct_dgrad_f16_t256x8x16_w1x1_s1_v1x1_gm1_sk1d_mma_gen",
         "dgrad_f16_n1_g8_c8_k8_i17x15_f7x6_s1x1_p3x2_d1x1",
     ),
+    (
+        "fwd_banded_7x7_four_vectors_two_per_warp",
+        "direct_fwd_bf16_t128x32x16_w8x1_s1_v1x1_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g40_c40_k40_i11x21_f7x7_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dgrad_banded_piped_5x5_three_vectors",
+        "direct_dgrad_bf16_t128x24x16_w4x1_s1_v1x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g24_c24_k24_i20x19_f5x5_s1x1_p2x2_d1x1",
+    ),
 ];
 
 /// The banded tensor-core depthwise forward kernel (and backward data on its dual) under host
@@ -3116,8 +3142,11 @@ const FWD_BANDED_CASES: &[(&str, &str, &str)] = &[
 /// per tile, a channel block half past C, odd and even column parities, filters 1×1 to 15×7
 /// and 8 wide, asymmetric padding, f16, no padding, several images; backward data with the
 /// flipped filter and its dual's padding; the pipelined variant with CTAs that walk several
-/// tiles (a short last walk), forward and backward data. Planted faults: the shifted X copy never written,
-/// the band one tap row off, the flip dropped (backward data), the column tile's origin dropped from the staging, a stale prefetch.
+/// tiles (a short last walk), forward and backward data; one to four channel vectors per CTA
+/// and one, two, four or eight channels per warp (the output stores packing 1, 2, 4 or 8
+/// channels). Planted faults: the shifted X copy never written, the band one tap row off, the
+/// flip dropped (backward data), the column tile's origin dropped from the staging, a stale
+/// prefetch, the reads without the planes' group shift, a packed channel pair swapped.
 #[test]
 fn direct_fwd_banded_kernels_match_the_reference_under_host_emulation() {
     let name = "direct_fwd_banded_kernels_match_the_reference_under_host_emulation";
@@ -3183,6 +3212,20 @@ fn direct_fwd_banded_kernels_match_the_reference_under_host_emulation() {
         (
             "fwd_banded_3x3_th16_tw32_past_c",
             Mutation::FwdBandedColumnTileIgnored,
+        ),
+        ("fwd_banded_7x7_tails", Mutation::FwdBandedGroupShiftDropped),
+        (
+            "fwd_banded_7x7_four_vectors_two_per_warp",
+            Mutation::FwdBandedGroupShiftDropped,
+        ),
+        ("fwd_banded_7x7_tails", Mutation::FwdBandedPackSwapped),
+        (
+            "fwd_banded_7x7_four_vectors_two_per_warp",
+            Mutation::FwdBandedPackSwapped,
+        ),
+        (
+            "dgrad_banded_piped_5x5_three_vectors",
+            Mutation::FwdBandedPackSwapped,
         ),
     ];
     let planted = planted_jobs(&jobs, &mutations);

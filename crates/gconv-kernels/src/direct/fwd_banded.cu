@@ -26,9 +26,7 @@ constexpr int JP = (FY + 8) / 2;                // row pairs of a block: rows 0 
 constexpr int XR = 8 * (RB - 1) + 2 * JP;       // staged X rows
 constexpr int NP = XR / 2;                      // staged row pairs
 constexpr int XE = TW + 8;                      // staged X elements of a row (from ox0 - PW)
-constexpr int XPLANE = XR * 2 * XCW + 2;        // words of one channel's X plane (+ 2: the
-                                                // staging lanes of channel vectors v, v + 1
-                                                // store 16 banks apart)
+constexpr int XPLANE = XR * 2 * XCW;            // words of one channel's X plane
 constexpr int VECS = BN / 8;                    // 16-byte channel vectors of a pixel
 constexpr int TAPS = FY * FX;
 constexpr int OSP = BN + 8;                     // elements of one staged output pixel (16-byte rows)
@@ -42,8 +40,14 @@ static_assert(FX <= 8 && FY <= 2 * JP - 7, "banded forward: 8 filter columns, 2Â
 static_assert(TH % 8 == 0 && TW % 16 == 0 && BN % 8 == 0 && BN % WARPS == 0, "tile shape");
 static_assert(2 * XCW >= XE + 1 && XCW % 4 == 0 && XCW % 32 >= 8 && XCW % 32 <= 24,
               "X copies: length, whole 4-word groups, banks");
-static_assert(SMEM_BYTES >= BN * XPLANE * 4 && SMEM_BYTES >= TH * TW * OSP * 2,
+static_assert(SMEM_BYTES >= (BN * XPLANE + (VECS - 1) * XGS) * 4 &&
+                  SMEM_BYTES >= TH * TW * OSP * 2,
               "shared memory: the X planes, then the output rows");
+
+// Where channel c's X plane starts (words of xs32): the planes of each group of 8 channels
+// (one 16-byte channel vector) XGS words past the previous group's, so that the staging lanes
+// of the VECS vectors of one pixel store to different banks.
+__device__ __forceinline__ int x_plane(int c) { return c * XPLANE + (c / 8) * XGS; }
 
 // Staging task t = (row, word, vector), vector fastest (the lanes of a warp read adjacent
 // pixels): it reads elements 2w, 2w + 1, 2w + 2 of staged row `row` (element e <-> ix = ox0 -
@@ -80,7 +84,7 @@ __device__ __forceinline__ void x_store(u32* xs32, int t, const u32 (&e)[3][4]) 
   const int v = t % VECS;
   const int wd = (t / VECS) % XCW;
   const int row = t / (VECS * XCW);
-  u32* dst = xs32 + (v * 8) * XPLANE + row * (2 * XCW) + wd;
+  u32* dst = xs32 + x_plane(v * 8) + row * (2 * XCW) + wd;
 #pragma unroll
   for (int c = 0; c < 8; ++c) {
     // The 16 bits of channel c of elements a and b as one word (a low).
@@ -178,7 +182,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
         bw[j][0] = w_tap(W, kc, 2 * j - g, 2 * q) | (w_tap(W, kc, 2 * j - g, 2 * q + 1) << 16);
         bw[j][1] = w_tap(W, kc, 2 * j + 1 - g, 2 * q) | (w_tap(W, kc, 2 * j + 1 - g, 2 * q + 1) << 16);
       }
-      const u32* xc = xs32 + c * XPLANE + aword;
+      const u32* xc = xs32 + x_plane(c) + aword;
 #pragma unroll
       for (int b = 0; b < RB; ++b) {
 #pragma unroll
@@ -216,10 +220,15 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
     // D roles: c0, c1 = (m = g, n = 2q, 2q + 1), c2, c3 = (m = g + 8, same n): output pixel
     // (row 8b + n, column 16mc + m) of channel c, as [pixel][OSP] 16-bit rows (call c of
     // session 21: per-channel output planes, conflict-free to store but read eight 16-bit
-    // values per vector and written pixel-major, ran the kernel twice as long).
+    // values per vector and written pixel-major, ran the kernel twice as long). A lane stores
+    // PACK adjacent channels of its pixel at once (PACK the largest of 8, 4, 2, 1 dividing CPW):
+    // the lanes of one store meet in 8 bank groups whatever the pitch (pixels start 16-byte
+    // aligned), so wider stores of the same pixels are what takes wavefronts off (16-bit
+    // stores: four wavefronts per channel; 8-channel stores: half a wavefront per channel).
+    constexpr int PACK = CPW % 8 == 0 ? 8 : CPW % 4 == 0 ? 4 : CPW % 2 == 0 ? 2 : 1;
     u16* os = reinterpret_cast<u16*>(smem);
 #pragma unroll
-    for (int ci = 0; ci < CPW; ++ci) {
+    for (int ci = 0; ci < CPW; ci += PACK) {
       const int c = warp * CPW + ci;
 #pragma unroll
       for (int b = 0; b < RB; ++b) {
@@ -229,7 +238,26 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
           for (int i = 0; i < 4; ++i) {
             const int row = 8 * b + 2 * q + (i & 1);
             const int col = 16 * mc + g + 8 * (i >> 1);
-            os[(row * TW + col) * OSP + c] = to_half_bits(acc[ci][b][mc][i]);
+            u16* dst = os + (row * TW + col) * OSP + c;
+            u32 w[(PACK + 1) / 2];
+            if constexpr (PACK == 1) {
+              w[0] = to_half_bits(acc[ci][b][mc][i]);
+            } else {
+#pragma unroll
+              for (int h = 0; h < PACK; h += 2) {
+                w[h / 2] = (u32)to_half_bits(acc[ci + h][b][mc][i]) |
+                           ((u32)to_half_bits(acc[ci + h + 1][b][mc][i]) << 16);
+              }
+            }
+            if constexpr (PACK == 8) {
+              *reinterpret_cast<v16b*>(dst) = v16b{w[0], w[1], w[2], w[3]};
+            } else if constexpr (PACK == 4) {
+              *reinterpret_cast<v8b*>(dst) = v8b{w[0], w[1]};
+            } else if constexpr (PACK == 2) {
+              *reinterpret_cast<u32*>(dst) = w[0];
+            } else {
+              *dst = (u16)w[0];
+            }
           }
         }
       }

@@ -147,7 +147,8 @@ pub fn units(cfg: &KernelConfig, problem: &Problem) -> u64 {
 }
 
 /// The geometry of `cfg` on the forward `problem` (the dual of a backward-data problem): the
-/// tile, the staged X planes (`halo = [1, x_rows, TW + 8]`, `xrow` = two copies), shared memory
+/// tile, the staged X planes (`halo = [1, x_rows, TW + 8]`, `xrow` = two copies; the planes of
+/// each group of 8 channels [`super::banded::plane_group_shift`] words apart), shared memory
 /// for the planes or the output rows (`TH·TW × (BN + 8)` 16-bit elements), whichever is
 /// larger, and the grid `[tiles, ⌈C/BN⌉, 1]` (pipelined: `[⌈tiles /`
 /// [`TILES_PER_CTA`]`⌉, ⌈C/BN⌉, 1]`, CTA x walking tiles x, x + grid, …).
@@ -157,7 +158,8 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
     let bn = cfg.tile_n.max(1) as u64;
     let xrows = x_rows(cfg, problem);
     let xcw = copy_words(cfg);
-    let x_bytes = bn * (xrows * 2 * xcw + 2) * 4;
+    let groups = (bn / 8).max(1);
+    let x_bytes = (bn * xrows * 2 * xcw + (groups - 1) * super::banded::plane_group_shift(cfg)) * 4;
     let o_bytes = th * tw * (bn + 8) * 2;
     let smem = x_bytes.max(o_bytes).div_ceil(16) * 16;
     let blocks = problem.k.div_ceil(bn);
@@ -273,7 +275,7 @@ pub fn emit(
     );
     let _ = writeln!(w, "constexpr bool DGRAD = {dgrad};");
     let _ = writeln!(w, "constexpr bool PIPE = {};", pipelined(cfg));
-    let ints: [(&str, u64); 9] = [
+    let ints: [(&str, u64); 10] = [
         ("G_", problem.g),
         ("CG", problem.cpg()),
         ("KG", problem.kpg()),
@@ -281,6 +283,7 @@ pub fn emit(
         ("TW", geo.tw),
         ("BN", cfg.tile_n as u64),
         ("XCW", copy_words(cfg)),
+        ("XGS", super::banded::plane_group_shift(cfg)),
         ("THREADS", cfg.threads() as u64),
         ("SMEM_BYTES", geo.smem_bytes),
     ];

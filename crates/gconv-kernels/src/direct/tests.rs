@@ -1459,7 +1459,43 @@ fn banded_staging_lanes_store_to_distinct_banks() {
             "{name}: X planes 16-byte aligned"
         );
     }
-    assert_eq!(checked, 10);
+    // The banded forward kernel's staging (`x_store` in `fwd_banded.cu`): the same lanes, over
+    // its X planes of `x_rows` rows of two copies.
+    for (name, key) in [
+        (
+            "direct_fwd_bf16_t512x16x64_w4x1_s1_v1x1_gm1_sk1d_mma_gen",
+            "fwd_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1",
+        ),
+        (
+            "direct_fwd_bf16_t128x32x16_w8x1_s1_v1x1_gm1_sk1d_mma_gen",
+            "fwd_bf16_n2_g64_c64_k64_i28x28_f7x7_s1x1_p3x3_d1x1",
+        ),
+        (
+            "direct_dgrad_bf16_t256x64x32_w8x1_s1_v1x1_gm1_sk1d_mma_gen",
+            "dgrad_bf16_n2_g128_c128_k128_i28x28_f5x5_s1x1_p2x2_d1x1",
+        ),
+    ] {
+        let c: KernelConfig = name.parse().expect("a banded forward name");
+        let p = prob(key);
+        assert_eq!(
+            can_implement(&c, &p).map_err(|e| e.reason()),
+            Ok(()),
+            "{name}"
+        );
+        let f = p.dgrad_dual().unwrap_or(p);
+        let vecs = (c.tile_n / 8) as u64;
+        let lanes = 32 / vecs;
+        let shift = banded::plane_group_shift(&c);
+        let plane = fwd_banded::x_rows(&c, &f) * 2 * fwd_banded::copy_words(&c);
+        let mut banks: Vec<u64> = (0..vecs)
+            .flat_map(|v| (0..lanes).map(move |w| (8 * v * plane + v * shift + w) % 32))
+            .collect();
+        banks.sort_unstable();
+        banks.dedup();
+        assert_eq!(banks.len() as u64, vecs * lanes, "{name}: {banks:?}");
+        checked += 1;
+    }
+    assert_eq!(checked, 13);
 }
 
 /// The banded tensor-core wgrad kernel (`math = mma`, `stages = 1`): its names parse back and
