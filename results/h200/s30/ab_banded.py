@@ -1,15 +1,18 @@
-"""Session 30, call a: the banded wgrad kernel with conflict-free staging (new) against its
-parent (base): per (kernel, problem) the fastest of each binary's two runs, every row verified.
+"""Session 30, calls a and b: the banded kernels after session 30's changes (new) against
+their parent (base): per (kernel, problem) the fastest of each binary's runs, every row
+verified.
 
-    python3 results/h200/s30/ab_banded.py DIR   # DIR holds banded_{base,new}_{1,2}.csv.gz
+    python3 results/h200/s30/ab_banded.py DIR          # call a: DIR/banded_{base,new}_*.csv.gz
+    python3 results/h200/s30/ab_banded.py DIR fwd      # call b: DIR/fwd_{base,new}_*.csv.gz
 """
 import collections, csv, glob, gzip, math, re, sys
 
 here = sys.argv[1]
+prefix = sys.argv[2] if len(sys.argv) > 2 else "banded"
 t = {"base": {}, "new": {}}
 bad = collections.Counter()
 for side in t:
-    for path in sorted(glob.glob(f"{here}/banded_{side}_*.csv.gz")):
+    for path in sorted(glob.glob(f"{here}/{prefix}_{side}_*.csv.gz")):
         for r in csv.DictReader(gzip.open(path, "rt")):
             if r["status"] != "ok":
                 bad[(side, r["status"])] += 1
