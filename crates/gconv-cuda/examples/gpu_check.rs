@@ -111,6 +111,7 @@ fn launch(entry: &str, grid: u32, block: u32, smem: u32) -> Launch {
         dynamic_smem_bytes: smem,
         overlaps_previous: false,
         cluster: 1,
+        tensor_maps: Vec::new(),
     }
 }
 

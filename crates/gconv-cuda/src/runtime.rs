@@ -306,12 +306,20 @@ unsafe fn enqueue(
     mut args: [u64; 4],
     stream: RawStream,
 ) -> Result<(), cudarc::driver::DriverError> {
-    let mut params: [*mut std::ffi::c_void; 4] = [
-        &mut args[0] as *mut u64 as *mut std::ffi::c_void,
-        &mut args[1] as *mut u64 as *mut std::ffi::c_void,
-        &mut args[2] as *mut u64 as *mut std::ffi::c_void,
-        &mut args[3] as *mut u64 as *mut std::ffi::c_void,
-    ];
+    // The launch's tensor maps, encoded over this launch's buffers (they hold the addresses),
+    // passed by value after the four pointers.
+    let mut maps = l
+        .tensor_maps
+        .iter()
+        .map(|t| encode_tensor_map(t, args[usize::from(t.buffer.min(3))]))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut params: Vec<*mut std::ffi::c_void> = Vec::with_capacity(4 + maps.len());
+    for a in args.iter_mut() {
+        params.push(a as *mut u64 as *mut std::ffi::c_void);
+    }
+    for m in maps.iter_mut() {
+        params.push(m as *mut dsys::CUtensorMap as *mut std::ffi::c_void);
+    }
     if l.overlaps_previous {
         // SAFETY: a zeroed attribute is a valid value (id 0 is CU_LAUNCH_ATTRIBUTE_IGNORE, the
         // value a C union of plain data); the field set is the one the id below selects.
@@ -351,6 +359,61 @@ unsafe fn enqueue(
             stream,
             &mut params,
         )
+    }
+}
+
+/// A launch's tensor map (`gconv_kernels::TensorMap`) encoded over the buffer at device
+/// address `address` (`cuTensorMapEncodeTiled`: interleave none, L2 promotion 128 bytes, zeros
+/// outside the tensor). The map must be one [`TensorMap::problem`] accepts (the gate's rules
+/// keep them so); the driver refuses anything else with an error, not a fault.
+fn encode_tensor_map(
+    t: &gconv_kernels::TensorMap,
+    address: u64,
+) -> Result<dsys::CUtensorMap, cudarc::driver::DriverError> {
+    use dsys::{
+        CUtensorMapDataType as D, CUtensorMapFloatOOBfill as O, CUtensorMapInterleave as I,
+        CUtensorMapL2promotion as P, CUtensorMapSwizzle as S,
+    };
+    if t.problem().is_some() {
+        return Err(cudarc::driver::DriverError(
+            dsys::CUresult::CUDA_ERROR_INVALID_VALUE,
+        ));
+    }
+    let dtype = match t.elem {
+        gconv_kernels::TmaElem::Bf16 => D::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        gconv_kernels::TmaElem::F16 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        gconv_kernels::TmaElem::F32 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+    };
+    let rank = t.dims.len();
+    let element_strides = [1u32; 5];
+    // SAFETY: a zeroed CUtensorMap is plain data the call below overwrites.
+    let mut map: dsys::CUtensorMap = unsafe { std::mem::zeroed() };
+    // SAFETY: `map` is writable; `dims`, `strides` (rank - 1 entries), `boxdim` and
+    // `element_strides` hold at least `rank` (resp. rank - 1) values (`TensorMap::problem`
+    // checked the lengths); the address is only recorded in the map.
+    let r = unsafe {
+        dsys::cuTensorMapEncodeTiled(
+            &mut map,
+            dtype,
+            rank as u32,
+            address as usize as *mut std::ffi::c_void,
+            t.dims.as_ptr(),
+            t.strides.as_ptr(),
+            t.boxdim.as_ptr(),
+            element_strides.as_ptr(),
+            I::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            if t.swizzle_128b {
+                S::CU_TENSOR_MAP_SWIZZLE_128B
+            } else {
+                S::CU_TENSOR_MAP_SWIZZLE_NONE
+            },
+            P::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            O::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    match r {
+        dsys::CUresult::CUDA_SUCCESS => Ok(map),
+        e => Err(cudarc::driver::DriverError(e)),
     }
 }
 

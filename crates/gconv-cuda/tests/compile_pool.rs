@@ -11,8 +11,8 @@
 //! reports a performance loss (wgmma serialised by the code around it). Kernels outside the
 //! pools that are reachable by name (`OFF_POOL`: the banded depthwise forward kernel, a
 //! depth-streaming kernel, halo tiles and problems beyond the pool's, the cluster split of the
-//! streaming depthwise wgrad kernel and of igemm wgrad) are
-//! compiled on their own problem.
+//! streaming depthwise wgrad kernel and of igemm wgrad, the TMA-fed wgmma) are compiled on their
+//! own problem.
 //! Needs only NVRTC, no GPU.
 //!
 //! When libnvrtc cannot be loaded it prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_NVRTC=1`
@@ -189,6 +189,20 @@ const OFF_POOL: &[(&str, &str)] = &[
     (
         "igemm_fwd_bf16_t256x64x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo",
         "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    // The TMA-fed wgmma (`wgmmatma`, forward pointwise): the zoo's grouped 1×1 layer, a dense
+    // one of the real client, f16 with three warpgroups.
+    (
+        "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
+        "fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "igemm_fwd_bf16_t256x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
+        "fwd_bf16_n64_g1_c256_k128_i56x56_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "igemm_fwd_f16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
+        "fwd_f16_n32_g1_c160_k160_i28x28_f1x1_s1x1_p0x0_d1x1",
     ),
 ];
 

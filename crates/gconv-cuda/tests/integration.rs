@@ -36,6 +36,7 @@ fn tiny(name: &str, body: &str) -> KernelSource {
             dynamic_smem_bytes: 0,
             overlaps_previous: false,
             cluster: 1,
+            tensor_maps: Vec::new(),
         }],
         workspace_bytes: 0,
     }

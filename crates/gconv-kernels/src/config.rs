@@ -69,6 +69,13 @@ pub enum Math {
     /// the consumer warpgroups only wait, issue wgmma batches and release stages. No CTA-wide
     /// barrier in the main loop.
     WgmmaWs,
+    /// `wgmma` with the warp-specialised schedule fed by the Tensor Memory Accelerator: one
+    /// producer warp (32 threads beyond `warps_m × warps_n`), one of whose lanes issues each
+    /// stage's operand tiles as `cp.async.bulk.tensor` box copies (the backend's tensor maps,
+    /// the 128-byte swizzle written by the copy engine) that complete the stage's full barrier
+    /// by their bytes; no loader address arithmetic. Forward pointwise, `gm1`, `tile_k = 64`
+    /// (`crate::igemm` module docs).
+    WgmmaTma,
 }
 
 /// Specialised code paths.
@@ -214,12 +221,13 @@ impl SplitKMode {
 
 impl Math {
     /// All math kinds, in index order.
-    pub const ALL: [Math; 5] = [
+    pub const ALL: [Math; 6] = [
         Math::Mma,
         Math::Simt,
         Math::Tf32,
         Math::Wgmma,
         Math::WgmmaWs,
+        Math::WgmmaTma,
     ];
     /// Name token.
     pub fn token(self) -> &'static str {
@@ -229,19 +237,26 @@ impl Math {
             Math::Tf32 => "tf32",
             Math::Wgmma => "wgmma",
             Math::WgmmaWs => "wgmmaws",
+            Math::WgmmaTma => "wgmmatma",
         }
     }
-    /// Whether the math issues Hopper warpgroup MMAs (`wgmma` or `wgmmaws`): the instruction
-    /// shapes, the swizzled tiles and sm_90a are theirs.
+    /// Whether the math issues Hopper warpgroup MMAs (`wgmma`, `wgmmaws` or `wgmmatma`): the
+    /// instruction shapes, the swizzled tiles and sm_90a are theirs.
     pub fn is_wgmma(self) -> bool {
-        matches!(self, Math::Wgmma | Math::WgmmaWs)
+        matches!(self, Math::Wgmma | Math::WgmmaWs | Math::WgmmaTma)
     }
-    /// Threads a kernel adds beyond its math warps: the producer warpgroups of `wgmmaws`.
+    /// Whether the schedule is warp-specialised (producers beyond the math warps, full and
+    /// empty barriers per stage): `wgmmaws` and `wgmmatma`.
+    pub fn is_warp_specialised(self) -> bool {
+        matches!(self, Math::WgmmaWs | Math::WgmmaTma)
+    }
+    /// Threads a kernel adds beyond its math warps: the producer warpgroups of `wgmmaws`, the
+    /// producer warp of `wgmmatma`.
     pub fn producer_threads(self) -> u32 {
-        if self == Math::WgmmaWs {
-            256
-        } else {
-            0
+        match self {
+            Math::WgmmaWs => 256,
+            Math::WgmmaTma => 32,
+            _ => 0,
         }
     }
 }
@@ -308,7 +323,7 @@ pub(crate) fn one_of(words: impl IntoIterator<Item = String>) -> String {
 }
 
 impl KernelConfig {
-    /// Threads per CTA: the math warps, and the producer warpgroups of `wgmmaws`.
+    /// Threads per CTA: the math warps, and the producers of `wgmmaws` and `wgmmatma`.
     pub fn threads(&self) -> u32 {
         32 * self.warps_m * self.warps_n + self.math.producer_threads()
     }

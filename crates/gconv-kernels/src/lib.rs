@@ -38,7 +38,7 @@ pub use config::{Family, FastPath, KernelConfig, Math, SplitKMode};
 pub use device::DeviceLimits;
 pub use name::NameError;
 pub use rejection::{FamilyRule, Rejection, RuleMessage};
-pub use source::{Arch, KernelSource, Launch};
+pub use source::{Arch, KernelSource, Launch, TensorMap, TmaElem};
 
 /// The device helpers every generated kernel shares (16-bit types, conversions, `cp.async`,
 /// shared-memory addresses), each with its host-emulation alternative; emitted first.
@@ -93,5 +93,6 @@ pub(crate) fn split_reduce_launch(name: &str, planes: u64, plane: u64) -> Launch
         dynamic_smem_bytes: 0,
         overlaps_previous: true,
         cluster: 1,
+        tensor_maps: Vec::new(),
     }
 }

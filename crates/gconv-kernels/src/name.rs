@@ -20,6 +20,7 @@
 //!   the degree to the family's rule (backward weight), and the admitted kernel's name carries
 //!   the degree that runs
 //! - `math`: `mma` | `simt` | `tf32` (grammar only) | `wgmma` | `wgmmaws` (warp-specialised wgmma)
+//!   | `wgmmatma` (warp-specialised wgmma fed by TMA box copies)
 //! - `fast_path`: `gen` (general) | `pw` (pointwise: 1×1 filter, stride 1, no padding) | `halo`
 //!   (forward and backward data at stride 1 on wgmma: one staged halo of the A operand read at
 //!   every tap's shift)

@@ -112,6 +112,7 @@ pub fn reference_source(problem: &Problem) -> KernelSource {
             dynamic_smem_bytes: 0,
             overlaps_previous: false,
             cluster: 1,
+            tensor_maps: Vec::new(),
         }],
         workspace_bytes: 0,
     }

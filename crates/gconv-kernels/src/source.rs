@@ -10,7 +10,9 @@
 //! `in0`, `in1` are the runner inputs of the direction in order (fwd: X, W; dgrad: dY, W;
 //! wgrad: X, dY), `out` the output (fwd: Y; dgrad: dX; wgrad: dW), all in the ARCHITECTURE.md
 //! layouts and the problem's dtype; `workspace` is a device buffer of `workspace_bytes` bytes
-//! (null when 0). Shapes are compile-time constants of the module (the JIT specialises on the
+//! (null when 0). A launch with [`Launch::tensor_maps`] takes them after the four pointers, in
+//! order, each a `const __grid_constant__ gconv_tmap` (the prelude's 128-byte, 64-byte aligned
+//! `CUtensorMap`): the backend encodes each over its buffer's address at launch. Shapes are compile-time constants of the module (the JIT specialises on the
 //! problem). The launches run in order on one stream; the output needs no prior initialisation
 //! (a kernel that accumulates must zero it itself, in one of its launches).
 //!
@@ -80,6 +82,102 @@ pub struct Launch {
     /// backend asks the driver to spread a cluster's CTAs over separate SMs
     /// (`CU_CLUSTER_SCHEDULING_POLICY_SPREAD`); host emulation runs a cluster's CTAs together.
     pub cluster: u32,
+    /// Tensor maps (Hopper's Tensor Memory Accelerator, `cp.async.bulk.tensor`) the entry
+    /// takes after its four pointers, in order; empty for every entry without TMA loads.
+    pub tensor_maps: Vec<TensorMap>,
+}
+
+/// One TMA tensor map of a launch: a tiled view of one of the launch's buffers, which the CUDA
+/// backend encodes (`cuTensorMapEncodeTiled`) with the buffer's device address at each launch
+/// and host emulation builds over its host buffer. Dimensions run innermost first; the
+/// innermost is contiguous. Boxes outside the dimensions are filled with zeros.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TensorMap {
+    /// The buffer: 0 = in0, 1 = in1, 2 = out, 3 = workspace.
+    pub buffer: u8,
+    /// Element type.
+    pub elem: TmaElem,
+    /// Extent of each dimension, innermost first (rank 1..=5).
+    pub dims: Vec<u64>,
+    /// Byte stride of dimensions 1.. (one fewer than `dims`; multiples of 16).
+    pub strides: Vec<u64>,
+    /// Box extent of each dimension (1..=256; the innermost box `elem` × box bytes a multiple
+    /// of 16, and at most 128 with the 128-byte swizzle).
+    pub boxdim: Vec<u32>,
+    /// The 128-byte swizzle in shared memory (16-byte chunks of each 128-byte row XORed with
+    /// the row's index mod 8: the layout of the wgmma operand tiles); otherwise dense.
+    pub swizzle_128b: bool,
+}
+
+/// Element type of a [`TensorMap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TmaElem {
+    /// bf16.
+    Bf16,
+    /// f16.
+    F16,
+    /// f32.
+    F32,
+}
+
+impl TmaElem {
+    /// Bytes per element.
+    pub fn bytes(self) -> u64 {
+        match self {
+            TmaElem::Bf16 | TmaElem::F16 => 2,
+            TmaElem::F32 => 4,
+        }
+    }
+}
+
+impl TensorMap {
+    /// What makes this map one the hardware cannot encode, if anything (the limits of
+    /// `cuTensorMapEncodeTiled`): rank 1..=5, one stride per outer dimension, each a multiple of
+    /// 16 below 2^40, dimensions 1..=2^32, boxes 1..=256 and within their dimension's extent
+    /// being irrelevant (boxes may pass the edge), the innermost box a multiple of 16 bytes and,
+    /// with the 128-byte swizzle, at most 128 bytes.
+    pub fn problem(&self) -> Option<String> {
+        let rank = self.dims.len();
+        if !(1..=5).contains(&rank) || self.boxdim.len() != rank || self.strides.len() + 1 != rank {
+            return Some(format!(
+                "rank {rank} with {} box extents and {} strides",
+                self.boxdim.len(),
+                self.strides.len()
+            ));
+        }
+        if let Some(d) = self.dims.iter().find(|&&d| d == 0 || d > 1 << 32) {
+            return Some(format!("dimension {d} outside 1..=2^32"));
+        }
+        if let Some(s) = self
+            .strides
+            .iter()
+            .find(|&&s| !s.is_multiple_of(16) || s >= 1 << 40)
+        {
+            return Some(format!(
+                "stride {s} bytes is not a multiple of 16 below 2^40"
+            ));
+        }
+        if let Some(b) = self.boxdim.iter().find(|&&b| b == 0 || b > 256) {
+            return Some(format!("box extent {b} outside 1..=256"));
+        }
+        let inner = u64::from(self.boxdim[0]) * self.elem.bytes();
+        if !inner.is_multiple_of(16) || (self.swizzle_128b && inner > 128) {
+            return Some(format!(
+                "innermost box of {inner} bytes (a multiple of 16{})",
+                if self.swizzle_128b {
+                    ", at most 128 with the 128-byte swizzle"
+                } else {
+                    ""
+                }
+            ));
+        }
+        None
+    }
+
+    /// Bytes one box copies into shared memory (what its barrier's transaction count expects).
+    pub fn box_bytes(&self) -> u64 {
+        self.boxdim.iter().map(|&b| u64::from(b)).product::<u64>() * self.elem.bytes()
+    }
 }
 
 /// A generated module for one (kernel, problem) pair.

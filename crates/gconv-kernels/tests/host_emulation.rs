@@ -359,6 +359,16 @@ enum Mutation {
     /// reads it; with eager copies the result would be right): the shim's in-flight operand
     /// check (the block lands under the batch that read it) or the comparison must catch it.
     IgemmHaloLateBlock,
+    /// TMA-fed wgmma: the weight box's group coordinate dropped (every group reads group 0's
+    /// weights): must fail wherever G > 1.
+    TmaGroupDropped,
+    /// TMA-fed wgmma: every k-tile's boxes taken at the split's first channel block: must fail
+    /// wherever C/G spans two k-tiles or more.
+    TmaKtileDropped,
+    /// TMA-fed wgmma: the stage's arrival expects only the A box's bytes, so the B box
+    /// completes more than expected (on the GPU, a phase that completes early or never):
+    /// the shim aborts.
+    TmaExpectTxShort,
     /// Backward data: the spatial flip of the dual filter dropped (`dgrad_w_index` reads tap
     /// `tap` instead of `TAPS − 1 − tap`): the comparison must fail.
     DgradFlipDropped,
@@ -590,11 +600,61 @@ fn host_main(src: &KernelSource, p: &Problem) -> String {
     );
     // A thread-block cluster launch (`Launch::cluster` CTAs along x) runs a cluster's CTAs
     // together.
+    // A launch with tensor maps passes them after the four pointers (host maps over the same
+    // buffers, built from `Launch::tensor_maps`).
     for l in &src.launches {
+        let mut entry = l.entry.clone();
+        if !l.tensor_maps.is_empty() {
+            let _ = writeln!(m, "  {{");
+            let mut names = Vec::new();
+            for (i, t) in l.tensor_maps.iter().enumerate() {
+                assert_eq!(t.problem(), None, "{}: tensor map {i}", l.entry);
+                let list = |v: &[u64]| {
+                    v.iter()
+                        .map(|x| format!("{x}ull"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let boxes: Vec<u64> = t.boxdim.iter().map(|&b| u64::from(b)).collect();
+                let _ = writeln!(
+                    m,
+                    "  const unsigned long long tm{i}_dims[] = {{{}}}, tm{i}_strides[] = {{{}0ull}};",
+                    list(&t.dims),
+                    if t.strides.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{}, ", list(&t.strides))
+                    }
+                );
+                let _ = writeln!(
+                    m,
+                    "  const unsigned tm{i}_box[] = {{{}}};",
+                    boxes
+                        .iter()
+                        .map(|b| b.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                let buffer = ["in0", "in1", "out", "ws"][usize::from(t.buffer.min(3))];
+                let _ = writeln!(
+                    m,
+                    "  const gconv_tmap tm{i} = gconv_host_tmap({buffer}, {}, {}, tm{i}_dims, tm{i}_strides, tm{i}_box, {});",
+                    t.elem.bytes(),
+                    t.dims.len(),
+                    t.swizzle_128b
+                );
+                names.push(format!("tm{i}"));
+            }
+            entry = format!(
+                "[&](const void* a, const void* b, void* c, void* d) {{ {}(a, b, c, d, {}); }}",
+                l.entry,
+                names.join(", ")
+            );
+        }
         let _ = writeln!(
             m,
             "  gconv_host_launch({}, dim3{{{}, {}, {}}}, dim3{{{}, {}, {}}}, {}, in0, in1, out, ws, {});",
-            l.entry,
+            entry,
             l.grid[0],
             l.grid[1],
             l.grid[2],
@@ -604,6 +664,9 @@ fn host_main(src: &KernelSource, p: &Problem) -> String {
             l.dynamic_smem_bytes,
             l.cluster
         );
+        if !l.tensor_maps.is_empty() {
+            let _ = writeln!(m, "  }}");
+        }
     }
     let _ = writeln!(m, "  gconv_host_write(argv[3], out, {ob});");
     let _ = writeln!(
@@ -682,6 +745,18 @@ fn emulate(
         Mutation::IgemmHaloPadding => Some((
             "const int iy = rem / WP - LH, ix = rem % WP - LW;",
             "const int iy = rem / WP - LH, ix = rem % WP - LW + 1;",
+        )),
+        Mutation::TmaGroupDropped => Some((
+            "tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, k, n0, gb);",
+            "tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, k, n0, 0);",
+        )),
+        Mutation::TmaKtileDropped => Some((
+            "const int k = (kt_begin + kt) * BK;",
+            "const int k = kt_begin * BK;",
+        )),
+        Mutation::TmaExpectTxShort => Some((
+            "mbar_arrive_expect_tx(full_bar(s), A_STAGE + B_STAGE);",
+            "mbar_arrive_expect_tx(full_bar(s), A_STAGE);",
         )),
         Mutation::IgemmHaloLateBlock => Some((
             "    if (s < CBLK) fetch_halo(s);",
@@ -1198,6 +1273,12 @@ fn tally(outcomes: &[(usize, Outcome)]) -> Tallied {
             Mutation::IgemmHaloLateBlock | Mutation::IgemmHaloShift if matches!(&o.result, Err(e) if e.contains("changed while its batch was in flight")) => {
                 t.detected += 1
             }
+            // A stage whose expected bytes stop short of its B box: the consumers start on it
+            // while the box lands (the in-flight operand check), or the box completes more bytes
+            // than expected (the shim's transaction count).
+            Mutation::TmaExpectTxShort if matches!(&o.result, Err(e) if e.contains("changed while its batch was in flight") || e.contains("more than expected")) => {
+                t.detected += 1
+            }
             // A mutation must be caught by the comparison (not by a crash of the harness).
             _ if matches!(o.result, Ok((false, ..))) => t.detected += 1,
             _ => t.errors.push(format!("mutation NOT detected: {line}")),
@@ -1444,6 +1525,79 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         &dir,
         asan,
         (IGEMM_CASES.len() + n_eager, 8),
+    );
+}
+
+/// The TMA-fed wgmma kernels (`math = wgmmatma`, forward pointwise): (label, kernel, problem).
+/// Pixel tails (the last M tile past the image), C/G of five k-tiles with a three-stage ring
+/// (the producer waits for stages to be released), a partial last k-tile (C/G 72) and K/G below
+/// tile_n (boxes past the tensor filled with zeros), three groups, tap-packed C/G 8 in f16,
+/// three warpgroups with five stages.
+const IGEMM_TMA_CASES: &[(&str, &str, &str)] = &[
+    (
+        "tma_dense_five_ktiles_s3",
+        "igemm_fwd_bf16_t128x128x64_w8x1_s3_v8x8_gm1_sk1d_wgmmatma_pw",
+        "fwd_bf16_n2_g1_c320_k128_i9x9_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "tma_grouped_cg72_kg32",
+        "igemm_fwd_bf16_t128x64x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
+        "fwd_bf16_n1_g3_c216_k96_i7x9_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "tma_cg8_f16",
+        "igemm_fwd_f16_t64x128x64_w4x1_s3_v8x8_gm1_sk1d_wgmmatma_pw",
+        "fwd_f16_n2_g4_c32_k512_i5x6_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "tma_3wg_s5",
+        "igemm_fwd_bf16_t192x128x64_w12x1_s5_v8x8_gm1_sk1d_wgmmatma_pw",
+        "fwd_bf16_n1_g2_c256_k256_i10x10_f1x1_s1x1_p0x0_d1x1",
+    ),
+];
+
+/// The TMA-fed wgmma kernels under host emulation (the shim performs each box copy from a host
+/// tensor map built from the launch's `tensor_maps`, with the 128-byte swizzle, and makes the
+/// producer's arrival once the expected bytes have landed) against the f64 reference; their
+/// tensor maps are ones the hardware can encode; planted faults: the weight box's group
+/// coordinate dropped, the k-tile offset dropped, the expected bytes short by the B box.
+#[test]
+fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
+    let name = "igemm_tma_kernels_match_the_reference_under_host_emulation";
+    if skip_without_cxx(name) {
+        return;
+    }
+    let dir = work_dir(name);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let mut jobs = case_jobs(IGEMM_TMA_CASES);
+    for job in &jobs {
+        let a = admit(&job.cfg, &job.problem, &Target::H200).expect("admitted");
+        let src = a.emit();
+        let maps = &src.launches[0].tensor_maps;
+        assert_eq!(maps.len(), 2, "{}: A and B maps", job.label);
+        for t in maps {
+            assert_eq!(t.problem(), None, "{}", job.label);
+        }
+        assert!(src.code.contains("UTMA") || src.code.contains("cp.async.bulk.tensor"));
+    }
+    let planted = planted_jobs(
+        &jobs,
+        &[
+            ("tma_grouped_cg72_kg32", Mutation::TmaGroupDropped),
+            ("tma_3wg_s5", Mutation::TmaGroupDropped),
+            ("tma_dense_five_ktiles_s3", Mutation::TmaKtileDropped),
+            ("tma_grouped_cg72_kg32", Mutation::TmaKtileDropped),
+            ("tma_cg8_f16", Mutation::TmaExpectTxShort),
+        ],
+    );
+    jobs.extend(planted);
+    run_and_assert(
+        "igemm TMA host_emulation",
+        &jobs,
+        &dir,
+        asan,
+        (IGEMM_TMA_CASES.len(), 5),
     );
 }
 

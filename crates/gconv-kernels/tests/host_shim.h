@@ -13,6 +13,12 @@
 // when its batch retires; cp.async is deferred to the wait_group that covers it; the portable
 // f32/bf16/f16 conversions stand in for the cvt instructions.
 //
+// TMA box copies (cp.async.bulk.tensor) are performed at issue from a host `gconv_tmap` (the
+// buffer and the `gconv_kernels::TensorMap` it was built from), zeros outside the tensor, in
+// the 128-byte swizzle when the map asks for it; a barrier's expected transaction bytes are
+// kept per block, and the issuing thread's arrival (mbarrier.arrive.expect_tx) is made when
+// the copies have delivered them.
+//
 // Switches:
 //   GCONV_SHIM_DROP_LAST_BLOCK  the last block (cluster) of the grid is not run (a mutation)
 //   GCONV_SHIM_EAGER_COPIES     cp.async lands at issue instead of at its wait_group (the other
@@ -29,7 +35,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -40,6 +48,7 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
+#define __grid_constant__
 
 struct uint3 {
   unsigned int x, y, z;
@@ -425,6 +434,83 @@ inline void gconv_host_cp_async_mbar_arrive(unsigned bar) {
 }
 inline void gconv_host_mbar_inval(unsigned bar) { gconv_host_mbar_word(bar).store(0, std::memory_order_release); }
 
+// A TMA tensor map over a host buffer: rank 1..5, dims and box innermost first, byte strides of
+// dims 1.. (stride[0] is the element size), the 128-byte swizzle or a dense box.
+struct gconv_tmap {
+  const unsigned char* base;
+  int rank;
+  unsigned long long dims[5];
+  unsigned long long strides[5];
+  unsigned box[5];
+  unsigned esize;
+  bool swizzle_128b;
+};
+// Expected transaction bytes per barrier of the block (mbarrier.arrive.expect_tx).
+struct GconvHostTx {
+  std::mutex m;
+  std::map<unsigned, long long> bytes;
+};
+static thread_local GconvHostTx* gconv_host_tx = nullptr;
+// mbarrier.arrive.expect_tx with the copies performed at issue: the bytes are recorded, and the
+// arrival is made by the copy that delivers the last of them.
+inline void gconv_host_mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  std::lock_guard<std::mutex> g(gconv_host_tx->m);
+  if (gconv_host_tx->bytes[bar] != 0 || bytes == 0) {
+    std::fprintf(stderr, "mbarrier at %u: expect_tx of %u bytes with %lld pending (thread %u)\n", bar, bytes,
+                 gconv_host_tx->bytes[bar], gconv_host_tid());
+    std::abort();
+  }
+  gconv_host_tx->bytes[bar] = bytes;
+}
+// cp.async.bulk.tensor.Nd ... tile.mbarrier::complete_tx: the box at coordinates c of `m` into
+// shared memory at `dst`, then its bytes complete on `bar`.
+inline void gconv_host_tma_load(unsigned dst, const gconv_tmap& m, unsigned bar, int c0, int c1 = 0, int c2 = 0,
+                                int c3 = 0, int c4 = 0) {
+  const int c[5] = {c0, c1, c2, c3, c4};
+  if (dst % (m.swizzle_128b ? 1024 : 128) != 0) {
+    std::fprintf(stderr, "TMA destination %u is not %d-byte aligned\n", dst, m.swizzle_128b ? 1024 : 128);
+    std::abort();
+  }
+  unsigned long long total = 1;
+  for (int d = 0; d < m.rank; ++d) total *= m.box[d];
+  const unsigned long long bytes = total * m.esize;
+  if ((size_t)dst + bytes > gconv_host_smem_bytes) {
+    std::fprintf(stderr, "TMA box of %llu bytes at %u outside %zu bytes of shared memory\n", bytes, dst,
+                 gconv_host_smem_bytes);
+    std::abort();
+  }
+  for (unsigned long long e = 0; e < total; ++e) {
+    unsigned long long rest = e, off = 0;
+    bool in = true;
+    for (int d = 0; d < m.rank; ++d) {
+      const long long x = (long long)c[d] + (long long)(rest % m.box[d]);
+      rest /= m.box[d];
+      if (x < 0 || (unsigned long long)x >= m.dims[d]) in = false;
+      off += (in ? (unsigned long long)x : 0) * (d == 0 ? m.esize : m.strides[d]);
+    }
+    unsigned long long at = dst + e * m.esize;
+    if (m.swizzle_128b) at ^= ((at >> 7) & 7) << 4;
+    if (in) {
+      std::memcpy(gconv_host_smem + at, m.base + off, m.esize);
+    } else {
+      std::memset(gconv_host_smem + at, 0, m.esize);
+    }
+  }
+  bool arrive = false;
+  {
+    std::lock_guard<std::mutex> g(gconv_host_tx->m);
+    long long& left = gconv_host_tx->bytes[bar];
+    left -= (long long)bytes;
+    if (left < 0) {
+      std::fprintf(stderr, "mbarrier at %u: a TMA copy completed %llu bytes more than expected (thread %u)\n", bar,
+                   (unsigned long long)-left, gconv_host_tid());
+      std::abort();
+    }
+    arrive = left == 0;
+  }
+  if (arrive) gconv_host_mbar_arrive(bar);
+}
+
 // One issued wgmma of this thread: its descriptors, width and operand checksum at issue.
 struct GconvHostWgmmaOp {
   unsigned long long da, db, sum;
@@ -511,11 +597,29 @@ inline T __ldg(const T* p) {
 
 typedef void (*gconv_host_kernel)(const void*, const void*, void*, void*);
 
+// A tensor map over host buffer `base` (gconv_kernels::TensorMap): dims and box innermost
+// first, byte strides of dims 1...
+inline gconv_tmap gconv_host_tmap(const void* base, unsigned esize, int rank, const unsigned long long* dims,
+                                  const unsigned long long* strides, const unsigned* box, bool swizzle_128b) {
+  gconv_tmap m{};
+  m.base = static_cast<const unsigned char*>(base);
+  m.rank = rank;
+  m.esize = esize;
+  m.swizzle_128b = swizzle_128b;
+  for (int d = 0; d < rank; ++d) {
+    m.dims[d] = dims[d];
+    m.box[d] = box[d];
+    m.strides[d] = d == 0 ? esize : strides[d - 1];
+  }
+  return m;
+}
+
 // Runs `kernel` over the grid; returns 0. With `cluster_x` > 1 the grid's x is cut into
 // clusters of that many blocks, and the blocks of a cluster run at the same time (each with
 // its own shared memory and barrier; `gconv_host_cluster_sync` spans them all); clusters run
 // one after the other.
-inline int gconv_host_launch(gconv_host_kernel kernel, dim3 grid, dim3 block, size_t smem_bytes,
+template <typename Kernel>
+inline int gconv_host_launch(Kernel kernel, dim3 grid, dim3 block, size_t smem_bytes,
                              const void* in0, const void* in1, void* out, void* workspace,
                              unsigned cluster_x = 1) {
   const unsigned threads = block.x * block.y * block.z;
@@ -530,6 +634,7 @@ inline int gconv_host_launch(gconv_host_kernel kernel, dim3 grid, dim3 block, si
   std::vector<std::unique_ptr<std::barrier<>>> bars;
   std::vector<std::vector<GconvHostWarp>> warps(cx);
   std::vector<std::unique_ptr<std::barrier<>>> warp_bars;
+  std::vector<GconvHostTx> txs(cx);
   for (unsigned r = 0; r < cx; ++r) {
     smem[r] = static_cast<unsigned char*>(std::aligned_alloc(16, smem_alloc));
     bars.push_back(std::make_unique<std::barrier<>>(threads));
@@ -553,6 +658,7 @@ inline int gconv_host_launch(gconv_host_kernel kernel, dim3 grid, dim3 block, si
       gconv_host_smem = smem[r];
       gconv_host_smem_bytes = smem_bytes;
       gconv_host_barrier = bars[r].get();
+      gconv_host_tx = &txs[r];
       gconv_host_nwarps = nwarps;
       gconv_host_warps = warps[r].data();
       gconv_host_cluster_barrier = cx > 1 ? &cluster_bar : nullptr;

@@ -201,6 +201,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
             dynamic_smem_bytes: geo.smem_bytes as u32,
             overlaps_previous: false,
             cluster: 1,
+            tensor_maps: Vec::new(),
         }],
         workspace_bytes: 0,
     }
@@ -336,6 +337,7 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
             dynamic_smem_bytes: geo.smem_bytes as u32,
             overlaps_previous: false,
             cluster: 1,
+            tensor_maps: Vec::new(),
         }],
         workspace_bytes: 0,
     }

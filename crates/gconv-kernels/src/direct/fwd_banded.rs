@@ -309,6 +309,7 @@ pub fn emit(
             dynamic_smem_bytes: geo.smem_bytes as u32,
             overlaps_previous: false,
             cluster: 1,
+            tensor_maps: Vec::new(),
         }],
         workspace_bytes: 0,
     }

@@ -322,6 +322,7 @@ pub fn slab_source(
         dynamic_smem_bytes: geo.smem_bytes as u32,
         overlaps_previous: false,
         cluster: cluster.max(1),
+        tensor_maps: Vec::new(),
     }];
     let mut workspace_bytes = 0;
     if slabs > 1 {

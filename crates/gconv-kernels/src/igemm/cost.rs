@@ -40,8 +40,8 @@ pub(crate) fn cost_estimate_with(plan: &IgemmPlan, device: &DeviceLimits, min_by
     let (bm, bn, bk) = (cfg.tile_m as f64, cfg.tile_n as f64, cfg.tile_k as f64);
     let rate = match cfg.math {
         Math::Simt => 1.4e11,
-        Math::Wgmma | Math::WgmmaWs if cfg.stages == 3 => 2.0e12 * 0.6,
-        Math::Wgmma | Math::WgmmaWs => 2.0e12,
+        Math::Wgmma | Math::WgmmaWs | Math::WgmmaTma if cfg.stages == 3 => 2.0e12 * 0.6,
+        Math::Wgmma | Math::WgmmaWs | Math::WgmmaTma => 2.0e12,
         _ => 1.5e12,
     };
     let (per_ktile, per_wave) = if cfg.math.is_wgmma() {

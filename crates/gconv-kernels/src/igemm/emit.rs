@@ -31,8 +31,8 @@ use super::geometry::{
     dgrad_tiles_per_phase, output_kpg, reduction_cpg, DirectionParts, IgemmPlan, EPILOGUE_PAD,
 };
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
-use crate::source::{KernelSource, Launch};
-use gconv_problem::{DType, Direction};
+use crate::source::{KernelSource, Launch, TensorMap, TmaElem};
+use gconv_problem::{DType, Direction, Problem};
 use std::fmt::Write;
 
 const HELPERS: &str = include_str!("helpers.cu");
@@ -108,7 +108,19 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
     let _ = writeln!(
         w,
         "#define GCONV_WS {}",
-        u8::from(cfg.math == Math::WgmmaWs)
+        u8::from(cfg.math.is_warp_specialised())
+    );
+    let tma = cfg.math == Math::WgmmaTma;
+    let _ = writeln!(w, "#define GCONV_TMA {}", u8::from(tma));
+    // The entry's tensor-map parameters after its four pointers (`Launch::tensor_maps`).
+    let _ = writeln!(
+        w,
+        "#define GCONV_TMA_PARAMS{}",
+        if tma {
+            " , const __grid_constant__ gconv_tmap tmap_a, const __grid_constant__ gconv_tmap tmap_b"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         w,
@@ -259,6 +271,11 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
         dynamic_smem_bytes: plan.smem_bytes,
         overlaps_previous: false,
         cluster: cluster_size,
+        tensor_maps: if tma {
+            tensor_maps(cfg, problem)
+        } else {
+            Vec::new()
+        },
     }];
     let mut workspace_bytes = 0;
     if cfg.split_k > 1 {
@@ -273,6 +290,7 @@ pub fn emit(plan: &IgemmPlan) -> KernelSource {
             dynamic_smem_bytes: 0,
             overlaps_previous,
             cluster: 1,
+            tensor_maps: Vec::new(),
         };
         if cfg.split_k_mode == SplitKMode::Atomic {
             workspace_bytes = plane * 4;
@@ -355,4 +373,38 @@ fn direction_word(d: Direction) -> &'static str {
         Direction::Dgrad => "backward-data",
         Direction::Wgrad => "backward-weight",
     }
+}
+
+/// The tensor maps of a `wgmmatma` kernel (forward pointwise, `gm1`; `fwd_loaders.cu`'s
+/// `tma_fetch`): A over X as `[C/G, G, N·Ho·Wo]` (a group's channels, the groups, the pixels),
+/// boxes of `tile_k` channels × 1 group × `tile_m` pixels; B over W as `[C/G, K/G, G]`, boxes
+/// of `tile_k` channels × `tile_n` rows × 1 group; both in the 128-byte swizzle of the wgmma
+/// tiles.
+pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
+    let elem = match problem.dtype {
+        DType::Bf16 => TmaElem::Bf16,
+        DType::F16 => TmaElem::F16,
+        DType::F32 => TmaElem::F32,
+    };
+    let es = problem.dtype.size_bytes();
+    let (cg, kg, g) = (problem.cpg(), problem.kpg(), problem.g);
+    let pixels = problem.n * problem.output().iter().product::<u64>();
+    vec![
+        TensorMap {
+            buffer: 0,
+            elem,
+            dims: vec![cg, g, pixels],
+            strides: vec![cg * es, g * cg * es],
+            boxdim: vec![cfg.tile_k, 1, cfg.tile_m],
+            swizzle_128b: true,
+        },
+        TensorMap {
+            buffer: 1,
+            elem,
+            dims: vec![cg, kg, g],
+            strides: vec![cg * es, kg * cg * es],
+            boxdim: vec![cfg.tile_k, cfg.tile_n, 1],
+            swizzle_128b: true,
+        },
+    ]
 }

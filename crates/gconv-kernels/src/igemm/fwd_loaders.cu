@@ -184,3 +184,16 @@
   auto land = [](int) {};
   constexpr bool LANDS = false;
   auto bn_offset = [](int, int) { return 0; };
+#if GCONV_TMA
+  // TMA (math = wgmmatma, forward pointwise, gm1): k-tile kt's A tile is the box of BK channels
+  // of group gb at output pixels m0.. of tensor map A ([CG, G, M] over X), its B tile the box of
+  // BK channels of weight rows n0.. of group gb (map B: [CG, KG, G] over W); channels, pixels
+  // and rows past the tensors come in as zeros. Both complete on the stage's full barrier.
+  static_assert(POINTWISE && GM == 1 && !A_MMAJOR && !B_NMAJOR, "TMA boxes: the forward pointwise GEMM");
+  static_assert(A_STAGE == BM * BK * ESZ && B_STAGE == BN * BK * ESZ, "a stage is one box per operand");
+  auto tma_fetch = [&](int stage, int kt, u32 bar) {
+    const int k = (kt_begin + kt) * BK;
+    tma_load_3d(sbase + stage * A_STAGE, tmap_a, bar, k, gb, m0);
+    tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, k, n0, gb);
+  };
+#endif

@@ -146,12 +146,12 @@ fn epilogue_bytes(cfg: &KernelConfig) -> u32 {
 
 /// Bytes in front of the pipeline's base. wgmma: the kernel rounds its shared-memory base up to
 /// 1024 bytes (the 128-byte swizzle repeats every 8 rows of 128 bytes and is applied to
-/// absolute addresses); wgmmaws keeps its two 8-byte barriers per stage (full, empty) in front
-/// of that base.
+/// absolute addresses); wgmmaws and wgmmatma keep their two 8-byte barriers per stage (full,
+/// empty) in front of that base.
 fn base_align(cfg: &KernelConfig) -> u32 {
     match cfg.math {
         Math::Wgmma => 1024,
-        Math::WgmmaWs => 1024 + 16 * cfg.stages,
+        Math::WgmmaWs | Math::WgmmaTma => 1024 + 16 * cfg.stages,
         _ => 0,
     }
 }
@@ -258,8 +258,9 @@ pub fn register_estimate(cfg: &KernelConfig) -> u32 {
 /// counts are a block per element).
 pub fn register_estimate_with(cfg: &KernelConfig, vec_b: u32) -> u32 {
     let (wm, wn) = warp_tile(cfg);
-    // The threads that run the loaders: all of them, or the producer warpgroups of wgmmaws.
-    let ws = cfg.math == Math::WgmmaWs;
+    // The threads that run the loaders: all of them, or the producers of wgmmaws (wgmmatma's
+    // producer warp issues box copies and holds no loader state).
+    let ws = cfg.math.is_warp_specialised();
     let threads = if ws {
         cfg.math.producer_threads()
     } else {
@@ -296,11 +297,14 @@ pub fn register_estimate_with(cfg: &KernelConfig, vec_b: u32) -> u32 {
             (tm * tn, 4 * (tm + tn))
         }
         Math::Mma | Math::Tf32 => (wm * wn / 32, 2 * (wm / 16 * 4 + wn / 8 * 2)),
-        Math::Wgmma | Math::WgmmaWs => {
+        Math::Wgmma | Math::WgmmaWs | Math::WgmmaTma => {
             let (_, mwg, nacc) = wgmma_shape(cfg);
             (mwg * nacc, 0)
         }
     };
+    if cfg.math == Math::WgmmaTma {
+        return acc + 28;
+    }
     if ws {
         // One kernel, two roles: the accumulators live in the consumers, the loader state in
         // the producer.

@@ -70,6 +70,33 @@ __device__ __forceinline__ void cp_async_mbar_arrive(u32 bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 #endif
+#if GCONV_TMA
+// The Tensor Memory Accelerator (PTX ISA, cp.async.bulk.tensor and mbarrier expect-tx): the
+// producer's arrival on `bar` also expects `bytes` bytes of box copies, and the phase completes
+// once the arrival has come and those bytes have landed. A box of tensor map `map` (an entry
+// parameter) at coordinates (c0, c1, c2), innermost first, is copied to shared address `dst`
+// (1024-byte aligned with the 128-byte swizzle), elements outside the tensor as zeros, and its
+// bytes complete on `bar`.
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  gconv_host_mbar_arrive_expect_tx(bar, bytes);
+}
+__device__ __forceinline__ void tma_load_3d(u32 dst, const gconv_tmap& map, u32 bar, int c0, int c1, int c2) {
+  gconv_host_tma_load(dst, map, bar, c0, c1, c2);
+}
+#else
+__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void tma_load_3d(u32 dst, const gconv_tmap& map, u32 bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+#endif
+#endif
 #endif
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void wgmma_fence() {}

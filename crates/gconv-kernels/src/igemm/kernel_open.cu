@@ -1,7 +1,7 @@
 extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
-                                                            void* __restrict__ workspace) {
+                                                            void* __restrict__ workspace GCONV_TMA_PARAMS) {
   GCONV_DYNAMIC_SMEM(smem);
   release_dependents();  // the split reduction may start as the last wave drains (prelude)
   const int tid = threadIdx.x;

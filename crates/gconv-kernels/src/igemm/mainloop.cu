@@ -190,12 +190,26 @@
   if (tid == 0) {
 #pragma unroll 1
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full_bar(s), LTHREADS);        // every producer thread signals its copies
+      // every producer thread signals its copies (TMA: the one issuing lane, with the bytes)
+      mbar_init(full_bar(s), GCONV_TMA ? 1 : LTHREADS);
       mbar_init(empty_bar(s), CTHREADS / 32);  // one arrival per consumer warp
     }
   }
   __syncthreads();
   if (warp_uniform(warp) >= CTHREADS / 32) {  // the producers (a branch uniform per warp)
+#if GCONV_TMA
+    // One lane of the producer warp: per k-tile, once the stage is free, an arrival that
+    // expects the stage's bytes, then the two box copies that deliver them.
+    if (lane == 0) {
+#pragma unroll 1
+      for (int kt = 0; kt < nkt; ++kt) {
+        const int s = kt % STAGES;
+        if (kt >= STAGES) mbar_wait(empty_bar(s), (kt / STAGES - 1) & 1);
+        mbar_arrive_expect_tx(full_bar(s), A_STAGE + B_STAGE);
+        tma_fetch(s, kt, full_bar(s));
+      }
+    }
+#else
     if constexpr (ASYNC) {
 #pragma unroll 1
       for (int kt = 0; kt < nkt; ++kt) {
@@ -224,6 +238,7 @@
         }
       }
     }
+#endif
   } else {
 #pragma unroll 1
     for (int kt = 0; kt < nkt; ++kt) {

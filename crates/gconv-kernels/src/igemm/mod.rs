@@ -413,6 +413,83 @@ mod tests {
         ));
     }
 
+    /// `wgmmatma`: one producer warp on top of the math warps, the barriers of the
+    /// warp-specialised schedule, forward pointwise without merge or split only, C/G a multiple
+    /// of 8; its two tensor maps are ones the hardware encodes, their boxes fill a stage
+    /// exactly, and every module without TMA declares no tensor-map parameter.
+    #[test]
+    fn wgmmatma_is_forward_pointwise_with_encodable_maps() {
+        let name = "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_pw";
+        let tma: KernelConfig = name.parse().expect("a wgmmatma name parses");
+        assert_eq!(tma.to_string(), name);
+        assert!(tma.math.is_wgmma() && tma.math.is_warp_specialised());
+        assert_eq!(tma.threads(), 8 * 32 + 32);
+        assert_eq!(required_arch(&tma), Arch::Sm90a);
+        assert!(validate(&tma, Arch::Sm90a).is_ok());
+        let reason = |c: &KernelConfig| validate(c, Arch::Sm90a).map_err(|e| e.reason());
+        for bad in [
+            KernelConfig {
+                fast_path: FastPath::General,
+                ..tma
+            },
+            KernelConfig {
+                direction: Direction::Dgrad,
+                ..tma
+            },
+            KernelConfig {
+                group_merge: 2,
+                ..tma
+            },
+        ] {
+            assert_eq!(reason(&bad), Err("tma_inapplicable"), "{bad}");
+        }
+        let p: Problem = "fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1"
+            .parse()
+            .unwrap();
+        let a = crate::admit(&tma, &p, &crate::Target::H200).expect("admitted");
+        let src = a.emit();
+        let maps = &src.launches[0].tensor_maps;
+        assert_eq!(maps.len(), 2);
+        assert!(maps.iter().all(|m| m.problem().is_none() && m.swizzle_128b));
+        assert_eq!(maps[0].dims, vec![128, 4, 32 * 14 * 14]);
+        assert_eq!(maps[0].strides, vec![256, 1024]);
+        assert_eq!(maps[1].dims, vec![128, 128, 4]);
+        assert_eq!(
+            maps[0].box_bytes() + maps[1].box_bytes(),
+            (128 + 128) * 64 * 2,
+            "one stage"
+        );
+        assert!(src.code.contains("#define GCONV_TMA 1"));
+        let odd: Problem = "fwd_bf16_n32_g4_c500_k512_i14x14_f1x1_s1x1_p0x0_d1x1"
+            .parse()
+            .unwrap();
+        let refused = crate::admit(&tma, &odd, &crate::Target::H200).map(|_| ());
+        assert_eq!(
+            refused.map_err(|e| e.reason()),
+            Err("tma_inapplicable"),
+            "C/G 125"
+        );
+        let ws = KernelConfig {
+            math: Math::WgmmaWs,
+            ..tma
+        };
+        let plain = crate::admit(&ws, &p, &crate::Target::H200)
+            .expect("admitted")
+            .emit();
+        assert!(plain.launches.iter().all(|l| l.tensor_maps.is_empty()));
+        assert!(plain.code.contains("#define GCONV_TMA_PARAMS\n"));
+        // A map the hardware cannot encode says why.
+        let mut bad = maps[0].clone();
+        bad.strides[0] = 250;
+        assert!(bad.problem().is_some());
+        bad = maps[0].clone();
+        bad.boxdim[0] = 128;
+        assert!(
+            bad.problem().is_some(),
+            "256 bytes wide with the 128-byte swizzle"
+        );
+    }
+
     #[test]
     fn dgrad_phases_partition_the_taps_and_cover_dx() {
         // Every filter tap reaches exactly one stride phase: the phases' tap counts add up to the

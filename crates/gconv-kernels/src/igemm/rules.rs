@@ -55,6 +55,24 @@ fn halo_rule(unsupported: bool, why: String) -> Rejection {
     })
 }
 
+#[derive(Debug)]
+struct TmaInapplicable(String);
+
+impl fmt::Display for TmaInapplicable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "wgmmatma (TMA-fed wgmma): {}", self.0)
+    }
+}
+
+fn tma_rule(unsupported: bool, why: String) -> Rejection {
+    Rejection::Family(FamilyRule {
+        family: "igemm",
+        reason: "tma_inapplicable",
+        message: RuleMessage::new(TmaInapplicable(why)),
+        unsupported,
+    })
+}
+
 /// Largest split-K degree accepted.
 pub const MAX_SPLIT_K: u32 = 64;
 
@@ -65,7 +83,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         (cfg.dtype, cfg.math),
         (
             DType::F16 | DType::Bf16,
-            Math::Mma | Math::Wgmma | Math::WgmmaWs
+            Math::Mma | Math::Wgmma | Math::WgmmaWs | Math::WgmmaTma
         ) | (DType::F32, Math::Simt | Math::Tf32)
     );
     if !math_ok {
@@ -116,6 +134,23 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
                 limits: "wgmma: tile_k = 64, 3 or more stages, tile_n in {64, 128, 256}, tile_m = 64 or 128 rows per warpgroup, at most 128 accumulators per thread (64 with three warpgroups)",
             });
         }
+    }
+    if cfg.math == Math::WgmmaTma
+        && !(cfg.direction == Direction::Fwd
+            && cfg.fast_path == FastPath::Pointwise
+            && cfg.group_merge == 1
+            && cfg.split_k == 1)
+    {
+        return Err(tma_rule(
+            false,
+            format!(
+                "forward pointwise without group merge or split-K (its box copies are the plain per-group GEMM's tiles); got {} {} with gm {} and split {}",
+                cfg.direction,
+                cfg.fast_path.token(),
+                cfg.group_merge,
+                cfg.split_k
+            ),
+        ));
     }
     if cfg.fast_path == FastPath::Halo
         && !(cfg.direction != Direction::Wgrad
@@ -264,7 +299,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     let estimate = register_estimate(cfg);
     // The warp-specialised CTA's producers and consumers share one register file: every thread
     // gets the same allocation, at most 64K registers / threads (rounded down to 8).
-    let limit = if cfg.math == Math::WgmmaWs {
+    let limit = if cfg.math.is_warp_specialised() {
         (65536 / cfg.threads().max(1) / 8 * 8).min(limits.regs_per_thread)
     } else {
         limits.regs_per_thread
@@ -277,6 +312,17 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 
 /// The problem rules of the igemm family (after the shared direction and dtype checks).
 pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+    // The tensor maps' strides (a group's channels, a pixel's, a weight row's) must be
+    // multiples of 16 bytes.
+    if cfg.math == Math::WgmmaTma && !problem.cpg().is_multiple_of(8) {
+        return Err(tma_rule(
+            true,
+            format!(
+                "C/G = {} is not a multiple of 8 (the tensor maps' strides must be multiples of 16 bytes)",
+                problem.cpg()
+            ),
+        ));
+    }
     if cfg.fast_path == FastPath::Pointwise
         && !(problem.filter_volume() == 1
             && problem.stride == [1, 1, 1]

@@ -5,6 +5,8 @@
 #define GCONV_MATH_MMA 1
 #define GCONV_MATH_WGMMA 0
 #define GCONV_WS 0
+#define GCONV_TMA 0
+#define GCONV_TMA_PARAMS
 #define GCONV_SPLIT_REDUCE 0
 #define GCONV_SPLIT_ATOMIC 0
 #define GCONV_SPLIT_CLUSTER 0
@@ -68,6 +70,11 @@ typedef unsigned int u32;
 typedef unsigned short u16;
 struct alignas(16) v16b { u32 x, y, z, w; };
 struct alignas(8) v8b { u32 x, y; };
+#ifndef GCONV_HOST_EMULATION
+// A TMA tensor map as an entry parameter (`const __grid_constant__ gconv_tmap`): the driver's
+// opaque 128-byte CUtensorMap, which the backend encodes at launch (gconv_kernels::TensorMap).
+struct alignas(64) gconv_tmap { unsigned long long opaque[16]; };
+#endif
 // Two words of packed 16-bit pairs re-paired: their low halves (a's, then b's) or their high
 // halves, e.g. element c of two rows as one word, c even or odd.
 __device__ __forceinline__ u32 low_halves(u32 a, u32 b) { return (a & 0xffffu) | (b << 16); }
@@ -370,6 +377,33 @@ __device__ __forceinline__ void cp_async_mbar_arrive(u32 bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 #endif
+#if GCONV_TMA
+// The Tensor Memory Accelerator (PTX ISA, cp.async.bulk.tensor and mbarrier expect-tx): the
+// producer's arrival on `bar` also expects `bytes` bytes of box copies, and the phase completes
+// once the arrival has come and those bytes have landed. A box of tensor map `map` (an entry
+// parameter) at coordinates (c0, c1, c2), innermost first, is copied to shared address `dst`
+// (1024-byte aligned with the 128-byte swizzle), elements outside the tensor as zeros, and its
+// bytes complete on `bar`.
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  gconv_host_mbar_arrive_expect_tx(bar, bytes);
+}
+__device__ __forceinline__ void tma_load_3d(u32 dst, const gconv_tmap& map, u32 bar, int c0, int c1, int c2) {
+  gconv_host_tma_load(dst, map, bar, c0, c1, c2);
+}
+#else
+__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void tma_load_3d(u32 dst, const gconv_tmap& map, u32 bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+#endif
+#endif
 #endif
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void wgmma_fence() {}
@@ -568,7 +602,7 @@ __device__ __forceinline__ int halo_pixel(int m) {
 extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_dgrad_bf16_t128x16x16_w4x1_s4_v8x4_gm16_sk1d_mma_gen(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
-                                                            void* __restrict__ workspace) {
+                                                            void* __restrict__ workspace GCONV_TMA_PARAMS) {
   GCONV_DYNAMIC_SMEM(smem);
   release_dependents();  // the split reduction may start as the last wave drains (prelude)
   const int tid = threadIdx.x;
@@ -1146,12 +1180,26 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
   if (tid == 0) {
 #pragma unroll 1
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full_bar(s), LTHREADS);        // every producer thread signals its copies
+      // every producer thread signals its copies (TMA: the one issuing lane, with the bytes)
+      mbar_init(full_bar(s), GCONV_TMA ? 1 : LTHREADS);
       mbar_init(empty_bar(s), CTHREADS / 32);  // one arrival per consumer warp
     }
   }
   __syncthreads();
   if (warp_uniform(warp) >= CTHREADS / 32) {  // the producers (a branch uniform per warp)
+#if GCONV_TMA
+    // One lane of the producer warp: per k-tile, once the stage is free, an arrival that
+    // expects the stage's bytes, then the two box copies that deliver them.
+    if (lane == 0) {
+#pragma unroll 1
+      for (int kt = 0; kt < nkt; ++kt) {
+        const int s = kt % STAGES;
+        if (kt >= STAGES) mbar_wait(empty_bar(s), (kt / STAGES - 1) & 1);
+        mbar_arrive_expect_tx(full_bar(s), A_STAGE + B_STAGE);
+        tma_fetch(s, kt, full_bar(s));
+      }
+    }
+#else
     if constexpr (ASYNC) {
 #pragma unroll 1
       for (int kt = 0; kt < nkt; ++kt) {
@@ -1180,6 +1228,7 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
         }
       }
     }
+#endif
   } else {
 #pragma unroll 1
     for (int kt = 0; kt < nkt; ++kt) {
