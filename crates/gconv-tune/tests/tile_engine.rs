@@ -509,6 +509,24 @@ fn shipped_tensor_core_configs_expand() {
     assert!(r.kernels.iter().any(|k| k.ends_with("_wgmma_halo")));
     let e = build_instances(&wg, Arch::Sm90, None).unwrap_err();
     assert!(e.to_string().contains("arch_required"), "{e}");
+    // The TMA-fed schedule beside its wgmma and wgmmaws twins, pointwise only: every wgmmaws
+    // tile has its wgmmatma twin (whose one producer warp leaves more registers to the math
+    // warps than two producer warpgroups), and every wgmmatma tile its wgmma twin.
+    let tma = build_instances(
+        &repo_file("configs/traits/forward_tma_bf16.json"),
+        Arch::Sm90a,
+        None,
+    )
+    .unwrap();
+    let of = |m: &str| -> std::collections::BTreeSet<String> {
+        tma.kernels
+            .iter()
+            .filter_map(|k| k.strip_suffix(&format!("_{m}_pw")).map(str::to_string))
+            .collect()
+    };
+    assert!(of("wgmmatma").len() >= 20, "{}", of("wgmmatma").len());
+    assert!(of("wgmmaws").is_subset(&of("wgmmatma")));
+    assert!(of("wgmmatma").is_subset(&of("wgmma")));
     // The direct family on tensor cores (sm_90).
     let dm = build_instances(
         &repo_file("configs/traits/forward_direct_mma_bf16.json"),
