@@ -60,6 +60,14 @@
 //!   shared-memory barrier replace the CTA barrier (copies-only directions arrive through
 //!   `cp.async.mbarrier.arrive.noinc`; the others wait for their copies, restage and arrive
 //!   `stages − 2` k-tiles later). ARCHITECTURE.md, "The warp-specialised schedule".
+//! - **TMA-fed schedule** (`math = wgmmatma`; forward pointwise, `gm1`, C/G a multiple of 8):
+//!   the warp-specialised schedule with one producer warp instead of the loaders; per k-tile
+//!   one of its lanes waits for the stage to be free, arrives on its full barrier expecting the
+//!   stage's bytes (`mbarrier.arrive.expect_tx`) and issues two `cp.async.bulk.tensor` box
+//!   copies — A from X viewed as `[C/G, G, pixels]`, B from W as `[C/G, K/G, G]` — that land
+//!   in the 128-byte swizzle and complete those bytes; channels, pixels and rows outside the
+//!   tensors come in as zeros. The tensor maps ([`emit::tensor_maps`]) are the launch's
+//!   `tensor_maps`, encoded by the backend over the buffers at each launch.
 //! - **Epilogue**: accumulators are converted (`cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`) and
 //!   restaged through shared memory, then written with coalesced stores of up to 16 bytes.
 //! - **Split-K**: deterministic (each split writes f32 partials to its own workspace plane; a
