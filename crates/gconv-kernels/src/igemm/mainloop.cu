@@ -194,6 +194,9 @@
       mbar_init(full_bar(s), GCONV_TMA ? 1 : LTHREADS);
       mbar_init(empty_bar(s), CTHREADS / 32);  // one arrival per consumer warp
     }
+#if GCONV_TMA
+    mbar_init_fence();  // the box copies complete bytes on the full barriers
+#endif
   }
   __syncthreads();
   if (warp_uniform(warp) >= CTHREADS / 32) {  // the producers (a branch uniform per warp)

@@ -385,6 +385,7 @@ __device__ __forceinline__ void cp_async_mbar_arrive(u32 bar) {
 // (1024-byte aligned with the 128-byte swizzle), elements outside the tensor as zeros, and its
 // bytes complete on `bar`.
 #ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ void mbar_init_fence() {}
 __device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
   gconv_host_mbar_arrive_expect_tx(bar, bytes);
 }
@@ -392,6 +393,11 @@ __device__ __forceinline__ void tma_load_3d(u32 dst, const gconv_tmap& map, u32 
   gconv_host_tma_load(dst, map, bar, c0, c1, c2);
 }
 #else
+// The barriers just initialised, made visible to the copy engine (the async proxy), which
+// completes transaction bytes on them.
+__device__ __forceinline__ void mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
 __device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
@@ -1184,6 +1190,9 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
       mbar_init(full_bar(s), GCONV_TMA ? 1 : LTHREADS);
       mbar_init(empty_bar(s), CTHREADS / 32);  // one arrival per consumer warp
     }
+#if GCONV_TMA
+    mbar_init_fence();  // the box copies complete bytes on the full barriers
+#endif
   }
   __syncthreads();
   if (warp_uniform(warp) >= CTHREADS / 32) {  // the producers (a branch uniform per warp)
