@@ -190,8 +190,8 @@ const OFF_POOL: &[(&str, &str)] = &[
         "igemm_fwd_bf16_t256x64x64_w8x1_s4_v8x8_gm1_sk1d_wgmma_halo",
         "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
-    // The TMA-fed wgmma (`wgmmatma`, forward pointwise): the zoo's grouped 1×1 layer, a dense
-    // one of the real client, f16 with three warpgroups.
+    // The TMA-fed wgmma (`wgmmatma`, pointwise): forward on the zoo's grouped 1×1 layer, a
+    // dense one of the real client, f16 with three warpgroups;
     (
         "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
         "fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
@@ -203,6 +203,16 @@ const OFF_POOL: &[(&str, &str)] = &[
     (
         "igemm_fwd_f16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
         "fwd_f16_n32_g1_c160_k160_i28x28_f1x1_s1x1_p0x0_d1x1",
+    ),
+    // ... backward data (the N-major weight tile in panels) and backward weight (the rule's
+    // split-K) on the zoo's grouped 1×1 layer.
+    (
+        "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
+        "dgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk0d_wgmmatma_pw",
+        "wgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
     ),
 ];
 

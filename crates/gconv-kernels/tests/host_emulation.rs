@@ -369,6 +369,12 @@ enum Mutation {
     /// completes more than expected (on the GPU, a phase that completes early or never):
     /// the shim aborts.
     TmaExpectTxShort,
+    /// TMA-fed wgmma, backward data: every k-tile's boxes taken at channel 0: must fail
+    /// wherever K/G spans two k-tiles or more.
+    TmaDgradKtileDropped,
+    /// TMA-fed wgmma, backward weight: every X panel lands on the first panel's place (the
+    /// panel offset dropped): must fail wherever C/G > 64 at a 128-wide tile.
+    TmaPanelDropped,
     /// Backward data: the spatial flip of the dual filter dropped (`dgrad_w_index` reads tap
     /// `tap` instead of `TAPS − 1 − tap`): the comparison must fail.
     DgradFlipDropped,
@@ -753,6 +759,11 @@ fn emulate(
         Mutation::TmaKtileDropped => Some((
             "const int k = (kt_begin + kt) * BK;",
             "const int k = kt_begin * BK;",
+        )),
+        Mutation::TmaDgradKtileDropped => Some(("const int k = kt * BK;", "const int k = 0;")),
+        Mutation::TmaPanelDropped => Some((
+            "tma_load_3d(sbase_b + stage * B_STAGE + q * (BK * 128), tmap_b, bar, n0 + 64 * q, gb, p0);",
+            "tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, n0 + 64 * q, gb, p0);",
         )),
         Mutation::TmaExpectTxShort => Some((
             "mbar_arrive_expect_tx(full_bar(s), A_STAGE + B_STAGE);",
@@ -1528,11 +1539,11 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
     );
 }
 
-/// The TMA-fed wgmma kernels (`math = wgmmatma`, forward pointwise): (label, kernel, problem).
-/// Pixel tails (the last M tile past the image), C/G of five k-tiles with a three-stage ring
-/// (the producer waits for stages to be released), a partial last k-tile (C/G 72) and K/G below
-/// tile_n (boxes past the tensor filled with zeros), three groups, tap-packed C/G 8 in f16,
-/// three warpgroups with five stages.
+/// The TMA-fed wgmma kernels (`math = wgmmatma`, pointwise): (label, kernel, problem).
+/// Forward: pixel tails (the last M tile past the image), C/G of five k-tiles with a
+/// three-stage ring (the producer waits for stages to be released), a partial last k-tile (C/G
+/// 72) and K/G below tile_n (boxes past the tensor filled with zeros), three groups, tap-packed
+/// C/G 8 in f16, three warpgroups with five stages; backward data and weight below.
 const IGEMM_TMA_CASES: &[(&str, &str, &str)] = &[
     (
         "tma_dense_five_ktiles_s3",
@@ -1553,6 +1564,37 @@ const IGEMM_TMA_CASES: &[(&str, &str, &str)] = &[
         "tma_3wg_s5",
         "igemm_fwd_bf16_t192x128x64_w12x1_s5_v8x8_gm1_sk1d_wgmmatma_pw",
         "fwd_bf16_n1_g2_c256_k256_i10x10_f1x1_s1x1_p0x0_d1x1",
+    ),
+    // Backward data: the N-major weight tile in 64-channel panels (C/G 96: the second panel
+    // half past the tensor), K/G 160 over three k-tiles, pixel tails; f16 with three
+    // warpgroups and eight k-tiles through four stages.
+    (
+        "tma_dgrad_panels_tails",
+        "igemm_dgrad_bf16_t128x128x64_w8x1_s3_v8x8_gm1_sk1d_wgmmatma_pw",
+        "dgrad_bf16_n2_g2_c192_k320_i9x9_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "tma_dgrad_f16_3wg",
+        "igemm_dgrad_f16_t192x64x64_w12x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
+        "dgrad_f16_n1_g1_c64_k512_i10x10_f1x1_s1x1_p0x0_d1x1",
+    ),
+    // Backward weight: both MN-major tiles in panels (K/G 160 over two M tiles, C/G 96), the
+    // pixels split three ways; the rule's degree; five k-tiles in four splits of two (the
+    // last split empty: it writes a zero plane).
+    (
+        "tma_wgrad_split3_tails",
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s3_v8x8_gm1_sk3d_wgmmatma_pw",
+        "wgrad_bf16_n2_g2_c192_k320_i9x9_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "tma_wgrad_rule_degree",
+        "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm1_sk0d_wgmmatma_pw",
+        "wgrad_bf16_n4_g1_c64_k64_i12x12_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "tma_wgrad_empty_splits_f16",
+        "igemm_wgrad_f16_t64x128x64_w4x1_s3_v8x8_gm1_sk4d_wgmmatma_pw",
+        "wgrad_f16_n2_g3_c24_k48_i12x12_f1x1_s1x1_p0x0_d1x1",
     ),
 ];
 
@@ -1589,6 +1631,8 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
             ("tma_dense_five_ktiles_s3", Mutation::TmaKtileDropped),
             ("tma_grouped_cg72_kg32", Mutation::TmaKtileDropped),
             ("tma_cg8_f16", Mutation::TmaExpectTxShort),
+            ("tma_dgrad_panels_tails", Mutation::TmaDgradKtileDropped),
+            ("tma_wgrad_split3_tails", Mutation::TmaPanelDropped),
         ],
     );
     jobs.extend(planted);
@@ -1597,7 +1641,7 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_TMA_CASES.len(), 5),
+        (IGEMM_TMA_CASES.len(), 7),
     );
 }
 

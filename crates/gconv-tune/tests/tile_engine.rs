@@ -527,6 +527,16 @@ fn shipped_tensor_core_configs_expand() {
     assert!(of("wgmmatma").len() >= 20, "{}", of("wgmmatma").len());
     assert!(of("wgmmaws").is_subset(&of("wgmmatma")));
     assert!(of("wgmmatma").is_subset(&of("wgmma")));
+    // ... and in backward data and backward weight (the rule's split-K)
+    for (file, variant) in [
+        ("configs/traits/bwd_data_tma_bf16.json", "_dgrad_"),
+        ("configs/traits/bwd_weight_tma_bf16.json", "_wgrad_"),
+    ] {
+        let r = build_instances(&repo_file(file), Arch::Sm90a, None).unwrap();
+        let tma: Vec<_> = r.kernels.iter().filter(|k| k.ends_with("_wgmmatma_pw")).collect();
+        assert!(tma.len() >= 20, "{file}: {}", tma.len());
+        assert!(r.kernels.iter().all(|k| k.contains(variant) && k.ends_with("_pw")));
+    }
     // The direct family on tensor cores (sm_90).
     let dm = build_instances(
         &repo_file("configs/traits/forward_direct_mma_bf16.json"),

@@ -375,11 +375,14 @@ fn direction_word(d: Direction) -> &'static str {
     }
 }
 
-/// The tensor maps of a `wgmmatma` kernel (forward pointwise, `gm1`; `fwd_loaders.cu`'s
-/// `tma_fetch`): A over X as `[C/G, G, N·Ho·Wo]` (a group's channels, the groups, the pixels),
-/// boxes of `tile_k` channels × 1 group × `tile_m` pixels; B over W as `[C/G, K/G, G]`, boxes
-/// of `tile_k` channels × `tile_n` rows × 1 group; both in the 128-byte swizzle of the wgmma
-/// tiles.
+/// The tensor maps of a `wgmmatma` kernel (pointwise, `gm1`; the loaders' `tma_fetch`), each a
+/// 3D view of one buffer in the 128-byte swizzle of the wgmma tiles, innermost first:
+/// - forward: A over X as `[C/G, G, pixels]` (boxes `tile_k × 1 × tile_m`), B over W as
+///   `[C/G, K/G, G]` (boxes `tile_k × tile_n × 1`);
+/// - backward data: A over dY as `[K/G, G, pixels]` (`tile_k × 1 × tile_m`), B over W as
+///   `[C/G, K/G, G]` in 64-channel panels (`64 × tile_k × 1`);
+/// - backward weight: A over dY as `[K/G, G, pixels]` and B over X as `[C/G, G, pixels]`, both
+///   in 64-channel panels of `tile_k` pixels (`64 × 1 × tile_k`).
 pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
     let elem = match problem.dtype {
         DType::Bf16 => TmaElem::Bf16,
@@ -389,22 +392,23 @@ pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
     let es = problem.dtype.size_bytes();
     let (cg, kg, g) = (problem.cpg(), problem.kpg(), problem.g);
     let pixels = problem.n * problem.output().iter().product::<u64>();
-    vec![
-        TensorMap {
-            buffer: 0,
-            elem,
-            dims: vec![cg, g, pixels],
-            strides: vec![cg * es, g * cg * es],
-            boxdim: vec![cfg.tile_k, 1, cfg.tile_m],
-            swizzle_128b: true,
-        },
-        TensorMap {
-            buffer: 1,
-            elem,
-            dims: vec![cg, kg, g],
-            strides: vec![cg * es, kg * cg * es],
-            boxdim: vec![cfg.tile_k, cfg.tile_n, 1],
-            swizzle_128b: true,
-        },
-    ]
+    let map = |buffer: u8, dims: [u64; 3], boxdim: [u32; 3]| TensorMap {
+        buffer,
+        elem,
+        dims: dims.to_vec(),
+        strides: vec![dims[0] * es, dims[0] * dims[1] * es],
+        boxdim: boxdim.to_vec(),
+        swizzle_128b: true,
+    };
+    // per-group rows viewed with the group as the middle dimension: [channels, G, pixels]
+    let rows = |buffer: u8, channels: u64, boxdim: [u32; 3]| TensorMap {
+        strides: vec![channels * es, g * channels * es],
+        ..map(buffer, [channels, g, pixels], boxdim)
+    };
+    let (bm, bn, bk) = (cfg.tile_m, cfg.tile_n, cfg.tile_k);
+    match problem.direction {
+        Direction::Fwd => vec![rows(0, cg, [bk, 1, bm]), map(1, [cg, kg, g], [bk, bn, 1])],
+        Direction::Dgrad => vec![rows(0, kg, [bk, 1, bm]), map(1, [cg, kg, g], [64, bk, 1])],
+        Direction::Wgrad => vec![rows(1, kg, [64, 1, bk]), rows(0, cg, [64, 1, bk])],
+    }
 }

@@ -454,7 +454,10 @@ fn dgrad_weights_nmajor(cfg: &KernelConfig, vectors: &EffectiveVectors) -> bool 
         && cfg.dtype.size_bytes() == 2
         && vectors.b == 8
         && cfg.tile_n.is_multiple_of(64)
-        && matches!(cfg.math, Math::Mma | Math::Wgmma | Math::WgmmaWs)
+        && matches!(
+            cfg.math,
+            Math::Mma | Math::Wgmma | Math::WgmmaWs | Math::WgmmaTma
+        )
 }
 
 /// The igemm plan of one admitted (kernel, problem) pair: everything the emitter and the cost

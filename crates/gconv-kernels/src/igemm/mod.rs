@@ -60,14 +60,15 @@
 //!   shared-memory barrier replace the CTA barrier (copies-only directions arrive through
 //!   `cp.async.mbarrier.arrive.noinc`; the others wait for their copies, restage and arrive
 //!   `stages − 2` k-tiles later). ARCHITECTURE.md, "The warp-specialised schedule".
-//! - **TMA-fed schedule** (`math = wgmmatma`; forward pointwise, `gm1`, C/G a multiple of 8):
+//! - **TMA-fed schedule** (`math = wgmmatma`; pointwise in the three directions, `gm1`, C/G
+//!   — and outside forward K/G — a multiple of 8; split-K in backward weight, deterministic):
 //!   the warp-specialised schedule with one producer warp instead of the loaders; per k-tile
 //!   one of its lanes waits for the stage to be free, arrives on its full barrier expecting the
-//!   stage's bytes (`mbarrier.arrive.expect_tx`) and issues two `cp.async.bulk.tensor` box
-//!   copies — A from X viewed as `[C/G, G, pixels]`, B from W as `[C/G, K/G, G]` — that land
-//!   in the 128-byte swizzle and complete those bytes; channels, pixels and rows outside the
-//!   tensors come in as zeros. The tensor maps ([`emit::tensor_maps`]) are the launch's
-//!   `tensor_maps`, encoded by the backend over the buffers at each launch.
+//!   stage's bytes (`mbarrier.arrive.expect_tx`) and issues the stage's `cp.async.bulk.tensor`
+//!   box copies (each direction's `tma_fetch`; the MN-major tiles one box per 64-element
+//!   panel), which land in the 128-byte swizzle and complete those bytes; channels, pixels and
+//!   rows outside the tensors come in as zeros. The tensor maps ([`emit::tensor_maps`]) are the
+//!   launch's `tensor_maps`, encoded by the backend over the buffers at each launch.
 //! - **Epilogue**: accumulators are converted (`cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`) and
 //!   restaged through shared memory, then written with coalesced stores of up to 16 bytes.
 //! - **Split-K**: deterministic (each split writes f32 partials to its own workspace plane; a
@@ -422,11 +423,12 @@ mod tests {
     }
 
     /// `wgmmatma`: one producer warp on top of the math warps, the barriers of the
-    /// warp-specialised schedule, forward pointwise without merge or split only, C/G a multiple
-    /// of 8; its two tensor maps are ones the hardware encodes, their boxes fill a stage
-    /// exactly, and every module without TMA declares no tensor-map parameter.
+    /// warp-specialised schedule, pointwise without merge (split-K only in backward weight,
+    /// deterministic), C/G (and outside forward K/G) a multiple of 8; its two tensor maps are
+    /// ones the hardware encodes, their boxes fill a stage exactly in every direction, and
+    /// every module without TMA declares no tensor-map parameter.
     #[test]
-    fn wgmmatma_is_forward_pointwise_with_encodable_maps() {
+    fn wgmmatma_is_pointwise_with_encodable_maps() {
         let name = "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_pw";
         let tma: KernelConfig = name.parse().expect("a wgmmatma name parses");
         assert_eq!(tma.to_string(), name);
@@ -441,15 +443,48 @@ mod tests {
                 ..tma
             },
             KernelConfig {
-                direction: Direction::Dgrad,
+                group_merge: 2,
                 ..tma
             },
+            KernelConfig { split_k: 2, ..tma },
             KernelConfig {
-                group_merge: 2,
+                direction: Direction::Wgrad,
+                split_k: 4,
+                split_k_mode: SplitKMode::Atomic,
                 ..tma
             },
         ] {
             assert_eq!(reason(&bad), Err("tma_inapplicable"), "{bad}");
+        }
+        // Backward data and backward weight (split-K, deterministic): every map encodable, the
+        // boxes of a stage (64-channel panels on the MN-major tiles) fill it exactly.
+        for (name, key) in [
+            (
+                "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
+                "dgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
+            ),
+            (
+                "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk8d_wgmmatma_pw",
+                "wgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
+            ),
+        ] {
+            let c: KernelConfig = name.parse().expect("a wgmmatma name");
+            let q: Problem = key.parse().unwrap();
+            let src = crate::admit(&c, &q, &crate::Target::H200)
+                .expect("admitted")
+                .emit();
+            let maps = &src.launches[0].tensor_maps;
+            assert!(maps.iter().all(|m| m.problem().is_none()), "{name}");
+            let panels = |extent: u32, m: &crate::TensorMap| {
+                let per_box = m.box_bytes();
+                (u64::from(extent) * 64 * 2).div_ceil(per_box) * per_box
+            };
+            let stage = if c.direction == Direction::Wgrad {
+                panels(c.tile_m, &maps[0]) + panels(c.tile_n, &maps[1])
+            } else {
+                maps[0].box_bytes() + panels(c.tile_n, &maps[1])
+            };
+            assert_eq!(stage, u64::from(c.tile_m + c.tile_n) * 64 * 2, "{name}");
         }
         let p: Problem = "fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1"
             .parse()
@@ -472,6 +507,20 @@ mod tests {
             .parse()
             .unwrap();
         let refused = crate::admit(&tma, &odd, &crate::Target::H200).map(|_| ());
+        let dg = KernelConfig {
+            direction: Direction::Dgrad,
+            ..tma
+        };
+        let odd_k: Problem = "dgrad_bf16_n32_g4_c512_k500_i14x14_f1x1_s1x1_p0x0_d1x1"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            crate::admit(&dg, &odd_k, &crate::Target::H200)
+                .map(|_| ())
+                .map_err(|e| e.reason()),
+            Err("tma_inapplicable"),
+            "K/G 125 in backward data"
+        );
         assert_eq!(
             refused.map_err(|e| e.reason()),
             Err("tma_inapplicable"),

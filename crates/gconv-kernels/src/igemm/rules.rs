@@ -136,19 +136,21 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         }
     }
     if cfg.math == Math::WgmmaTma
-        && !(cfg.direction == Direction::Fwd
-            && cfg.fast_path == FastPath::Pointwise
+        && !(cfg.fast_path == FastPath::Pointwise
             && cfg.group_merge == 1
-            && cfg.split_k == 1)
+            && (cfg.split_k == 1
+                || (cfg.direction == Direction::Wgrad
+                    && cfg.split_k_mode == SplitKMode::Deterministic)))
     {
         return Err(tma_rule(
             false,
             format!(
-                "forward pointwise without group merge or split-K (its box copies are the plain per-group GEMM's tiles); got {} {} with gm {} and split {}",
+                "pointwise without group merge, split-K only in backward weight and deterministic (its box copies are the plain per-group GEMM's tiles); got {} {} with gm {} and split {}{}",
                 cfg.direction,
                 cfg.fast_path.token(),
                 cfg.group_merge,
-                cfg.split_k
+                cfg.split_k,
+                cfg.split_k_mode.token()
             ),
         ));
     }
@@ -314,12 +316,17 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     // The tensor maps' strides (a group's channels, a pixel's, a weight row's) must be
     // multiples of 16 bytes.
-    if cfg.math == Math::WgmmaTma && !problem.cpg().is_multiple_of(8) {
+    // (forward reads C/G-wide rows only; backward data and weight both C/G- and K/G-wide ones)
+    if cfg.math == Math::WgmmaTma
+        && !(problem.cpg().is_multiple_of(8)
+            && (problem.direction == Direction::Fwd || problem.kpg().is_multiple_of(8)))
+    {
         return Err(tma_rule(
             true,
             format!(
-                "C/G = {} is not a multiple of 8 (the tensor maps' strides must be multiples of 16 bytes)",
-                problem.cpg()
+                "C/G = {} and K/G = {} (the tensor maps' rows of a group's channels: strides must be multiples of 16 bytes, so C/G, and outside forward K/G too, multiples of 8)",
+                problem.cpg(),
+                problem.kpg()
             ),
         ));
     }

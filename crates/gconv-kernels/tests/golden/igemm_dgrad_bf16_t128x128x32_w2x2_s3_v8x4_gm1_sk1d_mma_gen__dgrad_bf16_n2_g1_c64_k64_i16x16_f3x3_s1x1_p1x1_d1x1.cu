@@ -954,6 +954,23 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
       store_b();
     }
   };
+#if GCONV_TMA
+  // TMA (math = wgmmatma, backward-data pointwise, gm1): k-tile kt's A tile is the box of BK
+  // channels of group gb at dX pixels m0.. of tensor map A ([K/G, G, pixels] over dY); its
+  // N-major B tile is BN / 64 boxes of 64 channels × BK rows kk of group gb (map B: [C/G, K/G,
+  // G] over W), one per 64-channel panel (bn_offset). Channels, pixels and rows past the
+  // tensors come in as zeros. All complete on the stage's full barrier.
+  static_assert(POINTWISE && GM == 1 && !A_MMAJOR && B_NMAJOR, "TMA boxes: the backward-data pointwise GEMM");
+  static_assert(A_STAGE == BM * BK * ESZ && B_STAGE == BN * BK * ESZ, "a stage is its boxes");
+  auto tma_fetch = [&](int stage, int kt, u32 bar) {
+    const int k = kt * BK;
+    tma_load_3d(sbase + stage * A_STAGE, tmap_a, bar, k, gb, m0);
+#pragma unroll
+    for (int p = 0; p < BN / 64; ++p) {
+      tma_load_3d(sbase_b + stage * B_STAGE + p * (BK * 128), tmap_b, bar, n0 + 64 * p, k, gb);
+    }
+  };
+#endif
   // ---- the halo fast path (geometry::HaloDims; the igemm module docs): the loaders above
   // keep no A tiles. Per 64-channel block cb of the reduction the CTA stages padded-image rows
   // m0 .. m0 + HALO_ROWS - 1 once (row r: padded pixel m0 + r, the A operand's pixel (h - LH,

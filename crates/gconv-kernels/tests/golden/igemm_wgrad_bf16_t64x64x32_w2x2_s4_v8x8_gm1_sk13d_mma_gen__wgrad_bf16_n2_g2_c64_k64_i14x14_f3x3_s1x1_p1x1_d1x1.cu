@@ -694,6 +694,26 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
   auto land = [](int) {};
   constexpr bool LANDS = false;  // no restaging between the copies and the math
   auto bn_offset = [](int k, int n) { return mn_offset(k, n); };
+#if GCONV_TMA
+  // TMA (math = wgmmatma, backward-weight pointwise, gm1): k-tile kt of this split covers the
+  // BK output pixels from (kt_begin + kt)·BK; its MN-major A tile is BM / 64 boxes of 64 dY
+  // channels of group gb × those pixels (map A: [K/G, G, pixels] over dY), its B tile BN / 64
+  // boxes of 64 X channels × the pixels (map B: [C/G, G, pixels] over X), one per 64-element
+  // panel (mn_offset). Channels and pixels past the tensors come in as zeros.
+  static_assert(POINTWISE && GM == 1 && A_MMAJOR && B_NMAJOR, "TMA boxes: the backward-weight pointwise GEMM");
+  static_assert(A_STAGE == BM * BK * ESZ && B_STAGE == BN * BK * ESZ, "a stage is its boxes");
+  auto tma_fetch = [&](int stage, int kt, u32 bar) {
+    const int p0 = (kt_begin + kt) * BK;
+#pragma unroll
+    for (int q = 0; q < BM / 64; ++q) {
+      tma_load_3d(sbase + stage * A_STAGE + q * (BK * 128), tmap_a, bar, m0 + 64 * q, gb, p0);
+    }
+#pragma unroll
+    for (int q = 0; q < BN / 64; ++q) {
+      tma_load_3d(sbase_b + stage * B_STAGE + q * (BK * 128), tmap_b, bar, n0 + 64 * q, gb, p0);
+    }
+  };
+#endif
   // ---- the halo fast path (geometry::HaloDims; the igemm module docs): the loaders above
   // keep no A tiles. Per 64-channel block cb of the reduction the CTA stages padded-image rows
   // m0 .. m0 + HALO_ROWS - 1 once (row r: padded pixel m0 + r, the A operand's pixel (h - LH,
