@@ -363,8 +363,8 @@ unsafe fn enqueue(
 }
 
 /// A launch's tensor map (`gconv_kernels::TensorMap`) encoded over the buffer at device
-/// address `address` (`cuTensorMapEncodeTiled`: interleave none, L2 promotion 128 bytes, zeros
-/// outside the tensor). The map must be one [`TensorMap::problem`] accepts (the gate's rules
+/// address `address` (`cuTensorMapEncodeTiled`, or `cuTensorMapEncodeIm2col` for an im2col
+/// view: interleave none, L2 promotion 128 bytes, zeros outside the tensor). The map must be one [`TensorMap::problem`] accepts (the gate's rules
 /// keep them so); the driver refuses anything else with an error, not a fault.
 fn encode_tensor_map(
     t: &gconv_kernels::TensorMap,
@@ -388,6 +388,39 @@ fn encode_tensor_map(
     let element_strides = [1u32; 5];
     // SAFETY: a zeroed CUtensorMap is plain data the call below overwrites.
     let mut map: dsys::CUtensorMap = unsafe { std::mem::zeroed() };
+    let swizzle = if t.swizzle_128b {
+        S::CU_TENSOR_MAP_SWIZZLE_128B
+    } else {
+        S::CU_TENSOR_MAP_SWIZZLE_NONE
+    };
+    if let Some(i) = &t.im2col {
+        // SAFETY: `map` is writable; `dims` holds rank values, `strides` rank - 1, `lower` and
+        // `upper` rank - 2 and `element_strides` rank (`TensorMap::problem` checked the
+        // lengths); the address is only recorded in the map.
+        let r = unsafe {
+            dsys::cuTensorMapEncodeIm2col(
+                &mut map,
+                dtype,
+                rank as u32,
+                address as usize as *mut std::ffi::c_void,
+                t.dims.as_ptr(),
+                t.strides.as_ptr(),
+                i.lower.as_ptr(),
+                i.upper.as_ptr(),
+                i.channels_per_pixel,
+                i.pixels_per_column,
+                i.element_strides.as_ptr(),
+                I::CU_TENSOR_MAP_INTERLEAVE_NONE,
+                swizzle,
+                P::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                O::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            )
+        };
+        return match r {
+            dsys::CUresult::CUDA_SUCCESS => Ok(map),
+            e => Err(cudarc::driver::DriverError(e)),
+        };
+    }
     // SAFETY: `map` is writable; `dims`, `strides` (rank - 1 entries), `boxdim` and
     // `element_strides` hold at least `rank` (resp. rank - 1) values (`TensorMap::problem`
     // checked the lengths); the address is only recorded in the map.
@@ -402,11 +435,7 @@ fn encode_tensor_map(
             t.boxdim.as_ptr(),
             element_strides.as_ptr(),
             I::CU_TENSOR_MAP_INTERLEAVE_NONE,
-            if t.swizzle_128b {
-                S::CU_TENSOR_MAP_SWIZZLE_128B
-            } else {
-                S::CU_TENSOR_MAP_SWIZZLE_NONE
-            },
+            swizzle,
             P::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
             O::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
         )

@@ -38,7 +38,7 @@ pub use config::{Family, FastPath, KernelConfig, Math, SplitKMode};
 pub use device::DeviceLimits;
 pub use name::NameError;
 pub use rejection::{FamilyRule, Rejection, RuleMessage};
-pub use source::{Arch, KernelSource, Launch, TensorMap, TmaElem};
+pub use source::{Arch, Im2col, KernelSource, Launch, TensorMap, TmaElem};
 
 /// The device helpers every generated kernel shares (16-bit types, conversions, `cp.async`,
 /// shared-memory addresses), each with its host-emulation alternative; emitted first.

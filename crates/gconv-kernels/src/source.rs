@@ -107,6 +107,33 @@ pub struct TensorMap {
     /// The 128-byte swizzle in shared memory (16-byte chunks of each 128-byte row XORed with
     /// the row's index mod 8: the layout of the wgmma operand tiles); otherwise dense.
     pub swizzle_128b: bool,
+    /// Im2col mode (`cuTensorMapEncodeIm2col`): a convolution's activation read as GEMM rows
+    /// (`boxdim` unused); `None`: tiled boxes.
+    pub im2col: Option<Im2col>,
+}
+
+/// The im2col view of an activation tensor `[C, W, (H, (D,)) N]` (innermost first): a copy
+/// at coordinates (c, w, h, …, n) with filter offsets (ow, oh, …) reads `pixels_per_column`
+/// pixels, each `channels_per_pixel` channels from c. The pixels walk the positions of the
+/// filter's corner from (w, h, …, n): w steps by its element stride while it stays within
+/// `[lower[0], W − 1 + upper[0]]`, then goes back to `lower[0]` with h one step further
+/// (within `[lower[1], H − 1 + upper[1]]`), and so on up to the next image; each pixel is read
+/// at its corner position plus the offsets, zeros outside the tensor. With
+/// `lower = −pad` and `upper = pad − (F − 1)·dil` (and the strides as element strides) the
+/// walk is the output pixels in order, so one copy is `pixels_per_column` consecutive GEMM
+/// rows of one filter tap.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Im2col {
+    /// Per spatial dimension (innermost first): the corner's first position.
+    pub lower: Vec<i32>,
+    /// Per spatial dimension: the corner's last position relative to the dimension's end.
+    pub upper: Vec<i32>,
+    /// Traversal step of every dimension (channels and images 1; the spatial strides).
+    pub element_strides: Vec<u32>,
+    /// Channels of a pixel per copy.
+    pub channels_per_pixel: u32,
+    /// Pixels per copy (the GEMM rows).
+    pub pixels_per_column: u32,
 }
 
 /// Element type of a [`TensorMap`].
@@ -138,6 +165,9 @@ impl TensorMap {
     /// with the 128-byte swizzle, at most 128 bytes.
     pub fn problem(&self) -> Option<String> {
         let rank = self.dims.len();
+        if let Some(i) = &self.im2col {
+            return self.im2col_problem(i);
+        }
         if !(1..=5).contains(&rank) || self.boxdim.len() != rank || self.strides.len() + 1 != rank {
             return Some(format!(
                 "rank {rank} with {} box extents and {} strides",
@@ -176,7 +206,69 @@ impl TensorMap {
 
     /// Bytes one box copies into shared memory (what its barrier's transaction count expects).
     pub fn box_bytes(&self) -> u64 {
-        self.boxdim.iter().map(|&b| u64::from(b)).product::<u64>() * self.elem.bytes()
+        match &self.im2col {
+            Some(i) => {
+                u64::from(i.channels_per_pixel) * u64::from(i.pixels_per_column) * self.elem.bytes()
+            }
+            None => self.boxdim.iter().map(|&b| u64::from(b)).product::<u64>() * self.elem.bytes(),
+        }
+    }
+
+    /// [`TensorMap::problem`] of an im2col map: rank 3..=5 (channels, 1–3 spatial dimensions,
+    /// images), one corner pair per spatial dimension within the range the rank leaves them
+    /// (±2^15, ±2^7, ±2^4), element strides 1..=8, 1..=256 channels of a multiple of 16
+    /// bytes (at most 128 with the swizzle) and 1..=1024 pixels per copy.
+    fn im2col_problem(&self, i: &Im2col) -> Option<String> {
+        let rank = self.dims.len();
+        let spatial = rank.saturating_sub(2);
+        if !(3..=5).contains(&rank)
+            || self.strides.len() + 1 != rank
+            || i.lower.len() != spatial
+            || i.upper.len() != spatial
+            || i.element_strides.len() != rank
+        {
+            return Some(format!("im2col rank {rank} with {} corners", i.lower.len()));
+        }
+        let reach: i32 = match rank {
+            3 => 1 << 15,
+            4 => 1 << 7,
+            _ => 1 << 4,
+        };
+        if let Some(c) = i
+            .lower
+            .iter()
+            .chain(&i.upper)
+            .find(|&&c| c < -reach || c >= reach)
+        {
+            return Some(format!("im2col corner {c} outside ±{reach} at rank {rank}"));
+        }
+        if let Some(d) = self.dims.iter().find(|&&d| d == 0 || d > 1 << 32) {
+            return Some(format!("dimension {d} outside 1..=2^32"));
+        }
+        if let Some(s) = self
+            .strides
+            .iter()
+            .find(|&&s| !s.is_multiple_of(16) || s >= 1 << 40)
+        {
+            return Some(format!(
+                "stride {s} bytes is not a multiple of 16 below 2^40"
+            ));
+        }
+        if let Some(e) = i.element_strides.iter().find(|&&e| !(1..=8).contains(&e)) {
+            return Some(format!("element stride {e} outside 1..=8"));
+        }
+        let inner = u64::from(i.channels_per_pixel) * self.elem.bytes();
+        if !(1..=256).contains(&i.channels_per_pixel)
+            || !inner.is_multiple_of(16)
+            || (self.swizzle_128b && inner > 128)
+            || !(1..=1024).contains(&i.pixels_per_column)
+        {
+            return Some(format!(
+                "im2col copies of {} channels ({inner} bytes) x {} pixels",
+                i.channels_per_pixel, i.pixels_per_column
+            ));
+        }
+        None
     }
 }
 

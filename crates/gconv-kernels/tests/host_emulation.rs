@@ -369,6 +369,12 @@ enum Mutation {
     /// completes more than expected (on the GPU, a phase that completes early or never):
     /// the shim aborts.
     TmaExpectTxShort,
+    /// TMA-fed wgmma, im2col copies: the filter offsets along W and H swapped: must fail
+    /// wherever the filter is not symmetric in its taps' reach (every 3×3 with data).
+    TmaIm2colOffsetsSwapped,
+    /// TMA-fed wgmma, im2col copies: the walk starts at the output pixel's position instead
+    /// of its filter corner (the padding dropped): must fail wherever the padding is not 0.
+    TmaIm2colPadDropped,
     /// TMA-fed wgmma, backward data: every k-tile's boxes taken at channel 0: must fail
     /// wherever K/G spans two k-tiles or more.
     TmaDgradKtileDropped,
@@ -642,13 +648,39 @@ fn host_main(src: &KernelSource, p: &Problem) -> String {
                         .join(", ")
                 );
                 let buffer = ["in0", "in1", "out", "ws"][usize::from(t.buffer.min(3))];
-                let _ = writeln!(
-                    m,
-                    "  const gconv_tmap tm{i} = gconv_host_tmap({buffer}, {}, {}, tm{i}_dims, tm{i}_strides, tm{i}_box, {});",
-                    t.elem.bytes(),
-                    t.dims.len(),
-                    t.swizzle_128b
-                );
+                if let Some(ic) = &t.im2col {
+                    let ints = |v: &[i32]| {
+                        v.iter()
+                            .map(|x| x.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
+                    let strides: Vec<i32> = ic.element_strides.iter().map(|&x| x as i32).collect();
+                    let _ = writeln!(
+                        m,
+                        "  const int tm{i}_lo[] = {{{}}}, tm{i}_hi[] = {{{}}}; const unsigned tm{i}_es[] = {{{}}};",
+                        ints(&ic.lower),
+                        ints(&ic.upper),
+                        ints(&strides)
+                    );
+                    let _ = writeln!(
+                        m,
+                        "  const gconv_tmap tm{i} = gconv_host_tmap_im2col({buffer}, {}, {}, tm{i}_dims, tm{i}_strides, tm{i}_lo, tm{i}_hi, tm{i}_es, {}, {}, {});",
+                        t.elem.bytes(),
+                        t.dims.len(),
+                        ic.channels_per_pixel,
+                        ic.pixels_per_column,
+                        t.swizzle_128b
+                    );
+                } else {
+                    let _ = writeln!(
+                        m,
+                        "  const gconv_tmap tm{i} = gconv_host_tmap({buffer}, {}, {}, tm{i}_dims, tm{i}_strides, tm{i}_box, {});",
+                        t.elem.bytes(),
+                        t.dims.len(),
+                        t.swizzle_128b
+                    );
+                }
                 names.push(format!("tm{i}"));
             }
             entry = format!(
@@ -761,6 +793,14 @@ fn emulate(
             "const int k = kt_begin * BK;",
         )),
         Mutation::TmaDgradKtileDropped => Some(("const int k = kt * BK;", "const int k = 0;")),
+        Mutation::TmaIm2colOffsetsSwapped => Some((
+            "(tap % FX) * DW, (tap / FX) * DH);",
+            "(tap / FX) * DH, (tap % FX) * DW);",
+        )),
+        Mutation::TmaIm2colPadDropped => Some((
+            "gb * CG + k, t_ow * SW - PW, t_oh * SH - PH, t_n,",
+            "gb * CG + k, t_ow * SW, t_oh * SH, t_n,",
+        )),
         Mutation::TmaPanelDropped => Some((
             "tma_load_3d(sbase_b + stage * B_STAGE + q * (BK * 128), tmap_b, bar, n0 + 64 * q, gb, p0);",
             "tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, n0 + 64 * q, gb, p0);",
@@ -1565,6 +1605,29 @@ const IGEMM_TMA_CASES: &[(&str, &str, &str)] = &[
         "igemm_fwd_bf16_t192x128x64_w12x1_s5_v8x8_gm1_sk1d_wgmmatma_pw",
         "fwd_bf16_n1_g2_c256_k256_i10x10_f1x1_s1x1_p0x0_d1x1",
     ),
+    // Forward general (im2col copies, 2D and 1D): 3×3 with a tile across two images and K/G
+    // below tile_n; stride 2 with dilation 2 over two channel blocks; an asymmetric 5×3 filter
+    // without W padding (a negative upper corner) in f16; 1D.
+    (
+        "tma_im2col_3x3_two_images",
+        "igemm_fwd_bf16_t128x128x64_w8x1_s3_v8x8_gm1_sk1d_wgmmatma_gen",
+        "fwd_bf16_n2_g2_c128_k192_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "tma_im2col_s2_d2",
+        "igemm_fwd_bf16_t64x64x64_w4x1_s4_v8x8_gm1_sk1d_wgmmatma_gen",
+        "fwd_bf16_n2_g1_c128_k64_i13x12_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "tma_im2col_5x3_f16",
+        "igemm_fwd_f16_t128x64x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_gen",
+        "fwd_f16_n1_g1_c64_k64_i10x14_f5x3_s1x1_p2x0_d1x1",
+    ),
+    (
+        "tma_im2col_1d",
+        "igemm_fwd_bf16_t64x64x64_w4x1_s3_v8x8_gm1_sk1d_wgmmatma_gen",
+        "fwd_bf16_n3_g2_c128_k64_i50_f5_s1_p2_d1",
+    ),
     // Backward data: the N-major weight tile in 64-channel panels (C/G 96: the second panel
     // half past the tensor), K/G 160 over three k-tiles, pixel tails; f16 with three
     // warpgroups and eight k-tiles through four stages.
@@ -1633,6 +1696,9 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
             ("tma_cg8_f16", Mutation::TmaExpectTxShort),
             ("tma_dgrad_panels_tails", Mutation::TmaDgradKtileDropped),
             ("tma_wgrad_split3_tails", Mutation::TmaPanelDropped),
+            ("tma_im2col_5x3_f16", Mutation::TmaIm2colOffsetsSwapped),
+            ("tma_im2col_3x3_two_images", Mutation::TmaIm2colPadDropped),
+            ("tma_im2col_s2_d2", Mutation::TmaIm2colPadDropped),
         ],
     );
     jobs.extend(planted);
@@ -1641,7 +1707,7 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_TMA_CASES.len(), 7),
+        (IGEMM_TMA_CASES.len(), 10),
     );
 }
 

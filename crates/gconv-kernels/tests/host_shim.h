@@ -444,6 +444,12 @@ struct gconv_tmap {
   unsigned box[5];
   unsigned esize;
   bool swizzle_128b;
+  // im2col mode (gconv_kernels::Im2col): corners per spatial dimension, element strides,
+  // channels and pixels per copy
+  bool im2col;
+  int lower[3], upper[3];
+  unsigned estride[5];
+  unsigned channels, pixels;
 };
 // Expected transaction bytes per barrier of the block (mbarrier.arrive.expect_tx).
 struct GconvHostTx {
@@ -462,6 +468,38 @@ inline void gconv_host_mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
   }
   gconv_host_tx->bytes[bar] = bytes;
 }
+// A copy's `bytes` completing on barrier `bar`: the expecting arrival once they have all come.
+inline void gconv_host_tma_complete(unsigned bar, unsigned long long bytes) {
+  bool arrive = false;
+  {
+    std::lock_guard<std::mutex> g(gconv_host_tx->m);
+    long long& left = gconv_host_tx->bytes[bar];
+    left -= (long long)bytes;
+    if (left < 0) {
+      std::fprintf(stderr, "mbarrier at %u: a TMA copy completed %llu bytes more than expected (thread %u)\n", bar,
+                   (unsigned long long)-left, gconv_host_tid());
+      std::abort();
+    }
+    arrive = left == 0;
+  }
+  if (arrive) gconv_host_mbar_arrive(bar);
+}
+// Writes `esize` bytes of element (coordinates x, innermost first) of `m`, or zeros outside
+// the tensor, at shared-memory byte `at` (swizzled with the map's 128-byte swizzle).
+inline void gconv_host_tma_element(const gconv_tmap& m, const long long* x, unsigned long long at) {
+  bool in = true;
+  unsigned long long off = 0;
+  for (int d = 0; d < m.rank; ++d) {
+    if (x[d] < 0 || (unsigned long long)x[d] >= m.dims[d]) in = false;
+    off += (in ? (unsigned long long)x[d] : 0) * m.strides[d];
+  }
+  if (m.swizzle_128b) at ^= ((at >> 7) & 7) << 4;
+  if (in) {
+    std::memcpy(gconv_host_smem + at, m.base + off, m.esize);
+  } else {
+    std::memset(gconv_host_smem + at, 0, m.esize);
+  }
+}
 // cp.async.bulk.tensor.Nd ... tile.mbarrier::complete_tx: the box at coordinates c of `m` into
 // shared memory at `dst`, then its bytes complete on `bar`.
 inline void gconv_host_tma_load(unsigned dst, const gconv_tmap& m, unsigned bar, int c0, int c1 = 0, int c2 = 0,
@@ -479,36 +517,20 @@ inline void gconv_host_tma_load(unsigned dst, const gconv_tmap& m, unsigned bar,
                  gconv_host_smem_bytes);
     std::abort();
   }
+  if (m.im2col) {
+    std::fprintf(stderr, "tiled load on an im2col map\n");
+    std::abort();
+  }
   for (unsigned long long e = 0; e < total; ++e) {
-    unsigned long long rest = e, off = 0;
-    bool in = true;
+    unsigned long long rest = e;
+    long long x[5];
     for (int d = 0; d < m.rank; ++d) {
-      const long long x = (long long)c[d] + (long long)(rest % m.box[d]);
+      x[d] = (long long)c[d] + (long long)(rest % m.box[d]);
       rest /= m.box[d];
-      if (x < 0 || (unsigned long long)x >= m.dims[d]) in = false;
-      off += (in ? (unsigned long long)x : 0) * (d == 0 ? m.esize : m.strides[d]);
     }
-    unsigned long long at = dst + e * m.esize;
-    if (m.swizzle_128b) at ^= ((at >> 7) & 7) << 4;
-    if (in) {
-      std::memcpy(gconv_host_smem + at, m.base + off, m.esize);
-    } else {
-      std::memset(gconv_host_smem + at, 0, m.esize);
-    }
+    gconv_host_tma_element(m, x, dst + e * m.esize);
   }
-  bool arrive = false;
-  {
-    std::lock_guard<std::mutex> g(gconv_host_tx->m);
-    long long& left = gconv_host_tx->bytes[bar];
-    left -= (long long)bytes;
-    if (left < 0) {
-      std::fprintf(stderr, "mbarrier at %u: a TMA copy completed %llu bytes more than expected (thread %u)\n", bar,
-                   (unsigned long long)-left, gconv_host_tid());
-      std::abort();
-    }
-    arrive = left == 0;
-  }
-  if (arrive) gconv_host_mbar_arrive(bar);
+  gconv_host_tma_complete(bar, bytes);
 }
 
 // One issued wgmma of this thread: its descriptors, width and operand checksum at issue.
@@ -597,6 +619,44 @@ inline T __ldg(const T* p) {
 
 typedef void (*gconv_host_kernel)(const void*, const void*, void*, void*);
 
+// cp.async.bulk.tensor ... im2col: `m.pixels` pixels walked from the filter corner
+// (c1, c2, …) of image c[rank-1] (see gconv_kernels::Im2col), each read at the corner plus
+// the offsets `off`, `m.channels` channels from c0; then the bytes complete on `bar`.
+inline void gconv_host_tma_load_im2col(unsigned dst, const gconv_tmap& m, unsigned bar, int c0, int c1, int c2,
+                                       int c3, int off_w, int off_h) {
+  if (!m.im2col || m.rank != 4) {
+    std::fprintf(stderr, "im2col load on a map that is not a 4D im2col map\n");
+    std::abort();
+  }
+  if (dst % (m.swizzle_128b ? 1024 : 128) != 0) {
+    std::fprintf(stderr, "TMA destination %u is not aligned\n", dst);
+    std::abort();
+  }
+  const unsigned long long bytes = (unsigned long long)m.channels * m.pixels * m.esize;
+  if ((size_t)dst + bytes > gconv_host_smem_bytes) {
+    std::fprintf(stderr, "TMA im2col copy of %llu bytes at %u outside shared memory\n", bytes, dst);
+    std::abort();
+  }
+  long long w = c1, h = c2, n = c3;
+  const long long w_hi = (long long)m.dims[1] - 1 + m.upper[0], h_hi = (long long)m.dims[2] - 1 + m.upper[1];
+  for (unsigned p = 0; p < m.pixels; ++p) {
+    for (unsigned ch = 0; ch < m.channels; ++ch) {
+      const long long x[4] = {(long long)c0 + ch, w + off_w, h + off_h, n};
+      gconv_host_tma_element(m, x, dst + ((unsigned long long)p * m.channels + ch) * m.esize);
+    }
+    w += m.estride[1];
+    if (w > w_hi) {
+      w = m.lower[0];
+      h += m.estride[2];
+      if (h > h_hi) {
+        h = m.lower[1];
+        n += m.estride[3];
+      }
+    }
+  }
+  gconv_host_tma_complete(bar, bytes);
+}
+
 // A tensor map over host buffer `base` (gconv_kernels::TensorMap): dims and box innermost
 // first, byte strides of dims 1...
 inline gconv_tmap gconv_host_tmap(const void* base, unsigned esize, int rank, const unsigned long long* dims,
@@ -611,6 +671,24 @@ inline gconv_tmap gconv_host_tmap(const void* base, unsigned esize, int rank, co
     m.box[d] = box[d];
     m.strides[d] = d == 0 ? esize : strides[d - 1];
   }
+  return m;
+}
+// ... in im2col mode: corners per spatial dimension, element strides, channels and pixels per
+// copy.
+inline gconv_tmap gconv_host_tmap_im2col(const void* base, unsigned esize, int rank, const unsigned long long* dims,
+                                         const unsigned long long* strides, const int* lower, const int* upper,
+                                         const unsigned* estride, unsigned channels, unsigned pixels,
+                                         bool swizzle_128b) {
+  const unsigned box[5] = {1, 1, 1, 1, 1};
+  gconv_tmap m = gconv_host_tmap(base, esize, rank, dims, strides, box, swizzle_128b);
+  m.im2col = true;
+  for (int d = 0; d + 2 < rank; ++d) {
+    m.lower[d] = lower[d];
+    m.upper[d] = upper[d];
+  }
+  for (int d = 0; d < rank; ++d) m.estride[d] = estride[d];
+  m.channels = channels;
+  m.pixels = pixels;
   return m;
 }
 

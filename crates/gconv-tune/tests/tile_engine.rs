@@ -521,7 +521,11 @@ fn shipped_tensor_core_configs_expand() {
     let of = |m: &str| -> std::collections::BTreeSet<String> {
         tma.kernels
             .iter()
-            .filter_map(|k| k.strip_suffix(&format!("_{m}_pw")).map(str::to_string))
+            .filter_map(|k| {
+                k.strip_suffix(&format!("_{m}_pw"))
+                    .or_else(|| k.strip_suffix(&format!("_{m}_gen")))
+                    .map(str::to_string)
+            })
             .collect()
     };
     assert!(of("wgmmatma").len() >= 20, "{}", of("wgmmatma").len());
@@ -533,9 +537,16 @@ fn shipped_tensor_core_configs_expand() {
         ("configs/traits/bwd_weight_tma_bf16.json", "_wgrad_"),
     ] {
         let r = build_instances(&repo_file(file), Arch::Sm90a, None).unwrap();
-        let tma: Vec<_> = r.kernels.iter().filter(|k| k.ends_with("_wgmmatma_pw")).collect();
+        let tma: Vec<_> = r
+            .kernels
+            .iter()
+            .filter(|k| k.ends_with("_wgmmatma_pw"))
+            .collect();
         assert!(tma.len() >= 20, "{file}: {}", tma.len());
-        assert!(r.kernels.iter().all(|k| k.contains(variant) && k.ends_with("_pw")));
+        assert!(r
+            .kernels
+            .iter()
+            .all(|k| k.contains(variant) && k.ends_with("_pw")));
     }
     // The direct family on tensor cores (sm_90).
     let dm = build_instances(

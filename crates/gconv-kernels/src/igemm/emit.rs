@@ -31,7 +31,7 @@ use super::geometry::{
     dgrad_tiles_per_phase, output_kpg, reduction_cpg, DirectionParts, IgemmPlan, EPILOGUE_PAD,
 };
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
-use crate::source::{KernelSource, Launch, TensorMap, TmaElem};
+use crate::source::{Im2col, KernelSource, Launch, TensorMap, TmaElem};
 use gconv_problem::{DType, Direction, Problem};
 use std::fmt::Write;
 
@@ -375,8 +375,11 @@ fn direction_word(d: Direction) -> &'static str {
     }
 }
 
-/// The tensor maps of a `wgmmatma` kernel (pointwise, `gm1`; the loaders' `tma_fetch`), each a
-/// 3D view of one buffer in the 128-byte swizzle of the wgmma tiles, innermost first:
+/// The tensor maps of a `wgmmatma` kernel (`gm1`; the loaders' `tma_fetch`), each a view of one
+/// buffer in the 128-byte swizzle of the wgmma tiles, innermost first:
+/// - forward, general path: A over X as `[C, W, H, N]` in im2col mode (`tile_k` channels of
+///   `tile_m` output pixels per copy: the corners −pad and pad − (F − 1)·dil, the strides as
+///   element strides), B over W as `[C/G, taps, K/G, G]` (boxes `tile_k × 1 × tile_n × 1`);
 /// - forward: A over X as `[C/G, G, pixels]` (boxes `tile_k × 1 × tile_m`), B over W as
 ///   `[C/G, K/G, G]` (boxes `tile_k × tile_n × 1`);
 /// - backward data: A over dY as `[K/G, G, pixels]` (`tile_k × 1 × tile_m`), B over W as
@@ -399,6 +402,7 @@ pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
         strides: vec![dims[0] * es, dims[0] * dims[1] * es],
         boxdim: boxdim.to_vec(),
         swizzle_128b: true,
+        im2col: None,
     };
     // per-group rows viewed with the group as the middle dimension: [channels, G, pixels]
     let rows = |buffer: u8, channels: u64, boxdim: [u32; 3]| TensorMap {
@@ -407,6 +411,49 @@ pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
     };
     let (bm, bn, bk) = (cfg.tile_m, cfg.tile_n, cfg.tile_k);
     match problem.direction {
+        Direction::Fwd if cfg.fast_path == FastPath::General => {
+            // A: X as [C, W, H, N] in im2col mode, BK channels of BM output pixels per copy;
+            // B: W as [C/G, taps, K/G, G] (boxes tile_k × 1 tap × tile_n × 1 group).
+            let (c, w, h) = (problem.c, problem.input[2], problem.input[1]);
+            let taps = problem.filter_volume();
+            let corner = |d: usize| {
+                let span = ((problem.filter[d] - 1) * problem.dilation[d]) as i32;
+                (-(problem.pad[d] as i32), problem.pad[d] as i32 - span)
+            };
+            let (lw, uw) = corner(2);
+            let (lh, uh) = corner(1);
+            vec![
+                TensorMap {
+                    buffer: 0,
+                    elem,
+                    dims: vec![c, w, h, problem.n],
+                    strides: vec![c * es, w * c * es, h * w * c * es],
+                    boxdim: vec![bk, 1, 1, 1],
+                    swizzle_128b: true,
+                    im2col: Some(Im2col {
+                        lower: vec![lw, lh],
+                        upper: vec![uw, uh],
+                        element_strides: vec![
+                            1,
+                            problem.stride[2] as u32,
+                            problem.stride[1] as u32,
+                            1,
+                        ],
+                        channels_per_pixel: bk,
+                        pixels_per_column: bm,
+                    }),
+                },
+                TensorMap {
+                    buffer: 1,
+                    elem,
+                    dims: vec![cg, taps, kg, g],
+                    strides: vec![cg * es, taps * cg * es, kg * taps * cg * es],
+                    boxdim: vec![bk, 1, bn, 1],
+                    swizzle_128b: true,
+                    im2col: None,
+                },
+            ]
+        }
         Direction::Fwd => vec![rows(0, cg, [bk, 1, bm]), map(1, [cg, kg, g], [bk, bn, 1])],
         Direction::Dgrad => vec![rows(0, kg, [bk, 1, bm]), map(1, [cg, kg, g], [64, bk, 1])],
         Direction::Wgrad => vec![rows(1, kg, [64, 1, bk]), rows(0, cg, [64, 1, bk])],

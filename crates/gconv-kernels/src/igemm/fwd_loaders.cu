@@ -185,15 +185,31 @@
   constexpr bool LANDS = false;
   auto bn_offset = [](int, int) { return 0; };
 #if GCONV_TMA
-  // TMA (math = wgmmatma, forward pointwise, gm1): k-tile kt's A tile is the box of BK channels
+  // TMA (math = wgmmatma, forward, gm1). Pointwise: k-tile kt's A tile is the box of BK channels
   // of group gb at output pixels m0.. of tensor map A ([CG, G, M] over X), its B tile the box of
   // BK channels of weight rows n0.. of group gb (map B: [CG, KG, G] over W); channels, pixels
   // and rows past the tensors come in as zeros. Both complete on the stage's full barrier.
-  static_assert(POINTWISE && GM == 1 && !A_MMAJOR && !B_NMAJOR, "TMA boxes: the forward pointwise GEMM");
+  // The general path (2D): k-tile kt is (tap, channel block) as the loaders walk them (taps
+  // outer); A is the im2col copy of BK channels of group gb at the BM output pixels from m0,
+  // the walk starting at m0's filter corner (ow·SW − PW, oh·SH − PH, n) with the tap's offsets
+  // (tx·DW, ty·DH) (map A: X as [C, W, H, N]); B the box of BK channels × 1 tap × BN rows of
+  // group gb (map B: W as [C/G, taps, K/G, G]). Pixels past the image's edges, and past the
+  // last image, come in as zeros.
+  static_assert(GM == 1 && !A_MMAJOR && !B_NMAJOR, "TMA boxes: the forward per-group GEMM");
+  static_assert(POINTWISE || (!PACK && CG % BK == 0 && OD == 1 && FZ == 1), "im2col copies: 2D, whole channel blocks");
   static_assert(A_STAGE == BM * BK * ESZ && B_STAGE == BN * BK * ESZ, "a stage is one box per operand");
+  const int t_ow = m0 % OW, t_oh = (m0 / OW) % OH, t_n = m0 / (OW * OH);
   auto tma_fetch = [&](int stage, int kt, u32 bar) {
-    const int k = (kt_begin + kt) * BK;
-    tma_load_3d(sbase + stage * A_STAGE, tmap_a, bar, k, gb, m0);
-    tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, k, n0, gb);
+    if constexpr (POINTWISE) {
+      const int k = (kt_begin + kt) * BK;
+      tma_load_3d(sbase + stage * A_STAGE, tmap_a, bar, k, gb, m0);
+      tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, k, n0, gb);
+    } else {
+      const int ktg = kt_begin + kt;
+      const int tap = ktg / CBLK, k = (ktg % CBLK) * BK;
+      tma_load_4d_im2col(sbase + stage * A_STAGE, tmap_a, bar, gb * CG + k, t_ow * SW - PW, t_oh * SH - PH, t_n,
+                         (tap % FX) * DW, (tap / FX) * DH);
+      tma_load_4d(sbase_b + stage * B_STAGE, tmap_b, bar, k, tap, n0, gb);
+    }
   };
 #endif

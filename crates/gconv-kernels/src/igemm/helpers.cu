@@ -85,6 +85,13 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
 __device__ __forceinline__ void tma_load_3d(u32 dst, const gconv_tmap& map, u32 bar, int c0, int c1, int c2) {
   gconv_host_tma_load(dst, map, bar, c0, c1, c2);
 }
+__device__ __forceinline__ void tma_load_4d(u32 dst, const gconv_tmap& map, u32 bar, int c0, int c1, int c2, int c3) {
+  gconv_host_tma_load(dst, map, bar, c0, c1, c2, c3);
+}
+__device__ __forceinline__ void tma_load_4d_im2col(u32 dst, const gconv_tmap& map, u32 bar, int c, int w, int h, int n,
+                                                   int off_w, int off_h) {
+  gconv_host_tma_load_im2col(dst, map, bar, c, w, h, n, off_w, off_h);
+}
 #else
 // The barriers just initialised, made visible to the copy engine (the async proxy), which
 // completes transaction bytes on them.
@@ -99,6 +106,25 @@ __device__ __forceinline__ void tma_load_3d(u32 dst, const gconv_tmap& map, u32 
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
       "[%5];\n" ::"r"(dst),
       "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_4d(u32 dst, const gconv_tmap& map, u32 bar, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6];\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+// Im2col mode (gconv_kernels::Im2col): the map's pixels_per_column pixels walked from the
+// filter corner (w, h, n), each read at the corner plus the filter offsets (off_w, off_h),
+// channels_per_pixel channels from c.
+__device__ __forceinline__ void tma_load_4d_im2col(u32 dst, const gconv_tmap& map, u32 bar, int c, int w, int h, int n,
+                                                   int off_w, int off_h) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6], {%7, %8};\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
+      "h"((unsigned short)off_w), "h"((unsigned short)off_h)
       : "memory");
 }
 #endif

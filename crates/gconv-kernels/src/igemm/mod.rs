@@ -61,14 +61,19 @@
 //!   `cp.async.mbarrier.arrive.noinc`; the others wait for their copies, restage and arrive
 //!   `stages − 2` k-tiles later). ARCHITECTURE.md, "The warp-specialised schedule".
 //! - **TMA-fed schedule** (`math = wgmmatma`; pointwise in the three directions, `gm1`, C/G
-//!   — and outside forward K/G — a multiple of 8; split-K in backward weight, deterministic):
+//!   — and outside forward K/G — a multiple of 8; split-K in backward weight, deterministic;
+//!   and forward general, below):
 //!   the warp-specialised schedule with one producer warp instead of the loaders; per k-tile
 //!   one of its lanes waits for the stage to be free, arrives on its full barrier expecting the
 //!   stage's bytes (`mbarrier.arrive.expect_tx`) and issues the stage's `cp.async.bulk.tensor`
 //!   box copies (each direction's `tma_fetch`; the MN-major tiles one box per 64-element
 //!   panel), which land in the 128-byte swizzle and complete those bytes; channels, pixels and
-//!   rows outside the tensors come in as zeros. The tensor maps ([`emit::tensor_maps`]) are the
-//!   launch's `tensor_maps`, encoded by the backend over the buffers at each launch.
+//!   rows outside the tensors come in as zeros. Forward on the general path (1D/2D, C/G a
+//!   multiple of 64) reads A through im2col copies: per (tap, channel block) k-tile, the
+//!   tile's output pixels walked from the first one's filter corner with the tap's offsets
+//!   (`source::Im2col`), padding and the edges of the image as zeros. The tensor maps
+//!   ([`emit::tensor_maps`]) are the launch's `tensor_maps`, encoded by the backend over the
+//!   buffers at each launch.
 //! - **Epilogue**: accumulators are converted (`cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`) and
 //!   restaged through shared memory, then written with coalesced stores of up to 16 bytes.
 //! - **Split-K**: deterministic (each split writes f32 partials to its own workspace plane; a
@@ -424,7 +429,8 @@ mod tests {
 
     /// `wgmmatma`: one producer warp on top of the math warps, the barriers of the
     /// warp-specialised schedule, pointwise without merge (split-K only in backward weight,
-    /// deterministic), C/G (and outside forward K/G) a multiple of 8; its two tensor maps are
+    /// deterministic), C/G (and outside forward K/G) a multiple of 8, or forward general
+    /// through im2col copies (flat layers, C/G a multiple of 64); its two tensor maps are
     /// ones the hardware encodes, their boxes fill a stage exactly in every direction, and
     /// every module without TMA declares no tensor-map parameter.
     #[test]
@@ -440,6 +446,11 @@ mod tests {
         for bad in [
             KernelConfig {
                 fast_path: FastPath::General,
+                direction: Direction::Dgrad,
+                ..tma
+            },
+            KernelConfig {
+                fast_path: FastPath::Halo,
                 ..tma
             },
             KernelConfig {
@@ -535,6 +546,47 @@ mod tests {
             .emit();
         assert!(plain.launches.iter().all(|l| l.tensor_maps.is_empty()));
         assert!(plain.code.contains("#define GCONV_TMA_PARAMS\n"));
+        // Forward general: an im2col view of X (the corners −pad and pad − (F−1)·dil, the
+        // strides as element strides) and W as [C/G, taps, K/G, G]; C/G a multiple of 64 and a
+        // flat (1D or 2D) layer.
+        let gen = KernelConfig {
+            fast_path: FastPath::General,
+            ..tma
+        };
+        let g2: Problem = "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s2x2_p2x2_d2x2"
+            .parse()
+            .unwrap();
+        let gsrc = crate::admit(&gen, &g2, &crate::Target::H200)
+            .expect("admitted")
+            .emit();
+        let gmaps = &gsrc.launches[0].tensor_maps;
+        let ic = gmaps[0].im2col.as_ref().expect("an im2col map");
+        assert_eq!(gmaps[0].dims, vec![256, 28, 28, 32]);
+        assert_eq!(
+            (ic.lower.clone(), ic.upper.clone()),
+            (vec![-2, -2], vec![-2, -2])
+        );
+        assert_eq!(ic.element_strides, vec![1, 2, 2, 1]);
+        assert_eq!((ic.channels_per_pixel, ic.pixels_per_column), (64, 128));
+        assert_eq!(gmaps[1].dims, vec![128, 9, 128, 2]);
+        assert!(gmaps.iter().all(|m| m.problem().is_none()));
+        assert_eq!(
+            gmaps[0].box_bytes() + gmaps[1].box_bytes(),
+            (128 + 128) * 64 * 2
+        );
+        for key in [
+            "fwd_bf16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
+            "fwd_bf16_n2_g1_c128_k128_i4x9x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+        ] {
+            let q: Problem = key.parse().unwrap();
+            assert_eq!(
+                crate::admit(&gen, &q, &crate::Target::H200)
+                    .map(|_| ())
+                    .map_err(|e| e.reason()),
+                Err("tma_inapplicable"),
+                "{key}"
+            );
+        }
         // A map the hardware cannot encode says why.
         let mut bad = maps[0].clone();
         bad.strides[0] = 250;

@@ -136,7 +136,8 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         }
     }
     if cfg.math == Math::WgmmaTma
-        && !(cfg.fast_path == FastPath::Pointwise
+        && !((cfg.fast_path == FastPath::Pointwise
+            || (cfg.fast_path == FastPath::General && cfg.direction == Direction::Fwd))
             && cfg.group_merge == 1
             && (cfg.split_k == 1
                 || (cfg.direction == Direction::Wgrad
@@ -145,7 +146,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(tma_rule(
             false,
             format!(
-                "pointwise without group merge, split-K only in backward weight and deterministic (its box copies are the plain per-group GEMM's tiles); got {} {} with gm {} and split {}{}",
+                "pointwise, or forward general (im2col copies), without group merge, split-K only in backward weight and deterministic; got {} {} with gm {} and split {}{}",
                 cfg.direction,
                 cfg.fast_path.token(),
                 cfg.group_merge,
@@ -316,6 +317,27 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     // The tensor maps' strides (a group's channels, a pixel's, a weight row's) must be
     // multiples of 16 bytes.
+    // The im2col copies (forward, general path): a 2D (or 1D) activation viewed as [C, W, H,
+    // N], each copy 64 channels of one group (so C/G a multiple of 64), the filter's corners
+    // within the 4D map's ±128 and the strides within its element strides (1..=8).
+    if cfg.math == Math::WgmmaTma && cfg.fast_path == FastPath::General {
+        let flat = problem.input[0] == 1 && problem.filter[0] == 1 && problem.pad[0] == 0;
+        let reach = (0..3).all(|d| {
+            let span = (problem.filter[d] - 1) * problem.dilation[d];
+            problem.pad[d] <= 128
+                && (span as i64 - problem.pad[d] as i64).abs() <= 127
+                && problem.stride[d] <= 8
+        });
+        if !(flat && reach && problem.cpg().is_multiple_of(64)) {
+            return Err(tma_rule(
+                true,
+                format!(
+                    "im2col copies need a 1D or 2D layer, C/G a multiple of 64 (got {}), strides up to 8 and paddings and filter reaches within 128",
+                    problem.cpg()
+                ),
+            ));
+        }
+    }
     // (forward reads C/G-wide rows only; backward data and weight both C/G- and K/G-wide ones)
     if cfg.math == Math::WgmmaTma
         && !(problem.cpg().is_multiple_of(8)

@@ -391,6 +391,13 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
 __device__ __forceinline__ void tma_load_3d(u32 dst, const gconv_tmap& map, u32 bar, int c0, int c1, int c2) {
   gconv_host_tma_load(dst, map, bar, c0, c1, c2);
 }
+__device__ __forceinline__ void tma_load_4d(u32 dst, const gconv_tmap& map, u32 bar, int c0, int c1, int c2, int c3) {
+  gconv_host_tma_load(dst, map, bar, c0, c1, c2, c3);
+}
+__device__ __forceinline__ void tma_load_4d_im2col(u32 dst, const gconv_tmap& map, u32 bar, int c, int w, int h, int n,
+                                                   int off_w, int off_h) {
+  gconv_host_tma_load_im2col(dst, map, bar, c, w, h, n, off_w, off_h);
+}
 #else
 // The barriers just initialised, made visible to the copy engine (the async proxy), which
 // completes transaction bytes on them.
@@ -405,6 +412,25 @@ __device__ __forceinline__ void tma_load_3d(u32 dst, const gconv_tmap& map, u32 
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
       "[%5];\n" ::"r"(dst),
       "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_4d(u32 dst, const gconv_tmap& map, u32 bar, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6];\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+// Im2col mode (gconv_kernels::Im2col): the map's pixels_per_column pixels walked from the
+// filter corner (w, h, n), each read at the corner plus the filter offsets (off_w, off_h),
+// channels_per_pixel channels from c.
+__device__ __forceinline__ void tma_load_4d_im2col(u32 dst, const gconv_tmap& map, u32 bar, int c, int w, int h, int n,
+                                                   int off_w, int off_h) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6], {%7, %8};\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
+      "h"((unsigned short)off_w), "h"((unsigned short)off_h)
       : "memory");
 }
 #endif
@@ -735,16 +761,32 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_f
   constexpr bool LANDS = false;
   auto bn_offset = [](int, int) { return 0; };
 #if GCONV_TMA
-  // TMA (math = wgmmatma, forward pointwise, gm1): k-tile kt's A tile is the box of BK channels
+  // TMA (math = wgmmatma, forward, gm1). Pointwise: k-tile kt's A tile is the box of BK channels
   // of group gb at output pixels m0.. of tensor map A ([CG, G, M] over X), its B tile the box of
   // BK channels of weight rows n0.. of group gb (map B: [CG, KG, G] over W); channels, pixels
   // and rows past the tensors come in as zeros. Both complete on the stage's full barrier.
-  static_assert(POINTWISE && GM == 1 && !A_MMAJOR && !B_NMAJOR, "TMA boxes: the forward pointwise GEMM");
+  // The general path (2D): k-tile kt is (tap, channel block) as the loaders walk them (taps
+  // outer); A is the im2col copy of BK channels of group gb at the BM output pixels from m0,
+  // the walk starting at m0's filter corner (ow·SW − PW, oh·SH − PH, n) with the tap's offsets
+  // (tx·DW, ty·DH) (map A: X as [C, W, H, N]); B the box of BK channels × 1 tap × BN rows of
+  // group gb (map B: W as [C/G, taps, K/G, G]). Pixels past the image's edges, and past the
+  // last image, come in as zeros.
+  static_assert(GM == 1 && !A_MMAJOR && !B_NMAJOR, "TMA boxes: the forward per-group GEMM");
+  static_assert(POINTWISE || (!PACK && CG % BK == 0 && OD == 1 && FZ == 1), "im2col copies: 2D, whole channel blocks");
   static_assert(A_STAGE == BM * BK * ESZ && B_STAGE == BN * BK * ESZ, "a stage is one box per operand");
+  const int t_ow = m0 % OW, t_oh = (m0 / OW) % OH, t_n = m0 / (OW * OH);
   auto tma_fetch = [&](int stage, int kt, u32 bar) {
-    const int k = (kt_begin + kt) * BK;
-    tma_load_3d(sbase + stage * A_STAGE, tmap_a, bar, k, gb, m0);
-    tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, k, n0, gb);
+    if constexpr (POINTWISE) {
+      const int k = (kt_begin + kt) * BK;
+      tma_load_3d(sbase + stage * A_STAGE, tmap_a, bar, k, gb, m0);
+      tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, k, n0, gb);
+    } else {
+      const int ktg = kt_begin + kt;
+      const int tap = ktg / CBLK, k = (ktg % CBLK) * BK;
+      tma_load_4d_im2col(sbase + stage * A_STAGE, tmap_a, bar, gb * CG + k, t_ow * SW - PW, t_oh * SH - PH, t_n,
+                         (tap % FX) * DW, (tap / FX) * DH);
+      tma_load_4d(sbase_b + stage * B_STAGE, tmap_b, bar, k, tap, n0, gb);
+    }
   };
 #endif
   // ---- the halo fast path (geometry::HaloDims; the igemm module docs): the loaders above
