@@ -375,6 +375,9 @@ enum Mutation {
     /// TMA-fed wgmma, im2col copies: the walk starts at the output pixel's position instead
     /// of its filter corner (the padding dropped): must fail wherever the padding is not 0.
     TmaIm2colPadDropped,
+    /// TMA-fed wgmma, backward data on the general path: the taps' im2col offsets not flipped
+    /// (dY read at w − PW + x·DW instead of w + PW − x·DW): must fail.
+    TmaDgradIm2colFlipDropped,
     /// TMA-fed wgmma, backward data: every k-tile's boxes taken at channel 0: must fail
     /// wherever K/G spans two k-tiles or more.
     TmaDgradKtileDropped,
@@ -793,6 +796,10 @@ fn emulate(
             "const int k = kt_begin * BK;",
         )),
         Mutation::TmaDgradKtileDropped => Some(("const int k = kt * BK;", "const int k = 0;")),
+        Mutation::TmaDgradIm2colFlipDropped => Some((
+            "t_n, (FX - 1 - tx) * DW, (FY - 1 - ty) * DH);",
+            "t_n, tx * DW, ty * DH);",
+        )),
         Mutation::TmaIm2colOffsetsSwapped => Some((
             "(tap % FX) * DW, (tap / FX) * DH);",
             "(tap / FX) * DH, (tap % FX) * DW);",
@@ -1641,6 +1648,24 @@ const IGEMM_TMA_CASES: &[(&str, &str, &str)] = &[
         "igemm_dgrad_f16_t192x64x64_w12x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
         "dgrad_f16_n1_g1_c64_k512_i10x10_f1x1_s1x1_p0x0_d1x1",
     ),
+    // Backward data on the general path (stride 1, im2col copies of dY with the flipped taps):
+    // 3×3 across two images with C/G 96 (the second weight panel past the tensor); dilation 2
+    // with paddings unlike the filter's reach; an asymmetric 5×3 filter in f16.
+    (
+        "tma_dgrad_im2col_3x3",
+        "igemm_dgrad_bf16_t128x128x64_w8x1_s3_v8x8_gm1_sk1d_wgmmatma_gen",
+        "dgrad_bf16_n2_g2_c192_k128_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "tma_dgrad_im2col_dil_pad",
+        "igemm_dgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm1_sk1d_wgmmatma_gen",
+        "dgrad_bf16_n1_g1_c64_k128_i10x13_f3x3_s1x1_p3x2_d2x2",
+    ),
+    (
+        "tma_dgrad_im2col_5x3_f16",
+        "igemm_dgrad_f16_t128x64x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_gen",
+        "dgrad_f16_n2_g1_c64_k64_i8x9_f5x3_s1x1_p2x1_d1x1",
+    ),
     // Backward weight: both MN-major tiles in panels (K/G 160 over two M tiles, C/G 96), the
     // pixels split three ways; the rule's degree; five k-tiles in four splits of two (the
     // last split empty: it writes a zero plane).
@@ -1699,6 +1724,11 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
             ("tma_im2col_5x3_f16", Mutation::TmaIm2colOffsetsSwapped),
             ("tma_im2col_3x3_two_images", Mutation::TmaIm2colPadDropped),
             ("tma_im2col_s2_d2", Mutation::TmaIm2colPadDropped),
+            ("tma_dgrad_im2col_3x3", Mutation::TmaDgradIm2colFlipDropped),
+            (
+                "tma_dgrad_im2col_5x3_f16",
+                Mutation::TmaDgradIm2colFlipDropped,
+            ),
         ],
     );
     jobs.extend(planted);
@@ -1707,7 +1737,7 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_TMA_CASES.len(), 10),
+        (IGEMM_TMA_CASES.len(), 12),
     );
 }
 

@@ -546,7 +546,7 @@ fn shipped_tensor_core_configs_expand() {
         assert!(r
             .kernels
             .iter()
-            .all(|k| k.contains(variant) && k.ends_with("_pw")));
+            .all(|k| k.contains(variant) && (k.ends_with("_pw") || k.ends_with("_gen"))));
     }
     // The direct family on tensor cores (sm_90).
     let dm = build_instances(

@@ -383,7 +383,10 @@ fn direction_word(d: Direction) -> &'static str {
 /// - forward: A over X as `[C/G, G, pixels]` (boxes `tile_k × 1 × tile_m`), B over W as
 ///   `[C/G, K/G, G]` (boxes `tile_k × tile_n × 1`);
 /// - backward data: A over dY as `[K/G, G, pixels]` (`tile_k × 1 × tile_m`), B over W as
-///   `[C/G, K/G, G]` in 64-channel panels (`64 × tile_k × 1`);
+///   `[C/G, K/G, G]` in 64-channel panels (`64 × tile_k × 1`); on the general path (stride 1)
+///   A over dY as `[K, Wo, Ho, N]` in im2col mode (the dual forward walk: corners
+///   pad − (F − 1)·dil and −pad, the taps' offsets flipped) and B over W as `[C/G, taps, K/G,
+///   G]` in panels;
 /// - backward weight: A over dY as `[K/G, G, pixels]` and B over X as `[C/G, G, pixels]`, both
 ///   in 64-channel panels of `tile_k` pixels (`64 × 1 × tile_k`).
 pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
@@ -455,6 +458,47 @@ pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
             ]
         }
         Direction::Fwd => vec![rows(0, cg, [bk, 1, bm]), map(1, [cg, kg, g], [bk, bn, 1])],
+        Direction::Dgrad if cfg.fast_path == FastPath::General => {
+            // A: dY as [K, Wo, Ho, N] in im2col mode, the walk over dX's pixels: the corner of
+            // dX pixel (h, w) is (w + pad − (F−1)·dil, h + …) and tap (y, x) reads it at
+            // offsets ((F−1−x)·dil, (F−1−y)·dil), i.e. dY at w + pad − x·dil; B: W as [C/G,
+            // taps, K/G, G] in 64-channel panels (boxes 64 × 1 tap × tile_k rows × 1 group).
+            let out = problem.output();
+            let (k, wo, ho) = (problem.k, out[2], out[1]);
+            let taps = problem.filter_volume();
+            let corner = |d: usize| {
+                let span = ((problem.filter[d] - 1) * problem.dilation[d]) as i32;
+                (problem.pad[d] as i32 - span, -(problem.pad[d] as i32))
+            };
+            let (lw, uw) = corner(2);
+            let (lh, uh) = corner(1);
+            vec![
+                TensorMap {
+                    buffer: 0,
+                    elem,
+                    dims: vec![k, wo, ho, problem.n],
+                    strides: vec![k * es, wo * k * es, ho * wo * k * es],
+                    boxdim: vec![bk, 1, 1, 1],
+                    swizzle_128b: true,
+                    im2col: Some(Im2col {
+                        lower: vec![lw, lh],
+                        upper: vec![uw, uh],
+                        element_strides: vec![1, 1, 1, 1],
+                        channels_per_pixel: bk,
+                        pixels_per_column: bm,
+                    }),
+                },
+                TensorMap {
+                    buffer: 1,
+                    elem,
+                    dims: vec![cg, taps, kg, g],
+                    strides: vec![cg * es, taps * cg * es, kg * taps * cg * es],
+                    boxdim: vec![64, 1, bk, 1],
+                    swizzle_128b: true,
+                    im2col: None,
+                },
+            ]
+        }
         Direction::Dgrad => vec![rows(0, kg, [bk, 1, bm]), map(1, [cg, kg, g], [64, bk, 1])],
         Direction::Wgrad => vec![rows(1, kg, [64, 1, bk]), rows(0, cg, [64, 1, bk])],
     }

@@ -62,7 +62,7 @@
 //!   `stages − 2` k-tiles later). ARCHITECTURE.md, "The warp-specialised schedule".
 //! - **TMA-fed schedule** (`math = wgmmatma`; pointwise in the three directions, `gm1`, C/G
 //!   — and outside forward K/G — a multiple of 8; split-K in backward weight, deterministic;
-//!   and forward general, below):
+//!   and forward and stride-1 backward data on the general path, below):
 //!   the warp-specialised schedule with one producer warp instead of the loaders; per k-tile
 //!   one of its lanes waits for the stage to be free, arrives on its full barrier expecting the
 //!   stage's bytes (`mbarrier.arrive.expect_tx`) and issues the stage's `cp.async.bulk.tensor`
@@ -71,7 +71,9 @@
 //!   rows outside the tensors come in as zeros. Forward on the general path (1D/2D, C/G a
 //!   multiple of 64) reads A through im2col copies: per (tap, channel block) k-tile, the
 //!   tile's output pixels walked from the first one's filter corner with the tap's offsets
-//!   (`source::Im2col`), padding and the edges of the image as zeros. The tensor maps
+//!   (`source::Im2col`), padding and the edges of the image as zeros; backward data at stride
+//!   1 (K/G a multiple of 64) walks dX's pixels over dY the same way with the taps' offsets
+//!   flipped (the dual forward convolution). The tensor maps
 //!   ([`emit::tensor_maps`]) are the launch's `tensor_maps`, encoded by the backend over the
 //!   buffers at each launch.
 //! - **Epilogue**: accumulators are converted (`cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`) and
@@ -446,7 +448,7 @@ mod tests {
         for bad in [
             KernelConfig {
                 fast_path: FastPath::General,
-                direction: Direction::Dgrad,
+                direction: Direction::Wgrad,
                 ..tma
             },
             KernelConfig {
@@ -574,6 +576,29 @@ mod tests {
             gmaps[0].box_bytes() + gmaps[1].box_bytes(),
             (128 + 128) * 64 * 2
         );
+        // ... and backward data at stride 1: dY as [K, Wo, Ho, N] with the corners
+        // pad − (F−1)·dil and −pad (the dual forward walk).
+        let dgen = KernelConfig {
+            direction: Direction::Dgrad,
+            ..gen
+        };
+        let d2: Problem = "dgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let dsrc = crate::admit(&dgen, &d2, &crate::Target::H200)
+            .expect("admitted")
+            .emit();
+        let dmaps = &dsrc.launches[0].tensor_maps;
+        let dic = dmaps[0].im2col.as_ref().expect("an im2col map");
+        assert_eq!(
+            (dic.lower.clone(), dic.upper.clone()),
+            (vec![-1, -1], vec![-1, -1])
+        );
+        assert!(dmaps.iter().all(|m| m.problem().is_none()));
+        let strided: Problem = "dgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s2x2_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        assert!(crate::admit(&dgen, &strided, &crate::Target::H200).is_err());
         for key in [
             "fwd_bf16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
             "fwd_bf16_n2_g1_c128_k128_i4x9x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",

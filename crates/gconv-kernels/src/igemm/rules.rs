@@ -137,7 +137,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     }
     if cfg.math == Math::WgmmaTma
         && !((cfg.fast_path == FastPath::Pointwise
-            || (cfg.fast_path == FastPath::General && cfg.direction == Direction::Fwd))
+            || (cfg.fast_path == FastPath::General && cfg.direction != Direction::Wgrad))
             && cfg.group_merge == 1
             && (cfg.split_k == 1
                 || (cfg.direction == Direction::Wgrad
@@ -146,7 +146,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(tma_rule(
             false,
             format!(
-                "pointwise, or forward general (im2col copies), without group merge, split-K only in backward weight and deterministic; got {} {} with gm {} and split {}{}",
+                "pointwise, or forward and backward data on the general path (im2col copies), without group merge, split-K only in backward weight and deterministic; got {} {} with gm {} and split {}{}",
                 cfg.direction,
                 cfg.fast_path.token(),
                 cfg.group_merge,
@@ -320,20 +320,30 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
     // The im2col copies (forward, general path): a 2D (or 1D) activation viewed as [C, W, H,
     // N], each copy 64 channels of one group (so C/G a multiple of 64), the filter's corners
     // within the 4D map's ±128 and the strides within its element strides (1..=8).
+    // Backward data reads dY the same way as the dual forward convolution at stride 1 (the
+    // corners pad − (F−1)·dil and −pad, the taps' offsets flipped), 64 of a group's K/G
+    // channels per copy.
     if cfg.math == Math::WgmmaTma && cfg.fast_path == FastPath::General {
+        let dgrad = problem.direction == Direction::Dgrad;
         let flat = problem.input[0] == 1 && problem.filter[0] == 1 && problem.pad[0] == 0;
         let reach = (0..3).all(|d| {
             let span = (problem.filter[d] - 1) * problem.dilation[d];
             problem.pad[d] <= 128
                 && (span as i64 - problem.pad[d] as i64).abs() <= 127
-                && problem.stride[d] <= 8
+                && problem.stride[d] <= if dgrad { 1 } else { 8 }
         });
-        if !(flat && reach && problem.cpg().is_multiple_of(64)) {
+        let channels = if dgrad {
+            problem.kpg().is_multiple_of(64)
+        } else {
+            problem.cpg().is_multiple_of(64)
+        };
+        if !(flat && reach && channels) {
             return Err(tma_rule(
                 true,
                 format!(
-                    "im2col copies need a 1D or 2D layer, C/G a multiple of 64 (got {}), strides up to 8 and paddings and filter reaches within 128",
-                    problem.cpg()
+                    "im2col copies need a 1D or 2D layer, the reduction's channels per group a multiple of 64 (C/G {}, K/G {}), strides up to 8 (backward data: 1) and paddings and filter reaches within 128",
+                    problem.cpg(),
+                    problem.kpg()
                 ),
             ));
         }

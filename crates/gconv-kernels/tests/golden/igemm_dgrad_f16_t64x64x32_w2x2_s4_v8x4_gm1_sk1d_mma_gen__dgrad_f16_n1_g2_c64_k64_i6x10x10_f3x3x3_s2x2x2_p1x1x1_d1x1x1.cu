@@ -981,19 +981,39 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
     }
   };
 #if GCONV_TMA
-  // TMA (math = wgmmatma, backward-data pointwise, gm1): k-tile kt's A tile is the box of BK
+  // TMA (math = wgmmatma, backward data, gm1). Pointwise: k-tile kt's A tile is the box of BK
   // channels of group gb at dX pixels m0.. of tensor map A ([K/G, G, pixels] over dY); its
   // N-major B tile is BN / 64 boxes of 64 channels × BK rows kk of group gb (map B: [C/G, K/G,
   // G] over W), one per 64-channel panel (bn_offset). Channels, pixels and rows past the
   // tensors come in as zeros. All complete on the stage's full barrier.
-  static_assert(POINTWISE && GM == 1 && !A_MMAJOR && B_NMAJOR, "TMA boxes: the backward-data pointwise GEMM");
+  // The general path (stride 1, 2D): k-tile kt is (tap (y, x), block of BK dY channels), taps
+  // outer; A is the im2col copy of those channels of group gb at the BM dX pixels from m0, the
+  // walk starting at m0's corner (w + PW − (FX−1)·DW, h + PH − (FY−1)·DH, n) with the flipped
+  // tap's offsets ((FX−1−x)·DW, (FY−1−y)·DH), i.e. dY at w + PW − x·DW (map A: dY as [K, Wo,
+  // Ho, N]); B the BN / 64 panel boxes of 64 channels × 1 tap × BK rows kk (map B: W as [C/G,
+  // taps, K/G, G]).
+  static_assert(GM == 1 && !A_MMAJOR && B_NMAJOR, "TMA boxes: the backward-data per-group GEMM");
+  static_assert(POINTWISE || (!PACK && CG % BK == 0 && OD == 1 && FZ == 1 && SW == 1 && SH == 1),
+                "im2col copies: stride 1, 2D, whole channel blocks");
   static_assert(A_STAGE == BM * BK * ESZ && B_STAGE == BN * BK * ESZ, "a stage is its boxes");
+  const int t_w = m0 % OW, t_h = (m0 / OW) % OH, t_n = m0 / (OW * OH);
   auto tma_fetch = [&](int stage, int kt, u32 bar) {
-    const int k = kt * BK;
-    tma_load_3d(sbase + stage * A_STAGE, tmap_a, bar, k, gb, m0);
+    if constexpr (POINTWISE) {
+      const int k = kt * BK;
+      tma_load_3d(sbase + stage * A_STAGE, tmap_a, bar, k, gb, m0);
 #pragma unroll
-    for (int p = 0; p < BN / 64; ++p) {
-      tma_load_3d(sbase_b + stage * B_STAGE + p * (BK * 128), tmap_b, bar, n0 + 64 * p, k, gb);
+      for (int p = 0; p < BN / 64; ++p) {
+        tma_load_3d(sbase_b + stage * B_STAGE + p * (BK * 128), tmap_b, bar, n0 + 64 * p, k, gb);
+      }
+    } else {
+      const int tap = kt / CBLK, k = (kt % CBLK) * BK;
+      const int tx = tap % FX, ty = tap / FX;
+      tma_load_4d_im2col(sbase + stage * A_STAGE, tmap_a, bar, gb * CG + k, t_w + PW - (FX - 1) * DW,
+                         t_h + PH - (FY - 1) * DH, t_n, (FX - 1 - tx) * DW, (FY - 1 - ty) * DH);
+#pragma unroll
+      for (int p = 0; p < BN / 64; ++p) {
+        tma_load_4d(sbase_b + stage * B_STAGE + p * (BK * 128), tmap_b, bar, n0 + 64 * p, tap, k, gb);
+      }
     }
   };
 #endif
