@@ -215,7 +215,7 @@ const OFF_POOL: &[(&str, &str)] = &[
         "wgrad_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
     ),
     // ... and through im2col copies: forward on the zoo's C/G 128 3×3 layer and a strided
-    // one, backward data on the C/G 128 layer.
+    // one, backward data and backward weight on the C/G 128 layer.
     (
         "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_gen",
         "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
@@ -227,6 +227,10 @@ const OFF_POOL: &[(&str, &str)] = &[
     (
         "igemm_dgrad_bf16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmmatma_gen",
         "dgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk0d_wgmmatma_gen",
+        "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
 ];
 

@@ -214,8 +214,8 @@ const CASES: &[(&str, &str)] = &[
         "fwd_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
     // The TMA-fed warp-specialised schedule (one producer warp issuing box copies; the
-    // entry's two tensor-map parameters), pointwise in the three directions, and forward and
-    // backward data through im2col copies.
+    // entry's two tensor-map parameters), pointwise and through im2col copies in the three
+    // directions.
     (
         "igemm_fwd_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmatma_pw",
         "fwd_bf16_n32_g4_c512_k512_i14x14_f1x1_s1x1_p0x0_d1x1",
@@ -235,6 +235,10 @@ const CASES: &[(&str, &str)] = &[
     (
         "igemm_dgrad_bf16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmmatma_gen",
         "dgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk0d_wgmmatma_gen",
+        "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
     (
         "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmaws_gen",

@@ -378,6 +378,9 @@ enum Mutation {
     /// TMA-fed wgmma, backward data on the general path: the taps' im2col offsets not flipped
     /// (dY read at w − PW + x·DW instead of w + PW − x·DW): must fail.
     TmaDgradIm2colFlipDropped,
+    /// TMA-fed wgmma, backward weight on the general path: every panel's im2col copy read
+    /// without its tap's offsets (every tap reads the first tap's pixels): must fail.
+    TmaWgradTapOffsetsDropped,
     /// TMA-fed wgmma, backward data: every k-tile's boxes taken at channel 0: must fail
     /// wherever K/G spans two k-tiles or more.
     TmaDgradKtileDropped,
@@ -796,6 +799,10 @@ fn emulate(
             "const int k = kt_begin * BK;",
         )),
         Mutation::TmaDgradKtileDropped => Some(("const int k = kt * BK;", "const int k = 0;")),
+        Mutation::TmaWgradTapOffsetsDropped => Some((
+            "(t % FX) * DW, (t / FX) * DH);",
+            "0, 0);",
+        )),
         Mutation::TmaDgradIm2colFlipDropped => Some((
             "t_n, (FX - 1 - tx) * DW, (FY - 1 - ty) * DH);",
             "t_n, tx * DW, ty * DH);",
@@ -1679,6 +1686,25 @@ const IGEMM_TMA_CASES: &[(&str, &str, &str)] = &[
         "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm1_sk0d_wgmmatma_pw",
         "wgrad_bf16_n4_g1_c64_k64_i12x12_f1x1_s1x1_p0x0_d1x1",
     ),
+    // Backward weight on the general path (im2col copies of X, one per 64-channel panel of a
+    // tap): 3×3 with the last N tile's second panel past the last tap and K/G 96 below the
+    // tile, split three ways; stride 2 with dilation 2, C/G 128 (two panels per tap), the rule's
+    // degree; 1D in f16 split in two.
+    (
+        "tma_wgrad_im2col_3x3_split",
+        "igemm_wgrad_bf16_t128x128x64_w8x1_s3_v8x8_gm1_sk3d_wgmmatma_gen",
+        "wgrad_bf16_n2_g2_c128_k192_i9x11_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "tma_wgrad_im2col_s2_d2",
+        "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm1_sk0d_wgmmatma_gen",
+        "wgrad_bf16_n2_g1_c128_k64_i13x12_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "tma_wgrad_im2col_1d_f16",
+        "igemm_wgrad_f16_t64x128x64_w4x1_s3_v8x8_gm1_sk2d_wgmmatma_gen",
+        "wgrad_f16_n3_g2_c128_k64_i50_f5_s1_p2_d1",
+    ),
     (
         "tma_wgrad_empty_splits_f16",
         "igemm_wgrad_f16_t64x128x64_w4x1_s3_v8x8_gm1_sk4d_wgmmatma_pw",
@@ -1729,6 +1755,14 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
                 "tma_dgrad_im2col_5x3_f16",
                 Mutation::TmaDgradIm2colFlipDropped,
             ),
+            (
+                "tma_wgrad_im2col_3x3_split",
+                Mutation::TmaWgradTapOffsetsDropped,
+            ),
+            (
+                "tma_wgrad_im2col_1d_f16",
+                Mutation::TmaWgradTapOffsetsDropped,
+            ),
         ],
     );
     jobs.extend(planted);
@@ -1737,7 +1771,7 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_TMA_CASES.len(), 12),
+        (IGEMM_TMA_CASES.len(), 14),
     );
 }
 

@@ -388,7 +388,9 @@ fn direction_word(d: Direction) -> &'static str {
 ///   pad − (F − 1)·dil and −pad, the taps' offsets flipped) and B over W as `[C/G, taps, K/G,
 ///   G]` in panels;
 /// - backward weight: A over dY as `[K/G, G, pixels]` and B over X as `[C/G, G, pixels]`, both
-///   in 64-channel panels of `tile_k` pixels (`64 × 1 × tile_k`).
+///   in 64-channel panels of `tile_k` pixels (`64 × 1 × tile_k`); on the general path B over X
+///   as `[C, W, H, N]` in im2col mode, one copy per 64-channel panel (a tap's channels) of the
+///   k-tile's `tile_k` output pixels.
 pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
     let elem = match problem.dtype {
         DType::Bf16 => TmaElem::Bf16,
@@ -500,6 +502,40 @@ pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
             ]
         }
         Direction::Dgrad => vec![rows(0, kg, [bk, 1, bm]), map(1, [cg, kg, g], [64, bk, 1])],
+        Direction::Wgrad if cfg.fast_path == FastPath::General => {
+            // A: dY as in the pointwise boxes; B: X as [C, W, H, N] in im2col mode, 64
+            // channels (one panel) of the k-tile's tile_k output pixels per copy.
+            let (c, w, h) = (problem.c, problem.input[2], problem.input[1]);
+            let corner = |d: usize| {
+                let span = ((problem.filter[d] - 1) * problem.dilation[d]) as i32;
+                (-(problem.pad[d] as i32), problem.pad[d] as i32 - span)
+            };
+            let (lw, uw) = corner(2);
+            let (lh, uh) = corner(1);
+            vec![
+                rows(1, kg, [64, 1, bk]),
+                TensorMap {
+                    buffer: 0,
+                    elem,
+                    dims: vec![c, w, h, problem.n],
+                    strides: vec![c * es, w * c * es, h * w * c * es],
+                    boxdim: vec![64, 1, 1, 1],
+                    swizzle_128b: true,
+                    im2col: Some(Im2col {
+                        lower: vec![lw, lh],
+                        upper: vec![uw, uh],
+                        element_strides: vec![
+                            1,
+                            problem.stride[2] as u32,
+                            problem.stride[1] as u32,
+                            1,
+                        ],
+                        channels_per_pixel: 64,
+                        pixels_per_column: bk,
+                    }),
+                },
+            ]
+        }
         Direction::Wgrad => vec![rows(1, kg, [64, 1, bk]), rows(0, cg, [64, 1, bk])],
     }
 }

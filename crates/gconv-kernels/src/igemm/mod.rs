@@ -62,7 +62,7 @@
 //!   `stages − 2` k-tiles later). ARCHITECTURE.md, "The warp-specialised schedule".
 //! - **TMA-fed schedule** (`math = wgmmatma`; pointwise in the three directions, `gm1`, C/G
 //!   — and outside forward K/G — a multiple of 8; split-K in backward weight, deterministic;
-//!   and forward and stride-1 backward data on the general path, below):
+//!   and the general path in the three directions, below):
 //!   the warp-specialised schedule with one producer warp instead of the loaders; per k-tile
 //!   one of its lanes waits for the stage to be free, arrives on its full barrier expecting the
 //!   stage's bytes (`mbarrier.arrive.expect_tx`) and issues the stage's `cp.async.bulk.tensor`
@@ -73,7 +73,9 @@
 //!   tile's output pixels walked from the first one's filter corner with the tap's offsets
 //!   (`source::Im2col`), padding and the edges of the image as zeros; backward data at stride
 //!   1 (K/G a multiple of 64) walks dX's pixels over dY the same way with the taps' offsets
-//!   flipped (the dual forward convolution). The tensor maps
+//!   flipped (the dual forward convolution); backward weight (C/G a multiple of 64) reads
+//!   each 64-channel panel of X's tile (one tap's channels) as an im2col copy of the k-tile's
+//!   pixels. The tensor maps
 //!   ([`emit::tensor_maps`]) are the launch's `tensor_maps`, encoded by the backend over the
 //!   buffers at each launch.
 //! - **Epilogue**: accumulators are converted (`cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`) and
@@ -447,11 +449,6 @@ mod tests {
         let reason = |c: &KernelConfig| validate(c, Arch::Sm90a).map_err(|e| e.reason());
         for bad in [
             KernelConfig {
-                fast_path: FastPath::General,
-                direction: Direction::Wgrad,
-                ..tma
-            },
-            KernelConfig {
                 fast_path: FastPath::Halo,
                 ..tma
             },
@@ -599,6 +596,22 @@ mod tests {
             .parse()
             .unwrap();
         assert!(crate::admit(&dgen, &strided, &crate::Target::H200).is_err());
+        // ... and backward weight: X in im2col copies of one 64-channel panel of a tap each.
+        let wgen = KernelConfig {
+            direction: Direction::Wgrad,
+            split_k: 0,
+            ..gen
+        };
+        let w2: Problem = "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let wsrc = crate::admit(&wgen, &w2, &crate::Target::H200)
+            .expect("admitted")
+            .emit();
+        let wmaps = &wsrc.launches[0].tensor_maps;
+        let wic = wmaps[1].im2col.as_ref().expect("X as an im2col map");
+        assert_eq!((wic.channels_per_pixel, wic.pixels_per_column), (64, 64));
+        assert!(wmaps.iter().all(|m| m.problem().is_none()));
         for key in [
             "fwd_bf16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
             "fwd_bf16_n2_g1_c128_k128_i4x9x9_f3x3x3_s1x1x1_p1x1x1_d1x1x1",

@@ -136,8 +136,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         }
     }
     if cfg.math == Math::WgmmaTma
-        && !((cfg.fast_path == FastPath::Pointwise
-            || (cfg.fast_path == FastPath::General && cfg.direction != Direction::Wgrad))
+        && !(matches!(cfg.fast_path, FastPath::Pointwise | FastPath::General)
             && cfg.group_merge == 1
             && (cfg.split_k == 1
                 || (cfg.direction == Direction::Wgrad
@@ -146,7 +145,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(tma_rule(
             false,
             format!(
-                "pointwise, or forward and backward data on the general path (im2col copies), without group merge, split-K only in backward weight and deterministic; got {} {} with gm {} and split {}{}",
+                "pointwise or general (im2col copies), without group merge, split-K only in backward weight and deterministic; got {} {} with gm {} and split {}{}",
                 cfg.direction,
                 cfg.fast_path.token(),
                 cfg.group_merge,
@@ -332,16 +331,18 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
                 && (span as i64 - problem.pad[d] as i64).abs() <= 127
                 && problem.stride[d] <= if dgrad { 1 } else { 8 }
         });
-        let channels = if dgrad {
-            problem.kpg().is_multiple_of(64)
-        } else {
-            problem.cpg().is_multiple_of(64)
+        // (backward weight: X's channels in 64-channel panels, each within one tap; dY's
+        // K/G-wide rows as in the pointwise boxes)
+        let channels = match problem.direction {
+            Direction::Dgrad => problem.kpg().is_multiple_of(64),
+            Direction::Wgrad => problem.cpg().is_multiple_of(64) && problem.kpg().is_multiple_of(8),
+            Direction::Fwd => problem.cpg().is_multiple_of(64),
         };
         if !(flat && reach && channels) {
             return Err(tma_rule(
                 true,
                 format!(
-                    "im2col copies need a 1D or 2D layer, the reduction's channels per group a multiple of 64 (C/G {}, K/G {}), strides up to 8 (backward data: 1) and paddings and filter reaches within 128",
+                    "im2col copies need a 1D or 2D layer, the copied channels per group a multiple of 64 (C/G {}, K/G {}; backward weight also K/G a multiple of 8), strides up to 8 (backward data: 1) and paddings and filter reaches within 128",
                     problem.cpg(),
                     problem.kpg()
                 ),
