@@ -24,7 +24,7 @@ sed 's/^fwd_/dgrad_/' $S/pointwise_fwd.txt > $R/pointwise_dgrad.txt
 for d in fwd dgrad; do
   v=$([ $d = fwd ] && echo forward || echo bwd_data)
   p=$S/pointwise_fwd.txt; [ $d = dgrad ] && p=$R/pointwise_dgrad.txt
-  timeout 240 $B sweep --variant $v --arch sm_90a --problems $p --config configs/traits/${v}_tma_bf16.json \
+  timeout 240 $B sweep --variant $v --arch sm_90a --problems $p --config configs/traits/${v}_tma_bf16.json --filter "fast_path == pw" \
     --vs cudnn --output $R/tma_$d.csv --batch-size 200 > $R/tma_$d.log 2>&1
   echo "sweep $d rc=$? ${SECONDS}s" >> $R/progress.log
   for m in wgmmaws wgmma; do $B report $R/tma_$d.csv --pair math=$m,wgmmatma > $R/pair_${d}_$m.txt 2>&1; done

@@ -11,7 +11,7 @@ SECONDS=0
 for d in dgrad wgrad; do sed "s/^fwd_/${d}_/" $S/pointwise_fwd.txt > $R/pointwise_$d.txt; done
 cp $S/pointwise_fwd.txt $R/pointwise_fwd.txt
 timeout 240 $B sweep --variant bwd_weight --arch sm_90a --problems $R/pointwise_wgrad.txt \
-  --config configs/traits/bwd_weight_tma_bf16.json --vs cudnn --output $R/tma_wgrad.csv --batch-size 200 > $R/tma_wgrad.log 2>&1
+  --config configs/traits/bwd_weight_tma_bf16.json --filter "fast_path == pw" --vs cudnn --output $R/tma_wgrad.csv --batch-size 200 > $R/tma_wgrad.log 2>&1
 echo "sweep wgrad rc=$? ${SECONDS}s" >> $R/progress.log
 for m in wgmmaws wgmma; do $B report $R/tma_wgrad.csv --pair math=$m,wgmmatma > $R/pair_wgrad_$m.txt 2>&1; done
 for d in fwd dgrad wgrad; do
