@@ -304,15 +304,11 @@ unsafe fn enqueue(
     f: dsys::CUfunction,
     l: &Launch,
     mut args: [u64; 4],
+    maps: &mut [dsys::CUtensorMap],
     stream: RawStream,
 ) -> Result<(), cudarc::driver::DriverError> {
-    // The launch's tensor maps, encoded over this launch's buffers (they hold the addresses),
-    // passed by value after the four pointers.
-    let mut maps = l
-        .tensor_maps
-        .iter()
-        .map(|t| encode_tensor_map(t, args[usize::from(t.buffer.min(3))]))
-        .collect::<Result<Vec<_>, _>>()?;
+    // The launch's tensor maps (encoded over this launch's buffers: they hold the addresses)
+    // are passed by value after the four pointers.
     let mut params: Vec<*mut std::ffi::c_void> = Vec::with_capacity(4 + maps.len());
     for a in args.iter_mut() {
         params.push(a as *mut u64 as *mut std::ffi::c_void);
@@ -847,10 +843,28 @@ impl GpuRuntime {
             if l.grid.contains(&0) || l.block.contains(&0) {
                 return Err(fail("a grid or block dimension is 0".to_string()));
             }
+            // The launch's tensor maps over this launch's buffers; a map the driver cannot
+            // encode is an error naming it, before anything is enqueued.
+            let mut maps = Vec::with_capacity(l.tensor_maps.len());
+            for (i, t) in l.tensor_maps.iter().enumerate() {
+                if let Some(why) = t.problem() {
+                    return Err(fail(format!("tensor map {i}: {why}")));
+                }
+                let address = ptrs[usize::from(t.buffer.min(3))];
+                maps.push(encode_tensor_map(t, address).map_err(|e| {
+                    fail(format!(
+                        "tensor map {i} (buffer {}, dims {:?}): {}",
+                        t.buffer,
+                        t.dims,
+                        driver_message(&e)
+                    ))
+                })?);
+            }
             // SAFETY: every entry has the fixed signature (const void*, const void*, void*,
-            // void*) of `gconv_kernels::source`; the caller guarantees the addresses and the
-            // stream (see the function's contract).
-            unsafe { enqueue(f.cu_function(), l, ptrs, stream) }
+            // void*) of `gconv_kernels::source`, followed by the launch's tensor maps as
+            // `gconv_tmap` values (encoded above, one per `Launch::tensor_maps` entry); the
+            // caller guarantees the addresses and the stream (see the function's contract).
+            unsafe { enqueue(f.cu_function(), l, ptrs, &mut maps, stream) }
                 .map_err(|e| fail(driver_message(&e)))?;
         }
         Ok(())
@@ -946,6 +960,38 @@ impl GpuRuntime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// A tensor map the driver could not encode is refused before the driver is asked (no
+    /// GPU or driver needed): a stride off the 16-byte grid, an im2col view whose corners do
+    /// not fit its rank.
+    #[test]
+    fn unencodable_tensor_maps_are_refused_before_the_driver() {
+        let tiled = gconv_kernels::TensorMap {
+            buffer: 0,
+            elem: gconv_kernels::TmaElem::Bf16,
+            dims: vec![100, 4, 64],
+            strides: vec![200, 800],
+            boxdim: vec![64, 1, 128],
+            swizzle_128b: true,
+            im2col: None,
+        };
+        assert!(tiled.problem().is_some());
+        assert!(encode_tensor_map(&tiled, 0).is_err());
+        let im2col = gconv_kernels::TensorMap {
+            dims: vec![64, 28, 28, 8],
+            strides: vec![128, 128 * 28, 128 * 28 * 28],
+            boxdim: vec![64, 1, 1, 1],
+            im2col: Some(gconv_kernels::Im2col {
+                lower: vec![-200, -1],
+                upper: vec![-1, -1],
+                element_strides: vec![1, 1, 1, 1],
+                channels_per_pixel: 64,
+                pixels_per_column: 128,
+            }),
+            ..tiled
+        };
+        assert!(im2col.problem().unwrap().contains("corner -200"));
+        assert!(encode_tensor_map(&im2col, 0).is_err());
+    }
 
     #[test]
     fn probe_never_panics() {
