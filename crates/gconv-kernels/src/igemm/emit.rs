@@ -400,142 +400,93 @@ pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
     let es = problem.dtype.size_bytes();
     let (cg, kg, g) = (problem.cpg(), problem.kpg(), problem.g);
     let pixels = problem.n * problem.output().iter().product::<u64>();
-    let map = |buffer: u8, dims: [u64; 3], boxdim: [u32; 3]| TensorMap {
+    // a dense tensor, innermost first: each stride the product of the dimensions inside it
+    let map = |buffer: u8, dims: &[u64], boxdim: &[u32]| TensorMap {
         buffer,
         elem,
         dims: dims.to_vec(),
-        strides: vec![dims[0] * es, dims[0] * dims[1] * es],
+        strides: (1..dims.len())
+            .map(|d| dims[..d].iter().product::<u64>() * es)
+            .collect(),
         boxdim: boxdim.to_vec(),
         swizzle_128b: true,
         im2col: None,
     };
     // per-group rows viewed with the group as the middle dimension: [channels, G, pixels]
-    let rows = |buffer: u8, channels: u64, boxdim: [u32; 3]| TensorMap {
-        strides: vec![channels * es, g * channels * es],
-        ..map(buffer, [channels, g, pixels], boxdim)
-    };
+    let rows =
+        |buffer: u8, channels: u64, boxdim: [u32; 3]| map(buffer, &[channels, g, pixels], &boxdim);
     let (bm, bn, bk) = (cfg.tile_m, cfg.tile_n, cfg.tile_k);
+    let taps = problem.filter_volume();
     match problem.direction {
-        Direction::Fwd if cfg.fast_path == FastPath::General => {
-            // A: X as [C, W, H, N] in im2col mode, BK channels of BM output pixels per copy;
-            // B: W as [C/G, taps, K/G, G] (boxes tile_k × 1 tap × tile_n × 1 group).
-            let (c, w, h) = (problem.c, problem.input[2], problem.input[1]);
-            let taps = problem.filter_volume();
-            let corner = |d: usize| {
-                let span = ((problem.filter[d] - 1) * problem.dilation[d]) as i32;
-                (-(problem.pad[d] as i32), problem.pad[d] as i32 - span)
-            };
-            let (lw, uw) = corner(2);
-            let (lh, uh) = corner(1);
-            vec![
-                TensorMap {
-                    buffer: 0,
-                    elem,
-                    dims: vec![c, w, h, problem.n],
-                    strides: vec![c * es, w * c * es, h * w * c * es],
-                    boxdim: vec![bk, 1, 1, 1],
-                    swizzle_128b: true,
-                    im2col: Some(Im2col {
-                        lower: vec![lw, lh],
-                        upper: vec![uw, uh],
-                        element_strides: vec![
-                            1,
-                            problem.stride[2] as u32,
-                            problem.stride[1] as u32,
-                            1,
-                        ],
-                        channels_per_pixel: bk,
-                        pixels_per_column: bm,
-                    }),
-                },
-                TensorMap {
-                    buffer: 1,
-                    elem,
-                    dims: vec![cg, taps, kg, g],
-                    strides: vec![cg * es, taps * cg * es, kg * taps * cg * es],
-                    boxdim: vec![bk, 1, bn, 1],
-                    swizzle_128b: true,
-                    im2col: None,
-                },
-            ]
-        }
-        Direction::Fwd => vec![rows(0, cg, [bk, 1, bm]), map(1, [cg, kg, g], [bk, bn, 1])],
-        Direction::Dgrad if cfg.fast_path == FastPath::General => {
-            // A: dY as [K, Wo, Ho, N] in im2col mode, the walk over dX's pixels: the corner of
-            // dX pixel (h, w) is (w + pad − (F−1)·dil, h + …) and tap (y, x) reads it at
-            // offsets ((F−1−x)·dil, (F−1−y)·dil), i.e. dY at w + pad − x·dil; B: W as [C/G,
-            // taps, K/G, G] in 64-channel panels (boxes 64 × 1 tap × tile_k rows × 1 group).
-            let out = problem.output();
-            let (k, wo, ho) = (problem.k, out[2], out[1]);
-            let taps = problem.filter_volume();
-            let corner = |d: usize| {
-                let span = ((problem.filter[d] - 1) * problem.dilation[d]) as i32;
-                (problem.pad[d] as i32 - span, -(problem.pad[d] as i32))
-            };
-            let (lw, uw) = corner(2);
-            let (lh, uh) = corner(1);
-            vec![
-                TensorMap {
-                    buffer: 0,
-                    elem,
-                    dims: vec![k, wo, ho, problem.n],
-                    strides: vec![k * es, wo * k * es, ho * wo * k * es],
-                    boxdim: vec![bk, 1, 1, 1],
-                    swizzle_128b: true,
-                    im2col: Some(Im2col {
-                        lower: vec![lw, lh],
-                        upper: vec![uw, uh],
-                        element_strides: vec![1, 1, 1, 1],
-                        channels_per_pixel: bk,
-                        pixels_per_column: bm,
-                    }),
-                },
-                TensorMap {
-                    buffer: 1,
-                    elem,
-                    dims: vec![cg, taps, kg, g],
-                    strides: vec![cg * es, taps * cg * es, kg * taps * cg * es],
-                    boxdim: vec![64, 1, bk, 1],
-                    swizzle_128b: true,
-                    im2col: None,
-                },
-            ]
-        }
-        Direction::Dgrad => vec![rows(0, kg, [bk, 1, bm]), map(1, [cg, kg, g], [64, bk, 1])],
-        Direction::Wgrad if cfg.fast_path == FastPath::General => {
-            // A: dY as in the pointwise boxes; B: X as [C, W, H, N] in im2col mode, 64
-            // channels (one panel) of the k-tile's tile_k output pixels per copy.
-            let (c, w, h) = (problem.c, problem.input[2], problem.input[1]);
-            let corner = |d: usize| {
-                let span = ((problem.filter[d] - 1) * problem.dilation[d]) as i32;
-                (-(problem.pad[d] as i32), problem.pad[d] as i32 - span)
-            };
-            let (lw, uw) = corner(2);
-            let (lh, uh) = corner(1);
-            vec![
-                rows(1, kg, [64, 1, bk]),
-                TensorMap {
-                    buffer: 0,
-                    elem,
-                    dims: vec![c, w, h, problem.n],
-                    strides: vec![c * es, w * c * es, h * w * c * es],
-                    boxdim: vec![64, 1, 1, 1],
-                    swizzle_128b: true,
-                    im2col: Some(Im2col {
-                        lower: vec![lw, lh],
-                        upper: vec![uw, uh],
-                        element_strides: vec![
-                            1,
-                            problem.stride[2] as u32,
-                            problem.stride[1] as u32,
-                            1,
-                        ],
-                        channels_per_pixel: 64,
-                        pixels_per_column: bk,
-                    }),
-                },
-            ]
-        }
+        Direction::Fwd if cfg.fast_path == FastPath::General => vec![
+            // A: X in im2col mode, BK channels of BM output pixels per copy; B: W as [C/G, taps,
+            // K/G, G] (boxes tile_k × 1 tap × tile_n × 1 group).
+            im2col_map(problem, elem, false, bk, bm),
+            map(1, &[cg, taps, kg, g], &[bk, 1, bn, 1]),
+        ],
+        Direction::Fwd => vec![rows(0, cg, [bk, 1, bm]), map(1, &[cg, kg, g], &[bk, bn, 1])],
+        Direction::Dgrad if cfg.fast_path == FastPath::General => vec![
+            // A: dY in im2col mode, the dual forward walk over dX's pixels (the corner of dX
+            // pixel (h, w) is (w + pad − (F−1)·dil, …), tap (y, x) read at offsets
+            // ((F−1−x)·dil, …): dY at w + pad − x·dil); B: W as [C/G, taps, K/G, G] in
+            // 64-channel panels (boxes 64 × 1 tap × tile_k rows × 1 group).
+            im2col_map(problem, elem, true, bk, bm),
+            map(1, &[cg, taps, kg, g], &[64, 1, bk, 1]),
+        ],
+        Direction::Dgrad => vec![rows(0, kg, [bk, 1, bm]), map(1, &[cg, kg, g], &[64, bk, 1])],
+        Direction::Wgrad if cfg.fast_path == FastPath::General => vec![
+            // A: dY as in the pointwise boxes; B: X in im2col mode, 64 channels (one panel, a
+            // tap's) of the k-tile's tile_k output pixels per copy.
+            rows(1, kg, [64, 1, bk]),
+            im2col_map(problem, elem, false, 64, bk),
+        ],
         Direction::Wgrad => vec![rows(1, kg, [64, 1, bk]), rows(0, cg, [64, 1, bk])],
+    }
+}
+
+/// The im2col view of a 1D/2D activation for `wgmmatma`'s copies, `channels` channels of
+/// `pixels` walked pixels per copy, in the 128-byte swizzle: X as `[C, W, H, N]` with the
+/// corners −pad and pad − (F − 1)·dil and the strides as element strides (the forward walk);
+/// with `dual`, dY as `[K, Wo, Ho, N]` with the corners pad − (F − 1)·dil and −pad and unit
+/// steps (backward data at stride 1: the dual forward convolution's walk over dX's pixels).
+fn im2col_map(
+    problem: &Problem,
+    elem: TmaElem,
+    dual: bool,
+    channels: u32,
+    pixels: u32,
+) -> TensorMap {
+    let es = problem.dtype.size_bytes();
+    let (c, dims) = if dual {
+        (problem.k, problem.output())
+    } else {
+        (problem.c, problem.input)
+    };
+    let (w, h) = (dims[2], dims[1]);
+    let corner = |d: usize| {
+        let pad = problem.pad[d] as i32;
+        let span = ((problem.filter[d] - 1) * problem.dilation[d]) as i32;
+        if dual {
+            (pad - span, -pad)
+        } else {
+            (-pad, pad - span)
+        }
+    };
+    let ((lw, uw), (lh, uh)) = (corner(2), corner(1));
+    let step = |d: usize| if dual { 1 } else { problem.stride[d] as u32 };
+    TensorMap {
+        buffer: 0,
+        elem,
+        dims: vec![c, w, h, problem.n],
+        strides: vec![c * es, w * c * es, h * w * c * es],
+        boxdim: vec![channels, 1, 1, 1],
+        swizzle_128b: true,
+        im2col: Some(Im2col {
+            lower: vec![lw, lh],
+            upper: vec![uw, uh],
+            element_strides: vec![1, step(2), step(1), 1],
+            channels_per_pixel: channels,
+            pixels_per_column: pixels,
+        }),
     }
 }
