@@ -38,6 +38,12 @@ pub struct SelftestArgs {
     /// default.
     #[arg(long, value_name = "TEXT")]
     pub kernels: Option<String>,
+    /// With --gpu: the kernels of this trait config (e.g.
+    /// `configs/traits/forward_tma_bf16.json`) instead of the pool members, each on every
+    /// matrix case of its direction and dtype that it admits, with the reference kernel on
+    /// every case: kernels outside the pools checked over the whole matrix.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
 }
 
 /// A group regime of the matrix: (name, G, C, K).
@@ -213,11 +219,25 @@ pub fn run(a: SelftestArgs) -> Result<ExitCode> {
     if a.kernels.is_some() && !a.gpu {
         anyhow::bail!("selftest --kernels selects GPU pool members; it needs --gpu");
     }
+    if a.config.is_some() && !a.gpu {
+        anyhow::bail!("selftest --config runs a trait config's GPU kernels; it needs --gpu");
+    }
     if a.gpu {
         let rt = GpuRuntime::new(0)
             .map_err(|e| anyhow::anyhow!("selftest --gpu: the CUDA backend is not usable: {e}"))?;
         writeln!(std::io::stdout().lock(), "device: {}", rt.info())?;
-        run_gpu_matrix(&rt, a.seed, a.direction, a.kernels.as_deref(), &mut t)?;
+        let listed = match &a.config {
+            Some(path) => Some(config_kernels(path, gpu_target(&rt).arch)?),
+            None => None,
+        };
+        run_gpu_matrix(
+            &rt,
+            a.seed,
+            a.direction,
+            a.kernels.as_deref(),
+            listed.as_deref(),
+            &mut t,
+        )?;
     } else {
         run_cpu_matrix(a.seed, a.direction, &mut t)?;
     }
@@ -274,14 +294,29 @@ fn run_cpu_matrix(seed: u64, direction: Option<Direction>, t: &mut Tally) -> Res
     Ok(())
 }
 
+/// The kernels of the trait config at `path` for `arch` (`selftest --config`).
+fn config_kernels(path: &std::path::Path, arch: gconv_kernels::Arch) -> Result<Vec<KernelConfig>> {
+    let rep = gconv_tune::traits::build_instances(path, arch, None)
+        .map_err(|e| anyhow::anyhow!("selftest --config {}: {e}", path.display()))?;
+    rep.kernels
+        .iter()
+        .map(|k| {
+            k.parse::<KernelConfig>()
+                .map_err(|e| anyhow::anyhow!("selftest --config {}: {k}: {e}", path.display()))
+        })
+        .collect()
+}
+
 /// Every GPU case: the reference kernel on each matrix problem, and each kernel of the pool
-/// catalogue (every family, the problem's direction and dtype) that the admission accepts for
-/// it. Sources are compiled in parallel first (through the cache), then run in that order.
+/// catalogue (every family, the problem's direction and dtype) — or of `listed`, a trait
+/// config's kernels — that the admission accepts for it. Sources are compiled in parallel
+/// first (through the cache), then run in that order.
 fn run_gpu_matrix(
     rt: &GpuRuntime,
     seed: u64,
     direction: Option<Direction>,
     only: Option<&str>,
+    listed: Option<&[KernelConfig]>,
     t: &mut Tally,
 ) -> Result<()> {
     let target = gpu_target(rt);
@@ -289,7 +324,15 @@ fn run_gpu_matrix(
     let mut members = 0usize;
     for (label, p) in cases(direction)? {
         jobs.push((label.clone(), p, gpu_ref::reference_source(&p)));
-        for cfg in pool(p.direction, p.dtype, Families::All) {
+        let candidates = match listed {
+            Some(l) => l
+                .iter()
+                .filter(|c| c.direction == p.direction && c.dtype == p.dtype)
+                .copied()
+                .collect(),
+            None => pool(p.direction, p.dtype, Families::All),
+        };
+        for cfg in candidates {
             if only.is_some_and(|text| !cfg.to_string().contains(text)) {
                 continue;
             }
@@ -303,6 +346,9 @@ fn run_gpu_matrix(
         anyhow::bail!(
             "selftest --kernels {text:?}: no pool member with that text in its name runs a case of the matrix"
         );
+    }
+    if let (Some(_), 0) = (listed, members) {
+        anyhow::bail!("selftest --config: no kernel of the trait config runs a case of the matrix");
     }
     writeln!(
         std::io::stdout().lock(),
@@ -394,5 +440,38 @@ mod tests {
             "{} of {members} pool members run no case of the selftest matrix: {uncovered:#?}",
             uncovered.len()
         );
+    }
+
+    /// `selftest --gpu --config` over the TMA trait configs has cases to run: each config's
+    /// `wgmmatma` kernels, pointwise (the `pointwise` case) and through im2col copies (the
+    /// C/G 128 `halo_cpg128` case), admit cases of the matrix in bf16 and f16.
+    #[test]
+    fn the_tma_trait_configs_run_cases_of_the_matrix() {
+        let cases = matrix().expect("the matrix builds");
+        for file in [
+            "forward_tma_bf16.json",
+            "bwd_data_tma_bf16.json",
+            "bwd_weight_tma_bf16.json",
+        ] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("configs/traits")
+                .join(file);
+            let listed = config_kernels(&path, gconv_kernels::Arch::Sm90a).expect("the config");
+            let runs = |suffix: &str| {
+                listed
+                    .iter()
+                    .filter(|c| c.to_string().ends_with(suffix))
+                    .flat_map(|c| cases.iter().map(move |(l, p)| (c, l, p)))
+                    .filter(|(c, _, p)| {
+                        c.direction == p.direction
+                            && c.dtype == p.dtype
+                            && admit(c, p, &Target::H200).is_ok()
+                    })
+                    .map(|(_, l, _)| l.clone())
+                    .collect::<std::collections::BTreeSet<_>>()
+            };
+            assert!(runs("_wgmmatma_pw").contains("pointwise"), "{file}");
+            assert!(runs("_wgmmatma_gen").contains("halo_cpg128"), "{file}");
+        }
     }
 }

@@ -294,6 +294,35 @@ fn selftest_on_the_cpu_passes_and_counts() {
     assert!(n > 100, "{t}");
 }
 
+/// `selftest --config` and `--kernels` choose GPU kernels: without `--gpu` they are an error
+/// that says so; with `--gpu` on a machine without one, the backend's error (never a panic).
+#[test]
+fn selftest_gpu_options_need_the_gpu() {
+    for args in [
+        &[
+            "selftest",
+            "--config",
+            "configs/traits/forward_tma_bf16.json",
+        ][..],
+        &["selftest", "--kernels", "_wgmmaws_"][..],
+    ] {
+        let o = gconv(args);
+        let t = text(&o);
+        assert_ne!(o.status.code(), Some(0), "{t}");
+        assert!(t.contains("needs --gpu"), "{t}");
+    }
+    let o = gconv(&[
+        "selftest",
+        "--gpu",
+        "--config",
+        "configs/traits/forward_tma_bf16.json",
+    ]);
+    let t = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("CUDA backend is not usable"), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+}
+
 #[test]
 fn directions_take_the_key_token_or_the_alias() {
     let dir = tempfile::tempdir().expect("temp dir");
