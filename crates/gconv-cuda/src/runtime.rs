@@ -360,8 +360,9 @@ unsafe fn enqueue(
 
 /// A launch's tensor map (`gconv_kernels::TensorMap`) encoded over the buffer at device
 /// address `address` (`cuTensorMapEncodeTiled`, or `cuTensorMapEncodeIm2col` for an im2col
-/// view: interleave none, L2 promotion 128 bytes, zeros outside the tensor). The map must be one [`TensorMap::problem`] accepts (the gate's rules
-/// keep them so); the driver refuses anything else with an error, not a fault.
+/// view: interleave none, L2 promotion 128 bytes, zeros outside the tensor). A map that
+/// `TensorMap::problem` refuses is an error before the driver is asked; the driver refuses
+/// anything else with an error too, never a fault.
 fn encode_tensor_map(
     t: &gconv_kernels::TensorMap,
     address: u64,

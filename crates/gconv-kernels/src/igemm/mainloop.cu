@@ -202,7 +202,7 @@
   if (warp_uniform(warp) >= CTHREADS / 32) {  // the producers (a branch uniform per warp)
 #if GCONV_TMA
     // One lane of the producer warp: per k-tile, once the stage is free, an arrival that
-    // expects the stage's bytes, then the two box copies that deliver them.
+    // expects the stage's bytes, then the stage's copies that deliver them (`tma_fetch`).
     if (lane == 0) {
 #pragma unroll 1
       for (int kt = 0; kt < nkt; ++kt) {

@@ -57,8 +57,9 @@ struct alignas(16) v16b { u32 x, y, z, w; };
 struct alignas(8) v8b { u32 x, y; };
 #ifndef GCONV_HOST_EMULATION
 // A TMA tensor map as an entry parameter (`const __grid_constant__ gconv_tmap`): the driver's
-// opaque 128-byte CUtensorMap, which the backend encodes at launch (gconv_kernels::TensorMap).
-struct alignas(64) gconv_tmap { unsigned long long opaque[16]; };
+// opaque 128-byte CUtensorMap, which the backend encodes at launch (gconv_kernels::TensorMap);
+// 128-byte aligned like CUDA 13's CUtensorMap (the copy engine needs at least 64).
+struct alignas(128) gconv_tmap { unsigned long long opaque[16]; };
 #endif
 // Two words of packed 16-bit pairs re-paired: their low halves (a's, then b's) or their high
 // halves, e.g. element c of two rows as one word, c even or odd.

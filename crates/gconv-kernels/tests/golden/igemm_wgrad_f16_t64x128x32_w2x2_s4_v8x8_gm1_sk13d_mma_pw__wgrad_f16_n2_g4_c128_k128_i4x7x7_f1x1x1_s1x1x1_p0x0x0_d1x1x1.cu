@@ -72,8 +72,9 @@ struct alignas(16) v16b { u32 x, y, z, w; };
 struct alignas(8) v8b { u32 x, y; };
 #ifndef GCONV_HOST_EMULATION
 // A TMA tensor map as an entry parameter (`const __grid_constant__ gconv_tmap`): the driver's
-// opaque 128-byte CUtensorMap, which the backend encodes at launch (gconv_kernels::TensorMap).
-struct alignas(64) gconv_tmap { unsigned long long opaque[16]; };
+// opaque 128-byte CUtensorMap, which the backend encodes at launch (gconv_kernels::TensorMap);
+// 128-byte aligned like CUDA 13's CUtensorMap (the copy engine needs at least 64).
+struct alignas(128) gconv_tmap { unsigned long long opaque[16]; };
 #endif
 // Two words of packed 16-bit pairs re-paired: their low halves (a's, then b's) or their high
 // halves, e.g. element c of two rows as one word, c even or odd.
@@ -1003,7 +1004,7 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
   if (warp_uniform(warp) >= CTHREADS / 32) {  // the producers (a branch uniform per warp)
 #if GCONV_TMA
     // One lane of the producer warp: per k-tile, once the stage is free, an arrival that
-    // expects the stage's bytes, then the two box copies that deliver them.
+    // expects the stage's bytes, then the stage's copies that deliver them (`tma_fetch`).
     if (lane == 0) {
 #pragma unroll 1
       for (int kt = 0; kt < nkt; ++kt) {
