@@ -314,8 +314,6 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 
 /// The problem rules of the igemm family (after the shared direction and dtype checks).
 pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
-    // The tensor maps' strides (a group's channels, a pixel's, a weight row's) must be
-    // multiples of 16 bytes.
     // The im2col copies (forward, general path): a 2D (or 1D) activation viewed as [C, W, H,
     // N], each copy 64 channels of one group (so C/G a multiple of 64), the filter's corners
     // within the 4D map's ±128 and the strides within its element strides (1..=8).
@@ -332,24 +330,25 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
                 && problem.stride[d] <= if dgrad { 1 } else { 8 }
         });
         // (backward weight: X's channels in 64-channel panels, each within one tap; dY's
-        // K/G-wide rows as in the pointwise boxes)
+        // K/G-wide rows as in the pointwise boxes, whose strides the rule below checks)
         let channels = match problem.direction {
             Direction::Dgrad => problem.kpg().is_multiple_of(64),
-            Direction::Wgrad => problem.cpg().is_multiple_of(64) && problem.kpg().is_multiple_of(8),
-            Direction::Fwd => problem.cpg().is_multiple_of(64),
+            Direction::Wgrad | Direction::Fwd => problem.cpg().is_multiple_of(64),
         };
         if !(flat && reach && channels) {
             return Err(tma_rule(
                 true,
                 format!(
-                    "im2col copies need a 1D or 2D layer, the copied channels per group a multiple of 64 (C/G {}, K/G {}; backward weight also K/G a multiple of 8), strides up to 8 (backward data: 1) and paddings and filter reaches within 128",
+                    "im2col copies need a 1D or 2D layer, the copied channels per group a multiple of 64 (C/G {}, K/G {}), strides up to 8 (backward data: 1) and paddings and filter reaches within 128",
                     problem.cpg(),
                     problem.kpg()
                 ),
             ));
         }
     }
-    // (forward reads C/G-wide rows only; backward data and weight both C/G- and K/G-wide ones)
+    // The tensor maps' strides (a group's channels, a pixel's, a weight row's) must be
+    // multiples of 16 bytes (forward reads C/G-wide rows only; backward data and weight both
+    // C/G- and K/G-wide ones).
     if cfg.math == Math::WgmmaTma
         && !(problem.cpg().is_multiple_of(8)
             && (problem.direction == Direction::Fwd || problem.kpg().is_multiple_of(8)))
