@@ -11,8 +11,9 @@
 //! wgrad: X, dY), `out` the output (fwd: Y; dgrad: dX; wgrad: dW), all in the ARCHITECTURE.md
 //! layouts and the problem's dtype; `workspace` is a device buffer of `workspace_bytes` bytes
 //! (null when 0). A launch with [`Launch::tensor_maps`] takes them after the four pointers, in
-//! order, each a `const __grid_constant__ gconv_tmap` (the prelude's 128-byte, 64-byte aligned
-//! `CUtensorMap`): the backend encodes each over its buffer's address at launch. Shapes are compile-time constants of the module (the JIT specialises on the
+//! order, each a `const __grid_constant__ gconv_tmap` (the prelude's 128-byte, 128-byte
+//! aligned `CUtensorMap`): the backend encodes each over its buffer's address at launch.
+//! Shapes are compile-time constants of the module (the JIT specialises on the
 //! problem). The launches run in order on one stream; the output needs no prior initialisation
 //! (a kernel that accumulates must zero it itself, in one of its launches).
 //!
@@ -87,9 +88,9 @@ pub struct Launch {
     pub tensor_maps: Vec<TensorMap>,
 }
 
-/// One TMA tensor map of a launch: a tiled view of one of the launch's buffers, which the CUDA
-/// backend encodes (`cuTensorMapEncodeTiled`) with the buffer's device address at each launch
-/// and host emulation builds over its host buffer. Dimensions run innermost first; the
+/// One TMA tensor map of a launch: a tiled (or [`Im2col`]) view of one of the launch's buffers,
+/// which the CUDA backend encodes (`cuTensorMapEncodeTiled`, `cuTensorMapEncodeIm2col`) with
+/// the buffer's device address at each launch and host emulation builds over its host buffer. Dimensions run innermost first; the
 /// innermost is contiguous. Boxes outside the dimensions are filled with zeros.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TensorMap {
