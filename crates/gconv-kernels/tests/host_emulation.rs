@@ -24,8 +24,7 @@
 //! with tap packing, the pointwise path, split-K with its reduction launch, 1D/3D,
 //! stride/padding/dilation, odd channels; wgmma with 1/2/3 warpgroups, 1/2 m64 blocks, N
 //! 64/128/256; each wgmma case twice, with deferred and with eager copies), plus a
-//! corrupted-weight mutation for mma.sync and one for wgmma and the three pipeline mutations
-//! (the mma pipeline's next fragments read from the current stage among them).
+//! corrupted-weight mutation for mma.sync and one for wgmma and the two pipeline mutations.
 //!
 //! `direct_mma_kernels_match_the_reference_under_host_emulation` does the same for the direct
 //! family's tensor-core path (19 cases: C/G 8–56, channel multiplier, odd k8-chunk counts,
@@ -327,9 +326,6 @@ enum Mutation {
     SkipHaloWait,
     /// The igemm pipeline waits for one k-tile less than it reads: the comparison must fail.
     ShortPipelineWait,
-    /// The mma pipeline reads the first fragments of k-tile kt + 1 from k-tile kt's stage (the
-    /// fragments double-buffered across the barrier taken from the wrong stage).
-    MmaNextFragsStale,
     /// The warp-specialised consumers issue a k-tile's wgmma batch without waiting for its
     /// stage to be full (the shim lands a copy only at the producer's wait_group, LAG k-tiles
     /// later): they multiply the NaN poison or a stale k-tile, or a stage whose copies land
@@ -769,10 +765,6 @@ fn emulate(
         Mutation::ShortPipelineWait => Some((
             "    cp_async_wait<STAGES - 2>();",
             "    cp_async_wait<STAGES - 1>();",
-        )),
-        Mutation::MmaNextFragsStale => Some((
-            "load_frags(ns, 0, af[(ks + 1) & 1], bfr[(ks + 1) & 1]);",
-            "load_frags(rs, 0, af[(ks + 1) & 1], bfr[(ks + 1) & 1]);",
         )),
         Mutation::MergeFullRows => Some((
             "const int c = e - tap * CG - ((k0 + kl) % KG) / KG0 * CG0;",
@@ -1592,19 +1584,12 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         mutation: Mutation::ShortPipelineWait,
         eager_copies: false,
     });
-    jobs.push(Job {
-        label: "dense_bf16+MmaNextFragsStale".to_string(),
-        cfg: base,
-        problem: base_p,
-        mutation: Mutation::MmaNextFragsStale,
-        eager_copies: false,
-    });
     run_and_assert(
         "igemm host_emulation",
         &jobs,
         &dir,
         asan,
-        (IGEMM_CASES.len() + n_eager, 9),
+        (IGEMM_CASES.len() + n_eager, 8),
     );
 }
 

@@ -872,47 +872,50 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
     for (int j = 0; j < NI; ++j)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
-  // The fragments of one k-step: A (MI blocks of 16 rows) and B (NI blocks of 8 columns) of
-  // stage `stage`, k-step `ks`, read from shared memory by ldmatrix.
-  constexpr int KS = BK / 16;
-  auto load_frags = [&](int stage, int ks, u32 (&af)[MI][4], u32 (&bfr)[NI][2]) {
+  // `mid(ks)` runs after the mma of k-step ks is issued: the pipeline puts the next stage's
+  // loads there, so their address arithmetic issues while the tensor pipe works.
+  auto compute = [&](int stage, auto&& mid) {
     const u32 sa = sbase + stage * A_STAGE;
     const u32 sb = sbase_b + stage * B_STAGE;
 #pragma unroll
-    for (int i = 0; i < MI; ++i) {
-      if constexpr (A_MMAJOR) {
-        // k rows of an M-major tile, transposed by ldmatrix into the row-major fragments
-        const int k = ks * 16 + (lane & 7) + ((lane >> 4) << 3);
-        const int m = wm * WM + i * 16 + (((lane >> 3) & 1) << 3);
-        ldsm_x4_trans(af[i], sa + swz(mn_offset(k, m)));
-      } else {
-        const int row = wm * WM + i * 16 + (lane & 15);
-        ldsm_x4(af[i], sa + swz(row * ROWB + (ks * 2 + (lane >> 4)) * 16));
+    for (int ks = 0; ks < BK / 16; ++ks) {
+      u32 af[MI][4];
+      u32 bfr[NI][2];
+#pragma unroll
+      for (int i = 0; i < MI; ++i) {
+        if constexpr (A_MMAJOR) {
+          // k rows of an M-major tile, transposed by ldmatrix into the row-major fragments
+          const int k = ks * 16 + (lane & 7) + ((lane >> 4) << 3);
+          const int m = wm * WM + i * 16 + (((lane >> 3) & 1) << 3);
+          ldsm_x4_trans(af[i], sa + swz(mn_offset(k, m)));
+        } else {
+          const int row = wm * WM + i * 16 + (lane & 15);
+          ldsm_x4(af[i], sa + swz(row * ROWB + (ks * 2 + (lane >> 4)) * 16));
+        }
       }
-    }
 #pragma unroll
-    for (int p = 0; p < NI / 2; ++p) {
-      u32 r[4];
-      if constexpr (B_NMAJOR) {
-        // k rows of an N-major tile, transposed by ldmatrix into the same fragments
-        const int k = ks * 16 + (((lane >> 3) & 1) << 3) + (lane & 7);
-        const int n = wn * WN + p * 16 + ((lane >> 4) << 3);
-        ldsm_x4_trans(r, sb + swz(bn_offset(k, n)));
-      } else {
-        const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
-        ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+      for (int p = 0; p < NI / 2; ++p) {
+        u32 r[4];
+        if constexpr (B_NMAJOR) {
+          // k rows of an N-major tile, transposed by ldmatrix into the same fragments
+          const int k = ks * 16 + (((lane >> 3) & 1) << 3) + (lane & 7);
+          const int n = wn * WN + p * 16 + ((lane >> 4) << 3);
+          ldsm_x4_trans(r, sb + swz(bn_offset(k, n)));
+        } else {
+          const int row = wn * WN + p * 16 + (lane & 7) + ((lane >> 4) << 3);
+          ldsm_x4(r, sb + swz(row * ROWB + (ks * 2 + ((lane >> 3) & 1)) * 16));
+        }
+        bfr[2 * p][0] = r[0];
+        bfr[2 * p][1] = r[1];
+        bfr[2 * p + 1][0] = r[2];
+        bfr[2 * p + 1][1] = r[3];
       }
-      bfr[2 * p][0] = r[0];
-      bfr[2 * p][1] = r[1];
-      bfr[2 * p + 1][0] = r[2];
-      bfr[2 * p + 1][1] = r[3];
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) mma16816(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+      mid(ks);
     }
-  };
-  auto mma_step = [&](const u32 (&af)[MI][4], const u32 (&bfr)[NI][2]) {
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-      for (int j = 0; j < NI; ++j) mma16816(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
   };
 #else
   // ---- CUDA-core math: 4 x 8 lanes per warp, TM x TN outputs per thread ----
@@ -1126,82 +1129,27 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
     cp_async_commit();
   }
   int rs = 0, ws = STAGES - 1;
-#if GCONV_MATH_MMA
-  // Fragments double-buffered across k-steps and across the k-tile barrier: each k-step's
-  // ldmatrix reads are issued before the previous k-step's mma, and the first k-step of k-tile
-  // kt + 1 is read (after its wait, restaging and barrier) before the last mma of k-tile kt,
-  // so no mma waits for its fragments behind the barrier. The stage refilled in iteration kt
-  // (ws, k-tile kt - 1's) was last read before the barrier of iteration kt - 1, which every
-  // warp passed before issuing that fill. Register-staged elements are stored (`flush`) once
-  // the k-tile's math is issued, or, with two stages (the stage they fill is the next one),
-  // before the barrier that publishes it. The cp.async groups: one per k-tile, committed at
-  // the first k-step (with one k-step, before the barrier, which then waits for the group of
-  // k-tile kt + 1), so STAGES - 2 groups may stay in flight at every barrier.
-  u32 af[2][MI][4];
-  u32 bfr[2][NI][2];
-  if (nkt > 0) {
-    cp_async_wait<STAGES - 2>();
-    land(0);  // the direction's restaging of k-tile 0, before its barrier
-    __syncthreads();
-    load_frags(0, 0, af[0], bfr[0]);
-  }
-  for (int kt = 0; kt < nkt; ++kt) {
-    const bool more = kt + STAGES - 1 < nkt;
-    const bool next = kt + 1 < nkt;
-    const int ns = (rs + 1 == STAGES) ? 0 : rs + 1;
-#pragma unroll
-    for (int ks = 0; ks < KS; ++ks) {
-      if (KS == 1) {
-        if (more) fetch(ws);
-        cp_async_commit();
-      }
-      if (ks + 1 < KS) {
-        load_frags(rs, ks + 1, af[(ks + 1) & 1], bfr[(ks + 1) & 1]);
-      } else if (next) {
-        if (STAGES == 2 && more) flush(ws);
-        cp_async_wait<STAGES - 2>();
-        land(ns);  // the direction's restaging of k-tile kt + 1, before its barrier
-        __syncthreads();
-        load_frags(ns, 0, af[(ks + 1) & 1], bfr[(ks + 1) & 1]);
-      }
-      mma_step(af[ks & 1], bfr[ks & 1]);
-      // the next stage's loads after the first k-step's mma: their address arithmetic issues
-      // while the tensor pipe works
-      if (KS > 1 && ks == 0) {
-        if (more) fetch(ws);
-        cp_async_commit();
-      }
-    }
-    if (STAGES > 2 && more) flush(ws);
-    if (KS % 2 == 1) {
-      // an odd number of k-steps left k-tile kt + 1's first fragments in buffer 1
-#pragma unroll
-      for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) af[0][i][r] = af[1][i][r];
-#pragma unroll
-      for (int j = 0; j < NI; ++j) {
-        bfr[0][j][0] = bfr[1][j][0];
-        bfr[0][j][1] = bfr[1][j][1];
-      }
-    }
-    rs = ns;
-    ws = (ws + 1 == STAGES) ? 0 : ws + 1;
-  }
-#else
   for (int kt = 0; kt < nkt; ++kt) {
     cp_async_wait<STAGES - 2>();
     land(rs);  // the direction's restaging of this k-tile, before the barrier
     __syncthreads();
     const bool more = kt + STAGES - 1 < nkt;
+#if GCONV_MATH_MMA
+    // the next stage's loads after the first k-step's mma (the stage they fill was last read
+    // in iteration kt - 1, before this iteration's barrier)
+    compute(rs, [&](int ks) {
+      if (ks == 0 && more) fetch(ws);
+    });
+    cp_async_commit();
+#else
     if (more) fetch(ws);
     cp_async_commit();
     compute(rs);
+#endif
     if (more) flush(ws);
     rs = (rs + 1 == STAGES) ? 0 : rs + 1;
     ws = (ws + 1 == STAGES) ? 0 : ws + 1;
   }
-#endif
 #endif
   cp_async_wait<0>();
   __syncthreads();
