@@ -6,8 +6,9 @@
 //! (where the model does not cover the problem, the `--top` cheapest by the hand cost model).
 //! They are swept like `gconv sweep` does (verified, timed, one CSV row each, `--vs cudnn` for
 //! the vendor's figure), one problem after the other into one CSV with `--resume` semantics,
-//! so an interrupted tune continues where it stopped. Then the fastest verified candidate of
-//! each problem becomes its decision, with the vendor's best engine beside it.
+//! so an interrupted tune continues where it stopped. The fastest verified candidate of each
+//! problem becomes its decision, with the vendor's best engine beside it, saved into the cache
+//! as soon as the problem is measured (a tune stopped part-way keeps the problems it finished).
 
 use crate::sweep_args::{
     check_baseline, drop_cut_row, resolve_backend, shard_problems, sweep_options, RunnerArgs,
@@ -107,12 +108,21 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
         // --resume, so does the first), skipping the pairs the CSV already has.
         o.resume = a.run.resume || i > 0;
         run_sweep(&names, std::slice::from_ref(p), &o).with_context(|| format!("tuning {p}"))?;
+        // The problem's decision is saved at once, so that a tune stopped later (a time limit,
+        // a lost machine) keeps every problem it finished.
+        let decided = decide_from_rows(&read_rows(&o.output)?, p, &names, &device);
+        let saved = decided.is_some();
+        if let Some(d) = decided {
+            cache.insert(d);
+            cache.save()?;
+        }
         writeln!(
             out,
-            "[{}/{}] {p}: {} candidates measured",
+            "[{}/{}] {p}: {} candidates measured{}",
             i + 1,
             problems.len(),
-            names.len()
+            names.len(),
+            if saved { ", decision saved" } else { "" }
         )?;
         planned.insert(p.to_string(), names);
     }
