@@ -133,9 +133,10 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
                 }));
             }
             // The TMA-fed schedule (one producer warp; X's k-tile pixels as im2col copies, dY's
-            // as box copies), C/G a multiple of 64: on the H200 the best of these four beat the
-            // pool's best on 21 of 21 layers measured both ways, 1.60x in geometric mean, and
-            // its cp.async twins by 1.76-1.84x (results/h200/s31).
+            // as box copies), C/G a multiple of 64: on the H200 the best of these four tiles (at
+            // the best split degree swept) beat the pool's best on 20 of 21 layers measured both
+            // ways and tied on one, 1.57x in geometric mean; wgmmatma tiles beat their cp.async
+            // twins by 1.76-1.84x (results/h200/s31/README.md).
             for (t, w_, s) in [
                 ([64, 64, 64], [4, 1], 4),
                 ([64, 64, 64], [4, 1], 5),
