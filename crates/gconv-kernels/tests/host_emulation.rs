@@ -1710,6 +1710,20 @@ const IGEMM_TMA_CASES: &[(&str, &str, &str)] = &[
         "igemm_wgrad_f16_t64x128x64_w4x1_s3_v8x8_gm1_sk4d_wgmmatma_pw",
         "wgrad_f16_n2_g3_c24_k48_i12x12_f1x1_s1x1_p0x0_d1x1",
     ),
+    // Two pool members as the pools hold them: backward data on three warpgroups (180 dX
+    // pixels in a 192-row tile, C/G 64 in a 128-wide tile: the second weight panel past the
+    // tensor), and backward weight with a 256-wide N tile (576 = 64 channels × 9 taps in three
+    // N tiles, the last one a quarter full; K/G 96 in a 128-row tile) at the rule's degree.
+    (
+        "tma_dgrad_pool_3wg",
+        "igemm_dgrad_bf16_t192x128x64_w12x1_s4_v8x8_gm1_sk1d_wgmmatma_gen",
+        "dgrad_bf16_n2_g2_c64_k128_i9x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "tma_wgrad_pool_n256",
+        "igemm_wgrad_bf16_t128x256x64_w8x1_s4_v8x8_gm1_sk0d_wgmmatma_gen",
+        "wgrad_bf16_n2_g1_c64_k96_i8x9_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 /// The TMA-fed wgmma kernels under host emulation (the shim performs each box copy from a host
