@@ -57,6 +57,12 @@ command with: tar xJf target/carry/bins.tar.xz && ...  Then, on the GPU machine:
   scripts/ncu_best.sh bench_fwd.csv fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1 direct
   \$bin sweep --variant forward --problems forward_2d_test_validation --config configs/traits/forward_bf16.json --vs cudnn --output sweep_fwd.csv
 
+To spend the lease timing rather than compiling, compile the calls' kernels here first (NVRTC
+only; the cache key holds NVRTC's major.minor, 13.0 on both machines) and carry the cache:
+
+  GCONV_CACHE_DIR=target/gc \$bin cache build --problems model_zoo --direction wgrad
+  tar cJf target/carry/gc.tar.xz -C target gc   # carry it too; there: tar xJf target/carry/gc.tar.xz -C /tmp
+
 The device tool brings back at most 8 files from \$OUT per call: pack outputs into one
 tarball there (tar czf \$OUT/out.tgz -C \$OUT r). \$bin compare A.csv B.csv pairs two runs.
 STEPS

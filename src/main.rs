@@ -4,13 +4,14 @@
 //! the libraries return typed errors.
 //!
 //! Each command lives in `src/cmd_<name>.rs`: run, problems, kernels, sweep, bench, report,
-//! merge, compare, learn (train, validate, select), tune, baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here). What
+//! merge, compare, learn (train, validate, select), tune, baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here, `cache build` in `src/cmd_cache.rs`). What
 //! several commands share is in `src/sweep_args.rs` (runner options, backend and baseline
 //! checks) and `src/sweep_print.rs` (bench table, failures).
 
 mod backend;
 mod cmd_baseline;
 mod cmd_bench;
+mod cmd_cache;
 mod cmd_compare;
 mod cmd_kernels;
 mod cmd_learn;
@@ -48,7 +49,8 @@ enum Command {
     Selftest(selftest::SelftestArgs),
     /// Show the device, driver and NVRTC the CUDA backend would use, or why it cannot.
     Info,
-    /// Show where the compile cache is and how large it is; --clear empties it.
+    /// Show where the compile cache is and how large it is; --clear empties it; `build`
+    /// compiles a problem set's kernels into it ahead of time, without a GPU.
     Cache(CacheArgs),
     /// List the problem registry with counts, or print the problem keys of a set.
     Problems(cmd_problems::ProblemsArgs),
@@ -82,10 +84,20 @@ enum Command {
 
 /// Arguments of `gconv cache`.
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 struct CacheArgs {
     /// Remove every cache entry.
     #[arg(long)]
     clear: bool,
+    #[command(subcommand)]
+    action: Option<CacheAction>,
+}
+
+#[derive(Subcommand, Debug)]
+enum CacheAction {
+    /// Compile every kernel a `bench`/`tune` (--direction) or `sweep` (--config) of a problem
+    /// set would compile into the cache, without a GPU (NVRTC only), for a GPU machine to use.
+    Build(cmd_cache::BuildArgs),
 }
 
 fn info() -> Result<ExitCode> {
@@ -117,6 +129,9 @@ fn info() -> Result<ExitCode> {
 }
 
 fn cache(a: CacheArgs) -> Result<ExitCode> {
+    if let Some(CacheAction::Build(b)) = a.action {
+        return cmd_cache::build(b);
+    }
     let mut out = std::io::stdout().lock();
     let dir = gconv_cuda::cache_dir()?;
     writeln!(out, "cache    {}", dir.display())?;

@@ -1025,3 +1025,69 @@ fn info_finds_nvrtc_in_the_folders_it_is_given_and_names_them_when_it_cannot() {
         ),
     }
 }
+
+/// `gconv cache build` compiles a set's kernels into the cache without a GPU (NVRTC only): a
+/// second build of the same set finds every module cached; bad input is refused with an exit
+/// code. Without a loadable NVRTC the compiling half prints SKIPPED.
+#[test]
+fn cache_build_compiles_ahead_of_time_without_a_gpu() {
+    let dir = tempfile::tempdir().expect("a temporary cache directory");
+    let build = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gconv"))
+            .args(["cache", "build"])
+            .args(args)
+            .env("GCONV_DISABLE_CUDA", "1")
+            .env("GCONV_CACHE_DIR", dir.path())
+            .output()
+            .expect("the gconv binary runs")
+    };
+    // Bad input first (no NVRTC needed): an unknown problem, both kernel sources, neither.
+    let o = build(&["--problems", "no_such_set", "--direction", "wgrad"]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("no_such_set"), "{}", text(&o));
+    let both = [
+        "--problems",
+        "model_zoo",
+        "--direction",
+        "wgrad",
+        "--config",
+        "configs/traits/bwd_weight_tma_bf16.json",
+    ];
+    assert_eq!(build(&both).status.code(), Some(2));
+    assert_eq!(build(&["--problems", "model_zoo"]).status.code(), Some(2));
+    let o = build(&[
+        "--problems",
+        "fwd_bf16_n1_g2_c8_k8_i6x6_f3x3_s1x1_p1x1_d1x1",
+        "--direction",
+        "wgrad",
+    ]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("no wgrad problem"), "{}", text(&o));
+
+    if !text(&gconv(&["info"])).contains("nvrtc    13") {
+        println!("SKIPPED: cache_build_compiles_ahead_of_time_without_a_gpu: NVRTC not loadable");
+        return;
+    }
+    let key = [
+        "--problems",
+        "wgrad_bf16_n1_g2_c64_k64_i6x6_f3x3_s1x1_p1x1_d1x1",
+    ];
+    let first = build(&[&key[..], &["--direction", "wgrad"]].concat());
+    let t1 = text(&first);
+    assert_eq!(first.status.code(), Some(0), "{t1}");
+    let counted = |t: &str, what: &str| -> usize {
+        t.split(", ")
+            .find_map(|s| s.trim().strip_suffix(what))
+            .and_then(|n| n.split_whitespace().last()?.parse().ok())
+            .unwrap_or_else(|| panic!("no '{what}' count in {t}"))
+    };
+    let compiled = counted(&t1, " compiled");
+    assert!(compiled > 1, "{t1}");
+    // (members whose modules are the same text are compiled once: the later finds it cached)
+    let modules = compiled + counted(&t1, " already cached");
+    let second = build(&[&key[..], &["--direction", "wgrad"]].concat());
+    let t2 = text(&second);
+    assert_eq!(second.status.code(), Some(0), "{t2}");
+    assert_eq!(counted(&t2, " compiled"), 0, "{t2}");
+    assert_eq!(counted(&t2, " already cached"), modules, "{t2}");
+}
