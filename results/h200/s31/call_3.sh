@@ -7,12 +7,20 @@
 # selection model, which has none yet), and PyTorch's best layout on the zoo's backward-data
 # keys (issue #12 asks "no key slower" against it too).
 #   scripts/h200.sh; cp ../shared/bench/torch_baseline.py target/;
-#   carry ["target/carry/bins.tar.xz", "target/torch_baseline.py"];
+#   the kernels compiled here first (about 0.6-0.8 s of CPU each; no GPU needed):
+#     for s in model_zoo results/h200/s20/rc_grouped_wgrad.txt results/h200/s31/call_f/im2col_wgrad.txt; do
+#       GCONV_CACHE_DIR=target/gc target/release/gconv cache build --problems $s --direction wgrad; done
+#     for s in results/h200/s20/rc_grouped_dgrad.txt results/h200/s31/call_f/im2col_dgrad.txt; do
+#       GCONV_CACHE_DIR=target/gc target/release/gconv cache build --problems $s --direction dgrad; done
+#     tar cJf target/carry/gc.tar.xz -C target gc
+#   carry ["target/carry/bins.tar.xz", "target/carry/gc.tar.xz", "target/torch_baseline.py"];
 #   tar xJf target/carry/bins.tar.xz && (timeout 590 bash results/h200/s31/call_3.sh; cd $OUT && tar czf three.tgz r; cat r/progress.log)
 # Then: python3 results/h200/s31/drop_stale.py to check nothing stale is left, copy
 # $R/decisions.json to models/h200/decisions.json, re-bless auto_choices if the model changed.
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
 B=target/release/gconv; R=$OUT/r; mkdir -p $R; S=results/h200/s31
+[ -f target/carry/gc.tar.xz ] && tar xJf target/carry/gc.tar.xz -C /tmp  # the prebuilt compile cache
+$B cache > $R/cache.txt 2>&1
 SECONDS=0
 st() { echo "$* rc=$? ${SECONDS}s" | tee -a $R/progress.log; }
 timeout 150 $B bench --problems model_zoo --direction wgrad --vs cudnn --output $R/bench_wgrad.csv --batch-size 200 --workers 16 > $R/bench_wgrad.log 2>&1; st bench zoo wgrad
