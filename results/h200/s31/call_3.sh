@@ -7,11 +7,13 @@
 # selection model, which has none yet), and PyTorch's best layout on the zoo's backward-data
 # keys (issue #12 asks "no key slower" against it too).
 #   scripts/h200.sh; cp ../shared/bench/torch_baseline.py target/;
-#   the kernels compiled here first (about 0.6-0.8 s of CPU each; no GPU needed):
-#     for s in model_zoo results/h200/s20/rc_grouped_wgrad.txt results/h200/s31/call_f/im2col_wgrad.txt; do
-#       GCONV_CACHE_DIR=target/gc target/release/gconv cache build --problems $s --direction wgrad; done
-#     for s in results/h200/s20/rc_grouped_dgrad.txt results/h200/s31/call_f/im2col_dgrad.txt; do
-#       GCONV_CACHE_DIR=target/gc target/release/gconv cache build --problems $s --direction dgrad; done
+#   the zoo's and the real client's kernels compiled here first (no GPU needed; session 31
+#   measured the zoo's backward-weight pool: 1,325 modules, 1,244 compiled in 779 s on the
+#   2-core build machine, 97.6 MiB, 8.3 MB as tar.xz; the im2col layers' thousands more are
+#   left to the device's 16 cores):
+#     GCONV_CACHE_DIR=target/gc target/release/gconv cache build --problems model_zoo --direction wgrad
+#     for d in wgrad dgrad; do
+#       GCONV_CACHE_DIR=target/gc target/release/gconv cache build --problems results/h200/s20/rc_grouped_$d.txt --direction $d; done
 #     tar cJf target/carry/gc.tar.xz -C target gc
 #   carry ["target/carry/bins.tar.xz", "target/carry/gc.tar.xz", "target/torch_baseline.py"];
 #   tar xJf target/carry/bins.tar.xz && (timeout 590 bash results/h200/s31/call_3.sh; cd $OUT && tar czf three.tgz r; cat r/progress.log)
