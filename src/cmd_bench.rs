@@ -48,11 +48,7 @@ pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
         "direct" => Families::Only(Family::Direct),
         _ => Families::All,
     };
-    let dtypes: BTreeSet<DType> = problems.iter().map(|p| p.dtype).collect();
-    let configs: Vec<KernelConfig> = dtypes
-        .iter()
-        .flat_map(|d| catalogue::pool(dir, *d, families))
-        .collect();
+    let configs = pool_configs(dir, &problems, families);
     if configs.is_empty() {
         bail!("no kernel pool exists for {dir} yet");
     }
@@ -83,6 +79,20 @@ pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
     writeln!(out, "{}", report.split)?;
     print_throughput(&mut out, &report)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The default pools of `dir` for every dtype among `problems` of that direction: what `bench`
+/// runs (and `gconv cache build --direction` compiles ahead of time).
+pub fn pool_configs(dir: Direction, problems: &[Problem], families: Families) -> Vec<KernelConfig> {
+    let dtypes: BTreeSet<DType> = problems
+        .iter()
+        .filter(|p| p.direction == dir)
+        .map(|p| p.dtype)
+        .collect();
+    dtypes
+        .iter()
+        .flat_map(|d| catalogue::pool(dir, *d, families))
+        .collect()
 }
 
 /// The architecture the bench gates its pools on: sm_90a when a member needs it (the

@@ -10,20 +10,19 @@
 //! (what `sweep` runs). The GPU reference kernel of each problem (the verification of large
 //! problems) is compiled too unless `--no-reference`.
 
+use crate::cmd_bench::pool_configs;
 use crate::sweep_args::{keep_direction, parse_arch};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_cuda::nvrtc::CompileOptions;
 use gconv_cuda::CacheHit;
-use gconv_kernels::catalogue::{self, Families};
-use gconv_problem::{DType, Direction, Problem};
+use gconv_kernels::catalogue::Families;
+use gconv_problem::{Direction, Problem};
 use gconv_runner::gpu::{target_for, GpuKernel};
 use gconv_tune::traits::build_instances;
-use gconv_tune::{resolve_problems, KernelRef};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use gconv_tune::{progress_bar, resolve_problems, KernelRef};
 use rayon::prelude::*;
-use std::collections::BTreeSet;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -73,10 +72,8 @@ pub fn build(a: BuildArgs) -> Result<ExitCode> {
             (rep.variant, rep.kernels)
         }
         (None, Some(d)) => {
-            let dtypes: BTreeSet<DType> = all.iter().map(|p| p.dtype).collect();
-            let names = dtypes
+            let names = pool_configs(d, &all, Families::All)
                 .iter()
-                .flat_map(|t| catalogue::pool(d, *t, Families::All))
                 .map(|c| c.to_string())
                 .collect();
             (d, names)
@@ -118,17 +115,7 @@ pub fn build(a: BuildArgs) -> Result<ExitCode> {
         .num_threads(threads)
         .build()
         .context("starting the compile threads")?;
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::with_draw_target(Some(jobs.len() as u64), ProgressDrawTarget::stderr())
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} (eta {eta}) {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = progress_bar(jobs.len() as u64, true);
     let (compiled, hits) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let start = Instant::now();
     let errors: Vec<String> = pool.install(|| {

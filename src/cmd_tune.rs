@@ -17,11 +17,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::{admit, Arch, Target};
-use gconv_learn::decisions::{decide_from_rows, DecisionCache};
+use gconv_learn::decisions::{decide_from_rows, Decision, DecisionCache};
 use gconv_learn::select::{covers, eligible, rank, shipped};
 use gconv_problem::Problem;
 use gconv_tune::{read_rows, resolve_problems, run_sweep};
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -92,7 +91,8 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
     o.arch = Arch::Sm90a;
     drop_cut_row(&o)?;
     let mut out = std::io::stdout().lock();
-    let mut planned: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // Per tuned problem: its candidates and its decision (none when no candidate verified).
+    let mut decided: Vec<(Problem, Vec<String>, Option<Decision>)> = Vec::new();
     for (i, p) in problems.iter().enumerate() {
         let names = candidates(p, &target, a.top as usize)?;
         if names.is_empty() {
@@ -110,10 +110,10 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
         run_sweep(&names, std::slice::from_ref(p), &o).with_context(|| format!("tuning {p}"))?;
         // The problem's decision is saved at once, so that a tune stopped later (a time limit,
         // a lost machine) keeps every problem it finished.
-        let decided = decide_from_rows(&read_rows(&o.output)?, p, &names, &device);
-        let saved = decided.is_some();
-        if let Some(d) = decided {
-            cache.insert(d);
+        let d = decide_from_rows(&read_rows(&o.output)?, p, &names, &device);
+        let saved = d.is_some();
+        if let Some(d) = &d {
+            cache.insert(d.clone());
             cache.save()?;
         }
         writeln!(
@@ -124,35 +124,29 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
             names.len(),
             if saved { ", decision saved" } else { "" }
         )?;
-        planned.insert(p.to_string(), names);
+        decided.push((*p, names, d));
     }
-    let rows = read_rows(&o.output)?;
     let (mut n, mut firsts, mut gain_log) = (0usize, 0usize, 0.0f64);
     let (mut gconv_log, mut dispatch_log, mut vendor_wins, mut compared) =
         (0.0f64, 0.0f64, 0usize, 0usize);
-    for p in &problems {
-        let Some(names) = planned.get(&p.to_string()) else {
-            continue;
-        };
-        let Some(d) = decide_from_rows(&rows, p, names, &device) else {
+    for (p, names, d) in &decided {
+        let Some(d) = d else {
             writeln!(out, "{p}: no candidate ran and verified; no decision")?;
             continue;
         };
-        let (kernel_ms, measured, vendor) = (d.kernel_ms, d.measured.clone(), d.vendor.clone());
+        let kernel_ms = d.kernel_ms;
         n += 1;
-        if let Some((_, first)) = measured.first().filter(|m| m.0 == names[0]) {
+        if let Some((_, first)) = d.measured.first().filter(|m| m.0 == names[0]) {
             firsts += 1;
             gain_log += (first / kernel_ms).ln();
         }
-        if let Some((_, v)) = &vendor {
+        if let Some((_, v)) = &d.vendor {
             compared += 1;
             gconv_log += (v / kernel_ms).ln();
             dispatch_log += (v / kernel_ms.min(*v)).ln();
             vendor_wins += usize::from(*v < kernel_ms);
         }
-        cache.insert(d);
     }
-    cache.save()?;
     writeln!(
         out,
         "decisions: {n} problems into {} ({} entries, {} stale); the tuned kernel over the model's first choice: {:.3}x faster in geometric mean ({firsts} problems)",

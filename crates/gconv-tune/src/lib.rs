@@ -32,7 +32,7 @@ pub use registry::{registry_counts, resolve_problems};
 pub use shard::{Shard, ShardSpec};
 pub use split::TimeSplit;
 pub use summary::{summarize, Summary};
-pub use sweep::{run_sweep, DeviceSlot, SweepOptions, SweepReport};
+pub use sweep::{progress_bar, run_sweep, DeviceSlot, SweepOptions, SweepReport};
 pub use traits::{build_instances, InstanceReport};
 pub use worker::{
     worker_main, Executor, Job, JobKind, JobResult, PhaseTimes, Status, TimingOptions,

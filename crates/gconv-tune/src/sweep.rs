@@ -287,6 +287,23 @@ impl SweepReport {
     }
 }
 
+/// The progress bar of long jobs (sweeps, `gconv cache build`): `total` steps on stderr when
+/// `visible` and stderr is a terminal, else hidden.
+pub fn progress_bar(total: u64, visible: bool) -> ProgressBar {
+    let bar = if visible && std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} (eta {eta}) {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
 /// Runs a sweep of `kernels` (names) × `problems`; see the module documentation.
 pub fn run_sweep(
     kernels: &[String],
@@ -475,17 +492,7 @@ pub fn run_sweep(
     }
 
     let total = (refused.len() + jobs.len()) as u64;
-    let bar = if opts.progress && std::io::stderr().is_terminal() {
-        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} (eta {eta}) {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = progress_bar(total, opts.progress);
     let mut best: HashMap<String, BestSoFar> = HashMap::new();
     for r in &previous {
         if let Some(ms) = r.ok_latency_ms() {
