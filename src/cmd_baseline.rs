@@ -29,8 +29,9 @@ pub fn baseline(a: BaselineArgs) -> Result<ExitCode> {
     let problems = resolve_problems(&a.problems)?;
     let rt = gconv_cuda::GpuRuntime::new(0)
         .map_err(|e| anyhow!("gconv baseline needs the CUDA backend, which is not usable: {e}"))?;
+    // The roofline of this device (the H200's when it has no specification).
+    let dev = DeviceSpec::of_name_or(&rt.info().name, DeviceSpec::H200);
     let mut exec = CudaExecutor::new(rt);
-    let dev = DeviceSpec::H200;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

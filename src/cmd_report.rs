@@ -80,7 +80,8 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
     if rows.is_empty() {
         bail!("{} has no rows", a.csv.display());
     }
-    let dev = DeviceSpec::H200;
+    // The rows' own device's roofline (the H200's when unknown or mixed).
+    let dev = gconv_tune::csv::rows_device_spec(&rows, &DeviceSpec::H200);
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

@@ -174,12 +174,19 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         }
     };
     writeln!(stdout, "time     {:.4} ms ({method})", seconds * 1e3)?;
+    // The roofline of the device that ran it (the H200's for the CPU backend and devices
+    // without a specification).
+    let spec = match &backend {
+        Backend::Cuda(rt) => DeviceSpec::of_name_or(&rt.info().name, DeviceSpec::H200),
+        Backend::Cpu => DeviceSpec::H200,
+    };
     writeln!(
         stdout,
-        "rate     {:.3} TFLOP/s  {:.1} GB/s  ({:.2}% of the H200 roofline)",
+        "rate     {:.3} TFLOP/s  {:.1} GB/s  ({:.2}% of the {} roofline)",
         problem.flops() / seconds / 1e12,
         problem.min_bytes() / seconds / 1e9,
-        100.0 * problem.roofline_fraction(&DeviceSpec::H200, seconds)
+        100.0 * problem.roofline_fraction(&spec, seconds),
+        spec.name
     )?;
     if a.verify {
         let rt = match &backend {

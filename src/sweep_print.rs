@@ -65,7 +65,8 @@ fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a Swe
 /// The selection rule whose pick the bench table shows as `auto`.
 pub type AutoRule<'a> = &'a dyn Fn(&Problem) -> Option<KernelConfig>;
 
-/// Prints the bench table: per problem the best kernel, its roofline fraction, the `auto`
+/// Prints the bench table: per problem the best kernel, its roofline fraction (on the
+/// roofline of the device its row ran on, `dev` when that has no specification), the `auto`
 /// pick and the best baseline, then the baselines present and the geomeans.
 pub fn print_bench_table(
     out: &mut impl Write,
@@ -74,6 +75,31 @@ pub fn print_bench_table(
     dev: &DeviceSpec,
     auto: AutoRule<'_>,
 ) -> std::io::Result<()> {
+    let mut specs: Vec<DeviceSpec> = Vec::new();
+    for r in rows.iter().filter(|r| r.ok_latency_ms().is_some()) {
+        let s = r.device_spec(dev);
+        if !specs.contains(&s) {
+            specs.push(s);
+        }
+    }
+    let spec_text = |s: &DeviceSpec| {
+        format!(
+            "{} ({:.2} TB/s, {:.0} TFLOP/s f16/bf16, {:.0} TFLOP/s f32)",
+            s.name,
+            s.bandwidth_bytes_per_s / 1e12,
+            s.half_flops / 1e12,
+            s.f32_flops / 1e12
+        )
+    };
+    match specs.as_slice() {
+        [] => {}
+        [one] => writeln!(out, "roofline: {}", spec_text(one))?,
+        many => writeln!(
+            out,
+            "roofline: each row's own device's: {}",
+            many.iter().map(spec_text).collect::<Vec<_>>().join("; ")
+        )?,
+    }
     writeln!(
         out,
         "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
@@ -108,7 +134,7 @@ pub fn print_bench_table(
         if let Some(x) = ra {
             r_auto.push(x);
         }
-        let rf = bms.map(|ms| p.roofline_fraction(dev, ms / 1e3));
+        let rf = b.and_then(|r| r.roofline_frac(dev));
         if let Some(f) = rf {
             roof.push(f);
         }

@@ -13,7 +13,8 @@
 //! `problem` is the canonical key; join rows on it, never on a row index. Spatial columns use
 //! the neutral values for unused leading dimensions (2D rows: `Di=1, Z=1, stride_d=1, pad_d=0,
 //! dil_d=1`). `tflops`, `gbps` and `roofline_frac` are computed from the problem and the latency
-//! (`Problem::flops`, `Problem::min_bytes`, `Problem::roofline_fraction` on the sweep's device)
+//! (`Problem::flops`, `Problem::min_bytes`, `Problem::roofline_fraction` on the row's own device's
+//! specification when `gconv_problem::DeviceSpec::of_name` knows it, else the H200's)
 //! and, like `latency_ms`, are empty unless the status is `ok`; the error columns are filled whenever the result was
 //! compared, so `incorrect` rows show how wrong they were. Baseline rows have kernel
 //! `<provider>:<engine>` (for example `cudnn:eng4`). `rounds` and `iters_per_round` say what the
@@ -118,6 +119,19 @@ pub struct DeviceTag {
 impl std::fmt::Display for DeviceTag {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} #{}", self.name, self.index)
+    }
+}
+
+/// The roofline specification shared by every row of `rows` whose device has one
+/// ([`SweepRow::device_spec`]); `fallback` when none has one or they differ.
+pub fn rows_device_spec(rows: &[SweepRow], fallback: &DeviceSpec) -> DeviceSpec {
+    let mut specs = rows
+        .iter()
+        .filter_map(|r| r.device.as_ref())
+        .filter_map(|d| DeviceSpec::of_name(&d.name));
+    match specs.next() {
+        Some(first) if specs.all(|s| s == first) => first,
+        _ => *fallback,
     }
 }
 
@@ -227,14 +241,26 @@ impl SweepRow {
             .map(|t| self.problem.min_bytes() / (t * 1e-3) / 1e9)
     }
 
-    /// Fraction of the device's roofline of an `ok` row.
-    pub fn roofline_frac(&self, device: &DeviceSpec) -> Option<f64> {
-        self.ok_latency_ms()
-            .map(|t| self.problem.roofline_fraction(device, t * 1e-3))
+    /// The roofline this row is measured against: its own device's ([`DeviceSpec::of_name`]
+    /// of the `device` column), else `fallback` (the CPU backend, unknown devices, rows that
+    /// never ran).
+    pub fn device_spec(&self, fallback: &DeviceSpec) -> DeviceSpec {
+        self.device
+            .as_ref()
+            .and_then(|d| DeviceSpec::of_name(&d.name))
+            .unwrap_or(*fallback)
     }
 
-    /// The CSV cells of this row, in [`COLUMNS`] order.
-    pub fn cells(&self, device: &DeviceSpec) -> Vec<String> {
+    /// Fraction of the roofline of an `ok` row: its own device's ([`SweepRow::device_spec`]).
+    pub fn roofline_frac(&self, fallback: &DeviceSpec) -> Option<f64> {
+        let spec = self.device_spec(fallback);
+        self.ok_latency_ms()
+            .map(|t| self.problem.roofline_fraction(&spec, t * 1e-3))
+    }
+
+    /// The CSV cells of this row, in [`COLUMNS`] order (`fallback`: the roofline of a row
+    /// whose device has no specification, [`SweepRow::device_spec`]).
+    pub fn cells(&self, fallback: &DeviceSpec) -> Vec<String> {
         let p = &self.problem;
         let mut v = Vec::with_capacity(COLUMNS.len());
         v.push(self.kernel.clone());
@@ -243,7 +269,7 @@ impl SweepRow {
         v.push(opt(self.ok_latency_ms(), exact));
         v.push(opt(self.tflops(), |x| sig(x, 4)));
         v.push(opt(self.gbps(), |x| sig(x, 4)));
-        v.push(opt(self.roofline_frac(device), |x| sig(x, 4)));
+        v.push(opt(self.roofline_frac(fallback), |x| sig(x, 4)));
         v.push(opt(self.max_abs_err, exact));
         v.push(opt(self.max_rel_err, exact));
         v.push(opt(self.compile_ms, |x| format!("{x:.3}")));
@@ -318,6 +344,7 @@ fn refuse_gzip(path: &Path) -> Result<(), TuneError> {
 pub struct CsvWriter {
     inner: ::csv::Writer<File>,
     path: PathBuf,
+    /// The roofline of rows whose device has no specification ([`SweepRow::device_spec`]).
     device: DeviceSpec,
     /// Cells per row: [`COLUMNS`], or fewer ([`SCHEMAS`]) when appending to an older file.
     width: usize,
@@ -775,6 +802,29 @@ mod tests {
         let c = r.cells(&DeviceSpec::H200);
         assert_eq!(&c[36..], &["", ""], "never ran: no device");
         assert_eq!(c[28], "0.001");
+    }
+
+    /// A row's roofline is its own device's: an H100 SXM row of a memory-bound problem is
+    /// measured against 3.35 TB/s, not the fallback's 4.8; a row without a known device
+    /// against the fallback.
+    #[test]
+    fn the_roofline_is_the_rows_device() {
+        let key = "fwd_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1";
+        let mut r = row("k1", key, Status::Ok, Some(0.03));
+        let h200 = r.roofline_frac(&DeviceSpec::H200).unwrap();
+        r.device = Some(DeviceTag {
+            name: "NVIDIA H100 80GB HBM3".into(),
+            index: 0,
+        });
+        assert_eq!(r.device_spec(&DeviceSpec::H200), DeviceSpec::H100_SXM);
+        let h100 = r.roofline_frac(&DeviceSpec::H200).unwrap();
+        assert!((h100 / h200 - 4.8 / 3.35).abs() < 1e-9, "{h100} {h200}");
+        assert_eq!(r.cells(&DeviceSpec::H200)[27], sig(h100, 4));
+        r.device = Some(DeviceTag {
+            name: "cpu".into(),
+            index: 0,
+        });
+        assert_eq!(r.roofline_frac(&DeviceSpec::H200), Some(h200));
     }
 
     #[test]

@@ -147,9 +147,14 @@ type KernelBest = BTreeMap<String, Option<f64>>;
 /// Baseline label -> best ok latency.
 type BaselineBest = BTreeMap<String, f64>;
 
-/// Summarises rows with the top 5 kernels per problem and the H200 roofline.
+/// Summarises rows with the top 5 kernels per problem and the roofline of the device they ran
+/// on (`crate::csv::rows_device_spec`, the H200's when unknown or mixed).
 pub fn summarize(rows: &[SweepRow]) -> Summary {
-    summarize_with(rows, 5, &DeviceSpec::H200)
+    summarize_with(
+        rows,
+        5,
+        &crate::csv::rows_device_spec(rows, &DeviceSpec::H200),
+    )
 }
 
 /// Summarises rows with `top_k` kernels per problem on `device`.
