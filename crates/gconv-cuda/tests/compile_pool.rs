@@ -11,7 +11,8 @@
 //! reports a performance loss (wgmma serialised by the code around it). Kernels outside the
 //! pools that are reachable by name (`OFF_POOL`: the banded depthwise forward kernel, a
 //! depth-streaming kernel, halo tiles and problems beyond the pool's, the cluster split of the
-//! streaming depthwise wgrad kernel and of igemm wgrad, the TMA-fed wgmma) are compiled on their
+//! streaming depthwise wgrad kernel and of igemm wgrad, the TMA-fed wgmma, with group merge in
+//! backward weight too) are compiled on their
 //! own problem.
 //! Needs only NVRTC, no GPU.
 //!
@@ -231,6 +232,21 @@ const OFF_POOL: &[(&str, &str)] = &[
     (
         "igemm_wgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk0d_wgmmatma_gen",
         "wgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ),
+    // ... and with group merge (backward weight only; session 32, not pooled yet): the zoo's
+    // C/G 32 7×7 layer two groups a tile without a split (cuDNN's shape there) and at the
+    // rule's degree; the real client's C/G 16 layer four groups a tile.
+    (
+        "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm2_sk1d_wgmmatma_gen",
+        "wgrad_bf16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t64x128x64_w4x1_s4_v8x8_gm2_sk0d_wgmmatma_gen",
+        "wgrad_bf16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm4_sk0d_wgmmatma_gen",
+        "wgrad_bf16_n64_g20_c320_k320_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
 ];
 

@@ -73,8 +73,9 @@ pub enum Math {
     /// producer warp (32 threads beyond `warps_m × warps_n`), one of whose lanes issues each
     /// stage's operand tiles as `cp.async.bulk.tensor` box copies (the backend's tensor maps,
     /// the 128-byte swizzle written by the copy engine) that complete the stage's full barrier
-    /// by their bytes; no loader address arithmetic. Pointwise in the three directions, `gm1`,
-    /// `tile_k = 64` (`crate::igemm` module docs).
+    /// by their bytes; no loader address arithmetic. Pointwise and general in the three
+    /// directions, `tile_k = 64`, group merge in backward weight only (`crate::igemm` module
+    /// docs).
     WgmmaTma,
 }
 

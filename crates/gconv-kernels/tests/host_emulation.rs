@@ -387,6 +387,11 @@ enum Mutation {
     /// TMA-fed wgmma, backward weight: every X panel lands on the first panel's place (the
     /// panel offset dropped): must fail wherever C/G > 64 at a 128-wide tile.
     TmaPanelDropped,
+    /// TMA-fed wgmma, backward weight with group merge on the general path: the im2col
+    /// copies start at group block gb's first channel as if unmerged (`gb·C/G` instead of
+    /// `gb·GM·C/G`): every block past the first reads its neighbour's channels: must fail
+    /// wherever G/GM > 1.
+    TmaWgradMergeOffsetUnmerged,
     /// Backward data: the spatial flip of the dual filter dropped (`dgrad_w_index` reads tap
     /// `tap` instead of `TAPS − 1 − tap`): the comparison must fail.
     DgradFlipDropped,
@@ -799,6 +804,10 @@ fn emulate(
             "const int k = kt_begin * BK;",
         )),
         Mutation::TmaDgradKtileDropped => Some(("const int k = kt * BK;", "const int k = 0;")),
+        Mutation::TmaWgradMergeOffsetUnmerged => Some((
+            "gb * CEFF + col % CEFF : C_;",
+            "gb * CG + col % CEFF : C_;",
+        )),
         Mutation::TmaWgradTapOffsetsDropped => Some((
             "(t % FX) * DW, (t / FX) * DH);",
             "0, 0);",
@@ -1724,6 +1733,26 @@ const IGEMM_TMA_CASES: &[(&str, &str, &str)] = &[
         "igemm_wgrad_bf16_t128x256x64_w8x1_s4_v8x8_gm1_sk0d_wgmmatma_gen",
         "wgrad_bf16_n2_g1_c64_k96_i8x9_f3x3_s1x1_p1x1_d1x1",
     ),
+    // Backward weight with group merge (a merged block's adjacent groups in one 64-channel
+    // box of each tensor, every group pair computed, the diagonal stored): C/G 32 merged by two
+    // on the general path at the rule's degree (four groups: two blocks); C/G 16 merged by four
+    // on the pointwise path split in two (eight groups); f16, K/G 24 (a merged block of 48
+    // rows in a 64-row tile) at stride 2, split in two.
+    (
+        "tma_wgrad_gm2_cg32_im2col",
+        "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm2_sk0d_wgmmatma_gen",
+        "wgrad_bf16_n2_g4_c128_k128_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "tma_wgrad_gm4_cg16_pw_split",
+        "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm4_sk2d_wgmmatma_pw",
+        "wgrad_bf16_n2_g8_c128_k128_i8x8_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "tma_wgrad_gm2_f16_kg24_s2",
+        "igemm_wgrad_f16_t64x128x64_w4x1_s3_v8x8_gm2_sk2d_wgmmatma_gen",
+        "wgrad_f16_n2_g4_c128_k96_i17x19_f3x3_s2x2_p1x1_d1x1",
+    ),
 ];
 
 /// The TMA-fed wgmma kernels under host emulation (the shim performs each box copy from a host
@@ -1777,6 +1806,22 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
                 "tma_wgrad_im2col_1d_f16",
                 Mutation::TmaWgradTapOffsetsDropped,
             ),
+            (
+                "tma_wgrad_gm2_cg32_im2col",
+                Mutation::TmaWgradMergeOffsetUnmerged,
+            ),
+            (
+                "tma_wgrad_gm2_f16_kg24_s2",
+                Mutation::TmaWgradMergeOffsetUnmerged,
+            ),
+            (
+                "tma_wgrad_gm2_cg32_im2col",
+                Mutation::IgemmWgradDiagonalDropped,
+            ),
+            (
+                "tma_wgrad_gm4_cg16_pw_split",
+                Mutation::IgemmWgradDiagonalDropped,
+            ),
         ],
     );
     jobs.extend(planted);
@@ -1785,7 +1830,7 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_TMA_CASES.len(), 14),
+        (IGEMM_TMA_CASES.len(), 18),
     );
 }
 

@@ -548,6 +548,24 @@ fn shipped_tensor_core_configs_expand() {
             .iter()
             .all(|k| k.contains(variant) && (k.ends_with("_pw") || k.ends_with("_gen"))));
     }
+    // ... and with group merge in backward weight (every kernel merged, the TMA-fed ones
+    // beside their wgmma twins).
+    let r = build_instances(
+        &repo_file("configs/traits/bwd_weight_tma_merge_bf16.json"),
+        Arch::Sm90a,
+        None,
+    )
+    .unwrap();
+    let merged = r
+        .kernels
+        .iter()
+        .filter(|k| k.contains("_wgmmatma_"))
+        .count();
+    assert!(merged >= 100, "{merged}");
+    assert!(r
+        .kernels
+        .iter()
+        .all(|k| k.contains("_wgrad_") && !k.contains("_gm1_")));
     // The direct family on tensor cores (sm_90).
     let dm = build_instances(
         &repo_file("configs/traits/forward_direct_mma_bf16.json"),

@@ -390,7 +390,9 @@ fn direction_word(d: Direction) -> &'static str {
 /// - backward weight: A over dY as `[K/G, G, pixels]` and B over X as `[C/G, G, pixels]`, both
 ///   in 64-channel panels of `tile_k` pixels (`64 × 1 × tile_k`); on the general path B over X
 ///   as `[C, W, H, N]` in im2col mode, one copy per 64-channel panel (a tap's channels) of the
-///   k-tile's `tile_k` output pixels.
+///   k-tile's `tile_k` output pixels. With group merge `gm` the rows are a merged block's:
+///   `[gm·K/G, G/gm, pixels]` and `[gm·C/G, G/gm, pixels]` (forward and backward data take
+///   `wgmmatma` without merge only: `rules`).
 pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
     let elem = match problem.dtype {
         DType::Bf16 => TmaElem::Bf16,
@@ -412,9 +414,13 @@ pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
         swizzle_128b: true,
         im2col: None,
     };
-    // per-group rows viewed with the group as the middle dimension: [channels, G, pixels]
-    let rows =
-        |buffer: u8, channels: u64, boxdim: [u32; 3]| map(buffer, &[channels, g, pixels], &boxdim);
+    // per-group rows viewed with the group as the middle dimension: [channels, G, pixels];
+    // with group merge (backward weight only) a merged block's adjacent groups are one row:
+    // [GM·channels, G/GM, pixels]
+    let gm = u64::from(cfg.group_merge.max(1));
+    let rows = |buffer: u8, channels: u64, boxdim: [u32; 3]| {
+        map(buffer, &[channels * gm, g / gm, pixels], &boxdim)
+    };
     let (bm, bn, bk) = (cfg.tile_m, cfg.tile_n, cfg.tile_k);
     let taps = problem.filter_volume();
     match problem.direction {

@@ -60,9 +60,9 @@
 //!   shared-memory barrier replace the CTA barrier (copies-only directions arrive through
 //!   `cp.async.mbarrier.arrive.noinc`; the others wait for their copies, restage and arrive
 //!   `stages − 2` k-tiles later). ARCHITECTURE.md, "The warp-specialised schedule".
-//! - **TMA-fed schedule** (`math = wgmmatma`; pointwise in the three directions, `gm1`, C/G
-//!   — and outside forward K/G — a multiple of 8; split-K in backward weight, deterministic;
-//!   and the general path in the three directions, below):
+//! - **TMA-fed schedule** (`math = wgmmatma`; pointwise in the three directions, C/G — and
+//!   outside forward K/G — a multiple of 8; group merge and split-K (deterministic) in backward
+//!   weight only; and the general path in the three directions, below):
 //!   the warp-specialised schedule with one producer warp instead of the loaders; per k-tile
 //!   one of its lanes waits for the stage to be free, arrives on its full barrier expecting the
 //!   stage's bytes (`mbarrier.arrive.expect_tx`) and issues the stage's `cp.async.bulk.tensor`
@@ -466,6 +466,15 @@ mod tests {
         ] {
             assert_eq!(reason(&bad), Err("tma_inapplicable"), "{bad}");
         }
+        // Backward weight may merge groups (a merged block's groups are adjacent channels of
+        // both tensors, so one box spans them).
+        let merged = KernelConfig {
+            direction: Direction::Wgrad,
+            group_merge: 2,
+            split_k: 2,
+            ..tma
+        };
+        assert!(validate(&merged, Arch::Sm90a).is_ok(), "{merged}");
         // Backward data and backward weight (split-K, deterministic): every map encodable, the
         // boxes of a stage (64-channel panels on the MN-major tiles) fill it exactly.
         for (name, key) in [

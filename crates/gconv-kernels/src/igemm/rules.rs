@@ -137,7 +137,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     }
     if cfg.math == Math::WgmmaTma
         && !(matches!(cfg.fast_path, FastPath::Pointwise | FastPath::General)
-            && cfg.group_merge == 1
+            && (cfg.group_merge == 1 || cfg.direction == Direction::Wgrad)
             && (cfg.split_k == 1
                 || (cfg.direction == Direction::Wgrad
                     && cfg.split_k_mode == SplitKMode::Deterministic)))
@@ -145,7 +145,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(tma_rule(
             false,
             format!(
-                "pointwise or general (im2col copies), without group merge, split-K only in backward weight and deterministic; got {} {} with gm {} and split {}{}",
+                "pointwise or general (im2col copies), group merge and split-K only in backward weight, split-K deterministic; got {} {} with gm {} and split {}{}",
                 cfg.direction,
                 cfg.fast_path.token(),
                 cfg.group_merge,
@@ -331,17 +331,22 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
         });
         // (backward weight: X's channels in 64-channel panels, each within one tap; dY's
         // K/G-wide rows as in the pointwise boxes, whose strides the rule below checks)
+        // (backward weight with group merge: a panel is 64 of the merged block's GM·C/G
+        // channels of one tap)
+        let gm = u64::from(cfg.group_merge.max(1));
         let channels = match problem.direction {
             Direction::Dgrad => problem.kpg().is_multiple_of(64),
-            Direction::Wgrad | Direction::Fwd => problem.cpg().is_multiple_of(64),
+            Direction::Wgrad => (gm * problem.cpg()).is_multiple_of(64),
+            Direction::Fwd => problem.cpg().is_multiple_of(64),
         };
         if !(flat && reach && channels) {
             return Err(tma_rule(
                 true,
                 format!(
-                    "im2col copies need a 1D or 2D layer, the copied channels per group a multiple of 64 (C/G {}, K/G {}), strides up to 8 (backward data: 1) and paddings and filter reaches within 128",
+                    "im2col copies need a 1D or 2D layer, the copied channels per group a multiple of 64 (C/G {}, K/G {}, group merge {}), strides up to 8 (backward data: 1) and paddings and filter reaches within 128",
                     problem.cpg(),
-                    problem.kpg()
+                    problem.kpg(),
+                    cfg.group_merge
                 ),
             ));
         }

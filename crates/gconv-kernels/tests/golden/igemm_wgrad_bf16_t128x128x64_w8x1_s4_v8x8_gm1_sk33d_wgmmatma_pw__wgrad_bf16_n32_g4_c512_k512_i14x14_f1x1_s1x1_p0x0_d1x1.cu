@@ -734,17 +734,19 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
   constexpr bool LANDS = false;  // no restaging between the copies and the math
   auto bn_offset = [](int k, int n) { return mn_offset(k, n); };
 #if GCONV_TMA
-  // TMA (math = wgmmatma, backward weight, gm1): k-tile kt of this split covers the
-  // BK output pixels from (kt_begin + kt)·BK; its MN-major A tile is BM / 64 boxes of 64 dY
-  // channels of group gb × those pixels (map A: [K/G, G, pixels] over dY), its B tile BN / 64
-  // boxes of 64 X channels × the pixels (map B: [C/G, G, pixels] over X), one per 64-element
-  // panel (mn_offset). Channels and pixels past the tensors come in as zeros.
-  // The general path (2D, C/G a multiple of 64): B's panel q holds the columns n0 + 64q.. =
-  // 64 channels of one tap; it is the im2col copy of those channels of group gb for the k-tile's
-  // BK output pixels, the walk starting at p0's filter corner (ow·SW − PW, oh·SH − PH, n) with
-  // the tap's offsets (map B: X as [C, W, H, N]); a panel past the last tap reads channel C_,
-  // outside the tensor, as zeros (its columns are not stored).
-  static_assert(GM == 1 && A_MMAJOR && B_NMAJOR, "TMA boxes: the backward-weight per-group GEMM");
+  // TMA (math = wgmmatma, backward weight): k-tile kt of this split covers the BK output
+  // pixels from (kt_begin + kt)·BK; its MN-major A tile is BM / 64 boxes of 64 dY channels of
+  // merged group block gb × those pixels (map A: [GM·K/G, G/GM, pixels] over dY), its B tile
+  // BN / 64 boxes of 64 X channels × the pixels (map B: [GM·C/G, G/GM, pixels] over X), one per
+  // 64-element panel (mn_offset). Channels and pixels past the tensors come in as zeros. With
+  // group merge (GM > 1) a block's GM groups are adjacent channels in both tensors, so a box
+  // spans groups and the tile computes every group pair; out_off stores the diagonal only.
+  // The general path (2D, GM·C/G a multiple of 64): B's panel q holds the columns n0 + 64q.. =
+  // 64 merged channels of one tap; it is the im2col copy of those channels of block gb (from
+  // channel gb·CEFF) for the k-tile's BK output pixels, the walk starting at p0's filter corner
+  // (ow·SW − PW, oh·SH − PH, n) with the tap's offsets (map B: X as [C, W, H, N]); a panel past
+  // the last tap reads channel C_, outside the tensor, as zeros (its columns are not stored).
+  static_assert(A_MMAJOR && B_NMAJOR, "TMA boxes: the backward-weight per-group GEMM");
   static_assert(POINTWISE || (CEFF % 64 == 0 && OD == 1 && FZ == 1), "im2col copies: 2D, panels within a tap");
   static_assert(A_STAGE == BM * BK * ESZ && B_STAGE == BN * BK * ESZ, "a stage is its boxes");
   auto tma_fetch = [&](int stage, int kt, u32 bar) {
@@ -764,7 +766,7 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
       for (int q = 0; q < BN / 64; ++q) {
         const int col = n0 + 64 * q;
         const int tap = col / CEFF;
-        const int ch = tap < TAPS ? gb * CG + col % CEFF : C_;
+        const int ch = tap < TAPS ? gb * CEFF + col % CEFF : C_;
         const int t = tap < TAPS ? tap : 0;
         tma_load_4d_im2col(sbase_b + stage * B_STAGE + q * (BK * 128), tmap_b, bar, ch, ow * SW - PW, oh * SH - PH, n,
                            (t % FX) * DW, (t / FX) * DH);
