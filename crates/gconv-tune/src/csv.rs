@@ -825,6 +825,32 @@ mod tests {
             index: 0,
         });
         assert_eq!(r.roofline_frac(&DeviceSpec::H200), Some(h200));
+        // A file's spec: the one its known devices share, else the fallback.
+        let h100 = |index| SweepRow {
+            device: Some(DeviceTag {
+                name: "NVIDIA H100 80GB HBM3".into(),
+                index,
+            }),
+            ..r.clone()
+        };
+        let cpu = SweepRow {
+            device: None,
+            ..r.clone()
+        };
+        let same = [h100(0), h100(1), cpu.clone()];
+        assert_eq!(
+            rows_device_spec(&same, &DeviceSpec::H200),
+            DeviceSpec::H100_SXM
+        );
+        let mixed = [h100(0), row("k2", key, Status::Ok, Some(0.03))];
+        assert_eq!(
+            rows_device_spec(&mixed, &DeviceSpec::H100_PCIE),
+            DeviceSpec::H100_PCIE
+        );
+        assert_eq!(
+            rows_device_spec(&[cpu], &DeviceSpec::H100_PCIE),
+            DeviceSpec::H100_PCIE
+        );
     }
 
     #[test]
