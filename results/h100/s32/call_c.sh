@@ -2,7 +2,12 @@
 # (`auto` = the model's first choice; cuDNN in the same run), the GPU correctness matrix of the
 # pools' TMA-fed members in every dtype (session 31 ran only bf16 ones), and a sweep of direct
 # CUDA-core tiles (persistent stages 2 next to stages 1) over the zoo's 5x5/7x7 depthwise
-# backward-data layers. Build: scripts/h200.sh (binary of the commit that ships the model).
+# backward-data layers. Build: scripts/h200.sh (binary of the commit that ships the model);
+# the sweep's kernels compiled here first (session 32: 238 modules), packed as /tmp/gc there:
+#   GCONV_CACHE_DIR=target/gc_c target/release/gconv cache build --problems results/h100/s32/dw_dgrad.txt \
+#     --config results/h100/s32/dw_simt_dgrad.json
+#   tar cJf target/carry/gc.tar.xz -C target --transform 's,^gc_c,gc,' gc_c
+# (the zoo benches compile theirs on the device's 15 threads while earlier kernels are timed)
 # carry ["target/carry/bins.tar.xz", "target/carry/gc.tar.xz"]
 #   tar xJf target/carry/bins.tar.xz && (timeout 590 bash results/h100/s32/call_c.sh; cd $OUT && tar czf c.tgz r; cat r/progress.log)
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH

@@ -6,10 +6,16 @@
 # best-in-pool is slower than cuDNN (12.8 vs 9.9 us on the H100); cuDNN runs a 64x64x64 tile
 # over two groups without a split there. Then `gconv report --pair math=wgmma,wgmmatma`, and
 # pool the tiles that win (igemm/pool.rs), retrain with these rows.
-# Build: scripts/h200.sh; carry ["target/carry/bins.tar.xz"]
+# Build: scripts/h200.sh; the sweep's kernels compiled here first (session 32: 1,513 modules,
+# 520 s on 2 threads), packed as /tmp/gc there:
+#   GCONV_CACHE_DIR=target/gc_d target/release/gconv cache build --problems results/h100/s32/merge_wgrad.txt \
+#     --config configs/traits/bwd_weight_tma_merge_bf16.json
+#   tar cJf target/carry/gc.tar.xz -C target --transform 's,^gc_d,gc,' gc_d
+# carry ["target/carry/bins.tar.xz", "target/carry/gc.tar.xz"]
 #   tar xJf target/carry/bins.tar.xz && (timeout 590 bash results/h100/s32/call_d.sh; cd $OUT && tar czf d.tgz r; cat r/progress.log)
 export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
 B=target/release/gconv; R=$OUT/r; mkdir -p $R; S=results/h100/s32
+[ -d /tmp/gc ] || { [ -f target/carry/gc.tar.xz ] && tar xJf target/carry/gc.tar.xz -C /tmp; }
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv > $R/gpu.txt 2>&1
 SECONDS=0
 st() { echo "$* rc=$? ${SECONDS}s" | tee -a $R/progress.log; }
