@@ -314,6 +314,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 
 /// The problem rules of the igemm family (after the shared direction and dtype checks).
 pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
+    let gm = cfg.group_merge as u64;
     // The im2col copies (forward, general path): a 2D (or 1D) activation viewed as [C, W, H,
     // N], each copy 64 channels of one group (so C/G a multiple of 64), the filter's corners
     // within the 4D map's ±128 and the strides within its element strides (1..=8).
@@ -333,7 +334,6 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
         // K/G-wide rows as in the pointwise boxes, whose strides the rule below checks)
         // (backward weight with group merge: a panel is 64 of the merged block's GM·C/G
         // channels of one tap)
-        let gm = u64::from(cfg.group_merge.max(1));
         let channels = match problem.direction {
             Direction::Dgrad => problem.kpg().is_multiple_of(64),
             Direction::Wgrad => (gm * problem.cpg()).is_multiple_of(64),
@@ -381,7 +381,6 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
     if cfg.fast_path == FastPath::Halo {
         check_halo(cfg, problem)?;
     }
-    let gm = cfg.group_merge as u64;
     if !problem.g.is_multiple_of(gm) {
         return Err(Rejection::GroupMergeNotDivisor {
             gm: cfg.group_merge,
