@@ -1,6 +1,8 @@
 //! Host emulation of the generated `direct` and `igemm` kernels: the CUDA C++ of each (kernel, problem) pair
-//! is compiled with g++ (C++20) against `tests/host_shim.h` — one `std::thread` per CUDA thread,
-//! `__syncthreads` as a `std::barrier`, blocks run one at a time, shared memory poisoned with
+//! is compiled with g++ (C++20) against `tests/host_shim.h` (precompiled once per test run) —
+//! one fiber per CUDA thread on one OS thread, switched in user space wherever a thread waits
+//! (`__syncthreads`, a warp collective, an mbarrier), a wait that nothing can end aborted as a
+//! deadlock, blocks run one at a time, shared memory poisoned with
 //! NaN bytes before each block, inputs in exactly sized heap buffers under AddressSanitizer
 //! when the toolchain has it — plus a generated `main` that reads the inputs from files, runs
 //! the grid and writes the output (prefilled with NaN bytes, so unwritten outputs fail). The
@@ -10,10 +12,11 @@
 //! The matrix covers depthwise 3×3/5×5/7×7, stride 2, stride > filter, dilation 2, large
 //! padding, odd sizes and channel counts (2-byte loads), channel tails inside a CTA, N = 1,
 //! 1D and 3D, f32/f16/bf16, channel multipliers, C/G = 2 and 4, several tile shapes and work
-//! items per thread, tiles partially outside the output. Three mutations must be detected: a
+//! items per thread, tiles partially outside the output. Five mutations must be detected: a
 //! corrupted weight (the emulated kernel gets a changed W, the reference the original), a
 //! broken shim that drops the grid's last block, and a persistent kernel that skips its halo
-//! wait.
+//! wait, the barrier after it (a read-after-write race between threads) or the barrier before a
+//! halo buffer is refilled (a write-after-read race).
 //!
 //! `igemm_kernels_match_the_reference_under_host_emulation` runs the tensor-core family the same
 //! way: the shim emulates `ldmatrix.x4/x2` and `mma.sync.m16n8k16` as warp collectives (a
@@ -50,9 +53,10 @@
 //! transposition dropped, corrupted weights.
 //!
 //! `host_conversions_are_bit_exact` checks the portable f32↔bf16/f16 conversions that stand in
-//! for inline PTX under `GCONV_HOST_EMULATION` against the `half` crate, bit for bit. Two slow
+//! for inline PTX under `GCONV_HOST_EMULATION` against the `half` crate, bit for bit. Three slow
 //! `#[ignore]` tests widen the matrix (`-- --ignored`): every direct pool config on the forward
-//! cases of `gconv selftest`'s matrix, and the bf16 pool on the 16 depthwise zoo layers at N = 1.
+//! cases of `gconv selftest`'s matrix, the same as backward data, and the bf16 pool on the 16
+//! depthwise zoo layers at N = 1.
 //!
 //! Without g++ each test prints `SKIPPED: ...` and passes; `GCONV_REQUIRE_HOST_CXX=1` turns the
 //! skip into a failure. `GCONV_EMU_THREADS` sets the parallel compiles (default 2).
@@ -83,7 +87,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 // PY = rows per thread; "regs" / "fy-outer" = where the depthwise path keeps its weights.
 const A: &str = "direct_fwd_bf16_t256x32x16_w8x1_s1_v2x4_gm1_sk1d_simt_gen"; // 16x16 px, PY 4
@@ -324,6 +328,14 @@ enum Mutation {
     /// The persistent direct kernel computes a tile without waiting for its halo copies (the
     /// shim defers each cp.async to its wait_group): the comparison must fail.
     SkipHaloWait,
+    /// The persistent direct kernel computes a tile without the barrier after its halo wait: a
+    /// thread reads halo rows whose copies other threads have not yet landed (a race the shim's
+    /// fiber order exposes deterministically): the comparison must fail.
+    HaloBarrierDropped,
+    /// The persistent direct kernel refills a halo buffer without the barrier that waits for
+    /// every thread to finish reading it; run with copies that land at issue (the refill's
+    /// earliest), it overwrites the tile other threads still read: the comparison must fail.
+    TileReadBarrierDropped,
     /// The igemm pipeline waits for one k-tile less than it reads: the comparison must fail.
     ShortPipelineWait,
     /// The warp-specialised consumers issue a k-tile's wgmma batch without waiting for its
@@ -563,6 +575,40 @@ fn work_dir(test: &str) -> PathBuf {
         .join(test)
 }
 
+/// The flags every emulated module is compiled with (and its precompiled shim).
+const CXX_FLAGS: [&str; 4] = ["-std=c++20", "-O1", "-pthread", "-fno-strict-aliasing"];
+
+/// A directory holding `host_shim.h.gch`, the shim precompiled with [`CXX_FLAGS`] (and
+/// AddressSanitizer when `asan`), built once per test process; `None` when g++ cannot build it
+/// (the modules then parse the shim themselves). Put before [`shim_dir`] on the include path,
+/// g++ takes the precompiled header for `#include "host_shim.h"` wherever it is valid for the
+/// module's flags: about a third of a module's compile time is the shim's parsing.
+fn precompiled_shim(asan: bool) -> Option<&'static Path> {
+    static PCH: [OnceLock<Option<PathBuf>>; 2] = [OnceLock::new(), OnceLock::new()];
+    PCH[usize::from(asan)]
+        .get_or_init(|| {
+            let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+                .join("gconv_host_emulation")
+                .join(if asan { "pch_asan" } else { "pch" });
+            std::fs::create_dir_all(&dir).ok()?;
+            let gch = dir.join("host_shim.h.gch");
+            let mut cmd = Command::new("g++");
+            cmd.args(CXX_FLAGS).arg("-Wno-pragma-once-outside-header");
+            if asan {
+                cmd.arg("-fsanitize=address");
+            }
+            let built = cmd
+                .args(["-x", "c++-header"])
+                .arg(shim_dir().join("host_shim.h"))
+                .arg("-o")
+                .arg(&gch)
+                .output()
+                .is_ok_and(|o| o.status.success());
+            built.then_some(dir)
+        })
+        .as_deref()
+}
+
 fn cxx_available() -> bool {
     Command::new("g++")
         .arg("--version")
@@ -761,6 +807,14 @@ fn emulate(
         )),
         Mutation::SkipHaloWait => Some((
             "      cp_async_wait<1>();  // every group but the newest: tile t has landed",
+            "",
+        )),
+        Mutation::HaloBarrierDropped => Some((
+            "tile t has landed\n      __syncthreads();\n",
+            "tile t has landed\n",
+        )),
+        Mutation::TileReadBarrierDropped => Some((
+            "      __syncthreads();  // all reads of this buffer done before it is refilled\n",
             "",
         )),
         Mutation::WsFullWaitDropped => Some((
@@ -1016,18 +1070,24 @@ fn emulate(
     let text = format!("#include \"host_shim.h\"\n{}\n{}", code, host_main(&src, p));
     std::fs::write(&cpp, text).map_err(|e| format!("write {}: {e}", cpp.display()))?;
     let mut cmd = Command::new("g++");
-    cmd.args(["-std=c++20", "-O1", "-pthread", "-fno-strict-aliasing"])
-        .arg("-I")
-        .arg(shim_dir());
+    cmd.args(CXX_FLAGS);
     if asan {
         cmd.arg("-fsanitize=address");
     }
-    if job.mutation == Mutation::DropLastBlock {
-        cmd.arg("-DGCONV_SHIM_DROP_LAST_BLOCK");
+    // The shim's switches change what the header says: those modules parse it themselves.
+    let switches: &[&str] = match (job.mutation == Mutation::DropLastBlock, job.eager_copies) {
+        (true, true) => &["-DGCONV_SHIM_DROP_LAST_BLOCK", "-DGCONV_SHIM_EAGER_COPIES"],
+        (true, false) => &["-DGCONV_SHIM_DROP_LAST_BLOCK"],
+        (false, true) => &["-DGCONV_SHIM_EAGER_COPIES"],
+        (false, false) => &[],
+    };
+    cmd.args(switches);
+    if switches.is_empty() {
+        if let Some(pch) = precompiled_shim(asan) {
+            cmd.arg("-I").arg(pch);
+        }
     }
-    if job.eager_copies {
-        cmd.arg("-DGCONV_SHIM_EAGER_COPIES");
-    }
+    cmd.arg("-I").arg(shim_dir());
     let out = cmd
         .arg("-o")
         .arg(&exe)
@@ -1159,6 +1219,14 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
         ("dw3x3_partial_tiles", Mutation::CorruptWeight),
         ("dw7x7_g144_slices", Mutation::DropLastBlock),
         ("persistent_4_tiles_per_cta_uneven", Mutation::SkipHaloWait),
+        (
+            "persistent_4_tiles_per_cta_uneven",
+            Mutation::HaloBarrierDropped,
+        ),
+        (
+            "persistent_4_tiles_per_cta_uneven",
+            Mutation::TileReadBarrierDropped,
+        ),
     ] {
         let base = jobs
             .iter()
@@ -1170,10 +1238,10 @@ fn direct_kernels_match_the_reference_under_host_emulation() {
             cfg: base.0,
             problem: base.1,
             mutation,
-            eager_copies: false,
+            eager_copies: mutation == Mutation::TileReadBarrierDropped,
         });
     }
-    run_and_assert("host_emulation", &jobs, &dir, asan, (CASES.len(), 3));
+    run_and_assert("host_emulation", &jobs, &dir, asan, (CASES.len(), 5));
 }
 
 /// Runs the jobs, prints a line per outcome and a summary, and asserts that no clean case

@@ -1,13 +1,14 @@
 // Host shim for emulating generated CUDA C++ kernels on the CPU (tests/host_emulation.rs).
 //
-// One std::thread per CUDA thread of a block; blocks run one at a time, in grid order (the
-// blocks of a thread-block cluster together: a launch with cluster_x > 1 runs cluster_x blocks
-// at once, each with its own shared memory and barrier, and emulates the cluster barrier and
-// distributed shared-memory reads). The block's threads live for the whole grid and walk the
-// blocks together, separated by a std::barrier, which also implements __syncthreads(). Dynamic
-// shared memory is one buffer per block, poisoned with 0xFF bytes (NaN in every dtype) before
-// each block so that a read of shared memory nobody wrote shows up in the output. Built-ins (threadIdx, blockIdx, blockDim,
-// gridDim) are thread_local and set per emulated thread. Warp-collective PTX (ldmatrix.x4/x2,
+// One fiber per CUDA thread of a block, all on one OS thread (see "emulated threads" below);
+// blocks run one at a time, in grid order (the blocks of a thread-block cluster together: a
+// launch with cluster_x > 1 runs cluster_x blocks at once, each with its own shared memory and
+// barrier, and emulates the cluster barrier and distributed shared-memory reads). The block's
+// threads live for the whole grid and walk the blocks together, separated by a barrier, which
+// also implements __syncthreads(). Dynamic shared memory is one buffer per block, poisoned with
+// 0xFF bytes (NaN in every dtype) before each block so that a read of shared memory nobody
+// wrote shows up in the output. Built-ins (threadIdx, blockIdx, blockDim, gridDim) name the
+// running fiber's own values. Warp-collective PTX (ldmatrix.x4/x2,
 // mma.sync.m16n8k16) is emulated through a per-warp barrier and staging area; wgmma is
 // computed from its shared-memory descriptors at issue, with an operand checksum checked again
 // when its batch retires; cp.async is deferred to the wait_group that covers it; the portable
@@ -28,18 +29,24 @@
 #define GCONV_HOST_EMULATION 1
 
 #include <atomic>
-#include <barrier>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#include <sys/mman.h>
+#if !defined(__x86_64__)
+#error "the host shim's fibers switch stacks with x86-64 code"
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#define GCONV_SHIM_ASAN 1
+#endif
 
 #define __global__
 #define __device__
@@ -66,32 +73,214 @@ struct alignas(8) uint2 {
   unsigned int x, y;
 };
 
-thread_local uint3 threadIdx;
-thread_local uint3 blockIdx;
-thread_local dim3 blockDim;
-thread_local dim3 gridDim;
+// ---- emulated threads: fibers on one OS thread
+//
+// Every emulated CUDA thread of a launch is a fiber (its own stack; `gconv_host_ctx_switch`
+// saves the callee-saved registers and swaps stack pointers). One runs at a time, until it
+// blocks on a barrier, a warp collective or an mbarrier wait; then the next fiber in thread
+// order whose wait is over runs. A barrier costs a few user-space switches instead of waking
+// hundreds of OS threads through the kernel, and the interleaving is deterministic. The order
+// turns round at every phase of a block's barrier (ascending, then descending thread order), so
+// that over a kernel's successive barrier phases each thread runs both before and after each
+// other: a read of another thread's write with no barrier between them sees the unwritten
+// (poisoned or stale) value in one of the two orders, whichever thread wrote it.
+// When no live fiber can run, the launch aborts with "deadlock" instead of hanging.
+struct GconvHostThread;
+struct GconvHostSched {
+  std::vector<GconvHostThread*> fibers;  // the launch's emulated threads, in thread order
+  unsigned live = 0;                     // fibers that have not finished
+  void* main_sp = nullptr;               // the launching code's saved stack pointer
+  const void* main_bottom = nullptr;     // its stack (AddressSanitizer's fiber switches)
+  size_t main_size = 0;
+  void (*body)(void*) = nullptr;  // what every fiber runs, and its argument
+  void* arg = nullptr;
+  bool descending = false;  // the order in which the next fiber is sought
+};
+inline GconvHostSched gconv_host_sched;
 
-// Per emulated thread: its block's barrier and shared memory (the blocks of a thread-block
-// cluster run at the same time, each with its own), the launch's dynamic shared memory size.
-static thread_local std::barrier<>* gconv_host_barrier = nullptr;
-static thread_local unsigned char* gconv_host_smem = nullptr;
-static thread_local size_t gconv_host_smem_bytes = 0;  // dynamic shared memory of the launch
-// Thread-block clusters: the cluster's barrier and its blocks' shared memory by rank.
-static thread_local std::barrier<>* gconv_host_cluster_barrier = nullptr;
-static thread_local unsigned char* const* gconv_host_cluster_smem = nullptr;
-#define __cluster_dims__(...)
+// A CTA, warp or cluster barrier: `expected` arrivals complete a phase (a CTA barrier's phase
+// also turns the scheduling order round).
+struct GconvHostBarrier {
+  unsigned expected = 0;
+  unsigned arrived = 0;
+  unsigned long long phase = 0;
+  bool turns = false;
+  inline void arrive_and_wait();
+};
 
 // Warp-collective instructions (ldmatrix, mma.sync) exchange data through a per-warp staging
 // area, bracketed by a per-warp barrier of 32 threads. Blocks whose size is not a multiple of
 // 32 cannot use them.
 struct GconvHostWarp {
-  std::barrier<>* bar;
+  GconvHostBarrier* bar;
   unsigned int addr[32];
   unsigned int a[32][4];
   unsigned int b[32][2];
 };
-static thread_local GconvHostWarp* gconv_host_warps = nullptr;
-static thread_local unsigned gconv_host_nwarps = 0;
+// One deferred cp.async (see gconv_host_cp_async).
+struct GconvHostCopy {
+  unsigned dst;
+  const void* src;
+  int bytes;
+  bool pred;
+};
+// One issued wgmma of a thread: its descriptors, width and operand checksum at issue.
+struct GconvHostWgmmaOp {
+  unsigned long long da, db, sum;
+  int nacc;
+  bool trans_a, trans_b;
+};
+// Expected transaction bytes per barrier of the block (mbarrier.arrive.expect_tx).
+struct GconvHostTx {
+  std::mutex m;
+  std::map<unsigned, long long> bytes;
+};
+
+// What each emulated thread has of its own: the built-ins, its block's barrier and shared
+// memory (the blocks of a thread-block cluster run at the same time, each with its own), the
+// launch's dynamic shared memory size, the cluster's barrier and shared memory by rank, its
+// warps' staging areas, and its copies and wgmma operations in flight; then its fiber.
+struct GconvHostThread {
+  uint3 thread_idx{}, block_idx{};
+  dim3 block_dim{}, grid_dim{};
+  GconvHostBarrier* barrier = nullptr;
+  unsigned char* smem = nullptr;
+  size_t smem_bytes = 0;
+  GconvHostBarrier* cluster_barrier = nullptr;
+  unsigned char* const* cluster_smem = nullptr;
+  GconvHostWarp* warps = nullptr;
+  unsigned nwarps = 0;
+  GconvHostTx* tx = nullptr;
+  std::vector<GconvHostCopy> cp_open;  // issued, not committed
+  std::vector<std::vector<GconvHostCopy>> cp_groups;  // committed, oldest first
+  std::vector<GconvHostWgmmaOp> wg_open;
+  std::vector<std::vector<GconvHostWgmmaOp>> wg_groups;
+  unsigned index = 0;  // in the launch's fibers
+  bool done = false;
+  // What it waits for: a barrier to leave phase `wait_phase`, or the mbarrier word at
+  // `wait_word` to complete the phase of parity `wait_parity` (nothing: neither is set).
+  const GconvHostBarrier* wait_bar = nullptr;
+  unsigned long long wait_phase = 0;
+  const unsigned long long* wait_word = nullptr;
+  int wait_parity = 0;
+  void* sp = nullptr;     // its saved stack pointer while another fiber runs
+  void* stack = nullptr;  // the mapping: a guard page, then the stack
+  size_t stack_bytes = 0;
+};
+// The running fiber, and the names the kernels and the shim use for its state.
+inline GconvHostThread* gconv_host_cur = nullptr;
+#define threadIdx (gconv_host_cur->thread_idx)
+#define blockIdx (gconv_host_cur->block_idx)
+#define blockDim (gconv_host_cur->block_dim)
+#define gridDim (gconv_host_cur->grid_dim)
+#define gconv_host_barrier (gconv_host_cur->barrier)
+#define gconv_host_smem (gconv_host_cur->smem)
+#define gconv_host_smem_bytes (gconv_host_cur->smem_bytes)
+#define gconv_host_cluster_barrier (gconv_host_cur->cluster_barrier)
+#define gconv_host_cluster_smem (gconv_host_cur->cluster_smem)
+#define gconv_host_warps (gconv_host_cur->warps)
+#define gconv_host_nwarps (gconv_host_cur->nwarps)
+#define gconv_host_tx (gconv_host_cur->tx)
+#define gconv_host_cp_open (gconv_host_cur->cp_open)
+#define gconv_host_cp_groups (gconv_host_cur->cp_groups)
+#define gconv_host_wg_open (gconv_host_cur->wg_open)
+#define gconv_host_wg_groups (gconv_host_cur->wg_groups)
+#define __cluster_dims__(...)
+
+// Saves the callee-saved registers on the running stack and its stack pointer in `*save`,
+// then continues on the stack at `load` (saved by this function, or a new fiber's first frame
+// made by `gconv_host_launch`). x86-64 System V.
+extern "C" void gconv_host_ctx_switch(void** save, void* load);
+asm(R"(
+  .text
+  .p2align 4
+  .globl gconv_host_ctx_switch
+  .type gconv_host_ctx_switch, @function
+gconv_host_ctx_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size gconv_host_ctx_switch, .-gconv_host_ctx_switch
+)");
+
+// Switches from the running fiber to `to` (nullptr: back to the launching code). A fiber that
+// has finished never comes back; AddressSanitizer is told of every switch (the fake stack of
+// a finished fiber is released).
+inline void gconv_host_switch(GconvHostThread* to) {
+  GconvHostThread* from = gconv_host_cur;
+  gconv_host_cur = to;
+#ifdef GCONV_SHIM_ASAN
+  void* fake = nullptr;
+  const void* bottom = to ? static_cast<const char*>(to->stack) + 4096 : gconv_host_sched.main_bottom;
+  const size_t size = to ? to->stack_bytes - 4096 : gconv_host_sched.main_size;
+  __sanitizer_start_switch_fiber(from->done ? nullptr : &fake, bottom, size);
+#endif
+  gconv_host_ctx_switch(&from->sp, to ? to->sp : gconv_host_sched.main_sp);
+#ifdef GCONV_SHIM_ASAN
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+}
+// May fiber `t` run: live, and whatever it waits for has happened? (A wait on an mbarrier
+// that is not initialised counts as over, so that the waiter reports it.)
+inline bool gconv_host_ready(const GconvHostThread* t) {
+  if (t->done) return false;
+  if (t->wait_bar) return t->wait_bar->phase != t->wait_phase;
+  if (t->wait_word) {
+    const unsigned long long v = __atomic_load_n(t->wait_word, __ATOMIC_ACQUIRE);
+    return ((v >> 20) & 0xFFFFF) == 0 || (int)((v >> 40) & 1) != (t->wait_parity & 1);
+  }
+  return true;
+}
+// The next fiber after the running one in the scheduling order (thread order ascending or
+// descending, wrapping) that may run; nullptr when none other may.
+inline GconvHostThread* gconv_host_next() {
+  const auto& f = gconv_host_sched.fibers;
+  const size_t n = f.size(), at = gconv_host_cur->index;
+  for (size_t k = 1; k < n; ++k) {
+    GconvHostThread* t = f[gconv_host_sched.descending ? (at + n - k) % n : (at + k) % n];
+    if (gconv_host_ready(t)) return t;
+  }
+  return nullptr;
+}
+inline unsigned gconv_host_tid();
+// Runs the other fibers until the running one's wait (set by the caller) is over, then clears
+// it; when no fiber can run, aborts naming `what`: a deadlock.
+inline void gconv_host_block(const char* what) {
+  GconvHostThread* me = gconv_host_cur;
+  while (!gconv_host_ready(me)) {
+    GconvHostThread* next = gconv_host_next();
+    if (!next) {
+      std::fprintf(stderr, "%s: no emulated thread can run (thread %u waits): deadlock\n", what, gconv_host_tid());
+      std::abort();
+    }
+    gconv_host_switch(next);
+  }
+  me->wait_bar = nullptr;
+  me->wait_word = nullptr;
+}
+inline void GconvHostBarrier::arrive_and_wait() {
+  if (++arrived == expected) {
+    arrived = 0;
+    ++phase;
+    if (turns) gconv_host_sched.descending = !gconv_host_sched.descending;
+    return;
+  }
+  gconv_host_cur->wait_bar = this;
+  gconv_host_cur->wait_phase = phase;
+  gconv_host_block("barrier");
+}
 
 inline unsigned gconv_host_tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -124,7 +313,7 @@ inline float gconv_host_bits_f32(unsigned int u) {
   std::memcpy(&f, &u, 4);
   return f;
 }
-// red.global.add.f32: a compare-and-swap loop on the word (the block's threads are real threads).
+// red.global.add.f32: a compare-and-swap loop on the word.
 inline void gconv_host_red_add_f32(float* p, float v) {
   unsigned int* w = reinterpret_cast<unsigned int*>(p);
   unsigned int old = __atomic_load_n(w, __ATOMIC_RELAXED);
@@ -331,14 +520,6 @@ inline unsigned long long gconv_host_wgmma_sum(int nacc, unsigned long long da, 
 // cp.async of this thread, deferred: a copy (or zero fill) is performed when the
 // cp.async.wait_group that covers its commit group runs, the latest moment the hardware may
 // complete it, so a kernel that reads a stage before waiting for it reads the NaN poison.
-struct GconvHostCopy {
-  unsigned dst;
-  const void* src;
-  int bytes;
-  bool pred;
-};
-static thread_local std::vector<GconvHostCopy> gconv_host_cp_open;
-static thread_local std::vector<std::vector<GconvHostCopy>> gconv_host_cp_groups;
 inline void gconv_host_cp_async(unsigned dst, const void* src, int bytes, bool pred) {
   if (dst % (unsigned)bytes != 0 || (size_t)dst + bytes > gconv_host_smem_bytes) {
     std::fprintf(stderr, "cp.async of %d bytes to %u: misaligned or outside %zu bytes of shared memory\n",
@@ -377,7 +558,7 @@ inline void gconv_host_cp_wait(int n) {
 // mbarrier (shared memory, CTA scope): the 8-byte word holds the pending arrivals (bits 0-19),
 // the expected count (bits 20-39) and the number of completed phases (bits 40-63); arrivals
 // release and waits acquire, so shared-memory writes before an arrival are seen after the
-// wait. A wait that spins for 30 s aborts (a pipeline that deadlocks fails instead of hanging).
+// wait. A wait nothing can end aborts (a pipeline that deadlocks fails instead of hanging).
 inline std::atomic_ref<unsigned long long> gconv_host_mbar_word(unsigned bar) {
   if (bar % 8 != 0 || (size_t)bar + 8 > gconv_host_smem_bytes) {
     std::fprintf(stderr, "mbarrier at %u: misaligned or outside %zu bytes of shared memory\n", bar,
@@ -408,20 +589,12 @@ inline void gconv_host_mbar_arrive(unsigned bar) {
 }
 inline void gconv_host_mbar_wait(unsigned bar, int parity) {
   auto w = gconv_host_mbar_word(bar);
-  const auto start = std::chrono::steady_clock::now();
-  for (;;) {
-    const unsigned long long v = w.load(std::memory_order_acquire);
-    if (((v >> 20) & 0xFFFFF) == 0) {
-      std::fprintf(stderr, "mbarrier at %u: wait on an uninitialised or invalid barrier\n", bar);
-      std::abort();
-    }
-    if ((int)((v >> 40) & 1) != (parity & 1)) return;
-    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
-      std::fprintf(stderr, "mbarrier at %u: wait on parity %d for 30 s (thread %u): deadlock\n", bar, parity,
-                   gconv_host_tid());
-      std::abort();
-    }
-    std::this_thread::yield();
+  gconv_host_cur->wait_word = reinterpret_cast<const unsigned long long*>(gconv_host_smem + bar);
+  gconv_host_cur->wait_parity = parity;
+  gconv_host_block("mbarrier wait");
+  if (((w.load(std::memory_order_acquire) >> 20) & 0xFFFFF) == 0) {
+    std::fprintf(stderr, "mbarrier at %u: wait on an uninitialised or invalid barrier\n", bar);
+    std::abort();
   }
 }
 // cp.async.mbarrier.arrive.noinc: the arrival comes when this thread's earlier copies have
@@ -432,7 +605,9 @@ inline void gconv_host_cp_async_mbar_arrive(unsigned bar) {
   gconv_host_cp_wait(0);
   gconv_host_mbar_arrive(bar);
 }
-inline void gconv_host_mbar_inval(unsigned bar) { gconv_host_mbar_word(bar).store(0, std::memory_order_release); }
+inline void gconv_host_mbar_inval(unsigned bar) {
+  gconv_host_mbar_word(bar).store(0, std::memory_order_release);
+}
 
 // A TMA tensor map over a host buffer: rank 1..5, dims and box innermost first, byte strides of
 // dims 1.. (stride[0] is the element size), the 128-byte swizzle or a dense box.
@@ -451,12 +626,6 @@ struct gconv_tmap {
   unsigned estride[5];
   unsigned channels, pixels;
 };
-// Expected transaction bytes per barrier of the block (mbarrier.arrive.expect_tx).
-struct GconvHostTx {
-  std::mutex m;
-  std::map<unsigned, long long> bytes;
-};
-static thread_local GconvHostTx* gconv_host_tx = nullptr;
 // mbarrier.arrive.expect_tx with the copies performed at issue: the bytes are recorded, and the
 // arrival is made by the copy that delivers the last of them.
 inline void gconv_host_mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
@@ -532,16 +701,6 @@ inline void gconv_host_tma_load(unsigned dst, const gconv_tmap& m, unsigned bar,
   }
   gconv_host_tma_complete(bar, bytes);
 }
-
-// One issued wgmma of this thread: its descriptors, width and operand checksum at issue.
-struct GconvHostWgmmaOp {
-  unsigned long long da, db, sum;
-  int nacc;
-  bool trans_a, trans_b;
-};
-// Issued but not committed; committed groups, oldest first.
-static thread_local std::vector<GconvHostWgmmaOp> gconv_host_wg_open;
-static thread_local std::vector<std::vector<GconvHostWgmmaOp>> gconv_host_wg_groups;
 
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16} with A and B from shared-memory
 // descriptors (K-major, or MN-major with imm-trans-a / imm-trans-b = 1; 128-byte swizzle), computed at issue: thread t of the warpgroup
@@ -692,10 +851,36 @@ inline gconv_tmap gconv_host_tmap_im2col(const void* base, unsigned esize, int r
   return m;
 }
 
+// A fiber's start: the launch's body for the running fiber, then the next live fiber (or the
+// launching code, after the last).
+inline void gconv_host_fiber_main() {
+#ifdef GCONV_SHIM_ASAN
+  const void* bottom = nullptr;
+  size_t size = 0;
+  __sanitizer_finish_switch_fiber(nullptr, &bottom, &size);
+  if (!gconv_host_sched.main_bottom && gconv_host_cur->index == 0) {
+    // The first fiber is entered from the launching code: its stack is where control returns.
+    gconv_host_sched.main_bottom = bottom;
+    gconv_host_sched.main_size = size;
+  }
+#endif
+  gconv_host_sched.body(gconv_host_sched.arg);
+  gconv_host_cur->done = true;
+  --gconv_host_sched.live;
+  GconvHostThread* next = gconv_host_next();
+  if (!next && gconv_host_sched.live > 0) {
+    std::fprintf(stderr, "thread %u finished and no other emulated thread can run: deadlock\n", gconv_host_tid());
+    std::abort();
+  }
+  gconv_host_switch(next);
+  std::abort();  // a finished fiber is never resumed
+}
+
 // Runs `kernel` over the grid; returns 0. With `cluster_x` > 1 the grid's x is cut into
 // clusters of that many blocks, and the blocks of a cluster run at the same time (each with
 // its own shared memory and barrier; `gconv_host_cluster_sync` spans them all); clusters run
-// one after the other.
+// one after the other. The emulated threads (fibers) live for the whole grid and walk the
+// blocks together.
 template <typename Kernel>
 inline int gconv_host_launch(Kernel kernel, dim3 grid, dim3 block, size_t smem_bytes,
                              const void* in0, const void* in1, void* out, void* workspace,
@@ -709,59 +894,105 @@ inline int gconv_host_launch(Kernel kernel, dim3 grid, dim3 block, size_t smem_b
   const size_t smem_alloc = (smem_bytes + 15) / 16 * 16 + 16;
   const unsigned nwarps = threads % 32 == 0 ? threads / 32 : 0;
   std::vector<unsigned char*> smem(cx);
-  std::vector<std::unique_ptr<std::barrier<>>> bars;
+  std::vector<GconvHostBarrier> bars(cx);
   std::vector<std::vector<GconvHostWarp>> warps(cx);
-  std::vector<std::unique_ptr<std::barrier<>>> warp_bars;
+  std::vector<std::vector<GconvHostBarrier>> warp_bars(cx);
   std::vector<GconvHostTx> txs(cx);
   for (unsigned r = 0; r < cx; ++r) {
     smem[r] = static_cast<unsigned char*>(std::aligned_alloc(16, smem_alloc));
-    bars.push_back(std::make_unique<std::barrier<>>(threads));
+    bars[r].expected = threads;
+    bars[r].turns = true;
     warps[r].resize(nwarps);
-    for (auto& w : warps[r]) {
-      warp_bars.push_back(std::make_unique<std::barrier<>>(32));
-      w.bar = warp_bars.back().get();
+    warp_bars[r].resize(nwarps);
+    for (unsigned w = 0; w < nwarps; ++w) {
+      warp_bars[r][w].expected = 32;
+      warps[r][w].bar = &warp_bars[r][w];
     }
   }
-  std::barrier<> cluster_bar(threads * cx);
+  GconvHostBarrier cluster_bar;
+  cluster_bar.expected = threads * cx;
   unsigned long long rounds = (unsigned long long)(grid.x / cx) * grid.y * grid.z;
 #ifdef GCONV_SHIM_DROP_LAST_BLOCK
   rounds -= 1;  // the last block (the last cluster of a cluster launch)
 #endif
-  std::vector<std::thread> pool;
-  pool.reserve(threads * cx);
+  // What each fiber runs: its block's share of every round of the grid.
+  auto body = [&] {
+    const unsigned tt = gconv_host_cur->index;
+    const unsigned r = tt / threads;  // rank in the cluster
+    const unsigned t = tt % threads;
+    const unsigned clusters_x = grid.x / cx;
+    for (unsigned long long b = 0; b < rounds; ++b) {
+      gconv_host_barrier->arrive_and_wait();  // the previous block is done with shared memory
+      if (cx > 1) cluster_bar.arrive_and_wait();  // ... and every block of the cluster with it
+      if (t == 0) std::memset(gconv_host_smem, 0xFF, smem_alloc);
+      gconv_host_barrier->arrive_and_wait();
+      if (cx > 1) cluster_bar.arrive_and_wait();
+      blockIdx = uint3{(unsigned)(b % clusters_x) * cx + r, (unsigned)((b / clusters_x) % grid.y),
+                       (unsigned)(b / ((unsigned long long)clusters_x * grid.y))};
+      kernel(in0, in1, out, workspace);
+      // Copies a kernel left in flight complete before the block's shared memory is reused
+      // (the hardware does not retire a CTA with copies outstanding).
+      gconv_host_cp_commit();
+      gconv_host_cp_wait(0);
+    }
+  };
+  // Each fiber's stack: a guard page below it, so that an overflow faults.
+  const size_t stack_bytes = (size_t)4 << 20;
+  std::vector<GconvHostThread> fibers(threads * cx);
+  gconv_host_sched = GconvHostSched{};
   for (unsigned tt = 0; tt < threads * cx; ++tt) {
-    pool.emplace_back([&, tt] {
-      const unsigned r = tt / threads;  // rank in the cluster
-      const unsigned t = tt % threads;
-      gconv_host_smem = smem[r];
-      gconv_host_smem_bytes = smem_bytes;
-      gconv_host_barrier = bars[r].get();
-      gconv_host_tx = &txs[r];
-      gconv_host_nwarps = nwarps;
-      gconv_host_warps = warps[r].data();
-      gconv_host_cluster_barrier = cx > 1 ? &cluster_bar : nullptr;
-      gconv_host_cluster_smem = cx > 1 ? smem.data() : nullptr;
-      threadIdx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
-      blockDim = block;
-      gridDim = grid;
-      const unsigned clusters_x = grid.x / cx;
-      for (unsigned long long b = 0; b < rounds; ++b) {
-        gconv_host_barrier->arrive_and_wait();  // the previous block is done with shared memory
-        if (cx > 1) cluster_bar.arrive_and_wait();  // ... and every block of the cluster with it
-        if (t == 0) std::memset(gconv_host_smem, 0xFF, smem_alloc);
-        gconv_host_barrier->arrive_and_wait();
-        if (cx > 1) cluster_bar.arrive_and_wait();
-        blockIdx = uint3{(unsigned)(b % clusters_x) * cx + r, (unsigned)((b / clusters_x) % grid.y),
-                         (unsigned)(b / ((unsigned long long)clusters_x * grid.y))};
-        kernel(in0, in1, out, workspace);
-        // Copies a kernel left in flight complete before the block's shared memory is reused
-        // (the hardware does not retire a CTA with copies outstanding).
-        gconv_host_cp_commit();
-        gconv_host_cp_wait(0);
-      }
-    });
+    GconvHostThread& f = fibers[tt];
+    const unsigned r = tt / threads, t = tt % threads;
+    f.index = tt;
+    f.smem = smem[r];
+    f.smem_bytes = smem_bytes;
+    f.barrier = &bars[r];
+    f.tx = &txs[r];
+    f.nwarps = nwarps;
+    f.warps = warps[r].data();
+    f.cluster_barrier = cx > 1 ? &cluster_bar : nullptr;
+    f.cluster_smem = cx > 1 ? smem.data() : nullptr;
+    f.thread_idx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+    f.block_dim = block;
+    f.grid_dim = grid;
+    f.stack = mmap(nullptr, stack_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (f.stack == MAP_FAILED || mprotect(f.stack, 4096, PROT_NONE) != 0) {
+      std::fprintf(stderr, "cannot make the stack of emulated thread %u\n", tt);
+      std::abort();
+    }
+    f.stack_bytes = stack_bytes;
+    // The first frame `gconv_host_ctx_switch` returns into: six callee-saved registers, then
+    // the fiber's start, then a null return address for it (the stack 16-byte aligned as after
+    // a call).
+    void** sp = reinterpret_cast<void**>(static_cast<char*>(f.stack) + stack_bytes);
+    *--sp = nullptr;
+    *--sp = reinterpret_cast<void*>(&gconv_host_fiber_main);
+    for (int i = 0; i < 6; ++i) *--sp = nullptr;
+    f.sp = sp;
+    gconv_host_sched.fibers.push_back(&f);
   }
-  for (auto& th : pool) th.join();
+  gconv_host_sched.live = threads * cx;
+  gconv_host_sched.body = [](void* a) { (*static_cast<decltype(body)*>(a))(); };
+  gconv_host_sched.arg = &body;
+  // Control comes back here when the last emulated thread ends.
+  gconv_host_cur = &fibers[0];
+#ifdef GCONV_SHIM_ASAN
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, static_cast<char*>(fibers[0].stack) + 4096, stack_bytes - 4096);
+#endif
+  gconv_host_ctx_switch(&gconv_host_sched.main_sp, fibers[0].sp);
+#ifdef GCONV_SHIM_ASAN
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+  gconv_host_cur = nullptr;
+  for (GconvHostThread& f : fibers) {
+#ifdef GCONV_SHIM_ASAN
+    // The frames a finished fiber never returned from leave poisoned shadow behind.
+    __asan_unpoison_memory_region(f.stack, f.stack_bytes);
+#endif
+    munmap(f.stack, f.stack_bytes);
+  }
   for (unsigned char* p : smem) std::free(p);
   return 0;
 }
