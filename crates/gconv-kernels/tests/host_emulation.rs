@@ -52,6 +52,12 @@
 //! the channel transposition dropped, the phase rule shifted by one, the phase kernel's weight
 //! transposition dropped, corrupted weights.
 //!
+//! `every_pool_member_runs_under_host_emulation` runs every member of every bf16 and f32 pool
+//! that no case table above names (about 290) on the first of `COVERAGE_PROBLEMS` it admits,
+//! so that whatever `auto` or a user can pick from the pools has run its CUDA C++ on the CPU
+//! before it costs device time; `every_pool_member_has_a_coverage_problem` (no g++ needed)
+//! fails when a pool member admits none of those problems.
+//!
 //! `host_conversions_are_bit_exact` checks the portable f32↔bf16/f16 conversions that stand in
 //! for inline PTX under `GCONV_HOST_EMULATION` against the `half` crate, bit for bit. Three slow
 //! `#[ignore]` tests widen the matrix (`-- --ignored`): every direct pool config on the forward
@@ -593,7 +599,7 @@ fn precompiled_shim(asan: bool) -> Option<&'static Path> {
             std::fs::create_dir_all(&dir).ok()?;
             let gch = dir.join("host_shim.h.gch");
             let mut cmd = Command::new("g++");
-            cmd.args(CXX_FLAGS).arg("-Wno-pragma-once-outside-header");
+            cmd.args(CXX_FLAGS);
             if asan {
                 cmd.arg("-fsanitize=address");
             }
@@ -4052,6 +4058,135 @@ const SELFTEST_CASES: &[SelftestCase] = &[
         &[[9, 7, 1, 3, 1], [8, 1, 1, 0, 1]],
     ),
 ];
+
+/// Small problems (forward-view fields; each direction runs them as its own) from which every
+/// pool member takes the first it admits for [`every_pool_member_runs_under_host_emulation`]:
+/// every group regime from depthwise to dense, channel multipliers, pointwise, stride 2,
+/// 7×7, 1D and 3D, ordered from the cheapest to emulate.
+const COVERAGE_PROBLEMS: &[&str] = &[
+    "n1_g16_c16_k16_i9x10_f3x3_s1x1_p1x1_d1x1",
+    "n1_g16_c16_k16_i13x14_f3x3_s2x2_p1x1_d1x1",
+    "n1_g16_c16_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+    "n1_g8_c16_k16_i9x9_f3x3_s1x1_p1x1_d1x1",
+    "n1_g4_c16_k16_i9x9_f3x3_s1x1_p1x1_d1x1",
+    "n1_g16_c16_k16_i40_f5_s1_p2_d1",
+    "n1_g16_c16_k16_i14x14_f7x7_s1x1_p3x3_d1x1",
+    "n1_g16_c16_k16_i12x12_f5x5_s2x2_p2x2_d1x1",
+    "n1_g16_c16_k16_i4x6x6_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    "n1_g4_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+    "n1_g4_c32_k32_i12x12_f3x3_s2x2_p1x1_d1x1",
+    "n1_g4_c32_k32_i4x6x6_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    "n1_g2_c32_k32_i9x9_f3x3_s1x1_p1x1_d1x1",
+    "n1_g2_c64_k64_i9x9_f3x3_s1x1_p1x1_d1x1",
+    "n1_g2_c64_k64_i12x12_f3x3_s2x2_p1x1_d1x1",
+    "n1_g1_c64_k64_i8x8_f3x3_s1x1_p1x1_d1x1",
+    "n1_g2_c128_k128_i8x8_f1x1_s1x1_p0x0_d1x1",
+    "n1_g1_c128_k128_i8x8_f1x1_s1x1_p0x0_d1x1",
+    "n1_g2_c128_k128_i8x8_f3x3_s1x1_p1x1_d1x1",
+    "n1_g2_c256_k256_i8x8_f1x1_s1x1_p0x0_d1x1",
+    "n1_g2_c256_k256_i8x8_f3x3_s1x1_p1x1_d1x1",
+    "n1_g1_c256_k256_i8x8_f3x3_s1x1_p1x1_d1x1",
+    "n2_g16_c16_k16_i30x60_f3x3_s1x1_p1x1_d1x1",
+    "n2_g16_c16_k16_i56x56_f7x7_s1x1_p3x3_d1x1",
+    "n2_g32_c32_k32_i12x12x12_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    "n2_g1_c256_k512_i16x16_f3x3_s1x1_p1x1_d1x1",
+];
+
+/// The kernels the case tables of the other tests run (clean, each on its own problems).
+fn kernels_of_the_case_tables() -> std::collections::HashSet<&'static str> {
+    [
+        CASES,
+        IGEMM_CASES,
+        IGEMM_TMA_CASES,
+        IGEMM_DGRAD_CASES,
+        IGEMM_WGRAD_CASES,
+        IGEMM_WGRAD_CLUSTER_CASES,
+        MMA_CASES,
+        DEPTH_STREAM_CASES,
+        DGRAD_CASES,
+        WGRAD_CASES,
+        WGRAD_MMA_CASES,
+        WGRAD_BANDED_CASES,
+        FWD_BANDED_CASES,
+        WGRAD_STREAM_CASES,
+    ]
+    .iter()
+    .flat_map(|table| table.iter().map(|(_, kernel, _)| *kernel))
+    .collect()
+}
+
+/// For every member of every pool (bf16 and f32, each direction; the f16 members are their
+/// bf16 twins with another element type, which the cases above run) that no case table runs
+/// already, a job on the first of [`COVERAGE_PROBLEMS`] in that direction that it admits; and
+/// the members (of all of them) that admit none.
+fn pool_coverage_jobs() -> (Vec<Job>, Vec<String>) {
+    let named = kernels_of_the_case_tables();
+    let mut jobs = Vec::new();
+    let mut uncovered = Vec::new();
+    for direction in Direction::ALL {
+        for dtype in [DType::Bf16, DType::F32] {
+            let problems: Vec<Problem> = COVERAGE_PROBLEMS
+                .iter()
+                .map(|fields| {
+                    format!("{}_{}_{fields}", direction.token(), dtype.token())
+                        .parse()
+                        .unwrap_or_else(|e| panic!("{fields}: {e}"))
+                })
+                .collect();
+            for cfg in pool(direction, dtype, Families::All) {
+                match problems.iter().find(|p| can_implement(&cfg, p).is_ok()) {
+                    Some(_) if named.contains(cfg.to_string().as_str()) => {}
+                    Some(p) => jobs.push(Job {
+                        label: "pool".into(),
+                        cfg,
+                        problem: *p,
+                        mutation: Mutation::None,
+                        eager_copies: false,
+                    }),
+                    None => uncovered.push(cfg.to_string()),
+                }
+            }
+        }
+    }
+    (jobs, uncovered)
+}
+
+/// Every pool member admits one of the coverage problems, so that
+/// [`every_pool_member_runs_under_host_emulation`] leaves none out (no g++ needed).
+#[test]
+fn every_pool_member_has_a_coverage_problem() {
+    let (jobs, uncovered) = pool_coverage_jobs();
+    assert!(
+        uncovered.is_empty(),
+        "{} pool member(s) admit none of COVERAGE_PROBLEMS (add a problem they run):\n{}",
+        uncovered.len(),
+        uncovered.join("\n")
+    );
+    assert!(jobs.len() > 200, "{} jobs", jobs.len());
+    let mut per_problem = std::collections::BTreeMap::<String, usize>::new();
+    for j in &jobs {
+        *per_problem.entry(j.problem.to_string()).or_default() += 1;
+    }
+    for (p, n) in per_problem {
+        println!("{n:4} members on {p}");
+    }
+}
+
+/// Every member of every bf16 and f32 pool, emulated on the first coverage problem it admits
+/// and compared with the reference: whatever `auto` or a user can pick from the pools has run
+/// its CUDA C++ at least once before it costs device time.
+#[test]
+fn every_pool_member_runs_under_host_emulation() {
+    let test = "every_pool_member_runs_under_host_emulation";
+    if skip_without_cxx(test) {
+        return;
+    }
+    let dir = work_dir(test);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let asan = asan_available(&dir);
+    let (jobs, _) = pool_coverage_jobs();
+    run_and_assert("every pool member", &jobs, &dir, asan, (jobs.len(), 0));
+}
 
 /// Every config of `direct_forward_pool` (all dtypes) on every selftest forward case it can
 /// implement: the cases `gconv selftest --gpu` will run on the H200. Slow (a few hundred
