@@ -58,6 +58,10 @@
 //! before it costs device time; `every_pool_member_has_a_coverage_problem` (no g++ needed)
 //! fails when a pool member admits none of those problems.
 //!
+//! `the_shim_aborts_deadlocks_and_turns_its_order_round` checks the shim's scheduling on
+//! hand-written kernels: threads that leave before a barrier, and an mbarrier nobody arrives
+//! at, abort as deadlocks; consecutive barrier phases run the threads in opposite orders.
+//!
 //! `host_conversions_are_bit_exact` checks the portable f32↔bf16/f16 conversions that stand in
 //! for inline PTX under `GCONV_HOST_EMULATION` against the `half` crate, bit for bit. Three slow
 //! `#[ignore]` tests widen the matrix (`-- --ignored`): every direct pool config on the forward
@@ -4278,6 +4282,120 @@ fn direct_pool_on_selftest_cases(direction: Direction, test: &str, min_jobs: usi
         if asan { "on" } else { "unavailable" },
     );
     assert!(errors.is_empty(), "failures:\n{}", errors.join("\n"));
+}
+
+/// The shim's own scheduling, on hand-written kernels: a launch where some threads leave
+/// before a `__syncthreads` the others wait at, and one whose threads wait on an mbarrier
+/// nobody arrives at, abort naming a deadlock (instead of hanging); and between two barriers
+/// the threads run in ascending, then descending order (a kernel records the order in which
+/// its threads pass two phases), so that a missing barrier is caught whichever side of it the
+/// writing thread is on.
+#[test]
+fn the_shim_aborts_deadlocks_and_turns_its_order_round() {
+    let test = "the_shim_aborts_deadlocks_and_turns_its_order_round";
+    if skip_without_cxx(test) {
+        return;
+    }
+    let dir = work_dir(test);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    let build_and_run = |name: &str, body: &str| {
+        let cpp = dir.join(format!("{name}.cpp"));
+        let exe = dir.join(name);
+        let text = format!(
+            "#include \"host_shim.h\"\n{body}\nint main() {{\n  \
+             gconv_host_launch(kernel, dim3{{1, 1, 1}}, dim3{{64, 1, 1}}, 64, nullptr, nullptr, \
+             nullptr, nullptr);\n  report();\n  return 0;\n}}\n"
+        );
+        std::fs::write(&cpp, text).expect("write the source");
+        let built = Command::new("g++")
+            .args(CXX_FLAGS)
+            .arg("-I")
+            .arg(shim_dir())
+            .arg("-o")
+            .arg(&exe)
+            .arg(&cpp)
+            .output()
+            .expect("run g++");
+        assert!(
+            built.status.success(),
+            "{name}: g++: {}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        // A shim that hung instead of aborting fails here after 60 s.
+        let mut child = Command::new(&exe)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run the program");
+        let start = std::time::Instant::now();
+        while child.try_wait().expect("poll the program").is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("{name}: still running after 60 s (a hang, not an abort)");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let run = child.wait_with_output().expect("collect the output");
+        (
+            run.status.success(),
+            String::from_utf8_lossy(&run.stdout).into_owned(),
+            String::from_utf8_lossy(&run.stderr).into_owned(),
+        )
+    };
+    let (ok, _, err) = build_and_run(
+        "early_exit",
+        "void kernel(const void*, const void*, void*, void*) {\n  \
+         if (threadIdx.x >= 16) return;\n  __syncthreads();\n}\nvoid report() {}",
+    );
+    assert!(
+        !ok && err.contains("deadlock"),
+        "threads left before a barrier: {err}"
+    );
+    let (ok, _, err) = build_and_run(
+        "mbarrier_never_arrived",
+        "void kernel(const void*, const void*, void*, void*) {\n  \
+         if (threadIdx.x == 0) gconv_host_mbar_init(0, 1);\n  __syncthreads();\n  \
+         gconv_host_mbar_wait(0, 0);\n}\nvoid report() {}",
+    );
+    assert!(
+        !ok && err.contains("deadlock"),
+        "a wait on an mbarrier nobody arrives at: {err}"
+    );
+    let (ok, out, err) = build_and_run(
+        "order",
+        "static unsigned order[2][64];\nstatic unsigned next[2];\n\
+         void kernel(const void*, const void*, void*, void*) {\n  \
+         __syncthreads();\n  order[0][next[0]++] = threadIdx.x;\n  \
+         __syncthreads();\n  order[1][next[1]++] = threadIdx.x;\n}\n\
+         void report() {\n  for (int p = 0; p < 2; ++p) {\n    \
+         for (int i = 0; i < 64; ++i) std::printf(\"%u \", order[p][i]);\n    \
+         std::printf(\"\\n\");\n  }\n}",
+    );
+    assert!(ok, "order: {err}");
+    let phases: Vec<Vec<u32>> = out
+        .lines()
+        .map(|l| {
+            l.split_whitespace()
+                .map(|v| v.parse().expect("a thread index"))
+                .collect()
+        })
+        .collect();
+    assert_eq!(phases.len(), 2, "{out}");
+    // Each phase starts from the thread the barrier released, then walks one way round.
+    let walks = |p: &[u32], step: i64| {
+        p.windows(2)
+            .all(|w| (i64::from(w[1]) - i64::from(w[0]) - step).rem_euclid(64) == 0)
+    };
+    let (first, second) = (&phases[0], &phases[1]);
+    assert!(
+        walks(first, 1) != walks(first, -1) && walks(second, 1) != walks(second, -1),
+        "each phase in one thread order: {out}"
+    );
+    assert_ne!(
+        walks(first, 1),
+        walks(second, 1),
+        "the order turns round between phases: {out}"
+    );
 }
 
 /// Every config of `direct_forward_pool(bf16)` on every forward depthwise layer of the model zoo
