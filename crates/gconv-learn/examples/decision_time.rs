@@ -21,6 +21,10 @@
 //! decision in `measured`, so that callgrind counts it alone:
 //! `valgrind --tool=callgrind --toggle-collect='*decision_time::measured*' \
 //!   target/release/examples/decision_time --warm KEY`.
+//!
+//! For a sampling profiler, `--loop N` makes the model's choice (`select::model_choice`, no
+//! per-process cache) on every zoo layer N times and prints the mean:
+//! `perf record -e cpu-clock -g target/release/examples/decision_time --loop 100`.
 
 use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::{admit, Gate, Target};
@@ -95,11 +99,37 @@ fn fresh(key: &str, warm: bool) {
     println!("{load} {us}");
 }
 
+/// `--loop N`: the model's choice on every zoo layer, N rounds, for a sampling profiler.
+fn repeat(n: usize) {
+    let model = shipped().expect("the shipped model");
+    let zoo = gconv_tune::registry::registry_problems("model_zoo").expect("the zoo set");
+    let start = Instant::now();
+    let mut chosen = 0;
+    for _ in 0..n {
+        for p in &zoo {
+            chosen += usize::from(model_choice(model, p, &Target::H200, Families::All).is_some());
+        }
+    }
+    let us = start.elapsed().as_secs_f64() * 1e6 / (n * zoo.len()).max(1) as f64;
+    println!(
+        "{chosen} choices over {} zoo layers × {n}: {us:.1} µs each (mean)",
+        zoo.len()
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let [_, flag, key] = args.as_slice() {
         if flag == "--fresh" || flag == "--warm" {
             fresh(key, flag == "--warm");
+            return;
+        }
+        if flag == "--loop" {
+            let Ok(n) = key.parse::<usize>() else {
+                eprintln!("decision_time: --loop takes a count, not {key:?}");
+                std::process::exit(2);
+            };
+            repeat(n);
             return;
         }
     }
