@@ -620,6 +620,26 @@ fn precompiled_shim(asan: bool) -> Option<&'static Path> {
         .as_deref()
 }
 
+/// Compiles `cpp` (which includes the shim) to `exe` with [`CXX_FLAGS`], without
+/// AddressSanitizer or the precompiled shim; panics with g++'s messages when it fails.
+fn build_without_asan(cpp: &Path, exe: &Path) {
+    let out = Command::new("g++")
+        .args(CXX_FLAGS)
+        .arg("-I")
+        .arg(shim_dir())
+        .arg("-o")
+        .arg(exe)
+        .arg(cpp)
+        .output()
+        .expect("run g++");
+    assert!(
+        out.status.success(),
+        "g++ {}: {}",
+        cpp.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn cxx_available() -> bool {
     Command::new("g++")
         .arg("--version")
@@ -4319,20 +4339,7 @@ fn the_shim_aborts_deadlocks_and_turns_its_order_round() {
              nullptr, nullptr);\n  report();\n  return 0;\n}}\n"
         );
         std::fs::write(&cpp, text).expect("write the source");
-        let built = Command::new("g++")
-            .args(CXX_FLAGS)
-            .arg("-I")
-            .arg(shim_dir())
-            .arg("-o")
-            .arg(&exe)
-            .arg(&cpp)
-            .output()
-            .expect("run g++");
-        assert!(
-            built.status.success(),
-            "{name}: g++: {}",
-            String::from_utf8_lossy(&built.stderr)
-        );
+        build_without_asan(&cpp, &exe);
         // A shim that hung instead of aborting fails here after 60 s.
         let mut child = Command::new(&exe)
             .stdout(std::process::Stdio::piped())
@@ -4526,25 +4533,7 @@ int main(int argc, char** argv) {
         format!("#include \"host_shim.h\"\n{}\n{main}", src.code),
     )
     .expect("write source");
-    let out = Command::new("g++")
-        .args([
-            "-std=c++20",
-            "-O1",
-            "-pthread",
-            "-fno-strict-aliasing",
-            "-I",
-        ])
-        .arg(shim_dir())
-        .arg("-o")
-        .arg(&exe)
-        .arg(&cpp)
-        .output()
-        .expect("run g++");
-    assert!(
-        out.status.success(),
-        "g++: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    build_without_asan(&cpp, &exe);
     let mut bits: Vec<u32> = vec![
         0x0000_0000,
         0x8000_0000,
