@@ -190,6 +190,7 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
         raw_bytes: 0,
         smem_bytes: smem,
         grid: [slabs, channel_blocks, 1],
+        min_ctas: 1,
     }
 }
 

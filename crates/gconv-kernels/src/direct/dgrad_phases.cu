@@ -69,7 +69,8 @@ __device__ __forceinline__ void compute_phases(const elem_t* xs, const float* ws
                                                elem_t* __restrict__ dX, TileAt a, int k0,
                                                int tid);
 
-extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
+// MIN_CTAS: a persistent grid is one wave, all of it resident (geometry.rs, PERSISTENT_REGS).
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {

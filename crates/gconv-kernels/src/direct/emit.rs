@@ -127,7 +127,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         "constexpr bool IS_BF16 = {};",
         problem.dtype == DType::Bf16
     );
-    let ints: [(&str, u64); 21] = [
+    let ints: [(&str, u64); 22] = [
         ("G_", kp.g),
         ("CG", kp.cpg()),
         ("KG", kp.kpg()),
@@ -150,6 +150,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         ("RAW_BYTES", geo.raw_bytes),
         ("SMEM_BYTES", geo.smem_bytes),
         ("GRID_X", geo.grid[0]),
+        ("MIN_CTAS", geo.min_ctas),
         ("W_REG_BUDGET", W_REG_BUDGET),
         // 1: a tile per CTA; 2: persistent; 3: a column of tiles streamed over depth (the
         // forward and backward-data meanings, `DirectView`; validated to 1..=3).
@@ -257,7 +258,7 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
         problem.dtype == DType::Bf16
     );
     let int = |v: u64| v as i64;
-    let ints: [(&str, i64); 59] = [
+    let ints: [(&str, i64); 60] = [
         ("ESZ", int(problem.dtype.size_bytes())),
         ("N_", int(problem.n)),
         ("ID", int(dy[0])),
@@ -297,6 +298,7 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
         ("RAW_BYTES", int(geo.raw_bytes)),
         ("SMEM_BYTES", int(geo.smem_bytes)),
         ("GRID_X", int(geo.grid[0])),
+        ("MIN_CTAS", int(geo.min_ctas)),
         ("W_REG_BUDGET", int(W_REG_BUDGET)),
         ("STAGES", if view.persistent { 2 } else { 1 }),
         ("XD", int(problem.input[0])),

@@ -49,7 +49,8 @@ constexpr bool col_used(int j) {
 __device__ __forceinline__ void compute_tile(const elem_t* xs, const float* ws,
                                              elem_t* __restrict__ Y, TileAt a, int k0, int tid);
 
-extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __restrict__ in0,
+// MIN_CTAS: a persistent grid is one wave, all of it resident (geometry.rs, PERSISTENT_REGS).
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {

@@ -184,6 +184,7 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem) -> DirectGeometry {
         raw_bytes: 0,
         smem_bytes: smem,
         grid: [grid_x, blocks, 1],
+        min_ctas: 1,
     }
 }
 

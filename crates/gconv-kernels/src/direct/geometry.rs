@@ -22,8 +22,32 @@ use crate::device::DeviceLimits;
 use crate::shared::largest_pow2_dividing;
 use gconv_problem::{Direction, Problem};
 
-/// CTAs per SM a persistent (2-stage) simt launch aims for.
+/// Registers per thread a persistent (2-stage) simt CTA keeps at least: its grid is one wave
+/// of the CTAs that fit an SM by shared memory, threads and this budget, and its launch bound
+/// (`MIN_CTAS`) holds ptxas to that count, so that every CTA is resident from the start and
+/// walks its tiles with the next halo tile loading while it computes.
+pub const PERSISTENT_REGS: u32 = 128;
+
+/// At most this many persistent simt CTAs per SM (small CTAs: the wave stays a few tiles per
+/// CTA rather than one).
 pub const PERSISTENT_CTAS_PER_SM: u64 = 8;
+
+/// CTAs per SM of a persistent simt launch: what fits by shared memory, threads and the
+/// [`PERSISTENT_REGS`] budget, at most [`PERSISTENT_CTAS_PER_SM`].
+fn persistent_simt_ctas(device: &DeviceLimits, smem: u64, threads: u32) -> u64 {
+    device
+        .ctas_per_sm(smem, threads, PERSISTENT_REGS)
+        .min(PERSISTENT_CTAS_PER_SM)
+}
+
+/// The persistent CUDA-core grid: `spatial` tiles along x, `channel_blocks` along y, at most
+/// `sms × ctas_per_sm` CTAs in all (one wave), tile counts per CTA equal up to one. Returns
+/// the grid's x extent.
+fn one_wave_grid_x(spatial: u64, channel_blocks: u64, sms: u64, ctas_per_sm: u64) -> u64 {
+    let slots_x = (sms * ctas_per_sm / channel_blocks.max(1)).max(1);
+    let per_cta = spatial.div_ceil(slots_x).max(1);
+    spatial.div_ceil(per_cta)
+}
 
 /// Output rows per thread (`PY`): a CTA's `tile_m / vec_b · tile_n / vec_a` work items
 /// (output row, column group, channel lane) spread evenly over its threads, each thread taking
@@ -183,22 +207,21 @@ pub(crate) fn geometry_of(
     let columns = out[2].div_ceil(tw) * out[1].div_ceil(th) * problem.n;
     let spatial = columns * out[0];
     let channel_blocks = problem.k.div_ceil(bn);
-    // Persistent CTAs (2 stages): PERSISTENT_CTAS_PER_SM per SM (simt), or one wave of the
-    // CTAs that fit on the SMs (mma: each CTA loads its weight tile once for all its tiles),
-    // equal tile counts.
-    let target = if is_mma {
-        let smem = stages * xs_bytes + ws_bytes + raw_bytes;
-        device.wave(smem, cfg.threads(), mma::register_estimate(cfg, problem))
-    } else {
-        device.sms as u64 * PERSISTENT_CTAS_PER_SM
-    };
+    // Persistent CTAs (2 stages), equal tile counts: one wave of the CTAs that fit on the SMs
+    // (mma: by the register estimate, each CTA loading its weight tile once for all its tiles;
+    // simt: by the PERSISTENT_REGS budget its launch bound enforces).
+    let smem = stages * xs_bytes + ws_bytes + raw_bytes;
+    let simt_ctas = persistent_simt_ctas(device, smem, cfg.threads());
     let grid_x = if view.depth_stream {
         columns
     } else if stages == 1 {
         spatial
-    } else {
+    } else if is_mma {
+        let target = device.wave(smem, cfg.threads(), mma::register_estimate(cfg, problem));
         let per_cta = (spatial * channel_blocks).div_ceil(target).max(1);
         spatial.div_ceil(per_cta)
+    } else {
+        one_wave_grid_x(spatial, channel_blocks, device.sms as u64, simt_ctas)
     };
     DirectGeometry {
         th,
@@ -213,8 +236,9 @@ pub(crate) fn geometry_of(
         xs_bytes,
         ws_bytes,
         raw_bytes,
-        smem_bytes: stages * xs_bytes + ws_bytes + raw_bytes,
+        smem_bytes: smem,
         grid: [grid_x, channel_blocks, 1],
+        min_ctas: if stages == 2 && !is_mma { simt_ctas } else { 1 },
     }
 }
 
@@ -251,12 +275,12 @@ pub fn phase_geometry(
     let stages: u64 = if view.persistent { 2 } else { 1 };
     let spatial = ph.cells[2].div_ceil(tw) * ph.cells[1].div_ceil(th) * ph.cells[0] * problem.n;
     let channel_blocks = problem.c.div_ceil(bn);
+    let smem = stages * xs_bytes + ws_bytes;
+    let simt_ctas = persistent_simt_ctas(device, smem, cfg.threads());
     let grid_x = if stages == 1 {
         spatial
     } else {
-        let target = device.sms as u64 * PERSISTENT_CTAS_PER_SM;
-        let per_cta = (spatial * channel_blocks).div_ceil(target).max(1);
-        spatial.div_ceil(per_cta)
+        one_wave_grid_x(spatial, channel_blocks, device.sms as u64, simt_ctas)
     };
     DirectGeometry {
         th,
@@ -271,8 +295,9 @@ pub fn phase_geometry(
         xs_bytes,
         ws_bytes,
         raw_bytes: 0,
-        smem_bytes: stages * xs_bytes + ws_bytes,
+        smem_bytes: smem,
         grid: [grid_x, channel_blocks, 1],
+        min_ctas: if stages == 2 { simt_ctas } else { 1 },
     }
 }
 

@@ -50,6 +50,10 @@ pub struct DirectGeometry {
     pub smem_bytes: u64,
     /// Launch grid.
     pub grid: [u64; 3],
+    /// CTAs per SM the kernel's launch bound promises (`__launch_bounds__(THREADS, MIN_CTAS)`):
+    /// on the persistent CUDA-core path the CTAs one wave holds, so that ptxas keeps the
+    /// registers low enough for the whole grid to be resident at once; 1 elsewhere.
+    pub min_ctas: u64,
 }
 
 /// Stride phases the tensor-core paths de-interleave a staged halo row into (`XSPLIT` of

@@ -180,15 +180,17 @@ fn geometry_of_a_depthwise_layer() {
     assert_eq!(g.xs_bytes, 10 * 18 * 64 * 2);
     assert_eq!(g.ws_bytes, 9 * 64 * 4);
     assert_eq!(g.grid, [4 * 7 * 32, 3, 1]);
-    // Persistent (2 stages): two input tiles; 896 tiles x 3 channel blocks over about
-    // 1056 CTAs = 3 tiles per CTA, so 299 CTAs along x.
+    // Persistent (2 stages): two input tiles (48 KB with the weights: 4 CTAs an SM by shared
+    // memory, 2 by the 128-register budget of 256 threads), so one wave is 264 CTAs, 88 per
+    // channel block: 896 tiles / 88 = 11 tiles per CTA, 82 CTAs along x, all resident.
     let p2 = KernelConfig { stages: 2, ..c };
     let g2 = geometry(
         &p2,
         &prob("fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1"),
     );
     assert_eq!(g2.smem_bytes, 2 * g.xs_bytes + g.ws_bytes);
-    assert_eq!(g2.grid, [299, 3, 1]);
+    assert_eq!(g2.grid, [82, 3, 1]);
+    assert_eq!((g.min_ctas, g2.min_ctas), (1, 2));
     // Channel multiplier: 64 output channels = 32 groups of 2; odd C: 2-byte chunks.
     let g = geometry(&c, &prob("fwd_bf16_n1_g7_c7_k14_i9x9_f3x3_s2x2_p1x1_d1x1"));
     assert_eq!((g.ct, g.vl, g.sv), (32, 1, 2));
@@ -1780,5 +1782,41 @@ fn depth_streaming_rules_geometry_and_module() {
         .unwrap_err()
         .reason(),
         "direct_dgrad_no_dual"
+    );
+}
+
+#[test]
+fn a_persistent_cuda_core_grid_is_one_resident_wave() {
+    use crate::catalogue::{pool, Families};
+    let dev = DeviceLimits::H200;
+    let mut checked = 0;
+    for key in [
+        "dgrad_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1",
+        "dgrad_bf16_n32_g768_c768_k768_i7x7_f7x7_s1x1_p3x3_d1x1",
+        "dgrad_bf16_n32_g240_c240_k240_i28x28_f5x5_s2x2_p2x2_d1x1",
+        "fwd_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",
+        "fwd_f32_n8_g64_c64_k64_i28x28_f3x3_s1x1_p1x1_d1x1",
+    ] {
+        let p = prob(key);
+        for c in pool(p.direction, p.dtype, Families::Only(Family::Direct)) {
+            if c.stages != 2 || c.math != Math::Simt || admit(&c, &p, &Target::H200).is_err() {
+                continue;
+            }
+            let g = DirectPlan::new(&c, &p, &dev).geometry;
+            let ctas = g.grid[0] * g.grid[1] * g.grid[2];
+            assert!(g.min_ctas >= 1, "{c} on {key}: no launch bound");
+            assert!(
+                ctas <= dev.sms as u64 * g.min_ctas || g.grid[0] == 1,
+                "{c} on {key}: {ctas} CTAs, more than one wave of {} per SM",
+                g.min_ctas
+            );
+            // The launch bound leaves ptxas at least the register budget.
+            assert!(dev.regs_per_sm as u64 / (g.min_ctas * c.threads() as u64) >= 128);
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 5,
+        "only {checked} persistent CUDA-core pairs checked"
     );
 }

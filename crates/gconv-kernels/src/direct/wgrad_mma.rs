@@ -173,6 +173,7 @@ pub fn geometry(cfg: &KernelConfig, problem: &Problem, device: &DeviceLimits) ->
         raw_bytes: 0,
         smem_bytes,
         grid: [slabs, channel_blocks, slices],
+        min_ctas: 1,
     }
 }
 

@@ -44,6 +44,7 @@ constexpr int WS_BYTES = 11264;
 constexpr int RAW_BYTES = 0;
 constexpr int SMEM_BYTES = 54464;
 constexpr int GRID_X = 128;
+constexpr int MIN_CTAS = 1;
 constexpr int W_REG_BUDGET = 160;
 constexpr int STAGES = 1;
 constexpr int NW = 8;

@@ -44,6 +44,7 @@ constexpr int WS_BYTES = 1280;
 constexpr int RAW_BYTES = 0;
 constexpr int SMEM_BYTES = 10496;
 constexpr int GRID_X = 4;
+constexpr int MIN_CTAS = 1;
 constexpr int W_REG_BUDGET = 160;
 constexpr int STAGES = 1;
 
@@ -631,7 +632,8 @@ constexpr bool col_used(int j) {
 __device__ __forceinline__ void compute_tile(const elem_t* xs, const float* ws,
                                              elem_t* __restrict__ Y, TileAt a, int k0, int tid);
 
-extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_bf16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen(const void* __restrict__ in0,
+// MIN_CTAS: a persistent grid is one wave, all of it resident (geometry.rs, PERSISTENT_REGS).
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_dgrad_bf16_t64x64x64_w8x1_s1_v2x8_gm1_sk1d_simt_gen(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {

@@ -42,7 +42,8 @@ constexpr int XS_BYTES = 26240;
 constexpr int WS_BYTES = 6272;
 constexpr int RAW_BYTES = 0;
 constexpr int SMEM_BYTES = 58752;
-constexpr int GRID_X = 171;
+constexpr int GRID_X = 52;
+constexpr int MIN_CTAS = 2;
 constexpr int W_REG_BUDGET = 160;
 constexpr int STAGES = 2;
 
@@ -611,7 +612,8 @@ constexpr bool col_used(int j) {
 __device__ __forceinline__ void compute_tile(const elem_t* xs, const float* ws,
                                              elem_t* __restrict__ Y, TileAt a, int k0, int tid);
 
-extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t196x32x14_w7x1_s2_v2x7_gm1_sk1d_simt_gen(const void* __restrict__ in0,
+// MIN_CTAS: a persistent grid is one wave, all of it resident (geometry.rs, PERSISTENT_REGS).
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_fwd_bf16_t196x32x14_w7x1_s2_v2x7_gm1_sk1d_simt_gen(const void* __restrict__ in0,
                                                             const void* __restrict__ in1,
                                                             void* __restrict__ out,
                                                             void* __restrict__ workspace) {

@@ -43,6 +43,7 @@ constexpr int WS_BYTES = 37888;
 constexpr int RAW_BYTES = 0;
 constexpr int SMEM_BYTES = 49552;
 constexpr int GRID_X = 32;
+constexpr int MIN_CTAS = 1;
 constexpr int W_REG_BUDGET = 160;
 constexpr int STAGES = 1;
 constexpr int NW = 32;
