@@ -2,9 +2,11 @@
 //!
 //! - `persistence`: every double-buffered (`stages = 2`) CUDA-core direct member of the forward
 //!   and backward-data pools on every model-zoo layer of those directions that it admits: its
-//!   grid against the CTAs the plan's own occupancy estimate keeps resident on the H200's 132
-//!   SMs. A grid larger than that is launched in several waves, so that its CTAs do not walk
-//!   several tiles with the next tile's halo in flight (what the second buffer is for).
+//!   grid against the CTAs its launch bound keeps resident on the H200's 132 SMs (`MIN_CTAS` of
+//!   the generated module: ptxas holds the registers to it) and against the plan's own
+//!   occupancy estimate. A grid larger than that is launched in several waves, so that its CTAs
+//!   do not walk several tiles with the next tile's halo in flight (what the second buffer is
+//!   for); session 33 found 191 of 200 such pairs, which the one-wave grid of session 34 ended.
 //! - `registers LOG`: the register estimate of each plan against what ptxas allocated, read
 //!   from the `compiled KERNEL on PROBLEM: main: R regs, …` lines that
 //!   `cargo test --release -p gconv-cuda --test compile_pool -- --nocapture` prints; the ratio
@@ -38,14 +40,23 @@ fn persistence() {
             let per_sm = target
                 .device
                 .ctas_per_sm(g.smem_bytes(), cfg.threads(), g.registers());
-            let resident = per_sm * u64::from(target.device.sms);
+            let estimated = per_sm * u64::from(target.device.sms);
+            // The launch bound's CTAs per SM, as generated.
+            let bound = a
+                .emit()
+                .code
+                .lines()
+                .find_map(|l| l.strip_prefix("constexpr int MIN_CTAS = "))
+                .and_then(|v| v.trim_end_matches(';').parse::<u64>().ok())
+                .unwrap_or(1);
+            let resident = bound.max(per_sm) * u64::from(target.device.sms);
             if ctas > resident {
                 waves += 1;
             } else {
                 one_wave += 1;
             }
             println!(
-                "{p} {name}: {ctas} CTAs, {resident} resident ({per_sm}/SM; {} registers, {} B shared estimated)",
+                "{p} {name}: {ctas} CTAs, {resident} resident ({bound}/SM by the launch bound, {estimated} by the estimate of {} registers and {} B shared)",
                 g.registers(),
                 g.smem_bytes()
             );

@@ -41,7 +41,10 @@
 //!
 //! # What one CTA does
 //!
-//! Grid = (spatial tiles, or fewer for persistent CTAs, ⌈K/BN⌉, 1). CTA (x, y) owns output
+//! Grid = (spatial tiles, or fewer for persistent CTAs, ⌈K/BN⌉, 1); persistent CUDA-core CTAs
+//! are one wave of what fits an SM under a 128-register budget (at most 8), and the kernel's
+//! launch bound (`MIN_CTAS`) holds ptxas to it, so that every CTA is resident from the start
+//! (`geometry::PERSISTENT_REGS`). CTA (x, y) owns output
 //! channels `[y·BN, (y+1)·BN)`, which read the `CT = BN/(K/G)·(C/G)` input channels of the same
 //! groups, and one or more output tiles `[oh0, oh0+TH) × [ow0, ow0+TW)` of one (n, od).
 //!
