@@ -35,40 +35,39 @@ impl fmt::Display for WgradMergeExceedsTile {
     }
 }
 
-/// Where the halo fast path does not apply (`halo_inapplicable`): the rule broken, written only
-/// when displayed.
-#[derive(Debug)]
-struct HaloInapplicable(String);
+/// A rule's message, written only when displayed (`auto` reads only the reason of a member
+/// refused): `prefix`, then what the closure writes (the rule's values, captured by copy).
+struct Lazy<F>(&'static str, F);
 
-impl fmt::Display for HaloInapplicable {
+impl<F: Fn(&mut fmt::Formatter<'_>) -> fmt::Result> fmt::Display for Lazy<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "halo fast path: {}", self.0)
+        f.write_str(self.0)?;
+        (self.1)(f)
     }
 }
 
-fn halo_rule(unsupported: bool, why: String) -> Rejection {
+/// Where the halo fast path does not apply (`halo_inapplicable`): `why` writes the rule broken.
+fn halo_rule(
+    unsupported: bool,
+    why: impl Fn(&mut fmt::Formatter<'_>) -> fmt::Result + Send + Sync + 'static,
+) -> Rejection {
     Rejection::Family(FamilyRule {
         family: "igemm",
         reason: "halo_inapplicable",
-        message: RuleMessage::new(HaloInapplicable(why)),
+        message: RuleMessage::new(Lazy("halo fast path: ", why)),
         unsupported,
     })
 }
 
-#[derive(Debug)]
-struct TmaInapplicable(String);
-
-impl fmt::Display for TmaInapplicable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "wgmmatma (TMA-fed wgmma): {}", self.0)
-    }
-}
-
-fn tma_rule(unsupported: bool, why: String) -> Rejection {
+/// Where the TMA-fed members do not apply (`tma_inapplicable`): `why` writes the rule broken.
+fn tma_rule(
+    unsupported: bool,
+    why: impl Fn(&mut fmt::Formatter<'_>) -> fmt::Result + Send + Sync + 'static,
+) -> Rejection {
     Rejection::Family(FamilyRule {
         family: "igemm",
         reason: "tma_inapplicable",
-        message: RuleMessage::new(TmaInapplicable(why)),
+        message: RuleMessage::new(Lazy("wgmmatma (TMA-fed wgmma): ", why)),
         unsupported,
     })
 }
@@ -142,17 +141,17 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
                 || (cfg.direction == Direction::Wgrad
                     && cfg.split_k_mode == SplitKMode::Deterministic)))
     {
-        return Err(tma_rule(
-            false,
-            format!(
-                "pointwise or general (im2col copies), group merge and split-K only in backward weight, split-K deterministic; got {} {} with gm {} and split {}{}",
+        return Err(tma_rule(false, {
+            let cfg = *cfg;
+            move |f| {
+                write!(f, "pointwise or general (im2col copies), group merge and split-K only in backward weight, split-K deterministic; got {} {} with gm {} and split {}{}",
                 cfg.direction,
                 cfg.fast_path.token(),
                 cfg.group_merge,
                 cfg.split_k,
-                cfg.split_k_mode.token()
-            ),
-        ));
+                cfg.split_k_mode.token())
+            }
+        }));
     }
     if cfg.fast_path == FastPath::Halo
         && !(cfg.direction != Direction::Wgrad
@@ -160,13 +159,13 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
             && cfg.group_merge == 1
             && cfg.split_k == 1)
     {
-        return Err(halo_rule(
-            false,
-            format!(
-                "forward or backward data on wgmma (not warp-specialised) without group merge or split-K; got {} on {} with gm {} and split {}",
-                cfg.direction, cfg.math.token(), cfg.group_merge, cfg.split_k
-            ),
-        ));
+        return Err(halo_rule(false, {
+            let cfg = *cfg;
+            move |f| {
+                write!(f, "forward or backward data on wgmma (not warp-specialised) without group merge or split-K; got {} on {} with gm {} and split {}",
+                cfg.direction, cfg.math.token(), cfg.group_merge, cfg.split_k)
+            }
+        }));
     }
     let (k_lo, k_hi, limits) = match cfg.math {
         Math::Simt => (
@@ -340,15 +339,15 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
             Direction::Fwd => problem.cpg().is_multiple_of(64),
         };
         if !(flat && reach && channels) {
-            return Err(tma_rule(
-                true,
-                format!(
-                    "im2col copies need a 1D or 2D layer, the copied channels per group a multiple of 64 (C/G {}, K/G {}, group merge {}), strides up to 8 (backward data: 1) and paddings and filter reaches within 128",
+            return Err(tma_rule(true, {
+                let (cfg, problem) = (*cfg, *problem);
+                move |f| {
+                    write!(f, "im2col copies need a 1D or 2D layer, the copied channels per group a multiple of 64 (C/G {}, K/G {}, group merge {}), strides up to 8 (backward data: 1) and paddings and filter reaches within 128",
                     problem.cpg(),
                     problem.kpg(),
-                    cfg.group_merge
-                ),
-            ));
+                    cfg.group_merge)
+                }
+            }));
         }
     }
     // The tensor maps' strides (a group's channels, a pixel's, a weight row's) must be
@@ -358,14 +357,14 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
         && !(problem.cpg().is_multiple_of(8)
             && (problem.direction == Direction::Fwd || problem.kpg().is_multiple_of(8)))
     {
-        return Err(tma_rule(
-            true,
-            format!(
-                "C/G = {} and K/G = {} (the tensor maps' rows of a group's channels: strides must be multiples of 16 bytes, so C/G, and outside forward K/G too, multiples of 8)",
+        return Err(tma_rule(true, {
+            let problem = *problem;
+            move |f| {
+                write!(f, "C/G = {} and K/G = {} (the tensor maps' rows of a group's channels: strides must be multiples of 16 bytes, so C/G, and outside forward K/G too, multiples of 8)",
                 problem.cpg(),
-                problem.kpg()
-            ),
-        ));
+                problem.kpg())
+            }
+        }));
     }
     if cfg.fast_path == FastPath::Pointwise
         && !(problem.filter_volume() == 1
@@ -457,16 +456,15 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
 /// the padded image); the halos with the B stages within the shared memory of a CTA.
 fn check_halo(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     if problem.stride != [1, 1, 1] {
-        return Err(halo_rule(
-            true,
-            format!("stride {:?}; the path runs stride 1", problem.stride),
-        ));
+        return Err(halo_rule(true, {
+            let problem = *problem;
+            move |f| write!(f, "stride {:?}; the path runs stride 1", problem.stride)
+        }));
     }
     if problem.filter[0] != 1 || problem.input[0] != 1 {
-        return Err(halo_rule(
-            true,
-            "a 3D problem; the path runs 2D and 1D".to_string(),
-        ));
+        return Err(halo_rule(true, |f| {
+            f.write_str("a 3D problem; the path runs 2D and 1D")
+        }));
     }
     let red = reduction_cpg(problem);
     if !red.is_multiple_of(cfg.tile_k as u64) {
@@ -475,29 +473,38 @@ fn check_halo(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
         } else {
             "C/G"
         };
-        return Err(halo_rule(
-            true,
-            format!("{which} = {red} is not a multiple of tile_k {}", cfg.tile_k),
-        ));
+        return Err(halo_rule(true, {
+            let cfg = *cfg;
+            move |f| {
+                write!(
+                    f,
+                    "{which} = {red} is not a multiple of tile_k {}",
+                    cfg.tile_k
+                )
+            }
+        }));
     }
     if problem.direction == Direction::Dgrad && !b_nmajor(cfg, &effective_vectors(cfg, problem)) {
-        return Err(halo_rule(
-            true,
-            format!(
-                "C/G = {} is not a multiple of 8 (the weight tile stays N-major on this path)",
-                output_kpg(problem)
-            ),
-        ));
+        let kpg = output_kpg(problem);
+        return Err(halo_rule(true, move |f| {
+            write!(
+                f,
+                "C/G = {kpg} is not a multiple of 8 (the weight tile stays N-major on this path)"
+            )
+        }));
     }
     let h = halo_dims(problem);
     if h.lh < 0 || h.lw < 0 {
-        return Err(halo_rule(
-            true,
-            format!(
-                "padding {:?} beyond the dilated filter extent less one",
-                problem.pad
-            ),
-        ));
+        return Err(halo_rule(true, {
+            let problem = *problem;
+            move |f| {
+                write!(
+                    f,
+                    "padding {:?} beyond the dilated filter extent less one",
+                    problem.pad
+                )
+            }
+        }));
     }
     let bytes = halo_smem_bytes(cfg, problem);
     let limit = DeviceLimits::H200.smem_per_cta;
