@@ -69,7 +69,14 @@ impl DeviceLimits {
     pub fn ctas_per_sm(&self, smem_bytes: u64, threads: u32, regs: u32) -> u64 {
         let threads = threads.max(1) as u64;
         let granule = self.reg_granule.max(1);
-        let regs = regs.clamp(1, self.regs_per_thread).div_ceil(granule) * granule;
+        let regs = regs.clamp(1, self.regs_per_thread);
+        // Rounded up to the granule: by a mask where it is a power of two (every device's: a
+        // division fewer on `auto`'s path, the same number).
+        let regs = if granule.is_power_of_two() {
+            (regs + (granule - 1)) & !(granule - 1)
+        } else {
+            regs.div_ceil(granule) * granule
+        };
         let by_smem = self.smem_per_sm as u64 / (smem_bytes + self.smem_reserved_per_cta as u64);
         let by_threads = self.threads_per_sm as u64 / threads;
         let by_regs = self.regs_per_sm as u64 / (regs as u64 * threads);

@@ -434,7 +434,12 @@ impl Problem {
         let mut o = [1u64; 3];
         for (i, oi) in o.iter_mut().enumerate() {
             let ext = (self.filter[i] - 1) * self.dilation[i] + 1;
-            *oi = (self.input[i] + 2 * self.pad[i] - ext) / self.stride[i] + 1;
+            let span = self.input[i] + 2 * self.pad[i] - ext;
+            // Stride 1 (most layers) needs no division; the gate asks this for every member.
+            *oi = match self.stride[i] {
+                1 => span,
+                s => span / s,
+            } + 1;
         }
         o
     }
