@@ -133,12 +133,20 @@ pub fn valid_tap_fraction(p: &Problem) -> f64 {
         // O(outputs) instead of O(outputs × taps).
         let dil = dil.max(1);
         let mut valid = 0i64;
-        for x in 0..o {
-            let b = x * s - pad;
-            // The first tap at or past the image's start: ceil(−b / dil), at least 0.
-            let lo = (-(b.div_euclid(dil))).max(0);
-            let hi = (i - 1 - b).div_euclid(dil).min(f - 1);
-            valid += (hi - lo + 1).max(0);
+        if dil == 1 {
+            // The same count without a division per output (most layers are undilated).
+            for x in 0..o {
+                let b = x * s - pad;
+                valid += ((i - 1 - b).min(f - 1) - (-b).max(0) + 1).max(0);
+            }
+        } else {
+            for x in 0..o {
+                let b = x * s - pad;
+                // The first tap at or past the image's start: ceil(−b / dil), at least 0.
+                let lo = (-(b.div_euclid(dil))).max(0);
+                let hi = (i - 1 - b).div_euclid(dil).min(f - 1);
+                valid += (hi - lo + 1).max(0);
+            }
         }
         frac *= valid as f64 / (o * f).max(1) as f64;
     }
