@@ -59,7 +59,7 @@ const REGIMES: [(&str, i64, i64, i64); 5] = [
 struct Edge(&'static str, [i64; 4], &'static [[i64; 5]]);
 
 /// Spatial rows are (input, filter, stride, pad, dilation) per dimension, D,H,W order.
-const EDGES: [Edge; 17] = [
+const EDGES: [Edge; 18] = [
     Edge(
         "odd_channels",
         [2, 2, 6, 10],
@@ -123,7 +123,7 @@ const EDGES: [Edge; 17] = [
         &[[13, 3, 2, 2, 2], [15, 3, 2, 2, 2]],
     ),
     // Enough output tiles (24 images x 8 x 8 tiles of 7 x 7) that the persistent direct
-    // kernels walk two tiles per CTA through both shared-memory buffers.
+    // kernels walk several tiles per CTA through both shared-memory buffers.
     Edge(
         "many_tiles",
         [24, 16, 16, 16],
@@ -142,6 +142,14 @@ const EDGES: [Edge; 17] = [
         "halo_cpg128",
         [2, 2, 256, 256],
         &[[10, 3, 1, 1, 1], [9, 3, 1, 1, 1]],
+    ),
+    // C/G and K/G 32 in four groups: the TMA-fed merged backward-weight tile with gm 2 (two
+    // adjacent groups in one 64-channel box; C/G 16 and 8 are the `grouped` and `small_cpg`
+    // regimes' gm 4 and gm 8).
+    Edge(
+        "merged_cpg32",
+        [2, 4, 128, 128],
+        &[[8, 3, 1, 1, 1], [7, 3, 1, 1, 1]],
     ),
 ];
 
