@@ -53,8 +53,8 @@ pub struct BuildArgs {
     #[arg(long, default_value_t = 132, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub sms: u32,
     /// Parallel NVRTC compilations (default: every CPU of this machine).
-    #[arg(long)]
-    pub workers: Option<usize>,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub workers: Option<u64>,
     /// Leave out the GPU reference kernel of each problem.
     #[arg(long)]
     pub no_reference: bool,
@@ -107,10 +107,10 @@ pub fn build(a: BuildArgs) -> Result<ExitCode> {
             jobs.push(("ref".into(), *p, GpuKernel::Reference));
         }
     }
-    let threads = a
-        .workers
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+    let threads = a.workers.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |w| w as usize,
+    );
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

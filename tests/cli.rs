@@ -1055,6 +1055,17 @@ fn cache_build_compiles_ahead_of_time_without_a_gpu() {
     ];
     assert_eq!(build(&both).status.code(), Some(2));
     assert_eq!(build(&["--problems", "model_zoo"]).status.code(), Some(2));
+    // No compile threads at all is refused, not run on one.
+    let o = build(&[
+        "--problems",
+        "model_zoo",
+        "--direction",
+        "wgrad",
+        "--workers",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--workers"), "{}", text(&o));
     let o = build(&[
         "--problems",
         "fwd_bf16_n1_g2_c8_k8_i6x6_f3x3_s1x1_p1x1_d1x1",
