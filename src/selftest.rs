@@ -59,7 +59,7 @@ const REGIMES: [(&str, i64, i64, i64); 5] = [
 struct Edge(&'static str, [i64; 4], &'static [[i64; 5]]);
 
 /// Spatial rows are (input, filter, stride, pad, dilation) per dimension, D,H,W order.
-const EDGES: [Edge; 18] = [
+const EDGES: [Edge; 21] = [
     Edge(
         "odd_channels",
         [2, 2, 6, 10],
@@ -149,6 +149,24 @@ const EDGES: [Edge; 18] = [
     Edge(
         "merged_cpg32",
         [2, 4, 128, 128],
+        &[[8, 3, 1, 1, 1], [7, 3, 1, 1, 1]],
+    ),
+    // G not a multiple of the merge degree: the TMA-fed merged backward-weight tiles with a
+    // tail block (gm 2 over 3 groups of 32, gm 4 over 9 groups of 16 at stride 2, gm 8 over 7
+    // groups of 8), whose missing groups are channels past the tensors.
+    Edge(
+        "merged_tail_cpg32",
+        [2, 3, 96, 96],
+        &[[8, 3, 1, 1, 1], [7, 3, 1, 1, 1]],
+    ),
+    Edge(
+        "merged_tail_cpg16",
+        [2, 9, 144, 144],
+        &[[9, 3, 2, 1, 1], [8, 3, 2, 1, 1]],
+    ),
+    Edge(
+        "merged_tail_cpg8",
+        [2, 7, 56, 56],
         &[[8, 3, 1, 1, 1], [7, 3, 1, 1, 1]],
     ),
 ];
@@ -447,6 +465,39 @@ mod tests {
             uncovered.is_empty(),
             "{} of {members} pool members run no case of the selftest matrix: {uncovered:#?}",
             uncovered.len()
+        );
+    }
+
+    /// Each merged TMA-fed backward-weight member of the pools runs a case whose G its merge
+    /// degree does not divide (a tail block) in bf16 and f16, so that `selftest --gpu` checks
+    /// the tail's maps and store mask on the hardware.
+    #[test]
+    fn every_merged_tma_wgrad_member_runs_a_tail_case() {
+        let cases = matrix().expect("the matrix builds");
+        let mut checked = 0;
+        for dt in [DType::Bf16, DType::F16] {
+            for cfg in pool(Direction::Wgrad, dt, Families::All) {
+                if cfg.math != gconv_kernels::Math::WgmmaTma || cfg.group_merge < 2 {
+                    continue;
+                }
+                checked += 1;
+                let tails: Vec<&str> = cases
+                    .iter()
+                    .filter(|(l, p)| {
+                        l.starts_with("merged_tail")
+                            && p.direction == Direction::Wgrad
+                            && p.dtype == dt
+                            && !p.g.is_multiple_of(u64::from(cfg.group_merge))
+                            && admit(&cfg, p, &Target::H200).is_ok()
+                    })
+                    .map(|(l, _)| l.as_str())
+                    .collect();
+                assert!(!tails.is_empty(), "{cfg} runs no tail case");
+            }
+        }
+        assert_eq!(
+            checked, 6,
+            "the merged TMA members of the bf16 and f16 pools"
         );
     }
 

@@ -245,6 +245,12 @@ const CASES: &[(&str, &str)] = &[
         "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm2_sk1d_wgmmatma_gen",
         "wgrad_bf16_n32_g32_c1024_k1024_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
+    // ... with a tail: 49 groups of 16 merged by four (the last block of one group), split in
+    // two (RegNetY-800MF's last stage).
+    (
+        "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm4_sk2d_wgmmatma_gen",
+        "wgrad_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
     (
         "igemm_dgrad_bf16_t128x128x64_w8x1_s4_v8x8_gm1_sk1d_wgmmaws_gen",
         "dgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",

@@ -417,6 +417,10 @@ enum Mutation {
     /// `gb·GM·C/G`): every block past the first reads its neighbour's channels: must fail
     /// wherever G/GM > 1.
     TmaWgradMergeOffsetUnmerged,
+    /// TMA-fed wgmma, backward weight with a merge tail (G not a multiple of GM, the maps
+    /// `[K, 1, pixels]`): dY's boxes taken without their block's first channel (`gb·NEFF`
+    /// dropped), so every block reads the first block's dY: must fail wherever ⌈G/GM⌉ > 1.
+    TmaWgradTailOffsetDropped,
     /// Backward data: the spatial flip of the dual filter dropped (`dgrad_w_index` reads tap
     /// `tap` instead of `TAPS − 1 − tap`): the comparison must fail.
     DgradFlipDropped,
@@ -912,8 +916,8 @@ fn emulate(
             "gb * CG + k, t_ow * SW, t_oh * SH, t_n,",
         )),
         Mutation::TmaPanelDropped => Some((
-            "tma_load_3d(sbase_b + stage * B_STAGE + q * (BK * 128), tmap_b, bar, n0 + 64 * q, gb, p0);",
-            "tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, n0 + 64 * q, gb, p0);",
+            "tma_load_3d(sbase_b + stage * B_STAGE + q * (BK * 128), tmap_b, bar, (GTAIL ? gb * CEFF : 0)",
+            "tma_load_3d(sbase_b + stage * B_STAGE, tmap_b, bar, (GTAIL ? gb * CEFF : 0)",
         )),
         Mutation::TmaExpectTxShort => Some((
             "mbar_arrive_expect_tx(full_bar(s), A_STAGE + B_STAGE);",
@@ -1061,7 +1065,14 @@ fn emulate(
             "Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)]",
             "Wt[((g * KG + (k - g * KG)) * RTAPS + tap) * CG + kk]",
         )),
-        Mutation::IgemmWgradDiagonalDropped => Some(("    if (gr != gc) return -1;\n", "")),
+        Mutation::IgemmWgradDiagonalDropped => Some((
+            "    if (gr != gc || (GTAIL && gb * GM + gr >= G_)) return -1;\n",
+            "    if (GTAIL && gb * GM + gr >= G_) return -1;\n",
+        )),
+        Mutation::TmaWgradTailOffsetDropped => Some((
+            "(GTAIL ? gb * NEFF : 0) + m0 + 64 * q",
+            "m0 + 64 * q",
+        )),
         Mutation::IgemmWgradMergedBoundsTrue => Some((
             "  const int m_rows = NEFF;\n  const int n_cols = TAPS * CEFF;",
             "  const int m_rows = KG;\n  const int n_cols = TAPS * CEFF;",
@@ -1859,13 +1870,35 @@ const IGEMM_TMA_CASES: &[(&str, &str, &str)] = &[
         "igemm_wgrad_f16_t64x128x64_w4x1_s3_v8x8_gm2_sk2d_wgmmatma_gen",
         "wgrad_f16_n2_g4_c128_k96_i17x19_f3x3_s2x2_p1x1_d1x1",
     ),
+    // Group merge with a tail (G not a multiple of GM: the maps [K, 1, pixels] and [C, 1,
+    // pixels], the last block's missing groups past the tensors): C/G 32 merged by two over
+    // three groups on the general path at the rule's degree; C/G 16 merged by four over nine
+    // groups on the pointwise path split in two; f16 C/G 8 merged by eight over seven groups
+    // (one block, one group missing) at stride 2 without split.
+    (
+        "tma_wgrad_gm2_tail_im2col",
+        "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm2_sk0d_wgmmatma_gen",
+        "wgrad_bf16_n2_g3_c96_k96_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "tma_wgrad_gm4_tail_pw_split",
+        "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm4_sk2d_wgmmatma_pw",
+        "wgrad_bf16_n2_g9_c144_k144_i8x8_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "tma_wgrad_gm8_tail_f16_s2",
+        "igemm_wgrad_f16_t64x64x64_w4x1_s4_v8x8_gm8_sk1d_wgmmatma_gen",
+        "wgrad_f16_n2_g7_c56_k56_i11x9_f3x3_s2x2_p1x1_d1x1",
+    ),
 ];
 
 /// The TMA-fed wgmma kernels under host emulation (the shim performs each box copy from a host
 /// tensor map built from the launch's `tensor_maps`, with the 128-byte swizzle, and makes the
 /// producer's arrival once the expected bytes have landed) against the f64 reference; their
 /// tensor maps are ones the hardware can encode; planted faults: the weight box's group
-/// coordinate dropped, the k-tile offset dropped, the expected bytes short by the B box.
+/// coordinate dropped, the k-tile offset dropped, the expected bytes short by the B box, and
+/// the backward-weight ones of the table (merge offsets, the diagonal mask, a tail block's
+/// first channel).
 #[test]
 fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
     let name = "igemm_tma_kernels_match_the_reference_under_host_emulation";
@@ -1928,6 +1961,18 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
                 "tma_wgrad_gm4_cg16_pw_split",
                 Mutation::IgemmWgradDiagonalDropped,
             ),
+            (
+                "tma_wgrad_gm2_tail_im2col",
+                Mutation::TmaWgradTailOffsetDropped,
+            ),
+            (
+                "tma_wgrad_gm4_tail_pw_split",
+                Mutation::TmaWgradTailOffsetDropped,
+            ),
+            (
+                "tma_wgrad_gm4_tail_pw_split",
+                Mutation::IgemmWgradDiagonalDropped,
+            ),
         ],
     );
     jobs.extend(planted);
@@ -1936,7 +1981,7 @@ fn igemm_tma_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_TMA_CASES.len(), 18),
+        (IGEMM_TMA_CASES.len(), 21),
     );
 }
 

@@ -391,8 +391,10 @@ fn direction_word(d: Direction) -> &'static str {
 ///   in 64-channel panels of `tile_k` pixels (`64 × 1 × tile_k`); on the general path B over X
 ///   as `[C, W, H, N]` in im2col mode, one copy per 64-channel panel (a tap's channels) of the
 ///   k-tile's `tile_k` output pixels. With group merge `gm` the rows are a merged block's:
-///   `[gm·K/G, G/gm, pixels]` and `[gm·C/G, G/gm, pixels]` (forward and backward data take
-///   `wgmmatma` without merge only: `rules`).
+///   `[gm·K/G, G/gm, pixels]` and `[gm·C/G, G/gm, pixels]`; where gm does not divide G (a
+///   tail, `rules::merge_tail`) `[K, 1, pixels]` and `[C, 1, pixels]`, each box from its
+///   block's first channel, so that the missing groups are channels past the tensor (forward
+///   and backward data take `wgmmatma` without merge only: `rules`).
 pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
     let elem = match problem.dtype {
         DType::Bf16 => TmaElem::Bf16,
@@ -417,9 +419,15 @@ pub fn tensor_maps(cfg: &KernelConfig, problem: &Problem) -> Vec<TensorMap> {
     // per-group rows viewed with the group as the middle dimension: [channels, G, pixels];
     // with group merge (backward weight only) a merged block's adjacent groups are one row:
     // [GM·channels, G/GM, pixels]
+    // (backward weight with a tail, `rules::merge_tail`: [G·channels, 1, pixels], a block's
+    // box starting at its first channel, so that the missing groups fall past the tensor)
     let gm = u64::from(cfg.group_merge.max(1));
     let rows = |buffer: u8, channels: u64, boxdim: [u32; 3]| {
-        map(buffer, &[channels * gm, g / gm, pixels], &boxdim)
+        if g.is_multiple_of(gm) {
+            map(buffer, &[channels * gm, g / gm, pixels], &boxdim)
+        } else {
+            map(buffer, &[channels * g, 1, pixels], &boxdim)
+        }
     };
     let (bm, bn, bk) = (cfg.tile_m, cfg.tile_n, cfg.tile_k);
     let taps = problem.filter_volume();

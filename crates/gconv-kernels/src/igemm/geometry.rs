@@ -395,9 +395,10 @@ fn k_tiles_of(cfg: &KernelConfig, problem: &Problem, out_pixels: impl FnOnce() -
 }
 
 /// The launch grid: x = M tiles (backward-data: phases × tiles per phase), y = N tiles,
-/// z = G/gm · split_k (a split degree of 0, left to the rule, counts as 1). The cluster split
-/// (`sk{n}c`, backward-weight) puts the slices of a tile next to each other in x instead
-/// (x = M tiles · split_k, z = G/gm): they are one thread-block cluster.
+/// z = ⌈G/gm⌉ · split_k (a backward-weight tail block, `rules::merge_tail`, included; a split
+/// degree of 0, left to the rule, counts as 1). The cluster split (`sk{n}c`, backward-weight)
+/// puts the slices of a tile next to each other in x instead (x = M tiles · split_k,
+/// z = ⌈G/gm⌉): they are one thread-block cluster.
 pub fn grid(cfg: &KernelConfig, problem: &Problem) -> [u64; 3] {
     grid_of(cfg, problem, || problem.gemm_mnk().0)
 }
@@ -413,9 +414,9 @@ fn grid_of(cfg: &KernelConfig, problem: &Problem, out_pixels: impl FnOnce() -> u
         let n_tiles =
             (problem.filter_volume() * gm * problem.cpg()).div_ceil(cfg.tile_n.max(1) as u64);
         return if cfg.split_k_mode == SplitKMode::Cluster {
-            [m_tiles * split, n_tiles, problem.g / gm]
+            [m_tiles * split, n_tiles, problem.g.div_ceil(gm)]
         } else {
-            [m_tiles, n_tiles, problem.g / gm * split]
+            [m_tiles, n_tiles, problem.g.div_ceil(gm) * split]
         };
     }
     let x = if problem.direction == Direction::Dgrad {
@@ -428,7 +429,7 @@ fn grid_of(cfg: &KernelConfig, problem: &Problem, out_pixels: impl FnOnce() -> u
     [
         x,
         (gm * output_kpg(problem)).div_ceil(cfg.tile_n.max(1) as u64),
-        problem.g / gm * split,
+        problem.g.div_ceil(gm) * split,
     ]
 }
 
@@ -580,7 +581,7 @@ pub(crate) fn resolve_split_of(
             DeviceLimits::PORTABLE_CLUSTER,
         )
     } else {
-        split_degree(g[0] * g[1] * g[2], wave, k_tiles, problem.g / gm)
+        split_degree(g[0] * g[1] * g[2], wave, k_tiles, problem.g.div_ceil(gm))
     };
     KernelConfig {
         split_k: d,

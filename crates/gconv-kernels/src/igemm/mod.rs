@@ -10,7 +10,8 @@
 //!
 //! For each group block of `gm` adjacent groups the GEMM is M = N·Do·Ho·Wo output pixels,
 //! N = gm·K/G merged output channels, K = taps × gm·C/G, walked as filter taps outer and channel
-//! blocks of `tile_k` inner. Grid = (⌈M/tile_m⌉, ⌈gm·K/G / tile_n⌉, G/gm · split_k).
+//! blocks of `tile_k` inner. Grid = (⌈M/tile_m⌉, ⌈gm·K/G / tile_n⌉, ⌈G/gm⌉ · split_k); gm
+//! divides G except on the TMA-fed backward-weight tiles, which merge a tail ([`rules::merge_tail`]).
 //!
 //! Backward weight may split its reduction (N·Do·Ho·Wo) `split_k` ways: `sk{n}d` writes one f32
 //! plane per slice and a second launch sums them in a fixed order (`crate::SPLIT_REDUCE`);

@@ -311,6 +311,20 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     Ok(())
 }
 
+/// The groups missing from the last merged block when `gm` does not divide `g` (0 when it
+/// does): the launch covers `⌈g/gm⌉` blocks of `gm` groups.
+pub fn merge_tail(g: u64, gm: u64) -> u64 {
+    g.div_ceil(gm.max(1)) * gm.max(1) - g
+}
+
+/// Does `cfg` merge groups with a tail, a last block of fewer than `gm` groups? Backward weight
+/// on the TMA-fed tiles only: their copies read the missing groups' channels (past C and K) as
+/// zeros and their stores skip them (`wgrad_loaders.cu`, `GTAIL`); the tail's share of the
+/// launch is capped by [`check_problem`] (at most a third of the merged groups missing).
+pub fn merge_tail_applies(cfg: &KernelConfig, problem: &Problem) -> bool {
+    cfg.math == Math::WgmmaTma && problem.direction == Direction::Wgrad
+}
+
 /// The problem rules of the igemm family (after the shared direction and dtype checks).
 pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Rejection> {
     let gm = cfg.group_merge as u64;
@@ -381,10 +395,29 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
         check_halo(cfg, problem)?;
     }
     if !problem.g.is_multiple_of(gm) {
-        return Err(Rejection::GroupMergeNotDivisor {
-            gm: cfg.group_merge,
-            g: problem.g,
-        });
+        // The TMA-fed backward-weight tiles merge a tail ([`merge_tail`]); other paths need
+        // gm to divide G.
+        if !merge_tail_applies(cfg, problem) {
+            return Err(Rejection::GroupMergeNotDivisor {
+                gm: cfg.group_merge,
+                g: problem.g,
+            });
+        }
+        let missing = merge_tail(problem.g, gm);
+        if 3 * missing > problem.g.div_ceil(gm) * gm {
+            return Err(Rejection::Family(FamilyRule {
+                family: "igemm",
+                reason: "group_merge_tail",
+                message: RuleMessage::new(Lazy("", {
+                    let g = problem.g;
+                    move |f: &mut fmt::Formatter<'_>| {
+                        write!(f, "group merge {gm} over G = {g}: the last merged block would miss {missing} of its {gm} groups, more than a third of the launch's {} merged groups (use a merge degree that divides G or leaves a smaller tail)",
+                        g.div_ceil(gm) * gm)
+                    }
+                })),
+                unsupported: true,
+            }));
+        }
     }
     let (red, out) = (reduction_cpg(problem), output_kpg(problem));
     if problem.direction == Direction::Wgrad {

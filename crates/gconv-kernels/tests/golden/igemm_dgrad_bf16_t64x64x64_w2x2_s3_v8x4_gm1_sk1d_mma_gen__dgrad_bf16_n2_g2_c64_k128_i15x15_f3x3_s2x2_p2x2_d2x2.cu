@@ -569,7 +569,10 @@ constexpr int C_ = G_ * CG;
 constexpr int K_ = G_ * KG;
 constexpr int CEFF = GM * CG;  // merged input channels of one CTA
 constexpr int NEFF = GM * KG;  // merged output channels of one CTA
-constexpr int NGB = G_ / GM;   // merged group blocks
+constexpr int NGB = (G_ + GM - 1) / GM;  // merged group blocks, the last one short where GM does not divide G
+// A tail (backward weight on TMA-fed tiles only: rules::merge_tail_applies): the last block's
+// missing groups are channels past C_ and K_, which the copies read as zeros; no store of theirs.
+constexpr bool GTAIL = G_ % GM != 0;
 constexpr int TAPS = FZ * FY * FX;
 // Tap packing: when the merged channels are fewer than tile_k and divide it, one k-tile holds
 // TPK consecutive taps (k = tap_in_tile * CEFF + channel); otherwise a k-tile is one tap and

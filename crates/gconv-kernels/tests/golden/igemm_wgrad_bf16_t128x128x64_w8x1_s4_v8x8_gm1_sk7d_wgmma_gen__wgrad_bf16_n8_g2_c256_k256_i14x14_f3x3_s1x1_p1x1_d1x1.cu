@@ -486,7 +486,10 @@ constexpr int C_ = G_ * CG;
 constexpr int K_ = G_ * KG;
 constexpr int CEFF = GM * CG;  // merged input channels of one CTA
 constexpr int NEFF = GM * KG;  // merged output channels of one CTA
-constexpr int NGB = G_ / GM;   // merged group blocks
+constexpr int NGB = (G_ + GM - 1) / GM;  // merged group blocks, the last one short where GM does not divide G
+// A tail (backward weight on TMA-fed tiles only: rules::merge_tail_applies): the last block's
+// missing groups are channels past C_ and K_, which the copies read as zeros; no store of theirs.
+constexpr bool GTAIL = G_ % GM != 0;
 constexpr int TAPS = FZ * FY * FX;
 // Tap packing: when the merged channels are fewer than tile_k and divide it, one k-tile holds
 // TPK consecutive taps (k = tap_in_tile * CEFF + channel); otherwise a k-tile is one tap and
@@ -600,11 +603,12 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
   // dW element of row m, column n. A merged tile computes GM x GM group pairs; only a row and a
   // column of the same group are a real pair (the block diagonal), the others are not stored.
   // True per-group dims (KG, CG) size dW; merged dims (NEFF, CEFF) are what the tile covers.
+  // A tail block (GTAIL) has no dW for its groups past G_.
   auto out_off = [&](int m, int n) -> long long {
     const int gr = m / KG, k = m % KG;
     const int tap = n / CEFF, cm = n % CEFF;
     const int gc = cm / CG, c = cm % CG;
-    if (gr != gc) return -1;
+    if (gr != gc || (GTAIL && gb * GM + gr >= G_)) return -1;
     return ((long long)(gb * GM + gr) * KG + k) * (TAPS * CG) + tap * CG + c;
   };
 
@@ -741,6 +745,10 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
   // 64-element panel (mn_offset). Channels and pixels past the tensors come in as zeros. With
   // group merge (GM > 1) a block's GM groups are adjacent channels in both tensors, so a box
   // spans groups and the tile computes every group pair; out_off stores the diagonal only.
+  // With a tail (GTAIL: GM does not divide G) the maps are [K, 1, pixels] and [C, 1, pixels]
+  // instead, a box starting at the block's first channel (gb·NEFF, gb·CEFF): the last block's
+  // missing groups are channels past the tensors, read as zeros (the general path's im2col
+  // copies already start at channel gb·CEFF of X as [C, W, H, N]).
   // The general path (2D, GM·C/G a multiple of 64): B's panel q holds the columns n0 + 64q.. =
   // 64 merged channels of one tap; it is the im2col copy of those channels of block gb (from
   // channel gb·CEFF) for the k-tile's BK output pixels, the walk starting at p0's filter corner
@@ -753,12 +761,14 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
     const int p0 = (kt_begin + kt) * BK;
 #pragma unroll
     for (int q = 0; q < BM / 64; ++q) {
-      tma_load_3d(sbase + stage * A_STAGE + q * (BK * 128), tmap_a, bar, m0 + 64 * q, gb, p0);
+      tma_load_3d(sbase + stage * A_STAGE + q * (BK * 128), tmap_a, bar, (GTAIL ? gb * NEFF : 0) + m0 + 64 * q,
+                  GTAIL ? 0 : gb, p0);
     }
     if constexpr (POINTWISE) {
 #pragma unroll
       for (int q = 0; q < BN / 64; ++q) {
-        tma_load_3d(sbase_b + stage * B_STAGE + q * (BK * 128), tmap_b, bar, n0 + 64 * q, gb, p0);
+        tma_load_3d(sbase_b + stage * B_STAGE + q * (BK * 128), tmap_b, bar, (GTAIL ? gb * CEFF : 0) + n0 + 64 * q,
+                    GTAIL ? 0 : gb, p0);
       }
     } else {
       const int ow = p0 % OW, oh = (p0 / OW) % OH, n = p0 / (OW * OH);
