@@ -690,6 +690,60 @@ mod tests {
         key.parse().unwrap()
     }
 
+    /// G not a multiple of gm: the TMA-fed backward-weight tiles merge a tail of at most a
+    /// third of the launch's merged groups (grid z ⌈G/gm⌉ per slice; the maps of a tail); every
+    /// other path, and every other direction, needs gm to divide G.
+    #[test]
+    fn only_tma_wgrad_tiles_merge_a_tail_and_a_small_one() {
+        use crate::rejection::Rejection;
+        let tma = |gm: u32| -> KernelConfig {
+            format!("igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm{gm}_sk1d_wgmmatma_gen")
+                .parse()
+                .unwrap()
+        };
+        assert_eq!(rules::merge_tail(49, 4), 3);
+        assert_eq!(rules::merge_tail(48, 4), 0);
+        // 49 groups of 16 by four: 13 blocks, 3 of 52 merged groups missing.
+        let g49 = prob("wgrad_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1");
+        let a = admit(&tma(4), &g49, &Target::H200).expect("a tail of 3 of 52");
+        assert_eq!(a.plan().grid()[2], 13);
+        let maps = &a.emit().launches[0].tensor_maps;
+        assert_eq!(
+            maps[0].dims,
+            vec![784, 1, 64 * 7 * 7],
+            "dY as [K, 1, pixels]"
+        );
+        // 9 groups of 16 by four: 3 of 12 missing (a quarter) is admitted; 5 groups of 16 by
+        // four (3 of 8) and 9 groups of 8 by eight (7 of 16) are not.
+        let g9 = prob("wgrad_bf16_n64_g9_c144_k144_i28x28_f3x3_s1x1_p1x1_d1x1");
+        assert!(admit(&tma(4), &g9, &Target::H200).is_ok());
+        for (key, gm) in [
+            ("wgrad_bf16_n64_g5_c80_k80_i28x28_f3x3_s1x1_p1x1_d1x1", 4),
+            ("wgrad_bf16_n64_g9_c72_k72_i28x28_f3x3_s1x1_p1x1_d1x1", 8),
+        ] {
+            match admit(&tma(gm), &prob(key), &Target::H200) {
+                Err(r) => assert_eq!(r.reason(), "group_merge_tail", "{key}: {r}"),
+                Ok(_) => panic!("{key}: a tail of more than a third admitted"),
+            }
+        }
+        // The mma tile of the same shape, and forward on wgmma: gm must divide G.
+        let mma: KernelConfig = "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm4_sk0d_mma_gen"
+            .parse()
+            .unwrap();
+        assert!(matches!(
+            admit(&mma, &g49, &Target::H200),
+            Err(Rejection::GroupMergeNotDivisor { gm: 4, g: 49 })
+        ));
+        let fwd: KernelConfig = "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm4_sk1d_mma_gen"
+            .parse()
+            .unwrap();
+        let f49 = prob("fwd_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1");
+        assert!(matches!(
+            admit(&fwd, &f49, &Target::H200),
+            Err(Rejection::GroupMergeNotDivisor { .. })
+        ));
+    }
+
     #[test]
     fn wgrad_auto_takes_the_largest_admitted_merge_of_a_tile() {
         let p = prob("wgrad_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1");
