@@ -33,6 +33,10 @@ pub struct SelftestArgs {
     /// bwd_weight); all three by default.
     #[arg(long, value_parser = Direction::parse_any)]
     pub direction: Option<Direction>,
+    /// Only the matrix cases whose label contains this text (e.g. `merged_tail`, `rank3`);
+    /// every case by default. A text no label contains is an error that lists the labels.
+    #[arg(long, value_name = "TEXT")]
+    pub cases: Option<String>,
     /// With --gpu: only the pool members whose name contains this text (e.g. `_wgmmaws_`, or
     /// one kernel's full name), with the reference kernel on every case; all members by
     /// default.
@@ -259,13 +263,13 @@ pub fn run(a: SelftestArgs) -> Result<ExitCode> {
         run_gpu_matrix(
             &rt,
             a.seed,
-            a.direction,
+            &Scope::of(&a)?,
             a.kernels.as_deref(),
             listed.as_deref(),
             &mut t,
         )?;
     } else {
-        run_cpu_matrix(a.seed, a.direction, &mut t)?;
+        run_cpu_matrix(a.seed, &Scope::of(&a)?, &mut t)?;
     }
     writeln!(
         std::io::stdout().lock(),
@@ -280,16 +284,46 @@ pub fn run(a: SelftestArgs) -> Result<ExitCode> {
     })
 }
 
-/// The matrix, or its cases of one direction.
-fn cases(direction: Option<Direction>) -> Result<Vec<(String, Problem)>, ProblemError> {
-    Ok(matrix()?
-        .into_iter()
-        .filter(|(_, p)| direction.is_none_or(|d| p.direction == d))
-        .collect())
+/// Which cases of the matrix a run takes (`--direction`, `--cases`).
+struct Scope {
+    direction: Option<Direction>,
+    label: Option<String>,
 }
 
-fn run_cpu_matrix(seed: u64, direction: Option<Direction>, t: &mut Tally) -> Result<()> {
-    for (label, p) in &cases(direction)? {
+impl Scope {
+    /// The scope of `a`; an error naming the labels when `--cases` matches none.
+    fn of(a: &SelftestArgs) -> Result<Scope> {
+        let scope = Scope {
+            direction: a.direction,
+            label: a.cases.clone(),
+        };
+        if let Some(text) = &scope.label {
+            let labels: std::collections::BTreeSet<String> =
+                matrix()?.into_iter().map(|(l, _)| l).collect();
+            if !labels.iter().any(|l| l.contains(text.as_str())) {
+                anyhow::bail!(
+                    "selftest --cases {text:?}: no case label of the matrix contains it; the labels are {}",
+                    labels.into_iter().collect::<Vec<_>>().join(", ")
+                );
+            }
+        }
+        Ok(scope)
+    }
+
+    /// The matrix's cases in this scope.
+    fn cases(&self) -> Result<Vec<(String, Problem)>, ProblemError> {
+        Ok(matrix()?
+            .into_iter()
+            .filter(|(l, p)| {
+                self.direction.is_none_or(|d| p.direction == d)
+                    && self.label.as_deref().is_none_or(|t| l.contains(t))
+            })
+            .collect())
+    }
+}
+
+fn run_cpu_matrix(seed: u64, scope: &Scope, t: &mut Tally) -> Result<()> {
+    for (label, p) in &scope.cases()? {
         let (in0, in1) = inputs(p, seed);
         let want = reference::reference_tensors(p, &in0, &in1)?;
         let tol = Tolerance::for_problem(p);
@@ -340,7 +374,7 @@ fn config_kernels(path: &std::path::Path, arch: gconv_kernels::Arch) -> Result<V
 fn run_gpu_matrix(
     rt: &GpuRuntime,
     seed: u64,
-    direction: Option<Direction>,
+    scope: &Scope,
     only: Option<&str>,
     listed: Option<&[KernelConfig]>,
     t: &mut Tally,
@@ -348,7 +382,7 @@ fn run_gpu_matrix(
     let target = gpu_target(rt);
     let mut jobs = Vec::new();
     let mut members = 0usize;
-    for (label, p) in cases(direction)? {
+    for (label, p) in scope.cases()? {
         jobs.push((label.clone(), p, gpu_ref::reference_source(&p)));
         let candidates = match listed {
             Some(l) => l

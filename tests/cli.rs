@@ -294,6 +294,26 @@ fn selftest_on_the_cpu_passes_and_counts() {
     assert!(n > 100, "{t}");
 }
 
+/// `selftest --cases TEXT` runs only the matrix cases whose label contains it (every line of
+/// `--verbose` names such a case); a text no label contains is an error listing the labels.
+#[test]
+fn selftest_cases_filter_by_label() {
+    let o = gconv(&["selftest", "--cases", "merged_tail", "--verbose"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    let ran: Vec<&str> = t.lines().filter(|l| l.starts_with("ok ")).collect();
+    assert!(ran.len() >= 9, "{t}");
+    assert!(ran.iter().all(|l| l.contains("merged_tail")), "{t}");
+    let o = gconv(&["selftest", "--cases", "no_such_case"]);
+    let t = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("no case label") && t.contains("merged_tail_cpg16"),
+        "{t}"
+    );
+    assert!(!t.contains("panicked"), "{t}");
+}
+
 /// `selftest --config` and `--kernels` choose GPU kernels: without `--gpu` they are an error
 /// that says so; with `--gpu` on a machine without one, the backend's error (never a panic).
 #[test]

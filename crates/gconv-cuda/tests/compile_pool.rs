@@ -248,8 +248,10 @@ const OFF_POOL: &[(&str, &str)] = &[
         "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm4_sk0d_wgmmatma_gen",
         "wgrad_bf16_n64_g20_c320_k320_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
-    // ... with a tail block (G not a multiple of gm): the real client's G 49 and G 9 layers
-    // four groups a tile, and f16 C/G 8 eight groups a tile over 7 groups (pointwise).
+    // ... with a tail block (G not a multiple of gm, `rules::merge_tail`): the real client's
+    // G 49 and G 9 layers four groups a tile, and f16 C/G 8 eight groups a tile over 7 groups
+    // (pointwise); mma.sync tails in every direction (G 49, the N-major backward-data weight
+    // tile) and f32 CUDA cores (forward, 15 groups of 4 by eight).
     (
         "igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm4_sk0d_wgmmatma_gen",
         "wgrad_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1",
@@ -261,6 +263,22 @@ const OFF_POOL: &[(&str, &str)] = &[
     (
         "igemm_wgrad_f16_t64x64x64_w4x1_s4_v8x8_gm8_sk0d_wgmmatma_pw",
         "wgrad_f16_n32_g7_c56_k56_i28x28_f1x1_s1x1_p0x0_d1x1",
+    ),
+    (
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm4_sk0d_mma_gen",
+        "wgrad_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "igemm_dgrad_bf16_t128x64x64_w2x2_s3_v8x8_gm4_sk1d_mma_gen",
+        "dgrad_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_bf16_t128x64x64_w2x2_s3_v8x8_gm4_sk1d_mma_gen",
+        "fwd_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "igemm_fwd_f32_t128x32x32_w4x1_s3_v4x4_gm8_sk1d_simt_gen",
+        "fwd_f32_n32_g15_c60_k60_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
 ];
 

@@ -433,12 +433,21 @@ mod tests {
             group_merge: 4,
             ..base
         };
+        // gm 4 over 6 groups: a tail of 2 of 8 merged groups; over 5 groups, 3 of 8 (more than
+        // a third) is refused.
         assert_eq!(
             r(
                 gm4,
                 &prob("fwd_bf16_n2_g6_c24_k24_i8x8_f3x3_s1x1_p1x1_d1x1")
             ),
-            Err("group_merge_not_divisor")
+            Ok(())
+        );
+        assert_eq!(
+            r(
+                gm4,
+                &prob("fwd_bf16_n2_g5_c20_k20_i8x8_f3x3_s1x1_p1x1_d1x1")
+            ),
+            Err("group_merge_tail")
         );
         assert_eq!(
             r(

@@ -421,6 +421,16 @@ enum Mutation {
     /// `[K, 1, pixels]`): dY's boxes taken without their block's first channel (`gb·NEFF`
     /// dropped), so every block reads the first block's dY: must fail wherever ⌈G/GM⌉ > 1.
     TmaWgradTailOffsetDropped,
+    /// igemm forward / backward data with a merge tail: the A channels' tail bound one vector
+    /// short (a chunk's end tested against C), so the last real channels read as zeros: must
+    /// fail.
+    IgemmTailChannelsShort,
+    /// igemm forward / backward data with a merge tail: the weight rows' tail bound one group
+    /// short (`< G_ − 1`), so the last real group's weights read as zeros: must fail.
+    IgemmTailRowsShort,
+    /// igemm backward weight (cp.async loaders) with a merge tail: X's channel bound one group
+    /// short: must fail.
+    IgemmWgradTailChannelsShort,
     /// Backward data: the spatial flip of the dual filter dropped (`dgrad_w_index` reads tap
     /// `tap` instead of `TAPS − 1 − tap`): the comparison must fail.
     DgradFlipDropped,
@@ -1069,6 +1079,18 @@ fn emulate(
             "    if (gr != gc || (GTAIL && gb * GM + gr >= G_)) return -1;\n",
             "    if (GTAIL && gb * GM + gr >= G_) return -1;\n",
         )),
+        Mutation::IgemmTailChannelsShort => Some((
+            "cok = cok && gb * CEFF + ch < C_;",
+            "cok = cok && gb * CEFF + ch + VA < C_;",
+        )),
+        Mutation::IgemmTailRowsShort => Some((
+            "gb * GM + nn / KG < G_",
+            "gb * GM + nn / KG < G_ - 1",
+        )),
+        Mutation::IgemmWgradTailChannelsShort => Some((
+            "gb * CEFF + n % CEFF < C_)",
+            "gb * CEFF + n % CEFF < C_ - CG)",
+        )),
         Mutation::TmaWgradTailOffsetDropped => Some((
             "(GTAIL ? gb * NEFF : 0) + m0 + 64 * q",
             "m0 + 64 * q",
@@ -1642,6 +1664,19 @@ const IGEMM_CASES: &[(&str, &str, &str)] = &[
         "igemm_fwd_f16_t64x128x64_w4x1_s3_v8x8_gm1_sk1d_wgmma_halo",
         "fwd_f16_n3_g2_c128_k16_i50_f5_s1_p1_d1",
     ),
+    // Group merge with a tail (G not a multiple of gm: the last block's missing groups read as
+    // zeros, stored nowhere): C/G 4 merged by eight over 7 groups (one block, vectors of one
+    // group's 4 channels); f32 CUDA cores over 15 groups at stride 2.
+    (
+        "fwd_gm8_tail_cpg4",
+        "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm8_sk1d_mma_gen",
+        "fwd_bf16_n2_g7_c28_k28_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "fwd_f32_gm8_tail_s2",
+        "igemm_fwd_f32_t128x32x32_w4x1_s3_v4x4_gm8_sk1d_simt_gen",
+        "fwd_f32_n2_g15_c60_k60_i10x10_f3x3_s2x2_p1x1_d1x1",
+    ),
 ];
 
 /// The igemm family's CUDA C++ (mma.sync, ldmatrix, cp.async pipelines, swizzled shared memory,
@@ -1700,6 +1735,8 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
                 "wgmma_halo_fwd_two_blocks_dil_pad",
                 Mutation::IgemmHaloLateBlock,
             ),
+            ("fwd_gm8_tail_cpg4", Mutation::IgemmTailChannelsShort),
+            ("fwd_f32_gm8_tail_s2", Mutation::IgemmTailRowsShort),
         ],
     );
     jobs.extend(ws);
@@ -1715,7 +1752,7 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_CASES.len() + n_eager, 8),
+        (IGEMM_CASES.len() + n_eager, 10),
     );
 }
 
@@ -2125,6 +2162,19 @@ const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
         "igemm_dgrad_bf16_t192x64x64_w12x1_s5_v8x8_gm1_sk1d_wgmma_halo",
         "dgrad_bf16_n3_g1_c64_k64_i6x8_f5x5_s1x1_p2x2_d1x1",
     ),
+    // Group merge with a tail: C/G 16 merged by four over 9 groups at stride 2 (the N-major
+    // weight tile, three blocks); depthwise merged by sixteen over 30 groups (tap packing, two
+    // blocks).
+    (
+        "dgrad_gm4_tail_nmajor_s2",
+        "igemm_dgrad_bf16_t128x64x64_w2x2_s3_v8x8_gm4_sk1d_mma_gen",
+        "dgrad_bf16_n2_g9_c144_k144_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_gm16_tail_depthwise",
+        "igemm_dgrad_bf16_t128x16x16_w4x1_s4_v8x4_gm16_sk1d_mma_gen",
+        "dgrad_bf16_n2_g30_c30_k30_i10x10_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 /// The igemm family's backward-data kernels under host emulation against the f64 reference,
@@ -2148,6 +2198,13 @@ fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
             (
                 "wgmma_dgrad_halo_two_blocks_dil",
                 Mutation::IgemmHaloLateBlock,
+            ),
+            ("dgrad_gm4_tail_nmajor_s2", Mutation::IgemmTailChannelsShort),
+            ("dgrad_gm4_tail_nmajor_s2", Mutation::IgemmTailRowsShort),
+            ("dgrad_gm16_tail_depthwise", Mutation::IgemmTailRowsShort),
+            (
+                "dgrad_gm16_tail_depthwise",
+                Mutation::IgemmTailChannelsShort,
             ),
         ],
     );
@@ -2260,6 +2317,18 @@ const IGEMM_WGRAD_CASES: &[(&str, &str, &str)] = &[
         "igemm_wgrad_bf16_t64x128x64_w4x1_s3_v8x8_gm2_sk0d_wgmmaws_gen",
         "wgrad_bf16_n1_g4_c128_k128_i7x7_f3x3_s1x1_p1x1_d1x1",
     ),
+    // Group merge with a tail: C/G 16 merged by four over 9 groups at stride 2, the rule's
+    // split; f32 CUDA cores, C/G 4 merged by two over 5 groups, split in two.
+    (
+        "wgrad_gm4_tail_rule_split",
+        "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm4_sk0d_mma_gen",
+        "wgrad_bf16_n2_g9_c144_k144_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgrad_f32_gm2_tail",
+        "igemm_wgrad_f32_t64x64x16_w2x2_s4_v4x4_gm2_sk2d_simt_gen",
+        "wgrad_f32_n2_g5_c20_k20_i8x8_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 /// The igemm backward-weight kernels under host emulation (every dW element compared; the
@@ -2294,6 +2363,15 @@ fn igemm_wgrad_kernels_match_the_reference_under_host_emulation() {
             ("wgrad_dense_rule_split", Mutation::SplitReduceSliceSkipped),
             ("wgrad_f32_simt_strided_odd", Mutation::CorruptWeight),
             ("wgmma_wgrad_m64", Mutation::CorruptWeight),
+            (
+                "wgrad_gm4_tail_rule_split",
+                Mutation::IgemmWgradTailChannelsShort,
+            ),
+            ("wgrad_f32_gm2_tail", Mutation::IgemmWgradTailChannelsShort),
+            (
+                "wgrad_gm4_tail_rule_split",
+                Mutation::IgemmWgradDiagonalDropped,
+            ),
         ],
     );
 }

@@ -5,8 +5,8 @@ constexpr int K_ = G_ * KG;
 constexpr int CEFF = GM * CG;  // merged input channels of one CTA
 constexpr int NEFF = GM * KG;  // merged output channels of one CTA
 constexpr int NGB = (G_ + GM - 1) / GM;  // merged group blocks, the last one short where GM does not divide G
-// A tail (backward weight on TMA-fed tiles only: rules::merge_tail_applies): the last block's
-// missing groups are channels past C_ and K_, which the copies read as zeros; no store of theirs.
+// A tail (rules::merge_tail): the last block's missing groups are channels past C_ and K_ and
+// weight rows past G_, which the loaders read as zeros; nothing of theirs is stored.
 constexpr bool GTAIL = G_ % GM != 0;
 constexpr int TAPS = FZ * FY * FX;
 // Tap packing: when the merged channels are fewer than tile_k and divide it, one k-tile holds

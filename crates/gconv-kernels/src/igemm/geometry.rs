@@ -328,7 +328,10 @@ pub struct EffectiveVectors {
 /// The one place that clamps the vector caps: the largest power of two ≤ the cap that divides
 /// the channels a vector must stay inside (gm·C/G for A, C/G for B, gm·K/G for the output).
 pub fn effective_vectors(cfg: &KernelConfig, problem: &Problem) -> EffectiveVectors {
-    let gm = cfg.group_merge.max(1) as u64;
+    // A merged block's channel runs, as far as vectors may span them: gm groups, or gcd(gm, G)
+    // where gm does not divide G, so that no vector straddles the last block's tail
+    // (`rules::merge_tail`).
+    let gm = gcd(cfg.group_merge.max(1) as u64, problem.g);
     let vmax = (16 / cfg.dtype.size_bytes()) as u32;
     let out_es = if cfg.split_k > 1 {
         4

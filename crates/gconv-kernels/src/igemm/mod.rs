@@ -10,8 +10,8 @@
 //!
 //! For each group block of `gm` adjacent groups the GEMM is M = N·Do·Ho·Wo output pixels,
 //! N = gm·K/G merged output channels, K = taps × gm·C/G, walked as filter taps outer and channel
-//! blocks of `tile_k` inner. Grid = (⌈M/tile_m⌉, ⌈gm·K/G / tile_n⌉, ⌈G/gm⌉ · split_k); gm
-//! divides G except on the TMA-fed backward-weight tiles, which merge a tail ([`rules::merge_tail`]).
+//! blocks of `tile_k` inner. Grid = (⌈M/tile_m⌉, ⌈gm·K/G / tile_n⌉, ⌈G/gm⌉ · split_k); where gm
+//! does not divide G the last block merges a tail of fewer groups ([`rules::merge_tail`]).
 //!
 //! Backward weight may split its reduction (N·Do·Ho·Wo) `split_k` ways: `sk{n}d` writes one f32
 //! plane per slice and a second launch sums them in a fixed order (`crate::SPLIT_REDUCE`);
@@ -690,12 +690,11 @@ mod tests {
         key.parse().unwrap()
     }
 
-    /// G not a multiple of gm: the TMA-fed backward-weight tiles merge a tail of at most a
-    /// third of the launch's merged groups (grid z ⌈G/gm⌉ per slice; the maps of a tail); every
-    /// other path, and every other direction, needs gm to divide G.
+    /// G not a multiple of gm: every path merges a tail of at most a third of the launch's
+    /// merged groups (grid z ⌈G/gm⌉ per slice; the TMA-fed maps of a tail; vectors that do not
+    /// straddle it).
     #[test]
-    fn only_tma_wgrad_tiles_merge_a_tail_and_a_small_one() {
-        use crate::rejection::Rejection;
+    fn a_merge_tail_is_admitted_while_small() {
         let tma = |gm: u32| -> KernelConfig {
             format!("igemm_wgrad_bf16_t64x64x64_w4x1_s4_v8x8_gm{gm}_sk1d_wgmmatma_gen")
                 .parse()
@@ -726,22 +725,45 @@ mod tests {
                 Ok(_) => panic!("{key}: a tail of more than a third admitted"),
             }
         }
-        // The mma tile of the same shape, and forward on wgmma: gm must divide G.
-        let mma: KernelConfig = "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm4_sk0d_mma_gen"
+        // mma.sync in every direction, on the same 49 groups (K/G 4 by eight in forward: 7
+        // blocks, one group missing); the vectors stay within a group's run where they would
+        // straddle the tail (8 merged channels of 4-channel groups: 4).
+        for (name, key) in [
+            (
+                "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm4_sk0d_mma_gen",
+                "wgrad_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1",
+            ),
+            (
+                "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm8_sk1d_mma_gen",
+                "fwd_bf16_n64_g49_c196_k196_i14x14_f3x3_s1x1_p1x1_d1x1",
+            ),
+            (
+                "igemm_dgrad_bf16_t128x64x64_w2x2_s3_v8x8_gm4_sk1d_mma_gen",
+                "dgrad_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1",
+            ),
+        ] {
+            let cfg: KernelConfig = name.parse().unwrap();
+            let p = prob(key);
+            let a = admit(&cfg, &p, &Target::H200).unwrap_or_else(|r| panic!("{name}: {r}"));
+            let split = u64::from(a.config().split_k.max(1));
+            assert_eq!(
+                a.plan().grid()[2],
+                49u64.div_ceil(cfg.group_merge as u64) * split
+            );
+        }
+        let f = prob("fwd_bf16_n64_g49_c196_k196_i14x14_f3x3_s1x1_p1x1_d1x1");
+        let gm8: KernelConfig = "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm8_sk1d_mma_gen"
             .parse()
             .unwrap();
-        assert!(matches!(
-            admit(&mma, &g49, &Target::H200),
-            Err(Rejection::GroupMergeNotDivisor { gm: 4, g: 49 })
-        ));
-        let fwd: KernelConfig = "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm4_sk1d_mma_gen"
-            .parse()
-            .unwrap();
-        let f49 = prob("fwd_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1");
-        assert!(matches!(
-            admit(&fwd, &f49, &Target::H200),
-            Err(Rejection::GroupMergeNotDivisor { .. })
-        ));
+        let v = geometry::effective_vectors(&gm8, &f);
+        assert_eq!((v.a, v.c), (4, 4), "vectors within one group of 4 channels");
+        let f48 = prob("fwd_bf16_n64_g48_c192_k192_i14x14_f3x3_s1x1_p1x1_d1x1");
+        let v = geometry::effective_vectors(&gm8, &f48);
+        assert_eq!(
+            (v.a, v.c),
+            (8, 8),
+            "without a tail, runs of 32 merged channels"
+        );
     }
 
     #[test]

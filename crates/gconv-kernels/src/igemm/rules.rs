@@ -312,17 +312,16 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 }
 
 /// The groups missing from the last merged block when `gm` does not divide `g` (0 when it
-/// does): the launch covers `⌈g/gm⌉` blocks of `gm` groups.
+/// does): the launch covers `⌈g/gm⌉` blocks of `gm` groups, the last one with a *tail*. Every
+/// direction and math path merges one (`constants.cu`'s `GTAIL`): the loaders read the missing
+/// groups' channels (past C and K) and weight rows as zeros, the stores skip them, the TMA-fed
+/// backward-weight tiles box from each block's first channel of `[K, 1, pixels]` and `[C, 1,
+/// pixels]` maps, and the vectors divide a group's channels times gcd(gm, G)
+/// ([`super::geometry::effective_vectors`]), so that no vector straddles the tail. The gate
+/// refuses a tail of more than a third of the launch's merged groups ([`check_problem`],
+/// `group_merge_tail`).
 pub fn merge_tail(g: u64, gm: u64) -> u64 {
     g.div_ceil(gm.max(1)) * gm.max(1) - g
-}
-
-/// Does `cfg` merge groups with a tail, a last block of fewer than `gm` groups? Backward weight
-/// on the TMA-fed tiles only: their copies read the missing groups' channels (past C and K) as
-/// zeros and their stores skip them (`wgrad_loaders.cu`, `GTAIL`); the tail's share of the
-/// launch is capped by [`check_problem`] (at most a third of the merged groups missing).
-pub fn merge_tail_applies(cfg: &KernelConfig, problem: &Problem) -> bool {
-    cfg.math == Math::WgmmaTma && problem.direction == Direction::Wgrad
 }
 
 /// The problem rules of the igemm family (after the shared direction and dtype checks).
@@ -394,30 +393,22 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
     if cfg.fast_path == FastPath::Halo {
         check_halo(cfg, problem)?;
     }
-    if !problem.g.is_multiple_of(gm) {
-        // The TMA-fed backward-weight tiles merge a tail ([`merge_tail`]); other paths need
-        // gm to divide G.
-        if !merge_tail_applies(cfg, problem) {
-            return Err(Rejection::GroupMergeNotDivisor {
-                gm: cfg.group_merge,
-                g: problem.g,
-            });
-        }
-        let missing = merge_tail(problem.g, gm);
-        if 3 * missing > problem.g.div_ceil(gm) * gm {
-            return Err(Rejection::Family(FamilyRule {
-                family: "igemm",
-                reason: "group_merge_tail",
-                message: RuleMessage::new(Lazy("", {
-                    let g = problem.g;
-                    move |f: &mut fmt::Formatter<'_>| {
-                        write!(f, "group merge {gm} over G = {g}: the last merged block would miss {missing} of its {gm} groups, more than a third of the launch's {} merged groups (use a merge degree that divides G or leaves a smaller tail)",
-                        g.div_ceil(gm) * gm)
-                    }
-                })),
-                unsupported: true,
-            }));
-        }
+    // A merge degree that does not divide G leaves a tail ([`merge_tail`]), admitted while it
+    // is at most a third of the merged groups.
+    let missing = merge_tail(problem.g, gm);
+    if 3 * missing > problem.g.div_ceil(gm) * gm {
+        return Err(Rejection::Family(FamilyRule {
+            family: "igemm",
+            reason: "group_merge_tail",
+            message: RuleMessage::new(Lazy("", {
+                let g = problem.g;
+                move |f: &mut fmt::Formatter<'_>| {
+                    write!(f, "group merge {gm} over G = {g}: the last merged block would miss {missing} of its {gm} groups, more than a third of the launch's {} merged groups (use a merge degree that divides G or leaves a smaller tail)",
+                    g.div_ceil(gm) * gm)
+                }
+            })),
+            unsupported: true,
+        }));
     }
     let (red, out) = (reduction_cpg(problem), output_kpg(problem));
     if problem.direction == Direction::Wgrad {

@@ -61,7 +61,7 @@
     const int n = n0 + c * VB;
     const int tap = n < n_cols ? n / CEFF : 0;
     b_r[u] = in ? r : -1;
-    b_cok[u] = n < n_cols;
+    b_cok[u] = n < n_cols && (!GTAIL || gb * CEFF + n % CEFF < C_);  // GTAIL: zeros past C
     b_cm[u] = n % CEFF;
     b_dx[u] = (tap % FX) * DW;
     b_dy[u] = ((tap / FX) % FY) * DH;
@@ -84,7 +84,7 @@
     for (int u = 0; u < UA; ++u) {
       if (a_r[u] < 0) continue;
       const int p = l_p + a_r[u];
-      const bool ok = p < NPIX && a_m[u] < NEFF;
+      const bool ok = p < NPIX && a_m[u] < NEFF && (!GTAIL || gb * NEFF + a_m[u] < K_);
       if constexpr (A_SYNC) {
         const elem_t* src = dY + (ok ? p * K_ + a_m[u] : 0);
         a_reg[u] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;

@@ -582,8 +582,8 @@ constexpr int K_ = G_ * KG;
 constexpr int CEFF = GM * CG;  // merged input channels of one CTA
 constexpr int NEFF = GM * KG;  // merged output channels of one CTA
 constexpr int NGB = (G_ + GM - 1) / GM;  // merged group blocks, the last one short where GM does not divide G
-// A tail (backward weight on TMA-fed tiles only: rules::merge_tail_applies): the last block's
-// missing groups are channels past C_ and K_, which the copies read as zeros; no store of theirs.
+// A tail (rules::merge_tail): the last block's missing groups are channels past C_ and K_ and
+// weight rows past G_, which the loaders read as zeros; nothing of theirs is stored.
 constexpr bool GTAIL = G_ % GM != 0;
 constexpr int TAPS = FZ * FY * FX;
 // Tap packing: when the merged channels are fewer than tile_k and divide it, one k-tile holds
@@ -720,10 +720,11 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
       return ((n * OD + pd.hi0 + SD * qd) * OH + ph.hi0 + SH * qh) * OW + pw.hi0 + SW * qw;
     }
   };
-  // dX element of GEMM row m, column n (merged input channel)
+  // dX element of GEMM row m, column n (merged input channel); < 0: not stored (with a merge
+  // tail, GTAIL, a channel of the last block's missing groups too)
   auto out_off = [&](int m, int n) {
     const int r = out_row(m);
-    return r < 0 ? -1LL : (long long)r * K_ + gb * NEFF + n;
+    return r < 0 || (GTAIL && gb * NEFF + n >= K_) ? -1LL : (long long)r * K_ + gb * NEFF + n;
   };
 
   // ---- A (dY) loader: per-row decode hoisted out of the K loop ----
@@ -774,7 +775,8 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
     const int rb = RBN % 2 == 0 ? (unit & 1) + 2 * ((unit >> 1) / CBN) : unit / CBN;
     const int nn = n0 + rb * VB;
     const bool in = !B_NMAJOR && (B_UNITS % LTHREADS == 0 || unit < B_UNITS);
-    const bool ok = in && nn < NEFF;
+    // (a merge tail's missing groups, GTAIL: rows of zeros)
+    const bool ok = in && nn < NEFF && (!GTAIL || gb * GM + nn / KG < G_);
     const int nv = ok ? nn : 0;
     const int gsub = nv / KG, cc = nv % KG;
     b_rb[u] = in ? rb : -1;
@@ -800,7 +802,7 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
     const bool in = B_NMAJOR && (NQ % LTHREADS == 0 || q < NQ);
     const int nc = q % NCH, kr = q / NCH;
     const int nn = n0 + nc * 8;
-    const bool ok = in && nn < NEFF;
+    const bool ok = in && nn < NEFF && (!GTAIL || gb * GM + nn / KG < G_);
     const int nv = ok ? nn : 0;
     n_kr[u] = in ? kr : -1;
     n_base[u] = gb * GM * CG * TAPS * KG + nv % KG;
@@ -879,6 +881,7 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_d
       bool cok = true;
       if constexpr (PACK) cok = tap < ptaps;
       if constexpr (A_PARTIAL) cok = ch < CEFF;
+      if constexpr (GTAIL) cok = cok && gb * CEFF + ch < C_;  // a missing group's channels: zeros
 #pragma unroll
       for (int j = 0; j < RA; ++j) {
         const int row = a_trow + j * RPI_A;

@@ -474,8 +474,8 @@ constexpr int K_ = G_ * KG;
 constexpr int CEFF = GM * CG;  // merged input channels of one CTA
 constexpr int NEFF = GM * KG;  // merged output channels of one CTA
 constexpr int NGB = (G_ + GM - 1) / GM;  // merged group blocks, the last one short where GM does not divide G
-// A tail (backward weight on TMA-fed tiles only: rules::merge_tail_applies): the last block's
-// missing groups are channels past C_ and K_, which the copies read as zeros; no store of theirs.
+// A tail (rules::merge_tail): the last block's missing groups are channels past C_ and K_ and
+// weight rows past G_, which the loaders read as zeros; nothing of theirs is stored.
 constexpr bool GTAIL = G_ % GM != 0;
 constexpr int TAPS = FZ * FY * FX;
 // Tap packing: when the merged channels are fewer than tile_k and divide it, one k-tile holds
@@ -583,10 +583,11 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_f
   const int m0 = bx * BM;
   const int m_rows = HALO ? N_ * HP * WP : M_;
   const int n_cols = NEFF;
-  // output element of GEMM row m, column n (merged output channel); < 0: not stored
+  // output element of GEMM row m, column n (merged output channel); < 0: not stored (a
+  // padded row; with a merge tail, GTAIL, a channel of the last block's missing groups)
   auto out_off = [&](int m, int n) {
     const int p = HALO ? halo_pixel(m) : m;
-    return p < 0 ? -1LL : (long long)p * K_ + gb * NEFF + n;
+    return p < 0 || (GTAIL && gb * NEFF + n >= K_) ? -1LL : (long long)p * K_ + gb * NEFF + n;
   };
 
   // ---- A (activation) loader: per-row output-pixel decode, hoisted out of the K loop ----
@@ -625,7 +626,8 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_f
   for (int j = 0; j < RB; ++j) {
     const int row = b_trow + j * RPI_B;
     const int nn = n0 + row;
-    const bool ok = (BN % RPI_B == 0 || row < BN) && nn < NEFF;
+    // (a merge tail's missing groups, GTAIL: rows of zeros)
+    const bool ok = (BN % RPI_B == 0 || row < BN) && nn < NEFF && (!GTAIL || gb * GM + nn / KG < G_);
     const int nv = ok ? nn : 0;
     const int gsub = nv / KG, kk = nv % KG;
     b_base[j] = ((gb * GM + gsub) * KG + kk) * TAPS * CG - gsub * CG;
@@ -674,6 +676,7 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_f
       bool cok = true;
       if constexpr (PACK && TAPS % TPK != 0) cok = tap < TAPS;
       if constexpr (A_PARTIAL) cok = ch < CEFF;
+      if constexpr (GTAIL) cok = cok && gb * CEFF + ch < C_;  // a missing group's channels: zeros
 #pragma unroll
       for (int j = 0; j < RA; ++j) {
         const int row = a_trow + j * RPI_A;

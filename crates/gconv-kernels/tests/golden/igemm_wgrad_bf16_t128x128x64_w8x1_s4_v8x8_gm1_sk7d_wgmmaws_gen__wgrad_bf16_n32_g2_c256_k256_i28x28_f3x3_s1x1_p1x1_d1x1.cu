@@ -487,8 +487,8 @@ constexpr int K_ = G_ * KG;
 constexpr int CEFF = GM * CG;  // merged input channels of one CTA
 constexpr int NEFF = GM * KG;  // merged output channels of one CTA
 constexpr int NGB = (G_ + GM - 1) / GM;  // merged group blocks, the last one short where GM does not divide G
-// A tail (backward weight on TMA-fed tiles only: rules::merge_tail_applies): the last block's
-// missing groups are channels past C_ and K_, which the copies read as zeros; no store of theirs.
+// A tail (rules::merge_tail): the last block's missing groups are channels past C_ and K_ and
+// weight rows past G_, which the loaders read as zeros; nothing of theirs is stored.
 constexpr bool GTAIL = G_ % GM != 0;
 constexpr int TAPS = FZ * FY * FX;
 // Tap packing: when the merged channels are fewer than tile_k and divide it, one k-tile holds
@@ -654,7 +654,7 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
     const int n = n0 + c * VB;
     const int tap = n < n_cols ? n / CEFF : 0;
     b_r[u] = in ? r : -1;
-    b_cok[u] = n < n_cols;
+    b_cok[u] = n < n_cols && (!GTAIL || gb * CEFF + n % CEFF < C_);  // GTAIL: zeros past C
     b_cm[u] = n % CEFF;
     b_dx[u] = (tap % FX) * DW;
     b_dy[u] = ((tap / FX) % FY) * DH;
@@ -677,7 +677,7 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_w
     for (int u = 0; u < UA; ++u) {
       if (a_r[u] < 0) continue;
       const int p = l_p + a_r[u];
-      const bool ok = p < NPIX && a_m[u] < NEFF;
+      const bool ok = p < NPIX && a_m[u] < NEFF && (!GTAIL || gb * NEFF + a_m[u] < K_);
       if constexpr (A_SYNC) {
         const elem_t* src = dY + (ok ? p * K_ + a_m[u] : 0);
         a_reg[u] = ok ? *reinterpret_cast<const u16*>(src) : (u16)0;
