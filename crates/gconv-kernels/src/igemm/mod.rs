@@ -274,7 +274,9 @@ impl KernelFamily for Igemm {
     /// share a tile, only the one with the largest group merge the gate admits on the problem
     /// is considered (on the H200 probe, `results/h200/s7/README.md`, the largest admitted
     /// degree of a tile ran at 0.997 of that tile's best degree in geometric mean over 480
-    /// tiles, 10th percentile 0.995, worst 0.925); the cost model then picks the tile.
+    /// tiles, 10th percentile 0.995, worst 0.925); the cost model then picks the tile. Only a
+    /// degree that divides G outranks a smaller one: a larger degree with a tail
+    /// (`rules::merge_tail`, not measured yet) does not hide the members below it.
     fn auto_considers(&self, cfg: &KernelConfig, problem: &Problem) -> bool {
         if cfg.split_k_mode != SplitKMode::Deterministic {
             return false;
