@@ -1665,17 +1665,28 @@ const IGEMM_CASES: &[(&str, &str, &str)] = &[
         "fwd_f16_n3_g2_c128_k16_i50_f5_s1_p1_d1",
     ),
     // Group merge with a tail (G not a multiple of gm: the last block's missing groups read as
-    // zeros, stored nowhere): C/G 4 merged by eight over 7 groups (one block, vectors of one
-    // group's 4 channels); f32 CUDA cores over 15 groups at stride 2.
+    // zeros, stored nowhere): C/G 8 merged by four over 7 groups (two blocks); C/G 8 merged by
+    // two over 5 groups with two taps packed in a k-tile; f32 CUDA cores, C/G 4 by eight over
+    // 15 groups at stride 2; wgmma (cp.async), C/G 32 by two over 3 groups.
     (
-        "fwd_gm8_tail_cpg4",
-        "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm8_sk1d_mma_gen",
-        "fwd_bf16_n2_g7_c28_k28_i9x9_f3x3_s1x1_p1x1_d1x1",
+        "fwd_gm4_tail_cpg8",
+        "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm4_sk1d_mma_gen",
+        "fwd_bf16_n2_g7_c56_k56_i9x9_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "fwd_gm2_tail_packed_taps",
+        "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm2_sk1d_mma_gen",
+        "fwd_bf16_n2_g5_c40_k40_i9x9_f3x3_s1x1_p1x1_d1x1",
     ),
     (
         "fwd_f32_gm8_tail_s2",
         "igemm_fwd_f32_t128x32x32_w4x1_s3_v4x4_gm8_sk1d_simt_gen",
         "fwd_f32_n2_g15_c60_k60_i10x10_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgmma_fwd_gm2_tail",
+        "igemm_fwd_bf16_t256x64x64_w8x1_s4_v8x8_gm2_sk1d_wgmma_gen",
+        "fwd_bf16_n2_g3_c96_k96_i9x9_f3x3_s1x1_p1x1_d1x1",
     ),
 ];
 
@@ -1735,8 +1746,10 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
                 "wgmma_halo_fwd_two_blocks_dil_pad",
                 Mutation::IgemmHaloLateBlock,
             ),
-            ("fwd_gm8_tail_cpg4", Mutation::IgemmTailChannelsShort),
+            ("fwd_gm4_tail_cpg8", Mutation::IgemmTailChannelsShort),
+            ("fwd_gm2_tail_packed_taps", Mutation::IgemmTailChannelsShort),
             ("fwd_f32_gm8_tail_s2", Mutation::IgemmTailRowsShort),
+            ("wgmma_fwd_gm2_tail", Mutation::IgemmTailRowsShort),
         ],
     );
     jobs.extend(ws);
@@ -1752,7 +1765,7 @@ fn igemm_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (IGEMM_CASES.len() + n_eager, 10),
+        (IGEMM_CASES.len() + n_eager, 12),
     );
 }
 
@@ -2163,8 +2176,9 @@ const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
         "dgrad_bf16_n3_g1_c64_k64_i6x8_f5x5_s1x1_p2x2_d1x1",
     ),
     // Group merge with a tail: C/G 16 merged by four over 9 groups at stride 2 (the N-major
-    // weight tile, three blocks); depthwise merged by sixteen over 30 groups (tap packing, two
-    // blocks).
+    // weight tile, three blocks); depthwise merged by sixteen over 40 groups (runs of 8 groups);
+    // C/G 8 by two over 5 groups at stride 2 with two taps packed in a k-tile; wgmma (cp.async),
+    // C/G 32 by two over 3 groups at stride 2.
     (
         "dgrad_gm4_tail_nmajor_s2",
         "igemm_dgrad_bf16_t128x64x64_w2x2_s3_v8x8_gm4_sk1d_mma_gen",
@@ -2173,7 +2187,17 @@ const IGEMM_DGRAD_CASES: &[(&str, &str, &str)] = &[
     (
         "dgrad_gm16_tail_depthwise",
         "igemm_dgrad_bf16_t128x16x16_w4x1_s4_v8x4_gm16_sk1d_mma_gen",
-        "dgrad_bf16_n2_g30_c30_k30_i10x10_f3x3_s1x1_p1x1_d1x1",
+        "dgrad_bf16_n2_g40_c40_k40_i10x10_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "dgrad_gm2_tail_packed_taps_s2",
+        "igemm_dgrad_bf16_t128x32x32_w4x1_s4_v8x8_gm2_sk1d_mma_gen",
+        "dgrad_bf16_n2_g5_c40_k40_i9x9_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "wgmma_dgrad_gm2_tail_s2",
+        "igemm_dgrad_bf16_t256x64x64_w8x1_s4_v8x8_gm2_sk1d_wgmma_gen",
+        "dgrad_bf16_n2_g3_c96_k96_i9x9_f3x3_s2x2_p1x1_d1x1",
     ),
 ];
 
@@ -2206,6 +2230,11 @@ fn igemm_dgrad_kernels_match_the_reference_under_host_emulation() {
                 "dgrad_gm16_tail_depthwise",
                 Mutation::IgemmTailChannelsShort,
             ),
+            (
+                "dgrad_gm2_tail_packed_taps_s2",
+                Mutation::IgemmTailChannelsShort,
+            ),
+            ("wgmma_dgrad_gm2_tail_s2", Mutation::IgemmTailRowsShort),
         ],
     );
 }
@@ -2329,6 +2358,11 @@ const IGEMM_WGRAD_CASES: &[(&str, &str, &str)] = &[
         "igemm_wgrad_f32_t64x64x16_w2x2_s4_v4x4_gm2_sk2d_simt_gen",
         "wgrad_f32_n2_g5_c20_k20_i8x8_f3x3_s1x1_p1x1_d1x1",
     ),
+    (
+        "wgmma_ws_wgrad_gm2_tail",
+        "igemm_wgrad_bf16_t64x128x64_w4x1_s3_v8x8_gm2_sk0d_wgmmaws_gen",
+        "wgrad_bf16_n1_g3_c96_k96_i7x7_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 /// The igemm backward-weight kernels under host emulation (every dW element compared; the
@@ -2372,6 +2406,10 @@ fn igemm_wgrad_kernels_match_the_reference_under_host_emulation() {
                 "wgrad_gm4_tail_rule_split",
                 Mutation::IgemmWgradDiagonalDropped,
             ),
+            (
+                "wgmma_ws_wgrad_gm2_tail",
+                Mutation::IgemmWgradTailChannelsShort,
+            ),
         ],
     );
 }
@@ -2406,6 +2444,12 @@ const IGEMM_WGRAD_CLUSTER_CASES: &[(&str, &str, &str)] = &[
         "cluster_mma_f16_p8_3d",
         "igemm_wgrad_f16_t64x64x32_w2x2_s4_v8x8_gm1_sk8c_mma_gen",
         "wgrad_f16_n1_g8_c64_k64_i4x8x8_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    // ... and with a merge tail: f32, C/G 4 merged by four over 10 groups (three blocks).
+    (
+        "cluster_simt_f32_gm4_tail",
+        "igemm_wgrad_f32_t64x64x16_w2x2_s4_v4x4_gm4_sk2c_simt_gen",
+        "wgrad_f32_n2_g10_c40_k40_i8x8_f3x3_s1x1_p1x1_d1x1",
     ),
 ];
 
@@ -2479,6 +2523,10 @@ fn igemm_wgrad_cluster_kernels_match_the_reference_under_host_emulation() {
                 Mutation::IgemmClusterOwnSmem,
             ),
             ("cluster_wgmma_gm2_p2", Mutation::DropLastBlock),
+            (
+                "cluster_simt_f32_gm4_tail",
+                Mutation::IgemmWgradTailChannelsShort,
+            ),
         ],
     );
 }

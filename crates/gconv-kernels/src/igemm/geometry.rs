@@ -326,12 +326,27 @@ pub struct EffectiveVectors {
 }
 
 /// The one place that clamps the vector caps: the largest power of two ≤ the cap that divides
-/// the channels a vector must stay inside (gm·C/G for A, C/G for B, gm·K/G for the output).
+/// the channels a vector must stay inside (gm·C/G for A, C/G for B, gm·K/G for the output;
+/// with a merge tail, `rules::merge_tail`, gcd(gm, G) groups' channels instead of gm's, so
+/// that no vector straddles the tail — the gate admits a tail only where that narrows no
+/// vector, [`tail_narrows_vectors`]).
 pub fn effective_vectors(cfg: &KernelConfig, problem: &Problem) -> EffectiveVectors {
-    // A merged block's channel runs, as far as vectors may span them: gm groups, or gcd(gm, G)
-    // where gm does not divide G, so that no vector straddles the last block's tail
-    // (`rules::merge_tail`).
-    let gm = gcd(cfg.group_merge.max(1) as u64, problem.g);
+    vectors_over(cfg, problem, gcd(cfg.group_merge.max(1) as u64, problem.g))
+}
+
+/// Would a merge tail narrow a vector ([`effective_vectors`] over gcd(gm, G) groups' channels
+/// against gm groups')? The loaders and stores would then move more, narrower chunks than the
+/// register estimate and the cost model assume (the estimate reads the config's vectors): a
+/// depthwise layer merged by 16 over 54 groups loads 2-channel chunks where 48 groups load 8,
+/// and ptxas gave it 165 registers against 121.
+pub fn tail_narrows_vectors(cfg: &KernelConfig, problem: &Problem) -> bool {
+    let gm = cfg.group_merge.max(1) as u64;
+    !problem.g.is_multiple_of(gm)
+        && vectors_over(cfg, problem, gm) != effective_vectors(cfg, problem)
+}
+
+/// [`effective_vectors`] with runs of `gm` groups' channels.
+fn vectors_over(cfg: &KernelConfig, problem: &Problem, gm: u64) -> EffectiveVectors {
     let vmax = (16 / cfg.dtype.size_bytes()) as u32;
     let out_es = if cfg.split_k > 1 {
         4

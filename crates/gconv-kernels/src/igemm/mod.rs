@@ -16,7 +16,7 @@
 //! Backward weight may split its reduction (N·Do·Ho·Wo) `split_k` ways: `sk{n}d` writes one f32
 //! plane per slice and a second launch sums them in a fixed order (`crate::SPLIT_REDUCE`);
 //! `sk{n}c` (n in 2..=8) makes the n slices of a tile one thread-block cluster, adjacent in x
-//! (grid x = tiles · n, z = G/gm): each stages its f32 tile in shared memory as the epilogue
+//! (grid x = tiles · n, z = ⌈G/gm⌉): each stages its f32 tile in shared memory as the epilogue
 //! does anyway, and after a cluster barrier rank r takes its share of the tile's chunks, reads
 //! each from the n ranks (`ld_cluster_f32xn`), sums them in rank order and stores dW; one
 //! launch, no workspace; `sk{n}a`
@@ -39,7 +39,8 @@
 //!   (row m starts at m·C) and is numerically identical to the general path.
 //! - **Group merge**: the A tile gathers gm·C/G contiguous channels; the weight tile is
 //!   block-diagonal (chunks outside a row's own group are zero-filled, never loaded); every
-//!   output channel of the merged block is a real output, so all are stored.
+//!   output channel of the merged block is a real output and stored, except a tail's missing
+//!   groups' ([`rules::merge_tail`]: their channels and weight rows load as zeros).
 //! - **Shared memory**: row-major `[row][k]` tiles with an XOR swizzle of the 16-byte chunks
 //!   inside each 128-byte line, conflict-free for `ldmatrix` (x4) and for the SIMT 16-byte reads.
 //! - **Pipeline**: `stages` (2..=5; wgmma 3..=5) buffers, prologue of `stages − 1` tiles
@@ -693,8 +694,8 @@ mod tests {
     }
 
     /// G not a multiple of gm: every path merges a tail of at most a third of the launch's
-    /// merged groups (grid z ⌈G/gm⌉ per slice; the TMA-fed maps of a tail; vectors that do not
-    /// straddle it).
+    /// merged groups that narrows no vector (grid z ⌈G/gm⌉ per slice; the TMA-fed maps of a
+    /// tail).
     #[test]
     fn a_merge_tail_is_admitted_while_small() {
         let tma = |gm: u32| -> KernelConfig {
@@ -727,17 +728,15 @@ mod tests {
                 Ok(_) => panic!("{key}: a tail of more than a third admitted"),
             }
         }
-        // mma.sync in every direction, on the same 49 groups (K/G 4 by eight in forward: 7
-        // blocks, one group missing); the vectors stay within a group's run where they would
-        // straddle the tail (8 merged channels of 4-channel groups: 4).
+        // mma.sync in every direction, on the same 49 groups of 16 by four.
         for (name, key) in [
             (
                 "igemm_wgrad_bf16_t64x64x32_w2x2_s4_v8x8_gm4_sk0d_mma_gen",
                 "wgrad_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1",
             ),
             (
-                "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm8_sk1d_mma_gen",
-                "fwd_bf16_n64_g49_c196_k196_i14x14_f3x3_s1x1_p1x1_d1x1",
+                "igemm_fwd_bf16_t128x64x64_w2x2_s3_v8x8_gm4_sk1d_mma_gen",
+                "fwd_bf16_n64_g49_c784_k784_i14x14_f3x3_s2x2_p1x1_d1x1",
             ),
             (
                 "igemm_dgrad_bf16_t128x64x64_w2x2_s3_v8x8_gm4_sk1d_mma_gen",
@@ -753,19 +752,28 @@ mod tests {
                 49u64.div_ceil(cfg.group_merge as u64) * split
             );
         }
-        let f = prob("fwd_bf16_n64_g49_c196_k196_i14x14_f3x3_s1x1_p1x1_d1x1");
+        // C/G 4 by eight over 49 groups: a vector of 8 channels would straddle the tail (runs
+        // of one group's 4 channels): refused, where 48 groups take vectors of 8.
         let gm8: KernelConfig = "igemm_fwd_bf16_t128x32x32_w4x1_s4_v8x8_gm8_sk1d_mma_gen"
             .parse()
             .unwrap();
-        let v = geometry::effective_vectors(&gm8, &f);
+        let f49 = prob("fwd_bf16_n64_g49_c196_k196_i14x14_f3x3_s1x1_p1x1_d1x1");
+        assert!(geometry::tail_narrows_vectors(&gm8, &f49));
+        let v = geometry::effective_vectors(&gm8, &f49);
         assert_eq!((v.a, v.c), (4, 4), "vectors within one group of 4 channels");
+        match admit(&gm8, &f49, &Target::H200) {
+            Err(r) => assert_eq!(r.reason(), "group_merge_tail", "{r}"),
+            Ok(_) => panic!("a tail that narrows the vectors admitted"),
+        }
         let f48 = prob("fwd_bf16_n64_g48_c192_k192_i14x14_f3x3_s1x1_p1x1_d1x1");
+        assert!(!geometry::tail_narrows_vectors(&gm8, &f48));
         let v = geometry::effective_vectors(&gm8, &f48);
         assert_eq!(
             (v.a, v.c),
             (8, 8),
             "without a tail, runs of 32 merged channels"
         );
+        assert!(admit(&gm8, &f48, &Target::H200).is_ok());
     }
 
     #[test]

@@ -6,8 +6,8 @@
 
 use super::geometry::{
     b_nmajor, effective_vectors, halo_dims, halo_smem_bytes, k_tiles, output_kpg, reduction_cpg,
-    register_estimate, register_estimate_with, smem_bytes, smem_bytes_with_raw, warp_tile,
-    wgmma_shape,
+    register_estimate, register_estimate_with, smem_bytes, smem_bytes_with_raw,
+    tail_narrows_vectors, warp_tile, wgmma_shape,
 };
 use crate::config::{FastPath, KernelConfig, Math, SplitKMode};
 use crate::device::DeviceLimits;
@@ -318,7 +318,8 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
 /// backward-weight tiles box from each block's first channel of `[K, 1, pixels]` and `[C, 1,
 /// pixels]` maps, and the vectors divide a group's channels times gcd(gm, G)
 /// ([`super::geometry::effective_vectors`]), so that no vector straddles the tail. The gate
-/// refuses a tail of more than a third of the launch's merged groups ([`check_problem`],
+/// refuses a tail of more than a third of the launch's merged groups, and one that would
+/// narrow a vector ([`super::geometry::tail_narrows_vectors`]) ([`check_problem`],
 /// `group_merge_tail`).
 pub fn merge_tail(g: u64, gm: u64) -> u64 {
     g.div_ceil(gm.max(1)) * gm.max(1) - g
@@ -407,7 +408,20 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
                     g.div_ceil(gm) * gm)
                 }
             })),
-            unsupported: true,
+            unsupported: false,
+        }));
+    }
+    if missing > 0 && tail_narrows_vectors(cfg, problem) {
+        return Err(Rejection::Family(FamilyRule {
+            family: "igemm",
+            reason: "group_merge_tail",
+            message: RuleMessage::new(Lazy("", {
+                let (g, cpg, kpg) = (problem.g, problem.cpg(), problem.kpg());
+                move |f: &mut fmt::Formatter<'_>| {
+                    write!(f, "group merge {gm} over G = {g} (C/G {cpg}, K/G {kpg}): the tail would narrow the vectors to runs of gcd({gm}, {g}) groups' channels")
+                }
+            })),
+            unsupported: false,
         }));
     }
     let (red, out) = (reduction_cpg(problem), output_kpg(problem));
