@@ -127,8 +127,30 @@ pub struct ModelMeta {
 pub struct Model {
     booster: GradientBooster,
     forest: Forest,
+    /// Does some tree split on a dtype column (`p_dtype`, `k_dtype`)? Not where every sample
+    /// had one dtype ([`Model::decides_dtype`]).
+    splits_on_dtype: bool,
     /// What it was built from.
     pub meta: ModelMeta,
+}
+
+/// Does some tree of `b` (its trees up to the prediction iteration) split on a dtype column?
+fn splits_on_dtype(b: &GradientBooster) -> bool {
+    let dtype_columns: Vec<usize> = FEATURES
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| *f == "p_dtype" || *f == "k_dtype")
+        .map(|(i, _)| i)
+        .collect();
+    let n = b
+        .prediction_iteration
+        .unwrap_or(b.trees.len())
+        .min(b.trees.len());
+    b.trees[..n].iter().any(|t| {
+        t.nodes
+            .iter()
+            .any(|nd| !nd.is_leaf && dtype_columns.contains(&nd.split_feature))
+    })
 }
 
 /// One node of a forust tree, as [`Forest::walk`] reads it.
@@ -934,6 +956,7 @@ impl Model {
         let geometries = distinct(&|s| geometry_key(&s.problem));
         Ok(Model {
             forest: Forest::of(&booster),
+            splits_on_dtype: splits_on_dtype(&booster),
             booster,
             meta: ModelMeta {
                 format: FORMAT,
@@ -948,6 +971,17 @@ impl Model {
                 options,
             },
         })
+    }
+
+    /// Does the model decide problems of `dtype`? Those of a dtype it was trained on; and f16
+    /// problems when it was trained on bf16 without any tree splitting on a dtype column (a
+    /// bf16-only model's trees cannot: the column is constant): the f16 pools are the bf16
+    /// pools with the other 16-bit type — the same tiles, bytes and tensor-core rates — so the
+    /// model ranks them on features that differ from their bf16 twins' only in the dtype
+    /// columns it ignores (`models/h200/README.md`, "f16").
+    pub fn decides_dtype(&self, dtype: DType) -> bool {
+        let trained = |t: DType| self.meta.dtypes.iter().any(|x| x == t.token());
+        trained(dtype) || (dtype == DType::F16 && trained(DType::Bf16) && !self.splits_on_dtype)
     }
 
     /// Was the geometry of `p` in the training data?
@@ -1083,6 +1117,7 @@ impl Model {
             .map_err(|e| LearnError::BadModel(format!("{origin}/{BOOSTER}: {e}")))?;
         Ok(Model {
             forest: Forest::of(&booster),
+            splits_on_dtype: splits_on_dtype(&booster),
             booster,
             meta,
         })

@@ -6,7 +6,7 @@
 //! (ties: the earlier pool member). Split-K members with atomic reductions are never
 //! candidates, so `auto` stays deterministic. The rule decides instead, and [`Choice::source`]
 //! says why, when: `GCONV_AUTO=rule` is set; the model was not trained on the problem's
-//! direction or dtype; the target is not the H200 the model was measured on (another SM count,
+//! direction or dtype (a bf16 model decides f16 too: [`Model::decides_dtype`]); the target is not the H200 the model was measured on (another SM count,
 //! a MIG slice); or no candidate is admitted. `GCONV_AUTO=model` (or unset) uses the model
 //! wherever it applies; any other value is refused by [`auto_mode`]. With a decision cache
 //! ([`choose_tuned`]; `gconv tune` fills it), a measured decision comes first.
@@ -138,7 +138,7 @@ pub fn shipped() -> Result<&'static Model, &'static str> {
             for d in gconv_problem::Direction::ALL {
                 for t in gconv_problem::DType::ALL {
                     if model.meta.directions.iter().any(|x| x == d.token())
-                        && model.meta.dtypes.iter().any(|x| x == t.token())
+                        && model.decides_dtype(t)
                     {
                         catalogue::validated_pool(d, t, Target::H200.arch);
                     }
@@ -208,7 +208,7 @@ pub fn covers(model: &Model, problem: &Problem, target: &Target) -> Result<(), S
     if !model.meta.directions.iter().any(|x| x == d) {
         return Err(format!("the model was not trained on {d}"));
     }
-    if !model.meta.dtypes.iter().any(|x| x == t) {
+    if !model.decides_dtype(problem.dtype) {
         return Err(format!("the model was not trained on {t}"));
     }
     if target.device != DeviceLimits::H200 {

@@ -281,3 +281,38 @@ fn screened_ranking_best_and_complete_trees_agree_with_forust() {
     assert!(picks > 60, "{picks}");
     assert!(screened > 30, "only {screened} problems went through a cut");
 }
+
+/// A model trained on bf16 alone decides f16 too (its trees cannot split on the constant dtype
+/// columns) but not f32; a model whose trees split on the dtype (here bf16 and f32 samples
+/// whose labels differ by dtype) decides only the dtypes it was trained on.
+#[test]
+fn a_bf16_model_decides_f16_unless_its_trees_split_on_the_dtype() {
+    use gconv_learn::features::FEATURES;
+    use gconv_problem::DType;
+    let ds = data();
+    let samples: Vec<_> = ds.samples().cloned().collect();
+    assert!(samples.iter().all(|s| s.problem.dtype == DType::Bf16));
+    let refs: Vec<_> = samples.iter().collect();
+    let bf16 = Model::train(&refs, small()).unwrap();
+    assert!(bf16.decides_dtype(DType::Bf16));
+    assert!(bf16.decides_dtype(DType::F16));
+    assert!(!bf16.decides_dtype(DType::F32));
+    let col = FEATURES.iter().position(|f| f == "p_dtype").unwrap();
+    let f32_twins: Vec<_> = samples
+        .iter()
+        .map(|s| {
+            let mut t = s.clone();
+            t.problem.dtype = DType::F32;
+            t.features[col] = 0.0;
+            t.label += 1.0;
+            t
+        })
+        .collect();
+    let mixed: Vec<_> = samples.iter().chain(&f32_twins).collect();
+    let split = Model::train(&mixed, small()).unwrap();
+    assert!(split.decides_dtype(DType::Bf16) && split.decides_dtype(DType::F32));
+    assert!(
+        !split.decides_dtype(DType::F16),
+        "its trees split on the dtype"
+    );
+}
