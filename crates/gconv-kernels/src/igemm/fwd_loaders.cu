@@ -95,7 +95,7 @@
       const elem_t* const xt = opaque(X + tapoff);  // one 64-bit base per tap; rows add 32-bit offsets
       bool cok = true;
       if constexpr (PACK && TAPS % TPK != 0) cok = tap < TAPS;
-      if constexpr (A_PARTIAL) cok = ch < CEFF;
+      if constexpr (A_PARTIAL) cok = cok && ch < CEFF;
       if constexpr (GTAIL) cok = cok && gb * CEFF + ch < C_;  // a missing group's channels: zeros
 #pragma unroll
       for (int j = 0; j < RA; ++j) {

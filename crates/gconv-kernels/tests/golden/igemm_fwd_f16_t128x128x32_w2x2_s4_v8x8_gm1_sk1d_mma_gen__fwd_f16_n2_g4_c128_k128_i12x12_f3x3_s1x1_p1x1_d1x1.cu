@@ -675,7 +675,7 @@ extern "C" __global__ void GCONV_CLUSTER_ATTR __launch_bounds__(THREADS) igemm_f
       const elem_t* const xt = opaque(X + tapoff);  // one 64-bit base per tap; rows add 32-bit offsets
       bool cok = true;
       if constexpr (PACK && TAPS % TPK != 0) cok = tap < TAPS;
-      if constexpr (A_PARTIAL) cok = ch < CEFF;
+      if constexpr (A_PARTIAL) cok = cok && ch < CEFF;
       if constexpr (GTAIL) cok = cok && gb * CEFF + ch < C_;  // a missing group's channels: zeros
 #pragma unroll
       for (int j = 0; j < RA; ++j) {
