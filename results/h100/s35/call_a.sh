@@ -14,12 +14,7 @@
 #   tar cf - -C target gc | xz -T2 > target/carry/gc.tar.xz   # check: bins + gc + tree < 64 MiB
 # carry ["target/carry/bins.tar.xz", "target/carry/gc.tar.xz"]
 #   tar xJf target/carry/bins.tar.xz && (timeout 590 bash results/h100/s35/call_a.sh; cd $OUT && tar czf a.tgz r; cat r/progress.log)
-export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
-B=target/release/gconv; R=$OUT/r; mkdir -p $R
-[ -d /tmp/gc ] || { [ -f target/carry/gc.tar.xz ] && tar xJf target/carry/gc.tar.xz -C /tmp; }
-nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv > $R/gpu.txt 2>&1
-SECONDS=0
-st() { echo "$* rc=$? ${SECONDS}s" | tee -a $R/progress.log; }
+source results/h100/s35/prelude.sh
 timeout 90 $B selftest --gpu --cases merged --verbose > $R/selftest_merged.log 2>&1; st selftest merged
 for d in wgrad dgrad fwd; do
   timeout 70 $B bench --problems results/h200/s20/rc_grouped_$d.txt --direction $d --vs cudnn --output $R/rc_$d.csv --batch-size 200 --workers 16 > $R/rc_$d.log 2>&1; st bench rc $d

@@ -5,12 +5,7 @@
 # --top 12). Afterwards merge $R/decisions.json's new entries into models/h200/decisions.json.
 # carry ["target/carry/bins.tar.xz", "target/carry/gc.tar.xz"]
 #   tar xJf target/carry/bins.tar.xz && (timeout 590 bash results/h100/s35/call_b.sh; cd $OUT && tar czf b.tgz r; cat r/progress.log)
-export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
-B=target/release/gconv; R=$OUT/r; mkdir -p $R
-[ -d /tmp/gc ] || { [ -f target/carry/gc.tar.xz ] && tar xJf target/carry/gc.tar.xz -C /tmp; }
-nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv > $R/gpu.txt 2>&1
-SECONDS=0
-st() { echo "$* rc=$? ${SECONDS}s" | tee -a $R/progress.log; }
+source results/h100/s35/prelude.sh
 timeout 140 $B bench --problems model_zoo --direction fwd --vs cudnn --output $R/bench_fwd.csv --batch-size 200 --workers 16 > $R/bench_fwd.log 2>&1; st bench zoo fwd
 cp models/h200/decisions.json $R/decisions.json
 timeout 100 $B tune --problems model_zoo_wgrad --top 6 --vs cudnn --decisions $R/decisions.json --output $R/tune_wgrad.csv --batch-size 200 > $R/tune_wgrad.log 2>&1; st tune zoo wgrad

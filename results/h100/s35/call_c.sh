@@ -8,12 +8,7 @@
 #   for d in fwd dgrad wgrad; do GCONV_CACHE_DIR=target/gc target/release/gconv cache build --problems results/h100/s35/zoo_f16_$d.txt --direction $d; done)
 # carry ["target/carry/bins.tar.xz", "target/carry/gc.tar.xz"]
 #   tar xJf target/carry/bins.tar.xz && (timeout 590 bash results/h100/s35/call_c.sh; cd $OUT && tar czf c.tgz r; cat r/progress.log)
-export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
-B=target/release/gconv; R=$OUT/r; mkdir -p $R
-[ -d /tmp/gc ] || { [ -f target/carry/gc.tar.xz ] && tar xJf target/carry/gc.tar.xz -C /tmp; }
-nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv > $R/gpu.txt 2>&1
-SECONDS=0
-st() { echo "$* rc=$? ${SECONDS}s" | tee -a $R/progress.log; }
+source results/h100/s35/prelude.sh
 for d in fwd dgrad wgrad; do
   timeout 185 $B bench --problems results/h100/s35/zoo_f16_$d.txt --direction $d --vs cudnn --output $R/zoo_f16_$d.csv --batch-size 200 --workers 16 > $R/zoo_f16_$d.log 2>&1; st bench zoo f16 $d
 done

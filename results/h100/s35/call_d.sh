@@ -8,12 +8,7 @@
 # timed by `gconv run` first (the same binary and cache as call a).
 # carry ["target/carry/bins.tar.xz", "target/carry/gc.tar.xz"]
 #   tar xJf target/carry/bins.tar.xz && (timeout 590 bash results/h100/s35/call_d.sh; cd $OUT && tar czf d.tgz r; cat r/progress.log)
-export GCONV_CACHE_DIR=/tmp/gc PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
-B=target/release/gconv; R=$OUT/r; mkdir -p $R
-[ -d /tmp/gc ] || { [ -f target/carry/gc.tar.xz ] && tar xJf target/carry/gc.tar.xz -C /tmp; }
-nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv > $R/gpu.txt 2>&1
-SECONDS=0
-st() { echo "$* rc=$? ${SECONDS}s" | tee -a $R/progress.log; }
+source results/h100/s35/prelude.sh
 i=0
 while read -r kernel problem; do
   i=$((i + 1))
