@@ -6,8 +6,9 @@
 //! (ties: the earlier pool member). Split-K members with atomic reductions are never
 //! candidates, so `auto` stays deterministic. The rule decides instead, and [`Choice::source`]
 //! says why, when: `GCONV_AUTO=rule` is set; the model was not trained on the problem's
-//! direction or dtype (a bf16 model decides f16 too: [`Model::decides_dtype`]); the target is not the H200 the model was measured on (another SM count,
-//! a MIG slice); or no candidate is admitted. `GCONV_AUTO=model` (or unset) uses the model
+//! direction or dtype (a bf16 model decides f16 too: [`Model::decides_dtype`]); the target
+//! is not the H200 the model was measured on (another SM count, a MIG slice); or no candidate
+//! is admitted. `GCONV_AUTO=model` (or unset) uses the model
 //! wherever it applies; any other value is refused by [`auto_mode`]. With a decision cache
 //! ([`choose_tuned`]; `gconv tune` fills it), a measured decision comes first.
 
@@ -586,6 +587,26 @@ mod tests {
             );
             assert_eq!(chosen.admitted.config().to_string(), d.kernel);
         }
+    }
+
+    /// The f16 pools are the bf16 pools with the other 16-bit type (what lets a bf16 model
+    /// decide f16: `Model::decides_dtype`), and the shipped model decides f16 but not f32.
+    #[test]
+    fn the_f16_pools_are_the_bf16_pools_and_the_model_decides_them() {
+        for d in Direction::ALL {
+            let names = |t: DType| -> Vec<String> {
+                catalogue::pool(d, t, Families::All)
+                    .iter()
+                    .map(|c| c.to_string().replacen(t.token(), "DT", 1))
+                    .collect()
+            };
+            let bf16 = names(DType::Bf16);
+            assert!(!bf16.is_empty(), "{d}");
+            assert_eq!(bf16, names(DType::F16), "{d}");
+        }
+        let model = shipped().expect("the shipped model loads");
+        assert!(model.decides_dtype(DType::F16));
+        assert!(!model.decides_dtype(DType::F32));
     }
 
     /// The load's priming layer parses and the shipped model covers it in every direction
