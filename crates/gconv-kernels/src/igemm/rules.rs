@@ -72,6 +72,19 @@ fn tma_rule(
     })
 }
 
+/// Where a merge tail is refused (`group_merge_tail`, [`merge_tail`]): `why` writes the rule
+/// broken.
+fn tail_rule(
+    why: impl Fn(&mut fmt::Formatter<'_>) -> fmt::Result + Send + Sync + 'static,
+) -> Rejection {
+    Rejection::Family(FamilyRule {
+        family: "igemm",
+        reason: "group_merge_tail",
+        message: RuleMessage::new(Lazy("", why)),
+        unsupported: false,
+    })
+}
+
 /// Largest split-K degree accepted.
 pub const MAX_SPLIT_K: u32 = 64;
 
@@ -398,30 +411,16 @@ pub fn check_problem(cfg: &KernelConfig, problem: &Problem) -> Result<(), Reject
     // is at most a third of the merged groups.
     let missing = merge_tail(problem.g, gm);
     if 3 * missing > problem.g.div_ceil(gm) * gm {
-        return Err(Rejection::Family(FamilyRule {
-            family: "igemm",
-            reason: "group_merge_tail",
-            message: RuleMessage::new(Lazy("", {
-                let g = problem.g;
-                move |f: &mut fmt::Formatter<'_>| {
-                    write!(f, "group merge {gm} over G = {g}: the last merged block would miss {missing} of its {gm} groups, more than a third of the launch's {} merged groups (use a merge degree that divides G or leaves a smaller tail)",
-                    g.div_ceil(gm) * gm)
-                }
-            })),
-            unsupported: false,
+        let g = problem.g;
+        return Err(tail_rule(move |f| {
+            write!(f, "group merge {gm} over G = {g}: the last merged block would miss {missing} of its {gm} groups, more than a third of the launch's {} merged groups (use a merge degree that divides G or leaves a smaller tail)",
+            g.div_ceil(gm) * gm)
         }));
     }
     if missing > 0 && tail_narrows_vectors(cfg, problem) {
-        return Err(Rejection::Family(FamilyRule {
-            family: "igemm",
-            reason: "group_merge_tail",
-            message: RuleMessage::new(Lazy("", {
-                let (g, cpg, kpg) = (problem.g, problem.cpg(), problem.kpg());
-                move |f: &mut fmt::Formatter<'_>| {
-                    write!(f, "group merge {gm} over G = {g} (C/G {cpg}, K/G {kpg}): the tail would narrow the vectors to runs of gcd({gm}, {g}) groups' channels")
-                }
-            })),
-            unsupported: false,
+        let (g, cpg, kpg) = (problem.g, problem.cpg(), problem.kpg());
+        return Err(tail_rule(move |f| {
+            write!(f, "group merge {gm} over G = {g} (C/G {cpg}, K/G {kpg}): the tail would narrow the vectors to runs of gcd({gm}, {g}) groups' channels")
         }));
     }
     let (red, out) = (reduction_cpg(problem), output_kpg(problem));
