@@ -444,6 +444,14 @@ enum Mutation {
     /// Stride-phase dgrad: the weight staging reads W as if its channels were the dX
     /// channel's outer index ([G][C/G][taps][K/G]): must fail wherever C/G ≠ K/G.
     DgradPhaseTransposeDropped,
+    /// Tensor-core stride-phase dgrad: every phase reads the first phase's weights (the
+    /// phase's offset in the weight row dropped from the B fragment address): must fail
+    /// wherever a later phase has taps.
+    PhaseMmaWeightOffsetDropped,
+    /// Tensor-core stride-phase dgrad: the column phase dropped from the dX store address (each
+    /// cell's phases stored over its first column): must fail wherever the column stride is
+    /// above 1.
+    PhaseMmaStorePhaseDropped,
     /// igemm backward-weight: the block-diagonal store mask dropped (a merged tile's
     /// off-diagonal group pairs stored over the diagonal ones): the comparison must fail.
     IgemmWgradDiagonalDropped,
@@ -1070,6 +1078,14 @@ fn emulate(
         Mutation::DirectWgradChannelBound => Some((
             "if (k0 + e / WPK < K_) {",
             "if (k0 + e / WPK < C_) {",
+        )),
+        Mutation::PhaseMmaWeightOffsetDropped => Some((
+            "ldsm_x4(r, bbase + (u32)((j * 8 * WROW + woff + s * 16) * ESZ));",
+            "ldsm_x4(r, bbase + (u32)((j * 8 * WROW + s * 16) * ESZ));",
+        )),
+        Mutation::PhaseMmaStorePhaseDropped => Some((
+            "const int wi = (a.ow0 + tx) * NSW + phase_w(f);",
+            "const int wi = (a.ow0 + tx) * NSW;",
         )),
         Mutation::DgradPhaseTransposeDropped => Some((
             "Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)]",
@@ -3030,6 +3046,57 @@ const DGRAD_CASES: &[(&str, &str, &str)] = &[
         "direct_dgrad_bf16_t2x64x2_w1x1_s2_v2x2_gm1_sk1d_simt_gen",
         "dgrad_bf16_n1_g160_c160_k160_i95x97_f3x3_s2x2_p1x1_d1x1",
     ),
+    // Stride phases on tensor cores (direct/strided.rs, `dgrad_phases_mma.cu`): the real
+    // client's C/G 16 stride-2 layers (scaled, odd dX sizes: partial cell tiles and phases cut
+    // at the edge), C/G 8 with K/G 16 in f16 (one n8 block per unit), 1×1 stride 2 (phases no
+    // tap reaches store zeros), stride 2 with dilation 2 (gcd 2: one phase holds every tap),
+    // 5×5 (phases of 9, 6, 6, 4 taps: an odd k8 count leaves half a k16 step), mixed strides,
+    // stride 1 with a padding above dil·(F−1), 3D stride 2 (eight phases), a persistent CTA.
+    (
+        "dgrad_s2_mma_cpg16",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g4_c64_k64_i15x17_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_mma_cpg8_kpg16_f16",
+        "direct_dgrad_f16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "dgrad_f16_n1_g4_c32_k64_i13x12_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_1x1_s2_mma_zero_phases",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g2_c32_k32_i9x10_f1x1_s2x2_p0x0_d1x1",
+    ),
+    (
+        "dgrad_s2_d2_mma",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g2_c32_k32_i13x13_f3x3_s2x2_p2x2_d2x2",
+    ),
+    (
+        "dgrad_s2_5x5_mma_half_steps",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g2_c16_k16_i11x12_f5x5_s2x2_p2x2_d1x1",
+    ),
+    (
+        "dgrad_s1x2_mma_mixed",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g2_c32_k32_i9x14_f3x3_s1x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s1_pad_above_reach_mma",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g2_c32_k32_i6x5_f3x3_s1x1_p3x3_d1x1",
+    ),
+    (
+        "dgrad_s2_3d_mma",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g2_c32_k32_i5x7x6_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+    ),
+    (
+        "dgrad_s2_mma_persistent",
+        "direct_dgrad_bf16_t112x64x28_w8x1_s2_v8x4_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g2_c32_k32_i29x60_f3x3_s2x2_p1x1_d1x1",
+    ),
 ];
 
 /// Backward data under host emulation (both math paths, and the stride-phase kernel), against
@@ -3083,6 +3150,18 @@ fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
         ),
         ("dgrad_s2_chan_mult2", Mutation::DgradPhaseTransposeDropped),
         ("dgrad_s2_3d", Mutation::CorruptWeight),
+        ("dgrad_s2_mma_cpg16", Mutation::DgradPhaseShifted),
+        ("dgrad_s2_mma_cpg16", Mutation::PhaseMmaWeightOffsetDropped),
+        ("dgrad_s2_3d_mma", Mutation::PhaseMmaWeightOffsetDropped),
+        (
+            "dgrad_s2_mma_cpg8_kpg16_f16",
+            Mutation::PhaseMmaStorePhaseDropped,
+        ),
+        (
+            "dgrad_s2_mma_cpg8_kpg16_f16",
+            Mutation::DgradPhaseTransposeDropped,
+        ),
+        ("dgrad_s2_5x5_mma_half_steps", Mutation::CorruptWeight),
     ];
     let planted = planted_jobs(&jobs, &mutations);
     jobs.extend(planted);

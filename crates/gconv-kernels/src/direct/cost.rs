@@ -113,6 +113,9 @@ pub(crate) fn cost_of(
         return wgrad_cost_with(cfg, problem, geo, registers, device, min_bytes);
     }
     if strided::applies(problem) {
+        if cfg.math == Math::Mma {
+            return phase_mma_cost_estimate(cfg, problem, geo, registers, device);
+        }
         return phase_cost_estimate(cfg, problem, geo, registers, device);
     }
     if fwd_banded::applies(cfg, problem) {
@@ -239,6 +242,42 @@ pub fn phase_cost_estimate(
     let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     t_issue.max(t_dram).max(t_l2) * q + 2e-6
+}
+
+/// Estimated time in seconds of a tensor-core stride-phase dgrad plan ([`super::strided`]) on
+/// `device`: [`mma_cost_estimate`]'s terms with cells for pixels — every phase's k16 steps
+/// ([`strided::mma_ksteps`]) for each warp unit of a cell tile, the staged dY halo and weight
+/// tile, and the `s_d·s_h·s_w` dX pixels each cell stores. Not fitted on measurements.
+pub fn phase_mma_cost_estimate(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    registers: u32,
+    device: &DeviceLimits,
+) -> f64 {
+    let es = problem.dtype.size_bytes() as f64;
+    let ph = strided::Phases::of(problem);
+    let spatial =
+        (ph.cells[2].div_ceil(geo.tw) * ph.cells[1].div_ceil(geo.th) * ph.cells[0] * problem.n)
+            as f64;
+    let tiles = spatial * geo.grid[1] as f64;
+    let (units, _, mb, nb) = mma::tile_work(cfg, &strided::channel_view(problem));
+    let ksteps = strided::mma_ksteps(problem) as f64;
+    let (units, mb, nb) = (units as f64, mb as f64, nb as f64);
+    let ldsm = units * ksteps * (mb + nb / 2.0);
+    let mmas = units * ksteps * mb * nb;
+    let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
+    let wbytes = geo.ws_bytes as f64;
+    let phases = problem.stride.iter().product::<u64>() as f64;
+    let obytes = cfg.tile_m as f64 * cfg.tile_n as f64 * es * phases;
+    let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
+    let t_smem = (tiles * (ldsm * 512.0 + halo + obytes) + ctas * wbytes) / 2.2e13;
+    let t_mma = tiles * mmas * 4096.0 / 3.3e14;
+    let t_l2 = (tiles * (halo + obytes) + ctas * wbytes) / 8e12;
+    let t_dram = problem.min_bytes() / 3.5e12;
+    let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
+    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
+    t_smem.max(t_mma).max(t_l2).max(t_dram) * q + 2e-6
 }
 
 /// Estimated time in seconds of a backward-weight slab plan (`super::wgrad`) on `device`:

@@ -11,7 +11,8 @@
 //! `common.cu`, and the staging is `dgrad_weights.cu` / `dgrad_mma_weights.cu` instead of
 //! `fwd_weights.cu` / `fwd_mma_weights.cu`. Forward modules are unchanged by this (their text
 //! is what it was before backward data existed). A backward-data problem without a dual is
-//! the stride-phase module (`common.cu` + `dgrad_phases.cu`, [`super::strided`]); a
+//! the stride-phase module (`common.cu` + `dgrad_phases.cu`, or on tensor cores the mma PTX
+//! helpers + `dgrad_phases_mma.cu`, [`super::strided`]); a
 //! backward-weight problem the slab module (`common.cu` + `wgrad.cu` + the shared split
 //! reduction, [`super::wgrad::emit`]).
 
@@ -323,11 +324,34 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
     for (k, v) in ints {
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
-    let code = format!(
-        "{h}\n{}\n{COMMON}\n{}",
-        crate::PRELUDE,
-        strided::BODY.replace("@ENTRY@", &name)
-    );
+    let code = if cfg.math == Math::Mma {
+        // Tensor cores: the warp units of the channel view (dX channels), the weight rows of
+        // every phase's taps, no group merge (the rules refuse it here).
+        let view = strided::channel_view(problem);
+        let mma_ints: [(&str, u64); 6] = [
+            ("NW", mma::unit_channels(cfg, &view)),
+            ("MB", mma::unit_blocks(cfg)),
+            ("WROW", geo.wrow),
+            ("GM", 1),
+            ("CG0", problem.kpg()),
+            ("KG0", problem.cpg()),
+        ];
+        for (k, v) in mma_ints {
+            let _ = writeln!(w, "constexpr int {k} = {v};");
+        }
+        format!(
+            "{h}\n{}\n{COMMON}\n{}\n{}",
+            crate::PRELUDE,
+            crate::MMA_PTX,
+            strided::MMA_BODY.replace("@ENTRY@", &name)
+        )
+    } else {
+        format!(
+            "{h}\n{}\n{COMMON}\n{}",
+            crate::PRELUDE,
+            strided::BODY.replace("@ENTRY@", &name)
+        )
+    };
     KernelSource {
         kernel_name: name.clone(),
         code,

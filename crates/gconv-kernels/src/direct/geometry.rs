@@ -243,8 +243,8 @@ pub(crate) fn geometry_of(
 }
 
 /// The geometry of `cfg` on a stride-phase dgrad `problem` ([`super::strided`]): `th × tw` cells, the halo of dY
-/// they read, shared memory (halo stages and the f32 weights of the real taps) and the grid
-/// over cell tiles.
+/// they read, shared memory (halo stages and the weights: f32 of the real taps on CUDA cores,
+/// 16-bit rows of every phase's taps on tensor cores) and the grid over cell tiles.
 pub fn phase_geometry(
     cfg: &KernelConfig,
     problem: &Problem,
@@ -263,6 +263,46 @@ pub fn phase_geometry(
     let vmax = 16 / es;
     let vl = largest_pow2_dividing(problem.k, vmax.min(largest_pow2_dividing(ct, vmax)));
     let sv = largest_pow2_dividing(problem.c, vmax.min(cfg.vec_a.max(1) as u64));
+    let stages: u64 = if view.persistent { 2 } else { 1 };
+    let spatial = ph.cells[2].div_ceil(tw) * ph.cells[1].div_ceil(th) * ph.cells[0] * problem.n;
+    let channel_blocks = problem.c.div_ceil(bn);
+    if cfg.math == Math::Mma {
+        // Tensor cores (`strided` module doc): cells padded to an odd number of 16-byte
+        // chunks, halo rows in natural order (a stride-1 walk), 16-bit weight rows of every
+        // phase's taps; a persistent grid is one wave by the occupancy model, as on the
+        // forward mma path.
+        let cts = odd_chunk_stride(ct);
+        let xrow = split_row(halo[2], 1, cts);
+        let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
+        let wrow = strided::mma_weight_row(problem);
+        let ws_bytes = wrow * bn * es;
+        let smem = stages * xs_bytes + ws_bytes;
+        let grid_x = if stages == 1 {
+            spatial
+        } else {
+            let regs = mma::register_estimate(cfg, &strided::channel_view(problem));
+            let target = device.wave(smem, cfg.threads(), regs);
+            let per_cta = (spatial * channel_blocks).div_ceil(target).max(1);
+            spatial.div_ceil(per_cta)
+        };
+        return DirectGeometry {
+            th,
+            tw,
+            ct,
+            cts,
+            wrow,
+            halo,
+            xrow,
+            vl,
+            sv,
+            xs_bytes,
+            ws_bytes,
+            raw_bytes: 0,
+            smem_bytes: smem,
+            grid: [grid_x, channel_blocks, 1],
+            min_ctas: 1,
+        };
+    }
     // Row padding by the forward path's bank model, on the stride-1 walk over cells.
     let cells_walk = Problem {
         stride: [1; 3],
@@ -272,9 +312,6 @@ pub fn phase_geometry(
     let xs_bytes = (halo[0] * halo[1] * xrow * es).div_ceil(16) * 16;
     let taps_c = problem.filter_volume() * cin;
     let ws_bytes = taps_c * bn * 4;
-    let stages: u64 = if view.persistent { 2 } else { 1 };
-    let spatial = ph.cells[2].div_ceil(tw) * ph.cells[1].div_ceil(th) * ph.cells[0] * problem.n;
-    let channel_blocks = problem.c.div_ceil(bn);
     let smem = stages * xs_bytes + ws_bytes;
     let simt_ctas = persistent_simt_ctas(device, smem, cfg.threads());
     let grid_x = if stages == 1 {
@@ -700,6 +737,10 @@ fn registers_on(cfg: &KernelConfig, fp: &Problem, kp: &Problem) -> u32 {
         return fwd_banded::register_estimate(cfg, fp);
     }
     if cfg.math == Math::Mma {
+        // The phase kernel's warp units are dX channels: its channel view's K/G.
+        if strided::applies(fp) {
+            return mma::register_estimate(cfg, &strided::channel_view(fp));
+        }
         return mma::register_estimate(cfg, kp);
     }
     let problem = fp;

@@ -94,14 +94,16 @@
 //! gives pad' = dil·(F−1)), so the halo covers more zero padding than the forward layer.
 //!
 //! Dgrad problems without a dual (any stride > 1, or a padding above `dil·(F−1)`) run on the
-//! stride-phase kernel ([`strided`], `dgrad_phases.cu`, CUDA cores only): a CTA owns a tile of
-//! cells of `s_h × s_w` dX pixels (all phases of a cell, and all depth phases of a 3D cell
-//! slice), stages the dY halo they read once, and each thread accumulates every phase of its
-//! cells with the phase's taps resolved at compile time (phases no tap reaches store zeros).
-//! Its rules: `math = simt` (tensor-core configs are rejected with `direct_dgrad_no_dual`), K/G
-//! ≤ 4 (`direct_dgrad_channels`), whole C/G groups per channel tile; its cost model is
-//! [`cost::phase_cost_estimate`] (not fitted). The same relabelled pool serves it; the config
-//! fields count cells instead of pixels.
+//! stride-phase kernels ([`strided`]): a CTA owns a tile of cells of `s_h × s_w` dX pixels
+//! (all phases of a cell, and all depth phases of a 3D cell slice) and stages the dY halo they
+//! read once. On CUDA cores (`dgrad_phases.cu`) each thread accumulates every phase of its cells
+//! with the phase's taps resolved at compile time; on tensor cores (`dgrad_phases_mma.cu`) each
+//! phase is an implicit GEMM of its own over the staged halo (only its taps in the reduction).
+//! Phases no tap reaches store zeros. Rules: CUDA cores K/G ≤ 4 (`direct_dgrad_channels`);
+//! tensor cores C/G and K/G multiples of 8, no group merge, no depth streaming, no banded
+//! tile (`direct_phase_mma_scope`); whole C/G groups per channel tile. Cost models
+//! [`cost::phase_cost_estimate`] and [`cost::phase_mma_cost_estimate`] (neither fitted). The
+//! same relabelled pool serves it; the config fields count cells instead of pixels.
 //!
 //! # Backward weight (wgrad)
 //!

@@ -3,7 +3,8 @@
 //! own rules are `super::mma`'s; forward and backward-data configs) and [`check_problem`] (does
 //! it run this problem: C/G, group merge, whole groups per CTA, shared memory and registers on
 //! the forward problem, the dual of a stride-1 backward-data problem; a backward-data problem
-//! without a dual runs on the stride-phase kernel, CUDA cores only, with its own channel rules;
+//! without a dual runs on a stride-phase kernel, on CUDA cores or on tensor cores (no group
+//! merge there), with its own channel rules;
 //! a backward-weight problem on the slab kernel of `super::wgrad` or, with `stages = 1`, the
 //! depthwise streaming kernel of `super::stream`, each with its own structural and problem
 //! rules; forward and backward data with `stages = 3` stream over depth on tensor cores, 3D
@@ -92,18 +93,21 @@ pub enum DirectRule {
         /// K/G of the problem.
         kpg: u64,
     },
-    /// Backward data on tensor cores runs as the forward kernel on the dual problem
-    /// ([`gconv_problem::Problem::dgrad_dual`]), which needs stride 1 and a padding of at most
-    /// `dil·(F−1)` in every spatial dimension (other dgrad problems run on CUDA cores, the
-    /// stride-phase kernel of `super::strided`).
-    #[error("direct mma dgrad needs stride 1 and pad <= dilation*(filter-1) in every dimension (its dual forward problem; strided dgrad runs on simt); got stride {stride:?}, pad {pad:?}, dilation*(filter-1) {reach:?} (D,H,W)")]
-    DgradNoDual {
+    /// Backward data on tensor cores without a dual problem (a stride above 1, or a padding
+    /// above `dil·(F−1)`) runs on the tensor-core stride-phase kernel (`super::strided`),
+    /// which has no group merge, no depth streaming and no banded variant.
+    #[error("direct mma stride-phase dgrad (stride {stride:?}, pad {pad:?}: no dual forward problem) runs with group_merge 1, stages 1 or 2 and the regular mma tile (vec_a >= 8); got group_merge {gm}, stages {stages}, vec_a {vec_a}")]
+    PhaseMmaScope {
         /// Strides (D, H, W).
         stride: [u64; 3],
         /// Paddings (D, H, W).
         pad: [u64; 3],
-        /// `dil·(F−1)` per dimension (D, H, W), the largest padding the dual allows.
-        reach: [u64; 3],
+        /// The config's group merge.
+        gm: u32,
+        /// The config's stages.
+        stages: u32,
+        /// The config's `vec_a` (1: a banded tile).
+        vec_a: u32,
     },
     /// The wgrad kernel keeps `TPT × VEC × C/G` accumulators per thread for its C/G input and
     /// K/G output channels per group: both must be small.
@@ -278,7 +282,7 @@ impl DirectRule {
             DirectRule::MmaChannels { .. } => "direct_mma_channels",
             DirectRule::ChannelTile { .. } => "direct_channel_tile",
             DirectRule::GroupMergeNeedless { .. } => "direct_group_merge_needless",
-            DirectRule::DgradNoDual { .. } => "direct_dgrad_no_dual",
+            DirectRule::PhaseMmaScope { .. } => "direct_phase_mma_scope",
             DirectRule::DgradChannels { .. } => "direct_dgrad_channels",
             DirectRule::WgradChannels { .. } => "direct_wgrad_channels",
             DirectRule::WgradThreadMapping { .. } => "direct_wgrad_thread_mapping",
@@ -1151,17 +1155,21 @@ pub fn check_before_geometry<E: Refusal>(
     // `fp` is the problem itself exactly when a backward-data problem has no dual: asking
     // `fp` answers without looking for the dual again.
     if strided::applies(fp) {
-        // The stride-phase kernel (CUDA cores): dY's K/G channels per group are its staged
-        // input, dX's C/G its whole output groups.
+        // The stride-phase kernels: dY's K/G channels per group are their staged input, dX's
+        // C/G their whole output groups. Tensor cores: both multiples of 8.
         if cfg.math == Math::Mma {
-            return Err(DirectRule::DgradNoDual {
-                stride: problem.stride,
-                pad: problem.pad,
-                reach: [0, 1, 2].map(|i| (problem.filter[i] - 1) * problem.dilation[i]),
+            if cfg.group_merge > 1 || cfg.stages == 3 || fwd_banded::applies(cfg, problem) {
+                return Err(DirectRule::PhaseMmaScope {
+                    stride: problem.stride,
+                    pad: problem.pad,
+                    gm: cfg.group_merge,
+                    stages: cfg.stages,
+                    vec_a: cfg.vec_a,
+                }
+                .into());
             }
-            .into());
-        }
-        if problem.kpg() > MAX_DIRECT_CPG {
+            check_mma_channels::<E>(problem)?;
+        } else if problem.kpg() > MAX_DIRECT_CPG {
             return Err(DirectRule::DgradChannels {
                 kpg: problem.kpg(),
                 max: MAX_DIRECT_CPG,

@@ -1,5 +1,6 @@
-//! Backward data without a forward dual (strided, or a padding above `dil·(F−1)`) on CUDA
-//! cores: the stride-phase kernel (`dgrad_phases.cu`).
+//! Backward data without a forward dual (strided, or a padding above `dil·(F−1)`): the
+//! stride-phase kernels, on CUDA cores (`dgrad_phases.cu`) and on tensor cores
+//! (`dgrad_phases_mma.cu`, below).
 //!
 //! Along each spatial dimension dX row `hi` is cell `q = hi / s`, phase `p = hi mod s`; the taps
 //! `y` that reach it are those with `p + pad − y·dil ≡ 0 (mod s)`, each reading dY row
@@ -21,21 +22,103 @@
 //! channels, `stages` 2 = persistent. Rules: `math = simt`, K/G ≤ [`super::MAX_DIRECT_CPG`]
 //! (dY channels per group, the staged "input" of the kernel), `tile_n` a multiple of C/G.
 //!
+//! **Tensor cores** (`math = mma`, C/G and K/G multiples of 8: the ResNeXt/RegNet stride-2
+//! layers whose dY the CUDA-core kernel cannot stage, K/G ≤ 4 there): the same cell tiles, dY
+//! halo and tile walk, with the halo padded per cell to an odd number of 16-byte chunks as on
+//! the forward mma path ([`super::mma`]). Each phase of a cell (`s_d·s_h·s_w` of them) is an
+//! implicit GEMM of its own over the shared halo — rows the tile's cells, k the phase's taps ×
+//! K/G dY channels, n the CTA's dX channels — so no MMA touches the zeros of a dilated dY, and
+//! the phases run one after another on the same accumulators (a warp unit: `NW` dX channels ×
+//! `MB` m16 blocks of cells, as on the forward path). The weights sit in shared memory as
+//! `[BN][WROW]` rows, each phase's taps at a k16-aligned offset ([`mma_weight_row`]); a phase
+//! no tap reaches stores zeros. Fields as on the forward mma path with cells for pixels; no
+//! group merge, no depth streaming (stages 1 or 2).
+//!
 //! This module holds what the others read (which problems take the kernel, their [`Phases`],
 //! the body); the geometry, register estimate and cost of a phase plan live with the other
 //! paths' (`super::geometry::phase_geometry`, `super::geometry::phase_register_estimate`,
 //! `super::cost::phase_cost_estimate`), the rules in `super::rules`, the constants in
 //! `super::emit`.
 
+use crate::config::{KernelConfig, Math};
 use gconv_problem::{Direction, Problem};
 
-/// The stride-phase kernel body (after `common.cu`).
+/// The stride-phase kernel body on CUDA cores (after `common.cu`).
 pub(super) const BODY: &str = include_str!("dgrad_phases.cu");
+
+/// The stride-phase kernel body on tensor cores (after `common.cu` and the mma PTX helpers).
+pub(super) const MMA_BODY: &str = include_str!("dgrad_phases_mma.cu");
 
 /// True when `problem` runs on the stride-phase kernel: a backward-data problem without a
 /// forward dual ([`Problem::dgrad_dual`]).
 pub fn applies(problem: &Problem) -> bool {
     problem.direction == Direction::Dgrad && problem.dgrad_dual().is_none()
+}
+
+/// True when `cfg` on `problem` is the tensor-core stride-phase kernel.
+pub fn applies_mma(cfg: &KernelConfig, problem: &Problem) -> bool {
+    cfg.math == Math::Mma && applies(problem)
+}
+
+/// The problem as the tensor-core phase kernel's channels see it: C and K swapped, so that
+/// its C/G is the staged dY channels per group and its K/G the dX channels a warp unit
+/// computes (what [`super::mma::unit_channels`] and [`super::mma::register_estimate`] read).
+pub fn channel_view(problem: &Problem) -> Problem {
+    Problem {
+        c: problem.k,
+        k: problem.c,
+        ..*problem
+    }
+}
+
+/// Real taps that reach each phase of a cell, phases in the kernel's order (depth phase
+/// slowest, then row, then column phase): `s_d·s_h·s_w` counts.
+pub fn phase_tap_counts(problem: &Problem) -> Vec<u64> {
+    let reach = |i: usize, p: i64, y: i64| {
+        let s = problem.stride[i].max(1) as i64;
+        (p + problem.pad[i] as i64 - y * problem.dilation[i] as i64).rem_euclid(s) == 0
+    };
+    let per_dim = |i: usize| -> Vec<u64> {
+        (0..problem.stride[i].max(1) as i64)
+            .map(|p| {
+                (0..problem.filter[i] as i64)
+                    .filter(|&y| reach(i, p, y))
+                    .count() as u64
+            })
+            .collect()
+    };
+    let (d, h, w) = (per_dim(0), per_dim(1), per_dim(2));
+    let mut out = Vec::with_capacity(d.len() * h.len() * w.len());
+    for &a in &d {
+        for &b in &h {
+            for &c in &w {
+                out.push(a * b * c);
+            }
+        }
+    }
+    out
+}
+
+/// Elements of one weight row of the tensor-core phase kernel (`WROW`): each phase's taps ×
+/// K/G rounded up to a k16 step, then 8 more (an odd number of 16-byte chunks, so the eight
+/// rows of an `ldmatrix` phase start in eight bank groups).
+pub fn mma_weight_row(problem: &Problem) -> u64 {
+    let kpg = problem.kpg();
+    phase_tap_counts(problem)
+        .iter()
+        .map(|&t| (t * kpg).div_ceil(16) * 16)
+        .sum::<u64>()
+        + 8
+}
+
+/// k16 steps of one warp unit over every phase of a cell (a phase of `t` taps takes
+/// `⌈t·K/G / 16⌉`).
+pub fn mma_ksteps(problem: &Problem) -> u64 {
+    let kpg = problem.kpg();
+    phase_tap_counts(problem)
+        .iter()
+        .map(|&t| (t * kpg).div_ceil(16))
+        .sum()
 }
 
 /// The phase structure of one problem, per spatial dimension (D, H, W).

@@ -364,19 +364,21 @@ fn dgrad_is_admitted_through_its_dual() {
         assert!(strided::applies(&prob(key)), "{key}");
         assert_eq!(r(&simt, key), Ok(()), "{key}");
     }
+    // Tensor cores: the mma stride-phase kernel, C/G and K/G multiples of 8, no group merge.
+    let strided_mma = "dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s2x2_p1x1_d1x1";
+    assert!(strided::applies_mma(&mma, &prob(strided_mma)));
+    assert_eq!(r(&mma, strided_mma), Ok(()));
     assert_eq!(
-        r(
-            &mma,
-            "dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s2x2_p1x1_d1x1"
-        ),
-        Err("direct_dgrad_no_dual")
+        r(&mma, "dgrad_bf16_n2_g16_c64_k64_i10x18_f3x3_s2x2_p1x1_d1x1"),
+        Err("direct_mma_channels")
     );
-    let e = can_implement(
-        &mma,
-        &prob("dgrad_bf16_n2_g16_c128_k128_i10x18_f3x3_s2x2_p1x1_d1x1"),
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("stride"), "{e}");
+    let merged = KernelConfig {
+        group_merge: 2,
+        ..mma
+    };
+    let e = can_implement(&merged, &prob(strided_mma)).unwrap_err();
+    assert_eq!(e.reason(), "direct_phase_mma_scope");
+    assert!(e.to_string().contains("group_merge 2"), "{e}");
     // Stride phases: dY's K/G feeds each dX channel (at most 4), whole C/G groups per tile.
     assert_eq!(
         r(&simt, "dgrad_bf16_n2_g8_c8_k64_i9x9_f3x3_s2x2_p1x1_d1x1"),
@@ -1638,13 +1640,13 @@ fn fwd_banded_rules_names_and_geometry() {
         ),
         Ok(())
     );
-    // No dual (stride 2): the stride-1 rule of every tensor-core backward-data kernel.
+    // No dual (stride 2): the tensor-core stride-phase kernel has no banded tile.
     assert_eq!(
         r(
             &dgrad,
             "dgrad_bf16_n32_g96_c96_k96_i56x56_f7x7_s2x2_p3x3_d1x1"
         ),
-        Err("direct_dgrad_no_dual")
+        Err("direct_phase_mma_scope")
     );
     for bad in [
         KernelConfig {
@@ -1781,7 +1783,7 @@ fn depth_streaming_rules_geometry_and_module() {
         )
         .unwrap_err()
         .reason(),
-        "direct_dgrad_no_dual"
+        "direct_phase_mma_scope"
     );
 }
 
