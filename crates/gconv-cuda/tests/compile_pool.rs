@@ -5,7 +5,8 @@
 //! C/G = 4, a 3D depthwise layer) that it can implement, printing registers, spills and compile
 //! time per kernel and a count line; and every config of the direct backward-data pool on the
 //! first two of the direct problems, as dgrad problems, that it can run, and every CUDA-core one
-//! also on the first strided dgrad problem it can run (the stride-phase kernel). Fails on any
+//! and every tensor-core one without group merge, depth streaming or a banded tile also on the
+//! first strided dgrad problem it can run (the stride-phase kernels). Fails on any
 //! compile error, when an igemm config runs none of its representative problems, or when a
 //! direct config runs fewer than 2 of the direct problems (forward or dgrad), or when ptxas
 //! reports a performance loss (wgmma serialised by the code around it). Kernels outside the
@@ -89,6 +90,18 @@ const DGRAD_PHASE_PROBLEMS: &[&str] = &[
     "dgrad_{dt}_n8_g32_c32_k64_i56x56_f3x3_s2x2_p1x1_d1x1",
     "dgrad_{dt}_n8_g32_c32_k32_i99_f5_s2_p2_d1",
     "dgrad_{dt}_n4_g32_c32_k32_i8x16x16_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+];
+
+/// Backward-data problems without a forward dual for the tensor-core stride-phase kernel:
+/// every mma dgrad member without group merge, depth streaming or a banded tile is compiled
+/// on the first it can run, and must run one. The real client's stride-2 layers (G 4 112²,
+/// G 32 C512 28², G 9 56²), a 3D stride-2 C/G 8 layer, 1×1 stride 2.
+const DGRAD_PHASE_MMA_PROBLEMS: &[&str] = &[
+    "dgrad_{dt}_n64_g4_c64_k64_i112x112_f3x3_s2x2_p1x1_d1x1",
+    "dgrad_{dt}_n64_g32_c512_k512_i28x28_f3x3_s2x2_p1x1_d1x1",
+    "dgrad_{dt}_n64_g9_c144_k144_i56x56_f3x3_s2x2_p1x1_d1x1",
+    "dgrad_{dt}_n8_g32_c256_k256_i8x28x28_f3x3x3_s2x2x2_p1x1x1_d1x1x1",
+    "dgrad_{dt}_n8_g8_c64_k64_i28x28_f1x1_s2x2_p0x0_d1x1",
 ];
 
 /// Backward-weight problems each direct wgrad pool member is compiled on (the first
@@ -372,10 +385,18 @@ fn default_pools_compile() {
                     "{cfg}: runs only {implemented} of the direct problems as dgrad"
                 ));
             }
-            if cfg.math == gconv_kernels::Math::Mma {
+            // The stride-phase kernels: CUDA cores on the problems above; tensor cores (the
+            // members without group merge, depth streaming or a banded tile) on C/G ≥ 8 ones.
+            let mma = cfg.math == gconv_kernels::Math::Mma;
+            if mma && (cfg.group_merge > 1 || cfg.stages == 3 || cfg.vec_a == 1) {
                 continue;
             }
-            let phase = DGRAD_PHASE_PROBLEMS.iter().find_map(|key| {
+            let problems = if mma {
+                DGRAD_PHASE_MMA_PROBLEMS
+            } else {
+                DGRAD_PHASE_PROBLEMS
+            };
+            let phase = problems.iter().find_map(|key| {
                 let p: Problem = key.replace("{dt}", dt.token()).parse().ok()?;
                 can_implement(&cfg, &p).ok().map(|_| p)
             });

@@ -306,6 +306,12 @@ const CASES: &[(&str, &str)] = &[
         "direct_dgrad_bf16_t224x64x28_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
         "dgrad_bf16_n32_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1",
     ),
+    // The tensor-core stride-phase kernel (persistent), on the real client's G 4 112² stride-2
+    // layer.
+    (
+        "direct_dgrad_bf16_t196x64x14_w8x1_s2_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n64_g4_c64_k64_i112x112_f3x3_s2x2_p1x1_d1x1",
+    ),
     (
         "direct_dgrad_bf16_t224x64x28_w8x1_s1_v8x2_gm8_sk1d_mma_gen",
         "dgrad_bf16_n32_g144_c144_k144_i56x56_f3x3_s1x1_p1x1_d1x1",

@@ -1,0 +1,881 @@
+// gconv direct backward-data kernel: generated, do not edit
+// kernel:  direct_dgrad_bf16_t196x64x14_w8x1_s2_v16x2_gm1_sk1d_mma_gen
+// problem: dgrad_bf16_n64_g4_c64_k64_i112x112_f3x3_s2x2_p1x1_d1x1
+// stride phases: 1x56x56 cells of 1x2x2 dX pixels, tile 14x14 cells x 64 channels, halo 1x15x15 x 64 dY channels, smem 84256 B
+#define ELEM unsigned short
+constexpr bool IS_BF16 = true;
+constexpr int ESZ = 2;
+constexpr int N_ = 64;
+constexpr int ID = 1;
+constexpr int IH = 56;
+constexpr int IW = 56;
+constexpr int OD = 1;
+constexpr int OH = 56;
+constexpr int OW = 56;
+constexpr int FZ = 1;
+constexpr int FY = 2;
+constexpr int FX = 2;
+constexpr int SD = 1;
+constexpr int SH = 1;
+constexpr int SW = 1;
+constexpr int PD = 0;
+constexpr int PH = 0;
+constexpr int PW = 0;
+constexpr int DD = 1;
+constexpr int DH = 1;
+constexpr int DW = 1;
+constexpr int G_ = 4;
+constexpr int CG = 16;
+constexpr int KG = 16;
+constexpr int TH = 14;
+constexpr int TW = 14;
+constexpr int BN = 64;
+constexpr int VEC = 16;
+constexpr int PX = 2;
+constexpr int THREADS = 256;
+constexpr int VL = 8;
+constexpr int SV = 8;
+constexpr int CTS = 72;
+constexpr int XSPLIT = 1;
+constexpr int XROW = 1080;
+constexpr int XS_BYTES = 32400;
+constexpr int WS_BYTES = 19456;
+constexpr int RAW_BYTES = 0;
+constexpr int SMEM_BYTES = 84256;
+constexpr int GRID_X = 256;
+constexpr int MIN_CTAS = 1;
+constexpr int W_REG_BUDGET = 160;
+constexpr int STAGES = 2;
+constexpr int XD = 1;
+constexpr int XH = 112;
+constexpr int XW = 112;
+constexpr int KZ = 1;
+constexpr int KY = 3;
+constexpr int KX = 3;
+constexpr int NSD = 1;
+constexpr int NSH = 2;
+constexpr int NSW = 2;
+constexpr int RPD = 0;
+constexpr int RPH = 1;
+constexpr int RPW = 1;
+constexpr int RDD = 1;
+constexpr int RDH = 1;
+constexpr int RDW = 1;
+constexpr int EMIN_D = 0;
+constexpr int EMIN_H = 0;
+constexpr int EMIN_W = 0;
+constexpr int NW = 16;
+constexpr int MB = 2;
+constexpr int WROW = 152;
+constexpr int GM = 1;
+constexpr int CG0 = 16;
+constexpr int KG0 = 16;
+
+// ---- prelude: the device helpers every generated kernel shares ----
+// Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
+// use has a portable alternative under GCONV_HOST_EMULATION (the host emulation harness of
+// crates/gconv-kernels/tests/host_emulation.rs compiles the kernels with g++ against
+// tests/host_shim.h: shared "addresses" are byte offsets into the block's buffer, a cp.async is
+// performed when the wait_group that covers it runs, conversions are bit-exact portable code).
+typedef unsigned int u32;
+typedef unsigned short u16;
+struct alignas(16) v16b { u32 x, y, z, w; };
+struct alignas(8) v8b { u32 x, y; };
+#ifndef GCONV_HOST_EMULATION
+// A TMA tensor map as an entry parameter (`const __grid_constant__ gconv_tmap`): the driver's
+// opaque 128-byte CUtensorMap, which the backend encodes at launch (gconv_kernels::TensorMap);
+// 128-byte aligned like CUDA 13's CUtensorMap (the copy engine needs at least 64).
+struct alignas(128) gconv_tmap { unsigned long long opaque[16]; };
+#endif
+// Two words of packed 16-bit pairs re-paired: their low halves (a's, then b's) or their high
+// halves, e.g. element c of two rows as one word, c even or odd.
+__device__ __forceinline__ u32 low_halves(u32 a, u32 b) { return (a & 0xffffu) | (b << 16); }
+__device__ __forceinline__ u32 high_halves(u32 a, u32 b) { return (a >> 16) | (b & 0xffff0000u); }
+
+#ifndef GCONV_DYNAMIC_SMEM
+#define GCONV_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
+#endif
+
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ u32 smem_u32(const void* p) { return gconv_host_smem_offset(p); }
+__device__ __forceinline__ u32 f32_bits(float f) { return gconv_host_f32_bits(f); }
+__device__ __forceinline__ float bits_f32(u32 u) { return gconv_host_bits_f32(u); }
+__device__ __forceinline__ float f16_to_f32(u16 h) { return gconv_host_f16_to_f32(h); }
+__device__ __forceinline__ u16 f32_to_f16(float f) { return gconv_host_f32_to_f16(f); }
+__device__ __forceinline__ u16 f32_to_bf16(float f) { return gconv_host_f32_to_bf16(f); }
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  gconv_host_cp_async(dst, src, BYTES, pred);
+}
+__device__ __forceinline__ void cp_async_commit() { gconv_host_cp_commit(); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { gconv_host_cp_wait(N); }
+#else
+// Shared-window address of a generic pointer into shared memory.
+__device__ __forceinline__ u32 smem_u32(const void* p) {
+  u32 r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ u32 f32_bits(float f) {
+  u32 u;
+  asm("mov.b32 %0, %1;" : "=r"(u) : "f"(f));
+  return u;
+}
+__device__ __forceinline__ float bits_f32(u32 u) {
+  float f;
+  asm("mov.b32 %0, %1;" : "=f"(f) : "r"(u));
+  return f;
+}
+__device__ __forceinline__ float f16_to_f32(u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ u16 f32_to_f16(float f) {
+  u16 r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+__device__ __forceinline__ u16 f32_to_bf16(float f) {
+  u16 r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+// Copies BYTES (16, 8 or 4) from global to shared memory, or zero-fills them when !pred (the
+// ignore-src predicate operand: a predicated copy, where a computed src-size would cost
+// address arithmetic per copy). L1: allocate in L1 (`.ca`, for data that neighbouring loads
+// re-read); else 16-byte copies bypass it (`.cg`).
+template <int BYTES, bool L1>
+__device__ __forceinline__ void cp_async(u32 dst, const void* src, bool pred) {
+  const u32 skip = pred ? 0u : 1u;
+  if constexpr (BYTES == 16 && !L1) {
+    asm volatile("{\n.reg .pred q;\nsetp.ne.u32 q, %2, 0;\ncp.async.cg.shared.global [%0], [%1], 16, q;\n}\n" ::"r"(dst),
+                 "l"(src), "r"(skip)
+                 : "memory");
+  } else {
+    static_assert(BYTES == 16 || BYTES == 8 || BYTES == 4, "cp.async copies 4, 8 or 16 bytes");
+    asm volatile("{\n.reg .pred q;\nsetp.ne.u32 q, %3, 0;\ncp.async.ca.shared.global [%0], [%1], %2, q;\n}\n" ::"r"(dst),
+                 "l"(src), "n"(BYTES), "r"(skip)
+                 : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most N committed groups of this thread's copies are pending.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+#endif
+
+// f32 -> the problem's 16-bit dtype, round to nearest even.
+__device__ __forceinline__ u16 to_half_bits(float x) { return IS_BF16 ? f32_to_bf16(x) : f32_to_f16(x); }
+// Two f32 -> a packed 16-bit pair (lo at the lower address): one cvt.rn.*x2 on the GPU.
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
+#ifdef GCONV_HOST_EMULATION
+  return (u32)to_half_bits(lo) | ((u32)to_half_bits(hi) << 16);
+#else
+  u32 r;
+  if constexpr (IS_BF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+#endif
+}
+
+// f32 add to global memory without a return value (the atomic split-K option).
+__device__ __forceinline__ void red_add_f32(float* p, float v) {
+#ifdef GCONV_HOST_EMULATION
+  gconv_host_red_add_f32(p, v);
+#else
+  asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+#endif
+}
+
+// The same pointer, opaque to the compiler's reassociation: `opaque(base) + i` with a 32-bit i
+// becomes one wide multiply-add per use instead of a 64-bit add, sign extension and scale of
+// (base offset + i) (the loaders' per-copy addresses off a per-tap base).
+template <typename T>
+__device__ __forceinline__ const T* opaque(const T* p) {
+#ifdef GCONV_HOST_EMULATION
+  return p;
+#else
+  const T* q;
+  asm("mov.b64 %0, %1;" : "=l"(q) : "l"(p));
+  return q;
+#endif
+}
+
+#if GCONV_SPLIT_CLUSTER
+// Thread-block clusters (sm_90; `SplitKMode::Cluster`): the cluster-wide barrier (every thread
+// of every CTA; release/acquire, so shared-memory writes before it are visible to the other
+// CTAs' reads after it) and a read of another CTA's shared memory at the address `p` has in
+// this CTA's (`mapa` + `ld.shared::cluster`).
+__device__ __forceinline__ void cluster_sync() {
+#ifdef GCONV_HOST_EMULATION
+  gconv_host_cluster_sync();
+#else
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ float ld_cluster_f32(const float* p, unsigned rank) {
+#ifdef GCONV_HOST_EMULATION
+  return gconv_host_cluster_load_f32(p, rank);
+#else
+  u32 a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(smem_u32(p)), "r"(rank));
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
+  return v;
+#endif
+}
+// `N` consecutive floats (N = 1, 2 or 4, `p` N·4-byte aligned) at `p`'s offset in block
+// `rank`'s shared memory into `v`: one `mapa`, one (vector) `ld.shared::cluster`.
+template <int N>
+__device__ __forceinline__ void ld_cluster_f32xn(const float* p, unsigned rank, float* v) {
+  static_assert(N == 1 || N == 2 || N == 4, "1, 2 or 4 floats");
+#ifdef GCONV_HOST_EMULATION
+  for (int e = 0; e < N; ++e) v[e] = gconv_host_cluster_load_f32(p + e, rank);
+#else
+  u32 a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(smem_u32(p)), "r"(rank));
+  if constexpr (N == 4) {
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+                 : "r"(a)
+                 : "memory");
+  } else if constexpr (N == 2) {
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v[0]), "=f"(v[1]) : "r"(a) : "memory");
+  } else {
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v[0]) : "r"(a) : "memory");
+  }
+#endif
+}
+#endif
+
+// Programmatic dependent launch (sm_90, `Launch::overlaps_previous`). A module's launch marked
+// so may be scheduled while the launch before it still runs: its entry calls
+// `wait_prior_grid()` before it reads anything the previous launch wrote (the instruction
+// returns once that grid has completed and its writes are visible). A main kernel calls
+// `release_dependents()` as it starts, which lets the next launch's CTAs become resident as
+// the last wave drains instead of after it (each CTA's call counts once every CTA of the grid
+// has been scheduled). Both are no-ops for launches without the attribute and under host
+// emulation, where launches run one after the other.
+__device__ __forceinline__ void wait_prior_grid() {
+#ifndef GCONV_HOST_EMULATION
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void release_dependents() {
+#ifndef GCONV_HOST_EMULATION
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// ---- direct helpers (after the shared prelude) ----
+// Copy BYTES from global to shared, or zero-fill when !pred: 4/8/16 bytes are L1-allocating
+// cp.async (halo pixels are re-read by the neighbouring CTA), 2-byte elements go through
+// registers.
+template <int BYTES>
+__device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pred) {
+  if constexpr (BYTES == 2) {
+    *reinterpret_cast<u16*>(dst) = pred ? *reinterpret_cast<const u16*>(src) : (u16)0;
+  } else {
+    cp_async<BYTES, true>(smem_u32(dst), src, pred);
+  }
+}
+
+// ---- element conversions ----
+typedef ELEM elem_t;
+__device__ __forceinline__ float to_f32(float v) { return v; }
+__device__ __forceinline__ float to_f32(u16 v) {
+  if constexpr (IS_BF16) {
+    return bits_f32((u32)v << 16);
+  } else {
+    return f16_to_f32(v);
+  }
+}
+__device__ __forceinline__ void from_f32(float v, float& out) { out = v; }
+__device__ __forceinline__ void from_f32(float v, u16& out) { out = to_half_bits(v); }
+
+// N elements from shared memory (N·ESZ-byte aligned) widened to f32, in 16/8/4-byte reads.
+template <int N>
+__device__ __forceinline__ void load_f32(const elem_t* p, float (&out)[N]) {
+  constexpr int BYTES = N * ESZ;
+  if constexpr (ESZ == 4 && BYTES >= 16) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      out[i] = bits_f32(v.x);
+      out[i + 1] = bits_f32(v.y);
+      out[i + 2] = bits_f32(v.z);
+      out[i + 3] = bits_f32(v.w);
+    }
+  } else if constexpr (ESZ == 2 && BYTES >= 16) {
+#pragma unroll
+    for (int i = 0; i < N; i += 8) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      const u32 w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        out[i + 2 * j] = to_f32((u16)(w[j] & 0xffffu));
+        out[i + 2 * j + 1] = to_f32((u16)(w[j] >> 16));
+      }
+    }
+  } else if constexpr (ESZ == 2 && BYTES == 8) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = to_f32((u16)(v.x & 0xffffu));
+    out[1] = to_f32((u16)(v.x >> 16));
+    out[2] = to_f32((u16)(v.y & 0xffffu));
+    out[3] = to_f32((u16)(v.y >> 16));
+  } else if constexpr (ESZ == 2 && BYTES == 4) {
+    const u32 v = *reinterpret_cast<const u32*>(p);
+    out[0] = to_f32((u16)(v & 0xffffu));
+    out[1] = to_f32((u16)(v >> 16));
+  } else if constexpr (ESZ == 4 && BYTES == 8) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = to_f32(p[i]);
+  }
+}
+
+// N f32 values from shared memory (16-byte reads when N is a multiple of 4).
+template <int N>
+__device__ __forceinline__ void load_w(const float* p, float (&out)[N]) {
+  if constexpr (N % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const v16b v = *reinterpret_cast<const v16b*>(p + i);
+      out[i] = bits_f32(v.x);
+      out[i + 1] = bits_f32(v.y);
+      out[i + 2] = bits_f32(v.z);
+      out[i + 3] = bits_f32(v.w);
+    }
+  } else if constexpr (N == 2) {
+    const v8b v = *reinterpret_cast<const v8b*>(p);
+    out[0] = bits_f32(v.x);
+    out[1] = bits_f32(v.y);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = p[i];
+  }
+}
+
+// Stores N (= SV) converted values to global memory in one access of N·ESZ bytes.
+template <int N>
+__device__ __forceinline__ void store_out(elem_t* dst, const float* v) {
+  if constexpr (ESZ == 4 && N == 4) {
+    v16b o;
+    o.x = f32_bits(v[0]);
+    o.y = f32_bits(v[1]);
+    o.z = f32_bits(v[2]);
+    o.w = f32_bits(v[3]);
+    *reinterpret_cast<v16b*>(dst) = o;
+  } else if constexpr (ESZ == 4 && N == 2) {
+    v8b o;
+    o.x = f32_bits(v[0]);
+    o.y = f32_bits(v[1]);
+    *reinterpret_cast<v8b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 8) {
+    v16b o;
+    o.x = pack2(v[0], v[1]);
+    o.y = pack2(v[2], v[3]);
+    o.z = pack2(v[4], v[5]);
+    o.w = pack2(v[6], v[7]);
+    *reinterpret_cast<v16b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 4) {
+    v8b o;
+    o.x = pack2(v[0], v[1]);
+    o.y = pack2(v[2], v[3]);
+    *reinterpret_cast<v8b*>(dst) = o;
+  } else if constexpr (ESZ == 2 && N == 2) {
+    *reinterpret_cast<u32*>(dst) = pack2(v[0], v[1]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) from_f32(v[i], dst[i]);
+  }
+}
+
+// ---- derived constants shared by both math paths ----
+constexpr int C_ = G_ * CG;
+constexpr int K_ = G_ * KG;
+constexpr int GPB = BN / KG;  // groups per CTA
+constexpr int CT = GPB * CG;  // input channels per CTA
+constexpr int TAPS = FZ * FY * FX;
+constexpr int WPK = TAPS * CG;                       // weights per output channel
+constexpr int ITD = FZ;                              // depth slices staged (one per z tap)
+constexpr int ITH = (TH - 1) * SH + (FY - 1) * DH + 1;  // halo rows
+constexpr int ITW = (TW - 1) * SW + (FX - 1) * DW + 1;  // halo columns
+constexpr int TILES_W = (OW + TW - 1) / TW;
+constexpr int TILES_H = (OH + TH - 1) / TH;
+constexpr int CHUNKS_PER_PIX = CT / VL;
+constexpr int TOTAL_CHUNKS = ITD * ITH * ITW * CHUNKS_PER_PIX;
+constexpr int ROWCHUNKS = ITW * CHUNKS_PER_PIX;  // copies per staged row
+constexpr int HALO_ROWS = ITD * ITH;
+// Rows copied per pass when a row has at most THREADS copies, else 0 (generic loop).
+constexpr int RSTEP = THREADS / ROWCHUNKS;
+constexpr int SPATIAL_TILES = TILES_W * TILES_H * OD * N_;
+// XSPLIT: the stride phases a staged row's columns are de-interleaved into (the tensor-core
+// paths at SW > 1, direct/shape.rs `halo_split`; 1 = natural order): halo column x sits in
+// slot (x % XSPLIT)*XPW + x / XSPLIT, so output pixels tx, tx+1, ... of one tap read
+// consecutive slots (tx + halo_col(tap column)) instead of slots SW apart.
+constexpr int XPW = (ITW + XSPLIT - 1) / XSPLIT;  // slots of one phase
+static_assert(XSPLIT == 1 || XSPLIT == SW, "halo phases: natural order or the column stride");
+__host__ __device__ constexpr int halo_col(int x) {
+  return XSPLIT == 1 ? x : (x % XSPLIT) * XPW + x / XSPLIT;
+}
+constexpr int TX_SLOTS = SW / XSPLIT;  // slots between adjacent output pixels of one tap
+// CTS: shared-memory stride of one staged pixel (CT, or CT plus 16 bytes on the mma path).
+static_assert(CTS >= CT && (CTS - CT) * ESZ % 16 == 0, "pixel stride");
+static_assert(XROW >= XSPLIT * XPW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stride");
+// STAGES 3 (tensor cores): a column of tiles walked over every output depth slice, each input
+// slice staged once into a ring of HALO_BUFS = FZ + 1 slots of XS_BYTES (walk_tiles).
+constexpr bool DEPTH_STREAM = STAGES == 3;
+constexpr int HALO_BUFS = DEPTH_STREAM ? FZ + 1 : STAGES;  // halo buffers in shared memory
+static_assert(XS_BYTES >= (DEPTH_STREAM ? 1 : ITD) * ITH * XROW * ESZ && XS_BYTES % 16 == 0,
+              "input tile size");
+static_assert(!DEPTH_STREAM || (FZ > 1 && SD == 1 && DD == 1), "depth streaming: depth taps, stride 1, dilation 1");
+static_assert(BN % KG == 0 && CT % VL == 0, "tile shape");
+static_assert(STAGES >= 1 && STAGES <= 3, "stages");
+static_assert(SMEM_BYTES == HALO_BUFS * XS_BYTES + WS_BYTES + RAW_BYTES, "launch shared memory");
+static_assert(STAGES == 1 ? GRID_X == SPATIAL_TILES
+                          : (DEPTH_STREAM ? GRID_X * OD == SPATIAL_TILES : GRID_X <= SPATIAL_TILES),
+              "launch grid");
+static_assert(C_ % VL == 0, "vector widths");
+
+// Output tile t of the CTA's walk: (n, od, tile row, tile column), tile column fastest. zs:
+// the ring slot of the tile's first depth tap (depth streaming; 0 otherwise).
+struct TileAt {
+  int n, od, oh0, ow0, zs;
+};
+__device__ __forceinline__ TileAt tile_at(int t) {
+  TileAt a;
+  a.ow0 = (t % TILES_W) * TW;
+  t /= TILES_W;
+  a.oh0 = (t % TILES_H) * TH;
+  t /= TILES_H;
+  a.od = t % OD;
+  a.n = t / OD;
+  a.zs = 0;
+  return a;
+}
+
+// 1. Input halo tile of output tile `a`: VL channels per copy, consecutive threads on
+//    consecutive channel chunks of one pixel (coalesced), zero-fill for padding and channels
+//    beyond C. Asynchronous (cp.async) on the GPU; the caller commits and waits.
+__device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__ X, TileAt a,
+                                          int c0, int tid) {
+  const int id0 = a.od * SD - PD;
+  const int ih0 = a.oh0 * SH - PH;
+  const int iw0 = a.ow0 * SW - PW;
+  if constexpr (RSTEP >= 1) {
+    // Row-strided: a thread keeps one (column, channel chunk) of the halo rows and walks rows
+    // RSTEP apart, so the column decode and checks happen once per tile.
+    const int rc = tid % ROWCHUNKS;
+    const int r0 = tid / ROWCHUNKS;
+    if (r0 >= RSTEP) return;
+    const int ch = rc % CHUNKS_PER_PIX;
+    const int x = rc / CHUNKS_PER_PIX;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const bool col_ok = (unsigned)iw < (unsigned)IW && c < C_;
+    elem_t* dst = xs + halo_col(x) * CTS + ch * VL;
+    for (int r = r0; r < HALO_ROWS; r += RSTEP) {
+      const int z = r / ITH;
+      const int id = id0 + z * DD;
+      const int ih = ih0 + (r - z * ITH);
+      const bool ok = col_ok && (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH;
+      const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+      copy_to_smem<VL * ESZ>(dst + r * XROW, X + goff, ok);
+    }
+    return;
+  }
+  for (int i = tid; i < TOTAL_CHUNKS; i += THREADS) {
+    const int ch = i % CHUNKS_PER_PIX;
+    const int pix = i / CHUNKS_PER_PIX;
+    const int x = pix % ITW;
+    const int rest = pix / ITW;
+    const int y = rest % ITH;
+    const int z = rest / ITH;
+    const int id = id0 + z * DD;
+    const int ih = ih0 + y;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const int soff = rest * XROW + halo_col(x) * CTS + ch * VL;  // rest = z·ITH + y
+    const bool ok = (unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH &&
+                    (unsigned)iw < (unsigned)IW && c < C_;
+    const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+    copy_to_smem<VL * ESZ>(xs + soff, X + goff, ok);
+  }
+}
+
+// Input slice `id` (depth) of output tile `a`'s halo, ITH rows from xs (depth streaming):
+// load_halo's copies for one depth tap, zero-filled when `id` is outside the input.
+__device__ __forceinline__ void load_slice(elem_t* xs, const elem_t* __restrict__ X, TileAt a, int id,
+                                           int c0, int tid) {
+  const int ih0 = a.oh0 * SH - PH;
+  const int iw0 = a.ow0 * SW - PW;
+  const bool id_ok = (unsigned)id < (unsigned)ID;
+  for (int i = tid; i < ITH * ROWCHUNKS; i += THREADS) {
+    const int ch = i % CHUNKS_PER_PIX;
+    const int pix = i / CHUNKS_PER_PIX;
+    const int x = pix % ITW;
+    const int y = pix / ITW;
+    const int ih = ih0 + y;
+    const int iw = iw0 + x;
+    const int c = c0 + ch * VL;
+    const bool ok = id_ok && (unsigned)ih < (unsigned)IH && (unsigned)iw < (unsigned)IW && c < C_;
+    const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
+    copy_to_smem<VL * ESZ>(xs + y * XROW + halo_col(x) * CTS + ch * VL, X + goff, ok);
+  }
+}
+
+// The CTA's walk over its output tiles: `compute(xs, tile)` on each, with xs the staged halo.
+// STAGES 1: tile blockIdx.x only. STAGES 2 (persistent): tiles blockIdx.x, blockIdx.x + GRID_X,
+// ..., the next tile's halo in flight in the second buffer while the current one is computed.
+// STAGES 3 (depth streaming, SD = DD = 1): tile column blockIdx.x (n, tile row, tile column) at
+// every output slice od = 0, 1, ...; input slice id = od − PD + z of depth tap z sits in ring
+// slot (id + PD) mod HALO_BUFS, i.e. (od + z) mod HALO_BUFS, so the next output slice needs one
+// new input slice, staged (in the slot the previous output slice's first tap used) while the
+// current one is computed; xs is then the ring and tile.zs = od mod HALO_BUFS.
+// Copies the caller issued before (the weights) complete with the first tile's group.
+template <class F>
+__device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __restrict__ X,
+                                           int c0, int tid, F compute) {
+  elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
+  if constexpr (STAGES == 1) {
+    const TileAt a = tile_at(blockIdx.x);
+    load_halo(xs0, X, a, c0, tid);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+    compute(xs0, a);
+  } else if constexpr (DEPTH_STREAM) {
+    constexpr int SLOT = XS_BYTES / ESZ;  // elements of a ring slot
+    constexpr int PLANE = TILES_W * TILES_H;  // tile columns of one image
+    TileAt a = tile_at((int)blockIdx.x / PLANE * OD * PLANE + (int)blockIdx.x % PLANE);  // od 0
+    for (int z = 0; z < FZ; ++z) load_slice(xs0 + z * SLOT, X, a, z - PD, c0, tid);
+    cp_async_commit();
+    for (int od = 0; od < OD; ++od) {
+      if (od + 1 < OD) load_slice(xs0 + ((od + FZ) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid);
+      cp_async_commit();
+      cp_async_wait<1>();  // every group but the newest: output slice od's input slices have landed
+      __syncthreads();
+      a.od = od;
+      a.zs = od % HALO_BUFS;
+      compute(xs0, a);
+      __syncthreads();  // all reads of slot od mod HALO_BUFS done before the next prefetch refills it
+    }
+  } else {
+    elem_t* xs1 = reinterpret_cast<elem_t*>(smem + XS_BYTES);
+    int t = blockIdx.x;
+    load_halo(xs0, X, tile_at(t), c0, tid);
+    cp_async_commit();
+    for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
+      if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
+      cp_async_commit();
+      cp_async_wait<1>();  // every group but the newest: tile t has landed
+      __syncthreads();
+      compute(b ? xs1 : xs0, tile_at(t));
+      __syncthreads();  // all reads of this buffer done before it is refilled
+    }
+  }
+}
+
+// ---- tensor-core PTX helpers shared by the igemm and direct (mma) kernels (after the prelude) ----
+// Every inline-PTX use has a portable alternative under GCONV_HOST_EMULATION (the shim of
+// crates/gconv-kernels/tests/host_shim.h: shared "addresses" are byte offsets into the block's
+// buffer, ldmatrix and mma.sync are warp collectives).
+#ifdef GCONV_HOST_EMULATION
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
+__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
+__device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4_trans(r, addr); }
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  gconv_host_mma16816(d, a, b0, b1, IS_BF16);
+}
+#else
+// ldmatrix: lane 8·i + j gives the address of row j of 8x8 matrix i (16 bytes, 16-aligned).
+__device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(addr));
+}
+// Transposing ldmatrix: lane l receives, from matrix i, column l/4, rows 2·(l%4) and 2·(l%4)+1.
+__device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+// D(16x8, f32) += A(16x16) · B(16x8), 16-bit inputs.
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  if constexpr (IS_BF16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+#endif
+
+// ---- stride-phase backward data (dgrad) on tensor cores (direct/strided.rs) ----
+// The staged dY halo and the tile walk are the CUDA-core phase kernel's (a stride-1 walk over
+// cells; OD/OH/OW the cell counts, FZ/FY/FX the staged slices/rows/columns per cell, PD/PH/PW =
+// −e_min; the real filter, strides, paddings, dilations and dX's size are KZ.., NSD.., RPD..,
+// RDD.., XD..). Each phase f = (pz, ph, pw) of a cell is its own implicit GEMM on the shared
+// halo: row m of an m16 block is a cell of the tile, column k = (the phase's i-th tap, dY
+// channel of the group), and ldmatrix takes each lane's row address straight from the halo
+// (cell base + the tap's dY offset e − e_min), as on the forward mma path. The weights sit in
+// shared memory as [BN][WROW] rows holding each phase's taps at a k16-aligned offset; a phase
+// no tap reaches does no math and stores zeros. CG = K/G (dY channels per group, the staged
+// input), KG = C/G (dX channels per group, the outputs). in0 is dY, in1 the original W, out dX.
+constexpr int WARPS = THREADS / 32;
+constexpr int NB = NW / 8;                // n8 blocks of a unit
+constexpr int MT = TH * TW;               // cells of a tile
+constexpr int MBLK = (MT + 15) / 16;      // m16 blocks of a tile (the last may be partial)
+constexpr int UM = (MBLK + MB - 1) / MB;  // units along the cells
+constexpr int UN = BN / NW;               // units along the channels
+constexpr int UNITS = UM * UN;
+constexpr int CPT = CG / 8;               // 8-channel chunks of dY per tap
+constexpr int RTAPS = KZ * KY * KX;       // taps of the real filter
+constexpr int NPH = NSD * NSH * NSW;      // phases of a cell
+static_assert(ESZ == 2, "mma path: 16-bit data");
+static_assert(CG % 8 == 0 && KG % 8 == 0 && NW % 8 == 0 && KG % NW == 0, "mma channel blocks");
+static_assert(CTS % 8 == 0 && (CTS / 8) % 2 == 1, "cell stride: odd number of 16-byte chunks");
+static_assert(VL == 8, "16-byte halo copies");
+static_assert(GM == 1 && RAW_BYTES == 0, "no group merge on the phase path");
+static_assert(SD == 1 && SH == 1 && SW == 1 && DD == 1 && DH == 1 && DW == 1 && XSPLIT == 1,
+              "stride-1 halo in natural order");
+static_assert(PD == -EMIN_D && PH == -EMIN_H && PW == -EMIN_W, "halo origin");
+static_assert(OD == (XD + NSD - 1) / NSD && OH == (XH + NSH - 1) / NSH &&
+                  OW == (XW + NSW - 1) / NSW,
+              "cells");
+static_assert(!DEPTH_STREAM, "depth streaming is the dual's walk");
+
+// Tap y reaches phase p along a dimension (stride S, padding P, dilation D), and the dY offset
+// it then reads, relative to the cell.
+constexpr bool reaches(int p, int y, int S, int P, int D) { return (p + P - y * D) % S == 0; }
+constexpr int offset_of(int p, int y, int S, int P, int D) { return (p + P - y * D) / S; }
+
+// Phase f's depth, row and column phases.
+constexpr int phase_d(int f) { return f / (NSH * NSW); }
+constexpr int phase_h(int f) { return (f / NSW) % NSH; }
+constexpr int phase_w(int f) { return f % NSW; }
+
+// Real taps (z, y, x) that reach phase f in every dimension, counted (z-major order).
+constexpr int phase_taps(int f) {
+  int n = 0;
+  for (int z = 0; z < KZ; ++z) {
+    for (int y = 0; y < KY; ++y) {
+      for (int x = 0; x < KX; ++x) {
+        n += reaches(phase_d(f), z, NSD, RPD, RDD) && reaches(phase_h(f), y, NSH, RPH, RDH) &&
+             reaches(phase_w(f), x, NSW, RPW, RDW);
+      }
+    }
+  }
+  return n;
+}
+// The i-th of them, as the real tap index (z·KY + y)·KX + x (-1 past the last).
+constexpr int phase_tap(int f, int i) {
+  for (int z = 0; z < KZ; ++z) {
+    for (int y = 0; y < KY; ++y) {
+      for (int x = 0; x < KX; ++x) {
+        if (reaches(phase_d(f), z, NSD, RPD, RDD) && reaches(phase_h(f), y, NSH, RPH, RDH) &&
+            reaches(phase_w(f), x, NSW, RPW, RDW)) {
+          if (i == 0) return (z * KY + y) * KX + x;
+          --i;
+        }
+      }
+    }
+  }
+  return -1;
+}
+// Offset of phase f's weights in a weight row: the earlier phases' taps·CG, each rounded up to
+// a k16 step.
+constexpr int phase_woff(int f) {
+  int o = 0;
+  for (int g = 0; g < f; ++g) o += (phase_taps(g) * CG + 15) / 16 * 16;
+  return o;
+}
+static_assert(WROW >= phase_woff(NPH) && WROW % 8 == 0 && (WROW / 8) % 2 == 1, "weight row stride");
+static_assert(WS_BYTES == BN * WROW * ESZ, "weight tile size");
+
+// Element offset in the halo of k8 chunk j of phase f (tap-major: the phase's tap j / CPT,
+// dY channels (j % CPT)·8..), relative to the cell's pixel.
+constexpr int phase_chunk_off(int f, int j) {
+  const int t = phase_tap(f, j / CPT);
+  const int z = t / (KY * KX);
+  const int y = (t / KX) % KY;
+  const int x = t % KX;
+  const int sz = offset_of(phase_d(f), z, NSD, RPD, RDD) - EMIN_D;
+  const int sy = offset_of(phase_h(f), y, NSH, RPH, RDH) - EMIN_H;
+  const int sx = offset_of(phase_w(f), x, NSW, RPW, RDW) - EMIN_W;
+  return (sz * ITH + sy) * XROW + sx * CTS + (j % CPT) * 8;
+}
+
+__device__ __forceinline__ void compute_phases_mma(u32 xs_a, u32 ws_a, elem_t* __restrict__ dX,
+                                                   TileAt a, int k0, int tid) {
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  // ldmatrix roles: A lane -> cell row (lane & 7) + 8·bit3, chunk 2s + bit4; B lane -> channel
+  // row (lane & 7) + 8·bit4 (second n8 block of an x4), k half bit3.
+  const int arow = (lane & 7) + ((lane >> 3) & 1) * 8;
+  const bool ahi = (lane >> 4) != 0;
+  const int brow = (lane & 7) + (lane >> 4) * 8;
+  const int bk = ((lane >> 3) & 1) * 8;
+  // Epilogue roles: accumulator rows lane/4 and lane/4 + 8, channel pair 2·(lane % 4).
+  const int crow = lane >> 2;
+  const int cq = (lane & 3) * 2;
+#pragma unroll 1
+  for (int u = warp; u < UNITS; u += WARPS) {
+    const int n0 = (u % UN) * NW;  // first dX channel of the unit inside the CTA's BN
+    const int m0 = (u / UN) * MB;  // first m16 block
+    const int cbase = (n0 / KG) * CG;  // the group's first staged dY channel
+    u32 abase[MB];
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      int p = (m0 + b) * 16 + arow;
+      if (p >= MT) p = 0;  // rows past the tile: any staged cell, never stored
+      const int ty = p / TW;
+      const int tx = p - ty * TW;
+      abase[b] = xs_a + (u32)((ty * XROW + tx * CTS + cbase) * ESZ);
+    }
+    const u32 bbase = ws_a + (u32)(((n0 + brow) * WROW + bk) * ESZ);
+#pragma unroll
+    for (int f = 0; f < NPH; ++f) {
+      const int kch = phase_taps(f) * CPT;  // k8 chunks of the phase (0: no tap reaches it)
+      const int ksteps = (kch + 1) / 2;
+      const int woff = phase_woff(f);
+      float acc[MB][NB][4];
+#pragma unroll
+      for (int b = 0; b < MB; ++b) {
+#pragma unroll
+        for (int j = 0; j < NB; ++j) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[b][j][e] = 0.0f;
+        }
+      }
+#pragma unroll
+      for (int s = 0; s < ksteps; ++s) {
+        const bool half = 2 * s + 1 >= kch;  // last step of an odd chunk count: k 8..15 are zero
+        const int off_lo = phase_chunk_off(f, 2 * s);
+        const int off_hi = half ? off_lo : phase_chunk_off(f, 2 * s + 1);
+        const u32 aoff = (u32)((ahi ? off_hi : off_lo) * ESZ);
+        u32 bf[NB][2];
+#pragma unroll
+        for (int j = 0; j + 1 < NB; j += 2) {
+          u32 r[4];
+          ldsm_x4(r, bbase + (u32)((j * 8 * WROW + woff + s * 16) * ESZ));
+          bf[j][0] = r[0];
+          bf[j][1] = r[1];
+          bf[j + 1][0] = r[2];
+          bf[j + 1][1] = r[3];
+        }
+        if constexpr (NB % 2 == 1) {
+          u32 r[2];
+          ldsm_x2(r, bbase + (u32)(((NB - 1) * 8 * WROW + woff + s * 16) * ESZ));
+          bf[NB - 1][0] = r[0];
+          bf[NB - 1][1] = r[1];
+        }
+#pragma unroll
+        for (int b = 0; b < MB; ++b) {
+          u32 af[4];
+          ldsm_x4(af, abase[b] + aoff);
+          if (half) {
+            af[2] = 0u;
+            af[3] = 0u;
+          }
+#pragma unroll
+          for (int j = 0; j < NB; ++j) mma16816(acc[b][j], af, bf[j][0], bf[j][1]);
+        }
+      }
+      // Stores: each lane writes packed channel pairs of two dX pixels of the phase per n8
+      // block; pixels past dX and channels past C are skipped.
+      const int id = a.od * NSD + phase_d(f);
+      if (id >= XD) continue;
+#pragma unroll
+      for (int b = 0; b < MB; ++b) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int p = (m0 + b) * 16 + crow + 8 * h;
+          if (p >= MT) continue;
+          const int ty = p / TW;
+          const int tx = p - ty * TW;
+          const int hi = (a.oh0 + ty) * NSH + phase_h(f);
+          const int wi = (a.ow0 + tx) * NSW + phase_w(f);
+          if (hi >= XH || wi >= XW) continue;
+          elem_t* dst = dX + (((a.n * XD + id) * XH + hi) * XW + wi) * K_ + k0 + n0 + cq;
+#pragma unroll
+          for (int j = 0; j < NB; ++j) {
+            if (k0 + n0 + j * 8 < K_) {
+              *reinterpret_cast<u32*>(dst + j * 8) = pack2(acc[b][j][2 * h], acc[b][j][2 * h + 1]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_bf16_t196x64x14_w8x1_s2_v16x2_gm1_sk1d_mma_gen(const void* __restrict__ in0,
+                                                            const void* __restrict__ in1,
+                                                            void* __restrict__ out,
+                                                            void* __restrict__ workspace) {
+  GCONV_DYNAMIC_SMEM(smem);
+  (void)workspace;
+  // [STAGES] dY halo tiles of [ITD][ITH] rows of XROW = ITW·CTS elements, then the weights as
+  // [BN][WROW] 16-bit values (phase f's k = i·CG + kk at phase_woff(f), zero elsewhere).
+  elem_t* ws = reinterpret_cast<elem_t*>(smem + STAGES * XS_BYTES);
+  const elem_t* __restrict__ dY = reinterpret_cast<const elem_t*>(in0);
+  const elem_t* __restrict__ Wt = reinterpret_cast<const elem_t*>(in1);
+  elem_t* __restrict__ dX = reinterpret_cast<elem_t*>(out);
+  const int tid = threadIdx.x;
+  const int k0 = blockIdx.y * BN;  // first dX channel of the CTA
+  const int c0 = blockIdx.y * CT;  // first dY channel of the CTA
+
+  // Weights once per CTA, phase by phase: row kl (dX channel k = k0 + kl = g·KG + c of group
+  // g), element woff(f) + r of phase f: its tap i = r / CG, dY channel kk = r % CG of the
+  // group, reads W[g][kk][tap][c] (W is G, K/G, taps, C/G); zero past the phase's taps (the
+  // rest of its k16 steps) and past C. dX channel fastest (adjacent in W within a group);
+  // plain stores, published by the first tile's barrier.
+#pragma unroll
+  for (int f = 0; f < NPH; ++f) {
+    const int used = phase_taps(f) * CG;
+    const int span = (used + 15) / 16 * 16;
+    const int woff = phase_woff(f);
+    for (int i = tid; i < BN * span; i += THREADS) {
+      const int kl = i % BN;
+      const int r = i / BN;
+      const int k = k0 + kl;
+      elem_t v = (elem_t)0;
+      if (r < used && k < K_) {
+        const int g = k / KG;
+        const int kk = r % CG;
+        const int tap = phase_tap(f, r / CG);
+        v = Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)];
+      }
+      ws[kl * WROW + woff + r] = v;
+    }
+  }
+  constexpr int WUSED = phase_woff(NPH);
+  for (int i = tid; i < BN * (WROW - WUSED); i += THREADS) {
+    const int kl = i / (WROW - WUSED);
+    ws[kl * WROW + WUSED + (i - kl * (WROW - WUSED))] = (elem_t)0;
+  }
+  const u32 ws_a = smem_u32(ws);
+  walk_tiles(smem, dY, c0, tid, [&](const elem_t* xs, TileAt a) {
+    compute_phases_mma(smem_u32(xs), ws_a, dX, a, k0, tid);
+  });
+}
