@@ -211,7 +211,8 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
 
 /// The module of a stride-phase dgrad plan (`super::strided`): the shared constants describe
 /// the staged dY halo on a stride-1 walk over cells (common.cu's tile walk and halo copy), the
-/// phase constants the real convolution; then `dgrad_phases.cu`.
+/// phase constants the real convolution; then `dgrad_phases.cu`, or on tensor cores the mma
+/// constants, the PTX helpers and `dgrad_phases_mma.cu`.
 fn emit_phases(plan: &DirectPlan) -> KernelSource {
     let (cfg, problem, geo) = (&plan.cfg, &plan.problem, &plan.geometry);
     let ph = strided::Phases::of(problem);

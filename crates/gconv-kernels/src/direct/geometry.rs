@@ -79,7 +79,7 @@ pub fn weights_in_registers(cfg: &KernelConfig, problem: &Problem) -> bool {
 /// problem itself for a forward problem; for a backward-data problem its stride-1 dual
 /// ([`Problem::dgrad_dual`]: dX as the forward convolution of dY with the flipped,
 /// channel-transposed filter), or the problem unchanged when it has none (strided, or a padding
-/// above `dil·(F−1)`: the stride-phase kernel of [`super::strided`], CUDA cores only). Every
+/// above `dil·(F−1)`: the stride-phase kernels of [`super::strided`], CUDA cores or tensor cores). Every
 /// quantity of a dual kernel (tile walk, halo, channels per group, registers, cost) is that of
 /// this problem; only the weight staging reads the original filter (`super::emit`).
 pub fn forward_problem(problem: &Problem) -> Problem {
@@ -96,7 +96,8 @@ pub fn forward_problem(problem: &Problem) -> Problem {
 /// block-diagonal — output channel k of a merged group reads only the C/G channels of its own
 /// group, the rest of the merged row is zero in shared memory. This is how depthwise and
 /// C/G 1–4 layers reach the tensor cores (gm·C/G a multiple of 8). Otherwise the forward
-/// problem itself. The `mma` module's functions take this problem; [`geometry`] and
+/// problem itself. The `mma` module's functions take this problem (on the stride-phase path,
+/// which has no group merge, its [`super::strided::channel_view`] instead); [`geometry`] and
 /// [`register_estimate`] take the real one and convert once; [`DirectPlan`] holds both
 /// conversions for the rules, the cost model and the emitter.
 pub fn kernel_problem(cfg: &KernelConfig, problem: &Problem) -> Problem {

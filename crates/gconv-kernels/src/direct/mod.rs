@@ -325,7 +325,9 @@ impl KernelFamily for Direct {
 
     /// The CUDA-core members always; the tensor-core members without group merge where the
     /// measured regime favours them ([`mma::auto_eligible`] on the forward problem, the dual of
-    /// a backward-data problem, whose C/G must also be at most [`mma::MAX_AUTO_CPG_DGRAD`]; the
+    /// a backward-data problem, whose C/G must also be at most [`mma::MAX_AUTO_CPG_DGRAD`]; a
+    /// strided one is its own "forward problem", so the tensor-core stride-phase kernel enters
+    /// the rule under the same bounds, which were measured on the dual path only; the
     /// group-merged members are not considered yet). Backward weight: depthwise and channel
     /// multipliers (C/G = 1) only.
     fn auto_considers(&self, cfg: &KernelConfig, problem: &Problem) -> bool {

@@ -259,8 +259,8 @@ pub enum DirectRule {
         /// Depth dilation.
         dd: u64,
     },
-    /// The stride-phase dgrad kernel stages dY, whose K/G channels per group feed each dX
-    /// channel: K/G must be small.
+    /// The stride-phase dgrad kernel on CUDA cores stages dY, whose K/G channels per group
+    /// feed each dX channel: K/G must be small (tensor cores take K/G multiples of 8).
     #[error(
         "direct strided dgrad needs K/G <= {max} (dY channels per group; problem K/G = {kpg})"
     )]
@@ -1098,8 +1098,8 @@ fn check_wgrad<E: Refusal>(
 /// shared index and grid limits follow in `crate::admit`), given the plan's forward problem
 /// `fp` (the problem, or the dual of a backward-data problem, `super::geometry::forward_problem`)
 /// and merged problem `kp`, geometry and register estimate, on the device's limits. A
-/// backward-data problem without a dual is rejected first; every other rule is the forward
-/// kernel's on `fp`.
+/// backward-data problem without a dual takes the stride-phase kernels' rules; every other
+/// rule is the forward kernel's on `fp`.
 pub fn check_problem(
     cfg: &KernelConfig,
     problem: &Problem,

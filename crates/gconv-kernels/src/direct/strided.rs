@@ -19,7 +19,7 @@
 //!
 //! Fields: as on the simt path ([`super`] module doc) with cells for pixels: `tile_m` cells of
 //! `tile_k` columns, `vec_b` = `PX` adjacent cells per thread along W, `vec_a` = `VEC` dX
-//! channels, `stages` 2 = persistent. Rules: `math = simt`, K/G ≤ [`super::MAX_DIRECT_CPG`]
+//! channels, `stages` 2 = persistent. Rules on CUDA cores: K/G ≤ [`super::MAX_DIRECT_CPG`]
 //! (dY channels per group, the staged "input" of the kernel), `tile_n` a multiple of C/G.
 //!
 //! **Tensor cores** (`math = mma`, C/G and K/G multiples of 8: the ResNeXt/RegNet stride-2
@@ -36,9 +36,10 @@
 //!
 //! This module holds what the others read (which problems take the kernel, their [`Phases`],
 //! the body); the geometry, register estimate and cost of a phase plan live with the other
-//! paths' (`super::geometry::phase_geometry`, `super::geometry::phase_register_estimate`,
-//! `super::cost::phase_cost_estimate`), the rules in `super::rules`, the constants in
-//! `super::emit`.
+//! paths' (`super::geometry::phase_geometry`; CUDA cores `super::geometry::phase_register_estimate`
+//! and `super::cost::phase_cost_estimate`; tensor cores `super::mma::register_estimate` on the
+//! [`channel_view`] and `super::cost::phase_mma_cost_estimate`), the rules in `super::rules`,
+//! the constants in `super::emit`.
 
 use crate::config::{KernelConfig, Math};
 use gconv_problem::{Direction, Problem};

@@ -1822,3 +1822,43 @@ fn a_persistent_cuda_core_grid_is_one_resident_wave() {
         "only {checked} persistent CUDA-core pairs checked"
     );
 }
+
+#[test]
+fn the_tensor_core_phase_kernel_sizes_its_weight_rows_by_each_phase_s_taps() {
+    // 3×3 stride 2 padding 1: phases of 1, 2, 2 and 4 taps (row phase 0 takes filter row 1,
+    // phase 1 rows 0 and 2: p + 1 − y even; the same for columns).
+    let p = prob("dgrad_bf16_n2_g4_c64_k64_i15x17_f3x3_s2x2_p1x1_d1x1");
+    assert_eq!(strided::phase_tap_counts(&p), vec![1, 2, 2, 4]);
+    // K/G 16: 16, 32, 32, 64 weights, each a whole number of k16 steps, then 8.
+    assert_eq!(strided::mma_weight_row(&p), 16 + 32 + 32 + 64 + 8);
+    assert_eq!(strided::mma_ksteps(&p), 1 + 2 + 2 + 4);
+    // 5×5 stride 2 padding 2, K/G 8: 9, 6, 6, 4 taps; 72, 48, 48, 32 weights (odd k8 counts
+    // round up to a whole k16 step: 80, 48, 48, 32).
+    let p = prob("dgrad_bf16_n1_g2_c16_k16_i11x12_f5x5_s2x2_p2x2_d1x1");
+    assert_eq!(strided::phase_tap_counts(&p), vec![9, 6, 6, 4]);
+    assert_eq!(strided::mma_weight_row(&p), 80 + 48 + 48 + 32 + 8);
+    assert_eq!(strided::mma_ksteps(&p), 5 + 3 + 3 + 2);
+    // 1×1 stride 2: only phase (0, 0) has a tap.
+    let p = prob("dgrad_bf16_n1_g2_c32_k32_i9x10_f1x1_s2x2_p0x0_d1x1");
+    assert_eq!(strided::phase_tap_counts(&p), vec![1, 0, 0, 0]);
+    // 3D stride 2: eight phases, 27 taps in all; stride 2 dilation 2 padding 2: every tap
+    // reaches phase 0 along each dimension.
+    let p = prob("dgrad_bf16_n1_g2_c32_k32_i5x7x6_f3x3x3_s2x2x2_p1x1x1_d1x1x1");
+    let t = strided::phase_tap_counts(&p);
+    assert_eq!((t.len(), t.iter().sum::<u64>()), (8, 27));
+    let p = prob("dgrad_bf16_n1_g2_c32_k32_i13x13_f3x3_s2x2_p2x2_d2x2");
+    assert_eq!(strided::phase_tap_counts(&p), vec![9, 0, 0, 0]);
+    // The geometry holds those rows: BN × WROW 16-bit weights after the halo stages, the cell
+    // stride an odd number of 16-byte chunks, and the channel view's warp units divide C/G.
+    let cfg: KernelConfig = "direct_dgrad_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen"
+        .parse()
+        .expect("a direct mma dgrad name");
+    let p = prob("dgrad_bf16_n2_g4_c64_k64_i15x17_f3x3_s2x2_p1x1_d1x1");
+    let g = geometry(&cfg, &p);
+    assert_eq!(g.wrow, strided::mma_weight_row(&p));
+    assert_eq!(g.ws_bytes, g.wrow * 64 * 2);
+    assert_eq!((g.cts / 8) % 2, 1);
+    assert_eq!(g.smem_bytes, g.xs_bytes + g.ws_bytes);
+    assert_eq!(mma::unit_channels(&cfg, &strided::channel_view(&p)) % 8, 0);
+    assert!(p.cpg() % mma::unit_channels(&cfg, &strided::channel_view(&p)) == 0);
+}
