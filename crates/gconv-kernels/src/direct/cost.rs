@@ -178,18 +178,37 @@ pub fn mma_cost_estimate(
         geo.halo[0]
     };
     let halo = (slices * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
-    let wbytes = geo.ws_bytes as f64;
     let obytes = cfg.tile_m as f64 * cfg.tile_n as f64 * es;
+    let regs = mma::register_estimate(cfg, problem);
+    mma_time(
+        cfg,
+        problem,
+        geo,
+        device,
+        regs,
+        [tiles, ldsm, mmas, halo, obytes],
+    )
+}
+
+/// The terms of [`mma_cost_estimate`] (and [`phase_mma_cost_estimate`]) once a plan's work is
+/// counted — `[tiles, ldsm, mmas, halo, obytes]`: tiles, `ldmatrix.x4` and `mma` instructions
+/// per tile, staged halo and output bytes per tile — with the weight tile, the CTAs and the
+/// wave quantisation (`regs` per thread) read from the geometry.
+fn mma_time(
+    cfg: &KernelConfig,
+    problem: &Problem,
+    geo: &DirectGeometry,
+    device: &DeviceLimits,
+    regs: u32,
+    [tiles, ldsm, mmas, halo, obytes]: [f64; 5],
+) -> f64 {
+    let wbytes = geo.ws_bytes as f64;
     let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
     let t_smem = (tiles * (ldsm * 512.0 + halo + obytes) + ctas * wbytes) / 2.2e13;
     let t_mma = tiles * mmas * 4096.0 / 3.3e14;
     let t_l2 = (tiles * (halo + obytes) + ctas * wbytes) / 8e12;
     let t_dram = problem.min_bytes() / 3.5e12;
-    let wave = device.wave(
-        geo.smem_bytes,
-        cfg.threads(),
-        mma::register_estimate(cfg, problem),
-    ) as f64;
+    let wave = device.wave(geo.smem_bytes, cfg.threads(), regs) as f64;
     let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
     t_smem.max(t_mma).max(t_l2).max(t_dram) * q + 2e-6
 }
@@ -268,17 +287,16 @@ pub fn phase_mma_cost_estimate(
     let ldsm = units * ksteps * (mb + nb / 2.0);
     let mmas = units * ksteps * mb * nb;
     let halo = (geo.halo[0] * geo.halo[1] * geo.halo[2] * geo.ct) as f64 * es;
-    let wbytes = geo.ws_bytes as f64;
     let phases = problem.stride.iter().product::<u64>() as f64;
     let obytes = cfg.tile_m as f64 * cfg.tile_n as f64 * es * phases;
-    let ctas = (geo.grid[0] * geo.grid[1] * geo.grid[2]) as f64;
-    let t_smem = (tiles * (ldsm * 512.0 + halo + obytes) + ctas * wbytes) / 2.2e13;
-    let t_mma = tiles * mmas * 4096.0 / 3.3e14;
-    let t_l2 = (tiles * (halo + obytes) + ctas * wbytes) / 8e12;
-    let t_dram = problem.min_bytes() / 3.5e12;
-    let wave = device.wave(geo.smem_bytes, cfg.threads(), registers) as f64;
-    let q = ((ctas / wave).ceil() * wave / ctas).max(1.0);
-    t_smem.max(t_mma).max(t_l2).max(t_dram) * q + 2e-6
+    mma_time(
+        cfg,
+        problem,
+        geo,
+        device,
+        registers,
+        [tiles, ldsm, mmas, halo, obytes],
+    )
 }
 
 /// Estimated time in seconds of a backward-weight slab plan (`super::wgrad`) on `device`:

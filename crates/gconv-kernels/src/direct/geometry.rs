@@ -49,6 +49,22 @@ fn one_wave_grid_x(spatial: u64, channel_blocks: u64, sms: u64, ctas_per_sm: u64
     spatial.div_ceil(per_cta)
 }
 
+/// The persistent tensor-core grid: `spatial` tiles along x, `channel_blocks` along y, one
+/// wave of the CTAs the occupancy model fits (`smem` bytes, `threads`, `regs` per thread), each
+/// CTA loading its weight tile once for all its tiles. Returns the grid's x extent.
+fn persistent_mma_grid_x(
+    spatial: u64,
+    channel_blocks: u64,
+    device: &DeviceLimits,
+    smem: u64,
+    threads: u32,
+    regs: u32,
+) -> u64 {
+    let target = device.wave(smem, threads, regs);
+    let per_cta = (spatial * channel_blocks).div_ceil(target).max(1);
+    spatial.div_ceil(per_cta)
+}
+
 /// Output rows per thread (`PY`): a CTA's `tile_m / vec_b · tile_n / vec_a` work items
 /// (output row, column group, channel lane) spread evenly over its threads, each thread taking
 /// PY vertically adjacent rows (`validate` requires the division to be exact).
@@ -218,9 +234,8 @@ pub(crate) fn geometry_of(
     } else if stages == 1 {
         spatial
     } else if is_mma {
-        let target = device.wave(smem, cfg.threads(), mma::register_estimate(cfg, problem));
-        let per_cta = (spatial * channel_blocks).div_ceil(target).max(1);
-        spatial.div_ceil(per_cta)
+        let regs = mma::register_estimate(cfg, problem);
+        persistent_mma_grid_x(spatial, channel_blocks, device, smem, cfg.threads(), regs)
     } else {
         one_wave_grid_x(spatial, channel_blocks, device.sms as u64, simt_ctas)
     };
@@ -282,9 +297,7 @@ pub fn phase_geometry(
             spatial
         } else {
             let regs = mma::register_estimate(cfg, &strided::channel_view(problem));
-            let target = device.wave(smem, cfg.threads(), regs);
-            let per_cta = (spatial * channel_blocks).div_ceil(target).max(1);
-            spatial.div_ceil(per_cta)
+            persistent_mma_grid_x(spatial, channel_blocks, device, smem, cfg.threads(), regs)
         };
         return DirectGeometry {
             th,
