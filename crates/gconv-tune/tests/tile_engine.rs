@@ -626,6 +626,19 @@ fn shipped_tensor_core_configs_expand() {
         .iter()
         .zip(&sf.kernels)
         .all(|(d, f)| *d == f.replacen("direct_fwd_", "direct_dgrad_", 1)));
+    // The stride-phase backward-data space on tensor cores: one tile or persistent, never
+    // depth streaming (the phase kernel refuses stages 3) nor merged groups.
+    let ph = build_instances(
+        &repo_file("configs/traits/bwd_data_direct_mma_phases_bf16.json"),
+        Arch::Sm90,
+        None,
+    )
+    .unwrap();
+    assert!(ph.kernels.len() >= 5000, "{}", ph.kernels.len());
+    assert!(ph.kernels.iter().all(|k| k.starts_with("direct_dgrad_bf16_")
+        && k.contains("_gm1_")
+        && !k.contains("_s3_")
+        && k.ends_with("_mma_gen")));
 }
 
 /// The depthwise streaming wgrad space (direct::stream): only tile_m = tile_k passes the gate,
