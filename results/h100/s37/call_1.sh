@@ -8,7 +8,7 @@
 #   tar xJf target/carry/bins.tar.xz && (timeout 575 bash results/h100/s37/call_1.sh; cd $OUT && tar czf c1.tgz r; cat r/progress.log)
 source results/h100/s35/prelude.sh
 timeout 300 $B sweep --variant dgrad --problems configs/problems/rc_dgrad_strided.txt \
-  --config configs/traits/bwd_data_direct_mma_phases_bf16.json --filter "tile_n <= 64 && vec_b >= 2 && warps_m >= 4" \
+  --config configs/traits/bwd_data_direct_mma_phases_bf16.json --filter "tile_n <= 64 && vec_b >= 2 && warps_m >= 4 && vec_a >= 16" \
   --vs cudnn --output $R/sweep_phases.csv --batch-size 200 --workers 16 > $R/sweep_phases.log 2>&1; st sweep phases
 i=0
 while read -r kernel problem; do
