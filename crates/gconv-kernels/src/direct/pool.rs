@@ -1,12 +1,13 @@
-//! The direct family's pools (forward, and backward data as the same members relabelled) and
-//! its config constructor.
+//! The direct family's pools (forward; backward data as the same members relabelled plus the
+//! stride-phase tensor-core members of [`phase_mma_pool`]; backward weight) and its config
+//! constructor.
 
 use crate::config::{Family, FastPath, KernelConfig, Math, SplitKMode};
 use gconv_problem::{DType, Direction};
 
 /// The family's default pool for a direction and dtype: the forward pool; for backward data
-/// the same members labelled `dgrad` ([`dgrad_pool`]); for backward weight the slab kernel's
-/// members ([`wgrad_pool`]).
+/// the same members labelled `dgrad` and the stride-phase tensor-core members ([`dgrad_pool`]);
+/// for backward weight the slab kernel's members ([`wgrad_pool`]).
 pub fn pool(direction: Direction, dtype: DType) -> Vec<KernelConfig> {
     match direction {
         Direction::Fwd => forward_pool(dtype),
@@ -15,9 +16,11 @@ pub fn pool(direction: Direction, dtype: DType) -> Vec<KernelConfig> {
     }
 }
 
-/// The backward-data pool: every forward member with `direction: Dgrad`. A dgrad kernel is the
-/// forward kernel on the problem's stride-1 dual (`super::geometry::forward_problem`), so the
-/// members are admitted per problem through the dual, by the forward rules.
+/// The backward-data pool: every forward member with `direction: Dgrad`, then
+/// [`phase_mma_pool`]. A dgrad kernel is the forward kernel on the problem's stride-1 dual
+/// (`super::geometry::forward_problem`), so the members are admitted per problem through the
+/// dual, by the forward rules; on a strided layer they run the stride-phase kernels of
+/// [`super::strided`].
 pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
     forward_pool(dtype)
         .into_iter()
@@ -25,7 +28,40 @@ pub fn dgrad_pool(dtype: DType) -> Vec<KernelConfig> {
             direction: Direction::Dgrad,
             ..c
         })
+        .chain(phase_mma_pool(dtype))
         .collect()
+}
+
+/// Backward-data members for the tensor-core stride-phase kernel (`dgrad_phases_mma.cu`):
+/// persistent (`stages = 2`) tiles of 16 or 32 dX channels, whose small shared-memory footprint
+/// keeps more CTAs resident than the forward pool's 48–128-channel tiles (the kernel is
+/// latency bound at two CTAs per SM). The winners of a sweep of
+/// `configs/traits/bwd_data_direct_mma_phases_bf16.json` over the real client's seven stride-2
+/// layers (ResNeXt-50 32×4d, RegNetY-800MF, C/G 8–32; H100, `results/h100/s37/README.md`):
+/// against the best member of the whole pool on the same layers (`results/h100/s36`, call 1),
+/// G 4 112² 74.5 → 63.9 µs, G 9 56² 55.8 → 43.1, G 20 28² 36.1 → 28.6, G 32 C256 56² 99.8 →
+/// 77.1, G 32 C512 28² 44.9 → 40.6, G 49 14² 25.1 → 19.8 (igemm before); these five members
+/// are each layer's best of the sweep within 1 %. Dgrad only: the forward pool (and its
+/// decisions) are unchanged. 16-bit only (tensor cores).
+pub fn phase_mma_pool(dtype: DType) -> Vec<KernelConfig> {
+    if dtype == DType::F32 {
+        return Vec::new();
+    }
+    [
+        ([64, 32, 8], 8, [16, 2]),
+        ([112, 32, 16], 8, [16, 2]),
+        ([112, 16, 16], 8, [16, 2]),
+        ([64, 32, 16], 8, [16, 4]),
+        ([49, 16, 7], 4, [16, 2]),
+    ]
+    .into_iter()
+    .map(|(t, w, v)| KernelConfig {
+        direction: Direction::Dgrad,
+        math: Math::Mma,
+        stages: 2,
+        ..config(dtype, t, w, v)
+    })
+    .collect()
 }
 
 /// The backward-weight pool (`super::wgrad`): `(tile, warps, [VEC, TPT])`, every member with
