@@ -3097,6 +3097,25 @@ const DGRAD_CASES: &[(&str, &str, &str)] = &[
         "direct_dgrad_bf16_t112x64x28_w8x1_s2_v8x4_gm1_sk1d_mma_gen",
         "dgrad_bf16_n2_g2_c32_k32_i29x60_f3x3_s2x2_p1x1_d1x1",
     ),
+    // The backward-data pool's narrow persistent members (`direct::pool::phase_mma_pool`):
+    // 16 dX channels per CTA (one C/G 16 group per channel block, a 7-wide cell tile with
+    // a partial m16 block), 32 per CTA over C/G 8 groups (four groups of one unit each) with
+    // 8-cell-wide tiles, and 32 per CTA over two C/G 16 groups with 16-cell-wide tiles.
+    (
+        "dgrad_s2_mma_narrow_g16",
+        "direct_dgrad_bf16_t49x16x7_w4x1_s2_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n2_g3_c48_k48_i15x13_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_mma_narrow_cpg8",
+        "direct_dgrad_bf16_t64x32x8_w8x1_s2_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g8_c64_k64_i21x19_f3x3_s2x2_p1x1_d1x1",
+    ),
+    (
+        "dgrad_s2_mma_narrow_two_groups",
+        "direct_dgrad_bf16_t112x32x16_w8x1_s2_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g4_c64_k64_i18x35_f3x3_s2x2_p1x1_d1x1",
+    ),
 ];
 
 /// Backward data under host emulation (both math paths, and the stride-phase kernel), against
@@ -3153,6 +3172,10 @@ fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
         ("dgrad_s2_mma_cpg16", Mutation::DgradPhaseShifted),
         ("dgrad_s2_mma_cpg16", Mutation::PhaseMmaWeightOffsetDropped),
         ("dgrad_s2_3d_mma", Mutation::PhaseMmaWeightOffsetDropped),
+        (
+            "dgrad_s2_mma_narrow_g16",
+            Mutation::PhaseMmaWeightOffsetDropped,
+        ),
         (
             "dgrad_s2_mma_cpg8_kpg16_f16",
             Mutation::PhaseMmaStorePhaseDropped,

@@ -635,10 +635,13 @@ fn shipped_tensor_core_configs_expand() {
     )
     .unwrap();
     assert!(ph.kernels.len() >= 5000, "{}", ph.kernels.len());
-    assert!(ph.kernels.iter().all(|k| k.starts_with("direct_dgrad_bf16_")
-        && k.contains("_gm1_")
-        && !k.contains("_s3_")
-        && k.ends_with("_mma_gen")));
+    assert!(ph
+        .kernels
+        .iter()
+        .all(|k| k.starts_with("direct_dgrad_bf16_")
+            && k.contains("_gm1_")
+            && !k.contains("_s3_")
+            && k.ends_with("_mma_gen")));
 }
 
 /// The depthwise streaming wgrad space (direct::stream): only tile_m = tile_k passes the gate,

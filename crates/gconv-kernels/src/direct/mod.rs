@@ -84,8 +84,9 @@
 //! staging differs (`dgrad.cu`'s `dgrad_w_index`, used by `dgrad_weights.cu` on CUDA cores and
 //! `dgrad_mma_weights.cu` on tensor cores, group merge included): the flip and transpose are in
 //! the load addressing of the once-per-CTA weight copy, with no extra pass over W and no extra
-//! launch. The dgrad pool is the forward pool relabelled ([`pool::dgrad_pool`]); `auto` applies
-//! the forward rule to the dual.
+//! launch. The dgrad pool is the forward pool relabelled plus four persistent narrow-channel
+//! tensor-core members for strided layers ([`pool::dgrad_pool`], [`pool::phase_mma_pool`]);
+//! `auto` applies the forward rule to the dual.
 //!
 //! The channel rules apply to the dual, so they read swapped: the CUDA-core path needs K/G ≤ 4
 //! (the dual's C/G) and whole groups of C/G channels (the dual's K/G) per channel tile; a
@@ -103,7 +104,8 @@
 //! tensor cores C/G and K/G multiples of 8, no group merge, no depth streaming, no banded
 //! tile (`direct_phase_mma_scope`); whole C/G groups per channel tile. Cost models
 //! [`cost::phase_cost_estimate`] and [`cost::phase_mma_cost_estimate`] (neither fitted). The
-//! same relabelled pool serves it; the config fields count cells instead of pixels.
+//! same pool serves it (its [`pool::phase_mma_pool`] members were chosen on strided layers);
+//! the config fields count cells instead of pixels.
 //!
 //! # Backward weight (wgrad)
 //!

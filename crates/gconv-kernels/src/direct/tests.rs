@@ -559,13 +559,20 @@ fn the_dgrad_pool_is_the_forward_pool_relabelled() {
         // Then the stride-phase members: persistent tensor-core tiles that the forward pool
         // does not hold, each running the stride-phase kernel on the real client's G 4 112²
         // stride-2 layer.
-        let strided: gconv_problem::Problem = "dgrad_bf16_n64_g4_c64_k64_i112x112_f3x3_s2x2_p1x1_d1x1"
-            .parse()
-            .unwrap();
-        let strided = Problem { dtype: dt, ..strided };
+        let strided: gconv_problem::Problem =
+            "dgrad_bf16_n64_g4_c64_k64_i112x112_f3x3_s2x2_p1x1_d1x1"
+                .parse()
+                .unwrap();
+        let strided = Problem {
+            dtype: dt,
+            ..strided
+        };
         assert!(strided::applies(&strided));
         for a in &d[f.len()..] {
-            assert_eq!((a.direction, a.math, a.stages), (Direction::Dgrad, Math::Mma, 2));
+            assert_eq!(
+                (a.direction, a.math, a.stages),
+                (Direction::Dgrad, Math::Mma, 2)
+            );
             assert!(!f.contains(&a.with_fwd()), "{a} is a forward member too");
             validate(a, Arch::Sm90).unwrap_or_else(|e| panic!("{a}: {e}"));
             can_implement(a, &strided).unwrap_or_else(|e| panic!("{a}: {e}"));
