@@ -357,8 +357,9 @@ fn default_pools_compile() {
         }
     }
     // Backward data: every direct dgrad member (the forward members relabelled and the
-    // stride-phase members, run on the stride-1 dual) on the first DGRAD_PER_CONFIG of the direct problems, as dgrad problems,
-    // that it can run (the dgrad modules differ from the forward ones in the weight staging).
+    // stride-phase members, run on the stride-1 dual) on the first DGRAD_PER_CONFIG of the
+    // direct problems, as dgrad problems, that it can run (the dgrad modules differ from the
+    // forward ones in the weight staging).
     for dt in DType::ALL {
         for cfg in pool(Direction::Dgrad, dt, Families::Only(Family::Direct)) {
             let mut implemented = 0usize;

@@ -543,7 +543,7 @@ fn dgrad_modules_are_the_dual_forward_module_with_gathered_weights() {
 }
 
 #[test]
-fn the_dgrad_pool_is_the_forward_pool_relabelled() {
+fn the_dgrad_pool_is_the_forward_pool_relabelled_then_the_phase_members() {
     for dt in DType::ALL {
         let f = direct_forward_pool(dt);
         let d = pool::pool(Direction::Dgrad, dt);
