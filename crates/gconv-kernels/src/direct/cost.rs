@@ -75,8 +75,8 @@ pub fn thread_instructions(cfg: &KernelConfig, problem: &Problem, geo: &DirectGe
 /// layers (`results/h200/README.md` names the runs). A backward-data plan is costed as its
 /// forward problem (the dual, `DirectPlan::forward_problem`; its gathered weight staging is not
 /// modelled), a stride-phase one by [`phase_cost_estimate`] (CUDA cores) or
-/// [`phase_mma_cost_estimate`] (tensor cores). Known limits: the model has no load/compute-overlap term, so it rarely picks a
-/// persistent (2-stage) member.
+/// [`phase_mma_cost_estimate`] (tensor cores). Known limits: the model has no
+/// load/compute-overlap term, so it rarely picks a persistent (2-stage) member.
 pub fn cost_estimate(plan: &DirectPlan, device: &DeviceLimits) -> f64 {
     cost_of(
         &plan.cfg,

@@ -95,9 +95,10 @@ pub fn weights_in_registers(cfg: &KernelConfig, problem: &Problem) -> bool {
 /// problem itself for a forward problem; for a backward-data problem its stride-1 dual
 /// ([`Problem::dgrad_dual`]: dX as the forward convolution of dY with the flipped,
 /// channel-transposed filter), or the problem unchanged when it has none (strided, or a padding
-/// above `dil·(F−1)`: the stride-phase kernels of [`super::strided`], CUDA cores or tensor cores). Every
-/// quantity of a dual kernel (tile walk, halo, channels per group, registers, cost) is that of
-/// this problem; only the weight staging reads the original filter (`super::emit`).
+/// above `dil·(F−1)`: the stride-phase kernels of [`super::strided`], CUDA cores or tensor
+/// cores). Every quantity of a dual kernel (tile walk, halo, channels per group, registers,
+/// cost) is that of this problem; only the weight staging reads the original filter
+/// (`super::emit`).
 pub fn forward_problem(problem: &Problem) -> Problem {
     match problem.direction {
         Direction::Dgrad => problem.dgrad_dual().unwrap_or(*problem),

@@ -31,8 +31,9 @@
 //! memory) land in a raw area with the first tile's copies and are expanded in shared memory
 //! into merged rows that are zero outside each output channel's own group. The functions of
 //! this module take the merged problem ([`super::kernel_problem`]; on the stride-phase path,
-//! `super::strided::channel_view`), except [`auto_eligible`], which takes the real one (`auto` considers gm 1 members only). The cost model does not yet
-//! model merging (it counts the expanded weight tile and the merged problem's weight bytes).
+//! `super::strided::channel_view`), except [`auto_eligible`], which takes the real one
+//! (`auto` considers gm 1 members only). The cost model does not yet model merging (it counts
+//! the expanded weight tile and the merged problem's weight bytes).
 //!
 //! Persistent members (`stages` 2) launch one wave of the CTAs that fit on the SMs (the
 //! device's occupancy model), so each CTA stages its weight tile once for several output tiles.

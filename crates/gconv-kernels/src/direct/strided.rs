@@ -36,8 +36,8 @@
 //!
 //! This module holds what the others read (which problems take the kernel, their [`Phases`],
 //! the body); the geometry, register estimate and cost of a phase plan live with the other
-//! paths' (`super::geometry::phase_geometry`; CUDA cores `super::geometry::phase_register_estimate`
-//! and `super::cost::phase_cost_estimate`; tensor cores `super::mma::register_estimate` on the
+//! paths' (`super::geometry::phase_geometry`; CUDA cores
+//! `super::geometry::phase_register_estimate` and `super::cost::phase_cost_estimate`; tensor cores `super::mma::register_estimate` on the
 //! [`channel_view`] and `super::cost::phase_mma_cost_estimate`), the rules in `super::rules`,
 //! the constants in `super::emit`.
 
