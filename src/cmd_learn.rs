@@ -60,6 +60,11 @@ pub struct TrainArgs {
     /// model never saw.
     #[arg(long, num_args = 1..)]
     pub holdout: Vec<PathBuf>,
+    /// Write the problems left out for coverage (rows for less than 90 % of the pool members
+    /// the gate admits there), one key per line: a problems file for `gconv bench` to measure
+    /// them again over the current pool.
+    #[arg(long)]
+    pub uncovered: Option<PathBuf>,
 }
 
 /// Arguments of `gconv validate`.
@@ -118,7 +123,7 @@ fn dataset(paths: &[PathBuf], out: &mut impl Write) -> Result<Dataset> {
     let ds = Dataset::from_pool_rows(&rows, &Target::H200);
     writeln!(
         out,
-        "dataset: {} samples on {} problems (left out: {} unparsed names, {} not admitted any more, {} problems with < 2 ok kernels, {} problems whose rows cover < {:.0}% of the admitted pool; {} repeated pairs merged)",
+        "dataset: {} samples on {} problems (left out: {} unparsed names, {} not admitted any more, {} problems with < 2 ok kernels, {} problems whose rows cover < {:.0}% of the admitted pool, {} rows of another device than their problem's kept one; {} repeated pairs merged)",
         ds.len(),
         ds.problems.len(),
         ds.unparsed,
@@ -126,12 +131,37 @@ fn dataset(paths: &[PathBuf], out: &mut impl Write) -> Result<Dataset> {
         ds.too_few,
         ds.incomplete,
         100.0 * gconv_learn::dataset::MIN_POOL_COVERAGE,
+        ds.other_device,
         ds.repeated
     )?;
+    if !ds.uncovered.is_empty() {
+        writeln!(
+            out,
+            "  left out for coverage: {} problem(s); the members most often without a row there: {}",
+            ds.uncovered.len(),
+            most_missing(&ds, 5)
+        )?;
+    }
     if ds.is_empty() {
         bail!("no problem has two verified ok kernel rows: nothing to learn from or to rank");
     }
     Ok(ds)
+}
+
+/// The `n` pool members missing from the most problems left out for coverage, with their
+/// counts (`name (count), …`).
+fn most_missing(ds: &Dataset, n: usize) -> String {
+    let mut count: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for m in ds.uncovered.values().flatten() {
+        *count.entry(m.as_str()).or_default() += 1;
+    }
+    let mut by: Vec<(&str, usize)> = count.into_iter().collect();
+    by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    by.iter()
+        .take(n)
+        .map(|(m, c)| format!("{m} ({c})"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn print_outcomes(out: &mut impl Write, outcomes: &[Outcome], worst: usize) -> Result<()> {
@@ -215,6 +245,16 @@ fn print_misses(out: &mut impl Write, outcomes: &[Outcome]) -> Result<()> {
 pub fn train(a: TrainArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let mut ds = dataset(&a.data, &mut out)?;
+    if let Some(path) = &a.uncovered {
+        let keys: String = ds.uncovered.keys().map(|k| format!("{k}\n")).collect();
+        std::fs::write(path, keys).with_context(|| format!("writing {}", path.display()))?;
+        writeln!(
+            out,
+            "wrote the {} problem(s) left out for coverage to {}",
+            ds.uncovered.len(),
+            path.display()
+        )?;
+    }
     if !a.holdout.is_empty() {
         writeln!(out, "holdout (geometries kept out of training):")?;
         let held: std::collections::BTreeSet<String> = read_all(&a.holdout, &mut out)?

@@ -3,7 +3,12 @@
 //! same problem (0 for the problem's oracle, `ln 2` for a kernel twice as slow).
 //!
 //! Rows are joined on the problem key (never on a row index). Rows of one (kernel, problem) pair
-//! that appear more than once (two devices, two CSVs) keep the fastest. Baseline rows
+//! that appear more than once (two CSVs, two runs) keep the fastest. A label is a ratio of two
+//! latencies of one device, so [`Dataset::from_pool_rows`] (what `gconv train` and `validate`
+//! read) keeps, for a problem measured on several devices, the rows of one: the device whose
+//! rows cover the most of the problem's admitted pool (then the one with more `ok` rows); the
+//! rows of the others are counted and left out (an H100 bench of a new member next to older
+//! H200 rows of the rest would otherwise rank the member by the slower card). Baseline rows
 //! (`cudnn:…`) are not samples, but the best baseline latency of each problem is kept for the
 //! vendor comparison. A kernel name that no longer parses, or that the gate no longer admits on
 //! the problem (a changed rule), is counted and left out, never guessed at. Problems with fewer
@@ -14,7 +19,7 @@ use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::{admit, KernelConfig, Target};
 use gconv_problem::Problem;
 use gconv_tune::SweepRow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One (kernel, problem) measurement with its features.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +57,12 @@ pub struct Dataset {
     /// Problems left out by [`Dataset::from_pool_rows`] because their rows cover less than
     /// [`MIN_POOL_COVERAGE`] of the pool members the gate admits (a sweep cut by a timeout).
     pub incomplete: usize,
+    /// Those problems, each with the admitted pool members that have no row there (what a
+    /// bench or sweep of them would have to add for them to count again).
+    pub uncovered: BTreeMap<String, Vec<String>>,
+    /// Rows left out by [`Dataset::from_pool_rows`] because their problem's rows of another
+    /// device were kept.
+    pub other_device: usize,
 }
 
 /// The share of a problem's admitted pool members that must have a row (of any status) for
@@ -81,35 +92,89 @@ impl Dataset {
     /// read): problems whose rows cover less than [`MIN_POOL_COVERAGE`] of the admitted
     /// members of their default pool are left out and counted as `incomplete`.
     pub fn from_pool_rows(rows: &[SweepRow], target: &Target) -> Dataset {
-        let mut named: BTreeMap<String, std::collections::BTreeSet<&str>> = BTreeMap::new();
+        // Per problem: the kernels with a row of no device (gate refusals, which hold on
+        // every device), and per device the kernels with a row there and its ok rows.
+        type Named<'a> = BTreeSet<&'a str>;
+        let mut shared: BTreeMap<String, Named> = BTreeMap::new();
+        let mut by_device: BTreeMap<String, BTreeMap<&str, (Named, usize)>> = BTreeMap::new();
+        let mut problems: BTreeMap<String, Problem> = BTreeMap::new();
         for r in rows.iter().filter(|r| !r.is_baseline()) {
-            named
-                .entry(r.problem.to_string())
-                .or_default()
-                .insert(r.kernel.as_str());
+            let key = r.problem.to_string();
+            problems.entry(key.clone()).or_insert(r.problem);
+            match &r.device {
+                None => {
+                    shared.entry(key).or_default().insert(r.kernel.as_str());
+                }
+                Some(d) => {
+                    let e = by_device
+                        .entry(key)
+                        .or_default()
+                        .entry(d.name.as_str())
+                        .or_default();
+                    e.0.insert(r.kernel.as_str());
+                    e.1 += usize::from(r.ok_latency_ms().is_some());
+                }
+            }
         }
-        let mut ds = Dataset::from_rows(rows, target);
-        let before = ds.problems.len();
-        ds.problems.retain(|key, samples| {
-            let p = samples[0].problem;
+        // Per problem: the device kept (the most pool members covered, then the most ok
+        // rows, then the name) and the admitted members without a row of it.
+        let mut kept_device: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut uncovered = BTreeMap::new();
+        for (key, p) in &problems {
             let members: Vec<String> = catalogue::pool(p.direction, p.dtype, Families::All)
                 .iter()
-                .filter_map(|c| admit(c, &p, target).ok())
+                .filter_map(|c| admit(c, p, target).ok())
                 .map(|a| a.config().to_string())
                 .collect();
-            let have = named.get(key);
-            let covered = members
-                .iter()
-                .filter(|m| have.is_some_and(|h| h.contains(m.as_str())))
-                .count();
-            covered as f64 >= MIN_POOL_COVERAGE * members.len() as f64
+            let none = Named::new();
+            let sh = shared.get(key).unwrap_or(&none);
+            let missing_with = |named: &Named| -> Vec<String> {
+                members
+                    .iter()
+                    .filter(|m| !sh.contains(m.as_str()) && !named.contains(m.as_str()))
+                    .cloned()
+                    .collect()
+            };
+            let cov = |n: &Named| members.iter().filter(|m| n.contains(m.as_str())).count();
+            let device = by_device.get(key).and_then(|devices| {
+                devices
+                    .iter()
+                    .max_by_key(|(name, (named, ok))| (cov(named), *ok, std::cmp::Reverse(**name)))
+            });
+            let missing = missing_with(device.map_or(&none, |(_, (named, _))| named));
+            let device = device.map(|(name, _)| *name);
+            if let Some(d) = device {
+                kept_device.insert(key.as_str(), d);
+            }
+            if ((members.len() - missing.len()) as f64) < MIN_POOL_COVERAGE * members.len() as f64 {
+                uncovered.insert(key.clone(), missing);
+            }
+        }
+        let mut other_device = 0;
+        let rows = rows.iter().filter(|r| {
+            let keep = match (&r.device, kept_device.get(r.problem.to_string().as_str())) {
+                (Some(d), Some(k)) => d.name == *k,
+                _ => true,
+            };
+            other_device += usize::from(!keep);
+            keep
         });
-        ds.incomplete = before - ds.problems.len();
+        let mut ds = Dataset::build(rows, target);
+        // Problems left out for another reason (fewer than two ok rows) are counted there.
+        uncovered.retain(|key, _| ds.problems.contains_key(key));
+        ds.problems.retain(|key, _| !uncovered.contains_key(key));
+        ds.incomplete = uncovered.len();
+        ds.uncovered = uncovered;
+        ds.other_device = other_device;
         ds
     }
 
     /// Builds the dataset from sweep rows (see the module documentation).
     pub fn from_rows(rows: &[SweepRow], target: &Target) -> Dataset {
+        Dataset::build(rows.iter(), target)
+    }
+
+    fn build<'a>(rows: impl Iterator<Item = &'a SweepRow>, target: &Target) -> Dataset {
         let mut ds = Dataset::default();
         let mut best: BTreeMap<(String, String), (Problem, f64)> = BTreeMap::new();
         for r in rows {
@@ -239,7 +304,65 @@ mod tests {
         assert_eq!(full.len(), admitted.len());
         let cut = Dataset::from_pool_rows(&rows[..admitted.len() / 2], &Target::H200);
         assert_eq!((cut.problems.len(), cut.incomplete), (0, 1));
+        // What it misses is named: the members past the cut.
+        assert_eq!(
+            cut.uncovered[&p.to_string()],
+            admitted[admitted.len() / 2..]
+        );
+        assert!(full.uncovered.is_empty());
         // from_rows keeps what it is given.
         assert_eq!(Dataset::from_rows(&rows[..3], &Target::H200).len(), 3);
+    }
+
+    /// A problem measured on two devices keeps the rows of the one that covers its pool: the
+    /// other device's rows (a faster card's for the older members) never set a label.
+    #[test]
+    fn pool_datasets_keep_one_device_per_problem() {
+        use gconv_tune::DeviceTag;
+        let p: Problem = "dgrad_bf16_n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let admitted: Vec<String> = catalogue::pool(p.direction, p.dtype, Families::All)
+            .iter()
+            .filter_map(|c| admit(c, &p, &Target::H200).ok())
+            .map(|a| a.config().to_string())
+            .collect();
+        let n = admitted.len();
+        assert!(n > 10, "{n}");
+        let on = |name: &str, k: &str, ms: f64| SweepRow {
+            device: Some(DeviceTag {
+                name: name.into(),
+                index: 0,
+            }),
+            ..SweepRow::from_result(k, &p, &JobResult::ok(ms, 0.0, 0.0))
+        };
+        // The fast card: every member but the last at 1 ms. The slow card: every member, the
+        // last (a new member) at 1.5 ms and the others at 2 ms.
+        let mut rows: Vec<SweepRow> = admitted[..n - 1]
+            .iter()
+            .map(|k| on("fast", k, 1.0))
+            .collect();
+        rows.extend(
+            admitted
+                .iter()
+                .enumerate()
+                .map(|(i, k)| on("slow", k, if i == n - 1 { 1.5 } else { 2.0 })),
+        );
+        let ds = Dataset::from_pool_rows(&rows, &Target::H200);
+        assert_eq!((ds.problems.len(), ds.other_device), (1, n - 1));
+        let s = &ds.problems[&p.to_string()];
+        assert_eq!(s.len(), n);
+        let label = |k: &str| s.iter().find(|x| x.kernel == k).unwrap().label;
+        // The new member is the slow card's best (label 0), not 1.5x the fast card's best.
+        assert_eq!(label(&admitted[n - 1]), 0.0);
+        assert!((label(&admitted[0]) - (2.0f64 / 1.5).ln()).abs() < 1e-12);
+        // Equal coverage: the device with more ok rows is kept.
+        let mut rows: Vec<SweepRow> = admitted.iter().map(|k| on("a", k, 1.0)).collect();
+        rows.push(on("b", &admitted[0], 0.5));
+        let ds = Dataset::from_pool_rows(&rows, &Target::H200);
+        assert_eq!(ds.other_device, 1);
+        assert_eq!(ds.problems[&p.to_string()].len(), n);
+        // from_rows keeps every device's rows, the fastest of a pair.
+        assert_eq!(Dataset::from_rows(&rows, &Target::H200).repeated, 1);
     }
 }

@@ -7,7 +7,7 @@
 #   results/h100/s37/train.sh OUT [EXTRA.csv.gz ...]
 set -euo pipefail
 out=$1; shift
-G=target/release/gconv; D=data/oracle/h200; A=results/h200/s27/call_a; F=results/h200/s31/call_f
+G=${G:-target/release/gconv}; D=data/oracle/h200; A=results/h200/s27/call_a; F=results/h200/s31/call_f
 $G train --output "$out" --folds 5 --top-weight 2 --label-cap 1.4 --data \
   $D/fwd_2d.shard-{0,1,2}-of-8.csv.gz $D/fwd_3d.shard-0-of-4.csv.gz \
   $D/dgrad_2d.shard-{0,1,2}-of-8.csv.gz \
