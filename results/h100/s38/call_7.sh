@@ -7,10 +7,11 @@
 # carry ["target/carry/bins.tar.xz"]
 #   tar xJf target/carry/bins.tar.xz && (timeout 250 bash results/h100/s38/call_7.sh; cd $OUT && tar czf c7.tgz r; cat r/ab.txt)
 source results/h100/s35/prelude.sh
+A=target/release/gconv; B=target/b-resident/gconv
 while read k p; do
   timeout 20 $B run --backend cuda --problem $p --kernel $k --verify --iters 20 > $R/v.log 2>&1
   v=$(grep -E "^(PASS|FAIL)" $R/v.log | head -1); tb=$(awk '/^time/ {print $2}' $R/v.log)
-  ta=$(timeout 20 target/abA/gconv run --backend cuda --problem $p --kernel $k --iters 20 2>&1 | awk '/^time/ {print $2}')
+  ta=$(timeout 20 $A run --backend cuda --problem $p --kernel $k --iters 20 2>&1 | awk '/^time/ {print $2}')
   tb2=$(timeout 20 $B run --backend cuda --problem $p --kernel $k --iters 20 2>&1 | awk '/^time/ {print $2}')
   echo "$k $p A=$ta B=$tb,$tb2 $v" | tee -a $R/ab.txt
 done < results/h100/s38/ab_pairs.txt
