@@ -72,6 +72,16 @@ pub struct Dataset {
 /// nearly all of them.
 pub const MIN_POOL_COVERAGE: f64 = 0.9;
 
+/// The canonical names of `problem`'s default-pool members (every family) that the gate admits
+/// on `target`: the pool a bench of the problem measures.
+fn admitted_members(problem: &Problem, target: &Target) -> Vec<String> {
+    catalogue::pool(problem.direction, problem.dtype, Families::All)
+        .iter()
+        .filter_map(|c| admit(c, problem, target).ok())
+        .map(|a| a.config().to_string())
+        .collect()
+}
+
 impl Dataset {
     /// Samples, problem by problem.
     pub fn samples(&self) -> impl Iterator<Item = &Sample> {
@@ -121,11 +131,7 @@ impl Dataset {
         let mut kept_device: BTreeMap<&str, &str> = BTreeMap::new();
         let mut uncovered = BTreeMap::new();
         for (key, p) in &problems {
-            let members: Vec<String> = catalogue::pool(p.direction, p.dtype, Families::All)
-                .iter()
-                .filter_map(|c| admit(c, p, target).ok())
-                .map(|a| a.config().to_string())
-                .collect();
+            let members = admitted_members(p, target);
             let none = Named::new();
             let sh = shared.get(key).unwrap_or(&none);
             let missing_with = |named: &Named| -> Vec<String> {
@@ -288,11 +294,7 @@ mod tests {
         let p: Problem = "wgrad_bf16_n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
             .parse()
             .unwrap();
-        let admitted: Vec<String> = catalogue::pool(p.direction, p.dtype, Families::All)
-            .iter()
-            .filter_map(|c| admit(c, &p, &Target::H200).ok())
-            .map(|a| a.config().to_string())
-            .collect();
+        let admitted = admitted_members(&p, &Target::H200);
         assert!(admitted.len() > 10, "{}", admitted.len());
         let rows: Vec<SweepRow> = admitted
             .iter()
@@ -322,11 +324,7 @@ mod tests {
         let p: Problem = "dgrad_bf16_n8_g32_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1"
             .parse()
             .unwrap();
-        let admitted: Vec<String> = catalogue::pool(p.direction, p.dtype, Families::All)
-            .iter()
-            .filter_map(|c| admit(c, &p, &Target::H200).ok())
-            .map(|a| a.config().to_string())
-            .collect();
+        let admitted = admitted_members(&p, &Target::H200);
         let n = admitted.len();
         assert!(n > 10, "{n}");
         let on = |name: &str, k: &str, ms: f64| SweepRow {
