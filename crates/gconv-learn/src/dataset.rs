@@ -99,8 +99,10 @@ impl Dataset {
     }
 
     /// [`Dataset::from_rows`] for rows of pool benches (what `gconv train` and `validate`
-    /// read): problems whose rows cover less than [`MIN_POOL_COVERAGE`] of the admitted
-    /// members of their default pool are left out and counted as `incomplete`.
+    /// read): a problem measured on several devices keeps the rows of one (the module
+    /// documentation; the others counted in `other_device`), and problems whose kept rows cover
+    /// less than [`MIN_POOL_COVERAGE`] of the admitted members of their default pool are left
+    /// out, counted as `incomplete` and listed in `uncovered`.
     pub fn from_pool_rows(rows: &[SweepRow], target: &Target) -> Dataset {
         // Per problem: the kernels with a row of no device (gate refusals, which hold on
         // every device), and per device the kernels with a row there and its ok rows.
