@@ -19,7 +19,7 @@ use gconv_kernels::catalogue::{self, Families};
 use gconv_kernels::{admit, KernelConfig, Target};
 use gconv_problem::Problem;
 use gconv_tune::SweepRow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One (kernel, problem) measurement with its features.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,19 +107,17 @@ impl Dataset {
         // Per problem: the kernels with a row of no device (gate refusals, which hold on
         // every device), and per device the kernels with a row there and its ok rows.
         type Named<'a> = BTreeSet<&'a str>;
-        let mut shared: BTreeMap<String, Named> = BTreeMap::new();
-        let mut by_device: BTreeMap<String, BTreeMap<&str, (Named, usize)>> = BTreeMap::new();
-        let mut problems: BTreeMap<String, Problem> = BTreeMap::new();
+        let mut shared: HashMap<Problem, Named> = HashMap::new();
+        let mut by_device: HashMap<Problem, BTreeMap<&str, (Named, usize)>> = HashMap::new();
         for r in rows.iter().filter(|r| !r.is_baseline()) {
-            let key = r.problem.to_string();
-            problems.entry(key.clone()).or_insert(r.problem);
+            let named = shared.entry(r.problem).or_default();
             match &r.device {
                 None => {
-                    shared.entry(key).or_default().insert(r.kernel.as_str());
+                    named.insert(r.kernel.as_str());
                 }
                 Some(d) => {
                     let e = by_device
-                        .entry(key)
+                        .entry(r.problem)
                         .or_default()
                         .entry(d.name.as_str())
                         .or_default();
@@ -130,37 +128,33 @@ impl Dataset {
         }
         // Per problem: the device kept (the most pool members covered, then the most ok
         // rows, then the name) and the admitted members without a row of it.
-        let mut kept_device: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut kept_device: HashMap<Problem, &str> = HashMap::new();
         let mut uncovered = BTreeMap::new();
-        for (key, p) in &problems {
+        let none = Named::new();
+        for (p, sh) in &shared {
             let members = admitted_members(p, target);
-            let none = Named::new();
-            let sh = shared.get(key).unwrap_or(&none);
-            let missing_with = |named: &Named| -> Vec<String> {
-                members
-                    .iter()
-                    .filter(|m| !sh.contains(m.as_str()) && !named.contains(m.as_str()))
-                    .cloned()
-                    .collect()
-            };
             let cov = |n: &Named| members.iter().filter(|m| n.contains(m.as_str())).count();
-            let device = by_device.get(key).and_then(|devices| {
+            let device = by_device.get(p).and_then(|devices| {
                 devices
                     .iter()
                     .max_by_key(|(name, (named, ok))| (cov(named), *ok, std::cmp::Reverse(**name)))
             });
-            let missing = missing_with(device.map_or(&none, |(_, (named, _))| named));
-            let device = device.map(|(name, _)| *name);
-            if let Some(d) = device {
-                kept_device.insert(key.as_str(), d);
+            let named = device.map_or(&none, |(_, (named, _))| named);
+            let missing: Vec<String> = members
+                .iter()
+                .filter(|m| !sh.contains(m.as_str()) && !named.contains(m.as_str()))
+                .cloned()
+                .collect();
+            if let Some((name, _)) = device {
+                kept_device.insert(*p, name);
             }
             if ((members.len() - missing.len()) as f64) < MIN_POOL_COVERAGE * members.len() as f64 {
-                uncovered.insert(key.clone(), missing);
+                uncovered.insert(p.to_string(), missing);
             }
         }
         let mut other_device = 0;
         let rows = rows.iter().filter(|r| {
-            let keep = match (&r.device, kept_device.get(r.problem.to_string().as_str())) {
+            let keep = match (&r.device, kept_device.get(&r.problem)) {
                 (Some(d), Some(k)) => d.name == *k,
                 _ => true,
             };
