@@ -361,6 +361,10 @@ enum Mutation {
     /// group's block of its merged row (the block-diagonal offset dropped): the comparison must
     /// fail.
     MergeFullRows,
+    /// Direct tensor-core path with resident B fragments: every warp loads the first channel
+    /// unit's fragments (the warp's own unit dropped): must fail wherever a tile has more than
+    /// one unit along the channels.
+    ResidentBUnitDropped,
     /// igemm backward-data: every stride phase starts one dX position later (a phase offset
     /// off by one): the comparison must fail.
     IgemmDgradPhaseOffset,
@@ -1122,6 +1126,10 @@ fn emulate(
         Mutation::DepthRingSlotShifted => Some((
             "load_slice(xs0 + ((od + FZ) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid);",
             "load_slice(xs0 + ((od + FZ + 1) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid);",
+        )),
+        Mutation::ResidentBUnitDropped => Some((
+            "const u32 bb = ws_a + (u32)((((warp % UN) * NW + brow) * WROW + bk) * ESZ);",
+            "const u32 bb = ws_a + (u32)(((brow) * WROW + bk) * ESZ);",
         )),
         Mutation::DepthSlotOriginDropped => {
             Some(("      a.zs = od % HALO_BUFS;\n", "      a.zs = 0;\n"))
@@ -2550,9 +2558,9 @@ fn igemm_wgrad_cluster_kernels_match_the_reference_under_host_emulation() {
 /// Tensor-core direct cases (label, kernel, problem): C/G 8/16/24/32/56, channel multiplier,
 /// odd and even k8-chunk counts (a half last k16 step), NW with an odd number of n8 blocks
 /// (`ldmatrix.x2` for B), padded m16 blocks past the tile, channel tails inside a CTA, stride/
-/// padding/dilation, 1D/3D, f16, a persistent CTA walking 4 tiles; and group merge
-/// (depthwise, C/G 2 and 4, channel multiplier on tensor cores through block-diagonal merged
-/// groups).
+/// padding/dilation, 1D/3D, f16, a persistent CTA walking 4 tiles, B fragments resident for
+/// a tile (`mma::b_resident`, two n8 blocks); and group merge (depthwise, C/G 2 and 4,
+/// channel multiplier on tensor cores through block-diagonal merged groups).
 const MMA_CASES: &[(&str, &str, &str)] = &[
     (
         "mma_cg8_two_channel_blocks",
@@ -2666,13 +2674,19 @@ const MMA_CASES: &[(&str, &str, &str)] = &[
         "direct_fwd_bf16_t16x64x4_w1x1_s2_v64x1_gm1_sk1d_mma_gen",
         "fwd_bf16_n1_g1_c96_k64_i80x80_f3x3_s1x1_p1x1_d1x1",
     ),
+    (
+        "mma_resident_b_nb2",
+        "direct_fwd_bf16_t224x64x28_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g4_c64_k64_i9x30_f3x3_s1x1_p1x1_d1x1",
+    ),
 ];
 
 /// Depth-streaming tensor-core cases (`stages = 3`: a column of tiles walked over every output
 /// slice, a ring of FZ + 1 staged input slices): C/G 8 with tiles partial in H and W, a 5-deep
 /// filter over fewer output slices than taps, no depth padding with K/G 16, stride 2 in H and W
 /// (the de-interleaved halo), merged C/G 4 groups, one output slice (an input of one slice),
-/// backward data on its dual (f16; merged C/G 4 groups), and the pool's 3D tile shape.
+/// backward data on its dual (f16; merged C/G 4 groups), the pool's 3D tile shape, and the
+/// zoo's 3D C/G 8 backward-data member with resident B fragments (`mma::b_resident`).
 const DEPTH_STREAM_CASES: &[(&str, &str, &str)] = &[
     (
         "stream_fwd_cg8_tails",
@@ -2719,6 +2733,11 @@ const DEPTH_STREAM_CASES: &[(&str, &str, &str)] = &[
         "direct_fwd_bf16_t112x64x28_w8x1_s3_v8x4_gm1_sk1d_mma_gen",
         "fwd_bf16_n1_g8_c64_k64_i4x9x30_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
     ),
+    (
+        "stream_dgrad_cg8_resident_b",
+        "direct_dgrad_bf16_t224x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen",
+        "dgrad_bf16_n1_g4_c32_k32_i3x9x17_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
 ];
 
 /// The depth-streaming tensor-core kernels under host emulation against the f64 reference
@@ -2736,6 +2755,10 @@ fn direct_depth_stream_kernels_match_the_reference_under_host_emulation() {
             (
                 "stream_fwd_f5_fewer_slices",
                 Mutation::DepthSlotOriginDropped,
+            ),
+            (
+                "stream_dgrad_cg8_resident_b",
+                Mutation::ResidentBUnitDropped,
             ),
         ],
     );

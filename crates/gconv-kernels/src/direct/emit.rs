@@ -371,15 +371,16 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
 }
 
 /// The mma path's generated constants (after the shared ones, whose G_/CG/KG are the merged
-/// groups of `kp` = [`super::kernel_problem`]): the unit shape, the weight row stride, and the
+/// groups of `kp` = [`super::kernel_problem`]): the unit shape, the weight row stride, the
 /// group merge with the real C/G and K/G (`CG0`, `KG0`, of the forward problem `problem`) for
-/// the block-diagonal weight fill.
+/// the block-diagonal weight fill, and whether a warp keeps a tile's B fragments
+/// ([`mma::b_resident`]).
 fn mma_constants(
     cfg: &KernelConfig,
     problem: &Problem,
     kp: &Problem,
     geo: &DirectGeometry,
-) -> [(&'static str, u64); 6] {
+) -> [(&'static str, u64); 7] {
     [
         ("NW", mma::unit_channels(cfg, kp)),
         ("MB", mma::unit_blocks(cfg)),
@@ -387,6 +388,7 @@ fn mma_constants(
         ("GM", problem.g / kp.g),
         ("CG0", problem.cpg()),
         ("KG0", problem.kpg()),
+        ("B_RESIDENT", u64::from(mma::b_resident(cfg, kp))),
     ]
 }
 

@@ -162,16 +162,38 @@ pub(super) fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
     Ok(())
 }
 
-/// Registers per thread: the `MB × NB × 4` accumulators, the unit's B fragments, one A
-/// fragment, the MB row addresses, with depth streaming the FZ ring offsets, and a fixed
-/// allowance.
+/// Most `k16 steps × n8 blocks` whose B fragments (two registers each) a warp keeps for a whole
+/// tile ([`b_resident`]).
+pub const B_RESIDENT_MAX: u64 = 20;
+
+/// True when each warp loads the B fragments of a tile once and keeps them in registers for
+/// all its units (`B_RESIDENT` of `fwd_mma.cu`) instead of loading them again per unit: the
+/// warps are a multiple of the units along the channels (units are dealt round robin, so
+/// every unit of a warp has the same channels), a warp has more than one unit, and the
+/// fragments fit [`B_RESIDENT_MAX`]. The B loads were 30 % of the shared-memory wavefronts of
+/// the zoo's 3D C/G 8 backward-data member (ncu, `results/h100/s38/README.md`).
+pub fn b_resident(cfg: &KernelConfig, problem: &Problem) -> bool {
+    let (units, ksteps, _, nb) = tile_work(cfg, problem);
+    let warps = (cfg.threads() / 32).max(1) as u64;
+    let along_n = (cfg.tile_n as u64 / unit_channels(cfg, problem)).max(1);
+    warps.is_multiple_of(along_n) && units > warps && ksteps * nb <= B_RESIDENT_MAX
+}
+
+/// Registers per thread: the `MB × NB × 4` accumulators, the unit's B fragments (a tile's,
+/// [`b_resident`]), one A fragment, the MB row addresses, with depth streaming the FZ ring
+/// offsets, and a fixed allowance.
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
-    let (_, _, mb, nb) = tile_work(cfg, problem);
+    let (_, ksteps, mb, nb) = tile_work(cfg, problem);
     let ring = if super::DirectView::of(cfg).depth_stream {
         problem.filter[0]
     } else {
         0
     };
-    let est = 4 * mb * nb + 2 * nb + 4 + mb + ring + 40;
+    let b = if b_resident(cfg, problem) {
+        2 * nb * ksteps
+    } else {
+        2 * nb
+    };
+    let est = 4 * mb * nb + b + 4 + mb + ring + 40;
     est.min(u32::MAX as u64) as u32
 }

@@ -1888,3 +1888,45 @@ fn the_tensor_core_phase_kernel_sizes_its_weight_rows_by_each_phase_s_taps() {
         "NW {nw}"
     );
 }
+
+/// A warp keeps a tile's B fragments only where every unit it owns has the same channels and
+/// it owns more than one, and they fit: the zoo's 3D C/G 8 backward-data member (28 units, 8
+/// warps, 4 units along the channels, 14 k16 steps) keeps them; its 64-pixel twin (one unit
+/// per warp), a tile whose units along the channels do not divide the warps, and C/G 32 (too
+/// many steps) load them per unit. The emitted module says which, and the register estimate
+/// counts them.
+#[test]
+fn b_fragments_stay_resident_only_where_every_unit_of_a_warp_shares_them() {
+    let cfg = |n: &str| n.parse::<KernelConfig>().unwrap();
+    let dual = |key: &str| prob(key).dgrad_dual().unwrap();
+    let p3d = dual("dgrad_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1");
+    let fwd = |n: &str| cfg(n).with_fwd();
+    let resident = fwd("direct_dgrad_bf16_t224x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen");
+    let one_unit = fwd("direct_dgrad_bf16_t64x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen");
+    assert!(mma::b_resident(&resident, &p3d));
+    assert!(!mma::b_resident(&one_unit, &p3d));
+    assert_eq!(
+        mma::register_estimate(&resident, &p3d) - mma::register_estimate(&one_unit, &p3d),
+        2 * 13,
+        "14 steps of one n8 block resident instead of one step's"
+    );
+    // Units along the channels (BN / NW = 3) that do not divide 8 warps.
+    let p24 = prob("fwd_bf16_n8_g8_c192_k192_i28x28_f3x3_s1x1_p1x1_d1x1");
+    assert!(!mma::b_resident(
+        &cfg("direct_fwd_bf16_t224x72x28_w8x1_s1_v8x2_gm1_sk1d_mma_gen"),
+        &p24
+    ));
+    // C/G 32 3×3: 18 k16 steps of 4 n8 blocks.
+    let p32 = prob("fwd_bf16_n8_g8_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1");
+    assert!(!mma::b_resident(
+        &cfg("direct_fwd_bf16_t224x64x28_w8x1_s1_v32x2_gm1_sk1d_mma_gen"),
+        &p32
+    ));
+    let src = |c: &KernelConfig, p: &Problem| emit(c, p).unwrap().code;
+    let pd = prob("dgrad_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1");
+    let d = |n: &str| cfg(n);
+    assert!(src(&d("direct_dgrad_bf16_t224x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen"), &pd)
+        .contains("constexpr int B_RESIDENT = 1;"));
+    assert!(src(&d("direct_dgrad_bf16_t64x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen"), &pd)
+        .contains("constexpr int B_RESIDENT = 0;"));
+}
