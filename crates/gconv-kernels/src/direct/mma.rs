@@ -170,8 +170,9 @@ pub const B_RESIDENT_MAX: u64 = 20;
 /// all its units (`B_RESIDENT` of `fwd_mma.cu`) instead of loading them again per unit: the
 /// warps are a multiple of the units along the channels (units are dealt round robin, so
 /// every unit of a warp has the same channels), a warp has more than one unit, and the
-/// fragments fit [`B_RESIDENT_MAX`]. The B loads were 30 % of the shared-memory wavefronts of
-/// the zoo's 3D C/G 8 backward-data member (ncu, `results/h100/s38/README.md`).
+/// fragments fit [`B_RESIDENT_MAX`]. The B loads were about 15 % of the shared-memory
+/// wavefronts of the zoo's 3D C/G 8 backward-data member, whose bound is the L1 unit (ncu,
+/// `results/h100/s38/README.md`, call 6).
 pub fn b_resident(cfg: &KernelConfig, problem: &Problem) -> bool {
     let (units, ksteps, _, nb) = tile_work(cfg, problem);
     let warps = (cfg.threads() / 32).max(1) as u64;
