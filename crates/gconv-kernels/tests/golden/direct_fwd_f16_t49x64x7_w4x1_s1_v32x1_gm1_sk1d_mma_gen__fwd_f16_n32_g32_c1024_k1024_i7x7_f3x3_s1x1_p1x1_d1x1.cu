@@ -52,6 +52,7 @@ constexpr int WROW = 296;
 constexpr int GM = 1;
 constexpr int CG0 = 32;
 constexpr int KG0 = 32;
+constexpr int B_RESIDENT = 0;
 
 // ---- prelude: the device helpers every generated kernel shares ----
 // Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
@@ -640,6 +641,28 @@ static_assert(VL == 8, "16-byte halo copies");
 static_assert(GM >= 1 && CG == GM * CG0 && KG == GM * KG0, "merged groups");
 static_assert(GM == 1 ? RAW_BYTES == 0 : RAW_BYTES >= BN * TAPS * CG0 * ESZ && (BN * TAPS * CG0) % 8 == 0,
               "raw weight area");
+// B_RESIDENT (mma.rs, b_resident): a warp loads the tile's B fragments once, before its units,
+// which all have the same channels (WARPS a multiple of UN, units dealt round robin).
+static_assert(!B_RESIDENT || (WARPS % UN == 0 && UNITS > WARPS), "resident B fragments");
+
+// The B fragments of k16 step s for the unit whose channel rows start at bbase.
+__device__ __forceinline__ void load_b(u32 bbase, int s, u32 (&bf)[NB][2]) {
+#pragma unroll
+  for (int j = 0; j + 1 < NB; j += 2) {
+    u32 r[4];
+    ldsm_x4(r, bbase + (u32)((j * 8 * WROW + s * 16) * ESZ));
+    bf[j][0] = r[0];
+    bf[j][1] = r[1];
+    bf[j + 1][0] = r[2];
+    bf[j + 1][1] = r[3];
+  }
+  if constexpr (NB % 2 == 1) {
+    u32 r[2];
+    ldsm_x2(r, bbase + (u32)(((NB - 1) * 8 * WROW + s * 16) * ESZ));
+    bf[NB - 1][0] = r[0];
+    bf[NB - 1][1] = r[1];
+  }
+}
 
 // Element offset in the halo of k8 chunk j (tap-major: tap = j / CPT, channels (j % CPT)·8..);
 // with depth streaming, in its depth tap's ring slot (chunk_z: that tap, zoff below).
@@ -673,6 +696,15 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
     const int slot = a.zs + z < HALO_BUFS ? a.zs + z : a.zs + z - HALO_BUFS;
     zoff[z] = DEPTH_STREAM ? (u32)(slot * XS_BYTES) : 0u;
   }
+  // With B_RESIDENT every unit of this warp has the channels n0 = (warp % UN)·NW: the tile's
+  // B fragments are loaded here once (the weights are in place: walk_tiles calls this after
+  // the tile's barrier) instead of once per unit.
+  u32 bres[B_RESIDENT ? KSTEPS : 1][NB][2];
+  if constexpr (B_RESIDENT) {
+    const u32 bb = ws_a + (u32)((((warp % UN) * NW + brow) * WROW + bk) * ESZ);
+#pragma unroll
+    for (int s = 0; s < KSTEPS; ++s) load_b(bb, s, bres[s]);
+  }
 #pragma unroll 1
   for (int u = warp; u < UNITS; u += WARPS) {
     const int n0 = (u % UN) * NW;  // first channel of the unit inside the CTA's BN
@@ -705,20 +737,14 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
       u32 aoff = (u32)((ahi ? off_hi : off_lo) * ESZ);
       if constexpr (DEPTH_STREAM) aoff += ahi && !half ? zoff[chunk_z(2 * s + 1)] : zoff[chunk_z(2 * s)];
       u32 bf[NB][2];
+      if constexpr (B_RESIDENT) {
 #pragma unroll
-      for (int j = 0; j + 1 < NB; j += 2) {
-        u32 r[4];
-        ldsm_x4(r, bbase + (u32)((j * 8 * WROW + s * 16) * ESZ));
-        bf[j][0] = r[0];
-        bf[j][1] = r[1];
-        bf[j + 1][0] = r[2];
-        bf[j + 1][1] = r[3];
-      }
-      if constexpr (NB % 2 == 1) {
-        u32 r[2];
-        ldsm_x2(r, bbase + (u32)(((NB - 1) * 8 * WROW + s * 16) * ESZ));
-        bf[NB - 1][0] = r[0];
-        bf[NB - 1][1] = r[1];
+        for (int j = 0; j < NB; ++j) {
+          bf[j][0] = bres[B_RESIDENT ? s : 0][j][0];
+          bf[j][1] = bres[B_RESIDENT ? s : 0][j][1];
+        }
+      } else {
+        load_b(bbase, s, bf);
       }
 #pragma unroll
       for (int b = 0; b < MB; ++b) {
