@@ -365,6 +365,12 @@ enum Mutation {
     /// unit's fragments (the warp's own unit dropped): must fail wherever a tile has more than
     /// one unit along the channels.
     ResidentBUnitDropped,
+    /// Direct tensor-core path with sliding A fragments: rows g + 8 read the pixel of rows g
+    /// (the pair's second pixel dropped from the slot offset): must fail.
+    SlidePairDropped,
+    /// Direct tensor-core path with sliding A fragments: a slot found in the previous step is
+    /// taken from the next slot of it (the reuse off by one): must fail.
+    SlideReuseShifted,
     /// igemm backward-data: every stride phase starts one dX position later (a phase offset
     /// off by one): the comparison must fail.
     IgemmDgradPhaseOffset,
@@ -1130,6 +1136,14 @@ fn emulate(
         Mutation::ResidentBUnitDropped => Some((
             "const u32 bb = ws_a + (u32)((((warp % UN) * NW + brow) * WROW + bk) * ESZ);",
             "const u32 bb = ws_a + (u32)(((brow) * WROW + bk) * ESZ);",
+        )),
+        Mutation::SlidePairDropped => Some((
+            "halo_col(tap % FX + (q & 1)) * CTS",
+            "halo_col(tap % FX) * CTS",
+        )),
+        Mutation::SlideReuseShifted => Some((
+            "if (same_matrix(step_at(i - 1), r, step_at(i), q)) return r;",
+            "if (same_matrix(step_at(i - 1), r, step_at(i), q)) return (r + 1) % 4;",
         )),
         Mutation::DepthSlotOriginDropped => {
             Some(("      a.zs = od % HALO_BUFS;\n", "      a.zs = 0;\n"))
@@ -2559,8 +2573,10 @@ fn igemm_wgrad_cluster_kernels_match_the_reference_under_host_emulation() {
 /// odd and even k8-chunk counts (a half last k16 step), NW with an odd number of n8 blocks
 /// (`ldmatrix.x2` for B), padded m16 blocks past the tile, channel tails inside a CTA, stride/
 /// padding/dilation, 1D/3D, f16, a persistent CTA walking 4 tiles, B fragments resident for
-/// a tile (`mma::b_resident`, two n8 blocks); and group merge (depthwise, C/G 2 and 4,
-/// channel multiplier on tensor cores through block-diagonal merged groups).
+/// a tile (`mma::b_resident`, two n8 blocks), A fragments sliding along the filter row
+/// (`mma::a_slide`: C/G 8, 16, 32 and merged groups at even tile widths; C/G 24 and 56 and
+/// odd widths keep the x4 loads); and group merge (depthwise, C/G 2 and 4, channel multiplier
+/// on tensor cores through block-diagonal merged groups).
 const MMA_CASES: &[(&str, &str, &str)] = &[
     (
         "mma_cg8_two_channel_blocks",
@@ -2811,14 +2827,22 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
             eager_copies: false,
         });
     }
-    let planted = planted_jobs(&jobs, &[("mma_s2_phases", Mutation::HaloPhaseIgnored)]);
+    let planted = planted_jobs(
+        &jobs,
+        &[
+            ("mma_s2_phases", Mutation::HaloPhaseIgnored),
+            ("mma_cg8_two_channel_blocks", Mutation::SlidePairDropped),
+            ("mma_cg8_two_channel_blocks", Mutation::SlideReuseShifted),
+            ("mma_cg16_f16_padded_blocks", Mutation::SlideReuseShifted),
+        ],
+    );
     jobs.extend(planted);
     run_and_assert(
         "direct mma host_emulation",
         &jobs,
         &dir,
         asan,
-        (MMA_CASES.len(), 4),
+        (MMA_CASES.len(), 7),
     );
 }
 

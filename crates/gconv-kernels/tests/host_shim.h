@@ -8,7 +8,7 @@
 // also implements __syncthreads(). Dynamic shared memory is one buffer per block, poisoned with
 // 0xFF bytes (NaN in every dtype) before each block so that a read of shared memory nobody
 // wrote shows up in the output. Built-ins (threadIdx, blockIdx, blockDim, gridDim) name the
-// running fiber's own values. Warp-collective PTX (ldmatrix.x4/x2,
+// running fiber's own values. Warp-collective PTX (ldmatrix.x4/x2/x1,
 // mma.sync.m16n8k16) is emulated through a per-warp barrier and staging area; wgmma is
 // computed from its shared-memory descriptors at issue, with an operand checksum checked again
 // when its batch retires; cp.async is deferred to the wait_group that covers it; the portable
@@ -428,6 +428,18 @@ inline void gconv_host_ldmatrix_x2(unsigned int (&r)[2], unsigned int addr) {
   for (unsigned i = 0; i < 2; ++i) {
     std::memcpy(&r[i], gconv_host_smem + w.addr[8 * i + lane / 4] + 4 * (lane % 4), 4);
   }
+  w.bar->arrive_and_wait();
+}
+
+// ldmatrix.sync.aligned.m8n8.x1.shared.b16: threads 0-7 give the row addresses of the one
+// matrix (the addresses of threads 8-31 are not used).
+inline void gconv_host_ldmatrix_x1(unsigned int& r, unsigned int addr) {
+  GconvHostWarp& w = gconv_host_warp();
+  const unsigned lane = gconv_host_tid() % 32;
+  if (lane < 8) gconv_host_check_row(addr);
+  w.addr[lane] = addr;
+  w.bar->arrive_and_wait();
+  std::memcpy(&r, gconv_host_smem + w.addr[lane / 4] + 4 * (lane % 4), 4);
   w.bar->arrive_and_wait();
 }
 

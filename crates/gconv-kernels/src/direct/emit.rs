@@ -143,7 +143,11 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         ("CTS", geo.cts),
         (
             "XSPLIT",
-            halo_split(cfg.math == Math::Mma, problem.stride[2]),
+            if cfg.math == Math::Mma {
+                mma::halo_phases(cfg, kp)
+            } else {
+                halo_split(false, problem.stride[2])
+            },
         ),
         ("XROW", geo.xrow),
         ("XS_BYTES", geo.xs_bytes),
@@ -373,14 +377,15 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
 /// The mma path's generated constants (after the shared ones, whose G_/CG/KG are the merged
 /// groups of `kp` = [`super::kernel_problem`]): the unit shape, the weight row stride, the
 /// group merge with the real C/G and K/G (`CG0`, `KG0`, of the forward problem `problem`) for
-/// the block-diagonal weight fill, and whether a warp keeps a tile's B fragments
-/// ([`mma::b_resident`]).
+/// the block-diagonal weight fill, whether a warp keeps a tile's B fragments
+/// ([`mma::b_resident`]) and whether the A fragments slide along the filter row
+/// ([`mma::a_slide`]).
 fn mma_constants(
     cfg: &KernelConfig,
     problem: &Problem,
     kp: &Problem,
     geo: &DirectGeometry,
-) -> [(&'static str, u64); 7] {
+) -> [(&'static str, u64); 8] {
     [
         ("NW", mma::unit_channels(cfg, kp)),
         ("MB", mma::unit_blocks(cfg)),
@@ -389,6 +394,7 @@ fn mma_constants(
         ("CG0", problem.cpg()),
         ("KG0", problem.kpg()),
         ("B_RESIDENT", u64::from(mma::b_resident(cfg, kp))),
+        ("A_SLIDE", u64::from(mma::a_slide(cfg, kp))),
     ]
 }
 

@@ -15,7 +15,7 @@ use super::view::DirectView;
 use super::wgrad;
 use super::wgrad_mma;
 
-use super::shape::{halo_split, odd_chunk_stride, split_row};
+use super::shape::{odd_chunk_stride, split_row};
 pub use super::shape::{DirectGeometry, W_REG_BUDGET};
 use crate::config::{KernelConfig, Math};
 use crate::device::DeviceLimits;
@@ -192,7 +192,7 @@ pub(crate) fn geometry_of(
     let base_row = halo[2] * cts;
     let pad_chunk = 16 / es; // elements per 16-byte chunk
     let xrow = if is_mma {
-        split_row(halo[2], halo_split(true, problem.stride[2]), cts)
+        split_row(halo[2], super::mma::halo_phases(cfg, problem), cts)
     } else {
         row_pitch(cfg, problem, th, ct, base_row, pad_chunk)
     };

@@ -180,11 +180,44 @@ pub fn b_resident(cfg: &KernelConfig, problem: &Problem) -> bool {
     warps.is_multiple_of(along_n) && units > warps && ksteps * nb <= B_RESIDENT_MAX
 }
 
+/// True when the A fragments slide along the filter row (`A_SLIDE` of `fwd_mma.cu`): the
+/// 16 rows of an m16 block are 8 horizontally adjacent pixel pairs (row g pixel 2g, row g + 8
+/// pixel 2g + 1), so the 8×8 A matrix that rows g + 8 read at filter column fx is the one
+/// rows g read at fx + 1, and a k16 step loads only the matrices the previous step did not
+/// (for a 3-tap filter row 8 of 12 with C/G ≥ 16, 2–3 of 4 at C/G 8). `problem` is the
+/// kernel's own (forward or forward dual, merged: [`super::kernel_problem`]); the walk needs
+/// column stride and dilation 1, an even tile width (a pair never straddles a tile row), a
+/// filter wider than one column, and whole k16 steps per tap or one k8 chunk per tap (C/G
+/// 8 or a multiple of 16). The halo is stored de-interleaved by column parity
+/// ([`halo_phases`]) so that the eight rows 2g of a phase read eight consecutive slots.
+pub fn a_slide(cfg: &KernelConfig, problem: &Problem) -> bool {
+    let cpg = problem.cpg();
+    let tw = super::DirectView::of(cfg).tile_width as u64;
+    cfg.math == crate::config::Math::Mma
+        && problem.direction == gconv_problem::Direction::Fwd
+        && problem.stride[2] == 1
+        && problem.dilation[2] == 1
+        && problem.filter[2] > 1
+        && tw.is_multiple_of(2)
+        && (cpg == 8 || cpg.is_multiple_of(16))
+}
+
+/// `XSPLIT` of the direct tensor-core path: the column stride (`super::shape::halo_split`),
+/// or 2 (column parity) where the A fragments slide ([`a_slide`]).
+pub fn halo_phases(cfg: &KernelConfig, problem: &Problem) -> u64 {
+    if a_slide(cfg, problem) {
+        2
+    } else {
+        super::shape::halo_split(true, problem.stride[2])
+    }
+}
+
 /// Registers per thread: the `MB × NB × 4` accumulators, the unit's B fragments (a tile's,
-/// [`b_resident`]), one A fragment, the MB row addresses, with depth streaming the FZ ring
-/// offsets, and a fixed allowance.
+/// [`b_resident`]), one A fragment (with [`a_slide`], the previous step's too), the MB row
+/// addresses, with depth streaming the FZ ring offsets, and a fixed allowance.
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     let (_, ksteps, mb, nb) = tile_work(cfg, problem);
+    let slide = if a_slide(cfg, problem) { 4 * mb } else { 0 };
     let ring = if super::DirectView::of(cfg).depth_stream {
         problem.filter[0]
     } else {
@@ -195,6 +228,6 @@ pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     } else {
         2 * nb
     };
-    let est = 4 * mb * nb + b + 4 + mb + ring + 40;
+    let est = 4 * mb * nb + b + 4 + slide + mb + ring + 40;
     est.min(u32::MAX as u64) as u32
 }
