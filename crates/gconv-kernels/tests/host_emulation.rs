@@ -2574,10 +2574,20 @@ fn igemm_wgrad_cluster_kernels_match_the_reference_under_host_emulation() {
 /// (`ldmatrix.x2` for B), padded m16 blocks past the tile, channel tails inside a CTA, stride/
 /// padding/dilation, 1D/3D, f16, a persistent CTA walking 4 tiles, B fragments resident for
 /// a tile (`mma::b_resident`, two n8 blocks), A fragments sliding along the filter row
-/// (`mma::a_slide`: C/G 8, 16, 32 and merged groups at even tile widths; C/G 24 and 56 and
-/// odd widths keep the x4 loads); and group merge (depthwise, C/G 2 and 4, channel multiplier
+/// (`mma::a_slide`: units of 8 channels at C/G 8, 16, 32 and merged groups, even tile widths;
+/// wider units, C/G 24 and 56 and odd widths keep the x4 loads); and group merge (depthwise, C/G 2 and 4, channel multiplier
 /// on tensor cores through block-diagonal merged groups).
 const MMA_CASES: &[(&str, &str, &str)] = &[
+    (
+        "mma_cg16_slide_nw8",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x4_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g4_c64_k64_i10x18_f3x3_s1x1_p1x1_d1x1",
+    ),
+    (
+        "mma_cg32_slide_5x5_persistent",
+        "direct_fwd_f16_t112x32x16_w8x1_s2_v8x2_gm1_sk1d_mma_gen",
+        "fwd_f16_n1_g2_c64_k64_i12x20_f5x5_s1x1_p2x2_d1x1",
+    ),
     (
         "mma_cg8_two_channel_blocks",
         "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
@@ -2805,7 +2815,11 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
             );
         }
     }
-    let (cfg, problem) = (jobs[0].cfg, jobs[0].problem);
+    let (cfg, problem) = jobs
+        .iter()
+        .find(|j| j.label == "mma_cg8_two_channel_blocks")
+        .map(|j| (j.cfg, j.problem))
+        .expect("the C/G 8 case");
     jobs.push(Job {
         label: "mma_cg8+CorruptWeight".to_string(),
         cfg,
@@ -2833,7 +2847,8 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
             ("mma_s2_phases", Mutation::HaloPhaseIgnored),
             ("mma_cg8_two_channel_blocks", Mutation::SlidePairDropped),
             ("mma_cg8_two_channel_blocks", Mutation::SlideReuseShifted),
-            ("mma_cg16_f16_padded_blocks", Mutation::SlideReuseShifted),
+            ("mma_cg16_slide_nw8", Mutation::SlideReuseShifted),
+            ("mma_cg32_slide_5x5_persistent", Mutation::SlidePairDropped),
         ],
     );
     jobs.extend(planted);
@@ -2842,7 +2857,7 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (MMA_CASES.len(), 7),
+        (MMA_CASES.len(), 8),
     );
 }
 

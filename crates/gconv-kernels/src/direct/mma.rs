@@ -58,7 +58,9 @@
 //! stride S > 1 the halo copy de-interleaves each staged row by stride phase (column `x` in
 //! slot `(x mod S)·⌈ITW/S⌉ + x div S`, [`super::shape::halo_split`]), so that adjacent output
 //! pixels of one tap still read adjacent slots; in natural order they sit S slots apart and
-//! the eight rows of a phase fall into four bank groups at S = 2 (two-way conflicts).
+//! the eight rows of a phase fall into four bank groups at S = 2 (two-way conflicts). Where the
+//! A fragments slide along the filter row ([`a_slide`]) the row is split by column parity at
+//! stride 1, for the same reason: the eight rows of a phase are the even pixels 2g.
 
 use crate::config::KernelConfig;
 use crate::rejection::Rejection;
@@ -190,10 +192,18 @@ pub fn b_resident(cfg: &KernelConfig, problem: &Problem) -> bool {
 /// filter wider than one column, and whole k16 steps per tap or one k8 chunk per tap (C/G
 /// 8 or a multiple of 16). The halo is stored de-interleaved by column parity
 /// ([`halo_phases`]) so that the eight rows 2g of a phase read eight consecutive slots.
+///
+/// Only units of one n8 block (`NW` = 8), whose A fragment feeds one MMA: there the A loads
+/// bound the kernel and the walk paid on the H100 (session 39's A/B over the direct
+/// tensor-core members of the zoo's and the real client's forward and backward-data layers,
+/// `results/h100/s39/README.md`: units of one n8 block 0.978× in geometric mean, the best
+/// member of a layer never slower, 0.85× at best; units of two to eight n8 blocks, whose A
+/// fragment feeds two to eight MMAs, lost up to 1.4× on some members).
 pub fn a_slide(cfg: &KernelConfig, problem: &Problem) -> bool {
     let cpg = problem.cpg();
     let tw = super::DirectView::of(cfg).tile_width as u64;
     cfg.math == crate::config::Math::Mma
+        && unit_channels(cfg, problem) == 8
         && problem.direction == gconv_problem::Direction::Fwd
         && problem.stride[2] == 1
         && problem.dilation[2] == 1

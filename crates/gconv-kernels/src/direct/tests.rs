@@ -1925,8 +1925,79 @@ fn b_fragments_stay_resident_only_where_every_unit_of_a_warp_shares_them() {
     let src = |c: &KernelConfig, p: &Problem| emit(c, p).unwrap().code;
     let pd = prob("dgrad_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1");
     let d = |n: &str| cfg(n);
-    assert!(src(&d("direct_dgrad_bf16_t224x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen"), &pd)
-        .contains("constexpr int B_RESIDENT = 1;"));
-    assert!(src(&d("direct_dgrad_bf16_t64x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen"), &pd)
-        .contains("constexpr int B_RESIDENT = 0;"));
+    assert!(src(
+        &d("direct_dgrad_bf16_t224x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen"),
+        &pd
+    )
+    .contains("constexpr int B_RESIDENT = 1;"));
+    assert!(src(
+        &d("direct_dgrad_bf16_t64x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen"),
+        &pd
+    )
+    .contains("constexpr int B_RESIDENT = 0;"));
+}
+
+/// The A fragments slide along the filter row only for units of one n8 block at column stride
+/// and dilation 1, an even tile width, a filter wider than one column and C/G 8 or a multiple
+/// of 16: the zoo's 3D C/G 8 backward-data member (its stride-1 dual) and a C/G 16 forward
+/// member of 8-channel units slide; its 16-channel twin, an odd tile width, C/G 24, column
+/// stride 2 and a 3×1 filter do not. Where they slide the halo is split
+/// by column parity (XSPLIT 2), the module says so, and the register estimate counts the
+/// previous step's four registers per m16 block.
+#[test]
+fn a_fragments_slide_only_at_unit_column_stride_with_pixel_pairs() {
+    let cfg = |n: &str| n.parse::<KernelConfig>().unwrap();
+    let p3d = prob("dgrad_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1")
+        .dgrad_dual()
+        .unwrap();
+    let slide3d = cfg("direct_dgrad_bf16_t224x32x16_w8x1_s3_v16x2_gm1_sk1d_mma_gen").with_fwd();
+    assert!(mma::a_slide(&slide3d, &p3d));
+    assert_eq!(mma::halo_phases(&slide3d, &p3d), 2);
+    let p16 = prob("fwd_bf16_n8_g8_c128_k128_i28x28_f3x3_s1x1_p1x1_d1x1");
+    let c16 = cfg("direct_fwd_bf16_t224x64x28_w8x1_s1_v8x2_gm1_sk1d_mma_gen");
+    assert!(mma::a_slide(&c16, &p16));
+    // Units of two n8 blocks: each A fragment feeds two MMAs.
+    assert!(!mma::a_slide(
+        &cfg("direct_fwd_bf16_t224x64x28_w8x1_s1_v16x2_gm1_sk1d_mma_gen"),
+        &p16
+    ));
+    // Odd tile width (7): pixel pairs would straddle tile rows.
+    assert!(!mma::a_slide(
+        &cfg("direct_fwd_bf16_t49x64x7_w4x1_s1_v8x2_gm1_sk1d_mma_gen"),
+        &p16
+    ));
+    // C/G 24: three k8 chunks per tap, a k16 step straddles taps.
+    let p24 = prob("fwd_bf16_n8_g8_c192_k192_i28x28_f3x3_s1x1_p1x1_d1x1");
+    assert!(!mma::a_slide(
+        &cfg("direct_fwd_bf16_t224x72x28_w8x1_s1_v8x2_gm1_sk1d_mma_gen"),
+        &p24
+    ));
+    // Column stride 2 (the stride-phase split stays) and a one-column filter.
+    let s2 = prob("fwd_bf16_n8_g8_c128_k128_i56x56_f3x3_s2x2_p1x1_d1x1");
+    assert!(!mma::a_slide(&c16, &s2));
+    assert_eq!(mma::halo_phases(&c16, &s2), 2);
+    let f31 = prob("fwd_bf16_n8_g8_c128_k128_i28x28_f3x1_s1x1_p1x0_d1x1");
+    assert!(!mma::a_slide(&c16, &f31));
+    assert_eq!(mma::halo_phases(&c16, &f31), 1);
+    // The same tile at dilation 2 (the same work, no sliding): four registers per m16 block less.
+    let d2 = prob("fwd_bf16_n8_g8_c128_k128_i28x28_f3x3_s1x1_p2x2_d2x2");
+    assert!(!mma::a_slide(&c16, &d2));
+    let (_, _, mb, _) = mma::tile_work(&c16, &p16);
+    assert_eq!(
+        mma::register_estimate(&c16, &p16) - mma::register_estimate(&c16, &d2),
+        4 * mb as u32
+    );
+    let src = |c: &KernelConfig, p: &Problem| emit(c, p).unwrap().code;
+    let code = src(&c16, &p16);
+    assert!(
+        code.contains("constexpr int A_SLIDE = 1;") && code.contains("constexpr int XSPLIT = 2;")
+    );
+    let code24 = src(
+        &cfg("direct_fwd_bf16_t224x72x28_w8x1_s1_v8x2_gm1_sk1d_mma_gen"),
+        &p24,
+    );
+    assert!(
+        code24.contains("constexpr int A_SLIDE = 0;")
+            && code24.contains("constexpr int XSPLIT = 1;")
+    );
 }

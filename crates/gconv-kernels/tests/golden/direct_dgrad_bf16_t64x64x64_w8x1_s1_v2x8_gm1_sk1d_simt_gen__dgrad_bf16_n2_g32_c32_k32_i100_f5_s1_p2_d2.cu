@@ -400,7 +400,8 @@ constexpr int SPATIAL_TILES = TILES_W * TILES_H * OD * N_;
 // slot (x % XSPLIT)*XPW + x / XSPLIT, so output pixels tx, tx+1, ... of one tap read
 // consecutive slots (tx + halo_col(tap column)) instead of slots SW apart.
 constexpr int XPW = (ITW + XSPLIT - 1) / XSPLIT;  // slots of one phase
-static_assert(XSPLIT == 1 || XSPLIT == SW, "halo phases: natural order or the column stride");
+// (or 2 at stride 1 where the tensor-core path's A fragments slide, fwd_mma.cu's A_SLIDE)
+static_assert(XSPLIT == 1 || XSPLIT == SW || XSPLIT == 2, "halo phases: natural order, the column stride or the parity");
 __host__ __device__ constexpr int halo_col(int x) {
   return XSPLIT == 1 ? x : (x % XSPLIT) * XPW + x / XSPLIT;
 }

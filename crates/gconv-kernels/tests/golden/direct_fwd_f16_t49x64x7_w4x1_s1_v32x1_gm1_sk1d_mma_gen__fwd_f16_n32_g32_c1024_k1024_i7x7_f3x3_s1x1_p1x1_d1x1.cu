@@ -53,6 +53,7 @@ constexpr int GM = 1;
 constexpr int CG0 = 32;
 constexpr int KG0 = 32;
 constexpr int B_RESIDENT = 0;
+constexpr int A_SLIDE = 0;
 
 // ---- prelude: the device helpers every generated kernel shares ----
 // Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
@@ -406,7 +407,8 @@ constexpr int SPATIAL_TILES = TILES_W * TILES_H * OD * N_;
 // slot (x % XSPLIT)*XPW + x / XSPLIT, so output pixels tx, tx+1, ... of one tap read
 // consecutive slots (tx + halo_col(tap column)) instead of slots SW apart.
 constexpr int XPW = (ITW + XSPLIT - 1) / XSPLIT;  // slots of one phase
-static_assert(XSPLIT == 1 || XSPLIT == SW, "halo phases: natural order or the column stride");
+// (or 2 at stride 1 where the tensor-core path's A fragments slide, fwd_mma.cu's A_SLIDE)
+static_assert(XSPLIT == 1 || XSPLIT == SW || XSPLIT == 2, "halo phases: natural order, the column stride or the parity");
 __host__ __device__ constexpr int halo_col(int x) {
   return XSPLIT == 1 ? x : (x % XSPLIT) * XPW + x / XSPLIT;
 }
@@ -575,6 +577,7 @@ __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
 __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
+__device__ __forceinline__ void ldsm_x1(u32& r, u32 addr) { gconv_host_ldmatrix_x1(r, addr); }
 __device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4_trans(r, addr); }
 __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
   gconv_host_mma16816(d, a, b0, b1, IS_BF16);
@@ -590,6 +593,9 @@ __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
                : "=r"(r[0]), "=r"(r[1])
                : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x1(u32& r, u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"(r) : "r"(addr));
 }
 // Transposing ldmatrix: lane l receives, from matrix i, column l/4, rows 2·(l%4) and 2·(l%4)+1.
 __device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) {
@@ -675,6 +681,155 @@ constexpr int chunk_off(int j) {
 }
 constexpr int chunk_z(int j) { return j / CPT / (FY * FX); }
 
+// ---- A_SLIDE (mma.rs, a_slide): A fragments that slide along the filter row ----
+// Column stride and dilation 1, an even TW: the 16 rows of an m16 block are 8 horizontally
+// adjacent pixel pairs, row g = pixel 2g and row g + 8 = pixel 2g + 1 of the block, so the 8x8
+// A matrix of rows g + 8 at filter column fx is the matrix of rows g at fx + 1. The k16 steps
+// are visited filter row by filter row (in a row, channel chunk by channel chunk and column by
+// column: step_at), and each step loads (ldmatrix x4/x2/x1) only the matrices that the
+// previous step does not hold. XSPLIT is 2: halo column x sits in slot (x % 2)·XPW + x / 2, so
+// the pixels 2g of a phase read consecutive slots (eight bank groups with the odd pixel
+// stride), and pixel 2g + d of a lane whose pixel 2g has an even column sits halo_col(d) slots
+// after it.
+static_assert(!A_SLIDE || (SW == 1 && DW == 1 && XSPLIT == 2 && TW % 2 == 0 && (CPT == 1 || CPT % 2 == 0)),
+              "sliding A fragments");
+constexpr int SLIDE_ROW = CPT == 1 ? 1 : FX * (CPT / 2);  // k16 steps of one filter row (CPT even)
+// The k16 step visited i-th.
+constexpr int step_at(int i) {
+  return (!A_SLIDE || CPT == 1)
+             ? i
+             : ((i / SLIDE_ROW) * FX + (i % SLIDE_ROW) % FX) * (CPT / 2) + (i % SLIDE_ROW) / FX;
+}
+// Slot q of step s, in the order of an x4 A fragment: k8 chunk 2s + (q >> 1), rows g (q even)
+// or g + 8 (q odd). The second chunk of an odd chunk count's last step is zero.
+constexpr bool slot_zero(int s, int q) { return (q >> 1) == 1 && 2 * s + 1 >= KCH; }
+// Its offset (elements) from the lane's pixel base, and its depth tap (ring slot).
+constexpr int slide_off(int s, int q) {
+  const int j = 2 * s + (q >> 1);
+  const int tap = j / CPT;
+  const int fz = tap / (FY * FX);
+  const int fy = (tap / FX) % FY;
+  return ((DEPTH_STREAM ? 0 : fz * ITH) + fy * DH) * XROW + halo_col(tap % FX + (q & 1)) * CTS +
+         (j % CPT) * 8;
+}
+constexpr int slide_z(int s, int q) { return chunk_z(2 * s + (q >> 1)); }
+constexpr bool same_matrix(int s, int q, int t, int r) {
+  return !slot_zero(s, q) && !slot_zero(t, r) && slide_off(s, q) == slide_off(t, r) &&
+         slide_z(s, q) == slide_z(t, r);
+}
+// Where slot q of the i-th step comes from: 0..3 that slot of the previous step, 4 + r the
+// earlier slot r of this step, 8 a new load, 9 zero.
+constexpr int slot_src(int i, int q) {
+  if (slot_zero(step_at(i), q)) return 9;
+  for (int r = 0; i > 0 && r < 4; ++r) {
+    if (same_matrix(step_at(i - 1), r, step_at(i), q)) return r;
+  }
+  for (int r = 0; r < q; ++r) {
+    if (same_matrix(step_at(i), r, step_at(i), q)) return 4 + r;
+  }
+  return 8;
+}
+constexpr int new_loads(int i) {
+  int n = 0;
+  for (int q = 0; q < 4; ++q) n += slot_src(i, q) == 8 ? 1 : 0;
+  return n;
+}
+// The slot of the m-th new load of step i (the last new one past the count), and the rank of
+// new slot q among the step's loads.
+constexpr int new_slot(int i, int m) {
+  int last = 0;
+  for (int q = 0, n = 0; q < 4; ++q) {
+    if (slot_src(i, q) == 8) {
+      if (n == m) return q;
+      ++n;
+      last = q;
+    }
+  }
+  return last;
+}
+constexpr int new_rank(int i, int q) {
+  int n = 0;
+  for (int r = 0; r < q; ++r) n += slot_src(i, r) == 8 ? 1 : 0;
+  return n;
+}
+// Byte offset of slot Q of step S from the lane's pixel base (with depth streaming, in its
+// depth tap's ring slot).
+template <int S, int Q>
+__device__ __forceinline__ u32 slot_bytes(const u32 (&zoff)[FZ]) {
+  constexpr int OFF = slide_off(S, Q);
+  constexpr int Z = slide_z(S, Q);
+  return (u32)(OFF * ESZ) + zoff[Z];
+}
+// Register of slot Q of the I-th step: loaded (nw), an earlier slot of the step, the previous
+// step's, or zero.
+template <int I, int Q>
+__device__ __forceinline__ u32 slot_reg(const u32 (&nw)[4], const u32 (&af)[4], const u32 (&pv)[4]) {
+  constexpr int SRC = slot_src(I, Q);
+  if constexpr (SRC == 9) {
+    return 0u;
+  } else if constexpr (SRC == 8) {
+    return nw[new_rank(I, Q)];
+  } else if constexpr (SRC >= 4) {
+    return af[SRC - 4];
+  } else {
+    return pv[SRC];
+  }
+}
+// The k16 steps I, I + 1, ... of a warp unit (MB blocks whose lane pixel bases are abase; lm =
+// lane / 8, the matrix this lane addresses), each step's matrices kept in pv for the next.
+template <int I>
+__device__ __forceinline__ void slide_steps(float (&acc)[MB][NB][4], u32 (&pv)[MB][4],
+                                            const u32 (&abase)[MB], const u32 (&zoff)[FZ], int lm,
+                                            u32 bbase, const u32 (&bres)[B_RESIDENT ? KSTEPS : 1][NB][2]) {
+  if constexpr (I < KSTEPS) {
+    constexpr int S = step_at(I);
+    constexpr int NL = new_loads(I);
+    u32 bf[NB][2];
+    if constexpr (B_RESIDENT) {
+#pragma unroll
+      for (int j = 0; j < NB; ++j) {
+        bf[j][0] = bres[B_RESIDENT ? S : 0][j][0];
+        bf[j][1] = bres[B_RESIDENT ? S : 0][j][1];
+      }
+    } else {
+      load_b(bbase, S, bf);
+    }
+    // Lane 8·m + j gives row j of matrix m: an x4 loads the step's new slots in order, an x2
+    // the first two (lanes 16-31 unused), an x1 one (lanes 8-31 unused).
+    const u32 o0 = slot_bytes<S, new_slot(I, 0)>(zoff);
+    const u32 o1 = slot_bytes<S, new_slot(I, 1)>(zoff);
+    const u32 o2 = slot_bytes<S, new_slot(I, 2)>(zoff);
+    const u32 o3 = slot_bytes<S, new_slot(I, 3)>(zoff);
+    const u32 off4 = lm == 0 ? o0 : lm == 1 ? o1 : lm == 2 ? o2 : o3;
+    const u32 off2 = (lm & 1) ? o1 : o0;
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      u32 nw[4] = {0u, 0u, 0u, 0u};
+      if constexpr (NL == 4) {
+        ldsm_x4(nw, abase[b] + off4);
+      } else if constexpr (NL >= 2) {
+        u32 t[2];
+        ldsm_x2(t, abase[b] + off2);
+        nw[0] = t[0];
+        nw[1] = t[1];
+        if constexpr (NL == 3) ldsm_x1(nw[2], abase[b] + o2);
+      } else if constexpr (NL == 1) {
+        ldsm_x1(nw[0], abase[b] + o0);
+      }
+      u32 af[4];
+      af[0] = slot_reg<I, 0>(nw, af, pv[b]);
+      af[1] = slot_reg<I, 1>(nw, af, pv[b]);
+      af[2] = slot_reg<I, 2>(nw, af, pv[b]);
+      af[3] = slot_reg<I, 3>(nw, af, pv[b]);
+#pragma unroll
+      for (int j = 0; j < NB; ++j) mma16816(acc[b][j], af, bf[j][0], bf[j][1]);
+#pragma unroll
+      for (int q = 0; q < 4; ++q) pv[b][q] = af[q];
+    }
+    slide_steps<I + 1>(acc, pv, abase, zoff, lm, bbase, bres);
+  }
+}
+
 __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __restrict__ Y,
                                                  TileAt a, int k0, int tid) {
   const int lane = tid & 31;
@@ -713,11 +868,14 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
     u32 abase[MB];
 #pragma unroll
     for (int b = 0; b < MB; ++b) {
-      int p = (m0 + b) * 16 + arow;
+      // A_SLIDE: every lane's base is pixel 2·(lane % 8) of the block (an even column; the
+      // slots' offsets say which matrix, pixel and chunk), else its ldmatrix row's pixel.
+      int p = (m0 + b) * 16 + (A_SLIDE ? 2 * (lane & 7) : arow);
       if (p >= MT) p = 0;  // rows past the tile: any staged pixel, never stored
       const int ty = p / TW;
       const int tx = p - ty * TW;
-      abase[b] = xs_a + (u32)((ty * SH * XROW + tx * TX_SLOTS * CTS + cbase) * ESZ);
+      abase[b] = A_SLIDE ? xs_a + (u32)((ty * SH * XROW + (tx / 2) * CTS + cbase) * ESZ)
+                         : xs_a + (u32)((ty * SH * XROW + tx * TX_SLOTS * CTS + cbase) * ESZ);
     }
     const u32 bbase = ws_a + (u32)(((n0 + brow) * WROW + bk) * ESZ);
     float acc[MB][NB][4];
@@ -729,33 +887,38 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
         for (int e = 0; e < 4; ++e) acc[b][j][e] = 0.0f;
       }
     }
+    if constexpr (A_SLIDE) {
+      u32 pv[MB][4] = {};
+      slide_steps<0>(acc, pv, abase, zoff, lane >> 3, bbase, bres);
+    } else {
 #pragma unroll
-    for (int s = 0; s < KSTEPS; ++s) {
-      const bool half = 2 * s + 1 >= KCH;  // last step of an odd chunk count: k 8..15 are zero
-      const int off_lo = chunk_off(2 * s);
-      const int off_hi = half ? off_lo : chunk_off(2 * s + 1);
-      u32 aoff = (u32)((ahi ? off_hi : off_lo) * ESZ);
-      if constexpr (DEPTH_STREAM) aoff += ahi && !half ? zoff[chunk_z(2 * s + 1)] : zoff[chunk_z(2 * s)];
-      u32 bf[NB][2];
-      if constexpr (B_RESIDENT) {
+      for (int s = 0; s < KSTEPS; ++s) {
+        const bool half = 2 * s + 1 >= KCH;  // last step of an odd chunk count: k 8..15 are zero
+        const int off_lo = chunk_off(2 * s);
+        const int off_hi = half ? off_lo : chunk_off(2 * s + 1);
+        u32 aoff = (u32)((ahi ? off_hi : off_lo) * ESZ);
+        if constexpr (DEPTH_STREAM) aoff += ahi && !half ? zoff[chunk_z(2 * s + 1)] : zoff[chunk_z(2 * s)];
+        u32 bf[NB][2];
+        if constexpr (B_RESIDENT) {
 #pragma unroll
-        for (int j = 0; j < NB; ++j) {
-          bf[j][0] = bres[B_RESIDENT ? s : 0][j][0];
-          bf[j][1] = bres[B_RESIDENT ? s : 0][j][1];
-        }
-      } else {
-        load_b(bbase, s, bf);
-      }
-#pragma unroll
-      for (int b = 0; b < MB; ++b) {
-        u32 af[4];
-        ldsm_x4(af, abase[b] + aoff);
-        if (half) {
-          af[2] = 0u;
-          af[3] = 0u;
+          for (int j = 0; j < NB; ++j) {
+            bf[j][0] = bres[B_RESIDENT ? s : 0][j][0];
+            bf[j][1] = bres[B_RESIDENT ? s : 0][j][1];
+          }
+        } else {
+          load_b(bbase, s, bf);
         }
 #pragma unroll
-        for (int j = 0; j < NB; ++j) mma16816(acc[b][j], af, bf[j][0], bf[j][1]);
+        for (int b = 0; b < MB; ++b) {
+          u32 af[4];
+          ldsm_x4(af, abase[b] + aoff);
+          if (half) {
+            af[2] = 0u;
+            af[3] = 0u;
+          }
+#pragma unroll
+          for (int j = 0; j < NB; ++j) mma16816(acc[b][j], af, bf[j][0], bf[j][1]);
+        }
       }
     }
     // Stores: each lane writes packed channel pairs of two pixels per n8 block.
@@ -763,7 +926,7 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
     for (int b = 0; b < MB; ++b) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int p = (m0 + b) * 16 + crow + 8 * h;
+        const int p = (m0 + b) * 16 + (A_SLIDE ? 2 * crow + h : crow + 8 * h);
         if (p >= MT) continue;
         const int ty = p / TW;
         const int tx = p - ty * TW;

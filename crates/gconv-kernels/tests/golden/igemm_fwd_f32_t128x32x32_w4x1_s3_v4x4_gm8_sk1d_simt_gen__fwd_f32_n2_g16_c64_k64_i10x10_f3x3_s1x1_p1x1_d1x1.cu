@@ -267,6 +267,7 @@ __device__ __forceinline__ void release_dependents() {
 #ifdef GCONV_HOST_EMULATION
 __device__ __forceinline__ void ldsm_x4(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4(r, addr); }
 __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) { gconv_host_ldmatrix_x2(r, addr); }
+__device__ __forceinline__ void ldsm_x1(u32& r, u32 addr) { gconv_host_ldmatrix_x1(r, addr); }
 __device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) { gconv_host_ldmatrix_x4_trans(r, addr); }
 __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
   gconv_host_mma16816(d, a, b0, b1, IS_BF16);
@@ -282,6 +283,9 @@ __device__ __forceinline__ void ldsm_x2(u32 (&r)[2], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
                : "=r"(r[0]), "=r"(r[1])
                : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x1(u32& r, u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"(r) : "r"(addr));
 }
 // Transposing ldmatrix: lane l receives, from matrix i, column l/4, rows 2·(l%4) and 2·(l%4)+1.
 __device__ __forceinline__ void ldsm_x4_trans(u32 (&r)[4], u32 addr) {
