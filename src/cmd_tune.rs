@@ -9,6 +9,9 @@
 //! so an interrupted tune continues where it stopped. The fastest verified candidate of each
 //! problem becomes its decision, with the vendor's best engine beside it, saved into the cache
 //! as soon as the problem is measured (a tune stopped part-way keeps the problems it finished).
+//! Where the cache already holds a valid decision whose kernel is not among the candidates and
+//! still runs the problem, that kernel (the incumbent) is measured again beside them, so a
+//! tune replaces a decision only with something measured faster in the same run.
 
 use crate::sweep_args::{
     check_baseline, drop_cut_row, resolve_backend, shard_problems, sweep_options, RunnerArgs,
@@ -69,6 +72,33 @@ fn candidates(p: &Problem, target: &Target, top: usize) -> Result<Vec<String>> {
     Ok(by_cost.into_iter().take(top).map(|(_, n)| n).collect())
 }
 
+/// `names` and, after them, the incumbent: the kernel of `cache`'s valid decision for `p` on
+/// `device` where it is not among `names` and the gate still admits it on `p` (else `names`
+/// alone). Answers whether the incumbent was added.
+fn with_incumbent(
+    mut names: Vec<String>,
+    cache: &DecisionCache,
+    p: &Problem,
+    device: &str,
+    target: &Target,
+) -> (Vec<String>, bool) {
+    let incumbent = cache
+        .lookup(p, device)
+        .map(|d| d.kernel.clone())
+        .filter(|k| !names.contains(k))
+        .filter(|k| {
+            k.parse::<gconv_kernels::KernelConfig>()
+                .is_ok_and(|c| admit(&c, p, target).is_ok())
+        });
+    match incumbent {
+        Some(k) => {
+            names.push(k);
+            (names, true)
+        }
+        None => (names, false),
+    }
+}
+
 /// Runs `gconv tune`.
 pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
     let problems = shard_problems(&mut a.run, resolve_problems(&a.problems)?)?;
@@ -93,8 +123,17 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     // Per tuned problem: its candidates and its decision (none when no candidate verified).
     let mut decided: Vec<(Problem, Vec<String>, Option<Decision>)> = Vec::new();
+    // Problems whose cached decision was measured again beside the model's candidates.
+    let mut incumbents = 0usize;
     for (i, p) in problems.iter().enumerate() {
-        let names = candidates(p, &target, a.top as usize)?;
+        let (names, again) = with_incumbent(
+            candidates(p, &target, a.top as usize)?,
+            &cache,
+            p,
+            &device,
+            &target,
+        );
+        incumbents += usize::from(again);
         if names.is_empty() {
             writeln!(
                 out,
@@ -118,10 +157,15 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
         }
         writeln!(
             out,
-            "[{}/{}] {p}: {} candidates measured{}",
+            "[{}/{}] {p}: {} candidates measured{}{}",
             i + 1,
             problems.len(),
             names.len(),
+            if again {
+                " (the cached decision among them)"
+            } else {
+                ""
+            },
             if saved { ", decision saved" } else { "" }
         )?;
         decided.push((*p, names, d));
@@ -149,7 +193,7 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
     }
     writeln!(
         out,
-        "decisions: {n} problems into {} ({} entries, {} stale); the tuned kernel over the model's first choice: {:.3}x faster in geometric mean ({firsts} problems)",
+        "decisions: {n} problems into {} ({} entries, {} stale; {incumbents} cached decisions measured again beside the candidates); the tuned kernel over the model's first choice: {:.3}x faster in geometric mean ({firsts} problems)",
         cache.path().display(),
         cache.len(),
         cache.stale(),
@@ -166,4 +210,61 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
     }
     writeln!(out, "rows in {}", o.output.display())?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cache of one decision for `problem` on `device`, kernel `kernel`, valid for this build.
+    fn cache_of(problem: &Problem, device: &str, kernel: &str) -> DecisionCache {
+        let d = Decision {
+            problem: problem.to_string(),
+            device: device.to_string(),
+            key: gconv_learn::decisions::CacheKey::current(problem),
+            kernel: kernel.to_string(),
+            kernel_ms: 0.1,
+            measured: vec![(kernel.to_string(), 0.1)],
+            vendor: None,
+        };
+        let body = serde_json::json!({"format": gconv_learn::decisions::FORMAT, "decisions": [d]});
+        DecisionCache::from_bytes(body.to_string().as_bytes(), "test").unwrap()
+    }
+
+    /// The cached decision's kernel joins the candidates when it is not among them and still
+    /// runs the problem; not when it is already a candidate, is cached for another device or
+    /// does not run the problem.
+    #[test]
+    fn a_cached_decision_is_measured_again_beside_the_candidates() {
+        let p: Problem = "dgrad_bf16_n8_g54_c54_k54_i16x56x56_f3x3x3_s1x1x1_p1x1x1_d1x1x1"
+            .parse()
+            .unwrap();
+        let t = Target::H200;
+        let old = "direct_dgrad_bf16_t98x32x7_w7x1_s1_v2x7_gm1_sk1d_simt_gen";
+        let new = "direct_dgrad_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen".to_string();
+        let dev = "NVIDIA H100 80GB HBM3";
+        let cache = cache_of(&p, dev, old);
+        assert_eq!(
+            with_incumbent(vec![new.clone()], &cache, &p, dev, &t),
+            (vec![new.clone(), old.to_string()], true)
+        );
+        assert_eq!(
+            with_incumbent(vec![new.clone(), old.to_string()], &cache, &p, dev, &t),
+            (vec![new.clone(), old.to_string()], false)
+        );
+        assert_eq!(
+            with_incumbent(vec![new.clone()], &cache, &p, "NVIDIA H200", &t),
+            (vec![new.clone()], false)
+        );
+        // A forward kernel cached for a backward-data problem: the gate refuses it.
+        let wrong = cache_of(
+            &p,
+            dev,
+            "direct_fwd_bf16_t98x32x7_w7x1_s1_v2x7_gm1_sk1d_simt_gen",
+        );
+        assert_eq!(
+            with_incumbent(vec![new.clone()], &wrong, &p, dev, &t),
+            (vec![new], false)
+        );
+    }
 }
