@@ -371,6 +371,10 @@ enum Mutation {
     /// Direct tensor-core path with sliding A fragments: a slot found in the previous step is
     /// taken from the next slot of it (the reuse off by one): must fail.
     SlideReuseShifted,
+    /// Direct tensor-core path with sliding A fragments, whole-tap steps: the rows g + 8 loads
+    /// of a step read the low channel chunk twice (the lane delta of the high chunk dropped):
+    /// must fail.
+    SlideChunkDeltaDropped,
     /// igemm backward-data: every stride phase starts one dX position later (a phase offset
     /// off by one): the comparison must fail.
     IgemmDgradPhaseOffset,
@@ -1144,6 +1148,10 @@ fn emulate(
         Mutation::SlideReuseShifted => Some((
             "if (same_matrix(step_at(i - 1), r, step_at(i), q)) return r;",
             "if (same_matrix(step_at(i - 1), r, step_at(i), q)) return (r + 1) % 4;",
+        )),
+        Mutation::SlideChunkDeltaDropped => Some((
+            "const u32 d2 = (u32)((lm & 1) * 8 * ESZ);",
+            "const u32 d2 = 0u;",
         )),
         Mutation::DepthSlotOriginDropped => {
             Some(("      a.zs = od % HALO_BUFS;\n", "      a.zs = 0;\n"))
@@ -2848,7 +2856,10 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
             ("mma_cg8_two_channel_blocks", Mutation::SlidePairDropped),
             ("mma_cg8_two_channel_blocks", Mutation::SlideReuseShifted),
             ("mma_cg16_slide_nw8", Mutation::SlideReuseShifted),
-            ("mma_cg32_slide_5x5_persistent", Mutation::SlidePairDropped),
+            (
+                "mma_cg32_slide_5x5_persistent",
+                Mutation::SlideChunkDeltaDropped,
+            ),
         ],
     );
     jobs.extend(planted);

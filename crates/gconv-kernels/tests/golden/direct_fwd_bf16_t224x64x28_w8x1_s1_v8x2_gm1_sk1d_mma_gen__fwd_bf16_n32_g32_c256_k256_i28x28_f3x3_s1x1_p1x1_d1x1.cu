@@ -776,11 +776,13 @@ __device__ __forceinline__ u32 slot_reg(const u32 (&nw)[4], const u32 (&af)[4], 
   }
 }
 // The k16 steps I, I + 1, ... of a warp unit (MB blocks whose lane pixel bases are abase; lm =
-// lane / 8, the matrix this lane addresses), each step's matrices kept in pv for the next.
+// lane / 8, the matrix this lane addresses; d4, d2 its byte deltas of whole-tap steps), each
+// step's matrices kept in pv for the next.
 template <int I>
 __device__ __forceinline__ void slide_steps(float (&acc)[MB][NB][4], u32 (&pv)[MB][4],
                                             const u32 (&abase)[MB], const u32 (&zoff)[FZ], int lm,
-                                            u32 bbase, const u32 (&bres)[B_RESIDENT ? KSTEPS : 1][NB][2]) {
+                                            u32 d4, u32 d2, u32 bbase,
+                                            const u32 (&bres)[B_RESIDENT ? KSTEPS : 1][NB][2]) {
   if constexpr (I < KSTEPS) {
     constexpr int S = step_at(I);
     constexpr int NL = new_loads(I);
@@ -795,13 +797,31 @@ __device__ __forceinline__ void slide_steps(float (&acc)[MB][NB][4], u32 (&pv)[M
       load_b(bbase, S, bf);
     }
     // Lane 8·m + j gives row j of matrix m: an x4 loads the step's new slots in order, an x2
-    // the first two (lanes 16-31 unused), an x1 one (lanes 8-31 unused).
-    const u32 o0 = slot_bytes<S, new_slot(I, 0)>(zoff);
-    const u32 o1 = slot_bytes<S, new_slot(I, 1)>(zoff);
-    const u32 o2 = slot_bytes<S, new_slot(I, 2)>(zoff);
-    const u32 o3 = slot_bytes<S, new_slot(I, 3)>(zoff);
-    const u32 off4 = lm == 0 ? o0 : lm == 1 ? o1 : lm == 2 ? o2 : o3;
-    const u32 off2 = (lm & 1) ? o1 : o0;
+    // the first two (lanes 16-31 unused), an x1 one (lanes 8-31 unused). Whole-tap steps (CPT
+    // even) have two load patterns, each a compile-time offset plus a per-lane delta: a filter
+    // row's first step loads its four slots (d4: rows g + 8 one parity plane further, chunk hi
+    // 8 elements further), every later step the two slots of rows g + 8 (d2: chunk hi). With
+    // one chunk per tap (CPT 1) the lane picks its matrix's offset.
+    u32 off4, off2, o0, o2;
+    if constexpr (CPT >= 2) {
+      static_assert(NL == 4 || (NL == 2 && new_slot(I, 0) == 1 && new_slot(I, 1) == 3),
+                    "whole-tap steps load four slots or the two of rows g + 8");
+      static_assert(slide_z(S, 0) == slide_z(S, 3) && slide_off(S, 2) - slide_off(S, 0) == 8 &&
+                        slide_off(S, 3) - slide_off(S, 1) == 8 &&
+                        (NL == 2 || slide_off(S, 1) - slide_off(S, 0) == XPW * CTS),
+                    "lane deltas of whole-tap steps");
+      off4 = slot_bytes<S, 0>(zoff) + d4;
+      off2 = slot_bytes<S, 1>(zoff) + d2;
+      o0 = off2;
+      o2 = off2;
+    } else {
+      o0 = slot_bytes<S, new_slot(I, 0)>(zoff);
+      const u32 o1 = slot_bytes<S, new_slot(I, 1)>(zoff);
+      o2 = slot_bytes<S, new_slot(I, 2)>(zoff);
+      const u32 o3 = slot_bytes<S, new_slot(I, 3)>(zoff);
+      off4 = lm == 0 ? o0 : lm == 1 ? o1 : lm == 2 ? o2 : o3;
+      off2 = (lm & 1) ? o1 : o0;
+    }
 #pragma unroll
     for (int b = 0; b < MB; ++b) {
       u32 nw[4] = {0u, 0u, 0u, 0u};
@@ -826,7 +846,7 @@ __device__ __forceinline__ void slide_steps(float (&acc)[MB][NB][4], u32 (&pv)[M
 #pragma unroll
       for (int q = 0; q < 4; ++q) pv[b][q] = af[q];
     }
-    slide_steps<I + 1>(acc, pv, abase, zoff, lm, bbase, bres);
+    slide_steps<I + 1>(acc, pv, abase, zoff, lm, d4, d2, bbase, bres);
   }
 }
 
@@ -889,7 +909,10 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
     }
     if constexpr (A_SLIDE) {
       u32 pv[MB][4] = {};
-      slide_steps<0>(acc, pv, abase, zoff, lane >> 3, bbase, bres);
+      const int lm = lane >> 3;
+      const u32 d4 = (u32)(((lm & 1) * XPW * CTS + (lm >> 1) * 8) * ESZ);
+      const u32 d2 = (u32)((lm & 1) * 8 * ESZ);
+      slide_steps<0>(acc, pv, abase, zoff, lm, d4, d2, bbase, bres);
     } else {
 #pragma unroll
       for (int s = 0; s < KSTEPS; ++s) {
