@@ -3,7 +3,7 @@
 # torchvision models, batch 64 at 224², bf16, channels_last; numerics, the converted layers
 # alone, the whole step eager and as a CUDA graph), with the shipped decisions (session 39: sliding A, resident B, the re-tuned H100 decisions).
 # carry ["target/carry/bins.tar.xz", "target/wheels/gconv-0.1.0-cp311-abi3-manylinux_2_34_x86_64.whl"]
-#   tar xJf target/carry/bins.tar.xz && (timeout 575 bash results/h100/s39/call_7.sh; cd $OUT && tar czf c7.tgz r; cat r/progress.log)
+#   tar xJf target/carry/bins.tar.xz && (timeout 575 bash results/h200/s39/call_7.sh; cd $OUT && tar czf c7.tgz r; cat r/progress.log)
 source results/h100/s35/prelude.sh
 timeout 20 target/release/examples/decision_time > $R/decision_time.log 2>&1; st decision_time
 python3 -m pip install -q --no-index --no-deps --target /tmp/gpkg target/wheels/*.whl && export PYTHONPATH=/tmp/gpkg
