@@ -1,6 +1,7 @@
 //! `gconv tune`: measure the model's first candidates of every problem of a set on the GPU and
 //! keep the winner of each in the decision cache, which `gconv run --kernel auto` consults
-//! before the model (`gconv_learn::decisions`).
+//! before the model (`gconv_learn::decisions`). `gconv decide` keeps the winners of rows
+//! already measured (a bench or sweep CSV of one device) without a GPU.
 //!
 //! Per problem the candidates are the shipped model's `--top` first deterministic pool members
 //! (where the model does not cover the problem, the `--top` cheapest by the hand cost model).
@@ -23,7 +24,8 @@ use gconv_kernels::{admit, Arch, Target};
 use gconv_learn::decisions::{decide_from_rows, Decision, DecisionCache};
 use gconv_learn::select::{covers, eligible, rank, shipped};
 use gconv_problem::Problem;
-use gconv_tune::{read_rows, resolve_problems, run_sweep};
+use gconv_tune::{read_rows, resolve_problems, run_sweep, SweepRow};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,6 +45,26 @@ pub struct TuneArgs {
     pub decisions: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunnerArgs,
+}
+
+/// Arguments of `gconv decide`.
+#[derive(Args, Debug)]
+pub struct DecideArgs {
+    /// Problem set: a registry key, a problem key or a problems file.
+    #[arg(long)]
+    pub problems: String,
+    /// A bench or sweep CSV (`.csv` or `.csv.gz`) measured on one device: its verified rows of
+    /// deterministic pool members are the measurements, its baseline rows (`--vs cudnn`) the
+    /// vendor's.
+    #[arg(long, value_name = "CSV")]
+    pub from: PathBuf,
+    /// Fastest members kept per problem in the entry's measured list.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub top: u32,
+    /// The decision cache to update (default: GCONV_DECISIONS, else decisions.json in the
+    /// compile cache's directory).
+    #[arg(long)]
+    pub decisions: Option<PathBuf>,
 }
 
 /// The decision cache `auto` reads (`gconv_runner::gpu::decisions_path`).
@@ -171,24 +193,17 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
         decided.push((*p, names, d));
     }
     let (mut n, mut firsts, mut gain_log) = (0usize, 0usize, 0.0f64);
-    let (mut gconv_log, mut dispatch_log, mut vendor_wins, mut compared) =
-        (0.0f64, 0.0f64, 0usize, 0usize);
+    let mut made: Vec<&Decision> = Vec::new();
     for (p, names, d) in &decided {
         let Some(d) = d else {
             writeln!(out, "{p}: no candidate ran and verified; no decision")?;
             continue;
         };
-        let kernel_ms = d.kernel_ms;
         n += 1;
+        made.push(d);
         if let Some((_, first)) = d.measured.first().filter(|m| m.0 == names[0]) {
             firsts += 1;
-            gain_log += (first / kernel_ms).ln();
-        }
-        if let Some((_, v)) = &d.vendor {
-            compared += 1;
-            gconv_log += (v / kernel_ms).ln();
-            dispatch_log += (v / kernel_ms.min(*v)).ln();
-            vendor_wins += usize::from(*v < kernel_ms);
+            gain_log += (first / d.kernel_ms).ln();
         }
     }
     writeln!(
@@ -199,16 +214,154 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
         cache.stale(),
         (gain_log / firsts.max(1) as f64).exp()
     )?;
-    if compared > 0 {
-        writeln!(
-            out,
-            "against {} on {compared} problems: gconv kernels alone {:.3}x, the dispatcher (the faster of the two) {:.3}x; the vendor is faster on {vendor_wins} (`gconv run --kernel auto` dispatches those to it)",
-            a.run.vs.as_deref().unwrap_or("the baseline"),
-            (gconv_log / compared as f64).exp(),
-            (dispatch_log / compared as f64).exp()
-        )?;
+    if let Some(line) = vendor_line(&made, a.run.vs.as_deref().unwrap_or("the baseline")) {
+        writeln!(out, "{line}")?;
     }
     writeln!(out, "rows in {}", o.output.display())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The decisions against the vendor where it was measured: gconv's kernels alone and the
+/// dispatcher (the faster of the two) in geometric mean, and on how many the vendor is faster;
+/// `None` where no decision has a vendor time.
+fn vendor_line(made: &[&Decision], vs: &str) -> Option<String> {
+    let timed: Vec<(f64, f64)> = made
+        .iter()
+        .filter_map(|d| d.vendor.as_ref().map(|(_, v)| (d.kernel_ms, *v)))
+        .collect();
+    if timed.is_empty() {
+        return None;
+    }
+    let geo = |f: &dyn Fn(f64, f64) -> f64| {
+        (timed.iter().map(|&(k, v)| f(k, v).ln()).sum::<f64>() / timed.len() as f64).exp()
+    };
+    Some(format!(
+        "against {vs} on {} problems: gconv kernels alone {:.3}x, the dispatcher (the faster of the two) {:.3}x; the vendor is faster on {} (`gconv run --kernel auto` dispatches those to it)",
+        timed.len(),
+        geo(&|k, v| v / k),
+        geo(&|k, v| v / k.min(v)),
+        timed.iter().filter(|&&(k, v)| v < k).count()
+    ))
+}
+
+/// The `top` fastest verified `ok` rows on `p` of deterministic pool members that the gate
+/// admits (named as `tune` runs them), fastest first; with how many such members the rows
+/// measured and how many the pool has.
+fn measured_candidates(
+    rows: &[SweepRow],
+    p: &Problem,
+    target: &Target,
+    top: usize,
+) -> (Vec<String>, usize, usize) {
+    let pool: HashSet<String> = catalogue::pool(p.direction, p.dtype, Families::All)
+        .iter()
+        .filter(|c| eligible(c))
+        .filter_map(|c| admit(c, p, target).ok())
+        .map(|a| a.config().to_string())
+        .collect();
+    let mut best: BTreeMap<&str, f64> = BTreeMap::new();
+    for r in rows {
+        let verified = r.max_abs_err.is_some() && r.max_rel_err.is_some();
+        if r.problem != *p || r.is_baseline() || !verified || !pool.contains(&r.kernel) {
+            continue;
+        }
+        if let Some(t) = r.ok_latency_ms() {
+            let e = best.entry(r.kernel.as_str()).or_insert(t);
+            *e = e.min(t);
+        }
+    }
+    let mut ranked: Vec<(&str, f64)> = best.into_iter().collect();
+    ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(b.0)));
+    let measured = ranked.len();
+    let names = ranked
+        .into_iter()
+        .take(top)
+        .map(|(k, _)| k.to_string())
+        .collect();
+    (names, measured, pool.len())
+}
+
+/// The one device whose name the kernel rows of `rows` carry (decisions are kept per device).
+fn rows_device(rows: &[SweepRow], origin: &std::path::Path) -> Result<String> {
+    let names: BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| !r.is_baseline())
+        .filter_map(|r| r.device.as_ref().map(|d| d.name.as_str()))
+        .collect();
+    match names.into_iter().collect::<Vec<_>>().as_slice() {
+        [] => bail!(
+            "{}: no kernel row names the device it ran on; decisions are kept per device",
+            origin.display()
+        ),
+        ["cpu"] => bail!(
+            "{}: measured on the CPU backend; decisions are for a GPU",
+            origin.display()
+        ),
+        [one] => Ok(one.to_string()),
+        many => bail!(
+            "{}: rows of {} devices ({}); decide from one device's rows",
+            origin.display(),
+            many.len(),
+            many.join(", ")
+        ),
+    }
+}
+
+/// Runs `gconv decide`: per problem of the set, the fastest verified row of a deterministic
+/// pool member in `--from` becomes its decision (with the `--top` fastest as its measured
+/// list and the fastest verified baseline row as the vendor), saved into the decision cache.
+/// Nothing is measured: the rows must come from the device the decisions are for.
+pub fn decide(a: DecideArgs) -> Result<ExitCode> {
+    let problems = resolve_problems(&a.problems)?;
+    let rows = read_rows(&a.from)?;
+    let device = rows_device(&rows, &a.from)?;
+    let path = match &a.decisions {
+        Some(p) => p.clone(),
+        None => decisions_path()?,
+    };
+    let mut cache = DecisionCache::load(&path)?;
+    let target = Target::H200;
+    let mut out = std::io::stdout().lock();
+    let mut made = Vec::new();
+    for p in &problems {
+        let (names, measured, pool) = measured_candidates(&rows, p, &target, a.top as usize);
+        match decide_from_rows(&rows, p, &names, &device) {
+            Some(d) => {
+                writeln!(
+                    out,
+                    "{p}: {} {:.4} ms, the fastest of {measured} of the pool's {pool} admitted members{}",
+                    d.kernel,
+                    d.kernel_ms,
+                    d.vendor
+                        .as_ref()
+                        .map(|(e, v)| format!("; {e} {v:.4} ms"))
+                        .unwrap_or_default()
+                )?;
+                made.push(d);
+            }
+            None => writeln!(
+                out,
+                "{p}: no verified row of a deterministic pool member in {}; no decision",
+                a.from.display()
+            )?,
+        }
+    }
+    for d in &made {
+        cache.insert(d.clone());
+    }
+    cache.save()?;
+    writeln!(
+        out,
+        "decisions: {} of {} problems into {} ({} entries, {} stale), measured on {device}",
+        made.len(),
+        problems.len(),
+        cache.path().display(),
+        cache.len(),
+        cache.stale()
+    )?;
+    if let Some(line) = vendor_line(&made.iter().collect::<Vec<_>>(), "the baseline rows") {
+        writeln!(out, "{line}")?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -229,6 +382,75 @@ mod tests {
         };
         let body = serde_json::json!({"format": gconv_learn::decisions::FORMAT, "decisions": [d]});
         DecisionCache::from_bytes(body.to_string().as_bytes(), "test").unwrap()
+    }
+
+    /// `gconv decide` keeps the fastest verified row of a deterministic pool member (not an
+    /// unverified or failed faster one, nor a kernel outside the pool), the fastest verified
+    /// baseline row as the vendor, and refuses rows of two devices or of none.
+    #[test]
+    fn decide_keeps_the_fastest_verified_pool_member_of_one_device() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = "dgrad_bf16_n32_g2_c256_k256_i28x28_f3x3_s1x1_p1x1_d1x1";
+        let p: Problem = key.parse().unwrap();
+        let t = Target::H200;
+        // Two admitted deterministic members, by the names tune would run.
+        let mut pool: Vec<String> = catalogue::pool(p.direction, p.dtype, Families::All)
+            .iter()
+            .filter(|c| eligible(c))
+            .filter_map(|c| admit(c, &p, &t).ok())
+            .map(|a| a.config().to_string())
+            .collect();
+        pool.truncate(2);
+        let (fast, slow) = (pool[0].clone(), pool[1].clone());
+        let header = "kernel,problem,direction,dtype,N,G,C,K,Di,Hi,Wi,Z,Y,X,stride_d,stride_h,stride_w,pad_d,pad_h,pad_w,dil_d,dil_h,dil_w,status,latency_ms,tflops,gbps,roofline_frac,max_abs_err,max_rel_err,compile_ms,regs,spills,rounds,iters_per_round,stopped_early,device,device_index";
+        let geo = "dgrad,bf16,32,2,256,256,1,28,28,1,3,3,1,1,1,0,1,1,1,1,1";
+        let row = |k: &str, status: &str, ms: &str, err: &str, dev: &str| {
+            format!("{k},{key},{geo},{status},{ms},1,1,0.5,{err},{err},1,64,0,10,10,false,{dev},0")
+        };
+        let dev = "NVIDIA H200";
+        let body = [
+            header.to_string(),
+            row(&slow, "ok", "0.030", "0.25", dev),
+            row(&fast, "ok", "0.020", "0.25", dev),
+            // Faster but failed verification, and faster but not a pool member.
+            row(&slow, "incorrect", "0.010", "", dev),
+            row(
+                "direct_dgrad_bf16_t8x8x8_w1x1_s1_v1x1_gm1_sk1d_simt_gen",
+                "ok",
+                "0.005",
+                "0.25",
+                dev,
+            ),
+            row("cudnn:eng1", "ok", "0.025", "0.25", dev),
+        ]
+        .join("\n");
+        let csv = dir.path().join("bench.csv");
+        std::fs::write(&csv, body + "\n").unwrap();
+        let decisions = dir.path().join("decisions.json");
+        let args = |from: &std::path::Path| DecideArgs {
+            problems: key.to_string(),
+            from: from.to_path_buf(),
+            top: 8,
+            decisions: Some(decisions.clone()),
+        };
+        decide(args(&csv)).unwrap();
+        let cache = DecisionCache::load(&decisions).unwrap();
+        let d = cache.lookup(&p, dev).expect("a decision for the H200");
+        assert_eq!(d.kernel, fast);
+        assert_eq!(d.kernel_ms, 0.020);
+        assert_eq!(d.measured.len(), 2);
+        assert_eq!(d.vendor, Some(("cudnn:eng1".to_string(), 0.025)));
+        // Rows of two devices: refused, naming both.
+        let mixed = dir.path().join("mixed.csv");
+        let two = [
+            header.to_string(),
+            row(&fast, "ok", "0.020", "0.25", dev),
+            row(&slow, "ok", "0.030", "0.25", "NVIDIA H100 80GB HBM3"),
+        ]
+        .join("\n");
+        std::fs::write(&mixed, two + "\n").unwrap();
+        let e = decide(args(&mixed)).unwrap_err().to_string();
+        assert!(e.contains("2 devices") && e.contains(dev), "{e}");
     }
 
     /// The cached decision's kernel joins the candidates when it is not among them and still

@@ -4,7 +4,7 @@
 //! the libraries return typed errors.
 //!
 //! Each command lives in `src/cmd_<name>.rs`: run, problems, kernels, sweep, bench, report,
-//! merge, compare, learn (train, validate, select), tune, baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here, `cache build` in `src/cmd_cache.rs`). What
+//! merge, compare, learn (train, validate, select), tune and decide, baseline, worker (`selftest` is in `src/selftest.rs`; `info` and `cache` are here, `cache build` in `src/cmd_cache.rs`). What
 //! several commands share is in `src/sweep_args.rs` (runner options, backend and baseline
 //! checks) and `src/sweep_print.rs` (bench table, failures).
 
@@ -77,6 +77,9 @@ enum Command {
     /// Measure the model's first candidates of each problem on the GPU; keep the winners in
     /// the decision cache that `auto` consults first.
     Tune(cmd_tune::TuneArgs),
+    /// Keep the fastest measured rows of a bench or sweep CSV (one device) in the decision
+    /// cache, without measuring (no GPU needed).
+    Decide(cmd_tune::DecideArgs),
     /// Worker subprocess of `sweep` (JSON lines on stdin/stdout).
     #[command(hide = true)]
     Worker(cmd_worker::WorkerArgs),
@@ -181,6 +184,7 @@ fn main() -> ExitCode {
         Command::Validate(a) => cmd_learn::validate(a),
         Command::Select(a) => cmd_learn::select(a),
         Command::Tune(a) => cmd_tune::tune(a),
+        Command::Decide(a) => cmd_tune::decide(a),
         Command::Baseline(a) => cmd_baseline::baseline(a),
         Command::Worker(a) => cmd_worker::worker(a),
     };
