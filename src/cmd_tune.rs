@@ -72,6 +72,16 @@ pub fn decisions_path() -> Result<PathBuf> {
     Ok(gconv_runner::gpu::decisions_path()?)
 }
 
+/// The deterministic default-pool members (every family) that the gate admits on `p`, as
+/// `tune` runs them (`Admitted::config`: split degrees resolved).
+fn eligible_admitted(p: &Problem, target: &Target) -> Vec<gconv_kernels::Admitted> {
+    catalogue::pool(p.direction, p.dtype, Families::All)
+        .iter()
+        .filter(|c| eligible(c))
+        .filter_map(|c| admit(c, p, target).ok())
+        .collect()
+}
+
 /// The candidates tune measures on `p`: the model's first `top`, or the hand cost model's
 /// cheapest `top` where the model does not cover the problem.
 fn candidates(p: &Problem, target: &Target, top: usize) -> Result<Vec<String>> {
@@ -84,10 +94,8 @@ fn candidates(p: &Problem, target: &Target, top: usize) -> Result<Vec<String>> {
             .map(|r| r.admitted.config().to_string())
             .collect());
     }
-    let mut by_cost: Vec<(f64, String)> = catalogue::pool(p.direction, p.dtype, Families::All)
-        .iter()
-        .filter(|c| eligible(c))
-        .filter_map(|c| admit(c, p, target).ok())
+    let mut by_cost: Vec<(f64, String)> = eligible_admitted(p, target)
+        .into_iter()
         .map(|a| (a.cost_estimate(), a.config().to_string()))
         .collect();
     by_cost.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -253,10 +261,8 @@ fn measured_candidates(
     target: &Target,
     top: usize,
 ) -> (Vec<String>, usize, usize) {
-    let pool: HashSet<String> = catalogue::pool(p.direction, p.dtype, Families::All)
-        .iter()
-        .filter(|c| eligible(c))
-        .filter_map(|c| admit(c, p, target).ok())
+    let pool: HashSet<String> = eligible_admitted(p, target)
+        .into_iter()
         .map(|a| a.config().to_string())
         .collect();
     let mut best: BTreeMap<&str, f64> = BTreeMap::new();
@@ -394,10 +400,8 @@ mod tests {
         let p: Problem = key.parse().unwrap();
         let t = Target::H200;
         // Two admitted deterministic members, by the names tune would run.
-        let mut pool: Vec<String> = catalogue::pool(p.direction, p.dtype, Families::All)
-            .iter()
-            .filter(|c| eligible(c))
-            .filter_map(|c| admit(c, &p, &t).ok())
+        let mut pool: Vec<String> = eligible_admitted(&p, &t)
+            .into_iter()
             .map(|a| a.config().to_string())
             .collect();
         pool.truncate(2);
