@@ -452,6 +452,10 @@ enum Mutation {
     /// laid out in the dual's own [G][K'/G][taps][C'/G] order): must fail wherever C/G or K/G
     /// exceeds 1.
     DgradTransposeDropped,
+    /// Backward data on tensor cores, the 16-byte weight gather (dual K/G a multiple of 8):
+    /// the eight dual output channels of a read stored along the row (as eight weights of one
+    /// channel) instead of down the column: must fail.
+    DgradVectorTransposeDropped,
     /// Stride-phase dgrad: the tap-to-phase rule shifted by one (`p + P − y·D` read as
     /// `p + P + 1 − y·D`), so taps land on the neighbouring phase: the comparison must fail.
     DgradPhaseShifted,
@@ -483,6 +487,10 @@ enum Mutation {
     /// Depth streaming: every output slice reads its depth taps from ring slots 0, 1, … (the
     /// slot origin `od mod HALO_BUFS` dropped): must fail wherever OD ≥ 2.
     DepthSlotOriginDropped,
+    /// Depth streaming with a per-thread slice plan (`common.cu`'s `slice_plan`): the copies'
+    /// inside-the-input bits ignored, so halo rows and columns in the padding are read from the
+    /// slice's first pixel instead of zero-filled: must fail wherever the halo meets padding.
+    DepthPlanPaddingRead,
     /// The shared split-K reduction with several plane slices per element: the slice sums are
     /// added from the second slice on (the first slice's planes dropped): the comparison must
     /// fail.
@@ -1134,8 +1142,8 @@ fn emulate(
             "for (int p = q + RS_; p < RED_SPLIT; p += RS_) s += ws[p * RED_PLANE + i];",
         )),
         Mutation::DepthRingSlotShifted => Some((
-            "load_slice(xs0 + ((od + FZ) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid);",
-            "load_slice(xs0 + ((od + FZ + 1) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid);",
+            "load_slice(xs0 + ((od + FZ) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid, pl);",
+            "load_slice(xs0 + ((od + FZ + 1) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid, pl);",
         )),
         Mutation::ResidentBUnitDropped => Some((
             "const u32 bb = ws_a + (u32)((((warp % UN) * NW + brow) * WROW + bk) * ESZ);",
@@ -1152,6 +1160,10 @@ fn emulate(
         Mutation::SlideChunkDeltaDropped => Some((
             "const u32 d2 = (u32)((lm & 1) * 8 * ESZ);",
             "const u32 d2 = 0u;",
+        )),
+        Mutation::DepthPlanPaddingRead => Some((
+            "const bool ok = id_ok && ((pl.inside >> k) & 1u);",
+            "const bool ok = id_ok;",
         )),
         Mutation::DepthSlotOriginDropped => {
             Some(("      a.zs = od % HALO_BUFS;\n", "      a.zs = 0;\n"))
@@ -1171,6 +1183,10 @@ fn emulate(
         Mutation::DgradTransposeDropped => Some((
             "return ((g * CGW + kk) * TAPS + (TAPS - 1 - tap)) * KGW + c;",
             "return ((g * KGW + c) * TAPS + (TAPS - 1 - tap)) * CGW + kk;",
+        )),
+        Mutation::DgradVectorTransposeDropped => Some((
+            "for (int e = 0; e < 8; ++e) dst[e * WROW] =",
+            "for (int e = 0; e < 8; ++e) dst[e] =",
         )),
         _ => None,
     };
@@ -2794,6 +2810,7 @@ fn direct_depth_stream_kernels_match_the_reference_under_host_emulation() {
                 "stream_dgrad_cg8_resident_b",
                 Mutation::ResidentBUnitDropped,
             ),
+            ("stream_fwd_cg8_tails", Mutation::DepthPlanPaddingRead),
         ],
     );
 }
@@ -3230,7 +3247,12 @@ fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
             "dgrad_cpg4_kpg2_group_vector_f32",
             Mutation::DgradTransposeDropped,
         ),
-        ("dgrad_mma_cpg16_kpg8", Mutation::DgradTransposeDropped),
+        // The 16-byte gather (dual K/G 16): the index's transpose dropped would read misaligned
+        // vectors (a crash, not a wrong value), so the planted fault is the gather's own.
+        (
+            "dgrad_mma_cpg16_kpg8",
+            Mutation::DgradVectorTransposeDropped,
+        ),
         ("dgrad_mma_gm4_cpg2_kpg4", Mutation::DgradTransposeDropped),
         ("dgrad_mma_gm8_depthwise", Mutation::DgradFlipDropped),
         ("dgrad_chan_mult2", Mutation::CorruptWeight),

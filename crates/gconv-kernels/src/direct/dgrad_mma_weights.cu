@@ -2,8 +2,28 @@
   // row past TAPS·CG (read by the last k16 step). Backward data: the dual's weights are not
   // contiguous in the original filter, so each element is gathered through dgrad_w_index
   // (flip and channel transpose in the addressing), output channel fastest (the channels of a
-  // group are adjacent in W), with plain stores that the first tile's barrier publishes.
-  if constexpr (GM == 1) {
+  // group are adjacent in W: with K/G of the dual a multiple of 8, eight of them per 16-byte
+  // read), with plain stores that the first tile's barrier publishes.
+  if constexpr (GM == 1 && KG % 8 == 0) {
+    // Whole 16-byte reads: for one (group, kk, tap) the filter holds the dual's KG output
+    // channels of the group contiguously, so one read gives weight r of 8 adjacent dual
+    // output channels (rows kv·8 … kv·8 + 7), each value stored to its own row. Weight r is
+    // fastest across the threads, so a store of the warp fills consecutive elements of one
+    // row (rows eight apart are a multiple of 128 bytes apart: vector-fastest stores would
+    // meet in one bank).
+    constexpr int KV = BN / 8;
+    for (int i = tid; i < KV * WPK; i += THREADS) {
+      const int r = i % WPK;
+      const int kv = i / WPK;
+      const int k = k0 + kv * 8;
+      v16b v = {0u, 0u, 0u, 0u};
+      if (k < K_) v = *reinterpret_cast<const v16b*>(Wt + dgrad_w_index<CG, KG>(k, r));
+      const u32 w[4] = {v.x, v.y, v.z, v.w};
+      elem_t* dst = ws + kv * 8 * WROW + r;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) dst[e * WROW] = (elem_t)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
+    }
+  } else if constexpr (GM == 1) {
     for (int i = tid; i < BN * WPK; i += THREADS) {
       const int kl = i % BN;
       const int r = i / BN;

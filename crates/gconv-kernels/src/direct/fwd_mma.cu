@@ -269,10 +269,10 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
     for (int b = 0; b < MB; ++b) {
       // A_SLIDE: every lane's base is pixel 2·(lane % 8) of the block (an even column; the
       // slots' offsets say which matrix, pixel and chunk), else its ldmatrix row's pixel.
-      int p = (m0 + b) * 16 + (A_SLIDE ? 2 * (lane & 7) : arow);
-      if (p >= MT) p = 0;  // rows past the tile: any staged pixel, never stored
-      const int ty = p / TW;
-      const int tx = p - ty * TW;
+      unsigned p = (unsigned)((m0 + b) * 16 + (A_SLIDE ? 2 * (lane & 7) : arow));
+      if (p >= (unsigned)MT) p = 0;  // rows past the tile: any staged pixel, never stored
+      const int ty = (int)(p / TW);
+      const int tx = (int)(p - ty * TW);
       abase[b] = A_SLIDE ? xs_a + (u32)((ty * SH * XROW + (tx / 2) * CTS + cbase) * ESZ)
                          : xs_a + (u32)((ty * SH * XROW + tx * TX_SLOTS * CTS + cbase) * ESZ);
     }
@@ -323,22 +323,24 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
         }
       }
     }
-    // Stores: each lane writes packed channel pairs of two pixels per n8 block.
+    // Stores: each lane writes packed channel pairs of two pixels per n8 block. The tile's
+    // first output pixel and the unit's channels are one pointer; a pixel adds its row and
+    // column inside the tile (unsigned: the divisions by TW are shifts or multiplies).
+    elem_t* const ybase = Y + (((a.n * OD + a.od) * OH + a.oh0) * OW + a.ow0) * K_ + k0 + n0 + cq;
+    const unsigned rows_left = (unsigned)(OH - a.oh0);
+    const unsigned cols_left = (unsigned)(OW - a.ow0);
 #pragma unroll
     for (int b = 0; b < MB; ++b) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int p = (m0 + b) * 16 + (A_SLIDE ? 2 * crow + h : crow + 8 * h);
-        if (p >= MT) continue;
-        const int ty = p / TW;
-        const int tx = p - ty * TW;
-        const int oh = a.oh0 + ty;
-        const int ow = a.ow0 + tx;
-        if (oh >= OH || ow >= OW) continue;
-        elem_t* dst = Y + (((a.n * OD + a.od) * OH + oh) * OW + ow) * K_ + k0 + n0 + cq;
+        const unsigned p = (unsigned)((m0 + b) * 16 + (A_SLIDE ? 2 * crow + h : crow + 8 * h));
+        const unsigned ty = p / TW;
+        const unsigned tx = p - ty * TW;
+        if (p >= (unsigned)MT || ty >= rows_left || tx >= cols_left) continue;
+        elem_t* dst = ybase + (int)(ty * OW + tx) * K_;
 #pragma unroll
         for (int j = 0; j < NB; ++j) {
-          if (k0 + n0 + j * 8 < K_) {
+          if (K_ % BN == 0 || k0 + n0 + j * 8 < K_) {
             *reinterpret_cast<u32*>(dst + j * 8) = pack2(acc[b][j][2 * h], acc[b][j][2 * h + 1]);
           }
         }
