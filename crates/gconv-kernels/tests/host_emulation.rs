@@ -452,9 +452,10 @@ enum Mutation {
     /// laid out in the dual's own [G][K'/G][taps][C'/G] order): must fail wherever C/G or K/G
     /// exceeds 1.
     DgradTransposeDropped,
-    /// Backward data on tensor cores, the 16-byte weight gather (dual K/G a multiple of 8):
-    /// the eight dual output channels of a read stored along the row (as eight weights of one
-    /// channel) instead of down the column: must fail.
+    /// Backward data on tensor cores, the 16-byte weight gather (`dgrad_mma_weights.cu`,
+    /// `dgrad_phases_mma.cu`: dX channels per group a multiple of 8): the eight dX channels of
+    /// a read stored along the row (as eight weights of one channel) instead of down the
+    /// column: must fail.
     DgradVectorTransposeDropped,
     /// Stride-phase dgrad: the tap-to-phase rule shifted by one (`p + P − y·D` read as
     /// `p + P + 1 − y·D`), so taps land on the neighbouring phase: the comparison must fail.
@@ -3275,9 +3276,11 @@ fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
             "dgrad_s2_mma_cpg8_kpg16_f16",
             Mutation::PhaseMmaStorePhaseDropped,
         ),
+        // The tensor-core phase kernel gathers W in 16-byte reads: its planted transpose
+        // fault is the gather's own (as for dgrad_mma_cpg16_kpg8).
         (
             "dgrad_s2_mma_cpg8_kpg16_f16",
-            Mutation::DgradPhaseTransposeDropped,
+            Mutation::DgradVectorTransposeDropped,
         ),
         ("dgrad_s2_5x5_mma_half_steps", Mutation::CorruptWeight),
     ];

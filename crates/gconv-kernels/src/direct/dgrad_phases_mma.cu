@@ -216,25 +216,31 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   // Weights once per CTA, phase by phase: row kl (dX channel k = k0 + kl = g·KG + c of group
   // g), element woff(f) + r of phase f: its tap i = r / CG, dY channel kk = r % CG of the
   // group, reads W[g][kk][tap][c] (W is G, K/G, taps, C/G); zero past the phase's taps (the
-  // rest of its k16 steps) and past C. dX channel fastest (adjacent in W within a group);
-  // plain stores, published by the first tile's barrier.
+  // rest of its k16 steps) and past C. The dX channels of a group are adjacent in W (KG a
+  // multiple of 8), so one 16-byte read gives element r of 8 adjacent rows (kv·8 … kv·8 + 7),
+  // each value stored to its own row; r is fastest across the threads (a warp's store fills
+  // consecutive elements of one row). Plain stores, published by the first tile's barrier.
+  constexpr int KV = BN / 8;
 #pragma unroll
   for (int f = 0; f < NPH; ++f) {
     const int used = phase_taps(f) * CG;
     const int span = (used + 15) / 16 * 16;
     const int woff = phase_woff(f);
-    for (int i = tid; i < BN * span; i += THREADS) {
-      const int kl = i % BN;
-      const int r = i / BN;
-      const int k = k0 + kl;
-      elem_t v = (elem_t)0;
+    for (int i = tid; i < KV * span; i += THREADS) {
+      const int r = i % span;
+      const int kv = i / span;
+      const int k = k0 + kv * 8;
+      v16b v = {0u, 0u, 0u, 0u};
       if (r < used && k < K_) {
         const int g = k / KG;
         const int kk = r % CG;
         const int tap = phase_tap(f, r / CG);
-        v = Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)];
+        v = *reinterpret_cast<const v16b*>(Wt + ((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG));
       }
-      ws[kl * WROW + woff + r] = v;
+      const u32 w[4] = {v.x, v.y, v.z, v.w};
+      elem_t* dst = ws + kv * 8 * WROW + woff + r;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) dst[e * WROW] = (elem_t)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
     }
   }
   constexpr int WUSED = phase_woff(NPH);

@@ -501,24 +501,77 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
   }
 }
 
+// Depth streaming: a thread's copies of one input slice are the same (halo row, column,
+// channel chunk) at every depth, so their spatial part is derived once per tile column
+// (slice_plan) and each slice's copies only add the depth: SLICE_IT copies per thread, with
+// the shared-memory offset, the element offset inside one input slice of the image and two
+// bits (the copy exists; its row and column are inside the input). Three registers per copy,
+// so only where a thread has at most SLICE_PLAN_MAX copies; otherwise load_slice decodes
+// every copy.
+constexpr int SLICE_COPIES = ITH * ROWCHUNKS;
+constexpr int SLICE_IT = (SLICE_COPIES + THREADS - 1) / THREADS;
+constexpr int SLICE_PLAN_MAX = 4;
+constexpr bool SLICE_PLAN = DEPTH_STREAM && SLICE_IT <= SLICE_PLAN_MAX;
+constexpr int SLICE_PLAN_IT = SLICE_PLAN ? SLICE_IT : 1;
+struct SlicePlan {
+  int soff[SLICE_PLAN_IT];  // elements from the ring slot's start
+  int goff[SLICE_PLAN_IT];  // elements from the input slice's start (0 when outside)
+  unsigned live, inside;    // bit k: copy k exists; its row, column and channels are inside X
+};
+
+// Copy i of a slice (row-major over ITH rows of ITW columns of CHUNKS_PER_PIX chunks): its
+// shared-memory offset, and whether its row, column and channels lie inside the input, with
+// the element offset inside one input depth slice of the image.
+__device__ __forceinline__ bool slice_copy(TileAt a, int c0, int i, int& soff, int& goff) {
+  const int ch = i % CHUNKS_PER_PIX;
+  const int pix = i / CHUNKS_PER_PIX;
+  const int x = pix % ITW;
+  const int y = pix / ITW;
+  const int ih = a.oh0 * SH - PH + y;
+  const int iw = a.ow0 * SW - PW + x;
+  const int c = c0 + ch * VL;
+  const bool ok = (unsigned)ih < (unsigned)IH && (unsigned)iw < (unsigned)IW && c < C_;
+  soff = y * XROW + halo_col(x) * CTS + ch * VL;
+  goff = ok ? (ih * IW + iw) * C_ + c : 0;
+  return ok;
+}
+
+__device__ __forceinline__ SlicePlan slice_plan(TileAt a, int c0, int tid) {
+  SlicePlan pl;
+  pl.live = 0u;
+  pl.inside = 0u;
+#pragma unroll
+  for (int k = 0; k < SLICE_PLAN_IT; ++k) {
+    const int i = tid + k * THREADS;
+    pl.soff[k] = 0;
+    pl.goff[k] = 0;
+    if (i < SLICE_COPIES) {
+      pl.live |= 1u << k;
+      if (slice_copy(a, c0, i, pl.soff[k], pl.goff[k])) pl.inside |= 1u << k;
+    }
+  }
+  return pl;
+}
+
 // Input slice `id` (depth) of output tile `a`'s halo, ITH rows from xs (depth streaming):
 // load_halo's copies for one depth tap, zero-filled when `id` is outside the input.
 __device__ __forceinline__ void load_slice(elem_t* xs, const elem_t* __restrict__ X, TileAt a, int id,
-                                           int c0, int tid) {
-  const int ih0 = a.oh0 * SH - PH;
-  const int iw0 = a.ow0 * SW - PW;
+                                           int c0, int tid, const SlicePlan& pl) {
   const bool id_ok = (unsigned)id < (unsigned)ID;
-  for (int i = tid; i < ITH * ROWCHUNKS; i += THREADS) {
-    const int ch = i % CHUNKS_PER_PIX;
-    const int pix = i / CHUNKS_PER_PIX;
-    const int x = pix % ITW;
-    const int y = pix / ITW;
-    const int ih = ih0 + y;
-    const int iw = iw0 + x;
-    const int c = c0 + ch * VL;
-    const bool ok = id_ok && (unsigned)ih < (unsigned)IH && (unsigned)iw < (unsigned)IW && c < C_;
-    const int goff = ok ? (((a.n * ID + id) * IH + ih) * IW + iw) * C_ + c : 0;
-    copy_to_smem<VL * ESZ>(xs + y * XROW + halo_col(x) * CTS + ch * VL, X + goff, ok);
+  if constexpr (SLICE_PLAN) {
+    const int base = id_ok ? (a.n * ID + id) * (IH * IW * C_) : 0;
+#pragma unroll 1
+    for (int k = 0; k < SLICE_PLAN_IT; ++k) {
+      if (!((pl.live >> k) & 1u)) continue;
+      const bool ok = id_ok && ((pl.inside >> k) & 1u);
+      copy_to_smem<VL * ESZ>(xs + pl.soff[k], X + (ok ? base + pl.goff[k] : 0), ok);
+    }
+    return;
+  }
+  for (int i = tid; i < SLICE_COPIES; i += THREADS) {
+    int soff, goff;
+    const bool ok = slice_copy(a, c0, i, soff, goff) && id_ok;
+    copy_to_smem<VL * ESZ>(xs + soff, X + (ok ? (a.n * ID + id) * (IH * IW * C_) + goff : 0), ok);
   }
 }
 
@@ -546,10 +599,11 @@ __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __
     constexpr int SLOT = XS_BYTES / ESZ;  // elements of a ring slot
     constexpr int PLANE = TILES_W * TILES_H;  // tile columns of one image
     TileAt a = tile_at((int)blockIdx.x / PLANE * OD * PLANE + (int)blockIdx.x % PLANE);  // od 0
-    for (int z = 0; z < FZ; ++z) load_slice(xs0 + z * SLOT, X, a, z - PD, c0, tid);
+    const SlicePlan pl = slice_plan(a, c0, tid);
+    for (int z = 0; z < FZ; ++z) load_slice(xs0 + z * SLOT, X, a, z - PD, c0, tid, pl);
     cp_async_commit();
     for (int od = 0; od < OD; ++od) {
-      if (od + 1 < OD) load_slice(xs0 + ((od + FZ) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid);
+      if (od + 1 < OD) load_slice(xs0 + ((od + FZ) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid, pl);
       cp_async_commit();
       cp_async_wait<1>();  // every group but the newest: output slice od's input slices have landed
       __syncthreads();
