@@ -2,9 +2,11 @@
 """Session 40: A/B of the direct tensor-core path's per-tile overheads (call 3): target/HEAD
 (before) against target/release (after). Per set: B/A over the direct mma rows ok on both
 sides (all, depth-streaming `_s3_` only), and per problem the best direct row of each side.
-   results/h100/s40/ab_overhead.py results/h100/s40/call_3/r"""
+   results/h100/s40/ab_overhead.py results/h100/s40/call_3/r
+   results/h100/s40/ab_overhead.py results/h100/s40/call_4/r zoo_dgrad"""
 import csv, gzip, math, sys, os
 d = sys.argv[1]
+TAGS = sys.argv[2:] or ['zoo_dgrad', 'zoo_fwd', 'rc_dgrad']
 def load(p):
     rows = {}
     with gzip.open(p, 'rt') as f:
@@ -14,7 +16,7 @@ def load(p):
     return rows
 def gm(v): return math.exp(sum(map(math.log, v)) / len(v)) if v else float('nan')
 def q(v, f): v = sorted(v); return v[min(len(v) - 1, int(f * (len(v) - 1) + 0.5))] if v else float('nan')
-for tag in ['zoo_dgrad', 'zoo_fwd', 'rc_dgrad']:
+for tag in TAGS:
     A = load(os.path.join(d, f'ab_{tag}_HEAD.csv.gz'))
     B = load(os.path.join(d, f'ab_{tag}_release.csv.gz'))
     for label, sel in [('mma', lambda k: '_mma_' in k[0]), ('stream', lambda k: '_s3_' in k[0] and '_mma_' in k[0])]:
