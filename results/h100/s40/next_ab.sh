@@ -11,7 +11,7 @@ sed 's/^dgrad/fwd/' $R/d3.txt > $R/f3.txt
 for s in dgrad:d3 fwd:f3; do
   d=${s%%:*}; f=${s##*:}
   for v in release slice-plan-16; do
-    timeout 80 target/$v/gconv sweep --variant $d --problems $R/$f.txt --config configs/traits/$([ $d = dgrad ] && echo bwd_data || echo forward)_direct_mma_stream_bf16.json --output $R/ab_${d}_$v.csv --batch-size 200 --workers 16 > $R/ab_${d}_$v.log 2>&1; st ab $d $v
+    timeout 80 target/$v/gconv bench --problems $R/$f.txt --direction $d --family direct --output $R/ab_${d}_$v.csv --batch-size 200 --workers 16 > $R/ab_${d}_$v.log 2>&1; st ab $d $v
   done
   $B compare $R/ab_${d}_release.csv $R/ab_${d}_slice-plan-16.csv > $R/cmp_$d.txt 2>&1
   { echo "== $d"; tail -8 $R/cmp_$d.txt; } >> $R/compare.txt
