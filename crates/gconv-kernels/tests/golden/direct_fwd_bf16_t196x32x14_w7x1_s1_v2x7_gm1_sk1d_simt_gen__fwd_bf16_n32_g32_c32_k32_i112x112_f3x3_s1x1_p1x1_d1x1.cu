@@ -493,9 +493,10 @@ __device__ __forceinline__ void load_halo(elem_t* xs, const elem_t* __restrict__
 // channel chunk) at every depth, so their spatial part is derived once per tile column
 // (slice_plan) and each slice's copies only add the depth: SLICE_IT copies per thread, with
 // the shared-memory offset, the element offset inside one input slice of the image and two
-// bits (the copy exists; its row and column are inside the input). Three registers per copy,
-// so only where a thread has at most SLICE_PLAN_MAX copies; otherwise load_slice decodes
-// every copy.
+// bits (the copy exists; its row and column are inside the input). load_slice's copy loop is
+// not unrolled, so the plan stays in local memory and costs no register during the MMAs (in
+// registers it cost the 3D C/G 8 member a CTA per SM). Up to SLICE_PLAN_MAX copies a thread;
+// beyond, load_slice decodes every copy.
 constexpr int SLICE_COPIES = ITH * ROWCHUNKS;
 constexpr int SLICE_IT = (SLICE_COPIES + THREADS - 1) / THREADS;
 constexpr int SLICE_PLAN_MAX = 4;
