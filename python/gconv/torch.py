@@ -75,10 +75,21 @@ def _is_channels_last(t: torch.Tensor) -> bool:
 
 
 def _channels_last(t: torch.Tensor, what: str) -> torch.Tensor:
-    """``t`` with its channel dimension (dim 1) innermost in memory: as it is when it already
-    is (no copy), else converted."""
+    """``t`` with its channel dimension (dim 1) innermost in memory and its data 16-byte
+    aligned (the kernels move 16-byte vectors): as it is when it already is (no copy), else
+    copied."""
     if _is_channels_last(t):
-        return t
+        if t.data_ptr() % 16 == 0:
+            return t
+        key = what + " (alignment)"
+        if key not in _WARNED:
+            _WARNED.add(key)
+            warnings.warn(
+                f"gconv.torch: {what} starts {t.data_ptr() % 16} bytes past a 16-byte boundary "
+                "(a view at an element offset); it is copied on every call",
+                stacklevel=4,
+            )
+        return t.clone()  # a fresh allocation, the same strides (channels innermost)
     if what not in _WARNED:
         _WARNED.add(what)
         warnings.warn(

@@ -140,6 +140,9 @@ impl DeviceRunner {
     /// Enqueues the kernel on `stream` with the two inputs, the output and the workspace (0
     /// when [`DeviceRunner::workspace_bytes`] is 0), in the gconv layouts, without waiting.
     ///
+    /// Every address must be a multiple of [`ADDRESS_ALIGN`] bytes (the kernels move 16-byte
+    /// vectors): a null or misaligned one is an error, not a launch.
+    ///
     /// # Safety
     /// The addresses must be device allocations on this runner's device, sized for the
     /// problem in its layouts, live until the work completes; `stream` a live stream of the
@@ -152,12 +155,7 @@ impl DeviceRunner {
         workspace: u64,
         stream: u64,
     ) -> Result<(), RunnerError> {
-        if in0 == 0 || in1 == 0 || out == 0 {
-            return Err(RunnerError::Run(format!(
-                "{}: a null device address among the inputs and the output",
-                self.problem
-            )));
-        }
+        check_addresses(&self.problem, [in0, in1, out, workspace])?;
         // SAFETY: the caller's guarantees are `launch_on`'s.
         unsafe {
             self.rt.launch_on(
@@ -167,5 +165,68 @@ impl DeviceRunner {
             )
         }
         .map_err(|e| RunnerError::Run(e.to_string()))
+    }
+}
+
+/// The alignment, in bytes, of every address a launch takes: the generated kernels read and
+/// write 16-byte vectors (`cp.async` of 16 bytes, `ldmatrix` rows, vector stores) from the
+/// tensors' base addresses. A tensor view that starts at an element offset may not be.
+pub const ADDRESS_ALIGN: u64 = 16;
+
+/// The launch contract on addresses: the inputs and the output not null, and every address
+/// (the workspace's when given) a multiple of [`ADDRESS_ALIGN`]; the error names which.
+fn check_addresses(problem: &Problem, addrs: [u64; 4]) -> Result<(), RunnerError> {
+    const WHAT: [&str; 4] = [
+        "the first input",
+        "the second input",
+        "the output",
+        "the workspace",
+    ];
+    for (i, (&a, what)) in addrs.iter().zip(WHAT).enumerate() {
+        if a == 0 && i < 3 {
+            return Err(RunnerError::Run(format!(
+                "{problem}: {what} has a null device address"
+            )));
+        }
+        if a % ADDRESS_ALIGN != 0 {
+            return Err(RunnerError::Run(format!(
+                "{problem}: {what} at device address {a:#x} is not {ADDRESS_ALIGN}-byte aligned \
+                 (the kernels move 16-byte vectors; a tensor view that starts at an element \
+                 offset needs a copy)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_addresses_must_be_set_and_aligned() {
+        let p: Problem = "fwd_bf16_n1_g4_c16_k16_i8x8_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        assert!(check_addresses(&p, [0x1000, 0x2000, 0x3000, 0]).is_ok());
+        assert!(check_addresses(&p, [0x1000, 0x2000, 0x3000, 0x4010]).is_ok());
+        let null = check_addresses(&p, [0x1000, 0, 0x3000, 0])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            null.contains("the second input has a null device address"),
+            "{null}"
+        );
+        let odd = check_addresses(&p, [0x1000, 0x2000, 0x3002, 0])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            odd.contains("the output at device address 0x3002 is not 16-byte aligned"),
+            "{odd}"
+        );
+        let ws = check_addresses(&p, [0x1000, 0x2000, 0x3000, 0x4008])
+            .unwrap_err()
+            .to_string();
+        assert!(ws.contains("the workspace"), "{ws}");
     }
 }
