@@ -454,8 +454,8 @@ enum Mutation {
     DgradTransposeDropped,
     /// Backward data on tensor cores, the 16-byte weight gather (`dgrad_mma_weights.cu`,
     /// `dgrad_phases_mma.cu`: dX channels per group a multiple of 8): the eight dX channels of
-    /// a read stored along the row (as eight weights of one channel) instead of down the
-    /// column: must fail.
+    /// a read stored along the row (`store_column8`'s stride 1 instead of the row stride, as
+    /// eight weights of one channel) instead of down the column: must fail.
     DgradVectorTransposeDropped,
     /// Stride-phase dgrad: the tap-to-phase rule shifted by one (`p + P − y·D` read as
     /// `p + P + 1 − y·D`), so taps land on the neighbouring phase: the comparison must fail.
@@ -1186,8 +1186,8 @@ fn emulate(
             "return ((g * KGW + c) * TAPS + (TAPS - 1 - tap)) * CGW + kk;",
         )),
         Mutation::DgradVectorTransposeDropped => Some((
-            "for (int e = 0; e < 8; ++e) dst[e * WROW] =",
-            "for (int e = 0; e < 8; ++e) dst[e] =",
+            "r, WROW, v);",
+            "r, 1, v);",
         )),
         _ => None,
     };

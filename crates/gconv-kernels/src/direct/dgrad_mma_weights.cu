@@ -18,10 +18,7 @@
       const int k = k0 + kv * 8;
       v16b v = {0u, 0u, 0u, 0u};
       if (k < K_) v = *reinterpret_cast<const v16b*>(Wt + dgrad_w_index<CG, KG>(k, r));
-      const u32 w[4] = {v.x, v.y, v.z, v.w};
-      elem_t* dst = ws + kv * 8 * WROW + r;
-#pragma unroll
-      for (int e = 0; e < 8; ++e) dst[e * WROW] = (elem_t)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
+      store_column8(ws + kv * 8 * WROW + r, WROW, v);
     }
   } else if constexpr (GM == 1) {
     for (int i = tid; i < BN * WPK; i += THREADS) {

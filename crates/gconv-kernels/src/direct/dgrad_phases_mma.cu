@@ -237,10 +237,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
         const int tap = phase_tap(f, r / CG);
         v = *reinterpret_cast<const v16b*>(Wt + ((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG));
       }
-      const u32 w[4] = {v.x, v.y, v.z, v.w};
-      elem_t* dst = ws + kv * 8 * WROW + woff + r;
-#pragma unroll
-      for (int e = 0; e < 8; ++e) dst[e * WROW] = (elem_t)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
+      store_column8(ws + kv * 8 * WROW + woff + r, WROW, v);
     }
   }
   constexpr int WUSED = phase_woff(NPH);

@@ -270,6 +270,15 @@ __device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pr
   }
 }
 
+// The eight 16-bit values of a 16-byte read stored down a column of shared memory: value e
+// (little-endian order) at dst[e * stride]. The backward-data weight gathers use it: one read
+// of W holds one weight of eight adjacent rows of the dual's weight tile.
+__device__ __forceinline__ void store_column8(u16* dst, int stride, const v16b& v) {
+  const u32 w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int e = 0; e < 8; ++e) dst[e * stride] = (u16)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
+}
+
 // ---- element conversions ----
 typedef ELEM elem_t;
 __device__ __forceinline__ float to_f32(float v) { return v; }
@@ -1099,10 +1108,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_bf16_t224x64x
       const int k = k0 + kv * 8;
       v16b v = {0u, 0u, 0u, 0u};
       if (k < K_) v = *reinterpret_cast<const v16b*>(Wt + dgrad_w_index<CG, KG>(k, r));
-      const u32 w[4] = {v.x, v.y, v.z, v.w};
-      elem_t* dst = ws + kv * 8 * WROW + r;
-#pragma unroll
-      for (int e = 0; e < 8; ++e) dst[e * WROW] = (elem_t)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
+      store_column8(ws + kv * 8 * WROW + r, WROW, v);
     }
   } else if constexpr (GM == 1) {
     for (int i = tid; i < BN * WPK; i += THREADS) {

@@ -273,6 +273,15 @@ __device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pr
   }
 }
 
+// The eight 16-bit values of a 16-byte read stored down a column of shared memory: value e
+// (little-endian order) at dst[e * stride]. The backward-data weight gathers use it: one read
+// of W holds one weight of eight adjacent rows of the dual's weight tile.
+__device__ __forceinline__ void store_column8(u16* dst, int stride, const v16b& v) {
+  const u32 w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int e = 0; e < 8; ++e) dst[e * stride] = (u16)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
+}
+
 // ---- element conversions ----
 typedef ELEM elem_t;
 __device__ __forceinline__ float to_f32(float v) { return v; }
