@@ -141,7 +141,8 @@ impl DeviceRunner {
     /// when [`DeviceRunner::workspace_bytes`] is 0), in the gconv layouts, without waiting.
     ///
     /// Every address must be a multiple of [`ADDRESS_ALIGN`] bytes (the kernels move 16-byte
-    /// vectors): a null or misaligned one is an error, not a launch.
+    /// vectors): a null or misaligned one, or no workspace where the kernel needs one, is an
+    /// error, not a launch.
     ///
     /// # Safety
     /// The addresses must be device allocations on this runner's device, sized for the
@@ -156,6 +157,14 @@ impl DeviceRunner {
         stream: u64,
     ) -> Result<(), RunnerError> {
         check_addresses(&self.problem, [in0, in1, out, workspace])?;
+        if workspace == 0 && self.workspace_bytes() > 0 {
+            return Err(RunnerError::Run(format!(
+                "{}: kernel {} needs a workspace of {} bytes and none was given",
+                self.problem,
+                self.kernel(),
+                self.workspace_bytes()
+            )));
+        }
         // SAFETY: the caller's guarantees are `launch_on`'s.
         unsafe {
             self.rt.launch_on(
