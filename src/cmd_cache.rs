@@ -20,7 +20,7 @@ use gconv_kernels::catalogue::Families;
 use gconv_problem::{Direction, Problem};
 use gconv_runner::gpu::{target_for, GpuKernel};
 use gconv_tune::traits::build_instances;
-use gconv_tune::{progress_bar, resolve_problems, KernelRef};
+use gconv_tune::{resolve_problems, KernelRef, Progress};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
@@ -115,7 +115,7 @@ pub fn build(a: BuildArgs) -> Result<ExitCode> {
         .num_threads(threads)
         .build()
         .context("starting the compile threads")?;
-    let bar = progress_bar(jobs.len() as u64, true);
+    let bar = Progress::new(jobs.len() as u64, true, "modules");
     let (compiled, hits) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let start = Instant::now();
     let errors: Vec<String> = pool.install(|| {

@@ -15,6 +15,7 @@ pub mod kernel_ref;
 pub mod merge;
 pub mod pairs;
 pub mod prefetch;
+pub mod progress;
 pub mod registry;
 pub mod shard;
 pub mod split;
@@ -28,11 +29,12 @@ pub use error::TuneError;
 pub use filter::{Filter, FilterError};
 pub use kernel_ref::KernelRef;
 pub use merge::{merge_csvs, MergeReport};
+pub use progress::Progress;
 pub use registry::{registry_counts, resolve_problems};
 pub use shard::{Shard, ShardSpec};
 pub use split::TimeSplit;
 pub use summary::{summarize, Summary};
-pub use sweep::{progress_bar, run_sweep, DeviceSlot, SweepOptions, SweepReport};
+pub use sweep::{run_sweep, DeviceSlot, SweepOptions, SweepReport};
 pub use traits::{build_instances, InstanceReport};
 pub use worker::{
     worker_main, Executor, Job, JobKind, JobResult, PhaseTimes, Status, TimingOptions,

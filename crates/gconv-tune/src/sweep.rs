@@ -30,6 +30,7 @@
 use crate::csv::{drop_partial_tail, read_rows, CsvWriter, DeviceTag, SweepRow};
 use crate::error::TuneError;
 use crate::kernel_ref::KernelRef;
+use crate::progress::Progress;
 use crate::split::TimeSplit;
 use crate::summary::{summarize_with, Summary};
 use crate::worker::{
@@ -38,10 +39,9 @@ use crate::worker::{
 use gconv_kernels::select::auto_select;
 use gconv_kernels::{admit, Arch, Rejection, Target};
 use gconv_problem::{check_host_memory, DeviceSpec, HostMemoryLimit, Problem};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -163,7 +163,7 @@ pub struct SweepOptions {
     pub host_memory: Option<HostMemoryLimit>,
     /// Device of the roofline columns.
     pub device: DeviceSpec,
-    /// Draw a progress bar on stderr (only when stderr is a terminal).
+    /// Show progress on stderr: a bar on a terminal, else plain lines (`crate::progress`).
     pub progress: bool,
     /// Copy the workers' stderr to ours (otherwise only its tail is kept, for crash messages).
     pub forward_worker_stderr: bool,
@@ -285,23 +285,6 @@ impl SweepReport {
     pub fn summary(&self, top_k: usize) -> Summary {
         summarize_with(&self.all_rows(), top_k, &self.device)
     }
-}
-
-/// The progress bar of long jobs (sweeps, `gconv cache build`): `total` steps on stderr when
-/// `visible` and stderr is a terminal, else hidden.
-pub fn progress_bar(total: u64, visible: bool) -> ProgressBar {
-    let bar = if visible && std::io::stderr().is_terminal() {
-        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} (eta {eta}) {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
 }
 
 /// Runs a sweep of `kernels` (names) × `problems`; see the module documentation.
@@ -492,7 +475,7 @@ pub fn run_sweep(
     }
 
     let total = (refused.len() + jobs.len()) as u64;
-    let bar = progress_bar(total, opts.progress);
+    let bar = Progress::new(total, opts.progress, "rows");
     let mut best: HashMap<String, BestSoFar> = HashMap::new();
     for r in &previous {
         if let Some(ms) = r.ok_latency_ms() {
@@ -747,7 +730,7 @@ impl Drop for Worker {
 struct Ctx<'a> {
     opts: &'a SweepOptions,
     sink: Mutex<Sink>,
-    bar: ProgressBar,
+    bar: Progress,
     queue: Mutex<VecDeque<Job>>,
     /// Set when a pool failed: the others stop after their batch.
     stop: AtomicBool,
