@@ -415,10 +415,16 @@ fn run_gpu_matrix(
         "compiling {} kernels ...",
         jobs.len()
     )?;
+    let progress = gconv_tune::Progress::new(jobs.len() as u64, true, "kernels compiled");
     let compiled: Vec<_> = jobs
         .par_iter()
-        .map(|(_, _, src)| compile_cached(src, &CompileOptions::default()).map(|_| ()))
+        .map(|(_, _, src)| {
+            let r = compile_cached(src, &CompileOptions::default()).map(|_| ());
+            progress.inc(1);
+            r
+        })
         .collect();
+    progress.finish_and_clear();
     // Jobs of one problem are adjacent: its inputs and reference are computed once for all of
     // them (the reference kernel and every pool member).
     let mut cached: Option<(Problem, (HostTensor, HostTensor), Vec<f64>)> = None;
