@@ -277,18 +277,19 @@ def test_second_derivatives_are_refused_and_float64_modules_run_on_torch():
 
 
 def test_a_view_at_an_element_offset_is_copied_to_an_aligned_tensor():
-    # The kernels move 16-byte vectors from the tensors' base addresses: a channels_last view
-    # that starts 9 elements (18 bytes) into its storage is copied (with a warning), and the
+    # The kernels move 16-byte vectors from the tensors' base addresses: a channels_last input
+    # that starts one element (2 bytes) into its storage is copied (with a warning), and the
     # raw runner refuses such an address with an error instead of launching.
     torch.manual_seed(0)
-    base = torch.randn(3, 16, 3, 3, device="cuda", dtype=torch.bfloat16).to(memory_format=torch.channels_last)
-    w = base.reshape(-1)[9:9 + 16 * 9].view(16, 1, 3, 3)  # a depthwise filter at offset 9
-    assert w.data_ptr() % 16 != 0
-    x = torch.randn(2, 16, 10, 10, device="cuda", dtype=torch.bfloat16).to(memory_format=torch.channels_last)
+    n, c, h, wd = 2, 16, 10, 10
+    flat = torch.randn(n * h * wd * c + 8, device="cuda", dtype=torch.bfloat16)
+    x = flat[1:1 + n * h * wd * c].view(n, h, wd, c).permute(0, 3, 1, 2)  # NCHW view, NHWC memory
+    assert x.is_contiguous(memory_format=torch.channels_last) and x.data_ptr() % 16 != 0
+    w = torch.randn(c, 1, 3, 3, device="cuda", dtype=torch.bfloat16).to(memory_format=torch.channels_last)
     with pytest.warns(UserWarning, match="16-byte boundary"):
-        y = gt.conv2d(x, w, None, 1, 1, 1, 16)
-    want = F.conv2d(x.double(), w.double(), None, 1, 1, 1, 16)
+        y = gt.conv2d(x, w, None, 1, 1, 1, c)
+    want = F.conv2d(x.double(), w.double(), None, 1, 1, 1, c)
     assert _rel(y, want) < TOL[torch.bfloat16]
-    r, *_ = next(iter(v for k, v in gt._PLANS.items() if k[0] == "fwd" and k[1] == tuple(x.shape)))
+    r, *_ = next(v for k, v in gt._PLANS.items() if k[0] == "fwd" and k[1] == tuple(x.shape))
     with pytest.raises(Exception, match="not 16-byte aligned"):
         r.launch(x.data_ptr(), w.data_ptr(), y.data_ptr(), 0, 0)
