@@ -5,7 +5,7 @@
 # the determinism check), and the A/B of the 16-copy slice plan (branch slice-plan-16) on the
 # zoo's 3D layers, backward data and forward, direct family.
 # carry ["target/carry/bins.tar.xz", "target/carry/gc.tar.xz", "target/torch_baseline.py"]
-#   tar xJf target/carry/bins.tar.xz && (timeout 560 bash results/h200/s41/call_1.sh; cd $OUT && tar czf c1.tgz r; cat r/gpu.txt r/progress.log r/compare.txt; grep geomean r/bench_wgrad.report.txt)
+#   tar xJf target/carry/bins.tar.xz && (timeout 560 bash results/h100/s41/call_1.sh; cd $OUT && tar czf c1.tgz r; cat r/gpu.txt r/progress.log r/compare.txt; grep geomean r/bench_wgrad.report.txt)
 source results/h100/s35/prelude.sh
 timeout 200 $B bench --problems model_zoo --direction wgrad --vs cudnn --output $R/bench_wgrad.csv --batch-size 200 --workers 16 > $R/bench_wgrad.log 2>&1; st bench zoo wgrad
 $B report $R/bench_wgrad.csv > $R/bench_wgrad.report.txt 2>&1

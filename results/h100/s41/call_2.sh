@@ -4,7 +4,7 @@
 # depth-streaming backward-data configs (gm 1 and 2, tile_k 16, tile_m 64/112/224) on the zoo's
 # 3D C/G 8 layer, both degrees in one run, cuDNN too. Compile cache built on the build machine.
 # carry ["target/carry/bins.tar.xz", "target/carry/gc2.tar.xz"]
-#   tar xJf target/carry/bins.tar.xz && (timeout 300 bash results/h200/s41/call_2.sh; cd $OUT && tar czf c2.tgz r; cat r/progress.log; head -40 r/sweep_gm.report.txt)
+#   tar xJf target/carry/bins.tar.xz && (timeout 300 bash results/h100/s41/call_2.sh; cd $OUT && tar czf c2.tgz r; cat r/progress.log; head -40 r/sweep_gm.report.txt)
 export GCONV_CACHE_DIR=/tmp/gc2 PYTHONUNBUFFERED=1; unset LD_LIBRARY_PATH
 B=target/gm2-cg8/gconv; R=$OUT/r; mkdir -p $R
 tar xJf target/carry/gc2.tar.xz -C /tmp
