@@ -4697,6 +4697,116 @@ fn direct_pool_on_selftest_cases(direction: Direction, test: &str, min_jobs: usi
     assert!(errors.is_empty(), "failures:\n{}", errors.join("\n"));
 }
 
+/// Builds a hand-written kernel (`body` defines `kernel` and `report`) against the shim, runs
+/// one block of `threads` threads with `smem` bytes of shared memory, then `report()`; returns
+/// whether the program succeeded, its stdout and its stderr. A program still running after
+/// 60 s (a hang, not an abort) fails the test.
+fn build_and_run_kernel(
+    dir: &Path,
+    name: &str,
+    body: &str,
+    threads: u32,
+    smem: usize,
+) -> (bool, String, String) {
+    let cpp = dir.join(format!("{name}.cpp"));
+    let exe = dir.join(name);
+    let text = format!(
+        "#include \"host_shim.h\"\n{body}\nint main() {{\n  \
+         gconv_host_launch(kernel, dim3{{1, 1, 1}}, dim3{{{threads}, 1, 1}}, {smem}, nullptr, \
+         nullptr, nullptr, nullptr);\n  report();\n  return 0;\n}}\n"
+    );
+    std::fs::write(&cpp, text).expect("write the source");
+    build_without_asan(&cpp, &exe);
+    let mut child = Command::new(&exe)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run the program");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("poll the program").is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("{name}: still running after 60 s (a hang, not an abort)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let run = child.wait_with_output().expect("collect the output");
+    (
+        run.status.success(),
+        String::from_utf8_lossy(&run.stdout).into_owned(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
+}
+
+/// The shim's wgmma without swizzle (K-major core matrices of 8 rows x 16 bytes): one
+/// `m64n8k16` whose A rows are consecutive 16-byte "pixels" of a plane and whose two k8 halves
+/// are 28 pixels apart (a tap pair's descriptor in the C/G 8 prototype of
+/// `results/h100/s41/proto`, verified on an H100), against a product computed here from the
+/// same values; and the two byte offsets exchanged, which must read other values (the test can
+/// fail).
+#[test]
+fn the_shim_reads_unswizzled_wgmma_operands_as_the_hardware_does() {
+    let test = "the_shim_reads_unswizzled_wgmma_operands_as_the_hardware_does";
+    if skip_without_cxx(test) {
+        return;
+    }
+    let dir = work_dir(test);
+    std::fs::create_dir_all(&dir).expect("create the emulation work directory");
+    // Plane: 1200 pixels of 8 bf16 at byte 0; B: two core matrices (k 0-7, k 8-15) at byte
+    // 19200. Small integers, so every product and sum is exact in f32.
+    let body = |lbo: &str, sbo: &str| {
+        format!(
+            "static float out[64 * 8];\n\
+             static float plane(int i) {{ return (float)((i * 7) % 13 - 6); }}\n\
+             static float wmat(int i) {{ return (float)((i * 5) % 11 - 5); }}\n\
+             static unsigned long long desc(unsigned start, unsigned lbo, unsigned sbo) {{\n  \
+             return (unsigned long long)(start >> 4) | ((unsigned long long)(lbo >> 4) << 16) |\n    \
+             ((unsigned long long)(sbo >> 4) << 32);\n}}\n\
+             void kernel(const void*, const void*, void*, void*) {{\n  \
+             const unsigned t = threadIdx.x, w = t / 32, l = t % 32;\n  \
+             if (t == 0) {{\n    \
+             for (int i = 0; i < 1200 * 8; ++i) {{\n      \
+             unsigned short v = gconv_host_f32_to_bf16(plane(i));\n      \
+             std::memcpy(gconv_host_smem + 2 * i, &v, 2);\n    }}\n    \
+             for (int i = 0; i < 128; ++i) {{\n      \
+             unsigned short v = gconv_host_f32_to_bf16(wmat(i));\n      \
+             std::memcpy(gconv_host_smem + 19200 + 2 * i, &v, 2);\n    }}\n  }}\n  \
+             __syncthreads();\n  \
+             float d[4] = {{0.f, 0.f, 0.f, 0.f}};\n  \
+             gconv_host_wgmma(d, 4, desc(100 * 16, {lbo}, {sbo}), desc(19200, 128, 128), true, false, false);\n  \
+             gconv_host_wgmma_commit();\n  gconv_host_wgmma_wait(0);\n  \
+             for (int e = 0; e < 4; ++e) out[(16 * w + l / 4 + (e >= 2 ? 8 : 0)) * 8 + 2 * (l % 4) + e % 2] = d[e];\n}}\n\
+             void report() {{\n  int bad = 0;\n  \
+             for (int m = 0; m < 64; ++m) {{\n    for (int n = 0; n < 8; ++n) {{\n      \
+             float s = 0.f;\n      \
+             for (int k = 0; k < 16; ++k) s += plane((100 + m + (k / 8) * 28) * 8 + k % 8) * wmat((k / 8) * 64 + n * 8 + k % 8);\n      \
+             if (out[m * 8 + n] != s) ++bad;\n    }}\n  }}\n  \
+             std::printf(\"bad %d\\n\", bad);\n}}"
+        )
+    };
+    let (ok, out, err) =
+        build_and_run_kernel(&dir, "unswizzled", &body("28 * 16", "128"), 128, 20000);
+    assert!(ok, "unswizzled wgmma: {err}");
+    assert_eq!(
+        out.trim(),
+        "bad 0",
+        "the unswizzled operands as verified on the hardware"
+    );
+    let (ok, out, err) = build_and_run_kernel(
+        &dir,
+        "unswizzled_swapped",
+        &body("128", "28 * 16"),
+        128,
+        20000,
+    );
+    assert!(ok, "unswizzled wgmma, offsets exchanged: {err}");
+    assert_ne!(
+        out.trim(),
+        "bad 0",
+        "exchanged offsets must read other values: {out}"
+    );
+}
+
 /// The shim's own scheduling, on hand-written kernels: a launch where some threads leave
 /// before a `__syncthreads` the others wait at, and one whose threads wait on an mbarrier
 /// nobody arrives at, abort naming a deadlock (instead of hanging); and between two barriers
@@ -4711,37 +4821,7 @@ fn the_shim_aborts_deadlocks_and_turns_its_order_round() {
     }
     let dir = work_dir(test);
     std::fs::create_dir_all(&dir).expect("create the emulation work directory");
-    let build_and_run = |name: &str, body: &str| {
-        let cpp = dir.join(format!("{name}.cpp"));
-        let exe = dir.join(name);
-        let text = format!(
-            "#include \"host_shim.h\"\n{body}\nint main() {{\n  \
-             gconv_host_launch(kernel, dim3{{1, 1, 1}}, dim3{{64, 1, 1}}, 64, nullptr, nullptr, \
-             nullptr, nullptr);\n  report();\n  return 0;\n}}\n"
-        );
-        std::fs::write(&cpp, text).expect("write the source");
-        build_without_asan(&cpp, &exe);
-        // A shim that hung instead of aborting fails here after 60 s.
-        let mut child = Command::new(&exe)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("run the program");
-        let start = std::time::Instant::now();
-        while child.try_wait().expect("poll the program").is_none() {
-            if start.elapsed() > std::time::Duration::from_secs(60) {
-                let _ = child.kill();
-                panic!("{name}: still running after 60 s (a hang, not an abort)");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let run = child.wait_with_output().expect("collect the output");
-        (
-            run.status.success(),
-            String::from_utf8_lossy(&run.stdout).into_owned(),
-            String::from_utf8_lossy(&run.stderr).into_owned(),
-        )
-    };
+    let build_and_run = |name: &str, body: &str| build_and_run_kernel(&dir, name, body, 64, 64);
     let (ok, _, err) = build_and_run(
         "early_exit",
         "void kernel(const void*, const void*, void*, void*) {\n  \

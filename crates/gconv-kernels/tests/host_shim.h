@@ -483,26 +483,39 @@ inline void gconv_host_mma16816(float (&d)[4], const unsigned int (&a)[4], unsig
 // descriptors (K-major, or MN-major with imm-trans-a / imm-trans-b = 1; 128-byte swizzle), computed at issue: thread t of the warpgroup
 // (warp w = t/32 in it, lane l) owns D[16w + l/4 (+8)][8j + 2(l%4) (+1)] in registers
 // 4j..4j+3. A descriptor gives the start address (bits 0-13, >> 4), the stride between 8-row
-// groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63, must be 1 = 128 bytes): row r,
-// byte b of the k16 slice sits at start + (r/8)·SBO + (r%8)·128 + b, with address bits [4,7)
-// XORed with bits [7,10).
+// groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63: 1 = 128 bytes, or 0 = none for a
+// K-major operand, below): row r, byte b of the k16 slice sits at start + (r/8)·SBO + (r%8)·128
+// + b, with address bits [4,7) XORed with bits [7,10).
 // Element (row, k) of a k16 operand slice. K-major (nmajor false): row r, byte b of the slice at
 // start + (r/8)·SBO + (r%8)·128 + b. MN-major (the transposed B of imm-trans-b = 1): 64-element
 // panels along MN, LBO (bits 16-29, >> 4) bytes apart, each k a 128-byte row, 8-row groups of k
 // SBO bytes apart: element (n, k) at start + (n/64)·LBO + (k/8)·SBO + (k%8)·128 + 2·(n%64).
 // Either way address bits [4,7) are XORed with bits [7,10).
+// Without swizzle (mode 0, K-major only): core matrices of 8 rows x 16 bytes, rows 16 bytes
+// apart; the two core matrices of a k16 slice LBO bytes apart, 8-row groups SBO bytes apart:
+// element (r, k) at start + (r/8)·SBO + (r%8)·16 + (k/8)·LBO + 2·(k%8) (this reading of the
+// two offsets was verified on an H100: results/h100/s41/README.md, the C/G 8 prototype).
 inline unsigned short gconv_host_wgmma_at(unsigned long long desc, unsigned row, unsigned k,
                                           bool nmajor = false) {
-  if ((desc >> 62) != 1 || ((desc >> 49) & 7) != 0) {
-    std::fprintf(stderr, "wgmma descriptor %llx: only the 128-byte swizzle with base offset 0 is emulated\n", desc);
+  const unsigned mode = (unsigned)(desc >> 62);
+  if ((mode != 1 && !(mode == 0 && !nmajor)) || ((desc >> 49) & 7) != 0) {
+    std::fprintf(stderr,
+                 "wgmma descriptor %llx: only the 128-byte swizzle, or no swizzle for a K-major "
+                 "operand, with base offset 0 is emulated\n",
+                 desc);
     std::abort();
   }
   const unsigned start = (unsigned)(desc & 0x3FFF) << 4;
   const unsigned lbo = (unsigned)((desc >> 16) & 0x3FFF) << 4;
   const unsigned sbo = (unsigned)((desc >> 32) & 0x3FFF) << 4;
-  unsigned a = nmajor ? start + (row / 64) * lbo + (k / 8) * sbo + (k % 8) * 128 + 2 * (row % 64)
-                      : start + (row / 8) * sbo + (row % 8) * 128 + 2 * k;
-  a ^= ((a >> 7) & 7u) << 4;
+  unsigned a;
+  if (mode == 0) {
+    a = start + (row / 8) * sbo + (row % 8) * 16 + (k / 8) * lbo + 2 * (k % 8);
+  } else {
+    a = nmajor ? start + (row / 64) * lbo + (k / 8) * sbo + (k % 8) * 128 + 2 * (row % 64)
+               : start + (row / 8) * sbo + (row % 8) * 128 + 2 * k;
+    a ^= ((a >> 7) & 7u) << 4;
+  }
   if ((size_t)a + 2 > gconv_host_smem_bytes) {
     std::fprintf(stderr, "wgmma operand address %u outside %zu bytes of shared memory\n", a, gconv_host_smem_bytes);
     std::abort();
@@ -718,9 +731,8 @@ inline void gconv_host_tma_load(unsigned dst, const gconv_tmap& m, unsigned bar,
 // descriptors (K-major, or MN-major with imm-trans-a / imm-trans-b = 1; 128-byte swizzle), computed at issue: thread t of the warpgroup
 // (warp w = t/32 in it, lane l) owns D[16w + l/4 (+8)][8j + 2(l%4) (+1)] in registers
 // 4j..4j+3. A descriptor gives the start address (bits 0-13, >> 4), the stride between 8-row
-// groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63, must be 1 = 128 bytes): row r,
-// byte b of the k16 slice sits at start + (r/8)·SBO + (r%8)·128 + b, with address bits [4,7)
-// XORed with bits [7,10). The operands' checksum is kept until wait_group retires the batch.
+// groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63): operand elements as
+// gconv_host_wgmma_at reads them (128-byte swizzle, or none for a K-major operand). The operands' checksum is kept until wait_group retires the batch.
 inline void gconv_host_wgmma(float* d, int nacc, unsigned long long da, unsigned long long db,
                              bool bf16, bool trans_a, bool trans_b) {
   const unsigned t = gconv_host_tid() % 128, w = t / 32, l = t % 32;
