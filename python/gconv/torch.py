@@ -53,6 +53,14 @@ _RECORD: Optional[list] = None
 _TUNED: dict = {}  # tune(): (x shape, w shape, dtype, stride, padding, dilation, groups) -> gconv is faster
 
 
+def _warn_once(key: str, message: str) -> None:
+    """Warn with ``message`` the first time ``key`` is met in this process; ``stacklevel``
+    points at the user's line (one frame deeper than ``_channels_last``'s own callers)."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, stacklevel=5)
+
+
 def runner(p: Problem, device: int) -> DeviceRunner:
     """The process's compiled runner of ``p`` on CUDA device ``device`` (made on first use)."""
     key = (p.key, device)
@@ -81,22 +89,17 @@ def _channels_last(t: torch.Tensor, what: str) -> torch.Tensor:
     if _is_channels_last(t):
         if t.data_ptr() % 16 == 0:
             return t
-        key = what + " (alignment)"
-        if key not in _WARNED:
-            _WARNED.add(key)
-            warnings.warn(
-                f"gconv.torch: {what} starts {t.data_ptr() % 16} bytes past a 16-byte boundary "
-                "(a view at an element offset); it is copied on every call",
-                stacklevel=4,
-            )
-        return t.clone()  # a fresh allocation, the same strides (channels innermost)
-    if what not in _WARNED:
-        _WARNED.add(what)
-        warnings.warn(
-            f"gconv.torch: {what} is not channels_last; it is converted on every call "
-            "(use .to(memory_format=torch.channels_last) to run without a copy)",
-            stacklevel=4,
+        _warn_once(
+            what + " (alignment)",
+            f"gconv.torch: {what} starts {t.data_ptr() % 16} bytes past a 16-byte boundary "
+            "(a view at an element offset); it is copied on every call",
         )
+        return t.clone()  # a fresh allocation, the same strides (channels innermost)
+    _warn_once(
+        what,
+        f"gconv.torch: {what} is not channels_last; it is converted on every call "
+        "(use .to(memory_format=torch.channels_last) to run without a copy)",
+    )
     return _as_channels_last(t)
 
 
