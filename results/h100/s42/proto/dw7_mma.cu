@@ -1,0 +1,367 @@
+// Prototype (session 42, not product code): 7x7 depthwise convolution (stride 1, padding 3,
+// bf16 NHWC) on mma.sync with the input read straight from an NHWC tile in shared memory, to
+// measure whether the zoo's 7x7 depthwise layers (issue #12's backward data is the same
+// problem with the filter flipped in space) can leave both the CUDA-core direct kernel and
+// the banded kernel (direct/fwd_banded.cu, which transposes its staged input into
+// per-channel planes) behind.
+//
+// Per channel, one m16n8k16 per filter row ty covers 16 output rows x 8 output columns:
+//   A[m][k] = Xs[m + ty][k]           (k: 16 consecutive staged columns, an even offset)
+//   B[k][n] = Wt[ty][k - n]           (the filter row as a band: zero unless 0 <= k - n < 7)
+//   D[m][n] = Y[y0 + m][x0 + n]
+// so the A fragment of lane (g, q) is staged pixels (row g + ty (+ 8), columns 2q, 2q + 1
+// (+ 8)): two 16-byte loads (pixel 2q and 2q + 1, 8 channels each) and a byte permute per
+// channel give that lane's A register of each of 8 channels. The tile (16·WR rows x 8·MCH·WC
+// columns x 8 channels, one warp per 16 x 8·MCH block) is staged by cp.async as raw NHWC
+// pixels, zero outside the image, double buffered over the CTA's tiles; the banded B
+// fragments of the CTA's 8 channels are built once into shared memory. Outputs leave as
+// 16-byte stores (a lane holds all 8 channels of its pixels).
+//
+// GPU (on the device machine):
+//   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -o /tmp/dw7 results/h100/s42/proto/dw7_mma.cu && /tmp/dw7
+// CPU (the host-emulation shim of crates/gconv-kernels/tests, a small problem):
+//   g++ -std=c++20 -O1 -I crates/gconv-kernels/tests -DDW7_HOST -o /tmp/dw7h -x c++ results/h100/s42/proto/dw7_mma.cu && /tmp/dw7h
+// Both verify every output against a naive reference before anything is timed.
+#ifdef DW7_HOST
+#include "host_shim.h"
+#elif !defined(__CUDACC_RTC__)
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#include <vector>
+#endif
+
+typedef unsigned int u32;
+typedef unsigned short bf16;
+__host__ __device__ inline float b2f(bf16 v) {
+  union { unsigned int u; float f; } c;
+  c.u = (unsigned int)v << 16;
+  return c.f;
+}
+__host__ __device__ inline bf16 f2b(float f) {  // round to nearest even (no NaN here)
+  union { unsigned int u; float f; } c;
+  c.f = f;
+  return (bf16)((c.u + 0x7FFFu + ((c.u >> 16) & 1u)) >> 16);
+}
+__device__ __forceinline__ u32 lo_pair(u32 a, u32 b) { return (a & 0xffffu) | (b << 16); }
+__device__ __forceinline__ u32 hi_pair(u32 a, u32 b) { return (a >> 16) | (b & 0xffff0000u); }
+
+#ifdef DW7_HOST
+__device__ __forceinline__ u32 smem_addr(const void* p) { return gconv_host_smem_offset(p); }
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  gconv_host_mma16816(d, a, b0, b1, true);
+}
+__device__ __forceinline__ void cp16(u32 dst, const void* src, bool ok) { gconv_host_cp_async(dst, src, 16, ok); }
+__device__ __forceinline__ void cp_commit() { gconv_host_cp_commit(); }
+__device__ __forceinline__ void cp_wait1() { gconv_host_cp_wait(1); }
+#else
+__device__ __forceinline__ u32 smem_addr(const void* p) { return (u32)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+__device__ __forceinline__ void cp16(u32 dst, const void* src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_wait1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+#endif
+
+constexpr int F = 7, PAD = 3;
+
+// X [N][H][W][C], Wt [C][7][7], Y [N][H][W][C]; grid (CTAs over tiles, C / 8).
+template <int N, int H, int W, int C, int WR, int WC, int MCH>
+struct Dw7 {
+  static constexpr int THREADS = 32 * WR * WC;
+  static constexpr int TH = 16 * WR, TW = 8 * MCH * WC;
+  static constexpr int SR = TH + F - 1, SC = TW + 8;  // staged rows, columns
+  static constexpr int RS = SC | 1;                   // row stride in 16-byte pixels (odd: banks)
+  static constexpr int STAGE = SR * RS;               // 16-byte units of one stage
+  static constexpr int BUNITS = F * 4 * 32;           // B fragments: [ty][channel pair][lane]
+  static constexpr int SMEM = (BUNITS + 2 * STAGE) * 16;
+  static constexpr int TY = (H + TH - 1) / TH, TX = (W + TW - 1) / TW, TILES = N * TY * TX;
+};
+
+template <int N, int H, int W, int C, int WR, int WC, int MCH>
+__global__ void __launch_bounds__(32 * WR * WC) dw7(const void* in0, const void* in1, void* out, void* ws) {
+  using P = Dw7<N, H, W, C, WR, WC, MCH>;
+#ifdef DW7_HOST
+  uint4* sm = reinterpret_cast<uint4*>(gconv_host_smem);
+#else
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  uint4* sm = reinterpret_cast<uint4*>(smem_raw);
+#endif
+  const bf16* X = reinterpret_cast<const bf16*>(in0);
+  const bf16* Wt = reinterpret_cast<const bf16*>(in1);
+  bf16* Y = reinterpret_cast<bf16*>(out);
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;
+  const int c0 = blockIdx.y * 8;
+  uint4* bs = sm;
+  uint4* st0 = sm + P::BUNITS;
+  auto stage = [&](int t, int buf) {
+    const int n = t / (P::TY * P::TX), y0 = (t / P::TX) % P::TY * P::TH, x0 = t % P::TX * P::TW;
+    const u32 base = smem_addr(st0 + buf * P::STAGE);
+    for (int u = tid; u < P::SR * P::SC; u += P::THREADS) {
+      const int r = u / P::SC, k = u % P::SC;
+      const int iy = y0 - PAD + r, ix = x0 - PAD + k;
+      const bool ok = (unsigned)iy < (unsigned)H && (unsigned)ix < (unsigned)W;
+      const bf16* src = X + (ok ? (((long long)n * H + iy) * W + ix) * C + c0 : 0);
+      cp16(base + (u32)((r * P::RS + k) * 16), src, ok);
+    }
+  };
+  int t = blockIdx.x;
+  if (t < P::TILES) stage(t, 0);
+  cp_commit();
+  // B fragments of lane (g, q), filter row ty, channel ch: b0 = (tx 2q - g, 2q + 1 - g),
+  // b1 = (tx 2q + 8 - g, 2q + 9 - g), zero outside the filter; unit (ty, pair, lane) holds
+  // b0, b1 of channel 2·pair and of 2·pair + 1.
+  for (int i = tid; i < P::BUNITS; i += P::THREADS) {
+    const int ty = i / 128, pr = (i / 32) % 4, l = i % 32, gg = l / 4, qq = l % 4;
+    u32 v[4];
+    for (int h = 0; h < 2; ++h) {
+      const int c = c0 + 2 * pr + h;
+      auto w = [&](int tx) -> u32 { return (tx >= 0 && tx < F) ? (u32)Wt[(c * F + ty) * F + tx] : 0u; };
+      v[2 * h] = w(2 * qq - gg) | (w(2 * qq + 1 - gg) << 16);
+      v[2 * h + 1] = w(2 * qq + 8 - gg) | (w(2 * qq + 9 - gg) << 16);
+    }
+    bs[i] = uint4{v[0], v[1], v[2], v[3]};
+  }
+  const int wr = warp / WC, wc = warp % WC;
+  const int r0 = 16 * wr, k0 = 8 * MCH * wc;
+  for (int buf = 0; t < P::TILES; t += gridDim.x, buf ^= 1) {
+    if (t + (int)gridDim.x < P::TILES) stage(t + gridDim.x, buf ^ 1);
+    cp_commit();
+    cp_wait1();
+    __syncthreads();
+    const uint4* xs = st0 + buf * P::STAGE;
+    float acc[8][MCH][4];
+#pragma unroll
+    for (int ch = 0; ch < 8; ++ch)
+#pragma unroll
+      for (int j = 0; j < MCH; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[ch][j][i] = 0.f;
+#pragma unroll
+    for (int ty = 0; ty < F; ++ty) {
+      uint4 bq[4];
+#pragma unroll
+      for (int p = 0; p < 4; ++p) bq[p] = bs[(ty * 4 + p) * 32 + lane];
+      u32 a[2][MCH + 1][8];
+#pragma unroll
+      for (int s = 0; s < 2; ++s) {
+#pragma unroll
+        for (int h = 0; h <= MCH; ++h) {
+          const uint4* px = xs + (r0 + g + 8 * s + ty) * P::RS + k0 + 8 * h + 2 * q;
+          const uint4 p0 = px[0], p1 = px[1];
+          const u32 w0[4] = {p0.x, p0.y, p0.z, p0.w}, w1[4] = {p1.x, p1.y, p1.z, p1.w};
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            a[s][h][2 * i] = lo_pair(w0[i], w1[i]);
+            a[s][h][2 * i + 1] = hi_pair(w0[i], w1[i]);
+          }
+        }
+      }
+#pragma unroll
+      for (int ch = 0; ch < 8; ++ch) {
+        const uint4 b = bq[ch / 2];
+        const u32 b0 = ch % 2 ? b.z : b.x, b1 = ch % 2 ? b.w : b.y;
+#pragma unroll
+        for (int j = 0; j < MCH; ++j) {
+          const u32 af[4] = {a[0][j][ch], a[1][j][ch], a[0][j + 1][ch], a[1][j + 1][ch]};
+          mma16816(acc[ch][j], af, b0, b1);
+        }
+      }
+    }
+    const int n = t / (P::TY * P::TX), y0 = (t / P::TX) % P::TY * P::TH, x0 = t % P::TX * P::TW;
+#pragma unroll
+    for (int j = 0; j < MCH; ++j) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int oy = y0 + r0 + g + 8 * (i / 2), ox = x0 + k0 + 8 * j + 2 * q + i % 2;
+        if (oy < H && ox < W) {
+          u32 v[4];
+#pragma unroll
+          for (int e = 0; e < 4; ++e) v[e] = (u32)f2b(acc[2 * e][j][i]) | ((u32)f2b(acc[2 * e + 1][j][i]) << 16);
+          *reinterpret_cast<uint4*>(Y + (((long long)n * H + oy) * W + ox) * C + c0) = uint4{v[0], v[1], v[2], v[3]};
+        }
+      }
+    }
+    __syncthreads();  // the stage is read before the next iteration refills it
+  }
+}
+
+#ifndef __CUDACC_RTC__
+template <int N, int H, int W, int C>
+void reference(const std::vector<bf16>& x, const std::vector<bf16>& w, std::vector<float>& y) {
+  for (int n = 0; n < N; ++n)
+    for (int oy = 0; oy < H; ++oy)
+      for (int ox = 0; ox < W; ++ox)
+        for (int c = 0; c < C; ++c) {
+          float s = 0.f;
+          for (int ty = 0; ty < F; ++ty)
+            for (int tx = 0; tx < F; ++tx) {
+              const int iy = oy - PAD + ty, ix = ox - PAD + tx;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+              s += b2f(x[(((size_t)n * H + iy) * W + ix) * C + c]) * b2f(w[(c * F + ty) * F + tx]);
+            }
+          y[(((size_t)n * H + oy) * W + ox) * C + c] = s;
+        }
+}
+
+// Every output against the reference: |y - ref| <= 0.02 + 0.01·|ref| (bf16 output rounding).
+inline bool check(const char* what, const std::vector<bf16>& y, const std::vector<float>& ref) {
+  size_t bad = 0;
+  double maxerr = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double e = std::fabs((double)b2f(y[i]) - ref[i]);
+    maxerr = std::max(maxerr, e);
+    if (!(e <= 0.02 + 0.01 * std::fabs(ref[i]))) ++bad;
+  }
+  printf("%s: %zu of %zu outside tolerance, max abs err %.3g\n", what, bad, y.size(), maxerr);
+  return bad == 0;
+}
+
+template <int N, int H, int W, int C>
+void fill(std::vector<bf16>& x, std::vector<bf16>& w) {
+  x.resize((size_t)N * H * W * C);
+  w.resize((size_t)C * F * F);
+  srand(7);
+  for (auto& v : x) v = f2b((rand() % 2001 - 1000) / 1000.f);
+  for (auto& v : w) v = f2b((rand() % 2001 - 1000) / 1000.f);
+}
+
+#ifdef DW7_HOST
+template <int N, int H, int W, int C, int WR, int WC, int MCH>
+bool host_case(int ctas) {
+  using P = Dw7<N, H, W, C, WR, WC, MCH>;
+  std::vector<bf16> x, w, y((size_t)N * H * W * C, 0xFFFF);
+  std::vector<float> ref(y.size());
+  fill<N, H, W, C>(x, w);
+  reference<N, H, W, C>(x, w, ref);
+  gconv_host_launch(dw7<N, H, W, C, WR, WC, MCH>, dim3{(unsigned)ctas, C / 8, 1}, dim3{P::THREADS, 1, 1},
+                    P::SMEM, x.data(), w.data(), y.data(), nullptr);
+  char what[128];
+  snprintf(what, sizeof what, "host N%d %dx%d C%d WR%d WC%d MCH%d ctas %d", N, H, W, C, WR, WC, MCH, ctas);
+  return check(what, y, ref);
+}
+int main() {
+  bool ok = host_case<2, 21, 19, 16, 1, 2, 2>(3);  // tails in both directions, 3 tiles a CTA
+  ok = host_case<1, 37, 40, 8, 2, 2, 2>(2) && ok;
+  ok = host_case<1, 7, 7, 16, 1, 1, 2>(1) && ok;
+  printf("%s\n", ok ? "VERIFIED" : "NOT VERIFIED");
+  return ok ? 0 : 1;
+}
+#elif !defined(__CUDACC_RTC__)
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
+
+__global__ void ref_kernel(const bf16* X, const bf16* Wt, float* Y, int N, int H, int W, int C) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (size_t)N * H * W * C) return;
+  const int c = i % C, ox = (i / C) % W, oy = (i / C / W) % H, n = i / C / W / H;
+  float s = 0.f;
+  for (int ty = 0; ty < F; ++ty)
+    for (int tx = 0; tx < F; ++tx) {
+      const int iy = oy - PAD + ty, ix = ox - PAD + tx;
+      if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+      s += b2f(X[(((size_t)n * H + iy) * W + ix) * C + c]) * b2f(Wt[(c * F + ty) * F + tx]);
+    }
+  Y[i] = s;
+}
+
+template <int N, int H, int W, int C, int WR, int WC, int MCH>
+bool gpu_case(const bf16* dX, const bf16* dW, bf16* dY, const std::vector<float>& ref, int per_sm) {
+  using P = Dw7<N, H, W, C, WR, WC, MCH>;
+  auto k = dw7<N, H, W, C, WR, WC, MCH>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, P::SMEM));
+  int occ = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, P::THREADS, P::SMEM));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int cb = C / 8;
+  const int want = per_sm > 0 ? std::min(per_sm, occ) : occ;
+  const int gx = std::max(1, std::min(P::TILES, (sms * want + cb - 1) / cb));
+  const dim3 grid(gx, cb);
+  CK(cudaMemset(dY, 0xFF, (size_t)N * H * W * C * 2));
+  k<<<grid, P::THREADS, P::SMEM>>>(dX, dW, dY, nullptr);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  std::vector<bf16> y((size_t)N * H * W * C);
+  CK(cudaMemcpy(y.data(), dY, y.size() * 2, cudaMemcpyDeviceToHost));
+  char what[160];
+  snprintf(what, sizeof what, "N%d %dx%d C%d WR%d WC%d MCH%d grid %dx%d (occupancy %d/SM)", N, H, W, C, WR, WC, MCH, gx, cb, occ);
+  if (!check(what, y, ref)) return false;
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < 5; ++i) k<<<grid, P::THREADS, P::SMEM>>>(dX, dW, dY, nullptr);
+  std::vector<float> t;
+  for (int r = 0; r < 9; ++r) {
+    CK(cudaEventRecord(a));
+    for (int i = 0; i < 20; ++i) k<<<grid, P::THREADS, P::SMEM>>>(dX, dW, dY, nullptr);
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms * 1000.f / 20);
+  }
+  std::sort(t.begin(), t.end());
+  const double bytes = 2.0 * N * H * W * C * 2;
+  printf("  median %.2f us (min %.2f, max %.2f), %.0f GB/s, %d B smem, %d tiles\n", t[4], t[0], t[8],
+         bytes / (t[4] * 1e3), P::SMEM, P::TILES);
+  return true;
+}
+
+template <int N, int H, int W, int C>
+bool shape() {
+  std::vector<bf16> x, w;
+  fill<N, H, W, C>(x, w);
+  bf16 *dX, *dW, *dY;
+  float* dR;
+  const size_t nx = x.size();
+  CK(cudaMalloc(&dX, nx * 2));
+  CK(cudaMalloc(&dW, w.size() * 2));
+  CK(cudaMalloc(&dY, nx * 2));
+  CK(cudaMalloc(&dR, nx * 4));
+  CK(cudaMemcpy(dX, x.data(), nx * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dW, w.data(), w.size() * 2, cudaMemcpyHostToDevice));
+  ref_kernel<<<(nx + 255) / 256, 256>>>(dX, dW, dR, N, H, W, C);
+  CK(cudaDeviceSynchronize());
+  std::vector<float> ref(nx);
+  CK(cudaMemcpy(ref.data(), dR, nx * 4, cudaMemcpyDeviceToHost));
+  bool ok = true;
+  if constexpr (H >= 28) {
+    ok = gpu_case<N, H, W, C, 2, 2, 2>(dX, dW, dY, ref, 0) && ok;
+    ok = gpu_case<N, H, W, C, 2, 2, 1>(dX, dW, dY, ref, 0) && ok;
+    ok = gpu_case<N, H, W, C, 1, 4, 1>(dX, dW, dY, ref, 0) && ok;
+    ok = gpu_case<N, H, W, C, 4, 1, 2>(dX, dW, dY, ref, 0) && ok;
+  }
+  ok = gpu_case<N, H, W, C, 1, 2, 1>(dX, dW, dY, ref, 0) && ok;
+  ok = gpu_case<N, H, W, C, 1, 1, 2>(dX, dW, dY, ref, 0) && ok;
+  ok = gpu_case<N, H, W, C, 1, 1, 1>(dX, dW, dY, ref, 0) && ok;
+  CK(cudaFree(dX));
+  CK(cudaFree(dW));
+  CK(cudaFree(dY));
+  CK(cudaFree(dR));
+  return ok;
+}
+
+int main() {
+  bool ok = shape<32, 56, 56, 96>();
+  ok = shape<32, 28, 28, 192>() && ok;
+  ok = shape<32, 14, 14, 384>() && ok;
+  ok = shape<32, 7, 7, 768>() && ok;
+  printf("%s\n", ok ? "VERIFIED" : "NOT VERIFIED");
+  return ok ? 0 : 1;
+}
+#endif
+#endif  // !__CUDACC_RTC__
+#ifdef __CUDACC_RTC__  // an NVRTC syntax and resource check of the variants timed on the GPU
+template __global__ void dw7<32, 56, 56, 96, 2, 2, 2>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 2, 2, 1>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 1, 4, 1>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 4, 1, 2>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 1, 1, 2>(const void*, const void*, void*, void*);
+#endif
