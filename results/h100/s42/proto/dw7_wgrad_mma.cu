@@ -1,0 +1,333 @@
+// Prototype (session 42, not product code): backward weight of a 7x7 depthwise convolution
+// (stride 1, padding 3, bf16 NHWC, f32 weight gradient) on mma.sync with both operands read
+// straight from NHWC tiles in shared memory (issue #13's 7x7 depthwise layers).
+//
+// Per channel, input row iy and 16 consecutive output columns ox0 + j (the GEMM K), one
+// m16n8k16 accumulates every tap of the filter:
+//   A[m][j] = X[iy][ox0 + j - 3 + m]     (m = tx; rows 7..15 unused: a1 = a3 = 0)
+//   B[j][n] = dY[iy + 3 - n][ox0 + j]    (n = ty; column 7 unused)
+//   D[m][n] = dW[ty = n][tx = m]         (lane (g, q): d0, d1 = tap (2q, g), (2q + 1, g))
+// so lane (g, q) reads X pixels ox0 - 3 + g + 2q (+1, +8, +9) and dY pixels ox0 + 2q (+1, +8,
+// +9) of row iy + 3 - g: four 16-byte loads each and a byte permute per channel give its A and
+// B registers for 8 channels. A CTA owns TH output rows x TW output columns x 8 channels of
+// one image: it stages X rows iy = y0 - 3 .. y0 + TH + 2 and the dY rows those pair with (zero
+// outside the tile, so each (output pixel, tap) product is counted once), walks the (iy, chunk)
+// pairs over its warps, sums its warps in a fixed order and writes one f32 partial of its 8
+// channels' 49 taps; a second kernel sums the partials in a fixed order (deterministic).
+//
+// GPU:  nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -o /tmp/dw7w results/h100/s42/proto/dw7_wgrad_mma.cu && /tmp/dw7w
+// CPU:  g++ -std=c++20 -O1 -I crates/gconv-kernels/tests -DDW7_HOST -o /tmp/dw7wh -x c++ results/h100/s42/proto/dw7_wgrad_mma.cu && /tmp/dw7wh
+#ifdef DW7_HOST
+#include "host_shim.h"
+#elif !defined(__CUDACC_RTC__)
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#include <vector>
+#endif
+
+typedef unsigned int u32;
+typedef unsigned short bf16;
+__host__ __device__ inline float b2f(bf16 v) {
+  union { unsigned int u; float f; } c;
+  c.u = (unsigned int)v << 16;
+  return c.f;
+}
+__host__ __device__ inline bf16 f2b(float f) {
+  union { unsigned int u; float f; } c;
+  c.f = f;
+  return (bf16)((c.u + 0x7FFFu + ((c.u >> 16) & 1u)) >> 16);
+}
+__device__ __forceinline__ u32 lo_pair(u32 a, u32 b) { return (a & 0xffffu) | (b << 16); }
+__device__ __forceinline__ u32 hi_pair(u32 a, u32 b) { return (a >> 16) | (b & 0xffff0000u); }
+
+#ifdef DW7_HOST
+__device__ __forceinline__ u32 smem_addr(const void* p) { return gconv_host_smem_offset(p); }
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  gconv_host_mma16816(d, a, b0, b1, true);
+}
+__device__ __forceinline__ void cp16(u32 dst, const void* src, bool ok) { gconv_host_cp_async(dst, src, 16, ok); }
+__device__ __forceinline__ void cp_commit() { gconv_host_cp_commit(); }
+__device__ __forceinline__ void cp_wait0() { gconv_host_cp_wait(0); }
+#else
+__device__ __forceinline__ u32 smem_addr(const void* p) { return (u32)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+__device__ __forceinline__ void cp16(u32 dst, const void* src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_wait0() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+#endif
+
+constexpr int F = 7, PAD = 3;
+
+template <int N, int H, int W, int C, int TH, int TW, int WARPS>
+struct Dw7w {
+  static constexpr int THREADS = 32 * WARPS;
+  static constexpr int XR = TH + F - 1, XC = TW + 8, XRS = XC | 1;  // X rows, columns, row stride
+  static constexpr int DR = TH + 13, DRS = TW | 1;                  // dY rows (ds = xs + 7 - g)
+  static constexpr int CHUNKS = TW / 16, PAIRS = XR * CHUNKS;
+  static constexpr int XUNITS = XR * XRS, DUNITS = DR * DRS;
+  static constexpr int SMEM = (XUNITS + DUNITS) * 16;  // the warp sums reuse it at the end
+  static constexpr int TY = (H + TH - 1) / TH, TX = (W + TW - 1) / TW, TILES = N * TY * TX;
+  static_assert(TW % 16 == 0, "16-column chunks");
+  static_assert(WARPS * 8 * 64 * 4 <= SMEM, "warp sums fit");
+};
+
+// X, dY [N][H][W][C] bf16; partial [TILES][C][49] f32; grid (TILES, C / 8).
+template <int N, int H, int W, int C, int TH, int TW, int WARPS>
+__global__ void __launch_bounds__(32 * WARPS) dw7w(const void* in0, const void* in1, void* out, void* ws) {
+  using P = Dw7w<N, H, W, C, TH, TW, WARPS>;
+#ifdef DW7_HOST
+  unsigned char* smem = gconv_host_smem;
+#else
+  extern __shared__ __align__(128) unsigned char smem[];
+#endif
+  const bf16* X = reinterpret_cast<const bf16*>(in0);
+  const bf16* dY = reinterpret_cast<const bf16*>(in1);
+  float* part = reinterpret_cast<float*>(ws);
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;
+  const int c0 = blockIdx.y * 8;
+  const int t = blockIdx.x;
+  const int n = t / (P::TY * P::TX), y0 = (t / P::TX) % P::TY * TH, x0 = t % P::TX * TW;
+  uint4* xs = reinterpret_cast<uint4*>(smem);
+  uint4* ds = xs + P::XUNITS;
+  {
+    const u32 xb = smem_addr(xs), db = smem_addr(ds);
+    for (int u = tid; u < P::XR * P::XC; u += P::THREADS) {
+      const int r = u / P::XC, k = u % P::XC;
+      const int iy = y0 - PAD + r, ix = x0 - PAD + k;
+      const bool ok = (unsigned)iy < (unsigned)H && (unsigned)ix < (unsigned)W;
+      cp16(xb + (u32)((r * P::XRS + k) * 16), X + (ok ? (((long long)n * H + iy) * W + ix) * C + c0 : 0), ok);
+    }
+    for (int u = tid; u < P::DR * TW; u += P::THREADS) {
+      const int r = u / TW, k = u % TW;
+      const int oy = y0 + r - 7, ox = x0 + k;  // staged dY row r <-> oy = y0 + r - 7
+      const bool ok = r >= 7 && r < 7 + TH && oy < H && ox < W;
+      cp16(db + (u32)((r * P::DRS + k) * 16), dY + (ok ? (((long long)n * H + oy) * W + ox) * C + c0 : 0), ok);
+    }
+    cp_commit();
+    cp_wait0();
+    __syncthreads();
+  }
+  float acc[8][4];
+#pragma unroll
+  for (int ch = 0; ch < 8; ++ch)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[ch][i] = 0.f;
+  for (int p = warp; p < P::PAIRS; p += WARPS) {
+    const int xr = p / P::CHUNKS, j = p % P::CHUNKS;
+    // X: staged column 16j + 2q + g (+1, +8, +9) of staged row xr (staged column 0 <-> x0 - 3).
+    const uint4* xp = xs + xr * P::XRS + 16 * j + 2 * q + g;
+    // dY: staged row xr + 7 - g (<-> oy = iy + 3 - g), columns 16j + 2q (+1, +8, +9).
+    const uint4* dp = ds + (xr + 7 - g) * P::DRS + 16 * j + 2 * q;
+    const uint4 x0v = xp[0], x1v = xp[1], x8v = xp[8], x9v = xp[9];
+    const uint4 d0v = dp[0], d1v = dp[1], d8v = dp[8], d9v = dp[9];
+    const u32 X0[4] = {x0v.x, x0v.y, x0v.z, x0v.w}, X1[4] = {x1v.x, x1v.y, x1v.z, x1v.w};
+    const u32 X8[4] = {x8v.x, x8v.y, x8v.z, x8v.w}, X9[4] = {x9v.x, x9v.y, x9v.z, x9v.w};
+    const u32 D0[4] = {d0v.x, d0v.y, d0v.z, d0v.w}, D1[4] = {d1v.x, d1v.y, d1v.z, d1v.w};
+    const u32 D8[4] = {d8v.x, d8v.y, d8v.z, d8v.w}, D9[4] = {d9v.x, d9v.y, d9v.z, d9v.w};
+#pragma unroll
+    for (int ch = 0; ch < 8; ++ch) {
+      const int i = ch / 2;
+      const bool hi = ch % 2;
+      const u32 a0 = hi ? hi_pair(X0[i], X1[i]) : lo_pair(X0[i], X1[i]);
+      const u32 a2 = hi ? hi_pair(X8[i], X9[i]) : lo_pair(X8[i], X9[i]);
+      const u32 b0 = hi ? hi_pair(D0[i], D1[i]) : lo_pair(D0[i], D1[i]);
+      const u32 b1 = hi ? hi_pair(D8[i], D9[i]) : lo_pair(D8[i], D9[i]);
+      const u32 af[4] = {a0, 0u, a2, 0u};
+      mma16816(acc[ch], af, b0, b1);
+    }
+  }
+  __syncthreads();  // the tiles are read: the warp sums reuse the shared memory
+  // Warp sums: [warp][ch][64] (tap (tx = g, ty = 2q, 2q + 1) at g * 8 + 2q (+1)).
+  float* sums = reinterpret_cast<float*>(smem);
+#pragma unroll
+  for (int ch = 0; ch < 8; ++ch) {
+    sums[(warp * 8 + ch) * 64 + g * 8 + 2 * q] = acc[ch][0];
+    sums[(warp * 8 + ch) * 64 + g * 8 + 2 * q + 1] = acc[ch][1];
+  }
+  __syncthreads();
+  for (int e = tid; e < 8 * 49; e += P::THREADS) {
+    const int ch = e / 49, ty = (e % 49) / 7, tx = e % 7;
+    float s = 0.f;
+    for (int w = 0; w < WARPS; ++w) s += sums[(w * 8 + ch) * 64 + tx * 8 + ty];
+    part[((long long)t * C + c0 + ch) * 49 + ty * 7 + tx] = s;
+  }
+}
+
+// dW[c][tap] = sum over tiles of the partials, in tile order; f32 and bf16 out.
+template <int C>
+__global__ void reduce_partials(const float* part, int tiles, float* dw32, bf16* dw) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= C * 49) return;
+  float s = 0.f;
+  for (int t = 0; t < tiles; ++t) s += part[(long long)t * C * 49 + i];
+  dw32[i] = s;
+  dw[i] = f2b(s);
+}
+
+#ifndef __CUDACC_RTC__
+template <int N, int H, int W, int C>
+void reference(const std::vector<bf16>& x, const std::vector<bf16>& dy, std::vector<double>& dw) {
+  dw.assign((size_t)C * 49, 0.0);
+  for (int n = 0; n < N; ++n)
+    for (int oy = 0; oy < H; ++oy)
+      for (int ox = 0; ox < W; ++ox)
+        for (int ty = 0; ty < F; ++ty)
+          for (int tx = 0; tx < F; ++tx) {
+            const int iy = oy - PAD + ty, ix = ox - PAD + tx;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            for (int c = 0; c < C; ++c)
+              dw[(size_t)c * 49 + ty * 7 + tx] += (double)b2f(dy[(((size_t)n * H + oy) * W + ox) * C + c]) *
+                                                   b2f(x[(((size_t)n * H + iy) * W + ix) * C + c]);
+          }
+}
+
+// Every tap against the f64 reference: |dw - ref| <= 1e-3·sqrt(terms) + 1e-4·|ref| (f32 sums).
+inline bool check(const char* what, const std::vector<float>& dw, const std::vector<double>& ref, double terms) {
+  size_t bad = 0;
+  double maxerr = 0;
+  for (size_t i = 0; i < dw.size(); ++i) {
+    const double e = std::fabs((double)dw[i] - ref[i]);
+    maxerr = std::max(maxerr, e);
+    if (!(e <= 1e-3 * std::sqrt(terms) + 1e-4 * std::fabs(ref[i]))) ++bad;
+  }
+  printf("%s: %zu of %zu outside tolerance, max abs err %.3g\n", what, bad, dw.size(), maxerr);
+  return bad == 0;
+}
+
+template <int N, int H, int W, int C>
+void fill(std::vector<bf16>& x, std::vector<bf16>& dy) {
+  x.resize((size_t)N * H * W * C);
+  dy.resize(x.size());
+  srand(11);
+  for (auto& v : x) v = f2b((rand() % 2001 - 1000) / 1000.f);
+  for (auto& v : dy) v = f2b((rand() % 2001 - 1000) / 1000.f);
+}
+#endif
+
+#ifdef DW7_HOST
+template <int N, int H, int W, int C, int TH, int TW, int WARPS>
+bool host_case() {
+  using P = Dw7w<N, H, W, C, TH, TW, WARPS>;
+  std::vector<bf16> x, dy;
+  fill<N, H, W, C>(x, dy);
+  std::vector<double> ref;
+  reference<N, H, W, C>(x, dy, ref);
+  std::vector<float> part((size_t)P::TILES * C * 49, NAN), dw32(C * 49);
+  gconv_host_launch(dw7w<N, H, W, C, TH, TW, WARPS>, dim3{(unsigned)P::TILES, C / 8, 1}, dim3{P::THREADS, 1, 1},
+                    P::SMEM, x.data(), dy.data(), nullptr, part.data());
+  for (int i = 0; i < C * 49; ++i) {
+    float s = 0.f;
+    for (int t = 0; t < P::TILES; ++t) s += part[(size_t)t * C * 49 + i];
+    dw32[i] = s;
+  }
+  char what[128];
+  snprintf(what, sizeof what, "host N%d %dx%d C%d TH%d TW%d warps %d", N, H, W, C, TH, TW, WARPS);
+  return check(what, dw32, ref, (double)N * H * W);
+}
+int main() {
+  bool ok = host_case<2, 21, 19, 16, 8, 16, 4>();
+  ok = host_case<1, 37, 40, 8, 16, 32, 4>() && ok;
+  ok = host_case<2, 7, 7, 16, 7, 16, 2>() && ok;
+  printf("%s\n", ok ? "VERIFIED" : "NOT VERIFIED");
+  return ok ? 0 : 1;
+}
+#elif !defined(__CUDACC_RTC__)
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
+
+template <int N, int H, int W, int C, int TH, int TW, int WARPS>
+bool gpu_case(const bf16* dX, const bf16* dDY, float* dP, float* dW32, bf16* dWb, const std::vector<double>& ref) {
+  using P = Dw7w<N, H, W, C, TH, TW, WARPS>;
+  auto k = dw7w<N, H, W, C, TH, TW, WARPS>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, P::SMEM));
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, P::THREADS, P::SMEM));
+  const dim3 grid(P::TILES, C / 8);
+  auto launch = [&] {
+    k<<<grid, P::THREADS, P::SMEM>>>(dX, dDY, nullptr, dP);
+    reduce_partials<C><<<(C * 49 + 127) / 128, 128>>>(dP, P::TILES, dW32, dWb);
+  };
+  CK(cudaMemset(dW32, 0xFF, C * 49 * 4));
+  launch();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  std::vector<float> dw(C * 49);
+  CK(cudaMemcpy(dw.data(), dW32, dw.size() * 4, cudaMemcpyDeviceToHost));
+  char what[160];
+  snprintf(what, sizeof what, "N%d %dx%d C%d TH%d TW%d warps %d, %d tiles (occupancy %d/SM, %d B smem)", N, H, W, C,
+           TH, TW, WARPS, P::TILES, occ, P::SMEM);
+  if (!check(what, dw, ref, (double)N * H * W)) return false;
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < 5; ++i) launch();
+  std::vector<float> t;
+  for (int r = 0; r < 9; ++r) {
+    CK(cudaEventRecord(a));
+    for (int i = 0; i < 20; ++i) launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms * 1000.f / 20);
+  }
+  std::sort(t.begin(), t.end());
+  printf("  median %.2f us (min %.2f, max %.2f) both kernels, %.0f GB/s\n", t[4], t[0], t[8],
+         2.0 * N * H * W * C * 2 / (t[4] * 1e3));
+  return true;
+}
+
+template <int N, int H, int W, int C>
+bool shape() {
+  std::vector<bf16> x, dy;
+  fill<N, H, W, C>(x, dy);
+  std::vector<double> ref;
+  reference<N, H, W, C>(x, dy, ref);
+  bf16 *dX, *dDY, *dWb;
+  float *dP, *dW32;
+  CK(cudaMalloc(&dX, x.size() * 2));
+  CK(cudaMalloc(&dDY, dy.size() * 2));
+  CK(cudaMalloc(&dP, (size_t)N * H * W * C * 49 / 16 * 4 + (1 << 20)));  // >= any tiling's partials
+  CK(cudaMalloc(&dW32, C * 49 * 4));
+  CK(cudaMalloc(&dWb, C * 49 * 2));
+  CK(cudaMemcpy(dX, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dDY, dy.data(), dy.size() * 2, cudaMemcpyHostToDevice));
+  bool ok = true;
+  if constexpr (H >= 28) {
+    ok = gpu_case<N, H, W, C, H, 16, 4>(dX, dDY, dP, dW32, dWb, ref) && ok;
+    ok = gpu_case<N, H, W, C, H, 16, 8>(dX, dDY, dP, dW32, dWb, ref) && ok;
+    ok = gpu_case<N, H, W, C, 28, 32, 4>(dX, dDY, dP, dW32, dWb, ref) && ok;
+    ok = gpu_case<N, H, W, C, 14, 32, 4>(dX, dDY, dP, dW32, dWb, ref) && ok;
+  }
+  ok = gpu_case<N, H, W, C, H, 16, 2>(dX, dDY, dP, dW32, dWb, ref) && ok;
+  ok = gpu_case<N, H, W, C, (H + 1) / 2, 16, 2>(dX, dDY, dP, dW32, dWb, ref) && ok;
+  CK(cudaFree(dX));
+  CK(cudaFree(dDY));
+  CK(cudaFree(dP));
+  CK(cudaFree(dW32));
+  CK(cudaFree(dWb));
+  return ok;
+}
+
+int main() {
+  bool ok = shape<32, 56, 56, 96>();
+  ok = shape<32, 28, 28, 192>() && ok;
+  ok = shape<32, 14, 14, 384>() && ok;
+  ok = shape<32, 7, 7, 768>() && ok;
+  printf("%s\n", ok ? "VERIFIED" : "NOT VERIFIED");
+  return ok ? 0 : 1;
+}
+#endif
+#ifdef __CUDACC_RTC__
+template __global__ void dw7w<32, 56, 56, 96, 56, 16, 4>(const void*, const void*, void*, void*);
+template __global__ void dw7w<32, 56, 56, 96, 28, 32, 4>(const void*, const void*, void*, void*);
+#endif
