@@ -2,12 +2,13 @@
 # verified but ran about 3x longer than the pool's CUDA-core members (forward 98.3 us for
 # WR1 WC4 MCH1 against 33.4 us; backward weight 48.9 us against 37.6 us): where their time
 # goes (stall reasons, L1 wavefronts of the 16-byte NHWC copies and stores, issue).
-#   (timeout 300 bash results/h100/s42/call_2.sh; cd $OUT && tar czf c2.tgz p; cat p/summary.txt)
+#   (timeout 300 bash results/h100/s42/call_2.sh; cd $OUT && tar czf c2.tgz p; cat p/dw7.txt p/summary.txt)
 P=$OUT/p; mkdir -p $P
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv > $P/gpu.txt 2>&1
 (timeout 200 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -lineinfo -o /tmp/dw7 results/h100/s42/proto/dw7_mma.cu > $P/dw7_build.log 2>&1) &
 (timeout 200 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -lineinfo -o /tmp/dw7w results/h100/s42/proto/dw7_wgrad_mma.cu > $P/dw7w_build.log 2>&1) &
 wait
+timeout 60 /tmp/dw7 > $P/dw7.txt 2>&1  # the fragment table now built by one pass (build_b)
 # dw7: each variant launches 186 times (1 verified, 5 warm-up, 9 x 20 timed); the third is WR1 WC4 MCH1.
 timeout 100 ncu --set full --import-source yes -k regex:dw7 --launch-skip 372 -c 1 -o $P/ncu_dw7 /tmp/dw7 > $P/ncu_dw7.log 2>&1
 timeout 80 ncu --set full --import-source yes -k regex:dw7w -c 1 -o $P/ncu_dw7w /tmp/dw7w > $P/ncu_dw7w.log 2>&1
