@@ -1,13 +1,16 @@
 # Session 42, call 2: Nsight Compute on the two 7x7 depthwise prototypes of call 1, which
 # verified but ran about 3x longer than the pool's CUDA-core members (forward 98.3 us for
 # WR1 WC4 MCH1 against 33.4 us; backward weight 48.9 us against 37.6 us): where their time
-# goes (stall reasons, L1 wavefronts of the 16-byte NHWC copies and stores, issue).
-#   (timeout 300 bash results/h100/s42/call_2.sh; cd $OUT && tar czf c2.tgz p; cat p/dw7.txt p/summary.txt)
+# goes (stall reasons, L1 wavefronts of the 16-byte NHWC copies and stores, issue); and run 3
+# of the wgmma C/G 8 prototype (run 2's wgmma were serialized by ptxas, C7520).
+#   (timeout 300 bash results/h100/s42/call_2.sh; cd $OUT && tar czf c2.tgz p; cat p/wg.txt p/dw7.txt p/summary.txt)
 P=$OUT/p; mkdir -p $P
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv > $P/gpu.txt 2>&1
 (timeout 200 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -lineinfo -o /tmp/dw7 results/h100/s42/proto/dw7_mma.cu > $P/dw7_build.log 2>&1) &
 (timeout 200 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -lineinfo -o /tmp/dw7w results/h100/s42/proto/dw7_wgrad_mma.cu > $P/dw7w_build.log 2>&1) &
+(timeout 200 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -o /tmp/wg results/h100/s41/proto/wgmma_cg8.cu > $P/wg_build.log 2>&1) &
 wait
+timeout 40 /tmp/wg > $P/wg.txt 2>&1; grep -c C7520 $P/wg_build.log >> $P/wg.txt  # run 3: no branch around the wgmma
 timeout 60 /tmp/dw7 > $P/dw7.txt 2>&1  # the fragment table now built by one pass (build_b)
 # dw7: each variant launches 186 times (1 verified, 5 warm-up, 9 x 20 timed); the third is WR1 WC4 MCH1.
 timeout 100 ncu --set full --import-source yes -k regex:dw7 --launch-skip 372 -c 1 -o $P/ncu_dw7 /tmp/dw7 > $P/ncu_dw7.log 2>&1
