@@ -103,7 +103,9 @@ struct Dw7 {
   static constexpr int TY = (H + TH - 1) / TH, TX = (W + TW - 1) / TW, TILES = N * TY * TX;
 };
 
-template <int N, int H, int W, int C, int WR, int WC, int MCH>
+// CBF: a 1D grid with the channel block fastest (the C / 8 CTAs of a tile start together, so
+// the 16-byte pieces of a pixel that they read and write meet in L2); else grid (x, C / 8).
+template <int N, int H, int W, int C, int WR, int WC, int MCH, bool CBF>
 __global__ void __launch_bounds__(32 * WR * WC) dw7(const void* in0, const void* in1, void* out, void* ws) {
   using P = Dw7<N, H, W, C, WR, WC, MCH>;
 #ifdef DW7_HOST
@@ -116,7 +118,10 @@ __global__ void __launch_bounds__(32 * WR * WC) dw7(const void* in0, const void*
   bf16* Y = reinterpret_cast<bf16*>(out);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int g = lane / 4, q = lane % 4;
-  const int c0 = blockIdx.y * 8;
+  const int cbi = CBF ? (int)blockIdx.x % (C / 8) : (int)blockIdx.y;  // channel block
+  const int bx = CBF ? (int)blockIdx.x / (C / 8) : (int)blockIdx.x;   // first tile
+  const int gx = CBF ? (int)gridDim.x / (C / 8) : (int)gridDim.x;     // tile stride
+  const int c0 = cbi * 8;
   uint4* bs = sm;
   uint4* st0 = sm + P::BUNITS;
   auto stage = [&](int t, int buf) {
@@ -130,20 +135,20 @@ __global__ void __launch_bounds__(32 * WR * WC) dw7(const void* in0, const void*
       cp16(base + (u32)((r * P::RS + k) * 16), src, ok);
     }
   };
-  int t = blockIdx.x;
+  int t = bx;
   if (t < P::TILES) stage(t, 0);
   cp_commit();
   // The B fragment table of the CTA's 8 channels (build_b), with the first stage.
   {
-    const uint4* tab = reinterpret_cast<const uint4*>(ws) + blockIdx.y * P::BUNITS;
+    const uint4* tab = reinterpret_cast<const uint4*>(ws) + cbi * P::BUNITS;
     const u32 base = smem_addr(bs);
     for (int i = tid; i < P::BUNITS; i += P::THREADS) cp16(base + 16 * i, tab + i, true);
     cp_commit();
   }
   const int wr = warp / WC, wc = warp % WC;
   const int r0 = 16 * wr, k0 = 8 * MCH * wc;
-  for (int buf = 0; t < P::TILES; t += gridDim.x, buf ^= 1) {
-    if (t + (int)gridDim.x < P::TILES) stage(t + gridDim.x, buf ^ 1);
+  for (int buf = 0; t < P::TILES; t += gx, buf ^= 1) {
+    if (t + gx < P::TILES) stage(t + gx, buf ^ 1);
     cp_commit();
     cp_wait1();
     __syncthreads();
@@ -245,7 +250,7 @@ void fill(std::vector<bf16>& x, std::vector<bf16>& w) {
 }
 
 #ifdef DW7_HOST
-template <int N, int H, int W, int C, int WR, int WC, int MCH>
+template <int N, int H, int W, int C, int WR, int WC, int MCH, bool CBF>
 bool host_case(int ctas) {
   using P = Dw7<N, H, W, C, WR, WC, MCH>;
   std::vector<bf16> x, w, y((size_t)N * H * W * C, 0xFFFF);
@@ -254,16 +259,18 @@ bool host_case(int ctas) {
   reference<N, H, W, C>(x, w, ref);
   std::vector<uint4> tab((size_t)C / 8 * P::BUNITS);
   gconv_host_launch(build_b, dim3{(unsigned)(C / 8 * 7), 1, 1}, dim3{128, 1, 1}, 0, w.data(), nullptr, tab.data(), nullptr);
-  gconv_host_launch(dw7<N, H, W, C, WR, WC, MCH>, dim3{(unsigned)ctas, C / 8, 1}, dim3{P::THREADS, 1, 1},
+  gconv_host_launch(dw7<N, H, W, C, WR, WC, MCH, CBF>, CBF ? dim3{(unsigned)ctas * (C / 8), 1, 1} : dim3{(unsigned)ctas, C / 8, 1}, dim3{P::THREADS, 1, 1},
                     P::SMEM, x.data(), nullptr, y.data(), tab.data());
   char what[128];
-  snprintf(what, sizeof what, "host N%d %dx%d C%d WR%d WC%d MCH%d ctas %d", N, H, W, C, WR, WC, MCH, ctas);
+  snprintf(what, sizeof what, "host N%d %dx%d C%d WR%d WC%d MCH%d CBF%d ctas %d", N, H, W, C, WR, WC, MCH, (int)CBF, ctas);
   return check(what, y, ref);
 }
 int main() {
-  bool ok = host_case<2, 21, 19, 16, 1, 2, 2>(3);  // tails in both directions, 3 tiles a CTA
-  ok = host_case<1, 37, 40, 8, 2, 2, 2>(2) && ok;
-  ok = host_case<1, 7, 7, 16, 1, 1, 2>(1) && ok;
+  bool ok = host_case<2, 21, 19, 16, 1, 2, 2, false>(3);  // tails in both directions, 3 tiles a CTA
+  ok = host_case<2, 21, 19, 16, 1, 2, 2, true>(3) && ok;
+  ok = host_case<1, 37, 40, 8, 2, 2, 2, false>(2) && ok;
+  ok = host_case<1, 37, 40, 24, 2, 2, 1, true>(2) && ok;
+  ok = host_case<1, 7, 7, 16, 1, 1, 2, false>(1) && ok;
   printf("%s\n", ok ? "VERIFIED" : "NOT VERIFIED");
   return ok ? 0 : 1;
 }
@@ -284,10 +291,10 @@ __global__ void ref_kernel(const bf16* X, const bf16* Wt, float* Y, int N, int H
   Y[i] = s;
 }
 
-template <int N, int H, int W, int C, int WR, int WC, int MCH>
+template <int N, int H, int W, int C, int WR, int WC, int MCH, bool CBF>
 bool gpu_case(const bf16* dX, const bf16* dW, uint4* dT, bf16* dY, const std::vector<float>& ref, int per_sm) {
   using P = Dw7<N, H, W, C, WR, WC, MCH>;
-  auto k = dw7<N, H, W, C, WR, WC, MCH>;
+  auto k = dw7<N, H, W, C, WR, WC, MCH, CBF>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, P::SMEM));
   int occ = 0, sms = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, P::THREADS, P::SMEM));
@@ -295,7 +302,7 @@ bool gpu_case(const bf16* dX, const bf16* dW, uint4* dT, bf16* dY, const std::ve
   const int cb = C / 8;
   const int want = per_sm > 0 ? std::min(per_sm, occ) : occ;
   const int gx = std::max(1, std::min(P::TILES, (sms * want + cb - 1) / cb));
-  const dim3 grid(gx, cb);
+  const dim3 grid = CBF ? dim3(gx * cb) : dim3(gx, cb);
   CK(cudaMemset(dY, 0xFF, (size_t)N * H * W * C * 2));
   auto launch = [&] {  // the filter's fragment table, then the convolution
     build_b<<<C / 8 * 7, 128>>>(dW, nullptr, dT, nullptr);
@@ -307,7 +314,7 @@ bool gpu_case(const bf16* dX, const bf16* dW, uint4* dT, bf16* dY, const std::ve
   std::vector<bf16> y((size_t)N * H * W * C);
   CK(cudaMemcpy(y.data(), dY, y.size() * 2, cudaMemcpyDeviceToHost));
   char what[160];
-  snprintf(what, sizeof what, "N%d %dx%d C%d WR%d WC%d MCH%d grid %dx%d (occupancy %d/SM)", N, H, W, C, WR, WC, MCH, gx, cb, occ);
+  snprintf(what, sizeof what, "N%d %dx%d C%d WR%d WC%d MCH%d CBF%d grid %dx%d (occupancy %d/SM)", N, H, W, C, WR, WC, MCH, (int)CBF, gx, cb, occ);
   if (!check(what, y, ref)) return false;
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
@@ -351,14 +358,14 @@ bool shape() {
   CK(cudaMemcpy(ref.data(), dR, nx * 4, cudaMemcpyDeviceToHost));
   bool ok = true;
   if constexpr (H >= 28) {
-    ok = gpu_case<N, H, W, C, 2, 2, 2>(dX, dW, dT, dY, ref, 0) && ok;
-    ok = gpu_case<N, H, W, C, 2, 2, 1>(dX, dW, dT, dY, ref, 0) && ok;
-    ok = gpu_case<N, H, W, C, 1, 4, 1>(dX, dW, dT, dY, ref, 0) && ok;
-    ok = gpu_case<N, H, W, C, 4, 1, 2>(dX, dW, dT, dY, ref, 0) && ok;
+    ok = gpu_case<N, H, W, C, 1, 4, 1, false>(dX, dW, dT, dY, ref, 0) && ok;
+    ok = gpu_case<N, H, W, C, 1, 4, 1, true>(dX, dW, dT, dY, ref, 0) && ok;
+    ok = gpu_case<N, H, W, C, 2, 2, 1, true>(dX, dW, dT, dY, ref, 0) && ok;
+    ok = gpu_case<N, H, W, C, 2, 2, 2, true>(dX, dW, dT, dY, ref, 0) && ok;
   }
-  ok = gpu_case<N, H, W, C, 1, 2, 1>(dX, dW, dT, dY, ref, 0) && ok;
-  ok = gpu_case<N, H, W, C, 1, 1, 2>(dX, dW, dT, dY, ref, 0) && ok;
-  ok = gpu_case<N, H, W, C, 1, 1, 1>(dX, dW, dT, dY, ref, 0) && ok;
+  ok = gpu_case<N, H, W, C, 1, 2, 1, false>(dX, dW, dT, dY, ref, 0) && ok;
+  ok = gpu_case<N, H, W, C, 1, 2, 1, true>(dX, dW, dT, dY, ref, 0) && ok;
+  ok = gpu_case<N, H, W, C, 1, 1, 1, true>(dX, dW, dT, dY, ref, 0) && ok;
   CK(cudaFree(dX));
   CK(cudaFree(dW));
   CK(cudaFree(dY));
@@ -378,9 +385,9 @@ int main() {
 #endif
 #endif  // !__CUDACC_RTC__
 #ifdef __CUDACC_RTC__  // an NVRTC syntax and resource check of the variants timed on the GPU
-template __global__ void dw7<32, 56, 56, 96, 2, 2, 2>(const void*, const void*, void*, void*);
-template __global__ void dw7<32, 56, 56, 96, 2, 2, 1>(const void*, const void*, void*, void*);
-template __global__ void dw7<32, 56, 56, 96, 1, 4, 1>(const void*, const void*, void*, void*);
-template __global__ void dw7<32, 56, 56, 96, 4, 1, 2>(const void*, const void*, void*, void*);
-template __global__ void dw7<32, 56, 56, 96, 1, 1, 2>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 2, 2, 2, true>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 2, 2, 1, true>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 1, 4, 1, true>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 4, 1, 2, true>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 1, 1, 2, true>(const void*, const void*, void*, void*);
 #endif
