@@ -11,7 +11,8 @@ nvidia-smi --query-gpu=name,clocks.max.sm --format=csv > $P/gpu.txt 2>&1
 (timeout 200 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -o /tmp/wg results/h100/s41/proto/wgmma_cg8.cu > $P/wg_build.log 2>&1) &
 wait
 timeout 40 /tmp/wg > $P/wg.txt 2>&1; grep -c C7520 $P/wg_build.log >> $P/wg.txt  # run 3: no branch around the wgmma
-# Both prototypes now also run with the channel block fastest in a 1D grid (CBF1), and the
+# Both prototypes now also run with the channel block fastest in a 1D grid (CBF1) and with 2 or 4
+# groups of 8 channels per CTA (CGS, 32-64 contiguous bytes of a pixel per copy), and the
 # forward one builds its fragment table by one pass (build_b).
 timeout 60 /tmp/dw7 > $P/dw7.txt 2>&1
 timeout 60 /tmp/dw7w > $P/dw7w.txt 2>&1

@@ -91,23 +91,25 @@ __global__ void build_b(const void* in0, const void* in1, void* out, void* ws) {
 }
 
 // X [N][H][W][C], Wt [C][7][7], Y [N][H][W][C]; grid (CTAs over tiles, C / 8).
-template <int N, int H, int W, int C, int WR, int WC, int MCH>
+template <int N, int H, int W, int C, int WR, int WC, int MCH, int CGS>
 struct Dw7 {
-  static constexpr int THREADS = 32 * WR * WC;
+  static constexpr int THREADS = 32 * WR * WC * CGS;  // CGS groups of 8 channels, a warp each
   static constexpr int TH = 16 * WR, TW = 8 * MCH * WC;
   static constexpr int SR = TH + F - 1, SC = TW + 8;  // staged rows, columns
   static constexpr int RS = SC | 1;                   // row stride in 16-byte pixels (odd: banks)
-  static constexpr int STAGE = SR * RS;               // 16-byte units of one stage
+  static constexpr int PS = CGS == 1 ? 1 : CGS + 1;   // pixel stride in 16-byte units (odd)
+  static constexpr int STAGE = SR * RS * PS;          // 16-byte units of one stage
   static constexpr int BUNITS = F * 4 * 32;           // B fragments: [ty][channel pair][lane]
-  static constexpr int SMEM = (BUNITS + 2 * STAGE) * 16;
+  static constexpr int SMEM = (CGS * BUNITS + 2 * STAGE) * 16;
+  static constexpr int CB = C / (8 * CGS);            // channel blocks
   static constexpr int TY = (H + TH - 1) / TH, TX = (W + TW - 1) / TW, TILES = N * TY * TX;
 };
 
 // CBF: a 1D grid with the channel block fastest (the C / 8 CTAs of a tile start together, so
 // the 16-byte pieces of a pixel that they read and write meet in L2); else grid (x, C / 8).
-template <int N, int H, int W, int C, int WR, int WC, int MCH, bool CBF>
-__global__ void __launch_bounds__(32 * WR * WC) dw7(const void* in0, const void* in1, void* out, void* ws) {
-  using P = Dw7<N, H, W, C, WR, WC, MCH>;
+template <int N, int H, int W, int C, int WR, int WC, int MCH, bool CBF, int CGS>
+__global__ void __launch_bounds__(32 * WR * WC * CGS) dw7(const void* in0, const void* in1, void* out, void* ws) {
+  using P = Dw7<N, H, W, C, WR, WC, MCH, CGS>;
 #ifdef DW7_HOST
   uint4* sm = reinterpret_cast<uint4*>(gconv_host_smem);
 #else
@@ -118,21 +120,22 @@ __global__ void __launch_bounds__(32 * WR * WC) dw7(const void* in0, const void*
   bf16* Y = reinterpret_cast<bf16*>(out);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int g = lane / 4, q = lane % 4;
-  const int cbi = CBF ? (int)blockIdx.x % (C / 8) : (int)blockIdx.y;  // channel block
-  const int bx = CBF ? (int)blockIdx.x / (C / 8) : (int)blockIdx.x;   // first tile
-  const int gx = CBF ? (int)gridDim.x / (C / 8) : (int)gridDim.x;     // tile stride
-  const int c0 = cbi * 8;
+  const int cbi = CBF ? (int)blockIdx.x % P::CB : (int)blockIdx.y;  // channel block
+  const int bx = CBF ? (int)blockIdx.x / P::CB : (int)blockIdx.x;   // first tile
+  const int gx = CBF ? (int)gridDim.x / P::CB : (int)gridDim.x;     // tile stride
+  const int c0 = cbi * 8 * CGS;
+  const int grp = warp % CGS;  // the warp's group of 8 channels: c0 + 8·grp ...
   uint4* bs = sm;
-  uint4* st0 = sm + P::BUNITS;
+  uint4* st0 = sm + CGS * P::BUNITS;
   auto stage = [&](int t, int buf) {
     const int n = t / (P::TY * P::TX), y0 = (t / P::TX) % P::TY * P::TH, x0 = t % P::TX * P::TW;
     const u32 base = smem_addr(st0 + buf * P::STAGE);
-    for (int u = tid; u < P::SR * P::SC; u += P::THREADS) {
-      const int r = u / P::SC, k = u % P::SC;
+    for (int u = tid; u < P::SR * P::SC * CGS; u += P::THREADS) {
+      const int gi = u % CGS, r = u / CGS / P::SC, k = u / CGS % P::SC;
       const int iy = y0 - PAD + r, ix = x0 - PAD + k;
       const bool ok = (unsigned)iy < (unsigned)H && (unsigned)ix < (unsigned)W;
-      const bf16* src = X + (ok ? (((long long)n * H + iy) * W + ix) * C + c0 : 0);
-      cp16(base + (u32)((r * P::RS + k) * 16), src, ok);
+      const bf16* src = X + (ok ? (((long long)n * H + iy) * W + ix) * C + c0 + 8 * gi : 0);
+      cp16(base + (u32)(((r * P::RS + k) * P::PS + gi) * 16), src, ok);
     }
   };
   int t = bx;
@@ -140,12 +143,12 @@ __global__ void __launch_bounds__(32 * WR * WC) dw7(const void* in0, const void*
   cp_commit();
   // The B fragment table of the CTA's 8 channels (build_b), with the first stage.
   {
-    const uint4* tab = reinterpret_cast<const uint4*>(ws) + cbi * P::BUNITS;
+    const uint4* tab = reinterpret_cast<const uint4*>(ws) + cbi * CGS * P::BUNITS;
     const u32 base = smem_addr(bs);
-    for (int i = tid; i < P::BUNITS; i += P::THREADS) cp16(base + 16 * i, tab + i, true);
+    for (int i = tid; i < CGS * P::BUNITS; i += P::THREADS) cp16(base + 16 * i, tab + i, true);
     cp_commit();
   }
-  const int wr = warp / WC, wc = warp % WC;
+  const int wr = warp / CGS / WC, wc = warp / CGS % WC;
   const int r0 = 16 * wr, k0 = 8 * MCH * wc;
   for (int buf = 0; t < P::TILES; t += gx, buf ^= 1) {
     if (t + gx < P::TILES) stage(t + gx, buf ^ 1);
@@ -164,14 +167,14 @@ __global__ void __launch_bounds__(32 * WR * WC) dw7(const void* in0, const void*
     for (int ty = 0; ty < F; ++ty) {
       uint4 bq[4];
 #pragma unroll
-      for (int p = 0; p < 4; ++p) bq[p] = bs[(ty * 4 + p) * 32 + lane];
+      for (int p = 0; p < 4; ++p) bq[p] = bs[grp * P::BUNITS + (ty * 4 + p) * 32 + lane];
       u32 a[2][MCH + 1][8];
 #pragma unroll
       for (int s = 0; s < 2; ++s) {
 #pragma unroll
         for (int h = 0; h <= MCH; ++h) {
-          const uint4* px = xs + (r0 + g + 8 * s + ty) * P::RS + k0 + 8 * h + 2 * q;
-          const uint4 p0 = px[0], p1 = px[1];
+          const uint4* px = xs + ((r0 + g + 8 * s + ty) * P::RS + k0 + 8 * h + 2 * q) * P::PS + grp;
+          const uint4 p0 = px[0], p1 = px[P::PS];
           const u32 w0[4] = {p0.x, p0.y, p0.z, p0.w}, w1[4] = {p1.x, p1.y, p1.z, p1.w};
 #pragma unroll
           for (int i = 0; i < 4; ++i) {
@@ -201,7 +204,7 @@ __global__ void __launch_bounds__(32 * WR * WC) dw7(const void* in0, const void*
           u32 v[4];
 #pragma unroll
           for (int e = 0; e < 4; ++e) v[e] = (u32)f2b(acc[2 * e][j][i]) | ((u32)f2b(acc[2 * e + 1][j][i]) << 16);
-          *reinterpret_cast<uint4*>(Y + (((long long)n * H + oy) * W + ox) * C + c0) = uint4{v[0], v[1], v[2], v[3]};
+          *reinterpret_cast<uint4*>(Y + (((long long)n * H + oy) * W + ox) * C + c0 + 8 * grp) = uint4{v[0], v[1], v[2], v[3]};
         }
       }
     }
@@ -250,19 +253,19 @@ void fill(std::vector<bf16>& x, std::vector<bf16>& w) {
 }
 
 #ifdef DW7_HOST
-template <int N, int H, int W, int C, int WR, int WC, int MCH, bool CBF>
+template <int N, int H, int W, int C, int WR, int WC, int MCH, bool CBF, int CGS = 1>
 bool host_case(int ctas) {
-  using P = Dw7<N, H, W, C, WR, WC, MCH>;
+  using P = Dw7<N, H, W, C, WR, WC, MCH, CGS>;
   std::vector<bf16> x, w, y((size_t)N * H * W * C, 0xFFFF);
   std::vector<float> ref(y.size());
   fill<N, H, W, C>(x, w);
   reference<N, H, W, C>(x, w, ref);
   std::vector<uint4> tab((size_t)C / 8 * P::BUNITS);
   gconv_host_launch(build_b, dim3{(unsigned)(C / 8 * 7), 1, 1}, dim3{128, 1, 1}, 0, w.data(), nullptr, tab.data(), nullptr);
-  gconv_host_launch(dw7<N, H, W, C, WR, WC, MCH, CBF>, CBF ? dim3{(unsigned)ctas * (C / 8), 1, 1} : dim3{(unsigned)ctas, C / 8, 1}, dim3{P::THREADS, 1, 1},
+  gconv_host_launch(dw7<N, H, W, C, WR, WC, MCH, CBF, CGS>, CBF ? dim3{(unsigned)ctas * P::CB, 1, 1} : dim3{(unsigned)ctas, P::CB, 1}, dim3{P::THREADS, 1, 1},
                     P::SMEM, x.data(), nullptr, y.data(), tab.data());
   char what[128];
-  snprintf(what, sizeof what, "host N%d %dx%d C%d WR%d WC%d MCH%d CBF%d ctas %d", N, H, W, C, WR, WC, MCH, (int)CBF, ctas);
+  snprintf(what, sizeof what, "host N%d %dx%d C%d WR%d WC%d MCH%d CBF%d CGS%d ctas %d", N, H, W, C, WR, WC, MCH, (int)CBF, CGS, ctas);
   return check(what, y, ref);
 }
 int main() {
@@ -271,6 +274,8 @@ int main() {
   ok = host_case<1, 37, 40, 8, 2, 2, 2, false>(2) && ok;
   ok = host_case<1, 37, 40, 24, 2, 2, 1, true>(2) && ok;
   ok = host_case<1, 7, 7, 16, 1, 1, 2, false>(1) && ok;
+  ok = host_case<2, 21, 19, 32, 1, 2, 1, true, 2>(3) && ok;
+  ok = host_case<1, 23, 30, 64, 2, 1, 2, false, 4>(2) && ok;
   printf("%s\n", ok ? "VERIFIED" : "NOT VERIFIED");
   return ok ? 0 : 1;
 }
@@ -291,15 +296,15 @@ __global__ void ref_kernel(const bf16* X, const bf16* Wt, float* Y, int N, int H
   Y[i] = s;
 }
 
-template <int N, int H, int W, int C, int WR, int WC, int MCH, bool CBF>
+template <int N, int H, int W, int C, int WR, int WC, int MCH, bool CBF, int CGS = 1>
 bool gpu_case(const bf16* dX, const bf16* dW, uint4* dT, bf16* dY, const std::vector<float>& ref, int per_sm) {
-  using P = Dw7<N, H, W, C, WR, WC, MCH>;
-  auto k = dw7<N, H, W, C, WR, WC, MCH, CBF>;
+  using P = Dw7<N, H, W, C, WR, WC, MCH, CGS>;
+  auto k = dw7<N, H, W, C, WR, WC, MCH, CBF, CGS>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, P::SMEM));
   int occ = 0, sms = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, P::THREADS, P::SMEM));
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const int cb = C / 8;
+  const int cb = P::CB;
   const int want = per_sm > 0 ? std::min(per_sm, occ) : occ;
   const int gx = std::max(1, std::min(P::TILES, (sms * want + cb - 1) / cb));
   const dim3 grid = CBF ? dim3(gx * cb) : dim3(gx, cb);
@@ -314,7 +319,7 @@ bool gpu_case(const bf16* dX, const bf16* dW, uint4* dT, bf16* dY, const std::ve
   std::vector<bf16> y((size_t)N * H * W * C);
   CK(cudaMemcpy(y.data(), dY, y.size() * 2, cudaMemcpyDeviceToHost));
   char what[160];
-  snprintf(what, sizeof what, "N%d %dx%d C%d WR%d WC%d MCH%d CBF%d grid %dx%d (occupancy %d/SM)", N, H, W, C, WR, WC, MCH, (int)CBF, gx, cb, occ);
+  snprintf(what, sizeof what, "N%d %dx%d C%d WR%d WC%d MCH%d CBF%d CGS%d grid %dx%d (occupancy %d/SM)", N, H, W, C, WR, WC, MCH, (int)CBF, CGS, gx, cb, occ);
   if (!check(what, y, ref)) return false;
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
@@ -362,10 +367,14 @@ bool shape() {
     ok = gpu_case<N, H, W, C, 1, 4, 1, true>(dX, dW, dT, dY, ref, 0) && ok;
     ok = gpu_case<N, H, W, C, 2, 2, 1, true>(dX, dW, dT, dY, ref, 0) && ok;
     ok = gpu_case<N, H, W, C, 2, 2, 2, true>(dX, dW, dT, dY, ref, 0) && ok;
+    ok = gpu_case<N, H, W, C, 1, 2, 1, true, 2>(dX, dW, dT, dY, ref, 0) && ok;
+    ok = gpu_case<N, H, W, C, 1, 2, 1, true, 4>(dX, dW, dT, dY, ref, 0) && ok;
+    ok = gpu_case<N, H, W, C, 1, 4, 1, true, 4>(dX, dW, dT, dY, ref, 0) && ok;
   }
   ok = gpu_case<N, H, W, C, 1, 2, 1, false>(dX, dW, dT, dY, ref, 0) && ok;
   ok = gpu_case<N, H, W, C, 1, 2, 1, true>(dX, dW, dT, dY, ref, 0) && ok;
   ok = gpu_case<N, H, W, C, 1, 1, 1, true>(dX, dW, dT, dY, ref, 0) && ok;
+  ok = gpu_case<N, H, W, C, 1, 1, 1, true, 4>(dX, dW, dT, dY, ref, 0) && ok;
   CK(cudaFree(dX));
   CK(cudaFree(dW));
   CK(cudaFree(dY));
@@ -385,9 +394,10 @@ int main() {
 #endif
 #endif  // !__CUDACC_RTC__
 #ifdef __CUDACC_RTC__  // an NVRTC syntax and resource check of the variants timed on the GPU
-template __global__ void dw7<32, 56, 56, 96, 2, 2, 2, true>(const void*, const void*, void*, void*);
-template __global__ void dw7<32, 56, 56, 96, 2, 2, 1, true>(const void*, const void*, void*, void*);
-template __global__ void dw7<32, 56, 56, 96, 1, 4, 1, true>(const void*, const void*, void*, void*);
-template __global__ void dw7<32, 56, 56, 96, 4, 1, 2, true>(const void*, const void*, void*, void*);
-template __global__ void dw7<32, 56, 56, 96, 1, 1, 2, true>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 2, 2, 2, true, 1>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 2, 2, 1, true, 1>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 1, 4, 1, true, 1>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 4, 1, 2, true, 1>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 1, 1, 2, true, 1>(const void*, const void*, void*, void*);
+template __global__ void dw7<32, 56, 56, 96, 1, 2, 1, true, 4>(const void*, const void*, void*, void*);
 #endif

@@ -67,25 +67,28 @@ __device__ __forceinline__ void cp_wait0() { asm volatile("cp.async.wait_group 0
 
 constexpr int F = 7, PAD = 3;
 
-template <int N, int H, int W, int C, int TH, int TW, int WARPS>
+template <int N, int H, int W, int C, int TH, int TW, int WARPS, int CGS>
 struct Dw7w {
-  static constexpr int THREADS = 32 * WARPS;
+  static constexpr int THREADS = 32 * WARPS;  // warp w works on channel group w % CGS
+  static constexpr int PS = CGS == 1 ? 1 : CGS + 1;  // pixel stride in 16-byte units (odd)
+  static constexpr int CB = C / (8 * CGS);           // channel blocks (CGS groups of 8)
   static constexpr int XR = TH + F - 1, XC = TW + 8, XRS = XC | 1;  // X rows, columns, row stride
   static constexpr int DR = TH + 13, DRS = TW | 1;                  // dY rows (ds = xs + 7 - g)
   static constexpr int CHUNKS = TW / 16, PAIRS = XR * CHUNKS;
-  static constexpr int XUNITS = XR * XRS, DUNITS = DR * DRS;
+  static constexpr int XUNITS = XR * XRS * PS, DUNITS = DR * DRS * PS;
   static constexpr int SMEM = (XUNITS + DUNITS) * 16;  // the warp sums reuse it at the end
   static constexpr int TY = (H + TH - 1) / TH, TX = (W + TW - 1) / TW, TILES = N * TY * TX;
   static_assert(TW % 16 == 0, "16-column chunks");
   static_assert(WARPS * 8 * 64 * 4 <= SMEM, "warp sums fit");
+  static_assert(WARPS % CGS == 0, "whole warps per channel group");
 };
 
 // X, dY [N][H][W][C] bf16; partial [TILES][C][49] f32; grid (TILES, C / 8).
 // CBF: a 1D grid with the channel block fastest (the C / 8 CTAs of a tile run together, so the
 // 16-byte pieces of a pixel that they read meet in L2); else grid (TILES, C / 8).
-template <int N, int H, int W, int C, int TH, int TW, int WARPS, bool CBF>
+template <int N, int H, int W, int C, int TH, int TW, int WARPS, bool CBF, int CGS>
 __global__ void __launch_bounds__(32 * WARPS) dw7w(const void* in0, const void* in1, void* out, void* ws) {
-  using P = Dw7w<N, H, W, C, TH, TW, WARPS>;
+  using P = Dw7w<N, H, W, C, TH, TW, WARPS, CGS>;
 #ifdef DW7_HOST
   unsigned char* smem = gconv_host_smem;
 #else
@@ -96,24 +99,27 @@ __global__ void __launch_bounds__(32 * WARPS) dw7w(const void* in0, const void* 
   float* part = reinterpret_cast<float*>(ws);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int g = lane / 4, q = lane % 4;
-  const int c0 = (CBF ? (int)blockIdx.x % (C / 8) : (int)blockIdx.y) * 8;
-  const int t = CBF ? (int)blockIdx.x / (C / 8) : (int)blockIdx.x;
+  const int c0 = (CBF ? (int)blockIdx.x % P::CB : (int)blockIdx.y) * 8 * CGS;
+  const int t = CBF ? (int)blockIdx.x / P::CB : (int)blockIdx.x;
+  const int grp = warp % CGS;
   const int n = t / (P::TY * P::TX), y0 = (t / P::TX) % P::TY * TH, x0 = t % P::TX * TW;
   uint4* xs = reinterpret_cast<uint4*>(smem);
   uint4* ds = xs + P::XUNITS;
   {
     const u32 xb = smem_addr(xs), db = smem_addr(ds);
-    for (int u = tid; u < P::XR * P::XC; u += P::THREADS) {
-      const int r = u / P::XC, k = u % P::XC;
+    for (int u = tid; u < P::XR * P::XC * CGS; u += P::THREADS) {
+      const int gi = u % CGS, r = u / CGS / P::XC, k = u / CGS % P::XC;
       const int iy = y0 - PAD + r, ix = x0 - PAD + k;
       const bool ok = (unsigned)iy < (unsigned)H && (unsigned)ix < (unsigned)W;
-      cp16(xb + (u32)((r * P::XRS + k) * 16), X + (ok ? (((long long)n * H + iy) * W + ix) * C + c0 : 0), ok);
+      cp16(xb + (u32)(((r * P::XRS + k) * P::PS + gi) * 16),
+           X + (ok ? (((long long)n * H + iy) * W + ix) * C + c0 + 8 * gi : 0), ok);
     }
-    for (int u = tid; u < P::DR * TW; u += P::THREADS) {
-      const int r = u / TW, k = u % TW;
+    for (int u = tid; u < P::DR * TW * CGS; u += P::THREADS) {
+      const int gi = u % CGS, r = u / CGS / TW, k = u / CGS % TW;
       const int oy = y0 + r - 7, ox = x0 + k;  // staged dY row r <-> oy = y0 + r - 7
       const bool ok = r >= 7 && r < 7 + TH && oy < H && ox < W;
-      cp16(db + (u32)((r * P::DRS + k) * 16), dY + (ok ? (((long long)n * H + oy) * W + ox) * C + c0 : 0), ok);
+      cp16(db + (u32)(((r * P::DRS + k) * P::PS + gi) * 16),
+           dY + (ok ? (((long long)n * H + oy) * W + ox) * C + c0 + 8 * gi : 0), ok);
     }
     cp_commit();
     cp_wait0();
@@ -124,14 +130,15 @@ __global__ void __launch_bounds__(32 * WARPS) dw7w(const void* in0, const void* 
   for (int ch = 0; ch < 8; ++ch)
 #pragma unroll
     for (int i = 0; i < 4; ++i) acc[ch][i] = 0.f;
-  for (int p = warp; p < P::PAIRS; p += WARPS) {
+  for (int p = warp / CGS; p < P::PAIRS; p += WARPS / CGS) {
     const int xr = p / P::CHUNKS, j = p % P::CHUNKS;
     // X: staged column 16j + 2q + g (+1, +8, +9) of staged row xr (staged column 0 <-> x0 - 3).
-    const uint4* xp = xs + xr * P::XRS + 16 * j + 2 * q + g;
+    const uint4* xp = xs + (xr * P::XRS + 16 * j + 2 * q + g) * P::PS + grp;
     // dY: staged row xr + 7 - g (<-> oy = iy + 3 - g), columns 16j + 2q (+1, +8, +9).
-    const uint4* dp = ds + (xr + 7 - g) * P::DRS + 16 * j + 2 * q;
-    const uint4 x0v = xp[0], x1v = xp[1], x8v = xp[8], x9v = xp[9];
-    const uint4 d0v = dp[0], d1v = dp[1], d8v = dp[8], d9v = dp[9];
+    const uint4* dp = ds + ((xr + 7 - g) * P::DRS + 16 * j + 2 * q) * P::PS + grp;
+    constexpr int S = P::PS;
+    const uint4 x0v = xp[0], x1v = xp[S], x8v = xp[8 * S], x9v = xp[9 * S];
+    const uint4 d0v = dp[0], d1v = dp[S], d8v = dp[8 * S], d9v = dp[9 * S];
     const u32 X0[4] = {x0v.x, x0v.y, x0v.z, x0v.w}, X1[4] = {x1v.x, x1v.y, x1v.z, x1v.w};
     const u32 X8[4] = {x8v.x, x8v.y, x8v.z, x8v.w}, X9[4] = {x9v.x, x9v.y, x9v.z, x9v.w};
     const u32 D0[4] = {d0v.x, d0v.y, d0v.z, d0v.w}, D1[4] = {d1v.x, d1v.y, d1v.z, d1v.w};
@@ -157,11 +164,11 @@ __global__ void __launch_bounds__(32 * WARPS) dw7w(const void* in0, const void* 
     sums[(warp * 8 + ch) * 64 + g * 8 + 2 * q + 1] = acc[ch][1];
   }
   __syncthreads();
-  for (int e = tid; e < 8 * 49; e += P::THREADS) {
-    const int ch = e / 49, ty = (e % 49) / 7, tx = e % 7;
+  for (int e = tid; e < CGS * 8 * 49; e += P::THREADS) {
+    const int gc = e / 49, gi = gc / 8, ch = gc % 8, ty = (e % 49) / 7, tx = e % 7;
     float s = 0.f;
-    for (int w = 0; w < WARPS; ++w) s += sums[(w * 8 + ch) * 64 + tx * 8 + ty];
-    part[((long long)t * C + c0 + ch) * 49 + ty * 7 + tx] = s;
+    for (int w = gi; w < WARPS; w += CGS) s += sums[(w * 8 + ch) * 64 + tx * 8 + ty];
+    part[((long long)t * C + c0 + gc) * 49 + ty * 7 + tx] = s;
   }
 }
 
@@ -217,15 +224,15 @@ void fill(std::vector<bf16>& x, std::vector<bf16>& dy) {
 #endif
 
 #ifdef DW7_HOST
-template <int N, int H, int W, int C, int TH, int TW, int WARPS, bool CBF>
+template <int N, int H, int W, int C, int TH, int TW, int WARPS, bool CBF, int CGS = 1>
 bool host_case() {
-  using P = Dw7w<N, H, W, C, TH, TW, WARPS>;
+  using P = Dw7w<N, H, W, C, TH, TW, WARPS, CGS>;
   std::vector<bf16> x, dy;
   fill<N, H, W, C>(x, dy);
   std::vector<double> ref;
   reference<N, H, W, C>(x, dy, ref);
   std::vector<float> part((size_t)P::TILES * C * 49, NAN), dw32(C * 49);
-  gconv_host_launch(dw7w<N, H, W, C, TH, TW, WARPS, CBF>, CBF ? dim3{(unsigned)P::TILES * (C / 8), 1, 1} : dim3{(unsigned)P::TILES, C / 8, 1}, dim3{P::THREADS, 1, 1},
+  gconv_host_launch(dw7w<N, H, W, C, TH, TW, WARPS, CBF, CGS>, CBF ? dim3{(unsigned)P::TILES * P::CB, 1, 1} : dim3{(unsigned)P::TILES, P::CB, 1}, dim3{P::THREADS, 1, 1},
                     P::SMEM, x.data(), dy.data(), nullptr, part.data());
   for (int i = 0; i < C * 49; ++i) {
     float s = 0.f;
@@ -241,20 +248,22 @@ int main() {
   ok = host_case<2, 21, 19, 16, 8, 16, 4, true>() && ok;
   ok = host_case<1, 37, 40, 8, 16, 32, 4, false>() && ok;
   ok = host_case<2, 7, 7, 24, 7, 16, 2, true>() && ok;
+  ok = host_case<2, 21, 19, 32, 8, 16, 4, true, 2>() && ok;
+  ok = host_case<1, 23, 30, 64, 12, 32, 8, false, 4>() && ok;
   printf("%s\n", ok ? "VERIFIED" : "NOT VERIFIED");
   return ok ? 0 : 1;
 }
 #elif !defined(__CUDACC_RTC__)
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
 
-template <int N, int H, int W, int C, int TH, int TW, int WARPS, bool CBF>
+template <int N, int H, int W, int C, int TH, int TW, int WARPS, bool CBF, int CGS = 1>
 bool gpu_case(const bf16* dX, const bf16* dDY, float* dP, float* dW32, bf16* dWb, const std::vector<double>& ref) {
-  using P = Dw7w<N, H, W, C, TH, TW, WARPS>;
-  auto k = dw7w<N, H, W, C, TH, TW, WARPS, CBF>;
+  using P = Dw7w<N, H, W, C, TH, TW, WARPS, CGS>;
+  auto k = dw7w<N, H, W, C, TH, TW, WARPS, CBF, CGS>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, P::SMEM));
   int occ = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, P::THREADS, P::SMEM));
-  const dim3 grid = CBF ? dim3(P::TILES * (C / 8)) : dim3(P::TILES, C / 8);
+  const dim3 grid = CBF ? dim3(P::TILES * P::CB) : dim3(P::TILES, P::CB);
   auto launch = [&] {
     k<<<grid, P::THREADS, P::SMEM>>>(dX, dDY, nullptr, dP);
     reduce_partials<C><<<(C * 49 + 127) / 128, 128>>>(dP, P::TILES, dW32, dWb);
@@ -266,8 +275,8 @@ bool gpu_case(const bf16* dX, const bf16* dDY, float* dP, float* dW32, bf16* dWb
   std::vector<float> dw(C * 49);
   CK(cudaMemcpy(dw.data(), dW32, dw.size() * 4, cudaMemcpyDeviceToHost));
   char what[160];
-  snprintf(what, sizeof what, "N%d %dx%d C%d TH%d TW%d warps %d CBF%d, %d tiles (occupancy %d/SM, %d B smem)", N, H,
-           W, C, TH, TW, WARPS, (int)CBF, P::TILES, occ, P::SMEM);
+  snprintf(what, sizeof what, "N%d %dx%d C%d TH%d TW%d warps %d CBF%d CGS%d, %d tiles (occupancy %d/SM, %d B smem)",
+           N, H, W, C, TH, TW, WARPS, (int)CBF, CGS, P::TILES, occ, P::SMEM);
   if (!check(what, dw, ref, (double)N * H * W)) return false;
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
@@ -309,9 +318,13 @@ bool shape() {
     ok = gpu_case<N, H, W, C, H, 16, 4, false>(dX, dDY, dP, dW32, dWb, ref) && ok;
     ok = gpu_case<N, H, W, C, H, 16, 4, true>(dX, dDY, dP, dW32, dWb, ref) && ok;
     ok = gpu_case<N, H, W, C, 28, 32, 4, true>(dX, dDY, dP, dW32, dWb, ref) && ok;
+    ok = gpu_case<N, H, W, C, H, 16, 4, true, 2>(dX, dDY, dP, dW32, dWb, ref) && ok;
+    ok = gpu_case<N, H, W, C, H / 2, 16, 8, true, 4>(dX, dDY, dP, dW32, dWb, ref) && ok;
+    ok = gpu_case<N, H, W, C, H / 4, 16, 8, true, 4>(dX, dDY, dP, dW32, dWb, ref) && ok;
   }
   ok = gpu_case<N, H, W, C, H, 16, 2, true>(dX, dDY, dP, dW32, dWb, ref) && ok;
   ok = gpu_case<N, H, W, C, (H + 1) / 2, 16, 2, true>(dX, dDY, dP, dW32, dWb, ref) && ok;
+  ok = gpu_case<N, H, W, C, H, 16, 4, true, 4>(dX, dDY, dP, dW32, dWb, ref) && ok;
   CK(cudaFree(dX));
   CK(cudaFree(dDY));
   CK(cudaFree(dP));
@@ -330,6 +343,6 @@ int main() {
 }
 #endif
 #ifdef __CUDACC_RTC__
-template __global__ void dw7w<32, 56, 56, 96, 56, 16, 4, true>(const void*, const void*, void*, void*);
-template __global__ void dw7w<32, 56, 56, 96, 28, 32, 4, true>(const void*, const void*, void*, void*);
+template __global__ void dw7w<32, 56, 56, 96, 56, 16, 4, true, 1>(const void*, const void*, void*, void*);
+template __global__ void dw7w<32, 56, 56, 96, 28, 32, 4, true, 4>(const void*, const void*, void*, void*);
 #endif
