@@ -3,7 +3,7 @@
 # WR1 WC4 MCH1 against 33.4 us; backward weight 48.9 us against 37.6 us): where their time
 # goes (stall reasons, L1 wavefronts of the 16-byte NHWC copies and stores, issue); and run 3
 # of the wgmma C/G 8 prototype (run 2's wgmma were serialized by ptxas, C7520).
-#   (timeout 300 bash results/h100/s42/call_2.sh; cd $OUT && tar czf c2.tgz p; cat p/wg.txt p/dw7.txt p/dw7w.txt p/summary.txt)
+#   (timeout 240 bash results/h100/s42/call_2.sh; cd $OUT && tar czf c2.tgz p; cat p/wg.txt p/dw7.txt p/dw7w.txt p/summary.txt)
 P=$OUT/p; mkdir -p $P
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv > $P/gpu.txt 2>&1
 (timeout 200 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -lineinfo -o /tmp/dw7 results/h100/s42/proto/dw7_mma.cu > $P/dw7_build.log 2>&1) &
@@ -18,8 +18,8 @@ timeout 60 /tmp/dw7 > $P/dw7.txt 2>&1
 timeout 60 /tmp/dw7w > $P/dw7w.txt 2>&1
 # Each variant launches its kernel 186 times (1 verified, 5 warm-up, 9 x 20 timed); the second
 # of each file is profiled (forward WR1 WC4 MCH1 CBF1, backward weight TH56 TW16 4 warps CBF1).
-timeout 100 ncu --set full --import-source yes -k regex:dw7I --launch-skip 186 -c 1 -o $P/ncu_dw7 /tmp/dw7 > $P/ncu_dw7.log 2>&1
-timeout 80 ncu --set full --import-source yes -k regex:dw7w --launch-skip 186 -c 1 -o $P/ncu_dw7w /tmp/dw7w > $P/ncu_dw7w.log 2>&1
+timeout 60 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section SourceCounters --import-source yes -k regex:dw7I --launch-skip 186 -c 1 -o $P/ncu_dw7 /tmp/dw7 > $P/ncu_dw7.log 2>&1
+timeout 50 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section SourceCounters --import-source yes -k regex:dw7w --launch-skip 186 -c 1 -o $P/ncu_dw7w /tmp/dw7w > $P/ncu_dw7w.log 2>&1
 for f in dw7 dw7w; do
   ncu --import $P/ncu_$f.ncu-rep --page details > $P/ncu_$f.txt 2>&1
   ncu --import $P/ncu_$f.ncu-rep --page source --csv --print-source sass 2>/dev/null | gzip > $P/src_$f.csv.gz
