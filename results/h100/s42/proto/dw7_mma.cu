@@ -130,12 +130,20 @@ __global__ void __launch_bounds__(32 * WR * WC * CGS) dw7(const void* in0, const
   auto stage = [&](int t, int buf) {
     const int n = t / (P::TY * P::TX), y0 = (t / P::TX) % P::TY * P::TH, x0 = t % P::TX * P::TW;
     const u32 base = smem_addr(st0 + buf * P::STAGE);
-    for (int u = tid; u < P::SR * P::SC * CGS; u += P::THREADS) {
-      const int gi = u % CGS, r = u / CGS / P::SC, k = u / CGS % P::SC;
-      const int iy = y0 - PAD + r, ix = x0 - PAD + k;
-      const bool ok = (unsigned)iy < (unsigned)H && (unsigned)ix < (unsigned)W;
-      const bf16* src = X + (ok ? (((long long)n * H + iy) * W + ix) * C + c0 + 8 * gi : 0);
-      cp16(base + (u32)(((r * P::RS + k) * P::PS + gi) * 16), src, ok);
+    // Each thread keeps one (column, channel group) and walks rows with fixed increments (no
+    // division per copy).
+    constexpr int COLS = P::SC * CGS, STEP = P::THREADS / COLS;
+    static_assert(STEP >= 1, "a pass covers a row");
+    const int kk = tid % COLS, gi = kk % CGS, k = kk / CGS, ix = x0 - PAD + k;
+    const bool cok = (unsigned)ix < (unsigned)W && tid < STEP * COLS;
+    u32 dst = base + (u32)((((tid / COLS) * P::RS + k) * P::PS + gi) * 16);
+    long long src = (((long long)n * H + y0 - PAD + tid / COLS) * W + ix) * C + c0 + 8 * gi;
+    for (int r = tid / COLS; r < P::SR && tid < STEP * COLS; r += STEP) {
+      const int iy = y0 - PAD + r;
+      const bool ok = cok && (unsigned)iy < (unsigned)H;
+      cp16(dst, X + (ok ? src : 0), ok);
+      dst += STEP * P::RS * P::PS * 16;
+      src += (long long)STEP * W * C;
     }
   };
   int t = bx;

@@ -107,19 +107,37 @@ __global__ void __launch_bounds__(32 * WARPS) dw7w(const void* in0, const void* 
   uint4* ds = xs + P::XUNITS;
   {
     const u32 xb = smem_addr(xs), db = smem_addr(ds);
-    for (int u = tid; u < P::XR * P::XC * CGS; u += P::THREADS) {
-      const int gi = u % CGS, r = u / CGS / P::XC, k = u / CGS % P::XC;
-      const int iy = y0 - PAD + r, ix = x0 - PAD + k;
-      const bool ok = (unsigned)iy < (unsigned)H && (unsigned)ix < (unsigned)W;
-      cp16(xb + (u32)(((r * P::XRS + k) * P::PS + gi) * 16),
-           X + (ok ? (((long long)n * H + iy) * W + ix) * C + c0 + 8 * gi : 0), ok);
+    // Each thread keeps one (column, channel group) and walks rows with fixed increments (no
+    // division per copy: call 2 found the staging's index arithmetic most of the kernel).
+    {
+      constexpr int COLS = P::XC * CGS, STEP = P::THREADS / COLS;
+      static_assert(STEP >= 1, "a pass covers a row");
+      const int kk = tid % COLS, gi = kk % CGS, k = kk / CGS, ix = x0 - PAD + k;
+      const bool cok = (unsigned)ix < (unsigned)W && tid < STEP * COLS;
+      u32 dst = xb + (u32)((((tid / COLS) * P::XRS + k) * P::PS + gi) * 16);
+      long long src = (((long long)n * H + y0 - PAD + tid / COLS) * W + ix) * C + c0 + 8 * gi;
+      for (int r = tid / COLS; r < P::XR && tid < STEP * COLS; r += STEP) {
+        const int iy = y0 - PAD + r;
+        const bool ok = cok && (unsigned)iy < (unsigned)H;
+        cp16(dst, X + (ok ? src : 0), ok);
+        dst += STEP * P::XRS * P::PS * 16;
+        src += (long long)STEP * W * C;
+      }
     }
-    for (int u = tid; u < P::DR * TW * CGS; u += P::THREADS) {
-      const int gi = u % CGS, r = u / CGS / TW, k = u / CGS % TW;
-      const int oy = y0 + r - 7, ox = x0 + k;  // staged dY row r <-> oy = y0 + r - 7
-      const bool ok = r >= 7 && r < 7 + TH && oy < H && ox < W;
-      cp16(db + (u32)(((r * P::DRS + k) * P::PS + gi) * 16),
-           dY + (ok ? (((long long)n * H + oy) * W + ox) * C + c0 + 8 * gi : 0), ok);
+    {
+      constexpr int COLS = TW * CGS, STEP = P::THREADS / COLS;
+      static_assert(STEP >= 1, "a pass covers a row");
+      const int kk = tid % COLS, gi = kk % CGS, k = kk / CGS, ox = x0 + k;
+      const bool cok = ox < W && tid < STEP * COLS;
+      u32 dst = db + (u32)((((tid / COLS) * P::DRS + k) * P::PS + gi) * 16);
+      long long src = (((long long)n * H + y0 - 7 + tid / COLS) * W + ox) * C + c0 + 8 * gi;
+      for (int r = tid / COLS; r < P::DR && tid < STEP * COLS; r += STEP) {
+        const int oy = y0 + r - 7;  // staged dY row r <-> oy = y0 + r - 7
+        const bool ok = cok && r >= 7 && r < 7 + TH && oy < H;
+        cp16(dst, dY + (ok ? src : 0), ok);
+        dst += STEP * P::DRS * P::PS * 16;
+        src += (long long)STEP * W * C;
+      }
     }
     cp_commit();
     cp_wait0();
@@ -344,5 +362,5 @@ int main() {
 #endif
 #ifdef __CUDACC_RTC__
 template __global__ void dw7w<32, 56, 56, 96, 56, 16, 4, true, 1>(const void*, const void*, void*, void*);
-template __global__ void dw7w<32, 56, 56, 96, 28, 32, 4, true, 4>(const void*, const void*, void*, void*);
+template __global__ void dw7w<32, 56, 56, 96, 28, 32, 4, true, 1>(const void*, const void*, void*, void*);
 #endif
