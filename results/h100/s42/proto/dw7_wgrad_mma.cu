@@ -50,6 +50,7 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b
 __device__ __forceinline__ void cp16(u32 dst, const void* src, bool ok) { gconv_host_cp_async(dst, src, 16, ok); }
 __device__ __forceinline__ void cp_commit() { gconv_host_cp_commit(); }
 __device__ __forceinline__ void cp_wait0() { gconv_host_cp_wait(0); }
+__device__ __forceinline__ void cp_wait1() { gconv_host_cp_wait(1); }
 #else
 __device__ __forceinline__ u32 smem_addr(const void* p) { return (u32)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
@@ -63,6 +64,7 @@ __device__ __forceinline__ void cp16(u32 dst, const void* src, bool ok) {
 }
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_wait0() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_wait1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
 #endif
 
 constexpr int F = 7, PAD = 3;
@@ -83,71 +85,50 @@ struct Dw7w {
   static_assert(WARPS % CGS == 0, "whole warps per channel group");
 };
 
-// X, dY [N][H][W][C] bf16; partial [TILES][C][49] f32; grid (TILES, C / 8).
-// CBF: a 1D grid with the channel block fastest (the C / 8 CTAs of a tile run together, so the
-// 16-byte pieces of a pixel that they read meet in L2); else grid (TILES, C / 8).
-template <int N, int H, int W, int C, int TH, int TW, int WARPS, bool CBF, int CGS>
-__global__ void __launch_bounds__(32 * WARPS) dw7w(const void* in0, const void* in1, void* out, void* ws) {
-  using P = Dw7w<N, H, W, C, TH, TW, WARPS, CGS>;
-#ifdef DW7_HOST
-  unsigned char* smem = gconv_host_smem;
-#else
-  extern __shared__ __align__(128) unsigned char smem[];
-#endif
-  const bf16* X = reinterpret_cast<const bf16*>(in0);
-  const bf16* dY = reinterpret_cast<const bf16*>(in1);
-  float* part = reinterpret_cast<float*>(ws);
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const int g = lane / 4, q = lane % 4;
-  const int c0 = (CBF ? (int)blockIdx.x % P::CB : (int)blockIdx.y) * 8 * CGS;
-  const int t = CBF ? (int)blockIdx.x / P::CB : (int)blockIdx.x;
-  const int grp = warp % CGS;
-  const int n = t / (P::TY * P::TX), y0 = (t / P::TX) % P::TY * TH, x0 = t % P::TX * TW;
-  uint4* xs = reinterpret_cast<uint4*>(smem);
-  uint4* ds = xs + P::XUNITS;
+// Stages tile (n, y0, x0) of channels c0 .. c0 + 8·CGS into X planes at xb and dY planes at db
+// (shared-memory addresses), one commit group. Each thread keeps one (column, channel group)
+// and walks rows with fixed increments (no division per copy: call 2 found the staging's index
+// arithmetic most of the kernel).
+template <class P, int N, int H, int W, int C, int TH, int TW, int CGS>
+__device__ __forceinline__ void stage_tile(const bf16* X, const bf16* dY, u32 xb, u32 db, int n, int y0, int x0,
+                                           int c0, int tid) {
   {
-    const u32 xb = smem_addr(xs), db = smem_addr(ds);
-    // Each thread keeps one (column, channel group) and walks rows with fixed increments (no
-    // division per copy: call 2 found the staging's index arithmetic most of the kernel).
-    {
-      constexpr int COLS = P::XC * CGS, STEP = P::THREADS / COLS;
-      static_assert(STEP >= 1, "a pass covers a row");
-      const int kk = tid % COLS, gi = kk % CGS, k = kk / CGS, ix = x0 - PAD + k;
-      const bool cok = (unsigned)ix < (unsigned)W && tid < STEP * COLS;
-      u32 dst = xb + (u32)((((tid / COLS) * P::XRS + k) * P::PS + gi) * 16);
-      long long src = (((long long)n * H + y0 - PAD + tid / COLS) * W + ix) * C + c0 + 8 * gi;
-      for (int r = tid / COLS; r < P::XR && tid < STEP * COLS; r += STEP) {
-        const int iy = y0 - PAD + r;
-        const bool ok = cok && (unsigned)iy < (unsigned)H;
-        cp16(dst, X + (ok ? src : 0), ok);
-        dst += STEP * P::XRS * P::PS * 16;
-        src += (long long)STEP * W * C;
-      }
+    constexpr int COLS = P::XC * CGS, STEP = P::THREADS / COLS;
+    static_assert(STEP >= 1, "a pass covers a row");
+    const int kk = tid % COLS, gi = kk % CGS, k = kk / CGS, ix = x0 - PAD + k;
+    const bool cok = (unsigned)ix < (unsigned)W && tid < STEP * COLS;
+    u32 dst = xb + (u32)((((tid / COLS) * P::XRS + k) * P::PS + gi) * 16);
+    long long src = (((long long)n * H + y0 - PAD + tid / COLS) * W + ix) * C + c0 + 8 * gi;
+    for (int r = tid / COLS; r < P::XR && tid < STEP * COLS; r += STEP) {
+      const int iy = y0 - PAD + r;
+      const bool ok = cok && (unsigned)iy < (unsigned)H;
+      cp16(dst, X + (ok ? src : 0), ok);
+      dst += STEP * P::XRS * P::PS * 16;
+      src += (long long)STEP * W * C;
     }
-    {
-      constexpr int COLS = TW * CGS, STEP = P::THREADS / COLS;
-      static_assert(STEP >= 1, "a pass covers a row");
-      const int kk = tid % COLS, gi = kk % CGS, k = kk / CGS, ox = x0 + k;
-      const bool cok = ox < W && tid < STEP * COLS;
-      u32 dst = db + (u32)((((tid / COLS) * P::DRS + k) * P::PS + gi) * 16);
-      long long src = (((long long)n * H + y0 - 7 + tid / COLS) * W + ox) * C + c0 + 8 * gi;
-      for (int r = tid / COLS; r < P::DR && tid < STEP * COLS; r += STEP) {
-        const int oy = y0 + r - 7;  // staged dY row r <-> oy = y0 + r - 7
-        const bool ok = cok && r >= 7 && r < 7 + TH && oy < H;
-        cp16(dst, dY + (ok ? src : 0), ok);
-        dst += STEP * P::DRS * P::PS * 16;
-        src += (long long)STEP * W * C;
-      }
-    }
-    cp_commit();
-    cp_wait0();
-    __syncthreads();
   }
-  float acc[8][4];
-#pragma unroll
-  for (int ch = 0; ch < 8; ++ch)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) acc[ch][i] = 0.f;
+  {
+    constexpr int COLS = TW * CGS, STEP = P::THREADS / COLS;
+    static_assert(STEP >= 1, "a pass covers a row");
+    const int kk = tid % COLS, gi = kk % CGS, k = kk / CGS, ox = x0 + k;
+    const bool cok = ox < W && tid < STEP * COLS;
+    u32 dst = db + (u32)((((tid / COLS) * P::DRS + k) * P::PS + gi) * 16);
+    long long src = (((long long)n * H + y0 - 7 + tid / COLS) * W + ox) * C + c0 + 8 * gi;
+    for (int r = tid / COLS; r < P::DR && tid < STEP * COLS; r += STEP) {
+      const int oy = y0 + r - 7;  // staged dY row r <-> oy = y0 + r - 7
+      const bool ok = cok && r >= 7 && r < 7 + TH && oy < H;
+      cp16(dst, dY + (ok ? src : 0), ok);
+      dst += STEP * P::DRS * P::PS * 16;
+      src += (long long)STEP * W * C;
+    }
+  }
+  cp_commit();
+}
+
+// The warp's (input row, chunk) pairs of one staged tile into acc (8 channels of group grp).
+template <class P, int WARPS, int CGS>
+__device__ __forceinline__ void mma_tile(const uint4* xs, const uint4* ds, float (&acc)[8][4], int warp, int g,
+                                         int q, int grp) {
   for (int p = warp / CGS; p < P::PAIRS; p += WARPS / CGS) {
     const int xr = p / P::CHUNKS, j = p % P::CHUNKS;
     // X: staged column 16j + 2q + g (+1, +8, +9) of staged row xr (staged column 0 <-> x0 - 3).
@@ -173,6 +154,13 @@ __global__ void __launch_bounds__(32 * WARPS) dw7w(const void* in0, const void* 
       mma16816(acc[ch], af, b0, b1);
     }
   }
+}
+
+// The CTA's warp sums, in a fixed order, into partial plane `slot` (after a barrier: the
+// shared memory is reused).
+template <class P, int C, int WARPS, int CGS>
+__device__ __forceinline__ void write_partial(unsigned char* smem, const float (&acc)[8][4], float* part,
+                                             long long slot, int c0, int tid, int warp, int g, int q) {
   __syncthreads();  // the tiles are read: the warp sums reuse the shared memory
   // Warp sums: [warp][ch][64] (tap (tx = g, ty = 2q, 2q + 1) at g * 8 + 2q (+1)).
   float* sums = reinterpret_cast<float*>(smem);
@@ -186,8 +174,87 @@ __global__ void __launch_bounds__(32 * WARPS) dw7w(const void* in0, const void* 
     const int gc = e / 49, gi = gc / 8, ch = gc % 8, ty = (e % 49) / 7, tx = e % 7;
     float s = 0.f;
     for (int w = gi; w < WARPS; w += CGS) s += sums[(w * 8 + ch) * 64 + tx * 8 + ty];
-    part[((long long)t * C + c0 + gc) * 49 + ty * 7 + tx] = s;
+    part[(slot * C + c0 + gc) * 49 + ty * 7 + tx] = s;
   }
+}
+
+// X, dY [N][H][W][C] bf16; partial [TILES][C][49] f32; one tile a CTA.
+// CBF: a 1D grid with the channel block fastest (the C / 8 CTAs of a tile run together, so the
+// 16-byte pieces of a pixel that they read meet in L2); else grid (TILES, C / 8).
+template <int N, int H, int W, int C, int TH, int TW, int WARPS, bool CBF, int CGS>
+__global__ void __launch_bounds__(32 * WARPS) dw7w(const void* in0, const void* in1, void* out, void* ws) {
+  using P = Dw7w<N, H, W, C, TH, TW, WARPS, CGS>;
+#ifdef DW7_HOST
+  unsigned char* smem = gconv_host_smem;
+#else
+  extern __shared__ __align__(128) unsigned char smem[];
+#endif
+  const bf16* X = reinterpret_cast<const bf16*>(in0);
+  const bf16* dY = reinterpret_cast<const bf16*>(in1);
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;
+  const int c0 = (CBF ? (int)blockIdx.x % P::CB : (int)blockIdx.y) * 8 * CGS;
+  const int t = CBF ? (int)blockIdx.x / P::CB : (int)blockIdx.x;
+  const int n = t / (P::TY * P::TX), y0 = (t / P::TX) % P::TY * TH, x0 = t % P::TX * TW;
+  uint4* xs = reinterpret_cast<uint4*>(smem);
+  uint4* ds = xs + P::XUNITS;
+  stage_tile<P, N, H, W, C, TH, TW, CGS>(X, dY, smem_addr(xs), smem_addr(ds), n, y0, x0, c0, tid);
+  cp_wait0();
+  __syncthreads();
+  float acc[8][4];
+#pragma unroll
+  for (int ch = 0; ch < 8; ++ch)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[ch][i] = 0.f;
+  mma_tile<P, WARPS, CGS>(xs, ds, acc, warp, g, q, warp % CGS);
+  write_partial<P, C, WARPS, CGS>(smem, acc, reinterpret_cast<float*>(ws), t, c0, tid, warp, g, q);
+}
+
+// Pipelined and persistent (after call 3: the one-tile kernel stages, waits, then computes,
+// with nothing to overlap inside a CTA): CTA b of a 1D grid owns channel block b % CB and
+// tiles b / CB, + gridDim.x / CB, ...; two stages, the next tile's copies in flight while the
+// current one's MMAs run; the accumulators run over all its tiles and it writes one partial
+// plane (slot b / CB; the reduction sums gridDim.x / CB planes). grid: a multiple of CB.
+template <int N, int H, int W, int C, int TH, int TW, int WARPS, int CGS>
+__global__ void __launch_bounds__(32 * WARPS) dw7w_pipe(const void* in0, const void* in1, void* out, void* ws) {
+  using P = Dw7w<N, H, W, C, TH, TW, WARPS, CGS>;
+#ifdef DW7_HOST
+  unsigned char* smem = gconv_host_smem;
+#else
+  extern __shared__ __align__(128) unsigned char smem[];
+#endif
+  const bf16* X = reinterpret_cast<const bf16*>(in0);
+  const bf16* dY = reinterpret_cast<const bf16*>(in1);
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;
+  const int c0 = (int)blockIdx.x % P::CB * 8 * CGS;
+  const int slot = (int)blockIdx.x / P::CB, gx = (int)gridDim.x / P::CB;
+  uint4* st = reinterpret_cast<uint4*>(smem);  // [2][XUNITS + DUNITS]
+  constexpr int SU = P::XUNITS + P::DUNITS;
+  auto stage = [&](int t, int buf) {
+    const int n = t / (P::TY * P::TX), y0 = (t / P::TX) % P::TY * TH, x0 = t % P::TX * TW;
+    uint4* xs = st + buf * SU;
+    stage_tile<P, N, H, W, C, TH, TW, CGS>(X, dY, smem_addr(xs), smem_addr(xs + P::XUNITS), n, y0, x0, c0, tid);
+  };
+  float acc[8][4];
+#pragma unroll
+  for (int ch = 0; ch < 8; ++ch)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[ch][i] = 0.f;
+  if (slot < P::TILES) stage(slot, 0);
+  int buf = 0;
+  for (int t = slot; t < P::TILES; t += gx, buf ^= 1) {
+    if (t + gx < P::TILES) {
+      stage(t + gx, buf ^ 1);
+      cp_wait1();
+    } else {
+      cp_wait0();
+    }
+    __syncthreads();
+    mma_tile<P, WARPS, CGS>(st + buf * SU, st + buf * SU + P::XUNITS, acc, warp, g, q, warp % CGS);
+    __syncthreads();  // the stage is read before the next iteration refills it
+  }
+  write_partial<P, C, WARPS, CGS>(smem, acc, reinterpret_cast<float*>(ws), slot, c0, tid, warp, g, q);
 }
 
 // dW[c][tap] = sum over tiles of the partials, in tile order; f32 and bf16 out.
@@ -261,8 +328,30 @@ bool host_case() {
   snprintf(what, sizeof what, "host N%d %dx%d C%d TH%d TW%d warps %d", N, H, W, C, TH, TW, WARPS);
   return check(what, dw32, ref, (double)N * H * W);
 }
+template <int N, int H, int W, int C, int TH, int TW, int WARPS, int CGS>
+bool host_pipe(int slots) {
+  using P = Dw7w<N, H, W, C, TH, TW, WARPS, CGS>;
+  std::vector<bf16> x, dy;
+  fill<N, H, W, C>(x, dy);
+  std::vector<double> ref;
+  reference<N, H, W, C>(x, dy, ref);
+  std::vector<float> part((size_t)slots * C * 49, NAN), dw32(C * 49);
+  gconv_host_launch(dw7w_pipe<N, H, W, C, TH, TW, WARPS, CGS>, dim3{(unsigned)(slots * P::CB), 1, 1},
+                    dim3{P::THREADS, 1, 1}, 2 * P::SMEM, x.data(), dy.data(), nullptr, part.data());
+  for (int i = 0; i < C * 49; ++i) {
+    float s = 0.f;
+    for (int t = 0; t < slots; ++t) s += part[(size_t)t * C * 49 + i];
+    dw32[i] = s;
+  }
+  char what[128];
+  snprintf(what, sizeof what, "host pipe N%d %dx%d C%d TH%d TW%d warps %d CGS%d slots %d", N, H, W, C, TH, TW, WARPS,
+           CGS, slots);
+  return check(what, dw32, ref, (double)N * H * W);
+}
 int main() {
-  bool ok = host_case<2, 21, 19, 16, 8, 16, 4, false>();
+  bool ok = host_pipe<2, 21, 19, 16, 8, 16, 4, 1>(3);  // 3 slots over 12 tiles: 4 tiles a CTA
+  ok = host_pipe<1, 23, 30, 32, 12, 32, 4, 2>(1) && ok;  // one CTA walks every tile
+  ok = host_case<2, 21, 19, 16, 8, 16, 4, false>() && ok;
   ok = host_case<2, 21, 19, 16, 8, 16, 4, true>() && ok;
   ok = host_case<1, 37, 40, 8, 16, 32, 4, false>() && ok;
   ok = host_case<2, 7, 7, 24, 7, 16, 2, true>() && ok;
@@ -316,6 +405,50 @@ bool gpu_case(const bf16* dX, const bf16* dDY, float* dP, float* dW32, bf16* dWb
   return true;
 }
 
+template <int N, int H, int W, int C, int TH, int TW, int WARPS, int CGS>
+bool gpu_pipe(const bf16* dX, const bf16* dDY, float* dP, float* dW32, bf16* dWb, const std::vector<double>& ref) {
+  using P = Dw7w<N, H, W, C, TH, TW, WARPS, CGS>;
+  auto k = dw7w_pipe<N, H, W, C, TH, TW, WARPS, CGS>;
+  constexpr int SM = 2 * P::SMEM;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, SM));
+  int occ = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, P::THREADS, SM));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int slots = std::max(1, std::min(P::TILES, sms * occ / P::CB));
+  auto launch = [&] {
+    k<<<slots * P::CB, P::THREADS, SM>>>(dX, dDY, nullptr, dP);
+    reduce_partials<C><<<(C * 49 + 127) / 128, 128>>>(dP, slots, dW32, dWb);
+  };
+  CK(cudaMemset(dW32, 0xFF, C * 49 * 4));
+  launch();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  std::vector<float> dw(C * 49);
+  CK(cudaMemcpy(dw.data(), dW32, dw.size() * 4, cudaMemcpyDeviceToHost));
+  char what[160];
+  snprintf(what, sizeof what, "pipe N%d %dx%d C%d TH%d TW%d warps %d CGS%d, %d tiles over %d slots (occupancy %d/SM, %d B smem)",
+           N, H, W, C, TH, TW, WARPS, CGS, P::TILES, slots, occ, SM);
+  if (!check(what, dw, ref, (double)N * H * W)) return false;
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < 5; ++i) launch();
+  std::vector<float> t;
+  for (int r = 0; r < 9; ++r) {
+    CK(cudaEventRecord(a));
+    for (int i = 0; i < 20; ++i) launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms * 1000.f / 20);
+  }
+  std::sort(t.begin(), t.end());
+  printf("  median %.2f us (min %.2f, max %.2f) both kernels, %.0f GB/s\n", t[4], t[0], t[8],
+         2.0 * N * H * W * C * 2 / (t[4] * 1e3));
+  return true;
+}
+
 template <int N, int H, int W, int C>
 bool shape() {
   std::vector<bf16> x, dy;
@@ -332,6 +465,11 @@ bool shape() {
   CK(cudaMemcpy(dX, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dDY, dy.data(), dy.size() * 2, cudaMemcpyHostToDevice));
   bool ok = true;
+  ok = gpu_pipe<N, H, W, C, (H + 1) / 2, 16, 4, 1>(dX, dDY, dP, dW32, dWb, ref) && ok;
+  ok = gpu_pipe<N, H, W, C, H, 16, 4, 1>(dX, dDY, dP, dW32, dWb, ref) && ok;
+  ok = gpu_pipe<N, H, W, C, (H + 3) / 4, 16, 2, 1>(dX, dDY, dP, dW32, dWb, ref) && ok;
+  ok = gpu_pipe<N, H, W, C, (H + 1) / 2, 32, 4, 1>(dX, dDY, dP, dW32, dWb, ref) && ok;
+  ok = gpu_pipe<N, H, W, C, (H + 3) / 4, 16, 4, 2>(dX, dDY, dP, dW32, dWb, ref) && ok;
   if constexpr (H >= 28) {
     ok = gpu_case<N, H, W, C, H, 16, 4, false>(dX, dDY, dP, dW32, dWb, ref) && ok;
     ok = gpu_case<N, H, W, C, H, 16, 4, true>(dX, dDY, dP, dW32, dWb, ref) && ok;
@@ -363,4 +501,6 @@ int main() {
 #ifdef __CUDACC_RTC__
 template __global__ void dw7w<32, 56, 56, 96, 56, 16, 4, true, 1>(const void*, const void*, void*, void*);
 template __global__ void dw7w<32, 56, 56, 96, 28, 32, 4, true, 1>(const void*, const void*, void*, void*);
+template __global__ void dw7w_pipe<32, 56, 56, 96, 28, 16, 4, 1>(const void*, const void*, void*, void*);
+template __global__ void dw7w_pipe<32, 56, 56, 96, 14, 16, 4, 2>(const void*, const void*, void*, void*);
 #endif

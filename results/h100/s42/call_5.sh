@@ -1,0 +1,11 @@
+# Session 42, call 5 (prepared; not run: the session's device time was spent): the 7x7
+# depthwise backward-weight prototype's pipelined, persistent kernel (dw7w_pipe: two stages,
+# the next tile's copies in flight during the current tile's MMAs, one partial plane a CTA),
+# five tilings per shape, then the one-tile kernel of call 3 in the same run, against the
+# pool's `auto` (37.8 / 20.8 / 15.0 / 8.5 us on an H100, call 1).
+#   (timeout 150 bash results/h100/s42/call_5.sh; cd $OUT && tar czf c5.tgz p; cat p/gpu.txt p/dw7w.txt)
+P=$OUT/p; mkdir -p $P
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv > $P/gpu.txt 2>&1
+timeout 100 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -o /tmp/dw7w results/h100/s42/proto/dw7_wgrad_mma.cu > $P/dw7w_build.log 2>&1
+timeout 40 /tmp/dw7w > $P/dw7w.txt 2>&1
+true
