@@ -55,6 +55,7 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b
 __device__ __forceinline__ void cp16(u32 dst, const void* src, bool ok) { gconv_host_cp_async(dst, src, 16, ok); }
 __device__ __forceinline__ void cp_commit() { gconv_host_cp_commit(); }
 __device__ __forceinline__ void cp_wait1() { gconv_host_cp_wait(1); }
+__device__ __forceinline__ u32 pack_bf16(float lo, float hi) { return (u32)f2b(lo) | ((u32)f2b(hi) << 16); }
 #else
 __device__ __forceinline__ u32 smem_addr(const void* p) { return (u32)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
@@ -68,6 +69,13 @@ __device__ __forceinline__ void cp16(u32 dst, const void* src, bool ok) {
 }
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_wait1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+// Two f32 to bf16 (round to nearest even) in one instruction (call 4: the software rounding
+// of the epilogue was a good part of the kernel's LOP3 and IMAD).
+__device__ __forceinline__ u32 pack_bf16(float lo, float hi) {
+  u32 r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
 #endif
 
 constexpr int F = 7, PAD = 3;
@@ -108,7 +116,7 @@ struct Dw7 {
 // CBF: a 1D grid with the channel block fastest (the C / 8 CTAs of a tile start together, so
 // the 16-byte pieces of a pixel that they read and write meet in L2); else grid (x, C / 8).
 template <int N, int H, int W, int C, int WR, int WC, int MCH, bool CBF, int CGS>
-__global__ void __launch_bounds__(32 * WR * WC * CGS) dw7(const void* in0, const void* in1, void* out, void* ws) {
+__global__ void __launch_bounds__(32 * WR * WC * CGS, 1) dw7(const void* in0, const void* in1, void* out, void* ws) {
   using P = Dw7<N, H, W, C, WR, WC, MCH, CGS>;
 #ifdef DW7_HOST
   uint4* sm = reinterpret_cast<uint4*>(gconv_host_smem);
@@ -211,7 +219,7 @@ __global__ void __launch_bounds__(32 * WR * WC * CGS) dw7(const void* in0, const
         if (oy < H && ox < W) {
           u32 v[4];
 #pragma unroll
-          for (int e = 0; e < 4; ++e) v[e] = (u32)f2b(acc[2 * e][j][i]) | ((u32)f2b(acc[2 * e + 1][j][i]) << 16);
+          for (int e = 0; e < 4; ++e) v[e] = pack_bf16(acc[2 * e][j][i], acc[2 * e + 1][j][i]);
           *reinterpret_cast<uint4*>(Y + (((long long)n * H + oy) * W + ox) * C + c0 + 8 * grp) = uint4{v[0], v[1], v[2], v[3]};
         }
       }
