@@ -17,57 +17,7 @@
 //
 // GPU:  nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -o /tmp/dw7w results/h100/s42/proto/dw7_wgrad_mma.cu && /tmp/dw7w
 // CPU:  g++ -std=c++20 -O1 -I crates/gconv-kernels/tests -DDW7_HOST -o /tmp/dw7wh -x c++ results/h100/s42/proto/dw7_wgrad_mma.cu && /tmp/dw7wh
-#ifdef DW7_HOST
-#include "host_shim.h"
-#elif !defined(__CUDACC_RTC__)
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cmath>
-#include <vector>
-#endif
-
-typedef unsigned int u32;
-typedef unsigned short bf16;
-__host__ __device__ inline float b2f(bf16 v) {
-  union { unsigned int u; float f; } c;
-  c.u = (unsigned int)v << 16;
-  return c.f;
-}
-__host__ __device__ inline bf16 f2b(float f) {
-  union { unsigned int u; float f; } c;
-  c.f = f;
-  return (bf16)((c.u + 0x7FFFu + ((c.u >> 16) & 1u)) >> 16);
-}
-__device__ __forceinline__ u32 lo_pair(u32 a, u32 b) { return (a & 0xffffu) | (b << 16); }
-__device__ __forceinline__ u32 hi_pair(u32 a, u32 b) { return (a >> 16) | (b & 0xffff0000u); }
-
-#ifdef DW7_HOST
-__device__ __forceinline__ u32 smem_addr(const void* p) { return gconv_host_smem_offset(p); }
-__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
-  gconv_host_mma16816(d, a, b0, b1, true);
-}
-__device__ __forceinline__ void cp16(u32 dst, const void* src, bool ok) { gconv_host_cp_async(dst, src, 16, ok); }
-__device__ __forceinline__ void cp_commit() { gconv_host_cp_commit(); }
-__device__ __forceinline__ void cp_wait0() { gconv_host_cp_wait(0); }
-__device__ __forceinline__ void cp_wait1() { gconv_host_cp_wait(1); }
-#else
-__device__ __forceinline__ u32 smem_addr(const void* p) { return (u32)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-__device__ __forceinline__ void cp16(u32 dst, const void* src, bool ok) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
-}
-__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void cp_wait0() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
-__device__ __forceinline__ void cp_wait1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
-#endif
-
-constexpr int F = 7, PAD = 3;
+#include "dw7_common.h"
 
 template <int N, int H, int W, int C, int TH, int TW, int WARPS, int CGS>
 struct Dw7w {
@@ -361,7 +311,6 @@ int main() {
   return ok ? 0 : 1;
 }
 #elif !defined(__CUDACC_RTC__)
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
 
 template <int N, int H, int W, int C, int TH, int TW, int WARPS, bool CBF, int CGS = 1>
 bool gpu_case(const bf16* dX, const bf16* dDY, float* dP, float* dW32, bf16* dWb, const std::vector<double>& ref) {
@@ -385,21 +334,7 @@ bool gpu_case(const bf16* dX, const bf16* dDY, float* dP, float* dW32, bf16* dWb
   snprintf(what, sizeof what, "N%d %dx%d C%d TH%d TW%d warps %d CBF%d CGS%d, %d tiles (occupancy %d/SM, %d B smem)",
            N, H, W, C, TH, TW, WARPS, (int)CBF, CGS, P::TILES, occ, P::SMEM);
   if (!check(what, dw, ref, (double)N * H * W)) return false;
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 5; ++i) launch();
-  std::vector<float> t;
-  for (int r = 0; r < 9; ++r) {
-    CK(cudaEventRecord(a));
-    for (int i = 0; i < 20; ++i) launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000.f / 20);
-  }
-  std::sort(t.begin(), t.end());
+  const std::vector<float> t = time_rounds(launch);
   printf("  median %.2f us (min %.2f, max %.2f) both kernels, %.0f GB/s\n", t[4], t[0], t[8],
          2.0 * N * H * W * C * 2 / (t[4] * 1e3));
   return true;
@@ -429,21 +364,7 @@ bool gpu_pipe(const bf16* dX, const bf16* dDY, float* dP, float* dW32, bf16* dWb
   snprintf(what, sizeof what, "pipe N%d %dx%d C%d TH%d TW%d warps %d CGS%d, %d tiles over %d slots (occupancy %d/SM, %d B smem)",
            N, H, W, C, TH, TW, WARPS, CGS, P::TILES, slots, occ, SM);
   if (!check(what, dw, ref, (double)N * H * W)) return false;
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 5; ++i) launch();
-  std::vector<float> t;
-  for (int r = 0; r < 9; ++r) {
-    CK(cudaEventRecord(a));
-    for (int i = 0; i < 20; ++i) launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000.f / 20);
-  }
-  std::sort(t.begin(), t.end());
+  const std::vector<float> t = time_rounds(launch);
   printf("  median %.2f us (min %.2f, max %.2f) both kernels, %.0f GB/s\n", t[4], t[0], t[8],
          2.0 * N * H * W * C * 2 / (t[4] * 1e3));
   return true;
