@@ -1,6 +1,7 @@
 # Session 42, call 5 (prepared; not run: the session's device time was spent): the 7x7
 # depthwise backward-weight prototype's pipelined, persistent kernel (dw7w_pipe: two stages,
-# the next tile's copies in flight during the current tile's MMAs, one partial plane a CTA),
+# the next tile's copies in flight during the current tile's MMAs, one partial plane a CTA;
+# both kernels now with the two-row m16n8k16 step and __byte_perm pairing),
 # five tilings per shape, then the one-tile kernel of call 3 in the same run, against the
 # pool's `auto` (37.8 / 20.8 / 15.0 / 8.5 us on an H100, call 1); and the forward prototype
 # with the epilogue's rounding in one cvt.rn.bf16x2.f32 per pair and minimum blocks 1 in its

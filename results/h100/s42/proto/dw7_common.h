@@ -24,8 +24,15 @@ __host__ __device__ inline bf16 f2b(float f) {
   c.f = f;
   return (bf16)((c.u + 0x7FFFu + ((c.u >> 16) & 1u)) >> 16);
 }
+// The low (high) 16 bits of a and of b as one word, a's in the low half: one PRMT each on the
+// GPU (written as shifts and masks, nvcc made two instructions of each).
+#if defined(DW7_HOST)
 __device__ __forceinline__ u32 lo_pair(u32 a, u32 b) { return (a & 0xffffu) | (b << 16); }
 __device__ __forceinline__ u32 hi_pair(u32 a, u32 b) { return (a >> 16) | (b & 0xffff0000u); }
+#else
+__device__ __forceinline__ u32 lo_pair(u32 a, u32 b) { return __byte_perm(a, b, 0x5410); }
+__device__ __forceinline__ u32 hi_pair(u32 a, u32 b) { return __byte_perm(a, b, 0x7632); }
+#endif
 
 #ifdef DW7_HOST
 __device__ __forceinline__ u32 smem_addr(const void* p) { return gconv_host_smem_offset(p); }

@@ -2,18 +2,22 @@
 // (stride 1, padding 3, bf16 NHWC, f32 weight gradient) on mma.sync with both operands read
 // straight from NHWC tiles in shared memory (issue #13's 7x7 depthwise layers).
 //
-// Per channel, input row iy and 16 consecutive output columns ox0 + j (the GEMM K), one
-// m16n8k16 accumulates every tap of the filter:
-//   A[m][j] = X[iy][ox0 + j - 3 + m]     (m = tx; rows 7..15 unused: a1 = a3 = 0)
-//   B[j][n] = dY[iy + 3 - n][ox0 + j]    (n = ty; column 7 unused)
-//   D[m][n] = dW[ty = n][tx = m]         (lane (g, q): d0, d1 = tap (2q, g), (2q + 1, g))
-// so lane (g, q) reads X pixels ox0 - 3 + g + 2q (+1, +8, +9) and dY pixels ox0 + 2q (+1, +8,
-// +9) of row iy + 3 - g: four 16-byte loads each and a byte permute per channel give its A and
-// B registers for 8 channels. A CTA owns TH output rows x TW output columns x 8 channels of
-// one image: it stages X rows iy = y0 - 3 .. y0 + TH + 2 and the dY rows those pair with (zero
-// outside the tile, so each (output pixel, tap) product is counted once), walks the (iy, chunk)
-// pairs over its warps, sums its warps in a fixed order and writes one f32 partial of its 8
-// channels' 49 taps; a second kernel sums the partials in a fixed order (deterministic).
+// Per channel, pair of input rows (iy, iy + 1) and 16 consecutive output columns ox0 + j (the
+// GEMM K), one m16n8k16 accumulates every tap of the filter for both rows:
+//   A[m][j] = X[iy][ox0 + j - 3 + m]          (top, m = tx < 8)
+//   A[8 + m][j] = X[iy + 1][ox0 + j - 3 + m]  (bottom)
+//   B[j][n] = dY[iy + 4 - n][ox0 + j]         (n = 0..7, shared by both halves)
+//   D top[tx][n] -> dW[ty = n - 1][tx],  D bottom[tx][n] -> dW[ty = n][tx]
+// (the top row pairs with dY row iy + 3 - ty at n = ty + 1, the bottom one at n = ty; each
+// half's one unused column is dropped), so lane (g, q) reads X pixels ox0 - 3 + g + 2q (+1,
+// +8, +9) of rows iy and iy + 1 and dY pixels ox0 + 2q (+1, +8, +9) of row iy + 4 - g: 16-byte
+// loads of 8 channels and a byte permute per channel and register. A CTA owns TH output rows x
+// TW output columns x 8·CGS channels of one image: it stages X rows iy = y0 - 3 .. y0 + TH + 3
+// (an even count) and the dY rows those pair with (zero outside the tile, so each (output
+// pixel, tap) product is counted once), walks the (row pair, chunk) pairs over its warps, sums
+// its warps in a fixed order and writes one f32 partial of its channels' 49 taps; a second
+// kernel sums the partials in a fixed order (deterministic). (Calls 1-3 ran the first version:
+// one input row per m16n8k16, rows 8-15 of A zero.)
 //
 // GPU:  nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -o /tmp/dw7w results/h100/s42/proto/dw7_wgrad_mma.cu && /tmp/dw7w
 // CPU:  g++ -std=c++20 -O1 -I crates/gconv-kernels/tests -DDW7_HOST -o /tmp/dw7wh -x c++ results/h100/s42/proto/dw7_wgrad_mma.cu && /tmp/dw7wh
@@ -24,14 +28,15 @@ struct Dw7w {
   static constexpr int THREADS = 32 * WARPS;  // warp w works on channel group w % CGS
   static constexpr int PS = CGS == 1 ? 1 : CGS + 1;  // pixel stride in 16-byte units (odd)
   static constexpr int CB = C / (8 * CGS);           // channel blocks (CGS groups of 8)
-  static constexpr int XR = TH + F - 1, XC = TW + 8, XRS = XC | 1;  // X rows, columns, row stride
-  static constexpr int DR = TH + 13, DRS = TW | 1;                  // dY rows (ds = xs + 7 - g)
-  static constexpr int CHUNKS = TW / 16, PAIRS = XR * CHUNKS;
+  static constexpr int XR = (TH + F) / 2 * 2;  // X rows, even: TH + 6 used, a last zero pair half
+  static constexpr int XC = TW + 8, XRS = XC | 1;   // X columns, row stride
+  static constexpr int DR = XR + 7, DRS = TW | 1;   // dY rows (staged row xr + 8 - g, from 1)
+  static constexpr int CHUNKS = TW / 16, PAIRS = XR / 2 * CHUNKS;
   static constexpr int XUNITS = XR * XRS * PS, DUNITS = DR * DRS * PS;
-  static constexpr int SMEM = (XUNITS + DUNITS) * 16;  // the warp sums reuse it at the end
+  static constexpr int SUMS = WARPS * 8 * 128 * 4;    // the warp sums, at the end
+  static constexpr int SMEM = (XUNITS + DUNITS) * 16 > SUMS ? (XUNITS + DUNITS) * 16 : SUMS;
   static constexpr int TY = (H + TH - 1) / TH, TX = (W + TW - 1) / TW, TILES = N * TY * TX;
   static_assert(TW % 16 == 0, "16-column chunks");
-  static_assert(WARPS * 8 * 64 * 4 <= SMEM, "warp sums fit");
   static_assert(WARPS % CGS == 0, "whole warps per channel group");
 };
 
@@ -66,7 +71,7 @@ __device__ __forceinline__ void stage_tile(const bf16* X, const bf16* dY, u32 xb
     long long src = (((long long)n * H + y0 - 7 + tid / COLS) * W + ox) * C + c0 + 8 * gi;
     for (int r = tid / COLS; r < P::DR && tid < STEP * COLS; r += STEP) {
       const int oy = y0 + r - 7;  // staged dY row r <-> oy = y0 + r - 7
-      const bool ok = cok && r >= 7 && r < 7 + TH && oy < H;
+      const bool ok = cok && r >= 7 && r < 7 + TH && oy < H;  // zero outside the tile
       cp16(dst, dY + (ok ? src : 0), ok);
       dst += STEP * P::DRS * P::PS * 16;
       src += (long long)STEP * W * C;
@@ -75,55 +80,60 @@ __device__ __forceinline__ void stage_tile(const bf16* X, const bf16* dY, u32 xb
   cp_commit();
 }
 
-// The warp's (input row, chunk) pairs of one staged tile into acc (8 channels of group grp).
+// The warp's (row pair, chunk) items of one staged tile into acc (8 channels of group grp).
 template <class P, int WARPS, int CGS>
 __device__ __forceinline__ void mma_tile(const uint4* xs, const uint4* ds, float (&acc)[8][4], int warp, int g,
                                          int q, int grp) {
   for (int p = warp / CGS; p < P::PAIRS; p += WARPS / CGS) {
-    const int xr = p / P::CHUNKS, j = p % P::CHUNKS;
-    // X: staged column 16j + 2q + g (+1, +8, +9) of staged row xr (staged column 0 <-> x0 - 3).
+    const int xr = 2 * (p / P::CHUNKS), j = p % P::CHUNKS;
+    // X: staged column 16j + 2q + g (+1, +8, +9) of staged rows xr and xr + 1 (staged column 0
+    // <-> x0 - 3).
     const uint4* xp = xs + (xr * P::XRS + 16 * j + 2 * q + g) * P::PS + grp;
-    // dY: staged row xr + 7 - g (<-> oy = iy + 3 - g), columns 16j + 2q (+1, +8, +9).
-    const uint4* dp = ds + ((xr + 7 - g) * P::DRS + 16 * j + 2 * q) * P::PS + grp;
-    constexpr int S = P::PS;
-    const uint4 x0v = xp[0], x1v = xp[S], x8v = xp[8 * S], x9v = xp[9 * S];
+    // dY: staged row xr + 8 - g (<-> oy = iy + 4 - g), columns 16j + 2q (+1, +8, +9).
+    const uint4* dp = ds + ((xr + 8 - g) * P::DRS + 16 * j + 2 * q) * P::PS + grp;
+    constexpr int S = P::PS, R = P::XRS * P::PS;
+    const uint4 t0 = xp[0], t1 = xp[S], t8 = xp[8 * S], t9 = xp[9 * S];
+    const uint4 u0 = xp[R], u1 = xp[R + S], u8 = xp[R + 8 * S], u9 = xp[R + 9 * S];
     const uint4 d0v = dp[0], d1v = dp[S], d8v = dp[8 * S], d9v = dp[9 * S];
-    const u32 X0[4] = {x0v.x, x0v.y, x0v.z, x0v.w}, X1[4] = {x1v.x, x1v.y, x1v.z, x1v.w};
-    const u32 X8[4] = {x8v.x, x8v.y, x8v.z, x8v.w}, X9[4] = {x9v.x, x9v.y, x9v.z, x9v.w};
+    const u32 T0[4] = {t0.x, t0.y, t0.z, t0.w}, T1[4] = {t1.x, t1.y, t1.z, t1.w};
+    const u32 T8[4] = {t8.x, t8.y, t8.z, t8.w}, T9[4] = {t9.x, t9.y, t9.z, t9.w};
+    const u32 U0[4] = {u0.x, u0.y, u0.z, u0.w}, U1[4] = {u1.x, u1.y, u1.z, u1.w};
+    const u32 U8[4] = {u8.x, u8.y, u8.z, u8.w}, U9[4] = {u9.x, u9.y, u9.z, u9.w};
     const u32 D0[4] = {d0v.x, d0v.y, d0v.z, d0v.w}, D1[4] = {d1v.x, d1v.y, d1v.z, d1v.w};
     const u32 D8[4] = {d8v.x, d8v.y, d8v.z, d8v.w}, D9[4] = {d9v.x, d9v.y, d9v.z, d9v.w};
 #pragma unroll
     for (int ch = 0; ch < 8; ++ch) {
       const int i = ch / 2;
       const bool hi = ch % 2;
-      const u32 a0 = hi ? hi_pair(X0[i], X1[i]) : lo_pair(X0[i], X1[i]);
-      const u32 a2 = hi ? hi_pair(X8[i], X9[i]) : lo_pair(X8[i], X9[i]);
-      const u32 b0 = hi ? hi_pair(D0[i], D1[i]) : lo_pair(D0[i], D1[i]);
-      const u32 b1 = hi ? hi_pair(D8[i], D9[i]) : lo_pair(D8[i], D9[i]);
-      const u32 af[4] = {a0, 0u, a2, 0u};
-      mma16816(acc[ch], af, b0, b1);
+      auto pr = [hi](u32 a, u32 b) { return hi ? hi_pair(a, b) : lo_pair(a, b); };
+      const u32 af[4] = {pr(T0[i], T1[i]), pr(U0[i], U1[i]), pr(T8[i], T9[i]), pr(U8[i], U9[i])};
+      mma16816(acc[ch], af, pr(D0[i], D1[i]), pr(D8[i], D9[i]));
     }
   }
 }
 
 // The CTA's warp sums, in a fixed order, into partial plane `slot` (after a barrier: the
-// shared memory is reused).
+// shared memory is reused): dW[ty][tx] = top[tx][ty + 1] + bottom[tx][ty].
 template <class P, int C, int WARPS, int CGS>
 __device__ __forceinline__ void write_partial(unsigned char* smem, const float (&acc)[8][4], float* part,
                                              long long slot, int c0, int tid, int warp, int g, int q) {
   __syncthreads();  // the tiles are read: the warp sums reuse the shared memory
-  // Warp sums: [warp][ch][64] (tap (tx = g, ty = 2q, 2q + 1) at g * 8 + 2q (+1)).
+  // Warp sums: [warp][ch][2][64] (half h, tx = g, n = 2q, 2q + 1 at h * 64 + g * 8 + 2q (+1)).
   float* sums = reinterpret_cast<float*>(smem);
 #pragma unroll
   for (int ch = 0; ch < 8; ++ch) {
-    sums[(warp * 8 + ch) * 64 + g * 8 + 2 * q] = acc[ch][0];
-    sums[(warp * 8 + ch) * 64 + g * 8 + 2 * q + 1] = acc[ch][1];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) sums[(warp * 8 + ch) * 128 + (i / 2) * 64 + g * 8 + 2 * q + i % 2] = acc[ch][i];
   }
   __syncthreads();
   for (int e = tid; e < CGS * 8 * 49; e += P::THREADS) {
     const int gc = e / 49, gi = gc / 8, ch = gc % 8, ty = (e % 49) / 7, tx = e % 7;
     float s = 0.f;
-    for (int w = gi; w < WARPS; w += CGS) s += sums[(w * 8 + ch) * 64 + tx * 8 + ty];
+    for (int w = gi; w < WARPS; w += CGS) {
+      const float* ws = sums + (w * 8 + ch) * 128;
+      s += ws[tx * 8 + ty + 1];
+      s += ws[64 + tx * 8 + ty];
+    }
     part[(slot * C + c0 + gc) * 49 + ty * 7 + tx] = s;
   }
 }
