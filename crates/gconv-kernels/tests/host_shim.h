@@ -732,7 +732,8 @@ inline void gconv_host_tma_load(unsigned dst, const gconv_tmap& m, unsigned bar,
 // (warp w = t/32 in it, lane l) owns D[16w + l/4 (+8)][8j + 2(l%4) (+1)] in registers
 // 4j..4j+3. A descriptor gives the start address (bits 0-13, >> 4), the stride between 8-row
 // groups (bits 32-45, >> 4) and the swizzle mode (bits 62-63): operand elements as
-// gconv_host_wgmma_at reads them (128-byte swizzle, or none for a K-major operand). The operands' checksum is kept until wait_group retires the batch.
+// gconv_host_wgmma_at reads them (128-byte swizzle, or none for a K-major operand). The
+// operands' checksum is kept until wait_group retires the batch.
 inline void gconv_host_wgmma(float* d, int nacc, unsigned long long da, unsigned long long db,
                              bool bf16, bool trans_a, bool trans_b) {
   const unsigned t = gconv_host_tid() % 128, w = t / 32, l = t % 32;
