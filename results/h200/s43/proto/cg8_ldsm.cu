@@ -153,6 +153,125 @@ __global__ void __launch_bounds__(256) cg8_fwd(const void* in0, const void* in1,
   }
 }
 
+// The depth-streaming variant: CTA = (image n, GPC groups, ZCH output slices); a ring of four
+// plane slots per group, the plane of slice z + 2 staged (cp.async) while slice z computes, so
+// each input plane is staged once per chunk instead of three times. 4 * GPC warps. One
+// barrier a slice: it orders both the landed copies before the reads and the reads of slice
+// z - 1 before the copies into their slot.
+template <class P, int GPC, int ZCH>
+struct Cg8s {
+  static constexpr int WARPS = 4 * GPC, THREADS = 32 * WARPS;
+  static constexpr int SLOTS = 4;
+  static constexpr int SMEM = SLOTS * GPC * P::PLANE_BYTES;
+  static constexpr int ZC = (P::D + ZCH - 1) / ZCH;
+  static constexpr int CTAS = P::N * ZC * (P::G / GPC);
+};
+
+// Stages input plane zi (zero outside the volume) of groups g0 .. g0 + GPC - 1 into ring slot
+// `slot` (one commit group).
+template <class P, int GPC>
+__device__ __forceinline__ void stage_plane(u32 sbase, const bf16* __restrict__ x, int n, int zi, int g0, int slot,
+                                            int tid, int threads) {
+  constexpr int PER = P::PLANE_PX * GPC;
+  for (int i = tid; i < PER; i += threads) {
+    const int px = i / GPC, gs = i - px * GPC;
+    const int yy = px / P::WP, xx = px - yy * P::WP;
+    const int yi = yy - 1, xi = xx - 1;
+    const bool ok = px < P::HP * P::WP && zi >= 0 && zi < P::D && yi >= 0 && yi < P::H && xi >= 0 && xi < P::W;
+    const size_t off = ok ? ((((size_t)n * P::D + zi) * P::H + yi) * P::W + xi) * P::C + (g0 + gs) * 8 : 0;
+    cp16(sbase + (u32)((slot * GPC + gs) * P::PLANE_BYTES + px * 16), x + off, ok);
+  }
+  cp_commit();
+}
+
+template <class P, int GPC, int ZCH>
+__global__ void __launch_bounds__(128 * GPC) cg8_stream(const void* in0, const void* in1, void* out, void*) {
+  using S = Cg8s<P, GPC, ZCH>;
+  const bf16* __restrict__ x = reinterpret_cast<const bf16*>(in0);
+  const bf16* __restrict__ w = reinterpret_cast<const bf16*>(in1);
+  bf16* __restrict__ y = reinterpret_cast<bf16*>(out);
+#ifdef DW7_HOST
+  unsigned char* smem = gconv_host_smem;
+#else
+  extern __shared__ __align__(128) unsigned char smem[];
+#endif
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  int b = blockIdx.x;
+  const int gq = b % (P::G / GPC);
+  b /= P::G / GPC;
+  const int zc = b % S::ZC;
+  const int n = b / S::ZC;
+  const int z0 = zc * ZCH, z1 = z0 + ZCH < P::D ? z0 + ZCH : P::D;
+  const int g0 = gq * GPC;
+  const u32 sbase = smem_addr(smem);
+  // Planes z0 - 1, z0, z0 + 1 (the slot of plane zi is (zi + 4) % 4).
+  stage_plane<P, GPC>(sbase, x, n, z0 - 1, g0, (z0 + 3) & 3, tid, S::THREADS);
+  stage_plane<P, GPC>(sbase, x, n, z0, g0, z0 & 3, tid, S::THREADS);
+  stage_plane<P, GPC>(sbase, x, n, z0 + 1, g0, (z0 + 1) & 3, tid, S::THREADS);
+  const int gs = warp >> 2, g = g0 + gs, wq = warp & 3;
+  u32 bf[3][5][2];
+#pragma unroll
+  for (int p = 0; p < 3; ++p)
+#pragma unroll
+    for (int j = 0; j < 5; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int t = 2 * j + h;
+        u32 v = 0;
+        if (t < 9) {
+          const bf16* src = w + (((size_t)g * 8 + lane / 4) * 27 + p * 9 + t) * 8 + 2 * (lane % 4);
+          v = (u32)src[0] | ((u32)src[1] << 16);
+        }
+        bf[p][j][h] = v;
+      }
+  const int m = lane >> 3, row = 8 * (m & 1) + (lane & 7), half = m >> 1;
+  u32 toffs[5];
+#pragma unroll
+  for (int j = 0; j < 5; ++j) {
+    int t = 2 * j + half;
+    if (t > 8) t = 8;
+    toffs[j] = (u32)(((t / 3) * P::WP + t % 3) * 16);
+  }
+  const u32 lbase = sbase + (u32)(gs * P::PLANE_BYTES) + (u32)((wq * 16 + row) * 16);
+  for (int z = z0; z < z1; ++z) {
+    // Planes up to z + 1 have landed (every copy issued so far), and after the barrier every
+    // thread is done with slice z - 1; then plane z + 2 goes into the slot of plane z - 2
+    // (last read by slice z - 1) while slice z computes.
+    cp_wait0();
+    __syncthreads();
+    if (z + 2 <= z1) stage_plane<P, GPC>(sbase, x, n, z + 2, g0, (z + 2) & 3, tid, S::THREADS);
+    float acc[P::BPW][4];
+#pragma unroll
+    for (int i = 0; i < P::BPW; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
+#pragma unroll
+    for (int p = 0; p < 3; ++p) {
+      const u32 pbase = lbase + (u32)(((z + 3 + p) & 3) * GPC * P::PLANE_BYTES);
+#pragma unroll
+      for (int j = 0; j < 5; ++j) {
+        const u32 a0 = pbase + toffs[j];
+#pragma unroll
+        for (int i = 0; i < P::BPW; ++i) {
+          u32 a[4];
+          ldsm_x4(a, a0 + (u32)(i * 4 * 16 * 16));
+          mma16816(acc[i], a, bf[p][j][0], bf[p][j][1]);
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < P::BPW; ++i) {
+#pragma unroll
+      for (int hh = 0; hh < 2; ++hh) {
+        const int q = (wq + 4 * i) * 16 + lane / 4 + 8 * hh;
+        const int yy = q / P::WP, xx = q - yy * P::WP;
+        if (q < P::MQ && xx < P::W) {
+          const size_t off = ((((size_t)n * P::D + z) * P::H + yy) * P::W + xx) * P::C + g * 8 + 2 * (lane % 4);
+          *reinterpret_cast<u32*>(y + off) = pack_bf16(acc[i][2 * hh], acc[i][2 * hh + 1]);
+        }
+      }
+    }
+  }
+}
+
 // The reference: f64 sums of the bf16 inputs.
 template <class P>
 void reference(const std::vector<bf16>& x, const std::vector<bf16>& w, std::vector<double>& ref) {
@@ -222,8 +341,25 @@ bool host_case() {
   snprintf(what, sizeof what, "host N%d G%d %dx%dx%d ZPC%d", P::N, P::G, P::D, P::H, P::W, P::ZPC);
   return check(what, y, ref);
 }
+template <class P, int GPC, int ZCH>
+bool host_stream() {
+  using S = Cg8s<P, GPC, ZCH>;
+  std::vector<bf16> x, w;
+  fill<P>(x, w);
+  std::vector<double> ref;
+  reference<P>(x, w, ref);
+  std::vector<bf16> y(ref.size(), 0xFFFF);
+  gconv_host_launch(cg8_stream<P, GPC, ZCH>, dim3{(unsigned)S::CTAS, 1, 1}, dim3{S::THREADS, 1, 1}, S::SMEM, x.data(),
+                    w.data(), y.data(), nullptr);
+  char what[96];
+  snprintf(what, sizeof what, "host stream N%d G%d %dx%dx%d GPC%d ZCH%d", P::N, P::G, P::D, P::H, P::W, GPC, ZCH);
+  return check(what, y, ref);
+}
 int main() {
-  bool ok = host_case<Cg8<1, 2, 3, 5, 6, 1>>();
+  bool ok = host_stream<Cg8<1, 2, 7, 5, 6, 1>, 1, 7>();
+  ok = host_stream<Cg8<2, 4, 5, 7, 9, 1>, 2, 2>() && ok;
+  ok = host_stream<Cg8<1, 2, 6, 12, 10, 1>, 1, 4>() && ok;
+  ok = host_case<Cg8<1, 2, 3, 5, 6, 1>>() && ok;
   ok = host_case<Cg8<2, 4, 5, 7, 9, 2>>() && ok;
   ok = host_case<Cg8<1, 2, 4, 12, 10, 3>>() && ok;
   printf("%s\n", ok ? "VERIFIED" : "NOT VERIFIED");
@@ -252,6 +388,29 @@ bool gpu_case(const bf16* dX, const bf16* dW, bf16* dY, const std::vector<double
   printf("  median %.2f us (min %.2f, max %.2f)\n", t[4], t[0], t[8]);
   return true;
 }
+template <class P, int GPC, int ZCH>
+bool gpu_stream(const bf16* dX, const bf16* dW, bf16* dY, const std::vector<double>& ref) {
+  using S = Cg8s<P, GPC, ZCH>;
+  auto k = cg8_stream<P, GPC, ZCH>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, S::THREADS, S::SMEM));
+  auto launch = [&] { k<<<S::CTAS, S::THREADS, S::SMEM>>>(dX, dW, dY, nullptr); };
+  const size_t outs = ref.size();
+  CK(cudaMemset(dY, 0xFF, outs * 2));
+  launch();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  std::vector<bf16> y(outs);
+  CK(cudaMemcpy(y.data(), dY, outs * 2, cudaMemcpyDeviceToHost));
+  char what[160];
+  snprintf(what, sizeof what, "stream GPC%d ZCH%d: %d CTAs of %d warps (occupancy %d/SM, %d B smem)", GPC, ZCH, S::CTAS,
+           S::WARPS, occ, S::SMEM);
+  if (!check(what, y, ref)) return false;
+  const std::vector<float> t = time_rounds(launch);
+  printf("  median %.2f us (min %.2f, max %.2f)\n", t[4], t[0], t[8]);
+  return true;
+}
 int main() {
   using P1 = Cg8<8, 32, 8, 28, 28, 1>;
   std::vector<bf16> x, w;
@@ -267,6 +426,11 @@ int main() {
   bool ok = gpu_case<P1>(dX, dW, dY, ref);
   ok = gpu_case<Cg8<8, 32, 8, 28, 28, 2>>(dX, dW, dY, ref) && ok;
   ok = gpu_case<Cg8<8, 32, 8, 28, 28, 4>>(dX, dW, dY, ref) && ok;
+  ok = gpu_stream<P1, 1, 8>(dX, dW, dY, ref) && ok;
+  ok = gpu_stream<P1, 1, 4>(dX, dW, dY, ref) && ok;
+  ok = gpu_stream<P1, 2, 8>(dX, dW, dY, ref) && ok;
+  ok = gpu_stream<P1, 2, 4>(dX, dW, dY, ref) && ok;
+  ok = gpu_stream<P1, 1, 2>(dX, dW, dY, ref) && ok;
   printf("%s\n", ok ? "VERIFIED" : "NOT VERIFIED");
   return ok ? 0 : 1;
 }
