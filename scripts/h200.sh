@@ -63,6 +63,10 @@ only; the cache key holds NVRTC's major.minor, 13.0 on both machines) and carry 
   GCONV_CACHE_DIR=target/gc \$bin cache build --problems model_zoo --direction wgrad
   tar cJf target/carry/gc.tar.xz -C target gc   # carry it too; there: tar xJf target/carry/gc.tar.xz -C /tmp
 
+The working tree travels with every call (64 MiB with the carried files): where the compile
+cache does not fit beside it, scripts/slim_tree.sh hide PATH... leaves only the results/ paths the
+call needs on disk, and scripts/slim_tree.sh restore puts the rest back.
+
 The device tool brings back at most 8 files from \$OUT per call: pack outputs into one
 tarball there (tar czf \$OUT/out.tgz -C \$OUT r). \$bin compare A.csv B.csv pairs two runs.
 STEPS
