@@ -23,9 +23,9 @@
 // 4-7 the second); it stages ZPC+2 input planes of both groups (zero-padded, 16 bytes a pixel,
 // one plane per group so that ldmatrix rows are contiguous) with cp.async, then computes.
 //
-// Host check (no GPU):  g++ -std=c++20 -O1 -I crates/gconv-kernels/tests -I results/h100/s42/proto -DDW7_HOST -x c++ results/h200/s43/proto/cg8_ldsm.cu && ./a.out
+// Host check (no GPU):  g++ -std=c++20 -O1 -I crates/gconv-kernels/tests -I results/h100/s42/proto -DDW7_HOST -x c++ results/h100/s43/proto/cg8_ldsm.cu && ./a.out
 // GPU (verifies every output against a naive f32 kernel before timing):
-//   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I results/h100/s42/proto -o /tmp/cg8 results/h200/s43/proto/cg8_ldsm.cu && /tmp/cg8
+//   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I results/h100/s42/proto -o /tmp/cg8 results/h100/s43/proto/cg8_ldsm.cu && /tmp/cg8
 #include "dw7_common.h"
 
 #ifdef DW7_HOST

@@ -7,13 +7,13 @@
 # against the pool on the zoo's 3D C/G 8 backward-data key (bench with cuDNN) and its forward key
 # (`run --kernel auto`).
 # carry ["target/carry/bins.tar.xz", "target/carry/gc.tar.xz"]
-#   tar xJf target/carry/bins.tar.xz && (timeout 450 bash results/h200/s43/call_2.sh; cd $OUT && tar czf c2.tgz p r; cat p/gpu.txt r/progress.log r/cg8.txt; grep -E 'registers|spill' r/cg8_build.log; tail -3 r/bench_cg8.report.txt; grep -E 'median|kernel ' r/auto_cg8_fwd.txt; cat p/dw7w.txt p/dw7.txt; grep -E '^== |median|kernel ' r/auto_dw7w.txt; grep -E 'Duration|Eligible Warps|Warp Cycles Per Issued|Achieved Occ|DRAM Through' p/ncu_pipe.txt)
+#   tar xJf target/carry/bins.tar.xz && (timeout 450 bash results/h100/s43/call_2.sh; cd $OUT && tar czf c2.tgz p r; cat p/gpu.txt r/progress.log r/cg8.txt; grep -E 'registers|spill' r/cg8_build.log; tail -3 r/bench_cg8.report.txt; grep -E 'median|kernel ' r/auto_cg8_fwd.txt; cat p/dw7w.txt p/dw7.txt; grep -E '^== |median|kernel ' r/auto_dw7w.txt; grep -E 'Duration|Eligible Warps|Warp Cycles Per Issued|Achieved Occ|DRAM Through' p/ncu_pipe.txt)
 source results/h100/s35/prelude.sh
 $B problems model_zoo_wgrad 2>/dev/null | grep _f7x7_ > $R/dw7_wgrad.txt
 for k in $(cat $R/dw7_wgrad.txt); do
   echo "== $k" >> $R/auto_dw7w.txt; timeout 20 $B run --problem $k --backend cuda --kernel auto --verify --iters 50 >> $R/auto_dw7w.txt 2>&1
 done; st auto dw7 wgrad
-(timeout 120 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I results/h100/s42/proto -o /tmp/cg8 results/h200/s43/proto/cg8_ldsm.cu > $R/cg8_build.log 2>&1) &
+(timeout 120 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I results/h100/s42/proto -o /tmp/cg8 results/h100/s43/proto/cg8_ldsm.cu > $R/cg8_build.log 2>&1) &
 K3=dgrad_bf16_n8_g32_c256_k256_i8x28x28_f3x3x3_s1x1x1_p1x1x1_d1x1x1
 echo $K3 > $R/cg8_key.txt
 timeout 100 $B bench --problems $R/cg8_key.txt --direction dgrad --vs cudnn --output $R/bench_cg8.csv --workers 16 > $R/bench_cg8.log 2>&1; st bench cg8 dgrad
