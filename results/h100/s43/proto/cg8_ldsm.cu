@@ -56,6 +56,77 @@ struct Cg8 {
   static constexpr int CTAS = N * ZC * (G / 2);
 };
 
+// The warp's B fragments for group g: 3 planes x 5 tap pairs x (b0, b1); n = lane/4 is the
+// output channel, k = 2*(lane%4) (+1) the input channel; the tenth tap of a plane is zero.
+__device__ __forceinline__ void load_b(const bf16* __restrict__ w, int g, int lane, u32 (&bf)[3][5][2]) {
+#pragma unroll
+  for (int p = 0; p < 3; ++p)
+#pragma unroll
+    for (int j = 0; j < 5; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int t = 2 * j + h;  // tap within the plane
+        u32 v = 0;
+        if (t < 9) {
+          const bf16* src = w + (((size_t)g * 8 + lane / 4) * 27 + p * 9 + t) * 8 + 2 * (lane % 4);
+          v = (u32)src[0] | ((u32)src[1] << 16);
+        }
+        bf[p][j][h] = v;
+      }
+}
+
+// This lane's ldmatrix row within an m16 block (matrix m = lane/8: rows 8*(m&1) + lane%8, tap
+// 2j + (m>>1)), and the byte offset of its tap in each of the 5 steps of a plane.
+template <class P>
+__device__ __forceinline__ int lane_taps(int lane, u32 (&toffs)[5]) {
+  const int m = lane >> 3, half = m >> 1;
+#pragma unroll
+  for (int j = 0; j < 5; ++j) {
+    int t = 2 * j + half;
+    if (t > 8) t = 8;  // the zero B half: any valid row
+    toffs[j] = (u32)(((t / 3) * P::WP + t % 3) * 16);
+  }
+  return 8 * (m & 1) + (lane & 7);
+}
+
+// One output slice of one group for warp wq of its four: the 15 k-steps outermost over the
+// warp's blocks (lbase: this lane's row in block wq of a plane; plane p of the slice at
+// lbase + pstride(p)), then the stores of the valid pixels of slice z.
+template <class P, class PlaneOff>
+__device__ __forceinline__ void slice(u32 lbase, PlaneOff pstride, const u32 (&toffs)[5], const u32 (&bf)[3][5][2],
+                                      bf16* __restrict__ y, int n, int z, int g, int wq, int lane) {
+  float acc[P::BPW][4];
+#pragma unroll
+  for (int i = 0; i < P::BPW; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
+#pragma unroll
+  for (int p = 0; p < 3; ++p) {
+    const u32 pbase = lbase + pstride(p);
+#pragma unroll
+    for (int j = 0; j < 5; ++j) {
+      const u32 a0 = pbase + toffs[j];
+#pragma unroll
+      for (int i = 0; i < P::BPW; ++i) {
+        u32 a[4];
+        ldsm_x4(a, a0 + (u32)(i * 4 * 16 * 16));
+        mma16816(acc[i], a, bf[p][j][0], bf[p][j][1]);
+      }
+    }
+  }
+  // Accumulator rows lane/4 and lane/4 + 8, columns 2*(lane%4), +1.
+#pragma unroll
+  for (int i = 0; i < P::BPW; ++i) {
+#pragma unroll
+    for (int hh = 0; hh < 2; ++hh) {
+      const int q = (wq + 4 * i) * 16 + lane / 4 + 8 * hh;
+      const int yy = q / P::WP, xx = q - yy * P::WP;
+      if (q < P::MQ && xx < P::W) {
+        const size_t off = ((((size_t)n * P::D + z) * P::H + yy) * P::W + xx) * P::C + g * 8 + 2 * (lane % 4);
+        *reinterpret_cast<u32*>(y + off) = pack_bf16(acc[i][2 * hh], acc[i][2 * hh + 1]);
+      }
+    }
+  }
+}
+
 template <class P>
 __global__ void __launch_bounds__(256) cg8_fwd(const void* in0, const void* in1, void* out, void*) {
   const bf16* __restrict__ x = reinterpret_cast<const bf16*>(in0);
@@ -88,68 +159,18 @@ __global__ void __launch_bounds__(256) cg8_fwd(const void* in0, const void* in1,
     }
     cp_commit();
   }
-  // B fragments: the warp's group, 3 planes x 5 tap pairs x (b0, b1); n = lane/4 is the output
-  // channel, k = 2*(lane%4) (+1) the input channel; the tenth tap of a plane is zero.
   const int gs = warp >> 2, g = 2 * gp + gs, wq = warp & 3;
   u32 bf[3][5][2];
-#pragma unroll
-  for (int p = 0; p < 3; ++p)
-#pragma unroll
-    for (int j = 0; j < 5; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int t = 2 * j + h;  // tap within the plane
-        u32 v = 0;
-        if (t < 9) {
-          const bf16* src = w + (((size_t)g * 8 + lane / 4) * 27 + p * 9 + t) * 8 + 2 * (lane % 4);
-          v = (u32)src[0] | ((u32)src[1] << 16);
-        }
-        bf[p][j][h] = v;
-      }
-  // This lane's ldmatrix row: matrix m = lane/8 (rows 8*(m&1) + lane%8, tap 2j + (m>>1)).
-  const int m = lane >> 3, row = 8 * (m & 1) + (lane & 7), half = m >> 1;
+  load_b(w, g, lane, bf);
   u32 toffs[5];
-#pragma unroll
-  for (int j = 0; j < 5; ++j) {
-    int t = 2 * j + half;
-    if (t > 8) t = 8;  // the zero B half: any valid row
-    toffs[j] = (u32)(((t / 3) * P::WP + t % 3) * 16);
-  }
+  const int row = lane_taps<P>(lane, toffs);
   cp_wait0();
   __syncthreads();
+  const u32 lbase = sbase + (u32)(gs * P::PLANE_BYTES) + (u32)((wq * 16 + row) * 16);
   for (int zz = 0; zz < P::ZPC; ++zz) {
     const int z = z0 + zz;
     if (z >= P::D) break;
-    float acc[P::BPW][4];
-#pragma unroll
-    for (int i = 0; i < P::BPW; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
-#pragma unroll
-    for (int p = 0; p < 3; ++p) {
-      const u32 pbase = sbase + (u32)(((zz + p) * 2 + gs) * P::PLANE_BYTES) + (u32)((wq * 16 + row) * 16);
-#pragma unroll
-      for (int j = 0; j < 5; ++j) {
-        const u32 a0 = pbase + toffs[j];
-#pragma unroll
-        for (int i = 0; i < P::BPW; ++i) {
-          u32 a[4];
-          ldsm_x4(a, a0 + (u32)(i * 4 * 16 * 16));
-          mma16816(acc[i], a, bf[p][j][0], bf[p][j][1]);
-        }
-      }
-    }
-    // Epilogue: accumulator rows lane/4 and lane/4 + 8, columns 2*(lane%4), +1.
-#pragma unroll
-    for (int i = 0; i < P::BPW; ++i) {
-#pragma unroll
-      for (int hh = 0; hh < 2; ++hh) {
-        const int q = (wq + 4 * i) * 16 + lane / 4 + 8 * hh;
-        const int yy = q / P::WP, xx = q - yy * P::WP;
-        if (q < P::MQ && xx < P::W) {
-          const size_t off = ((((size_t)n * P::D + z) * P::H + yy) * P::W + xx) * P::C + g * 8 + 2 * (lane % 4);
-          *reinterpret_cast<u32*>(y + off) = pack_bf16(acc[i][2 * hh], acc[i][2 * hh + 1]);
-        }
-      }
-    }
+    slice<P>(lbase, [zz](int p) { return (u32)((zz + p) * 2 * P::PLANE_BYTES); }, toffs, bf, y, n, z, g, wq, lane);
   }
 }
 
@@ -210,28 +231,9 @@ __global__ void __launch_bounds__(128 * GPC) cg8_stream(const void* in0, const v
   stage_plane<P, GPC>(sbase, x, n, z0 + 1, g0, (z0 + 1) & 3, tid, S::THREADS);
   const int gs = warp >> 2, g = g0 + gs, wq = warp & 3;
   u32 bf[3][5][2];
-#pragma unroll
-  for (int p = 0; p < 3; ++p)
-#pragma unroll
-    for (int j = 0; j < 5; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int t = 2 * j + h;
-        u32 v = 0;
-        if (t < 9) {
-          const bf16* src = w + (((size_t)g * 8 + lane / 4) * 27 + p * 9 + t) * 8 + 2 * (lane % 4);
-          v = (u32)src[0] | ((u32)src[1] << 16);
-        }
-        bf[p][j][h] = v;
-      }
-  const int m = lane >> 3, row = 8 * (m & 1) + (lane & 7), half = m >> 1;
+  load_b(w, g, lane, bf);
   u32 toffs[5];
-#pragma unroll
-  for (int j = 0; j < 5; ++j) {
-    int t = 2 * j + half;
-    if (t > 8) t = 8;
-    toffs[j] = (u32)(((t / 3) * P::WP + t % 3) * 16);
-  }
+  const int row = lane_taps<P>(lane, toffs);
   const u32 lbase = sbase + (u32)(gs * P::PLANE_BYTES) + (u32)((wq * 16 + row) * 16);
   for (int z = z0; z < z1; ++z) {
     // Planes up to z + 1 have landed (every copy issued so far), and after the barrier every
@@ -240,35 +242,8 @@ __global__ void __launch_bounds__(128 * GPC) cg8_stream(const void* in0, const v
     cp_wait0();
     __syncthreads();
     if (z + 2 <= z1) stage_plane<P, GPC>(sbase, x, n, z + 2, g0, (z + 2) & 3, tid, S::THREADS);
-    float acc[P::BPW][4];
-#pragma unroll
-    for (int i = 0; i < P::BPW; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
-#pragma unroll
-    for (int p = 0; p < 3; ++p) {
-      const u32 pbase = lbase + (u32)(((z + 3 + p) & 3) * GPC * P::PLANE_BYTES);
-#pragma unroll
-      for (int j = 0; j < 5; ++j) {
-        const u32 a0 = pbase + toffs[j];
-#pragma unroll
-        for (int i = 0; i < P::BPW; ++i) {
-          u32 a[4];
-          ldsm_x4(a, a0 + (u32)(i * 4 * 16 * 16));
-          mma16816(acc[i], a, bf[p][j][0], bf[p][j][1]);
-        }
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < P::BPW; ++i) {
-#pragma unroll
-      for (int hh = 0; hh < 2; ++hh) {
-        const int q = (wq + 4 * i) * 16 + lane / 4 + 8 * hh;
-        const int yy = q / P::WP, xx = q - yy * P::WP;
-        if (q < P::MQ && xx < P::W) {
-          const size_t off = ((((size_t)n * P::D + z) * P::H + yy) * P::W + xx) * P::C + g * 8 + 2 * (lane % 4);
-          *reinterpret_cast<u32*>(y + off) = pack_bf16(acc[i][2 * hh], acc[i][2 * hh + 1]);
-        }
-      }
-    }
+    slice<P>(lbase, [z](int p) { return (u32)(((z + 3 + p) & 3) * GPC * P::PLANE_BYTES); }, toffs, bf, y, n, z, g,
+             wq, lane);
   }
 }
 
@@ -366,13 +341,15 @@ int main() {
   return ok ? 0 : 1;
 }
 #elif !defined(__CUDACC_RTC__)
-template <class P>
-bool gpu_case(const bf16* dX, const bf16* dW, bf16* dY, const std::vector<double>& ref) {
-  auto k = cg8_fwd<P>;
-  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, P::SMEM));
+// Launches kernel k (grid, threads, smem) once, checks every output, then times it; `what` is
+// printf'd with the occupancy appended.
+template <class K>
+bool gpu_run(K k, int grid, int threads, int smem, const char* what, const bf16* dX, const bf16* dW, bf16* dY,
+             const std::vector<double>& ref) {
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int occ = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, P::THREADS, P::SMEM));
-  auto launch = [&] { k<<<P::CTAS, P::THREADS, P::SMEM>>>(dX, dW, dY, nullptr); };
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, threads, smem));
+  auto launch = [&] { k<<<grid, threads, smem>>>(dX, dW, dY, nullptr); };
   const size_t outs = ref.size();
   CK(cudaMemset(dY, 0xFF, outs * 2));
   launch();
@@ -380,36 +357,26 @@ bool gpu_case(const bf16* dX, const bf16* dW, bf16* dY, const std::vector<double
   CK(cudaDeviceSynchronize());
   std::vector<bf16> y(outs);
   CK(cudaMemcpy(y.data(), dY, outs * 2, cudaMemcpyDeviceToHost));
-  char what[160];
-  snprintf(what, sizeof what, "N%d G%d %dx%dx%d ZPC%d: %d CTAs, %d blocks/warp (occupancy %d/SM, %d B smem)", P::N,
-           P::G, P::D, P::H, P::W, P::ZPC, P::CTAS, P::BPW, occ, P::SMEM);
-  if (!check(what, y, ref)) return false;
+  char full[200];
+  snprintf(full, sizeof full, "%s (occupancy %d/SM, %d B smem)", what, occ, smem);
+  if (!check(full, y, ref)) return false;
   const std::vector<float> t = time_rounds(launch);
   printf("  median %.2f us (min %.2f, max %.2f)\n", t[4], t[0], t[8]);
   return true;
 }
+template <class P>
+bool gpu_case(const bf16* dX, const bf16* dW, bf16* dY, const std::vector<double>& ref) {
+  char what[128];
+  snprintf(what, sizeof what, "N%d G%d %dx%dx%d ZPC%d: %d CTAs, %d blocks/warp", P::N, P::G, P::D, P::H, P::W, P::ZPC,
+           P::CTAS, P::BPW);
+  return gpu_run(cg8_fwd<P>, P::CTAS, P::THREADS, P::SMEM, what, dX, dW, dY, ref);
+}
 template <class P, int GPC, int ZCH>
 bool gpu_stream(const bf16* dX, const bf16* dW, bf16* dY, const std::vector<double>& ref) {
   using S = Cg8s<P, GPC, ZCH>;
-  auto k = cg8_stream<P, GPC, ZCH>;
-  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
-  int occ = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, S::THREADS, S::SMEM));
-  auto launch = [&] { k<<<S::CTAS, S::THREADS, S::SMEM>>>(dX, dW, dY, nullptr); };
-  const size_t outs = ref.size();
-  CK(cudaMemset(dY, 0xFF, outs * 2));
-  launch();
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  std::vector<bf16> y(outs);
-  CK(cudaMemcpy(y.data(), dY, outs * 2, cudaMemcpyDeviceToHost));
-  char what[160];
-  snprintf(what, sizeof what, "stream GPC%d ZCH%d: %d CTAs of %d warps (occupancy %d/SM, %d B smem)", GPC, ZCH, S::CTAS,
-           S::WARPS, occ, S::SMEM);
-  if (!check(what, y, ref)) return false;
-  const std::vector<float> t = time_rounds(launch);
-  printf("  median %.2f us (min %.2f, max %.2f)\n", t[4], t[0], t[8]);
-  return true;
+  char what[128];
+  snprintf(what, sizeof what, "stream GPC%d ZCH%d: %d CTAs of %d warps", GPC, ZCH, S::CTAS, S::WARPS);
+  return gpu_run(cg8_stream<P, GPC, ZCH>, S::CTAS, S::THREADS, S::SMEM, what, dX, dW, dY, ref);
 }
 int main() {
   using P1 = Cg8<8, 32, 8, 28, 28, 1>;
