@@ -2,8 +2,9 @@
 # The device tool sends the working tree (tracked and untracked-not-ignored files) plus what a
 # call carries, 64 MiB in all; the committed results/ folders are most of the tree, so a call
 # that carries a compile cache no longer fits. This script removes results/ from the working
-# tree except the paths a call needs, and puts everything back afterwards (from git: the index
-# is not touched, so nothing of it can be committed by mistake while the tree is slim).
+# tree except the paths a call needs, and puts everything back afterwards from git. The index is
+# not touched: while the tree is slim the removed files show as unstaged deletions, so restore
+# before `git commit -a` or `git add -A` (committing named paths is safe).
 #
 #   scripts/slim_tree.sh hide PATH...   # keep only these paths of results/ on disk
 #   scripts/slim_tree.sh restore        # results/ as committed (new untracked files stay)
@@ -13,6 +14,7 @@ cd "$(dirname "$0")/.."
 case "${1:-}" in
   hide)
     shift
+    [ $# -gt 0 ] || { echo "$0 hide: name the paths the call needs" >&2; exit 2; }
     keep=$(mktemp)
     trap 'rm -f "$keep"' EXIT
     tar cf "$keep" "$@"
