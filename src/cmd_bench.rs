@@ -6,7 +6,7 @@ use crate::sweep_args::{
     check_baseline, drop_cut_row, keep_direction, resolve_backend, shard_problems, sweep_options,
     write_empty_shard, RunnerArgs,
 };
-use crate::sweep_print::{print_bench_table, print_failures, print_throughput};
+use crate::sweep_print::{auto_picks, print_bench_table, print_failures, print_throughput};
 use anyhow::{bail, Result};
 use clap::Args;
 use gconv_kernels::catalogue::{self, Families};
@@ -69,9 +69,7 @@ pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
     let report = run_sweep(&kernels, &problems, &o)?;
     let rows = report.all_rows();
     let target = Target::arch(o.arch);
-    let auto = |p: &Problem| {
-        gconv_learn::select::choose(p, &target, families).map(|c| *c.admitted.config())
-    };
+    let auto = auto_picks(target, families);
     let mut out = std::io::stdout().lock();
     print_bench_table(&mut out, &problems, &rows, &o.device, &auto)?;
     writeln!(out, "rows in {}", report.output.display())?;

@@ -2,7 +2,7 @@
 //! the bench table and the failures from its rows, and with `--pair FIELD=A,B` the paired
 //! comparison of two values of one kernel field.
 
-use crate::sweep_print::{print_bench_table, print_failures};
+use crate::sweep_print::{auto_picks, print_bench_table, print_failures};
 use anyhow::{bail, Result};
 use clap::Args;
 use gconv_kernels::catalogue::Families;
@@ -94,9 +94,7 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
             problems.push(r.problem);
         }
     }
-    let auto = |p: &Problem| {
-        gconv_learn::select::choose(p, &Target::H200, Families::All).map(|c| *c.admitted.config())
-    };
+    let auto = auto_picks(Target::H200, Families::All);
     print_bench_table(&mut out, &problems, &rows, &dev, &auto)?;
     print_failures(&mut out, &rows, messages.as_deref())?;
     if let Some(spec) = &pair {

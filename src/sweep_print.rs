@@ -1,5 +1,6 @@
 //! What `sweep`, `bench` and `report` print from sweep rows: the bench table (best-in-pool,
-//! `auto` and the best baseline per problem, with geomeans; `bench` and `report`), the
+//! `auto` — the dispatcher's pick and the model's alone — and the best baseline per problem,
+//! with geomeans; `bench` and `report`), the
 //! failure digest with the messages file (all three) and the throughput line (rows per
 //! device-minute; `sweep` and `bench`).
 
@@ -62,12 +63,47 @@ fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a Swe
         })
 }
 
-/// The selection rule whose pick the bench table shows as `auto`.
-pub type AutoRule<'a> = &'a dyn Fn(&Problem) -> Option<KernelConfig>;
+/// What `auto` picks for a problem whose rows ran on a device (its name, when the rows name
+/// one): the dispatcher's choice (a measured decision for that device first, then the model,
+/// then the rule: what `gconv run --kernel auto` runs there) and the model's alone (the rule
+/// where the model does not decide).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AutoPicks {
+    /// What `gconv run --kernel auto` runs on the rows' device.
+    pub dispatcher: Option<KernelConfig>,
+    /// The model's choice without any measured decision.
+    pub model: Option<KernelConfig>,
+}
+
+/// The selection whose picks the bench table shows as `auto` and `model`.
+pub type AutoRule<'a> = &'a dyn Fn(&Problem, Option<&str>) -> AutoPicks;
+
+/// `auto` as `bench` and `report` show it, on `target` over `families`.
+pub fn auto_picks(
+    target: gconv_kernels::Target,
+    families: gconv_kernels::catalogue::Families,
+) -> impl Fn(&Problem, Option<&str>) -> AutoPicks {
+    move |p: &Problem, device: Option<&str>| {
+        let model = gconv_learn::select::choose(p, &target, families).map(|c| *c.admitted.config());
+        let dispatcher = match device {
+            Some(d) => gconv_learn::select::choose_tuned(
+                p,
+                &target,
+                families,
+                d,
+                &gconv_learn::decisions::DecisionCache::default(),
+            )
+            .map(|c| *c.admitted.config()),
+            None => model,
+        };
+        AutoPicks { dispatcher, model }
+    }
+}
 
 /// Prints the bench table: per problem the best kernel, its roofline fraction (on the
 /// roofline of the device its row ran on, `dev` when that has no specification), the `auto`
-/// pick and the best baseline, then the baselines present and the geomeans.
+/// pick (the dispatcher's, with the decisions shipped for the rows' device), the best
+/// baseline, and the model's pick alone; then the baselines present and the geomeans.
 pub fn print_bench_table(
     out: &mut impl Write,
     problems: &[Problem],
@@ -102,21 +138,39 @@ pub fn print_bench_table(
     }
     writeln!(
         out,
-        "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
-        "problem", "best ms", "roof", "auto ms", "base ms", "best/base", "auto/base"
+        "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8}",
+        "problem",
+        "best ms",
+        "roof",
+        "auto ms",
+        "base ms",
+        "best/base",
+        "auto/base",
+        "model ms",
+        "model/base"
     )?;
-    let (mut r_best, mut r_auto, mut roof) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut r_best, mut r_auto, mut r_model, mut roof) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Problems where `auto` (or the model alone) is below 0.97 of best-in-pool.
+    let (mut auto_short, mut model_short) = (0usize, 0usize);
     let providers: BTreeSet<&str> = rows.iter().filter_map(|r| r.provider()).collect();
     let mut slower = 0usize;
     for p in problems {
         let b = best(rows, p, false);
         let cu = best(rows, p, true).and_then(|r| r.ok_latency_ms());
-        let auto_name = auto(p).map(|c| c.to_string());
-        let auto_ms = auto_name.as_ref().and_then(|n| {
+        let device = rows
+            .iter()
+            .filter(|r| r.problem == *p)
+            .find_map(|r| r.device.as_ref().map(|d| d.name.as_str()));
+        let picks = auto(p, device);
+        let ms_of = |pick: Option<KernelConfig>| {
+            let n = pick?.to_string();
             rows.iter()
-                .find(|r| r.problem == *p && &r.kernel == n)
+                .find(|r| r.problem == *p && r.kernel == n)
                 .and_then(|r| r.ok_latency_ms())
-        });
+        };
+        let auto_ms = ms_of(picks.dispatcher);
+        let model_ms = ms_of(picks.model);
         let bms = b.and_then(|r| r.ok_latency_ms());
         let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.4}"));
         let ratio = |a: Option<f64>, c: Option<f64>| match (a, c) {
@@ -125,6 +179,11 @@ pub fn print_bench_table(
         };
         let rb = ratio(bms, cu);
         let ra = ratio(auto_ms, cu);
+        let rm = ratio(model_ms, cu);
+        if let Some(b) = bms {
+            auto_short += usize::from(auto_ms.is_some_and(|a| b / a < 0.97));
+            model_short += usize::from(model_ms.is_some_and(|m| b / m < 0.97));
+        }
         if let Some(x) = rb {
             r_best.push(x);
             if x < 1.0 {
@@ -134,13 +193,16 @@ pub fn print_bench_table(
         if let Some(x) = ra {
             r_auto.push(x);
         }
+        if let Some(x) = rm {
+            r_model.push(x);
+        }
         let rf = b.and_then(|r| r.roofline_frac(dev));
         if let Some(f) = rf {
             roof.push(f);
         }
         writeln!(
             out,
-            "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8}",
+            "{:<58} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8}",
             p.to_string(),
             fmt(bms),
             rf.map_or("-".into(), |f| format!("{f:.3}")),
@@ -148,6 +210,8 @@ pub fn print_bench_table(
             fmt(cu),
             rb.map_or("-".into(), |x| format!("{x:.2}x")),
             ra.map_or("-".into(), |x| format!("{x:.2}x")),
+            fmt(model_ms),
+            rm.map_or("-".into(), |x| format!("{x:.2}x")),
         )?;
     }
     let g =
@@ -162,12 +226,16 @@ pub fn print_bench_table(
         }
     )?;
     writeln!(out,
-        "geomean: best-in-pool speedup over the best baseline {} ({} problems, {} slower than the baseline), auto {} ({} problems), best-in-pool roofline fraction {}",
+        "geomean: best-in-pool speedup over the best baseline {} ({} problems, {} slower than the baseline), auto {} ({} problems, {} below 0.97 of best-in-pool), the model alone {} ({} problems, {} below 0.97), best-in-pool roofline fraction {}",
         g(&r_best),
         r_best.len(),
         slower,
         g(&r_auto),
         r_auto.len(),
+        auto_short,
+        g(&r_model),
+        r_model.len(),
+        model_short,
         gconv_tune::summary::geomean(&roof).map_or("-".to_string(), |x| format!("{x:.3}"))
     )?;
     Ok(())

@@ -16,7 +16,8 @@ with (gzip.open if tor.endswith(".gz") else open)(tor, "rt") as fh:
 rows = []
 for line in open(rep):
     f = line.split()
-    if len(f) >= 7 and f[0] in torch and f[-1].endswith("x") and f[-2].endswith("x"):
+    # Columns 5 and 6 are best/base and auto/base (session 44 appended the model's own two).
+    if len(f) >= 7 and f[0] in torch and f[5].endswith("x") and f[6].endswith("x"):
         rows.append((f[0], float(f[1]), float(f[2]), float(f[3]), float(f[4])))
 g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
 print(f"{'problem':60s} {'best':>8s} {'auto':>8s} {'cudnn':>8s} {'torch':>8s} lay  best/cud auto/cud best/tor auto/tor")
