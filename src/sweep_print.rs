@@ -240,3 +240,68 @@ pub fn print_bench_table(
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gconv_tune::worker::Status;
+    use gconv_tune::DeviceTag;
+
+    fn row(kernel: &str, p: &Problem, ms: f64) -> SweepRow {
+        let mut r = SweepRow::with_status(kernel, p, Status::Ok, String::new());
+        r.latency_ms = Some(ms);
+        r.device = Some(DeviceTag {
+            name: "NVIDIA H100 80GB HBM3".into(),
+            index: 0,
+        });
+        r
+    }
+
+    #[test]
+    fn the_table_shows_the_dispatchers_pick_and_the_models_apart() {
+        let p: Problem = "dgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .expect("key");
+        let fast: KernelConfig = "direct_dgrad_bf16_t196x32x14_w7x1_s1_v2x7_gm1_sk1d_simt_gen"
+            .parse()
+            .expect("name");
+        let slow: KernelConfig = "direct_dgrad_bf16_t196x32x14_w7x1_s2_v2x7_gm1_sk1d_simt_gen"
+            .parse()
+            .expect("name");
+        let rows = vec![
+            row(&fast.to_string(), &p, 0.010),
+            row(&slow.to_string(), &p, 0.020),
+            row("cudnn:eng1", &p, 0.030),
+        ];
+        let seen = std::cell::RefCell::new(Vec::new());
+        let rule = |q: &Problem, device: Option<&str>| {
+            seen.borrow_mut().push((*q, device.map(str::to_string)));
+            AutoPicks {
+                dispatcher: Some(fast),
+                model: Some(slow),
+            }
+        };
+        let mut out = Vec::new();
+        print_bench_table(&mut out, &[p], &rows, &DeviceSpec::H200, &rule).expect("write");
+        let text = String::from_utf8(out).expect("utf-8");
+        // The rule is asked with the device the rows ran on.
+        assert_eq!(
+            seen.into_inner(),
+            vec![(p, Some("NVIDIA H100 80GB HBM3".to_string()))]
+        );
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&p.to_string()))
+            .expect("the problem's line");
+        let f: Vec<&str> = line.split_whitespace().collect();
+        // best, roof, auto (the dispatcher's pick), base, best/base, auto/base, model, model/base.
+        assert_eq!(f[1], "0.0100", "{line}");
+        assert_eq!(f[3], "0.0100", "{line}");
+        assert_eq!(f[4], "0.0300", "{line}");
+        assert_eq!(&f[5..], ["3.00x", "3.00x", "0.0200", "1.50x"], "{line}");
+        assert!(
+            text.contains("auto 3.000x (1 problems, 0 below 0.97 of best-in-pool), the model alone 1.500x (1 problems, 1 below 0.97)"),
+            "{text}"
+        );
+    }
+}
