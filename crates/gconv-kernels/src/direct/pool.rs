@@ -113,13 +113,26 @@ pub fn wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
 /// (7×7 at 56²: 43.8 µs against the pool's 56.6 and cuDNN's 73.9) and 14 × 32 tiles on 8 warps
 /// (7×7 at 28²: 22.1 µs against 28.2 and 33.3), and the pipelined variant (`vec_b` 2) on
 /// 8 × 56 tiles (7×7 at 56²: 39.3 µs, `results/h200/s13/call5`): `(TH, TW, BN, warps, vec_b)`.
-/// On 3×3 layers and 7-pixel maps the CUDA-core members stay faster.
+/// On 3×3 layers and 7-pixel maps the CUDA-core members stay faster. Those members hold 16
+/// channels on 4 or 8 warps, so from 25×25 on (16 tap blocks) their accumulators exceed the
+/// gate's limit and only the CUDA-core member ran; session 44 added three members of one
+/// channel per warp (8 channels, 8 warps: 4 × 28, 8 × 14 and 4 × 56 tiles), chosen greedily
+/// from its sweep of every such configuration over 65 depthwise layers with filters 3…31
+/// (`results/h100/s44`, calls 3 and 4, H100): over the pool before them 1.56× at 25×25 and
+/// 1.70× at 31×31 in geometric mean (up to 3.0×: 31×31 at 56², 0.817 → 0.274 ms), 1.23× at
+/// 21×21, none at 7×7.
 pub fn banded_pool(dtype: DType) -> Vec<KernelConfig> {
     if dtype == DType::F32 {
         return Vec::new();
     }
-    let members: &[(u32, u32, u32, u32, u32)] =
-        &[(2, 56, 16, 4, 1), (14, 32, 16, 8, 1), (8, 56, 16, 4, 2)];
+    let members: &[(u32, u32, u32, u32, u32)] = &[
+        (2, 56, 16, 4, 1),
+        (14, 32, 16, 8, 1),
+        (8, 56, 16, 4, 2),
+        (4, 28, 8, 8, 1),
+        (8, 14, 8, 8, 1),
+        (4, 56, 8, 8, 1),
+    ];
     members
         .iter()
         .map(|&(th, tw, bn, w, pipe)| KernelConfig {
