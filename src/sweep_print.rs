@@ -69,7 +69,8 @@ fn best<'a>(rows: &'a [SweepRow], p: &Problem, baseline: bool) -> Option<&'a Swe
 /// where the model does not decide).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AutoPicks {
-    /// What `gconv run --kernel auto` runs on the rows' device.
+    /// What `gconv run --kernel auto` runs on the rows' device with the shipped decisions
+    /// (a user's own decision cache, which `run` consults first, left aside).
     pub dispatcher: Option<KernelConfig>,
     /// The model's choice without any measured decision.
     pub model: Option<KernelConfig>,
