@@ -457,11 +457,6 @@ enum Mutation {
     /// a read stored along the row (`store_column8`'s stride 1 instead of the row stride, as
     /// eight weights of one channel) instead of down the column: must fail.
     DgradVectorTransposeDropped,
-    /// Backward data, every direct weight gather (`gather_batched`, `dgrad_gather.cu`): a thread's
-    /// second batch of four reads skipped (the batch step doubled), so the weights past each
-    /// thread's first batch are never staged: must fail wherever a CTA's gather needs more than
-    /// one batch (more than 4 × THREADS elements).
-    DgradGatherBatchSkipped,
     /// Stride-phase dgrad: the tap-to-phase rule shifted by one (`p + P − y·D` read as
     /// `p + P + 1 − y·D`), so taps land on the neighbouring phase: the comparison must fail.
     DgradPhaseShifted,
@@ -1191,12 +1186,9 @@ fn emulate(
             "return ((g * KGW + c) * TAPS + (TAPS - 1 - tap)) * CGW + kk;",
         )),
         Mutation::DgradVectorTransposeDropped => Some((
-            " WROW, v);",
-            " 1, v);",
+            "r, WROW, v);",
+            "r, 1, v);",
         )),
-        Mutation::DgradGatherBatchSkipped => {
-            Some(("i0 += 4 * STRIDE)", "i0 += 8 * STRIDE)"))
-        }
         _ => None,
     };
     let code = match planted {
@@ -3156,18 +3148,6 @@ const DGRAD_CASES: &[(&str, &str, &str)] = &[
         "direct_dgrad_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
         "dgrad_bf16_n2_g4_c64_k64_i15x17_f3x3_s2x2_p1x1_d1x1",
     ),
-    // C/G = K/G = 64: the 16-byte weight gathers (stride 1, and each stride phase's) need
-    // more than one batch of four reads a thread (gather_batched).
-    (
-        "dgrad_mma_cpg64_gather_batches",
-        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
-        "dgrad_bf16_n1_g2_c128_k128_i6x7_f3x3_s1x1_p1x1_d1x1",
-    ),
-    (
-        "dgrad_s2_mma_cpg64_gather_batches",
-        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
-        "dgrad_bf16_n1_g2_c128_k128_i7x8_f3x3_s2x2_p1x1_d1x1",
-    ),
     (
         "dgrad_s2_mma_cpg8_kpg16_f16",
         "direct_dgrad_f16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
@@ -3303,24 +3283,6 @@ fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
             Mutation::DgradVectorTransposeDropped,
         ),
         ("dgrad_s2_5x5_mma_half_steps", Mutation::CorruptWeight),
-        // Each weight gather's second batch: f32 staging (simt), the simt stride phases,
-        // 16-bit scalar (tensor cores), merged groups, the 16-byte gather, a stride phase's
-        // 16-byte gather.
-        ("dgrad_dw7x7_fy_outer", Mutation::DgradGatherBatchSkipped),
-        (
-            "dgrad_s2_cpg2_kpg4_g3_f32",
-            Mutation::DgradGatherBatchSkipped,
-        ),
-        ("dgrad_mma_rank3_f16", Mutation::DgradGatherBatchSkipped),
-        ("dgrad_mma_gm2_cpg4", Mutation::DgradGatherBatchSkipped),
-        (
-            "dgrad_mma_cpg64_gather_batches",
-            Mutation::DgradGatherBatchSkipped,
-        ),
-        (
-            "dgrad_s2_mma_cpg64_gather_batches",
-            Mutation::DgradGatherBatchSkipped,
-        ),
     ];
     let planted = planted_jobs(&jobs, &mutations);
     jobs.extend(planted);

@@ -219,32 +219,26 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   // rest of its k16 steps) and past C. The dX channels of a group are adjacent in W (KG a
   // multiple of 8), so one 16-byte read gives element r of 8 adjacent rows (kv·8 … kv·8 + 7),
   // each value stored to its own row; r is fastest across the threads (a warp's store fills
-  // consecutive elements of one row). Plain stores, published by the first tile's barrier; each
-  // thread's reads in batches issued before their stores (gather_batched).
+  // consecutive elements of one row). Plain stores, published by the first tile's barrier.
   constexpr int KV = BN / 8;
 #pragma unroll
   for (int f = 0; f < NPH; ++f) {
     const int used = phase_taps(f) * CG;
     const int span = (used + 15) / 16 * 16;
     const int woff = phase_woff(f);
-    gather_batched<THREADS>(
-        tid, KV * span,
-        [&](int i) {
-          const int r = i % span;
-          const int k = k0 + i / span * 8;
-          v16b v = {0u, 0u, 0u, 0u};
-          if (r < used && k < K_) {
-            const int g = k / KG;
-            const int kk = r % CG;
-            const int tap = phase_tap(f, r / CG);
-            const int e = ((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG);
-            v = *reinterpret_cast<const v16b*>(Wt + e);
-          }
-          return v;
-        },
-        [&](int i, const v16b& v) {
-          store_column8(ws + i / span * 8 * WROW + woff + i % span, WROW, v);
-        });
+    for (int i = tid; i < KV * span; i += THREADS) {
+      const int r = i % span;
+      const int kv = i / span;
+      const int k = k0 + kv * 8;
+      v16b v = {0u, 0u, 0u, 0u};
+      if (r < used && k < K_) {
+        const int g = k / KG;
+        const int kk = r % CG;
+        const int tap = phase_tap(f, r / CG);
+        v = *reinterpret_cast<const v16b*>(Wt + ((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG));
+      }
+      store_column8(ws + kv * 8 * WROW + woff + r, WROW, v);
+    }
   }
   constexpr int WUSED = phase_woff(NPH);
   for (int i = tid; i < BN * (WROW - WUSED); i += THREADS) {

@@ -3,11 +3,10 @@
   //    original filter through dgrad_w_index (flip and channel transpose in the addressing),
   //    output channel fastest, so that the channels of a group are adjacent both in W and in
   //    the shared-memory row.
-  //    Each thread's reads in batches issued before their stores (gather_batched).
-  gather_batched<THREADS>(
-      tid, BN * WPK,
-      [&](int i) {
-        const int kl = i % BN;
-        return k0 + kl < K_ ? to_f32(Wt[dgrad_w_index<CG, KG>(k0 + kl, i / BN)]) : 0.0f;
-      },
-      [&](int i, float v) { ws[i] = v; });
+  for (int i = tid; i < BN * WPK; i += THREADS) {
+    const int kl = i % BN;
+    const int r = i / BN;
+    float v = 0.0f;
+    if (k0 + kl < K_) v = to_f32(Wt[dgrad_w_index<CG, KG>(k0 + kl, r)]);
+    ws[r * BN + kl] = v;
+  }

@@ -45,9 +45,6 @@ const FWD_MMA_WEIGHTS: &str = include_str!("fwd_mma_weights.cu");
 const DGRAD_MMA_WEIGHTS: &str = include_str!("dgrad_mma_weights.cu");
 /// The backward-data index function (after `common.cu`, which defines `TAPS`).
 const DGRAD: &str = include_str!("dgrad.cu");
-/// `gather_batched`, the weight gather of every backward-data module (the dual's staging and
-/// the stride-phase kernels'), after `common.cu`.
-const DGRAD_GATHER: &str = include_str!("dgrad_gather.cu");
 
 /// The direction as a word for the generated header.
 fn direction_word(d: Direction) -> &'static str {
@@ -168,7 +165,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         let _ = writeln!(w, "constexpr int {k} = {v};");
     }
     let common = if dgrad {
-        format!("{COMMON}{DGRAD}{DGRAD_GATHER}")
+        format!("{COMMON}{DGRAD}")
     } else {
         COMMON.to_string()
     };
@@ -348,14 +345,14 @@ fn emit_phases(plan: &DirectPlan) -> KernelSource {
             let _ = writeln!(w, "constexpr int {k} = {v};");
         }
         format!(
-            "{h}\n{}\n{COMMON}{DGRAD_GATHER}\n{}\n{}",
+            "{h}\n{}\n{COMMON}\n{}\n{}",
             crate::PRELUDE,
             crate::MMA_PTX,
             strided::MMA_BODY.replace("@ENTRY@", &name)
         )
     } else {
         format!(
-            "{h}\n{}\n{COMMON}{DGRAD_GATHER}\n{}",
+            "{h}\n{}\n{COMMON}\n{}",
             crate::PRELUDE,
             strided::BODY.replace("@ENTRY@", &name)
         )

@@ -643,27 +643,6 @@ __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __
     }
   }
 }
-// ---- backward-data weight gathers ----
-// The dgrad modules stage W through an index (the dual's flip and channel transpose, or a
-// stride phase's taps), so their weight copies are plain reads and stores, not cp.async; and
-// the staging comes before the first tile's copies, so every CTA waits for it. gather_batched
-// runs store(i, load(i)) for every i = tid, tid + STRIDE, … < n with a thread's reads in
-// batches of four issued before any of their stores: one memory latency per batch instead of
-// one per element.
-template <int STRIDE, typename Load, typename Store>
-__device__ __forceinline__ void gather_batched(int tid, int n, Load load, Store store) {
-  for (int i0 = tid; i0 < n; i0 += 4 * STRIDE) {
-    decltype(load(0)) v[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if (i0 + j * STRIDE < n) v[j] = load(i0 + j * STRIDE);
-    }
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if (i0 + j * STRIDE < n) store(i0 + j * STRIDE, v[j]);
-    }
-  }
-}
 
 // ---- stride-phase backward data (dgrad) on CUDA cores (direct/strided.rs) ----
 // dX row hi along a dimension of stride S is cell hi / S, phase hi % S. Tap y reaches phase p
@@ -756,20 +735,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_dgrad_bf1
   // Weights once per CTA, widened to f32 as [tap·CG + kk][BN]: dX channel k0 + kl = g·KG + c
   // of group g reads W[g][kk][tap][c] (W is G, K/G, taps, C/G: the dY channel kk of the group
   // is W's output channel); dX channel fastest (adjacent in W within a group); zero past C.
-  // Each thread's reads in batches issued before their stores (gather_batched).
-  gather_batched<THREADS>(
-      tid, BN * RTAPS * CG,
-      [&](int i) {
-        const int r = i / BN;
-        const int tap = r / CG;
-        const int kk = r - tap * CG;
-        const int k = k0 + i % BN;
-        const int g = k / KG;
-        float v = 0.0f;
-        if (k < K_) v = to_f32(Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)]);
-        return v;
-      },
-      [&](int i, float v) { ws[i] = v; });
+  for (int i = tid; i < BN * RTAPS * CG; i += THREADS) {
+    const int kl = i % BN;
+    const int r = i / BN;
+    const int tap = r / CG;
+    const int kk = r - tap * CG;
+    const int k = k0 + kl;
+    const int g = k / KG;
+    float v = 0.0f;
+    if (k < K_) v = to_f32(Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)]);
+    ws[r * BN + kl] = v;
+  }
   walk_tiles(smem, dY, c0, tid,
              [&](const elem_t* xs, TileAt a) { compute_phases(xs, ws, dX, a, k0, tid); });
 }

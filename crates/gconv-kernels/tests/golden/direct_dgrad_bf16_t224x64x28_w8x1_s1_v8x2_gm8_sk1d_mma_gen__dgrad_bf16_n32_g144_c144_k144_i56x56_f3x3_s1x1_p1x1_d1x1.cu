@@ -653,27 +653,6 @@ __device__ __forceinline__ int dgrad_w_index(int k, int r) {
   const int kk = r - tap * CGW;
   return ((g * CGW + kk) * TAPS + (TAPS - 1 - tap)) * KGW + c;
 }
-// ---- backward-data weight gathers ----
-// The dgrad modules stage W through an index (the dual's flip and channel transpose, or a
-// stride phase's taps), so their weight copies are plain reads and stores, not cp.async; and
-// the staging comes before the first tile's copies, so every CTA waits for it. gather_batched
-// runs store(i, load(i)) for every i = tid, tid + STRIDE, … < n with a thread's reads in
-// batches of four issued before any of their stores: one memory latency per batch instead of
-// one per element.
-template <int STRIDE, typename Load, typename Store>
-__device__ __forceinline__ void gather_batched(int tid, int n, Load load, Store store) {
-  for (int i0 = tid; i0 < n; i0 += 4 * STRIDE) {
-    decltype(load(0)) v[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if (i0 + j * STRIDE < n) v[j] = load(i0 + j * STRIDE);
-    }
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if (i0 + j * STRIDE < n) store(i0 + j * STRIDE, v[j]);
-    }
-  }
-}
 
 // ---- tensor-core PTX helpers shared by the igemm and direct (mma) kernels (after the prelude) ----
 // Every inline-PTX use has a portable alternative under GCONV_HOST_EMULATION (the shim of
@@ -1114,8 +1093,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_bf16_t224x64x
   // contiguous in the original filter, so each element is gathered through dgrad_w_index
   // (flip and channel transpose in the addressing), output channel fastest (the channels of a
   // group are adjacent in W: with K/G of the dual a multiple of 8, eight of them per 16-byte
-  // read), with plain stores that the first tile's barrier publishes; each thread's reads in
-  // batches issued before their stores (gather_batched).
+  // read), with plain stores that the first tile's barrier publishes.
   if constexpr (GM == 1 && KG % 8 == 0) {
     // Whole 16-byte reads: for one (group, kk, tap) the filter holds the dual's KG output
     // channels of the group contiguously, so one read gives weight r of 8 adjacent dual
@@ -1124,36 +1102,30 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_bf16_t224x64x
     // row (rows eight apart are a multiple of 128 bytes apart: vector-fastest stores would
     // meet in one bank).
     constexpr int KV = BN / 8;
-    gather_batched<THREADS>(
-        tid, KV * WPK,
-        [&](int i) {
-          const int k = k0 + i / WPK * 8;
-          v16b v = {0u, 0u, 0u, 0u};
-          if (k < K_) v = *reinterpret_cast<const v16b*>(Wt + dgrad_w_index<CG, KG>(k, i % WPK));
-          return v;
-        },
-        [&](int i, const v16b& v) {
-          store_column8(ws + i / WPK * 8 * WROW + i % WPK, WROW, v);
-        });
+    for (int i = tid; i < KV * WPK; i += THREADS) {
+      const int r = i % WPK;
+      const int kv = i / WPK;
+      const int k = k0 + kv * 8;
+      v16b v = {0u, 0u, 0u, 0u};
+      if (k < K_) v = *reinterpret_cast<const v16b*>(Wt + dgrad_w_index<CG, KG>(k, r));
+      store_column8(ws + kv * 8 * WROW + r, WROW, v);
+    }
   } else if constexpr (GM == 1) {
-    gather_batched<THREADS>(
-        tid, BN * WPK,
-        [&](int i) {
-          const int kl = i % BN;
-          return k0 + kl < K_ ? Wt[dgrad_w_index<CG, KG>(k0 + kl, i / BN)] : (elem_t)0;
-        },
-        [&](int i, elem_t v) { ws[i % BN * WROW + i / BN] = v; });
+    for (int i = tid; i < BN * WPK; i += THREADS) {
+      const int kl = i % BN;
+      const int r = i / BN;
+      ws[kl * WROW + r] = k0 + kl < K_ ? Wt[dgrad_w_index<CG, KG>(k0 + kl, r)] : (elem_t)0;
+    }
   } else {
     // Merged groups: the real weights of the CTA's channels, BN rows of TAPS·CG0 elements of
     // the dual's real groups (CG0 x KG0), into the raw area, expanded into block-diagonal rows
     // before the first tile's math (expand_merged).
-    gather_batched<THREADS>(
-        tid, BN * TAPS * CG0,
-        [&](int i) {
-          const int kl = i % BN;
-          return k0 + kl < K_ ? Wt[dgrad_w_index<CG0, KG0>(k0 + kl, i / BN)] : (elem_t)0;
-        },
-        [&](int i, elem_t v) { raw[i % BN * (TAPS * CG0) + i / BN] = v; });
+    for (int i = tid; i < BN * TAPS * CG0; i += THREADS) {
+      const int kl = i % BN;
+      const int r = i / BN;
+      raw[kl * (TAPS * CG0) + r] =
+          k0 + kl < K_ ? Wt[dgrad_w_index<CG0, KG0>(k0 + kl, r)] : (elem_t)0;
+    }
   }
   constexpr int PADCH = (WROW - WPK) / 8;
   for (int i = tid; i < BN * PADCH; i += THREADS) {

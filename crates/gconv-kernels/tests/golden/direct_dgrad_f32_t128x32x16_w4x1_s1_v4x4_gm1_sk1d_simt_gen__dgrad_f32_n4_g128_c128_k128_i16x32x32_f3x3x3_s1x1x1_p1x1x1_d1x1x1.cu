@@ -645,27 +645,6 @@ __device__ __forceinline__ int dgrad_w_index(int k, int r) {
   const int kk = r - tap * CGW;
   return ((g * CGW + kk) * TAPS + (TAPS - 1 - tap)) * KGW + c;
 }
-// ---- backward-data weight gathers ----
-// The dgrad modules stage W through an index (the dual's flip and channel transpose, or a
-// stride phase's taps), so their weight copies are plain reads and stores, not cp.async; and
-// the staging comes before the first tile's copies, so every CTA waits for it. gather_batched
-// runs store(i, load(i)) for every i = tid, tid + STRIDE, … < n with a thread's reads in
-// batches of four issued before any of their stores: one memory latency per batch instead of
-// one per element.
-template <int STRIDE, typename Load, typename Store>
-__device__ __forceinline__ void gather_batched(int tid, int n, Load load, Store store) {
-  for (int i0 = tid; i0 < n; i0 += 4 * STRIDE) {
-    decltype(load(0)) v[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if (i0 + j * STRIDE < n) v[j] = load(i0 + j * STRIDE);
-    }
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if (i0 + j * STRIDE < n) store(i0 + j * STRIDE, v[j]);
-    }
-  }
-}
 
 // ---- derived constants of the CUDA-core (simt) path ----
 constexpr int LANES = BN / VEC;  // channel lanes of a CTA
@@ -740,14 +719,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_dgrad_f32
   //    original filter through dgrad_w_index (flip and channel transpose in the addressing),
   //    output channel fastest, so that the channels of a group are adjacent both in W and in
   //    the shared-memory row.
-  //    Each thread's reads in batches issued before their stores (gather_batched).
-  gather_batched<THREADS>(
-      tid, BN * WPK,
-      [&](int i) {
-        const int kl = i % BN;
-        return k0 + kl < K_ ? to_f32(Wt[dgrad_w_index<CG, KG>(k0 + kl, i / BN)]) : 0.0f;
-      },
-      [&](int i, float v) { ws[i] = v; });
+  for (int i = tid; i < BN * WPK; i += THREADS) {
+    const int kl = i % BN;
+    const int r = i / BN;
+    float v = 0.0f;
+    if (k0 + kl < K_) v = to_f32(Wt[dgrad_w_index<CG, KG>(k0 + kl, r)]);
+    ws[r * BN + kl] = v;
+  }
   walk_tiles(smem, X, c0, tid,
              [&](const elem_t* xs, TileAt a) { compute_tile(xs, ws, Y, a, k0, tid); });
 }
