@@ -7,6 +7,6 @@ best=$(awk -F, -v p="$problem" -v pre="$prefix" 'NR>1 && $2==p && $24=="ok" && $
 [ -n "$best" ] || { echo "no ok kernel for $problem in $csv" >&2; exit 1; }
 echo "== ncu: $best on $problem"
 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
-    --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+    --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --section SourceCounters \
     -k "regex:${best:0:12}" -c 1 ./target/release/gconv run --backend cuda --problem "$problem" \
     --kernel "$best" --iters 1 --no-graph

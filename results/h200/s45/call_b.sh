@@ -37,16 +37,8 @@ else
   printf "%s\n%s\n" $L1 $L3 > $R/rx.txt
   timeout $(( 200 - SECONDS )) $B bench --problems $R/rx.txt --direction fwd --vs cudnn --output $R/rx_fwd.csv --batch-size 200 --workers 16 > $R/rx_fwd.log 2>&1; st bench rx fwd
   $B report $R/rx_fwd.csv > $R/rx_fwd.report.txt 2>&1
-  prof() { # prof NAME CSV PROBLEM [PREFIX] [SHARE]: ncu of the fastest ok kernel
-    local best=$(awk -F, -v p="$3" -v pre="${4:-}" 'NR>1 && $2==p && $24=="ok" && $1 !~ /^cudnn/ && index($1,pre)==1 {print $25, $1}' "$2" | sort -g | head -n 1 | cut -d' ' -f2)
-    echo "$1: $best" >> $R/ncu_kernels.txt
-    [ -n "$best" ] || return 1
-    timeout $(( (330 - SECONDS) / ${5:-1} )) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
-      --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --section SourceCounters \
-      -k "regex:${best:0:12}" -c 1 -o $R/ncu_$1 $B run --backend cuda --problem "$3" --kernel "$best" --iters 1 --no-graph > $R/ncu_$1.log 2>&1
-    ncu --import $R/ncu_$1.ncu-rep --print-details all > $R/ncu_$1.txt 2>&1
-  }
-  prof l1 $R/rx_fwd.csv $L1 "" 2; st ncu l1
-  prof l3 $R/rx_fwd.csv $L3; st ncu l3
+  # The fastest ok member of each layer (scripts/ncu_best.sh), its Nsight Compute sections as text.
+  timeout $(( (330 - SECONDS) / 2 )) scripts/ncu_best.sh $R/rx_fwd.csv $L1 > $R/ncu_l1.txt 2>&1; st ncu l1
+  timeout $(( 330 - SECONDS )) scripts/ncu_best.sh $R/rx_fwd.csv $L3 > $R/ncu_l3.txt 2>&1; st ncu l3
 fi
 gzip -f $R/*.messages.jsonl $R/*.csv 2>/dev/null; true
