@@ -9,6 +9,8 @@ contract of the three directions::
     backward data    run(dy, w)  -> dx
     backward weight  run(x, dy)  -> dw
 
+or by name (``run(x=x, dy=dy)``), which cannot be swapped.
+
 NumPy arrays run on the CPU backend. Arrays are in gconv's layouts, the byte order of PyTorch's
 ``channels_last`` tensors (``Problem.shape`` gives each shape):
 
@@ -20,11 +22,12 @@ f32 and f16 are ``numpy.float32`` and ``numpy.float16``. NumPy has no bfloat16: 
 tensors as ``numpy.uint16`` arrays holding the bits (:func:`to_bf16` and :func:`from_bf16`
 convert), or as ``ml_dtypes.bfloat16`` arrays when that package is installed; the output comes
 back in the same form. Every refusal is a ``ValueError`` (or ``TypeError`` for what is not an
-array) carrying gconv's message; a failed run is a ``RuntimeError``.
+array or not an integer) carrying gconv's message; a failed run is a ``RuntimeError``.
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Sequence, Union
 
 import numpy as np
@@ -66,10 +69,35 @@ _add_library_dirs(_wheel_library_dirs())
 _NUMPY_DTYPES = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16)}
 
 
+def _int(value, name: str) -> int:
+    """One integer field: a Python or NumPy integer (a float, a string or a bool is refused
+    rather than truncated or read digit by digit), within the 64-bit range gconv takes."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(
+            f"{name}: expected an integer, got {type(value).__name__} {value!r}"
+        ) from None
+    if not -(2**63) <= v < 2**63:
+        raise ValueError(f"{name}: {v} is out of range")
+    return v
+
+
+def _ints(value, name: str) -> list[int]:
+    """A per-axis field given as a sequence of integers."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(
+            f"{name}: expected a sequence of integers, got {type(value).__name__} {value!r}"
+        )
+    return [_int(x, f"{name}[{i}]") for i, x in enumerate(value)]
+
+
 def _spatial(value: _Ints, rank: int, name: str) -> list[int]:
-    if isinstance(value, (int, np.integer)):
-        return [int(value)] * rank
-    v = [int(x) for x in value]
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        return [_int(value, name)] * rank
+    v = _ints(value, name)
     if len(v) != rank:
         raise ValueError(f"{name}: {len(v)} values for a rank-{rank} problem")
     return v
@@ -92,17 +120,19 @@ def problem(
 
     ``input`` is the spatial size (its length is the rank: 1, 2 or 3); ``filter``, ``stride``,
     ``padding`` and ``dilation`` are one int for every axis or one per axis.
-    ``in_channels``/``out_channels`` are totals (C and K), ``groups`` divides both.
+    ``in_channels``/``out_channels`` are totals (C and K), ``groups`` divides both. Every
+    value is an integer (Python or NumPy): a float, a string or a bool is a ``TypeError``.
     """
-    rank = len(input)
+    spatial = _ints(input, "input")
+    rank = len(spatial)
     return Problem.from_fields(
         direction,
         dtype,
-        n,
-        groups,
-        in_channels,
-        out_channels,
-        [int(x) for x in input],
+        _int(n, "n"),
+        _int(groups, "groups"),
+        _int(in_channels, "in_channels"),
+        _int(out_channels, "out_channels"),
+        spatial,
         _spatial(filter, rank, "filter"),
         _spatial(stride, rank, "stride"),
         _spatial(padding, rank, "padding"),
@@ -111,9 +141,21 @@ def problem(
 
 
 def to_bf16(a) -> np.ndarray:
-    """float32 values to bfloat16 bits (``numpy.uint16``), rounding to nearest even."""
-    f = np.ascontiguousarray(a, dtype=np.float32)
-    bits = f.view(np.uint32)
+    """Float values to bfloat16 bits (``numpy.uint16``), rounded to nearest even once (a
+    float64 array is rounded to float32 by rounding to odd first, so the two steps round as
+    one)."""
+    src = np.asarray(a)
+    with np.errstate(over="ignore"):  # past float32's range is infinity, as in bfloat16
+        f = np.ascontiguousarray(src, dtype=np.float32)
+    bits = f.view(np.uint32).copy()
+    if src.dtype == np.float64:
+        # Round to odd: where float32 rounded, take the value truncated toward zero and set
+        # its last bit; the second rounding then sees that the value was not a tie.
+        d = np.ascontiguousarray(src, dtype=np.float64)
+        inexact = np.isfinite(d) & (f.astype(np.float64) != d)
+        away = inexact & (np.abs(f.astype(np.float64)) > np.abs(d))
+        bits[away] -= 1
+        bits[inexact] |= 1
     nan = np.isnan(f)
     rounded = (bits + (np.uint32(0x7FFF) + ((bits >> 16) & 1))) >> 16
     out = rounded.astype(np.uint16)
@@ -122,8 +164,24 @@ def to_bf16(a) -> np.ndarray:
 
 
 def from_bf16(bits) -> np.ndarray:
-    """bfloat16 bits (``numpy.uint16``) to float32 values."""
-    b = np.ascontiguousarray(bits, dtype=np.uint16)
+    """bfloat16 to float32 values: bits as ``numpy.uint16`` (what :func:`to_bf16` returns), an
+    ``ml_dtypes.bfloat16`` array, or a list of bit patterns. Any other array dtype is a
+    ``TypeError`` (its values are not bfloat16 bits)."""
+    b = np.asarray(bits)
+    if b.dtype.name == "bfloat16":
+        return b.astype(np.float32)
+    if b.dtype != np.uint16:
+        plain_ints = (
+            not isinstance(bits, np.ndarray)
+            and b.dtype.kind in "iu"
+            and bool(((b >= 0) & (b <= 0xFFFF)).all())
+        )
+        if not plain_ints:
+            raise TypeError(
+                f"from_bf16: expected bfloat16 bits as numpy.uint16 or an ml_dtypes.bfloat16 "
+                f"array, got dtype {b.dtype}"
+            )
+    b = np.ascontiguousarray(b, dtype=np.uint16)
     return (b.astype(np.uint32) << 16).view(np.float32)
 
 
@@ -181,11 +239,39 @@ class Runner:
             raise TypeError(
                 f"{label} of {p.key}: expected a numpy.ndarray, got {type(a).__name__}"
             )
+        if isinstance(a, np.ma.MaskedArray):
+            raise TypeError(
+                f"{label} of {p.key}: a masked array (gconv would read the masked values); "
+                "give a.filled(0) or a plain array"
+            )
         dt = _array_dtype(a, f"{label} of {p.key}")
         self._runner.check_input(index, dt, [int(s) for s in a.shape])
         return np.ascontiguousarray(a).tobytes(), a.dtype
 
-    def _inputs(self, a, b):
+    def _arguments(self, a, b, named: dict) -> tuple:
+        """The two inputs in the contract's order, from positions or from names (``x``,
+        ``w``, ``dy``: the names of the problem's direction, each checked)."""
+        given = {k: v for k, v in named.items() if v is not None}
+        if not given:
+            if a is None or b is None:
+                raise TypeError(f"{self.problem.key}: run takes two inputs")
+            return a, b
+        p = self.problem
+        want = ["dy" if r == "y" else r for r in p.inputs]
+        if a is not None or b is not None:
+            raise TypeError(
+                f"{p.key}: give the inputs by position or by name ({want[0]}=, {want[1]}=), "
+                "not both"
+            )
+        if sorted(given) != sorted(want):
+            raise TypeError(
+                f"{p.key}: a {p.direction} problem takes {want[0]}= and {want[1]}=, got "
+                + ", ".join(f"{k}=" for k in sorted(given))
+            )
+        return given[want[0]], given[want[1]]
+
+    def _inputs(self, a, b, named: dict):
+        a, b = self._arguments(a, b, named)
         (ab, adt), (bb, bdt) = self._input(0, a), self._input(1, b)
         if adt != bdt:
             raise ValueError(
@@ -193,19 +279,24 @@ class Runner:
             )
         return ab, bb, adt
 
-    def run(self, a, b) -> np.ndarray:
-        """Runs the problem on its two inputs (the contract's order) and returns the output."""
-        ab, bb, dt = self._inputs(a, b)
+    def run(self, a=None, b=None, *, x=None, w=None, dy=None) -> np.ndarray:
+        """Runs the problem on its two inputs and returns the output: by position in the
+        contract's order (``run(x, w)``, ``run(dy, w)``, ``run(x, dy)``), or by name
+        (``run(x=..., dy=...)``), which cannot be swapped (backward weight's ``x`` and ``dy``
+        often have one shape)."""
+        ab, bb, dt = self._inputs(a, b, {"x": x, "w": w, "dy": dy})
         out = self._runner.run_bytes(ab, bb)
         p = self.problem
         return np.frombuffer(out, dtype=dt).reshape(p.shape(p.output)).copy()
 
-    def benchmark(self, a, b, runs: int = 10) -> dict:
-        """Times ``runs`` whole runs after one warm-up, as ``gconv run`` reports a CPU run:
-        ``median_ms``, ``min_ms``, ``runs``, ``method``, and the rates of the median
-        (``tflops``, ``gbps``, ``roofline_fraction`` of the H200's)."""
-        ab, bb, _ = self._inputs(a, b)
-        median, fastest, n, method = self._runner.benchmark_bytes(ab, bb, int(runs))
+    def benchmark(self, a=None, b=None, runs: int = 10, *, x=None, w=None, dy=None) -> dict:
+        """Times ``runs`` whole runs (1 to 100,000) after one warm-up, as ``gconv run``
+        reports a CPU run: ``median_ms``, ``min_ms``, ``runs``, ``method``, and the rates of
+        the median (``tflops``, ``gbps``, ``roofline_fraction`` of the H200's). The inputs as
+        for :meth:`run`. Ctrl-C stops it between runs (``KeyboardInterrupt``)."""
+        runs = _int(runs, "runs")
+        ab, bb, _ = self._inputs(a, b, {"x": x, "w": w, "dy": dy})
+        median, fastest, n, method = self._runner.benchmark_bytes(ab, bb, runs)
         p = self.problem
         s = median / 1e3
         return {

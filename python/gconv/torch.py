@@ -31,6 +31,7 @@ subclasses of ``torch.nn.ConvNd`` with a forward of their own).
 
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import List, Optional, Sequence, Union
 
@@ -127,6 +128,13 @@ def _out_spatial(size, filt, stride, padding, dilation):
 def _problem(direction: str, x_shape, w_shape, dtype: str, stride, padding, dilation, groups) -> Problem:
     n, c = x_shape[0], x_shape[1]
     k = w_shape[0]
+    if groups >= 1 and w_shape[1] * groups != c:
+        # The kernels take C from the input and read K * taps * C/G weights: a weight of
+        # another channel count would be read past its end or in the wrong layout.
+        raise ValueError(
+            f"gconv.torch: the weight {tuple(w_shape)} has {w_shape[1]} input channels per group; "
+            f"an input of {c} channels in {groups} groups needs {c / groups:g}"
+        )
     return _make_problem(
         direction, dtype, n, groups, c, k, list(x_shape[2:]), list(w_shape[2:]),
         list(stride), list(padding), list(dilation),
@@ -383,7 +391,14 @@ def _conv(rank, x, w, bias, stride, padding, dilation, groups):
     stride = _tuple(stride, rank, "stride")
     padding = _tuple(padding, rank, "padding")
     dilation = _tuple(dilation, rank, "dilation")
-    groups = int(groups)
+    if isinstance(groups, bool) or not hasattr(groups, "__index__"):
+        raise TypeError(f"gconv.torch: groups={groups!r}; give an int")
+    groups = operator.index(groups)
+    if bias is not None and (not isinstance(bias, torch.Tensor) or bias.dim() != 1 or bias.shape[0] != w.shape[0]):
+        shape = tuple(bias.shape) if isinstance(bias, torch.Tensor) else type(bias).__name__
+        raise ValueError(
+            f"gconv.torch: the bias is {shape}; a weight of {w.shape[0]} output channels takes a bias of ({w.shape[0]},)"
+        )
     if _RECORD is not None:
         return _record(rank, x.to(dtype), w.to(dtype), bias, stride, padding, dilation, groups)
     if _TUNED and _TUNED.get((x.shape, w.shape, dtype, stride, padding, dilation, groups)) is False:

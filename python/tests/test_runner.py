@@ -314,3 +314,133 @@ def test_library_search_names_the_wheel_folders_and_added_ones(tmp_path, monkeyp
         DeviceRunner(p)
     except ValueError as e:  # no driver here (CI): the message lists the search
         assert "looked in" in str(e) and str(extra) in str(e), e
+
+
+@pytest.mark.parametrize(
+    "make_problem, error, message",
+    [
+        (lambda: gconv.problem("fwd", "f32", 1, 1, 4, 4, [5.9, 5.2], 3), TypeError, r"input\[0\]"),
+        (lambda: gconv.problem("fwd", "f32", 1, 1, 4, 4, [5, 5], [2.7, 3.9]), TypeError, "filter"),
+        (lambda: gconv.problem("fwd", "f32", 1, 1, 4, 4, "55", 3), TypeError, "input"),
+        (lambda: gconv.problem("fwd", "f32", 1, 1, 4, 4, 5, 3), TypeError, "input"),
+        (lambda: gconv.problem("fwd", "f32", 1, 1, 4, 4, [5, 5], True), TypeError, "filter"),
+        (lambda: gconv.problem("fwd", "f32", 1, 1, 4, 4, [5, 5], 3, stride=1.5), TypeError, "stride"),
+        (lambda: gconv.problem("fwd", "f32", 1, 1, 4, 4, [5, 5], 3, padding=None), TypeError, "padding"),
+        (lambda: gconv.problem("fwd", "f32", 1.0, 1, 4, 4, [5, 5], 3), TypeError, "n:"),
+        (lambda: gconv.problem("fwd", "f32", 2**70, 1, 4, 4, [5, 5], 3), ValueError, "n: .* out of range"),
+        (lambda: gconv.problem("fwd", "f32", 1, 1, 4, 4, [2**70, 5], 3), ValueError, r"input\[0\]"),
+    ],
+)
+def test_fields_are_integers_named_when_refused(make_problem, error, message):
+    """A float is not truncated, a string is not read digit by digit, a bool is not 1, and a
+    value past 64 bits is a ValueError naming its field (not an OverflowError)."""
+    with pytest.raises(error, match=message):
+        make_problem()
+    # NumPy integers are integers.
+    assert gconv.problem("fwd", "f32", np.int64(1), 1, 4, 4, np.array([5, 5]), np.int32(3)).key == (
+        "fwd_f32_n1_g1_c4_k4_i5x5_f3x3_s1x1_p0x0_d1x1"
+    )
+
+
+def test_inputs_by_name_cannot_be_swapped():
+    """Backward weight's X and dY often have one shape (a depthwise 3x3 'same' layer): by
+    position a swap is not detectable, by name it is not possible."""
+    p = gconv.Problem("wgrad_f32_n2_g8_c8_k8_i6x6_f3x3_s1x1_p1x1_d1x1")
+    assert p.shape("x") == p.shape("y")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(p.shape("x")).astype(np.float32)
+    dy = rng.standard_normal(p.shape("y")).astype(np.float32)
+    r = gconv.Runner(p)
+    by_position = r.run(x, dy)
+    np.testing.assert_array_equal(r.run(dy=dy, x=x), by_position)
+    assert not np.allclose(r.run(dy, x), by_position)  # what a positional swap gives
+    with pytest.raises(TypeError, match="takes x= and dy="):
+        r.run(x=x, w=dy)
+    with pytest.raises(TypeError, match="not both"):
+        r.run(x, dy=dy)
+    with pytest.raises(TypeError, match="two inputs"):
+        r.run(x)
+    f = gconv.Runner(p.with_direction("fwd"))
+    w = np.ones(p.shape("w"), np.float32)
+    np.testing.assert_array_equal(f.run(w=w, x=x), f.run(x, w))
+    b = r.benchmark(x=x, dy=dy, runs=2)
+    assert b["runs"] == 2
+
+
+def test_masked_arrays_are_refused():
+    p = gconv.Problem("fwd_f32_n1_g1_c4_k4_i5x5_f3x3_s1x1_p1x1_d1x1")
+    x = np.ma.masked_array(np.ones(p.shape("x"), np.float32))
+    with pytest.raises(TypeError, match="masked"):
+        gconv.Runner(p).run(x, np.ones(p.shape("w"), np.float32))
+
+
+def test_bf16_conversions_refuse_values_that_are_not_bits():
+    with pytest.raises(TypeError, match="uint16"):
+        gconv.from_bf16(np.array([1.5, 2.0]))
+    with pytest.raises(TypeError, match="uint16"):
+        gconv.from_bf16(np.array([-1]))
+    assert gconv.from_bf16([0x3F80, 0xC020]).tolist() == [1.0, -2.5]
+    # float64 rounds once: 1 + 2^-8 + 2^-40 is above the tie, so it rounds up (rounding to
+    # float32 first would drop the 2^-40 and make it a tie that goes down to 1.0).
+    v = np.array([1 + 2.0**-8 + 2.0**-40, -(1 + 2.0**-8 + 2.0**-40), 1 + 2.0**-8, 1e300, 1e-300])
+    back = gconv.from_bf16(gconv.to_bf16(v))
+    assert back[0] == 1 + 2.0**-7 and back[1] == -(1 + 2.0**-7)
+    assert back[2] == 1.0 and np.isinf(back[3]) and back[4] == 0.0
+
+
+@pytest.mark.parametrize("runs", [0, -1, 2**32 - 1, 100_001])
+def test_benchmark_runs_out_of_range_are_value_errors(runs):
+    p = gconv.Problem("fwd_f32_n1_g1_c1_k1_i1_f1_s1_p0_d1")
+    a = np.ones((1, 1, 1), np.float32)
+    with pytest.raises(ValueError, match=f"runs {runs}: a benchmark times 1 to 100000 runs"):
+        gconv.Runner(p).benchmark(a, a, runs=runs)
+
+
+def test_benchmark_stops_on_ctrl_c():
+    """SIGINT during a long benchmark is a KeyboardInterrupt between runs, not a wait for the
+    last of them."""
+    import os
+    import signal
+    import threading
+    import time
+
+    p = gconv.Problem("fwd_f32_n2_g4_c16_k16_i16x16_f3x3_s1x1_p1x1_d1x1")
+    r = gconv.Runner(p)
+    x, w = np.ones(p.shape("x"), np.float32), np.ones(p.shape("w"), np.float32)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            r.benchmark(x, w, runs=100_000)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 30
+
+
+def test_a_forked_child_runs_after_the_parent_did():
+    """A child forked after the parent ran gconv (a multiprocessing pool, a data-loader
+    worker) runs too: rayon's global pool would leave it waiting for threads it does not have."""
+    import os
+    import time
+
+    p = gconv.Problem("fwd_f32_n4_g8_c64_k64_i16x16_f3x3_s1x1_p1x1_d1x1")
+    x, w = np.ones(p.shape("x"), np.float32), np.ones(p.shape("w"), np.float32)
+    for kernel in ("cpu_direct", "cpu_im2col_gemm", "ref"):
+        r = gconv.Runner(p, kernel=kernel)
+        want = r.run(x, w)
+        pid = os.fork()
+        if pid == 0:  # the child
+            ok = np.array_equal(r.run(x, w), want)
+            os._exit(0 if ok else 3)
+        deadline = time.monotonic() + 60
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                pytest.fail(f"{kernel}: the forked child did not finish its run in 60 s")
+            time.sleep(0.05)
+        assert os.waitstatus_to_exitcode(status) == 0, kernel

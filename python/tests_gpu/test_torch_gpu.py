@@ -293,3 +293,20 @@ def test_a_view_at_an_element_offset_is_copied_to_an_aligned_tensor():
     r, *_ = next(v for k, v in gt._PLANS.items() if k[:3] == ("fwd", tuple(x.shape), tuple(w.shape)))
     with pytest.raises(Exception, match="not 16-byte aligned"):
         r.launch(x.data_ptr(), w.data_ptr(), y.data_ptr(), 0, 0)
+
+
+def test_weights_biases_and_groups_that_torch_refuses_are_refused():
+    """The kernels read K * taps * C/G weights with C from the input: a weight of another
+    channel count (which torch's conv refuses) must not reach them, nor a bias of another
+    length (which broadcasting would hide), nor a fractional group count."""
+    x = torch.randn(2, 64, 14, 14, device="cuda").to(memory_format=torch.channels_last)
+    w = torch.randn(64, 4, 3, 3, device="cuda")
+    assert gt.conv2d(x, w, None, 1, 1, 1, 16).shape == (2, 64, 14, 14)
+    with pytest.raises(ValueError, match="input channels per group"):
+        gt.conv2d(x, torch.randn(64, 1, 3, 3, device="cuda"), None, 1, 1, 1, 16)
+    with pytest.raises(ValueError, match="input channels per group"):
+        gt.conv2d(x, torch.randn(64, 8, 3, 3, device="cuda"), None, 1, 1, 1, 16)
+    with pytest.raises(ValueError, match="bias"):
+        gt.conv2d(x, w, torch.randn(1, device="cuda"), 1, 1, 1, 16)
+    with pytest.raises(TypeError, match="groups"):
+        gt.conv2d(x, w, None, 1, 1, 1, 16.0)

@@ -10,6 +10,29 @@ use gconv_runner::{BackendChoice, Runner, RunnerError};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use std::sync::Mutex;
+
+/// The threads gconv's CPU work runs on in this process. rayon's global pool does not survive
+/// `fork()`: its workers are not in the child, so a child's first parallel job would wait
+/// forever (a `multiprocessing` pool or a data-loader worker forked after gconv ran). Each
+/// process id gets its own pool; a forked child builds one and leaves the parent's (whose
+/// threads it does not have) untouched.
+fn threads() -> PyResult<&'static rayon::ThreadPool> {
+    static POOL: Mutex<Option<(u32, &'static rayon::ThreadPool)>> = Mutex::new(None);
+    let pid = std::process::id();
+    let mut held = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((owner, pool)) = *held {
+        if owner == pid {
+            return Ok(pool);
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start gconv's CPU threads: {e}")))?;
+    let pool: &'static rayon::ThreadPool = Box::leak(Box::new(pool));
+    *held = Some((pid, pool));
+    Ok(pool)
+}
 
 fn py_err(e: RunnerError) -> PyErr {
     match e {
@@ -241,22 +264,38 @@ impl PyRunner {
     /// Runs on the raw bytes of the two inputs; returns the output's bytes. The GIL is released
     /// while it runs.
     fn run_bytes<'py>(&self, py: Python<'py>, a: &[u8], b: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let out = py.detach(|| self.inner.run_bytes(a, b)).map_err(py_err)?;
+        let pool = threads()?;
+        let out = py
+            .detach(|| pool.install(|| self.inner.run_bytes(a, b)))
+            .map_err(py_err)?;
         Ok(PyBytes::new(py, &out))
     }
 
-    /// Times `runs` whole runs after one warm-up: `(median_ms, min_ms, runs, method)`.
+    /// Times `runs` whole runs (1 to 100,000) after one warm-up: `(median_ms, min_ms, runs,
+    /// method)`. Python's signals are checked before every run, so Ctrl-C stops it with
+    /// `KeyboardInterrupt`.
     #[pyo3(signature = (a, b, runs = 10))]
     fn benchmark_bytes(
         &self,
         py: Python<'_>,
         a: &[u8],
         b: &[u8],
-        runs: u32,
+        runs: i64,
     ) -> PyResult<(f64, f64, u32, String)> {
-        let r = py
-            .detach(|| self.inner.benchmark_bytes(a, b, runs))
-            .map_err(py_err)?;
+        let pool = threads()?;
+        let mut signal: Option<PyErr> = None;
+        let r = py.detach(|| {
+            pool.install(|| {
+                self.inner.benchmark_bytes(a, b, runs, &mut || {
+                    signal = Python::attach(|py| py.check_signals().err());
+                    signal.is_some()
+                })
+            })
+        });
+        if let Some(e) = signal {
+            return Err(e);
+        }
+        let r = r.map_err(py_err)?;
         Ok((r.median_ms, r.min_ms, r.runs, r.method))
     }
 
@@ -286,9 +325,12 @@ impl PyDeviceRunner {
     fn new(py: Python<'_>, problem: &PyProblem, kernel: &str, device: usize) -> PyResult<Self> {
         let p = problem.inner;
         let kernel = kernel.to_string();
-        py.detach(move || gconv_runner::device::DeviceRunner::new(p, &kernel, device))
-            .map(|inner| PyDeviceRunner { inner })
-            .map_err(py_err)
+        let pool = threads()?;
+        py.detach(move || {
+            pool.install(|| gconv_runner::device::DeviceRunner::new(p, &kernel, device))
+        })
+        .map(|inner| PyDeviceRunner { inner })
+        .map_err(py_err)
     }
 
     /// The kernel that runs.
@@ -348,16 +390,18 @@ fn precompile(
     problems: Vec<PyProblem>,
     kernel: &str,
     device: usize,
-) -> Vec<(Option<PyDeviceRunner>, Option<String>)> {
+) -> PyResult<Vec<(Option<PyDeviceRunner>, Option<String>)>> {
     let ps: Vec<_> = problems.iter().map(|p| p.inner).collect();
     let kernel = kernel.to_string();
-    py.detach(move || gconv_runner::device::precompile(&ps, &kernel, device))
+    let pool = threads()?;
+    Ok(py
+        .detach(move || pool.install(|| gconv_runner::device::precompile(&ps, &kernel, device)))
         .into_iter()
         .map(|r| match r {
             Ok(inner) => (Some(PyDeviceRunner { inner }), None),
             Err(e) => (None, Some(e.to_string())),
         })
-        .collect()
+        .collect())
 }
 
 /// The extension module.

@@ -82,10 +82,19 @@ pub enum RunnerError {
         /// The dtype.
         dtype: DType,
     },
+    /// A benchmark's run count is outside `1..=`[`MAX_BENCH_RUNS`].
+    #[error("runs {0}: a benchmark times 1 to {MAX_BENCH_RUNS} runs")]
+    Runs(i64),
     /// The run itself failed (e.g. an output too large to allocate).
     #[error("{0}")]
     Run(String),
+    /// The caller's interrupt check said stop (a benchmark stops between runs).
+    #[error("interrupted")]
+    Interrupted,
 }
+
+/// The most runs one benchmark times.
+pub const MAX_BENCH_RUNS: u32 = 100_000;
 
 /// Which backend a runner uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -324,17 +333,25 @@ impl Runner {
     }
 
     /// Times `runs` whole runs after one warm-up (wall clock; the CPU backend's figure, as
-    /// `gconv run --backend cpu` prints it).
+    /// `gconv run --backend cpu` prints it). `runs` is 1 to [`MAX_BENCH_RUNS`];
+    /// `interrupted` is asked before every run and stops the benchmark when it says so.
     pub fn benchmark(
         &self,
         a: &HostTensor,
         b: &HostTensor,
-        runs: u32,
+        runs: i64,
+        interrupted: &mut dyn FnMut() -> bool,
     ) -> Result<Benchmark, RunnerError> {
-        let runs = runs.max(1);
+        let runs = u32::try_from(runs)
+            .ok()
+            .filter(|r| (1..=MAX_BENCH_RUNS).contains(r))
+            .ok_or(RunnerError::Runs(runs))?;
         self.run(a, b)?;
-        let mut t: Vec<f64> = Vec::with_capacity(runs as usize);
+        let mut t: Vec<f64> = Vec::with_capacity(runs.min(1024) as usize);
         for _ in 0..runs {
+            if interrupted() {
+                return Err(RunnerError::Interrupted);
+            }
             let s = Instant::now();
             self.run(a, b)?;
             t.push(s.elapsed().as_secs_f64() * 1e3);
@@ -349,9 +366,15 @@ impl Runner {
     }
 
     /// [`Runner::benchmark`] on raw bytes.
-    pub fn benchmark_bytes(&self, a: &[u8], b: &[u8], runs: u32) -> Result<Benchmark, RunnerError> {
+    pub fn benchmark_bytes(
+        &self,
+        a: &[u8],
+        b: &[u8],
+        runs: i64,
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> Result<Benchmark, RunnerError> {
         let (x, y) = (self.tensor(0, a)?, self.tensor(1, b)?);
-        self.benchmark(&x, &y, runs)
+        self.benchmark(&x, &y, runs, interrupted)
     }
 
     /// Input `index` from raw bytes, its length checked.

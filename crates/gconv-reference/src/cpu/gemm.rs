@@ -1,6 +1,6 @@
 //! The lowering CPU kernels: per group, the convolution becomes one GEMM on
-//! `matrixmultiply::sgemm` (f32, its own threading for large products), with the groups run as
-//! rayon tasks. Strided matrix views read the gconv layouts in place; only the im2col matrix
+//! `matrixmultiply::sgemm` (f32, one thread per product), with the groups, and blocks of a few
+//! groups' products, run as rayon tasks. Strided matrix views read the gconv layouts in place; only the im2col matrix
 //! (or, for dgrad, the column gradient) is materialised, in blocks of output pixels that bound
 //! the work buffer. 1×1 unit-stride unpadded problems skip the lowering entirely.
 //!
@@ -134,11 +134,15 @@ fn sgemm(m: usize, k: usize, n: usize, a: MatRef, b: MatRef, beta: f32, c: MatMu
     }
 }
 
+/// Multiply-adds below which a product is not cut into row blocks.
+const SPLIT_MACS: usize = 1 << 18;
+
 /// `C_g = A_g·B_g + beta·C_g` for every group g, with A_g m×k, B_g k×n; `a`, `b`, `c` give
-/// group g's views. Groups run as rayon tasks; each product may also use matrixmultiply's own
-/// thread pool (at most 4 threads, for products of more than about 2^15 elements). Running
-/// groups one at a time on that pool, or cutting products small enough to stay on one thread,
-/// measured no faster on the 2-core development machine.
+/// group g's views. The work runs as rayon tasks only: with fewer groups than about twice the
+/// threads, each group's product is cut along the longer side of C into blocks of rows or
+/// columns (disjoint parts of C), so that a dense layer uses every thread. matrixmultiply's own thread pool is not used: it does not
+/// survive `fork()` (a process forked after a run would wait forever on its first product),
+/// and the rayon pool the caller installs can be replaced in a forked child.
 #[allow(clippy::too_many_arguments)]
 fn grouped_gemm<'a, 'b>(
     groups: usize,
@@ -150,11 +154,43 @@ fn grouped_gemm<'a, 'b>(
     c: impl Fn(usize) -> MatMut + Sync,
     beta: f32,
 ) {
-    let one = |gi: usize| sgemm(m, k, n, a(gi), b(gi), beta, c(gi));
-    if groups == 1 {
+    let tasks = 2 * rayon::current_num_threads();
+    // Cut the longer side of C: rows (of A and C) or columns (of B and C).
+    let long = m.max(n);
+    let parts = if groups >= tasks || m * k * n < SPLIT_MACS {
+        1
+    } else {
+        tasks.div_ceil(groups).min(long.div_ceil(8)).max(1)
+    };
+    let span = long.div_ceil(parts);
+    let one = |task: usize| {
+        let (gi, part) = (task / parts, task % parts);
+        let i0 = part * span;
+        let i1 = (i0 + span).min(long);
+        if i0 >= i1 {
+            return;
+        }
+        let (ag, bg, cg) = (a(gi), b(gi), c(gi));
+        if m >= n {
+            let ab = MatRef {
+                off: ag.off + i0 * ag.rs,
+                ..ag
+            };
+            let cb = cg.at(cg.off + i0 * cg.rs, cg.rs, cg.cs);
+            sgemm(i1 - i0, k, n, ab, bg, beta, cb);
+        } else {
+            let bb = MatRef {
+                off: bg.off + i0 * bg.cs,
+                ..bg
+            };
+            let cb = cg.at(cg.off + i0 * cg.cs, cg.rs, cg.cs);
+            sgemm(m, k, i1 - i0, ag, bb, beta, cb);
+        }
+    };
+    if groups * parts == 1 {
         one(0);
     } else {
-        (0..groups).into_par_iter().for_each(one);
+        (0..groups * parts).into_par_iter().for_each(one);
     }
 }
 
