@@ -36,7 +36,7 @@ pub fn select(choice: BackendChoice) -> Result<Backend> {
         BackendChoice::Auto => {
             match GpuRuntime::new(0) {
                 Ok(rt) => {
-                    eprintln!(
+                    crate::output::note!(
                         "note: --backend auto: using CUDA on {} (sm_{}{})",
                         rt.info().name,
                         rt.info().compute_capability.0,
@@ -45,7 +45,7 @@ pub fn select(choice: BackendChoice) -> Result<Backend> {
                     Ok(Backend::Cuda(rt))
                 }
                 Err(e) => {
-                    eprintln!("note: --backend auto: using the CPU backend because CUDA is not usable: {e}");
+                    crate::output::note!("note: --backend auto: using the CPU backend because CUDA is not usable: {e}");
                     Ok(Backend::Cpu)
                 }
             }

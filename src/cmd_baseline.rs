@@ -32,7 +32,7 @@ pub fn baseline(a: BaselineArgs) -> Result<ExitCode> {
     // The roofline of this device (the H200's when it has no specification).
     let dev = DeviceSpec::of_name_or(&rt.info().name, DeviceSpec::H200);
     let mut exec = CudaExecutor::new(rt);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     writeln!(
         out,
         "problem,cudnn_engine,cudnn_ms,cudnn_roofline_frac,configs_ok,configs_tried"

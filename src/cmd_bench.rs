@@ -65,12 +65,12 @@ pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
     let mut o = sweep_options(&a.run, backend)?;
     o.arch = pool_arch(&configs);
     drop_cut_row(&o)?;
-    eprintln!("note: timing: {}", o.timing.policy().describe());
+    crate::output::note!("note: timing: {}", o.timing.policy().describe());
     let report = run_sweep(&kernels, &problems, &o)?;
     let rows = report.all_rows();
     let target = Target::arch(o.arch);
     let auto = auto_picks(target, families);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     print_bench_table(&mut out, &problems, &rows, &o.device, &auto)?;
     writeln!(out, "rows in {}", report.output.display())?;
     print_failures(&mut out, &rows, report.messages.as_deref())?;

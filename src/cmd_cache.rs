@@ -139,7 +139,7 @@ pub fn build(a: BuildArgs) -> Result<ExitCode> {
             .collect()
     });
     bar.finish_and_clear();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     writeln!(
         out,
         "{} modules for {} {direction} problems: {} compiled, {} already cached, {} failed ({refused} kernel-problem pairs refused by the gate) in {:.1} s on {threads} thread(s)",

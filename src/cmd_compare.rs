@@ -37,7 +37,7 @@ pub fn compare(a: CompareArgs) -> Result<ExitCode> {
     let ra = read_rows(&a.a)?;
     let rb = read_rows(&a.b)?;
     let c = compare_rows(&ra, &rb, a.by_device, a.tolerance);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     writeln!(out, "A = {}\nB = {}", a.a.display(), a.b.display())?;
     writeln!(out, "{c}")?;
     Ok(if c.agrees() {

@@ -35,12 +35,12 @@ pub struct KernelsArgs {
 pub fn kernels(a: KernelsArgs) -> Result<ExitCode> {
     let arch = parse_arch(&a.arch)?;
     let rep = build_instances(&a.config, arch, a.filter.as_deref())?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     if a.list {
         for k in &rep.kernels {
             writeln!(out, "{k}")?;
         }
-        eprintln!("{rep}");
+        crate::output::note!("{rep}");
     } else if let Some(path) = &a.export_json {
         rep.export_json(path)?;
         writeln!(out, "{rep}")?;
@@ -54,7 +54,7 @@ pub fn kernels(a: KernelsArgs) -> Result<ExitCode> {
         writeln!(out, "{rep}")?;
     }
     if rep.kernels.is_empty() {
-        eprintln!("error: the config yields no kernels");
+        crate::output::note!("error: the config yields no kernels");
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

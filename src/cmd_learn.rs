@@ -110,7 +110,7 @@ fn read_all(paths: &[PathBuf], out: &mut impl Write) -> Result<Vec<SweepRow>> {
     for p in paths {
         let (r, tail) = read_rows_lenient(p)?;
         if let Some(t) = tail {
-            eprintln!("note: {}: skipped its cut last row, {t}", p.display());
+            crate::output::note!("note: {}: skipped its cut last row, {t}", p.display());
         }
         writeln!(out, "  {:>7} rows  {}", r.len(), p.display())?;
         rows.extend(r);
@@ -243,7 +243,7 @@ fn print_misses(out: &mut impl Write, outcomes: &[Outcome]) -> Result<()> {
 
 /// Runs `gconv train`.
 pub fn train(a: TrainArgs) -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let mut ds = dataset(&a.data, &mut out)?;
     if let Some(path) = &a.uncovered {
         let keys: String = ds.uncovered.keys().map(|k| format!("{k}\n")).collect();
@@ -316,7 +316,7 @@ pub fn train(a: TrainArgs) -> Result<ExitCode> {
 
 /// Runs `gconv validate`.
 pub fn validate(a: ValidateArgs) -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let model = load(&a.model)?;
     let ds = dataset(&a.oracle, &mut out)?;
     let (unseen, seen): (Vec<Outcome>, Vec<Outcome>) = evaluate(&model, &ds)
@@ -393,7 +393,7 @@ pub fn select(a: SelectArgs) -> Result<ExitCode> {
         );
     }
     if let Err(why) = gconv_learn::select::covers(model, &problem, &target) {
-        eprintln!("note: `auto` would use the rule here: {why}; the ranking below is the model's all the same");
+        crate::output::note!("note: `auto` would use the rule here: {why}; the ranking below is the model's all the same");
     }
     let t = Instant::now();
     let ranking = gconv_learn::select::rank(model, &problem, &target, Families::All);
@@ -421,7 +421,7 @@ pub fn select(a: SelectArgs) -> Result<ExitCode> {
         Families::All,
     ));
     let again = t.elapsed();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     writeln!(
         out,
         "problem {problem}: {} candidates ranked by {which} in {:.0} µs cold, {:.0} µs warm (median of 21); `auto` decides it again in {:.1} µs (the process keeps its decisions)",

@@ -26,7 +26,7 @@ pub struct MergeArgs {
 /// Runs `gconv merge`.
 pub fn merge(a: MergeArgs) -> Result<ExitCode> {
     let r = merge_csvs(&a.inputs, &a.output, a.force)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     for (path, rows) in &r.inputs {
         writeln!(out, "  {rows:>7} rows  {}", path.display())?;
     }

@@ -18,7 +18,7 @@ pub struct ProblemsArgs {
 
 /// Runs `gconv problems`.
 pub fn problems(a: ProblemsArgs) -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     match a.set {
         None => {
             writeln!(out, "{:<28} {:>6}  description", "registry key", "count")?;
@@ -32,7 +32,7 @@ pub fn problems(a: ProblemsArgs) -> Result<ExitCode> {
             for p in &ps {
                 writeln!(out, "{p}")?;
             }
-            eprintln!("{} problems", ps.len());
+            crate::output::note!("{} problems", ps.len());
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -41,7 +41,7 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
     let pair = a.pair.as_deref().map(str::parse::<PairSpec>).transpose()?;
     let (mut rows, tail) = read_rows_lenient(&a.csv)?;
     if let Some(tail) = tail {
-        eprintln!(
+        crate::output::note!(
             "warning: {}: skipped the incomplete last row (cut by an interrupt?), {tail}",
             a.csv.display()
         );
@@ -51,7 +51,7 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
     if let Some(m) = &messages {
         // Messages are an aid; a damaged file only costs the examples.
         if let Err(e) = attach_messages(&mut rows, m) {
-            eprintln!(
+            crate::output::note!(
                 "warning: cannot read the messages of {}: {e:#}",
                 a.csv.display()
             );
@@ -71,7 +71,7 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
         }
         rows.retain(|r| r.device.as_ref().is_none_or(|d| &d.name == want));
     } else if names.len() > 1 {
-        eprintln!(
+        crate::output::note!(
             "note: rows from {} kinds of device ({}); the rankings below mix them (--device NAME keeps one)",
             names.len(),
             names.iter().cloned().collect::<Vec<_>>().join(", ")
@@ -82,7 +82,7 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
     }
     // The rows' own device's roofline (the H200's when unknown or mixed).
     let dev = gconv_tune::csv::rows_device_spec(&rows, &DeviceSpec::H200);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     writeln!(
         out,
         "{}",

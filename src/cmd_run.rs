@@ -93,7 +93,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     check_host_memory(&problem, a.verify, HostMemoryLimit::available())?;
     let in0 = HostTensor::try_random_for(&problem, r0, a.seed)?;
     let in1 = HostTensor::try_random_for(&problem, r1, a.seed)?;
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::output::stdout();
     writeln!(stdout, "problem  {problem}")?;
     let (out, seconds, method) = match &backend {
         Backend::Cpu => {
@@ -122,7 +122,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             // `auto` takes a measured decision of `gconv tune` first, when the cache has one.
             let decisions = match crate::cmd_tune::decisions_path() {
                 Ok(path) => DecisionCache::load(&path).unwrap_or_else(|e| {
-                    eprintln!("warning: the decision cache is not used: {e}");
+                    crate::output::note!("warning: the decision cache is not used: {e}");
                     DecisionCache::default()
                 }),
                 Err(_) => DecisionCache::default(),

@@ -46,7 +46,7 @@ pub struct SweepArgs {
 pub fn sweep(mut a: SweepArgs) -> Result<ExitCode> {
     let arch = parse_arch(&a.arch)?;
     let rep = build_instances(&a.config, arch, a.filter.as_deref())?;
-    eprintln!("{rep}");
+    crate::output::note!("{rep}");
     if a.variant != rep.variant {
         bail!(
             "--variant {} does not match the variant of {} ({})",
@@ -86,9 +86,9 @@ pub fn sweep(mut a: SweepArgs) -> Result<ExitCode> {
     o.arch = arch;
     o.max_kernels = a.max_kernels;
     drop_cut_row(&o)?;
-    eprintln!("note: timing: {}", o.timing.policy().describe());
+    crate::output::note!("note: timing: {}", o.timing.policy().describe());
     let report = run_sweep(&rep.kernels, &problems, &o)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     writeln!(out, "{}", report.summary(3))?;
     writeln!(
         out,

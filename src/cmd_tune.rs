@@ -150,7 +150,7 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
     let mut o = sweep_options(&a.run, backend)?;
     o.arch = Arch::Sm90a;
     drop_cut_row(&o)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     // Per tuned problem: its candidates and its decision (none when no candidate verified).
     let mut decided: Vec<(Problem, Vec<String>, Option<Decision>)> = Vec::new();
     // Problems whose cached decision was measured again beside the model's candidates.
@@ -327,7 +327,7 @@ pub fn decide(a: DecideArgs) -> Result<ExitCode> {
     };
     let mut cache = DecisionCache::load(&path)?;
     let target = Target::H200;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let mut made = Vec::new();
     for p in &problems {
         let (names, measured, pool) = measured_candidates(&rows, p, &target, a.top as usize);

@@ -53,6 +53,6 @@ pub fn worker(a: WorkerArgs) -> Result<ExitCode> {
         let mut exec = gconv_tune::cpu::CpuExecutor::new();
         worker_main(&mut exec, &mut input, &mut output)?
     };
-    eprintln!("worker: {n} jobs done");
+    crate::output::note!("worker: {n} jobs done");
     Ok(ExitCode::SUCCESS)
 }

@@ -23,6 +23,7 @@ mod cmd_sweep;
 mod cmd_tune;
 mod cmd_worker;
 mod dispatch;
+mod output;
 mod selftest;
 mod sweep_args;
 mod sweep_print;
@@ -104,7 +105,7 @@ enum CacheAction {
 }
 
 fn info() -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     match gconv_cuda::nvrtc_version() {
         Ok((major, minor)) => {
             let from = match gconv_cuda::libs::preload(gconv_cuda::libs::CudaLib::Nvrtc) {
@@ -135,7 +136,7 @@ fn cache(a: CacheArgs) -> Result<ExitCode> {
     if let Some(CacheAction::Build(b)) = a.action {
         return cmd_cache::build(b);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let dir = gconv_cuda::cache_dir()?;
     writeln!(out, "cache    {}", dir.display())?;
     if a.clear {
@@ -165,7 +166,7 @@ fn main() -> ExitCode {
     // A GCONV_AUTO that is neither `model` nor `rule` would otherwise turn every `auto` into
     // the rule with only a reason to show for it.
     if let Err(e) = gconv_learn::select::auto_mode() {
-        eprintln!("error: {e}");
+        crate::output::note!("error: {e}");
         return ExitCode::from(2);
     }
     let result: Result<ExitCode> = match cli.command {
@@ -195,7 +196,7 @@ fn main() -> ExitCode {
         // as `grep` and `rg` do.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            crate::output::note!("error: {e:#}");
             ExitCode::from(2)
         }
     }

@@ -224,7 +224,7 @@ impl Tally {
             self.failed += 1;
         }
         if !ok || self.verbose {
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::output::stdout();
             writeln!(out, "{} {line}", if ok { "ok  " } else { "FAIL" })?;
         }
         Ok(())
@@ -255,7 +255,7 @@ pub fn run(a: SelftestArgs) -> Result<ExitCode> {
     if a.gpu {
         let rt = GpuRuntime::new(0)
             .map_err(|e| anyhow::anyhow!("selftest --gpu: the CUDA backend is not usable: {e}"))?;
-        writeln!(std::io::stdout().lock(), "device: {}", rt.info())?;
+        writeln!(crate::output::stdout(), "device: {}", rt.info())?;
         let listed = match &a.config {
             Some(path) => Some(config_kernels(path, gpu_target(&rt).arch)?),
             None => None,
@@ -272,7 +272,7 @@ pub fn run(a: SelftestArgs) -> Result<ExitCode> {
         run_cpu_matrix(a.seed, &Scope::of(&a)?, &mut t)?;
     }
     writeln!(
-        std::io::stdout().lock(),
+        crate::output::stdout(),
         "{} passed, {} failed",
         t.passed,
         t.failed
@@ -411,7 +411,7 @@ fn run_gpu_matrix(
         anyhow::bail!("selftest --config: no kernel of the trait config runs a case of the matrix");
     }
     writeln!(
-        std::io::stdout().lock(),
+        crate::output::stdout(),
         "compiling {} kernels ...",
         jobs.len()
     )?;

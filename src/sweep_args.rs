@@ -137,11 +137,11 @@ pub fn resolve_backend(b: BackendChoice) -> Result<&'static str> {
         }
         BackendChoice::Auto => match gconv_cuda::runtime::probe() {
             Ok(d) => {
-                eprintln!("note: --backend auto: workers use CUDA on {}", d.name);
+                crate::output::note!("note: --backend auto: workers use CUDA on {}", d.name);
                 "cuda"
             }
             Err(e) => {
-                eprintln!("note: --backend auto: workers use the CPU backend because CUDA is not usable: {e}");
+                crate::output::note!("note: --backend auto: workers use the CPU backend because CUDA is not usable: {e}");
                 "cpu"
             }
         },
@@ -239,7 +239,7 @@ pub fn shard_problems(r: &mut RunnerArgs, problems: Vec<Problem>) -> Result<Vec<
     let total = problems.len();
     let mine = resolved.shard.select(problems);
     r.output = resolved.shard.output_path(&r.output);
-    eprintln!(
+    crate::output::note!(
         "note: shard {} from {}: {} of {total} problems; output {}",
         resolved.shard,
         resolved.origin,
@@ -257,7 +257,7 @@ pub fn write_empty_shard(r: &RunnerArgs) -> Result<()> {
     }
     std::fs::write(&r.output, format!("{}\n", gconv_tune::COLUMNS.join(",")))
         .with_context(|| format!("cannot write {}", r.output.display()))?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     writeln!(
         out,
         "this shard owns none of the problems; wrote the header only to {}",
@@ -336,7 +336,7 @@ pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
 pub fn drop_cut_row(o: &SweepOptions) -> Result<()> {
     if o.resume && o.output.exists() {
         if let Some(tail) = drop_partial_tail(&o.output)? {
-            eprintln!(
+            crate::output::note!(
                 "note: --resume: dropped the incomplete last row of {}, {tail}; its pair runs again",
                 o.output.display()
             );
@@ -350,7 +350,7 @@ pub fn keep_direction(ps: Vec<Problem>, d: Direction) -> Vec<Problem> {
     let total = ps.len();
     let kept: Vec<Problem> = ps.into_iter().filter(|p| p.direction == d).collect();
     if kept.len() < total {
-        eprintln!(
+        crate::output::note!(
             "note: {} of {total} problems are not {d} and are left out",
             total - kept.len()
         );

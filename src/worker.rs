@@ -344,7 +344,9 @@ impl CudaExecutor {
             match DeviceComparer::new(&self.rt) {
                 Ok(c) => self.comparer = Some(c),
                 Err(e) => {
-                    eprintln!("worker: device comparison unavailable, comparing on the host: {e}");
+                    crate::output::note!(
+                        "worker: device comparison unavailable, comparing on the host: {e}"
+                    );
                     self.device_compare = false;
                 }
             }
@@ -365,7 +367,7 @@ impl CudaExecutor {
         let c = match comparer.compare(&self.rt, &b.out, dev_ref, tol) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!(
+                crate::output::note!(
                     "worker: the device comparison failed ({e}); comparing on the host from now on"
                 );
                 self.device_compare = false;
@@ -390,7 +392,7 @@ impl CudaExecutor {
             "verified on the host: the device comparison disagreed (device {} failures, max abs {:e}, worst {}; host {} failures, max abs {:e}, worst {}); host comparisons from now on",
             c.failures, c.max_abs_err, c.worst_index, h.failures, h.max_abs_err, h.worst_index
         );
-        eprintln!("worker: {}: {note}", d.problem);
+        crate::output::note!("worker: {}: {note}", d.problem);
         self.device_compare = false;
         Ok((h, note))
     }

@@ -1109,10 +1109,10 @@ impl Model {
             )));
         }
         let mut text = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(booster), &mut text)
+        std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(booster), &mut text)
             .map_err(|e| {
-                LearnError::BadModel(format!("{origin}/{BOOSTER}: not a gzip JSON file: {e}"))
-            })?;
+            LearnError::BadModel(format!("{origin}/{BOOSTER}: not a gzip JSON file: {e}"))
+        })?;
         let booster = GradientBooster::from_json(&text)
             .map_err(|e| LearnError::BadModel(format!("{origin}/{BOOSTER}: {e}")))?;
         Ok(Model {

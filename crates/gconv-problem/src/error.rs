@@ -37,6 +37,14 @@ pub enum ProblemError {
         input: u64,
         pad: u64,
     },
+    /// The stride is longer than the padded input: every stride that long gives the same single
+    /// output, and backward data would have that many stride phases to plan.
+    #[error("stride {stride} along {axis} is longer than the padded input {padded}; any stride from {padded} up gives the one output it gives, so use at most {padded}")]
+    StrideTooLarge {
+        axis: &'static str,
+        stride: u64,
+        padded: u64,
+    },
     /// The output would be empty along an axis.
     #[error("output size along {axis} is {size}, must be at least 1")]
     EmptyOutput { axis: &'static str, size: i64 },

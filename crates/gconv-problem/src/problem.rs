@@ -370,10 +370,12 @@ impl Problem {
     pub fn check_geometry(&self) -> Result<(), ProblemError> {
         for (i, &axis) in AXES.iter().enumerate().skip(3 - self.rank) {
             let ext = checked(
-                (self.filter[i] - 1).checked_mul(self.dilation[i]),
+                (self.filter[i] - 1)
+                    .checked_mul(self.dilation[i])
+                    .and_then(|e| e.checked_add(1)),
                 "X",
                 "filter extent",
-            )? + 1;
+            )?;
             let padded = checked(
                 self.pad[i]
                     .checked_mul(2)
@@ -388,6 +390,13 @@ impl Problem {
                     padded,
                     input: self.input[i],
                     pad: self.pad[i],
+                });
+            }
+            if self.stride[i] > padded {
+                return Err(ProblemError::StrideTooLarge {
+                    axis,
+                    stride: self.stride[i],
+                    padded,
                 });
             }
             // ext <= padded guarantees at least one output.
@@ -759,6 +768,38 @@ mod tests {
         );
         let msg = e.to_string();
         assert!(msg.contains("C=16") && msg.contains("G=3"), "{msg}");
+    }
+
+    #[test]
+    fn a_filter_extent_of_exactly_two_to_the_64_is_refused_not_wrapped() {
+        // (4 − 1) · d + 1 = 2^64 for d = (2^64 − 1) / 3: the +1 wrapped to 0 and the key was
+        // accepted with an output larger than its input.
+        let key = "fwd_f32_n1_g1_c1_k1_i8_f4_s1_p0_d6148914691236517205";
+        let e = key.parse::<Problem>().unwrap_err();
+        assert!(e.to_string().contains("filter extent"), "{e}");
+    }
+
+    #[test]
+    fn strides_longer_than_the_padded_input_are_refused() {
+        let e = "dgrad_bf16_n1_g1_c8_k8_i1_f1_s1000000000000000000_p0_d1"
+            .parse::<Problem>()
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ProblemError::StrideTooLarge {
+                    stride: 1_000_000_000_000_000_000,
+                    padded: 1,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // As long as the padded input is allowed (one output).
+        let p: Problem = "fwd_f32_n1_g1_c1_k1_i5x5_f3x3_s7x7_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        assert_eq!(p.output(), [1, 1, 1]);
     }
 
     #[test]

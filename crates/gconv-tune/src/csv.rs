@@ -546,13 +546,16 @@ pub fn read_csv_bytes(path: &Path) -> Result<Vec<u8>, TuneError> {
         return Ok(raw);
     }
     let mut out = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(raw.as_slice()), &mut out)
-        .map_err(|e| {
-            TuneError::io(
-                path,
-                std::io::Error::new(e.kind(), format!("not a readable gzip file: {e}")),
-            )
-        })?;
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(raw.as_slice()),
+        &mut out,
+    )
+    .map_err(|e| {
+        TuneError::io(
+            path,
+            std::io::Error::new(e.kind(), format!("not a readable gzip file: {e}")),
+        )
+    })?;
     Ok(out)
 }
 
@@ -1061,6 +1064,26 @@ mod tests {
         assert_eq!(read_rows_lenient(&gz).unwrap().0.len(), 1);
         assert!(CsvWriter::append(&gz, DeviceSpec::H200).is_err());
         assert!(CsvWriter::create(&dir.path().join("b.csv.gz"), DeviceSpec::H200).is_err());
+        // A file gzipped in pieces (`cat a.gz b.gz`) is read whole, not cut after its first
+        // member.
+        {
+            let mut w = CsvWriter::append(&plain, DeviceSpec::H200).unwrap();
+            w.write_row(&row("k2", key, Status::Ok, Some(0.25)))
+                .unwrap();
+        }
+        let text = std::fs::read(&plain).unwrap();
+        let cut = text.iter().rposition(|&b| b == b'\n').unwrap();
+        let cut = text[..cut].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+        let members = dir.path().join("members.csv.gz");
+        let mut out = std::fs::File::create(&members).unwrap();
+        for piece in [&text[..cut], &text[cut..]] {
+            let mut enc = flate2::write::GzEncoder::new(&mut out, flate2::Compression::default());
+            std::io::Write::write_all(&mut enc, piece).unwrap();
+            enc.finish().unwrap();
+        }
+        drop(out);
+        assert_eq!(read_rows(&members).unwrap().len(), 2);
+        assert_eq!(read_rows(&members).unwrap(), read_rows(&plain).unwrap());
         // A .gz that is not gzip is an error naming the file.
         std::fs::copy(&plain, dir.path().join("fake.csv.gz")).unwrap();
         let e = read_rows(&dir.path().join("fake.csv.gz")).unwrap_err();

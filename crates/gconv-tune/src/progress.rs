@@ -6,6 +6,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -64,7 +65,9 @@ impl Progress {
         self.bar.inc(n);
         if let Some(p) = &self.plain {
             if let Some(line) = p.advance(n) {
-                eprintln!("{line}");
+                // A closed standard error (`… 2>&1 | head`) ends the lines, not the work
+                // (`eprintln!` would panic).
+                let _ = writeln!(std::io::stderr(), "{line}");
             }
         }
     }
