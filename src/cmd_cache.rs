@@ -107,10 +107,22 @@ pub fn build(a: BuildArgs) -> Result<ExitCode> {
             jobs.push(("ref".into(), *p, GpuKernel::Reference));
         }
     }
-    let threads = a.workers.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |w| w as usize,
-    );
+    // What this command is for is the stored entries: a cache directory that cannot be
+    // written is one error up front, not a "compiled" count with nothing stored.
+    let dir = gconv_cuda::cache_dir()?;
+    let probe = dir.join(format!(".write-probe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&probe, b""))
+        .with_context(|| format!("the compile cache {} cannot be written", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = a.workers.map_or(cpus, |w| w as usize);
+    if threads == 0 || threads > 4 * cpus.max(64) {
+        bail!(
+            "--workers {threads}: 1 to {} compile threads on this machine of {cpus} CPUs",
+            4 * cpus.max(64)
+        );
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -129,6 +141,9 @@ pub fn build(a: BuildArgs) -> Result<ExitCode> {
                         hits.fetch_add(1, Ordering::Relaxed);
                         None
                     }
+                    Ok((_, CacheHit::NotStored { reason })) => Some(format!(
+                        "{name} on {p}: compiled but not stored in the cache: {reason}"
+                    )),
                     Ok(_) => {
                         compiled.fetch_add(1, Ordering::Relaxed);
                         None

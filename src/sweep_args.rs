@@ -286,6 +286,11 @@ pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
         .unwrap_or(8);
     let compile_threads = match r.workers {
         Some(0) => bail!("--workers must be at least 1"),
+        // Each worker process starts a pool of this many compile threads.
+        Some(n) if n > 4 * cpus.max(64) => bail!(
+            "--workers {n}: at most {} compile threads per worker on this machine of {cpus} CPUs",
+            4 * cpus.max(64)
+        ),
         Some(n) => n,
         None => (cpus / devices.len()).max(1),
     };

@@ -902,6 +902,43 @@ fn the_slurm_example_shards_a_sweep_and_merges_it_like_one_run() {
 /// a measured oracle with the unseen geometries apart, `select` ranks the pool with the reasons
 /// for refusals; bad input exits 2.
 #[test]
+fn train_options_out_of_range_are_refused_by_name() {
+    for (option, value) in [
+        ("--learning-rate", "NaN"),
+        ("--learning-rate=-0.1", ""),
+        ("--top-weight", "NaN"),
+        ("--label-cap", "inf"),
+        ("--trees", "0"),
+        ("--depth", "0"),
+        ("--subsample", "2"),
+        ("--colsample", "0"),
+        ("--folds", "4294967295"),
+    ] {
+        let o = gconv(
+            &[
+                "train",
+                "--data",
+                "data/oracle/h200/wgrad_2d.shard-0-of-8.csv.gz",
+                "--output",
+                "/nonexistent/model",
+                option,
+            ]
+            .into_iter()
+            .chain((!value.is_empty()).then_some(value))
+            .collect::<Vec<_>>(),
+        );
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{option} {value}: {t}");
+        let named = option.split('=').next().unwrap_or(option);
+        let named = if named == "--folds" { "folds" } else { named };
+        assert!(
+            t.contains(named) && !t.contains("panicked"),
+            "{option} {value}: {t}"
+        );
+    }
+}
+
+#[test]
 fn train_validate_and_select_run_on_committed_data() {
     let dir = tempfile::tempdir().expect("temp dir");
     let model = dir.path().join("model");

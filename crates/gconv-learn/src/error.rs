@@ -8,6 +8,9 @@ pub enum LearnError {
     /// Nothing to train on or to evaluate.
     #[error("no data: {0}")]
     NoData(String),
+    /// A training option outside its range (the message names it).
+    #[error("training option {0}")]
+    Option(String),
     /// The tree library refused.
     #[error("model: {0}")]
     Model(String),

@@ -188,9 +188,22 @@ pub fn cross_validate(
     folds: u32,
     options: TrainOptions,
 ) -> Result<Vec<Outcome>, LearnError> {
+    options.check()?;
     if folds < 2 {
         return Err(LearnError::NoData(format!(
             "cross-validation needs at least 2 folds, not {folds}"
+        )));
+    }
+    // A fold per problem geometry at most (more would be empty folds, one training each).
+    let geometries = ds
+        .problems
+        .values()
+        .map(|s| geometry_key(&s[0].problem))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    if folds as usize > geometries {
+        return Err(LearnError::NoData(format!(
+            "{folds} folds over {geometries} problem geometries; give at most {geometries}"
         )));
     }
     let fold_of = |s: &Sample| (key_hash(&geometry_key(&s.problem)) % u64::from(folds)) as u32;

@@ -80,6 +80,59 @@ fn one_f64() -> f64 {
     1.0
 }
 
+impl TrainOptions {
+    /// Every option in its range, or the first that is not (named as `gconv train` spells it):
+    /// a NaN or a negative rate trains nothing useful and a NaN would not even be saved.
+    pub fn check(&self) -> Result<(), LearnError> {
+        let bad = |what: String| Err(LearnError::Option(what));
+        if !(1..=100_000).contains(&self.trees) {
+            return bad(format!("--trees {}: 1 to 100000", self.trees));
+        }
+        if !(1..=16).contains(&self.max_depth) {
+            return bad(format!("--depth {}: 1 to 16", self.max_depth));
+        }
+        if !(self.learning_rate > 0.0 && self.learning_rate <= 1.0) {
+            return bad(format!(
+                "--learning-rate {}: above 0, at most 1",
+                self.learning_rate
+            ));
+        }
+        if !(self.top_weight >= 0.0 && self.top_weight.is_finite()) {
+            return bad(format!(
+                "--top-weight {}: 0 or more, finite",
+                self.top_weight
+            ));
+        }
+        if !(self.label_cap >= 0.0 && self.label_cap.is_finite()) {
+            return bad(format!(
+                "--label-cap {}: 0 (no cap) or more, finite",
+                self.label_cap
+            ));
+        }
+        if !(self.subsample > 0.0 && self.subsample <= 1.0) {
+            return bad(format!(
+                "--subsample {}: above 0, at most 1",
+                self.subsample
+            ));
+        }
+        if !(self.colsample > 0.0 && self.colsample <= 1.0) {
+            return bad(format!(
+                "--colsample {}: above 0, at most 1",
+                self.colsample
+            ));
+        }
+        if !(self.min_leaf_weight >= 0.0 && self.min_leaf_weight.is_finite())
+            || !(self.l2 >= 0.0 && self.l2.is_finite())
+        {
+            return bad(format!(
+                "min_leaf_weight {} / l2 {}: 0 or more, finite",
+                self.min_leaf_weight, self.l2
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
@@ -151,6 +204,56 @@ fn splits_on_dtype(b: &GradientBooster) -> bool {
             .iter()
             .any(|nd| !nd.is_leaf && dtype_columns.contains(&nd.split_feature))
     })
+}
+
+/// The trees a model predicts with are whole: at least one, each with a node; every inner
+/// node splits on a feature of [`FEATURES`] and has its children after it in its tree (so a
+/// walk ends), every leaf value and the base score are finite. A damaged file that still parses
+/// as JSON would otherwise rank every candidate alike.
+fn check_trees(b: &GradientBooster) -> Result<(), String> {
+    let n = b
+        .prediction_iteration
+        .unwrap_or(b.trees.len())
+        .min(b.trees.len());
+    if n == 0 {
+        return Err("no trees".into());
+    }
+    if !b.base_score.is_finite() {
+        return Err(format!("base score {}", b.base_score));
+    }
+    for (t, tree) in b.trees[..n].iter().enumerate() {
+        if tree.nodes.is_empty() {
+            return Err(format!("tree {t} has no node"));
+        }
+        let len = tree.nodes.len();
+        for (i, nd) in tree.nodes.iter().enumerate() {
+            if nd.is_leaf {
+                if !nd.weight_value.is_finite() {
+                    return Err(format!("tree {t} leaf {i}: value {}", nd.weight_value));
+                }
+                continue;
+            }
+            if nd.split_feature >= FEATURES.len() {
+                return Err(format!(
+                    "tree {t} node {i}: feature {} of {}",
+                    nd.split_feature,
+                    FEATURES.len()
+                ));
+            }
+            for (what, c) in [
+                ("left", nd.left_child),
+                ("right", nd.right_child),
+                ("missing", nd.missing_node),
+            ] {
+                if c <= i || c >= len {
+                    return Err(format!(
+                        "tree {t} node {i}: {what} child {c} (a tree of {len} nodes)"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One node of a forust tree, as [`Forest::walk`] reads it.
@@ -916,6 +1019,7 @@ fn column_major(rows: &[&[f64]]) -> Vec<f64> {
 impl Model {
     /// Trains on `samples` (at least one).
     pub fn train(samples: &[&Sample], options: TrainOptions) -> Result<Model, LearnError> {
+        options.check()?;
         if samples.is_empty() {
             return Err(LearnError::NoData("no samples to train on".into()));
         }
@@ -1115,6 +1219,8 @@ impl Model {
         })?;
         let booster = GradientBooster::from_json(&text)
             .map_err(|e| LearnError::BadModel(format!("{origin}/{BOOSTER}: {e}")))?;
+        check_trees(&booster)
+            .map_err(|e| LearnError::BadModel(format!("{origin}/{BOOSTER}: {e}")))?;
         Ok(Model {
             forest: Forest::of(&booster),
             splits_on_dtype: splits_on_dtype(&booster),
@@ -1128,6 +1234,45 @@ impl Model {
 mod tests {
     use super::*;
     use gconv_kernels::Target;
+
+    /// A booster that parses but is damaged is refused by name, not ranked flat.
+    #[test]
+    fn damaged_trees_are_refused_when_loaded() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/h200");
+        let meta = std::fs::read(format!("{root}/meta.json")).unwrap();
+        let gz = std::fs::read(format!("{root}/{BOOSTER}")).unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz.as_slice()), &mut text)
+            .unwrap();
+        let good: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let load = |v: &serde_json::Value| {
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut enc, v.to_string().as_bytes()).unwrap();
+            Model::from_bytes(&meta, &enc.finish().unwrap(), "test")
+        };
+        assert!(load(&good).is_ok());
+        let damaged: [(&str, fn(&mut serde_json::Value)); 5] = [
+            ("left child 0", |v| {
+                v["trees"][3]["nodes"][0]["left_child"] = 0.into()
+            }),
+            ("feature 64", |v| {
+                v["trees"][0]["nodes"][0]["split_feature"] = 64.into()
+            }),
+            ("right child 99999", |v| {
+                v["trees"][1]["nodes"][2]["right_child"] = 99999.into()
+            }),
+            ("no trees", |v| v["trees"] = serde_json::json!([])),
+            ("has no node", |v| {
+                v["trees"][5]["nodes"] = serde_json::json!([])
+            }),
+        ];
+        for (want, damage) in damaged {
+            let mut v = good.clone();
+            damage(&mut v);
+            let e = load(&v).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains(want), "{want}: {e}");
+        }
+    }
 
     /// `total_order` orders values as `f64::total_cmp` does: ±0, ±∞, NaNs of both signs,
     /// subnormals, and every pair of them.

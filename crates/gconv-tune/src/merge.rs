@@ -10,7 +10,8 @@
 //! no half-written CSV.
 
 use crate::csv::{
-    messages_path, parse_rows, read_csv_bytes, split_partial_tail, DeviceTag, SweepRow, COLUMNS,
+    is_gzip, messages_path, parse_rows, read_csv_bytes, split_partial_tail, DeviceTag, SweepRow,
+    COLUMNS,
 };
 use crate::error::TuneError;
 use std::collections::{BTreeSet, HashMap};
@@ -101,7 +102,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory.
+/// Writes `text` to `path` through a temporary file in the same directory, gzip-compressed
+/// when the name ends in `.gz` (what the readers expect of such a name).
 fn write_atomic(path: &Path, text: &str) -> Result<(), TuneError> {
     let dir = path
         .parent()
@@ -114,7 +116,13 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), TuneError> {
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let r = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
+        if is_gzip(path) {
+            let mut gz = flate2::write::GzEncoder::new(&mut f, flate2::Compression::default());
+            gz.write_all(text.as_bytes())?;
+            gz.finish()?;
+        } else {
+            f.write_all(text.as_bytes())?;
+        }
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -312,6 +320,11 @@ mod tests {
         let e = merge_csvs(&[a.clone(), b.clone()], &out, false).unwrap_err();
         assert!(e.to_string().contains("--force"), "{e}");
         merge_csvs(&[a.clone(), b.clone()], &out, true).unwrap();
+        // A `.gz` output is gzip, read back as the plain one.
+        let gz = dir.path().join("s.csv.gz");
+        merge_csvs(&[a.clone(), b.clone()], &gz, false).unwrap();
+        assert_eq!(std::fs::read(&gz).unwrap()[..2], [0x1f, 0x8b]);
+        assert_eq!(read_rows(&gz).unwrap(), want);
         // The same pair on two different devices is two rows, not a conflict.
         let c = dir.path().join("c.csv");
         write(&c, &[row("k1", P1, Some(1))]);
