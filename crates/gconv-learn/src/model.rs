@@ -121,9 +121,8 @@ impl TrainOptions {
                 self.colsample
             ));
         }
-        if !(self.min_leaf_weight >= 0.0 && self.min_leaf_weight.is_finite())
-            || !(self.l2 >= 0.0 && self.l2.is_finite())
-        {
+        let non_negative = |v: f32| v >= 0.0 && v.is_finite();
+        if !(non_negative(self.min_leaf_weight) && non_negative(self.l2)) {
             return bad(format!(
                 "min_leaf_weight {} / l2 {}: 0 or more, finite",
                 self.min_leaf_weight, self.l2
