@@ -1250,7 +1250,8 @@ mod tests {
             Model::from_bytes(&meta, &enc.finish().unwrap(), "test")
         };
         assert!(load(&good).is_ok());
-        let damaged: [(&str, fn(&mut serde_json::Value)); 5] = [
+        type Damage = fn(&mut serde_json::Value);
+        let damaged: [(&str, Damage); 5] = [
             ("left child 0", |v| {
                 v["trees"][3]["nodes"][0]["left_child"] = 0.into()
             }),
