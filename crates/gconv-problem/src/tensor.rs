@@ -207,6 +207,19 @@ impl HostTensor {
         }
     }
 
+    /// [`HostTensor::to_bytes`] into a buffer reserved first, so that one that cannot be
+    /// allocated is an error for the caller (the Python runner's output) and not an abort.
+    pub fn try_to_bytes(&self) -> Result<Vec<u8>, std::collections::TryReserveError> {
+        let mut out = Vec::new();
+        out.try_reserve_exact(self.len() * self.dtype().size_bytes() as usize)?;
+        match &self.data {
+            TensorData::F32(v) => out.extend(v.iter().flat_map(|x| x.to_le_bytes())),
+            TensorData::F16(v) => out.extend(v.iter().flat_map(|x| x.to_le_bytes())),
+            TensorData::Bf16(v) => out.extend(v.iter().flat_map(|x| x.to_le_bytes())),
+        }
+        Ok(out)
+    }
+
     /// From raw little-endian bytes; `None` when the length is not a multiple of the element size.
     pub fn from_bytes(dtype: DType, bytes: &[u8]) -> Option<HostTensor> {
         let es = dtype.size_bytes() as usize;

@@ -329,7 +329,14 @@ impl Runner {
     /// [`Runner::run`] on raw little-endian bytes of the problem's dtype.
     pub fn run_bytes(&self, a: &[u8], b: &[u8]) -> Result<Vec<u8>, RunnerError> {
         let (x, y) = (self.tensor(0, a)?, self.tensor(1, b)?);
-        Ok(self.run(&x, &y)?.to_bytes())
+        let out = self.run(&x, &y)?;
+        out.try_to_bytes().map_err(|e| {
+            RunnerError::Run(format!(
+                "{}: cannot allocate the output's {} bytes: {e}",
+                self.problem,
+                out.len() * self.problem.dtype.size_bytes() as usize
+            ))
+        })
     }
 
     /// Times `runs` whole runs after one warm-up (wall clock; the CPU backend's figure, as
