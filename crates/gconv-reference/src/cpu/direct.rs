@@ -232,9 +232,14 @@ fn wgrad_row(
     }
 }
 
-/// Backward weight into `dw`: the Y rows are split among tasks, each summing into its own
-/// f32 partial (one row at a time into a fresh row buffer, then added, which keeps the f32
-/// summation error small), and the partials are added at the end.
+/// Floats the backward weight's per-task buffers may take together (1 GiB).
+const WGRAD_PARTIALS: usize = 1 << 28;
+
+/// Backward weight into `dw`: the Y rows are split into one run per thread (fewer where the
+/// runs' buffers would pass [`WGRAD_PARTIALS`]), each summing into its own f32 partial (one row
+/// at a time into a fresh row buffer, then added, which keeps the f32 summation error small),
+/// and the partials are added at the end in run order. Each run holds two dW-sized buffers, so
+/// memory is bounded by the thread count, not by how rayon splits the rows.
 ///
 /// `acc[t][kk][cc][g] = Σ_{n, o} Xt[i(o,t)][cc][g] · dYt[o][kk][g]`.
 pub(crate) fn wgrad(g: &Geom, x: &[f32], dy: &[f32], dw: &mut [f32], skip_last_tap: bool) {
@@ -243,31 +248,33 @@ pub(crate) fn wgrad(g: &Geom, x: &[f32], dy: &[f32], dw: &mut [f32], skip_last_t
     let size = dw.len();
     let last = last_tap(g, skip_last_tap);
     let rows = g.n * g.output[0] * g.output[1];
-    let min_len = (rows / (8 * rayon::current_num_threads())).max(1);
-    let total = (0..rows)
+    let runs = rayon::current_num_threads()
+        .min(WGRAD_PARTIALS / (2 * size).max(1))
+        .min(rows)
+        .max(1);
+    let per = rows.div_ceil(runs);
+    let partials: Vec<Vec<f32>> = (0..runs)
         .into_par_iter()
-        .with_min_len(min_len)
-        .fold(
-            || (vec![0.0f32; size], vec![0.0f32; size], Vec::new()),
-            |(mut tot, mut rowacc, mut pairs), row| {
+        .map(|run| {
+            let (mut tot, mut rowacc, mut pairs) =
+                (vec![0.0f32; size], vec![0.0f32; size], Vec::new());
+            for row in run * per..((run + 1) * per).min(rows) {
                 rowacc.fill(0.0);
                 wgrad_row(g, &xt, &dyt, row, &mut rowacc, &mut pairs, last);
                 for (a, r) in tot.iter_mut().zip(&rowacc) {
                     *a += r;
                 }
-                (tot, rowacc, pairs)
-            },
-        )
-        .map(|(tot, _, _)| tot)
-        .reduce(
-            || vec![0.0f32; size],
-            |mut a, b| {
-                for (s, v) in a.iter_mut().zip(&b) {
-                    *s += v;
-                }
-                a
-            },
-        );
+            }
+            tot
+        })
+        .collect();
+    let mut partials = partials.into_iter();
+    let mut total = partials.next().unwrap_or_else(|| vec![0.0f32; size]);
+    for p in partials {
+        for (s, v) in total.iter_mut().zip(&p) {
+            *s += v;
+        }
+    }
     // `total` is T,K/G,C/G,G; dW is G,K/G,T,C/G.
     for gi in 0..g.g {
         for kk in 0..g.kpg {
