@@ -1,8 +1,9 @@
 //! The lowering CPU kernels: per group, the convolution becomes one GEMM on
 //! `matrixmultiply::sgemm` (f32, one thread per product), with the groups, and blocks of a few
-//! groups' products, run as rayon tasks. Strided matrix views read the gconv layouts in place; only the im2col matrix
-//! (or, for dgrad, the column gradient) is materialised, in blocks of output pixels that bound
-//! the work buffer. 1×1 unit-stride unpadded problems skip the lowering entirely.
+//! groups' products, run as rayon tasks. Strided matrix views read the gconv layouts in place;
+//! only the im2col matrix (or, for dgrad, the column gradient) is materialised, in blocks of
+//! output pixels that bound the work buffer. 1×1 unit-stride unpadded problems skip the
+//! lowering entirely.
 //!
 //! - fwd:   `Y_g[M, K/G]     = col_g[M, T·C/G] · W_gᵀ`            (M = N·Do·Ho·Wo)
 //! - dgrad: `dcol_g[M, T·C/G] = dY_g[M, K/G] · W_g`, then col2im adds dcol into dX
@@ -41,8 +42,9 @@ struct MatMut {
 }
 
 // SAFETY: a `MatMut` is only a pointer and bounds; the functions of this module hand copies to
-// concurrent tasks only when those tasks write disjoint elements (distinct groups or distinct
-// channel ranges) of a buffer that outlives the tasks and is not otherwise accessed meanwhile.
+// concurrent tasks only when those tasks write disjoint elements (distinct groups, distinct
+// row or column blocks of one group's product, or distinct channel ranges) of a buffer that
+// outlives the tasks and is not otherwise accessed meanwhile.
 unsafe impl Send for MatMut {}
 // SAFETY: as above; shared references to a `MatMut` only copy its fields.
 unsafe impl Sync for MatMut {}
@@ -134,15 +136,16 @@ fn sgemm(m: usize, k: usize, n: usize, a: MatRef, b: MatRef, beta: f32, c: MatMu
     }
 }
 
-/// Multiply-adds below which a product is not cut into row blocks.
+/// Multiply-adds below which a product is not cut into blocks.
 const SPLIT_MACS: usize = 1 << 18;
 
 /// `C_g = A_g·B_g + beta·C_g` for every group g, with A_g m×k, B_g k×n; `a`, `b`, `c` give
 /// group g's views. The work runs as rayon tasks only: with fewer groups than about twice the
 /// threads, each group's product is cut along the longer side of C into blocks of rows or
-/// columns (disjoint parts of C), so that a dense layer uses every thread. matrixmultiply's own thread pool is not used: it does not
-/// survive `fork()` (a process forked after a run would wait forever on its first product),
-/// and the rayon pool the caller installs can be replaced in a forked child.
+/// columns (disjoint parts of C), so that a dense layer uses every thread. matrixmultiply's
+/// own thread pool is not used: it does not survive `fork()` (a process forked after a run
+/// would wait forever on its first product), and the rayon pool the caller installs can be
+/// replaced in a forked child.
 #[allow(clippy::too_many_arguments)]
 fn grouped_gemm<'a, 'b>(
     groups: usize,
