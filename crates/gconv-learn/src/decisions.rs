@@ -149,12 +149,12 @@ impl DecisionCache {
     /// file to save to (what the binary ships: [`crate::select::shipped_decisions`]).
     pub fn from_bytes(bytes: &[u8], origin: &str) -> Result<DecisionCache, LearnError> {
         let body: FileBody = serde_json::from_slice(bytes).map_err(|e| {
-            LearnError::BadModel(format!(
+            LearnError::BadDecisions(format!(
                 "{origin}: not a gconv decision cache ({e}); move it away or pass another file"
             ))
         })?;
         if body.format != FORMAT {
-            return Err(LearnError::BadModel(format!(
+            return Err(LearnError::BadDecisions(format!(
                 "{origin}: decision cache format {} (this gconv reads format {FORMAT})",
                 body.format
             )));

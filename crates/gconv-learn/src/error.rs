@@ -17,6 +17,9 @@ pub enum LearnError {
     /// A model directory that cannot be used.
     #[error("unusable model: {0}")]
     BadModel(String),
+    /// A decision cache file that cannot be used.
+    #[error("unusable decision cache: {0}")]
+    BadDecisions(String),
     /// A file could not be read or written.
     #[error("{}", path.display())]
     Io {
