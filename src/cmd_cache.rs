@@ -11,7 +11,7 @@
 //! problems) is compiled too unless `--no-reference`.
 
 use crate::cmd_bench::pool_configs;
-use crate::sweep_args::{keep_direction, parse_arch};
+use crate::sweep_args::{check_compile_threads, keep_direction, parse_arch};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gconv_cuda::nvrtc::CompileOptions;
@@ -116,13 +116,7 @@ pub fn build(a: BuildArgs) -> Result<ExitCode> {
         .with_context(|| format!("the compile cache {} cannot be written", dir.display()))?;
     let _ = std::fs::remove_file(&probe);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = a.workers.map_or(cpus, |w| w as usize);
-    if threads == 0 || threads > 4 * cpus.max(64) {
-        bail!(
-            "--workers {threads}: 1 to {} compile threads on this machine of {cpus} CPUs",
-            4 * cpus.max(64)
-        );
-    }
+    let threads = check_compile_threads(a.workers.map_or(cpus, |w| w as usize), cpus)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

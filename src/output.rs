@@ -20,11 +20,12 @@ pub fn stdout() -> Out {
 }
 
 impl Out {
-    fn guard(&mut self, r: std::io::Result<()>) -> std::io::Result<()> {
+    /// `r`, or `dropped` once the reader has gone (and every later write is dropped).
+    fn guard<T>(&mut self, r: std::io::Result<T>, dropped: T) -> std::io::Result<T> {
         match r {
             Err(e) if e.kind() == ErrorKind::BrokenPipe => {
                 self.closed = true;
-                Ok(())
+                Ok(dropped)
             }
             r => r,
         }
@@ -36,13 +37,8 @@ impl Write for Out {
         if self.closed {
             return Ok(buf.len());
         }
-        match self.inner.write(buf) {
-            Err(e) if e.kind() == ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(buf.len())
-            }
-            r => r,
-        }
+        let r = self.inner.write(buf);
+        self.guard(r, buf.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -50,7 +46,7 @@ impl Write for Out {
             return Ok(());
         }
         let r = self.inner.flush();
-        self.guard(r)
+        self.guard(r, ())
     }
 }
 

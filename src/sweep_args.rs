@@ -266,6 +266,16 @@ pub fn write_empty_shard(r: &RunnerArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--workers`: compile threads, 1 to 4 × max(`cpus`, 64) (a pool of 100,000 threads takes
+/// minutes to start and the machine's memory with it).
+pub fn check_compile_threads(n: usize, cpus: usize) -> Result<usize> {
+    let most = 4 * cpus.max(64);
+    if n == 0 || n > most {
+        bail!("--workers {n}: 1 to {most} compile threads on this machine of {cpus} CPUs");
+    }
+    Ok(n)
+}
+
 /// The sweep options of the runner arguments, for workers of this backend.
 pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
     if r.batch_size == 0 {
@@ -285,13 +295,8 @@ pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
         .map(|n| n.get())
         .unwrap_or(8);
     let compile_threads = match r.workers {
-        Some(0) => bail!("--workers must be at least 1"),
         // Each worker process starts a pool of this many compile threads.
-        Some(n) if n > 4 * cpus.max(64) => bail!(
-            "--workers {n}: at most {} compile threads per worker on this machine of {cpus} CPUs",
-            4 * cpus.max(64)
-        ),
-        Some(n) => n,
+        Some(n) => check_compile_threads(n, cpus)?,
         None => (cpus / devices.len()).max(1),
     };
     let exe = std::env::current_exe().context("cannot locate the gconv executable for workers")?;

@@ -85,9 +85,14 @@ def _int(value, name: str) -> int:
     return v
 
 
+def _is_sequence(value) -> bool:
+    """A list, tuple or array of values (a string is not a sequence of integers)."""
+    return hasattr(value, "__iter__") and not isinstance(value, (str, bytes))
+
+
 def _ints(value, name: str) -> list[int]:
     """A per-axis field given as a sequence of integers."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+    if not _is_sequence(value):
         raise TypeError(
             f"{name}: expected a sequence of integers, got {type(value).__name__} {value!r}"
         )
@@ -95,7 +100,7 @@ def _ints(value, name: str) -> list[int]:
 
 
 def _spatial(value: _Ints, rank: int, name: str) -> list[int]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+    if not _is_sequence(value):
         return [_int(value, name)] * rank
     v = _ints(value, name)
     if len(v) != rank:

@@ -186,6 +186,15 @@ pub struct Model {
     pub meta: ModelMeta,
 }
 
+/// The trees `b` predicts with: those up to its prediction iteration (all without one).
+fn predicting(b: &GradientBooster) -> &[forust_ml::tree::Tree] {
+    let n = b
+        .prediction_iteration
+        .unwrap_or(b.trees.len())
+        .min(b.trees.len());
+    &b.trees[..n]
+}
+
 /// Does some tree of `b` (its trees up to the prediction iteration) split on a dtype column?
 fn splits_on_dtype(b: &GradientBooster) -> bool {
     let dtype_columns: Vec<usize> = FEATURES
@@ -194,11 +203,7 @@ fn splits_on_dtype(b: &GradientBooster) -> bool {
         .filter(|(_, f)| *f == "p_dtype" || *f == "k_dtype")
         .map(|(i, _)| i)
         .collect();
-    let n = b
-        .prediction_iteration
-        .unwrap_or(b.trees.len())
-        .min(b.trees.len());
-    b.trees[..n].iter().any(|t| {
+    predicting(b).iter().any(|t| {
         t.nodes
             .iter()
             .any(|nd| !nd.is_leaf && dtype_columns.contains(&nd.split_feature))
@@ -210,17 +215,14 @@ fn splits_on_dtype(b: &GradientBooster) -> bool {
 /// walk ends), every leaf value and the base score are finite. A damaged file that still parses
 /// as JSON would otherwise rank every candidate alike.
 fn check_trees(b: &GradientBooster) -> Result<(), String> {
-    let n = b
-        .prediction_iteration
-        .unwrap_or(b.trees.len())
-        .min(b.trees.len());
-    if n == 0 {
+    let trees = predicting(b);
+    if trees.is_empty() {
         return Err("no trees".into());
     }
     if !b.base_score.is_finite() {
         return Err(format!("base score {}", b.base_score));
     }
-    for (t, tree) in b.trees[..n].iter().enumerate() {
+    for (t, tree) in trees.iter().enumerate() {
         if tree.nodes.is_empty() {
             return Err(format!("tree {t} has no node"));
         }
@@ -702,11 +704,7 @@ fn extent(values: &[f64]) -> (f64, f64) {
 
 impl Forest {
     fn of(b: &GradientBooster) -> Forest {
-        let n = b
-            .prediction_iteration
-            .unwrap_or(b.trees.len())
-            .min(b.trees.len());
-        let trees: Vec<Vec<FlatNode>> = b.trees[..n]
+        let trees: Vec<Vec<FlatNode>> = predicting(b)
             .iter()
             .map(|t| {
                 t.nodes

@@ -198,16 +198,19 @@ impl HostTensor {
         }
     }
 
-    /// Raw little-endian bytes (for device upload).
+    /// Raw little-endian bytes (for device upload); a buffer that cannot be allocated aborts,
+    /// as any allocation does ([`HostTensor::try_to_bytes`] returns the error instead).
     pub fn to_bytes(&self) -> Vec<u8> {
-        match &self.data {
-            TensorData::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            TensorData::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            TensorData::Bf16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        }
+        let bytes = self.len() * self.dtype().size_bytes() as usize;
+        self.try_to_bytes().unwrap_or_else(|_| {
+            std::alloc::handle_alloc_error(
+                std::alloc::Layout::from_size_align(bytes, 1)
+                    .unwrap_or(std::alloc::Layout::new::<u8>()),
+            )
+        })
     }
 
-    /// [`HostTensor::to_bytes`] into a buffer reserved first, so that one that cannot be
+    /// Raw little-endian bytes into a buffer reserved first, so that one that cannot be
     /// allocated is an error for the caller (the Python runner's output) and not an abort.
     pub fn try_to_bytes(&self) -> Result<Vec<u8>, std::collections::TryReserveError> {
         let mut out = Vec::new();
