@@ -52,7 +52,8 @@ pub struct BuildArgs {
     /// choices depend on it; the H200 has 132).
     #[arg(long, default_value_t = 132, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub sms: u32,
-    /// Parallel NVRTC compilations (default: every CPU of this machine).
+    /// Parallel NVRTC compilations, 1 to 4 × max(CPUs, 64) (default: every CPU of this
+    /// machine).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub workers: Option<u64>,
     /// Leave out the GPU reference kernel of each problem.

@@ -26,16 +26,17 @@ pub struct TrainArgs {
     /// The model directory to write (booster.json, meta.json).
     #[arg(long)]
     pub output: PathBuf,
-    /// Cross-validation folds over problem geometries (0: no cross-validation).
+    /// Cross-validation folds over problem geometries (0: no cross-validation; at most the
+    /// number of geometries).
     #[arg(long, default_value_t = 5)]
     pub folds: u32,
-    /// Trees.
+    /// Trees (1 to 100000).
     #[arg(long, default_value_t = TrainOptions::default().trees)]
     pub trees: usize,
-    /// Depth of each tree.
+    /// Depth of each tree (1 to 16).
     #[arg(long, default_value_t = TrainOptions::default().max_depth)]
     pub depth: usize,
-    /// Learning rate.
+    /// Learning rate (above 0, at most 1).
     #[arg(long, default_value_t = TrainOptions::default().learning_rate)]
     pub learning_rate: f32,
     /// Emphasis on fast kernels: a sample of slowdown label l weighs 1 / (1 + W·l).
@@ -45,10 +46,12 @@ pub struct TrainArgs {
     /// no cap.
     #[arg(long, default_value_t = TrainOptions::default().label_cap)]
     pub label_cap: f32,
-    /// The share of the rows each tree is grown on (1: every row, deterministic).
+    /// The share of the rows each tree is grown on (above 0, at most 1; 1: every row,
+    /// deterministic).
     #[arg(long, default_value_t = TrainOptions::default().subsample)]
     pub subsample: f32,
-    /// The share of the features each tree may split on (1: every feature).
+    /// The share of the features each tree may split on (above 0, at most 1; 1: every
+    /// feature).
     #[arg(long, default_value_t = TrainOptions::default().colsample)]
     pub colsample: f64,
     /// The seed of the row and column sampling.

@@ -12,7 +12,8 @@ use std::process::ExitCode;
 /// Arguments of `gconv merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// The merged CSV (its messages file goes next to it).
+    /// The merged CSV (its messages file goes next to it), gzip-compressed when its name ends
+    /// in `.gz`.
     #[arg(long)]
     pub output: PathBuf,
     /// Replace OUTPUT when it exists.

@@ -24,8 +24,8 @@ pub struct RunnerArgs {
     /// goes to OUTPUT.messages.jsonl next to it.
     #[arg(long)]
     pub output: PathBuf,
-    /// Threads that compile kernels in each worker (NVRTC). Default: the host's CPUs divided
-    /// by the number of GPUs (device pools run side by side).
+    /// Threads that compile kernels in each worker (NVRTC), 1 to 4 × max(CPUs, 64). Default:
+    /// the host's CPUs divided by the number of GPUs (device pools run side by side).
     #[arg(long)]
     pub workers: Option<usize>,
     /// GPUs to time on, one worker pool each: `all` (every GPU this process sees, after
