@@ -3,8 +3,8 @@
 //! architecture the pools are gated on.
 
 use crate::sweep_args::{
-    check_baseline, drop_cut_row, keep_direction, resolve_backend, shard_problems, sweep_options,
-    write_empty_shard, RunnerArgs,
+    check_baseline, check_output, drop_cut_row, keep_direction, resolve_backend, shard_problems,
+    sweep_options, write_empty_shard, RunnerArgs,
 };
 use crate::sweep_print::{auto_picks, print_bench_table, print_failures, print_throughput};
 use anyhow::{bail, Result};
@@ -58,6 +58,7 @@ pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
         bail!("gconv bench measures GPU kernels; it needs the CUDA backend");
     }
     check_baseline(a.run.vs.as_deref(), backend)?;
+    check_output(&a.run)?;
     if problems.is_empty() {
         write_empty_shard(&a.run)?;
         return Ok(ExitCode::SUCCESS);

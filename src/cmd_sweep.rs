@@ -3,8 +3,8 @@
 
 use crate::backend::BackendChoice;
 use crate::sweep_args::{
-    check_baseline, drop_cut_row, keep_direction, parse_arch, shard_problems, sweep_options,
-    write_empty_shard, RunnerArgs,
+    check_baseline, check_output, drop_cut_row, keep_direction, parse_arch, shard_problems,
+    sweep_options, write_empty_shard, RunnerArgs,
 };
 use crate::sweep_print::{print_failures, print_throughput};
 use anyhow::{anyhow, bail, Result};
@@ -78,6 +78,7 @@ pub fn sweep(mut a: SweepArgs) -> Result<ExitCode> {
         }
     };
     check_baseline(a.run.vs.as_deref(), backend)?;
+    check_output(&a.run)?;
     if problems.is_empty() {
         write_empty_shard(&a.run)?;
         return Ok(ExitCode::SUCCESS);

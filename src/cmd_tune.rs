@@ -15,7 +15,8 @@
 //! tune replaces a decision only with something measured faster in the same run.
 
 use crate::sweep_args::{
-    check_baseline, drop_cut_row, resolve_backend, shard_problems, sweep_options, RunnerArgs,
+    check_baseline, check_output, drop_cut_row, resolve_backend, shard_problems, sweep_options,
+    RunnerArgs,
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -145,6 +146,7 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
         Some(p) => p.clone(),
         None => decisions_path()?,
     };
+    check_output(&a.run)?;
     let mut cache = DecisionCache::load(&path)?;
     let target = Target::H200;
     let mut o = sweep_options(&a.run, backend)?;

@@ -55,9 +55,13 @@ pub struct RunnerArgs {
     /// its heuristics offer, each verified) or `reference` (CPU: the f64 reference).
     #[arg(long, value_parser = ["cudnn", "reference"])]
     pub vs: Option<String>,
-    /// Skip (kernel, problem) pairs that the output CSV already has.
-    #[arg(long)]
+    /// Skip (kernel, problem) pairs that the output CSV already has, appending the rest.
+    #[arg(long, conflicts_with = "overwrite")]
     pub resume: bool,
+    /// Replace an output CSV that already holds rows (without it, or --resume, such an
+    /// output is refused: its rows are never lost by accident).
+    #[arg(long)]
+    pub overwrite: bool,
     /// Backend of the workers.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
@@ -247,6 +251,51 @@ pub fn shard_problems(r: &mut RunnerArgs, problems: Vec<Problem>) -> Result<Vec<
         r.output.display()
     );
     Ok(mine)
+}
+
+/// An output that already holds rows is kept unless `--resume` (add to it) or `--overwrite`
+/// (replace it) says what to do with it: a command repeated with the same `--output` would
+/// otherwise replace hours of measurements. An empty or header-only file, or none, is free.
+/// Called once the shard has named the output ([`shard_problems`]).
+pub fn check_output(r: &RunnerArgs) -> Result<()> {
+    if r.resume || r.overwrite {
+        return Ok(());
+    }
+    let rows = match rows_held(&r.output) {
+        Ok(rows) => rows,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", r.output.display())),
+    };
+    if rows > 0 {
+        bail!(
+            "{} already holds results; pass --resume to add to it (the pairs it has are \
+             skipped) or --overwrite to replace it, or choose another --output",
+            r.output.display()
+        );
+    }
+    Ok(())
+}
+
+/// Non-blank lines after the header of the CSV at `path`, counted up to 2 (enough to tell
+/// none from some); a gzip file counts as holding rows.
+fn rows_held(path: &std::path::Path) -> std::io::Result<usize> {
+    use std::io::{BufRead, Read};
+    let mut f = std::io::BufReader::new(std::fs::File::open(path)?);
+    if f.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+        return Ok(2);
+    }
+    let mut rows = 0;
+    let mut line = Vec::new();
+    for i in 0..3 {
+        line.clear();
+        if f.by_ref().take(1 << 20).read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        if i > 0 && !line.iter().all(u8::is_ascii_whitespace) {
+            rows += 1;
+        }
+    }
+    Ok(rows)
 }
 
 /// A shard that owns no problem still leaves its CSV (header only), so that `gconv merge` of

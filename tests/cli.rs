@@ -363,6 +363,7 @@ fn directions_take_the_key_token_or_the_alias() {
                 "cpu",
                 "--output",
                 out,
+                "--overwrite",
             ]);
             let t = text(&o);
             assert_eq!(o.status.code(), Some(0), "{flag} {spelling}: {t}");
@@ -530,6 +531,24 @@ fn report_and_resume_handle_a_csv_cut_mid_row() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let full = std::fs::read(&out).expect("csv");
     let lines = full.iter().filter(|&&b| b == b'\n').count();
+    // The same command again is refused: the CSV and its rows stay as they were.
+    let o = sweep(&[]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        err.contains(&format!("{out_s} already holds results; pass --resume")),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&out).expect("csv"),
+        full,
+        "the refused run wrote"
+    );
+    assert!(!sweep(&["--resume", "--overwrite"]).status.success());
+    // `--overwrite` replaces it: the same pairs, each once.
+    let o = sweep(&["--overwrite"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(read(&out).len(), lines, "replaced, not appended");
     // Cut the last row in its middle, as an interrupt while writing it would.
     let cut = full.len() - 40;
     std::fs::write(&out, &full[..cut]).expect("write");

@@ -639,6 +639,9 @@ pub(crate) fn parse_rows(
                     .map_err(|_| bad(COLUMNS[i], format!("{s:?} is not a count")))
             }
         };
+        if rec[0].trim().is_empty() {
+            return Err(bad("kernel", "an empty kernel name".into()));
+        }
         let latency_ms = f(24)?;
         if status == Status::Ok && !latency_ms.is_some_and(|t| t > 0.0 && t.is_finite()) {
             return Err(bad(
@@ -684,14 +687,28 @@ pub(crate) fn parse_rows(
         } else {
             None
         };
+        // Errors and compile times are never negative, and a verified row compared numbers:
+        // no NaN (an incorrect one may have met one; a relative error over a zero is +∞).
+        let measure = |i: usize| -> Result<Option<f64>, TuneError> {
+            let v = f(i)?;
+            match v {
+                Some(x) if x < 0.0 => Err(bad(COLUMNS[i], format!("{:?} is negative", &rec[i]))),
+                Some(x) if status == Status::Ok && x.is_nan() => Err(bad(
+                    COLUMNS[i],
+                    format!("{:?} in a verified (ok) row", &rec[i]),
+                )),
+                _ => Ok(v),
+            }
+        };
+        let (max_abs_err, max_rel_err, compile_ms) = (measure(28)?, measure(29)?, measure(30)?);
         rows.push(SweepRow {
             kernel: rec[0].to_string(),
             problem,
             status,
             latency_ms,
-            max_abs_err: f(28)?,
-            max_rel_err: f(29)?,
-            compile_ms: f(30)?,
+            max_abs_err,
+            max_rel_err,
+            compile_ms,
             regs: u(31)?,
             spills: u(32)?,
             rounds,
@@ -1117,6 +1134,29 @@ mod tests {
         std::fs::write(&path, format!("{header}\n{}\n", cells.join(","))).unwrap();
         let e = read_rows(&path).unwrap_err();
         assert!(e.to_string().contains("great"), "{e}");
+        // an empty kernel name, a negative error, a NaN error in a verified row
+        for (col, value, name, says) in [
+            (0, " ", "kernel", "an empty kernel name"),
+            (28, "-0.5", "max_abs_err", "negative"),
+            (29, "NaN", "max_rel_err", "in a verified (ok) row"),
+            (30, "-3", "compile_ms", "negative"),
+        ] {
+            let mut cells = good.cells(&DeviceSpec::H200);
+            cells[col] = value.into();
+            std::fs::write(&path, format!("{header}\n{}\n", cells.join(","))).unwrap();
+            let e = read_rows(&path).unwrap_err();
+            assert!(
+                matches!(&e, TuneError::CsvRow { column, line: 2, .. } if column == name),
+                "{e}"
+            );
+            assert!(e.to_string().contains(says), "{e}");
+        }
+        // an incorrect result may have compared a NaN: read as it is
+        let mut cells =
+            row("k1", &good.problem.to_string(), Status::Incorrect, None).cells(&DeviceSpec::H200);
+        cells[28] = "NaN".into();
+        std::fs::write(&path, format!("{header}\n{}\n", cells.join(","))).unwrap();
+        assert!(read_rows(&path).unwrap()[0].max_abs_err.unwrap().is_nan());
         // a partial last row (interrupted sweep)
         let cells = good.cells(&DeviceSpec::H200);
         std::fs::write(&path, format!("{header}\n{}", cells[..10].join(","))).unwrap();
