@@ -245,6 +245,11 @@ fn cpu_sweep_survives_planted_failures() {
     let r = text(&o);
     assert_ne!(o.status.code(), Some(0), "{r}");
     assert!(r.contains("expected FIELD=A,B"), "{r}");
+    // A value the field does not take: its reason once.
+    let o = gconv(&["report", "no_such.csv", "--pair", "tile_m=a,b"]);
+    let r = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{r}");
+    assert_eq!(r.matches("expected a non-negative integer").count(), 1, "{r}");
 }
 
 #[test]

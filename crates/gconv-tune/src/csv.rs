@@ -539,10 +539,15 @@ pub fn is_gzip(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "gz")
 }
 
-/// The bytes of a sweep CSV, decompressed when its name ends in `.gz`.
+/// The bytes of a sweep CSV: decompressed when its name ends in `.gz` or its bytes are gzip's
+/// (a compressed file renamed `.csv`), without a leading UTF-8 byte-order mark (a CSV saved by
+/// a spreadsheet).
 pub fn read_csv_bytes(path: &Path) -> Result<Vec<u8>, TuneError> {
-    let raw = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
-    if !is_gzip(path) {
+    let mut raw = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
+    if !is_gzip(path) && !raw.starts_with(&[0x1f, 0x8b]) {
+        if raw.starts_with(b"\xef\xbb\xbf") {
+            raw.drain(..3);
+        }
         return Ok(raw);
     }
     let mut out = Vec::new();
@@ -556,7 +561,41 @@ pub fn read_csv_bytes(path: &Path) -> Result<Vec<u8>, TuneError> {
             std::io::Error::new(e.kind(), format!("not a readable gzip file: {e}")),
         )
     })?;
+    if out.starts_with(b"\xef\xbb\xbf") {
+        out.drain(..3);
+    }
     Ok(out)
+}
+
+/// What a header that is none of [`SCHEMAS`] lacks and has in excess against the current
+/// one ([`COLUMNS`]), or that its columns are out of order.
+fn header_difference(names: &[&str]) -> String {
+    let missing: Vec<&str> = COLUMNS
+        .iter()
+        .copied()
+        .filter(|c| !names.contains(c))
+        .collect();
+    let extra: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|c| !COLUMNS.contains(c))
+        .collect();
+    let list = |v: &[&str]| {
+        v.iter()
+            .map(|c| format!("{c:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (missing.is_empty(), extra.is_empty()) {
+        (true, true) => "its columns are out of order or repeated".into(),
+        (false, true) => format!("no column {}", list(&missing)),
+        (true, false) => format!("unexpected column {}", list(&extra)),
+        (false, false) => format!(
+            "no column {}; unexpected column {}",
+            list(&missing),
+            list(&extra)
+        ),
+    }
 }
 
 /// The rows of a sweep CSV read from `input`; `path` names it in errors.
@@ -576,6 +615,7 @@ pub(crate) fn parse_rows(
     let Some(width) = SCHEMAS.iter().find(|s| names == **s).map(|s| s.len()) else {
         return Err(TuneError::CsvHeader {
             path: path.to_path_buf(),
+            detail: header_difference(&names),
             expected: COLUMNS.join(","),
             found: names.join(","),
         });
@@ -1167,6 +1207,44 @@ mod tests {
         assert_eq!(removed.line, 2);
         assert!(read_rows(&path).unwrap().is_empty());
         assert_eq!(drop_partial_tail(&path).unwrap(), None);
+    }
+
+    #[test]
+    fn a_byte_order_mark_or_gzip_bytes_under_a_csv_name_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = row(
+            "k1",
+            "fwd_bf16_n32_g32_c256_k256_i56x56_f3x3_s1x1_p1x1_d1x1",
+            Status::Ok,
+            Some(0.5),
+        );
+        let text = format!(
+            "{}\n{}\n",
+            COLUMNS.join(","),
+            good.cells(&DeviceSpec::H200).join(",")
+        );
+        let bom = dir.path().join("bom.csv");
+        std::fs::write(&bom, [b"\xef\xbb\xbf".as_slice(), text.as_bytes()].concat()).unwrap();
+        assert_eq!(read_rows(&bom).unwrap().len(), 1);
+        let renamed = dir.path().join("renamed.csv");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+        std::fs::write(&renamed, gz.finish().unwrap()).unwrap();
+        assert_eq!(read_rows(&renamed).unwrap().len(), 1);
+        // A header that lacks a column, or has one too many, names it.
+        let short = dir.path().join("short.csv");
+        let cut: Vec<&str> = COLUMNS.iter().copied().filter(|c| *c != "status").collect();
+        std::fs::write(&short, format!("{}\n", cut.join(","))).unwrap();
+        let e = read_rows(&short).unwrap_err().to_string();
+        assert!(
+            e.contains("not a gconv sweep CSV: no column \"status\";"),
+            "{e}"
+        );
+        let mut more: Vec<&str> = COLUMNS.to_vec();
+        more.push("note");
+        std::fs::write(&short, format!("{}\n", more.join(","))).unwrap();
+        let e = read_rows(&short).unwrap_err().to_string();
+        assert!(e.contains("unexpected column \"note\";"), "{e}");
     }
 
     #[test]

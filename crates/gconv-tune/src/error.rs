@@ -107,10 +107,12 @@ pub enum TuneError {
         reason: String,
     },
     /// A sweep CSV has the wrong header.
-    #[error("{}: not a gconv sweep CSV: header is {found:?}, expected {expected:?}", path.display())]
+    #[error("{}: not a gconv sweep CSV: {detail}; header is {found:?}, expected {expected:?}", path.display())]
     CsvHeader {
         /// The file.
         path: PathBuf,
+        /// What differs: the columns missing and those not expected, or their order.
+        detail: String,
         /// The header expected.
         expected: String,
         /// The header found.

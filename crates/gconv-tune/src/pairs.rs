@@ -32,9 +32,10 @@ pub enum PairError {
         /// The text given.
         given: String,
     },
-    /// A field or value the kernel configuration does not accept.
+    /// A field or value the kernel configuration does not accept (its message is this
+    /// error's: not also a source, which would print it twice).
     #[error("--pair: {0}")]
-    Field(#[from] gconv_kernels::config::FieldError),
+    Field(gconv_kernels::config::FieldError),
     /// The two values are the same.
     #[error("--pair {field}={value},{value}: the two values must differ")]
     SameValue {
@@ -53,6 +54,12 @@ pub enum PairError {
         /// The challenger value.
         b: String,
     },
+}
+
+impl From<gconv_kernels::config::FieldError> for PairError {
+    fn from(e: gconv_kernels::config::FieldError) -> Self {
+        PairError::Field(e)
+    }
 }
 
 impl FromStr for PairSpec {
