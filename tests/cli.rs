@@ -249,7 +249,11 @@ fn cpu_sweep_survives_planted_failures() {
     let o = gconv(&["report", "no_such.csv", "--pair", "tile_m=a,b"]);
     let r = text(&o);
     assert_ne!(o.status.code(), Some(0), "{r}");
-    assert_eq!(r.matches("expected a non-negative integer").count(), 1, "{r}");
+    assert_eq!(
+        r.matches("expected a non-negative integer").count(),
+        1,
+        "{r}"
+    );
 }
 
 #[test]

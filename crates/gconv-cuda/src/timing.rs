@@ -5,7 +5,9 @@
 //! What [`measure`] does, driven by a [`gconv_problem::measure::Session`] (which makes every
 //! decision: warm-up count, launches per round, rounds, early stop; see that module):
 //!
-//! 1. the **probe**: one execution between two CUDA events, then a synchronisation;
+//! 1. the **probe**: one execution between two CUDA events, then a synchronisation; where
+//!    the probe would stop the measurement early, its **confirmation**: one untimed execution,
+//!    then a burst of executions between two events (the faster of the two is what counts);
 //! 2. the remaining **warm-up** executions, untimed;
 //! 3. the **capture** of `iters` executions into one CUDA graph (with `use_graph`; when capture
 //!    fails, or without it, the executions are enqueued on the stream and the method says so);
@@ -222,6 +224,23 @@ pub fn measure<E: From<CudaError>>(
                     .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
                 session.probe_done(ms as f64);
             }
+            Step::Confirm { launches } => {
+                // The lead launch keeps the device busy while the events and the burst are
+                // enqueued: a stalled host thread no longer counts as the kernel's time.
+                let (a, b) = (event(stream)?, event(stream)?);
+                enqueue()?;
+                record(&a, stream)?;
+                for _ in 0..launches {
+                    enqueue()?;
+                }
+                record(&b, stream)?;
+                sync(stream)?;
+                executions += 1 + launches as u64;
+                let ms = a
+                    .elapsed_ms(&b)
+                    .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
+                session.confirm_done(ms as f64 / launches.max(1) as f64);
+            }
             Step::Warmup { launches } => {
                 for _ in 0..launches {
                     enqueue()?;
@@ -329,7 +348,8 @@ fn describe(o: &Outcome, opts: &TimingOptions, graph: bool, launches_each: usize
         .map_or(String::new(), |s| format!(", {s}"));
     if matches!(o.stopped, Some(Stop::Probe { .. })) {
         return format!(
-            "CUDA events: the faster of 2 runs timed alone (the probe and its confirmation; {launches_each} launch(es) each) on the stream, {l2}{adaptive}{stop}"
+            "CUDA events: the faster of the probe (a run timed alone) and its confirmation ({} back-to-back run(s) on the stream after an untimed one; {launches_each} launch(es) each), {l2}{adaptive}{stop}",
+            o.iters
         );
     }
     let replay = match (graph, opts.use_graph) {
@@ -383,7 +403,9 @@ mod tests {
         let out = outcome(o.policy(), Some(0.01), 0.5);
         let m = describe(&out, &o, true, 1);
         assert!(
-            m.starts_with("CUDA events: the faster of 2 runs timed alone (the probe"),
+            m.starts_with(
+                "CUDA events: the faster of the probe (a run timed alone) and its confirmation (2 back-to-back run(s) on the stream after an untimed one; 1 launch(es) each)"
+            ),
             "{m}"
         );
         assert!(m.contains("stopped early after the probe"), "{m}");

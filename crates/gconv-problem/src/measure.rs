@@ -11,10 +11,16 @@
 //!
 //! 1. **Probe**: the first warm-up launch is timed on its own (`probe_ms`).
 //! 2. **Early stop at the probe** (with [`EarlyStop`] and a known best): when
-//!    `probe_ms > probe_factor × best`, one more launch is timed on its own (the
-//!    confirmation: a single cold or disturbed launch must not condemn a kernel — an H200
-//!    sweep had a 4.4 µs kernel stopped at a 53 µs probe) and the faster of the two becomes
-//!    `probe_ms`; when it is still above, the measurement ends here and the latency is it.
+//!    `probe_ms > probe_factor × best`, the **confirmation** runs: one untimed launch, then
+//!    as many launches as a round would have at the probe's speed, back to back between two
+//!    events (`Step::Confirm`), and the faster of the probe and their per-launch time becomes
+//!    `probe_ms`; when it is still above, the measurement ends here and the latency is it. A
+//!    single cold or disturbed launch must not condemn a kernel: an H200 sweep had a 4.4 µs
+//!    kernel stopped at a 53 µs probe, and, with a second launch timed alone as the
+//!    confirmation, a 6.7 µs kernel stopped at 158 µs twice (a host thread descheduled between
+//!    an event and its launch, with every CPU compiling kernels, stalls a launch timed alone;
+//!    the untimed lead launch keeps the device busy meanwhile, and a burst spreads a stall
+//!    over its launches).
 //! 3. **Warm-up**: the remaining warm-up launches, untimed. Fixed: `warmup − 1` more. Adaptive:
 //!    only as many as fit in [`Adaptive::warmup_ms`] at the probe's speed (0 to `warmup − 1`).
 //! 4. **Launches per round** (`iters`). Fixed: `iters`. Adaptive: enough for one round to last
@@ -253,6 +259,12 @@ fn usable(best: Option<f64>) -> Option<f64> {
 pub enum Step {
     /// One launch, timed on its own; report it with [`Session::probe_done`].
     Probe,
+    /// One untimed launch, then `launches` launches back to back, timed together; report
+    /// their per-launch time with [`Session::confirm_done`].
+    Confirm {
+        /// The timed launches.
+        launches: u32,
+    },
     /// Untimed launches; report with [`Session::warmup_done`].
     Warmup {
         /// How many.
@@ -394,11 +406,11 @@ pub struct Outcome {
     pub samples_ms: Vec<f64>,
     /// Statistics of `samples_ms`; `median` is the reported latency.
     pub stats: Stats,
-    /// Launches per round (1 when stopped at the probe).
+    /// Launches per round (the confirmation's when stopped at the probe).
     pub iters: u32,
-    /// Timed rounds (1, the probe, when stopped there).
+    /// Timed rounds (1, the confirmation, when stopped at the probe).
     pub rounds: u32,
-    /// Warm-up launches run, the probe included.
+    /// Warm-up launches run, the probe included (and the confirmation's untimed lead).
     pub warmup: u32,
     /// The probe's time, when one ran.
     pub probe_ms: Option<f64>,
@@ -416,11 +428,7 @@ impl Outcome {
 
     /// Launches run in all (warm-up and timed rounds).
     pub fn launches(&self) -> u64 {
-        let timed = match self.stopped {
-            Some(Stop::Probe { .. }) => 0,
-            _ => self.rounds as u64 * self.iters as u64,
-        };
-        self.warmup as u64 + timed
+        self.warmup as u64 + self.rounds as u64 * self.iters as u64
     }
 
     /// How it was measured, without the device-specific parts: warm-up, rounds × launches,
@@ -428,9 +436,11 @@ impl Outcome {
     /// 10 rounds × 10 back-to-back run(s), adaptive (probe 0.0123 ms)`).
     pub fn describe(&self) -> String {
         let mut s = match self.stopped {
-            Some(Stop::Probe { .. }) => {
-                "the faster of 2 runs timed alone (the probe and its confirmation)".to_string()
-            }
+            Some(Stop::Probe { .. }) => format!(
+                "the faster of the probe (a run timed alone) and its confirmation ({} back-to-back \
+                 run(s) after an untimed one)",
+                self.iters
+            ),
             _ => format!(
                 "{} warm-up run(s), median of {} rounds × {} back-to-back run(s)",
                 self.warmup, self.rounds, self.iters
@@ -452,7 +462,7 @@ impl Outcome {
 enum Phase {
     Start,
     Probed,
-    /// The probe said stop; one more timed launch confirms it or not.
+    /// The probe said stop; a confirmation burst ([`Step::Confirm`]) confirms it or not.
     Confirm,
     WarmedUp,
     FirstRounds,
@@ -499,7 +509,11 @@ impl Session {
                     }
                     self.phase = Phase::Probed;
                 }
-                Phase::Confirm => return Step::Probe,
+                Phase::Confirm => {
+                    return Step::Confirm {
+                        launches: self.iters,
+                    }
+                }
                 Phase::Probed => {
                     let extra = if self.probe_ms.is_some() {
                         self.policy.extra_warmup(self.probe_ms.unwrap_or(0.0))
@@ -542,35 +556,42 @@ impl Session {
 
     /// Reports the probe's time (milliseconds).
     pub fn probe_done(&mut self, ms: f64) {
-        let ms = match self.phase {
-            Phase::Start => {
-                self.warmup = 1;
-                ms
-            }
-            Phase::Confirm => {
-                self.warmup = 2;
-                self.probe_ms.map_or(ms, |first| first.min(ms))
-            }
-            _ => return,
-        };
-        let confirming = self.phase == Phase::Confirm;
+        if self.phase != Phase::Start {
+            return;
+        }
+        self.warmup = 1;
         self.probe_ms = Some(ms);
         self.phase = Phase::Probed;
-        if let Some(best) = self.best_ms {
-            if self.policy.stop_at_probe(ms, Some(best)) {
-                if !confirming {
-                    self.phase = Phase::Confirm;
-                    return;
-                }
+        if self.policy.stop_at_probe(ms, self.best_ms) {
+            // Confirmed (or not) by as many launches as a round at the probe's speed.
+            self.iters = self.policy.iters_for(Some(ms));
+            self.phase = Phase::Confirm;
+        }
+    }
+
+    /// Reports the per-launch time of the confirmation burst ([`Step::Confirm`]).
+    pub fn confirm_done(&mut self, per_launch_ms: f64) {
+        if self.phase != Phase::Confirm {
+            return;
+        }
+        // The probe and the untimed launch before the burst.
+        self.warmup = 2;
+        let ms = self
+            .probe_ms
+            .map_or(per_launch_ms, |p| p.min(per_launch_ms));
+        self.probe_ms = Some(ms);
+        self.phase = Phase::Probed;
+        match self.best_ms {
+            Some(best) if self.policy.stop_at_probe(ms, Some(best)) => {
                 self.stopped = Some(Stop::Probe {
                     probe_ms: ms,
                     best_ms: best,
                     factor: self.policy.early_stop.map_or(0.0, |e| e.probe_factor),
                 });
                 self.samples = vec![ms];
-                self.iters = 1;
                 self.phase = Phase::Done;
             }
+            _ => self.iters = self.policy.iters_max(),
         }
     }
 
@@ -642,6 +663,11 @@ pub fn run_session<E>(
             Step::Probe => {
                 let ms = probe()?;
                 s.probe_done(ms);
+            }
+            Step::Confirm { launches } => {
+                warmup(1)?;
+                let ms = round(launches)?;
+                s.confirm_done(ms);
             }
             Step::Warmup { launches } => {
                 warmup(launches)?;
@@ -797,42 +823,63 @@ mod tests {
             "{}",
             o.describe()
         );
-        // 20x the best: stopped at the probe once a second timed launch confirms it, latency
-        // = the faster of the two
+        // 20x the best: stopped at the probe once the confirmation (an untimed launch, then
+        // as many back to back as a round of 1 ms at the probe's speed: 5) confirms it,
+        // latency = the faster of the two
         let (o, launches) = simulate(p, Some(0.01), 0.2);
         assert!(matches!(o.stopped, Some(Stop::Probe { .. })));
-        assert_eq!((o.rounds, o.iters, o.warmup), (1, 1, 2));
+        assert_eq!((o.rounds, o.iters, o.warmup), (1, 5, 2));
         assert_eq!(o.latency_ms(), 0.2);
-        assert_eq!(launches, 2);
+        assert_eq!(launches, 7);
         assert!(
-            o.describe().contains("the faster of 2 runs"),
+            o.describe()
+                .contains("the faster of the probe (a run timed alone) and its confirmation (5 "),
             "{}",
             o.describe()
         );
-        let mut probes = [0.25, 0.2].into_iter();
+        let mut bursts = vec![];
         let o = run_session::<()>(
             p,
             Some(0.01),
-            || Ok(probes.next().unwrap_or(0.2)),
+            || Ok(0.25),
             |_| Ok(()),
-            |_| Ok(0.2),
+            |n| {
+                bursts.push(n);
+                Ok(0.2)
+            },
         )
         .unwrap();
         assert!(matches!(o.stopped, Some(Stop::Probe { probe_ms, .. }) if probe_ms == 0.2));
+        assert_eq!(bursts, [4], "a burst of ceil(1 ms / 0.25 ms) launches");
         // A disturbed first launch (12x) confirmed at par is measured in full.
-        let mut probes = [0.12, 0.0101].into_iter();
+        let mut per_launch = [0.0101].into_iter();
         let o = run_session::<()>(
             p,
             Some(0.01),
-            || Ok(probes.next().unwrap_or(0.01)),
+            || Ok(0.12),
             |_| Ok(()),
-            |_| Ok(0.01),
+            |_| Ok(per_launch.next().unwrap_or(0.01)),
         )
         .unwrap();
         assert!(o.stopped.is_none(), "{o:?}");
         assert_eq!(o.probe_ms, Some(0.0101));
         assert_eq!(o.rounds, 10);
         assert_eq!(o.latency_ms(), 0.01);
+        // A slow probe on a problem without a known best runs no confirmation.
+        let mut bursts = 0;
+        let o = run_session::<()>(
+            p,
+            None,
+            || Ok(0.2),
+            |_| Ok(()),
+            |n| {
+                bursts += u32::from(n < 5);
+                Ok(0.2)
+            },
+        )
+        .unwrap();
+        assert!(o.stopped.is_none() && o.rounds >= 5, "{o:?}");
+        assert_eq!(bursts, 0);
         // early stop without adaptation: 3 rounds then the rest
         let q = RepeatPolicy {
             early_stop: Some(EarlyStop::default()),
