@@ -17,10 +17,10 @@
 //!    `probe_ms`; when it is still above, the measurement ends here and the latency is it. A
 //!    single cold or disturbed launch must not condemn a kernel: an H200 sweep had a 4.4 µs
 //!    kernel stopped at a 53 µs probe, and, with a second launch timed alone as the
-//!    confirmation, a 6.7 µs kernel stopped at 158 µs twice (a host thread descheduled between
-//!    an event and its launch, with every CPU compiling kernels, stalls a launch timed alone;
-//!    the untimed lead launch keeps the device busy meanwhile, and a burst spreads a stall
-//!    over its launches).
+//!    confirmation, a 6.7 µs kernel stopped at 158 µs twice (re-timed at 6.7 µs; the likely
+//!    cause, a host thread descheduled between an event and its launch while every CPU
+//!    compiles kernels, stalls a launch timed alone: the untimed lead launch keeps the device
+//!    busy meanwhile, and a burst spreads a stall over its launches).
 //! 3. **Warm-up**: the remaining warm-up launches, untimed. Fixed: `warmup − 1` more. Adaptive:
 //!    only as many as fit in [`Adaptive::warmup_ms`] at the probe's speed (0 to `warmup − 1`).
 //! 4. **Launches per round** (`iters`). Fixed: `iters`. Adaptive: enough for one round to last
