@@ -236,6 +236,10 @@ class Runner:
     def __repr__(self) -> str:
         return repr(self._runner)
 
+    def __reduce__(self):
+        # Unpickled as the kernel it resolved to, so a child process runs the same kernel.
+        return (Runner, (self.problem, self.kernel, self.backend))
+
     def _input(self, index: int, a) -> tuple[bytes, np.dtype]:
         p = self.problem
         role = p.inputs[index]

@@ -444,3 +444,22 @@ def test_a_forked_child_runs_after_the_parent_did():
                 pytest.fail(f"{kernel}: the forked child did not finish its run in 60 s")
             time.sleep(0.05)
         assert os.waitstatus_to_exitcode(status) == 0, kernel
+
+
+def test_problems_and_runners_pickle_as_what_they_resolved_to():
+    import copy
+    import pickle
+
+    p = gconv.Problem("dgrad_f32_n2_g4_c8_k8_i6x6_f3x3_s2x2_p1x1_d1x1")
+    q = pickle.loads(pickle.dumps(p))
+    assert q == p and hash(q) == hash(p) and q.key == p.key
+    assert copy.deepcopy(p) == p
+    r = gconv.Runner(p, kernel="cpu_direct", backend="cpu")
+    s = pickle.loads(pickle.dumps(r))
+    assert (s.problem, s.kernel, s.backend) == (p, "cpu_direct", "cpu")
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal(p.shape(t)).astype(np.float32) for t in p.inputs)
+    assert np.array_equal(r.run(a, b), s.run(a, b))
+    # `auto` is pickled as the kernel it resolved to.
+    t = pickle.loads(pickle.dumps(gconv.Runner(p)))
+    assert t.kernel == gconv.Runner(p).kernel

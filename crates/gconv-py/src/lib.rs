@@ -202,6 +202,11 @@ impl PyProblem {
         format!("gconv.Problem({:?})", self.inner.to_string())
     }
 
+    /// Pickles as its key (`pickle`, `copy`, `multiprocessing`).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> (Bound<'py, pyo3::types::PyType>, (String,)) {
+        (slf.get_type(), (slf.get().inner.to_string(),))
+    }
+
     fn __hash__(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -268,7 +273,11 @@ impl PyRunner {
         let out = py
             .detach(|| pool.install(|| self.inner.run_bytes(a, b)))
             .map_err(py_err)?;
-        Ok(PyBytes::new(py, &out))
+        // `new_with` answers an allocation that fails with MemoryError (`new` aborts).
+        PyBytes::new_with(py, out.len(), |bytes| {
+            bytes.copy_from_slice(&out);
+            Ok(())
+        })
     }
 
     /// Times `runs` whole runs (1 to 100,000) after one warm-up: `(median_ms, min_ms, runs,
