@@ -12,8 +12,8 @@
 //! 1. **Probe**: the first warm-up launch is timed on its own (`probe_ms`).
 //! 2. **Early stop at the probe** (with [`EarlyStop`] and a known best): when
 //!    `probe_ms > probe_factor × best`, the **confirmation** runs: one untimed launch, then
-//!    as many launches as a round would have at the probe's speed, back to back between two
-//!    events (`Step::Confirm`), and the faster of the probe and their per-launch time becomes
+//!    as many launches as last a round ([`Adaptive::round_ms`]) at the probe's speed, back to
+//!    back between two events (`Step::Confirm`), and the faster of the probe and their per-launch time becomes
 //!    `probe_ms`; when it is still above, the measurement ends here and the latency is it. A
 //!    single cold or disturbed launch must not condemn a kernel: an H200 sweep had a 4.4 µs
 //!    kernel stopped at a 53 µs probe, and, with a second launch timed alone as the
@@ -174,6 +174,17 @@ impl RepeatPolicy {
             }
             _ => self.iters_max(),
         }
+    }
+
+    /// Launches of the probe's confirmation burst: as many as last a round
+    /// ([`Adaptive::round_ms`], its default for a fixed policy) at the probe's speed, between 1
+    /// and [`RepeatPolicy::iters_max`] (a kernel about to be stopped is not timed for long).
+    pub fn confirm_launches(&self, probe_ms: f64) -> u32 {
+        let round_ms = self.adaptive.unwrap_or_default().round_ms;
+        if !(probe_ms > 0.0 && probe_ms.is_finite()) {
+            return 1;
+        }
+        ((round_ms / probe_ms).ceil().max(1.0) as u32).clamp(1, self.iters_max().max(1))
     }
 
     /// Rounds timed before the first decision.
@@ -564,7 +575,7 @@ impl Session {
         self.phase = Phase::Probed;
         if self.policy.stop_at_probe(ms, self.best_ms) {
             // Confirmed (or not) by as many launches as a round at the probe's speed.
-            self.iters = self.policy.iters_for(Some(ms));
+            self.iters = self.policy.confirm_launches(ms);
             self.phase = Phase::Confirm;
         }
     }
@@ -865,6 +876,17 @@ mod tests {
         assert_eq!(o.probe_ms, Some(0.0101));
         assert_eq!(o.rounds, 10);
         assert_eq!(o.latency_ms(), 0.01);
+        // Without adaptive repeats the burst lasts about 1 ms too: a 50-ms kernel stopped at
+        // its probe runs one more launch timed, not a whole round of 10.
+        let q = RepeatPolicy {
+            early_stop: Some(EarlyStop::default()),
+            ..RepeatPolicy::fixed(3, 10, 10)
+        };
+        let (o, launches) = simulate(q, Some(1.0), 50.0);
+        assert!(matches!(o.stopped, Some(Stop::Probe { .. })), "{o:?}");
+        assert_eq!((o.rounds, o.iters, launches), (1, 1, 3));
+        assert_eq!(q.confirm_launches(0.05), 10);
+        assert_eq!(q.confirm_launches(f64::NAN), 1);
         // A slow probe on a problem without a known best runs no confirmation.
         let mut bursts = 0;
         let o = run_session::<()>(
