@@ -327,8 +327,17 @@ pub(crate) fn sig(x: f64, digits: i32) -> String {
     format!("{x:.decimals$}")
 }
 
+/// Does the file at `path` start with gzip's magic bytes (a compressed CSV under any name)?
+fn has_gzip_bytes(path: &Path) -> bool {
+    let mut head = [0u8; 2];
+    File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| head == [0x1f, 0x8b])
+}
+
+/// Refuses to append to a compressed CSV: one named `.gz`, or one whose bytes are gzip's.
 fn refuse_gzip(path: &Path) -> Result<(), TuneError> {
-    if is_gzip(path) {
+    if is_gzip(path) || has_gzip_bytes(path) {
         return Err(TuneError::io(
             path,
             std::io::Error::new(
@@ -503,6 +512,8 @@ pub(crate) fn split_partial_tail(bytes: &[u8]) -> (usize, Option<PartialTail>) {
 /// Drops a partial last line ([`PartialTail`]) so that appending starts on a fresh line; used
 /// by `--resume` on the CSV and its messages file. Returns what was dropped.
 pub fn drop_partial_tail(path: &Path) -> Result<Option<PartialTail>, TuneError> {
+    // A compressed file is never cut (its bytes end in no newline).
+    refuse_gzip(path)?;
     let bytes = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
     let (keep, tail) = split_partial_tail(&bytes);
     if tail.is_some() {
@@ -1229,8 +1240,13 @@ mod tests {
         let renamed = dir.path().join("renamed.csv");
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
-        std::fs::write(&renamed, gz.finish().unwrap()).unwrap();
+        let packed = gz.finish().unwrap();
+        std::fs::write(&renamed, &packed).unwrap();
         assert_eq!(read_rows(&renamed).unwrap().len(), 1);
+        // ... but never cut or appended to (its bytes end in no newline)
+        assert!(drop_partial_tail(&renamed).is_err());
+        assert!(CsvWriter::append(&renamed, DeviceSpec::H200).is_err());
+        assert_eq!(std::fs::read(&renamed).unwrap(), packed);
         // A header that lacks a column, or has one too many, names it.
         let short = dir.path().join("short.csv");
         let cut: Vec<&str> = COLUMNS.iter().copied().filter(|c| *c != "status").collect();
