@@ -13,8 +13,9 @@
 //! 2. **Early stop at the probe** (with [`EarlyStop`] and a known best): when
 //!    `probe_ms > probe_factor × best`, the **confirmation** runs: one untimed launch, then
 //!    as many launches as last a round ([`Adaptive::round_ms`]) at the probe's speed, back to
-//!    back between two events (`Step::Confirm`), and the faster of the probe and their per-launch time becomes
-//!    `probe_ms`; when it is still above, the measurement ends here and the latency is it. A
+//!    back between two events (`Step::Confirm`), and the faster of the probe and their
+//!    per-launch time becomes `probe_ms`; when it is still above, the measurement ends here
+//!    and the latency is it (when not, the burst counts as warm-up). A
 //!    single cold or disturbed launch must not condemn a kernel: an H200 sweep had a 4.4 µs
 //!    kernel stopped at a 53 µs probe, and, with a second launch timed alone as the
 //!    confirmation, a 6.7 µs kernel stopped at 158 µs twice (re-timed at 6.7 µs; the likely
@@ -526,8 +527,11 @@ impl Session {
                     }
                 }
                 Phase::Probed => {
+                    // After the probe, less what already ran after it (a confirmation).
                     let extra = if self.probe_ms.is_some() {
-                        self.policy.extra_warmup(self.probe_ms.unwrap_or(0.0))
+                        self.policy
+                            .extra_warmup(self.probe_ms.unwrap_or(0.0))
+                            .saturating_sub(self.warmup.saturating_sub(1))
                     } else {
                         self.policy.warmup
                     };
@@ -602,7 +606,11 @@ impl Session {
                 self.samples = vec![ms];
                 self.phase = Phase::Done;
             }
-            _ => self.iters = self.policy.iters_max(),
+            _ => {
+                // The burst warmed the kernel up too.
+                self.warmup += self.iters;
+                self.iters = self.policy.iters_max();
+            }
         }
     }
 
@@ -876,6 +884,9 @@ mod tests {
         assert_eq!(o.probe_ms, Some(0.0101));
         assert_eq!(o.rounds, 10);
         assert_eq!(o.latency_ms(), 0.01);
+        // the probe, the lead launch and the burst of ceil(1 ms / 0.12 ms) = 9 launches are
+        // the warm-up (already past the 3 the policy asks for: none more)
+        assert_eq!(o.warmup, 11);
         // Without adaptive repeats the burst lasts about 1 ms too: a 50-ms kernel stopped at
         // its probe runs one more launch timed, not a whole round of 10.
         let q = RepeatPolicy {
