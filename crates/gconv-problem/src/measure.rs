@@ -179,7 +179,7 @@ impl RepeatPolicy {
 
     /// Launches of the probe's confirmation burst: as many as last a round
     /// ([`Adaptive::round_ms`], its default for a fixed policy) at the probe's speed, between 1
-    /// and [`RepeatPolicy::iters_max`] (a kernel about to be stopped is not timed for long).
+    /// and the launches per round at most (a kernel about to be stopped is not timed for long).
     pub fn confirm_launches(&self, probe_ms: f64) -> u32 {
         let round_ms = self.adaptive.unwrap_or_default().round_ms;
         if !(probe_ms > 0.0 && probe_ms.is_finite()) {
