@@ -277,7 +277,8 @@ pub fn check_output(r: &RunnerArgs) -> Result<()> {
 }
 
 /// Non-blank lines after the header of the CSV at `path`, counted up to 2 (enough to tell
-/// none from some); a gzip file counts as holding rows.
+/// none from some); a gzip file, or a first line that is not a sweep CSV's header (another
+/// file given as `--output` by mistake), counts as holding rows.
 fn rows_held(path: &std::path::Path) -> std::io::Result<usize> {
     use std::io::{BufRead, Read};
     let mut f = std::io::BufReader::new(std::fs::File::open(path)?);
@@ -291,7 +292,8 @@ fn rows_held(path: &std::path::Path) -> std::io::Result<usize> {
         if f.by_ref().take(1 << 20).read_until(b'\n', &mut line)? == 0 {
             break;
         }
-        if i > 0 && !line.iter().all(u8::is_ascii_whitespace) {
+        let blank = line.iter().all(u8::is_ascii_whitespace);
+        if (i > 0 && !blank) || (i == 0 && !blank && !line.starts_with(b"kernel,problem,")) {
             rows += 1;
         }
     }

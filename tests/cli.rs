@@ -554,6 +554,28 @@ fn report_and_resume_handle_a_csv_cut_mid_row() {
         "the refused run wrote"
     );
     assert!(!sweep(&["--resume", "--overwrite"]).status.success());
+    // Another kind of file given as the output by mistake is kept too.
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "one line of someone's notes\n").expect("write");
+    let mut args = vec![
+        "sweep",
+        "--variant",
+        "fwd",
+        "--problems",
+        "forward_2d_test_validation",
+        "--config",
+        "configs/traits/cpu_forward.json",
+        "--backend",
+        "cpu",
+        "--output",
+    ];
+    args.push(notes.to_str().expect("utf-8 path"));
+    let o = gconv(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(&notes).expect("notes"),
+        "one line of someone's notes\n"
+    );
     // `--overwrite` replaces it: the same pairs, each once.
     let o = sweep(&["--overwrite"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
