@@ -10,7 +10,7 @@ use clap::Args;
 use gconv_kernels::Arch;
 use gconv_problem::measure::{Adaptive, EarlyStop, MIN_EARLY_STOP_FACTOR};
 use gconv_problem::{Direction, Problem};
-use gconv_tune::csv::{drop_partial_tail, messages_path};
+use gconv_tune::csv::{drop_partial_tail, has_gzip_bytes, messages_path};
 use gconv_tune::shard::{Shard, ShardSpec};
 use gconv_tune::{DeviceSlot, DeviceTag, SweepOptions, TimingOptions};
 use std::io::Write;
@@ -282,7 +282,7 @@ pub fn check_output(r: &RunnerArgs) -> Result<()> {
 fn rows_held(path: &std::path::Path) -> std::io::Result<usize> {
     use std::io::{BufRead, Read};
     let mut f = std::io::BufReader::new(std::fs::File::open(path)?);
-    if f.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+    if has_gzip_bytes(path) {
         return Ok(2);
     }
     let mut rows = 0;

@@ -519,7 +519,7 @@ fn report_and_resume_handle_a_csv_cut_mid_row() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("cut.csv");
     let out_s = out.to_str().expect("utf-8 path");
-    let sweep = |extra: &[&str]| {
+    let sweep_to = |output: &str, extra: &[&str]| {
         let mut args = vec![
             "sweep",
             "--variant",
@@ -531,11 +531,12 @@ fn report_and_resume_handle_a_csv_cut_mid_row() {
             "--backend",
             "cpu",
             "--output",
-            out_s,
+            output,
         ];
         args.extend_from_slice(extra);
         gconv(&args)
     };
+    let sweep = |extra: &[&str]| sweep_to(out_s, extra);
     let o = sweep(&[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let full = std::fs::read(&out).expect("csv");
@@ -557,20 +558,7 @@ fn report_and_resume_handle_a_csv_cut_mid_row() {
     // Another kind of file given as the output by mistake is kept too.
     let notes = dir.path().join("notes.txt");
     std::fs::write(&notes, "one line of someone's notes\n").expect("write");
-    let mut args = vec![
-        "sweep",
-        "--variant",
-        "fwd",
-        "--problems",
-        "forward_2d_test_validation",
-        "--config",
-        "configs/traits/cpu_forward.json",
-        "--backend",
-        "cpu",
-        "--output",
-    ];
-    args.push(notes.to_str().expect("utf-8 path"));
-    let o = gconv(&args);
+    let o = sweep_to(notes.to_str().expect("utf-8 path"), &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert_eq!(
         std::fs::read_to_string(&notes).expect("notes"),

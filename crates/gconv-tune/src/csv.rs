@@ -328,7 +328,7 @@ pub(crate) fn sig(x: f64, digits: i32) -> String {
 }
 
 /// Does the file at `path` start with gzip's magic bytes (a compressed CSV under any name)?
-fn has_gzip_bytes(path: &Path) -> bool {
+pub fn has_gzip_bytes(path: &Path) -> bool {
     let mut head = [0u8; 2];
     File::open(path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
