@@ -33,7 +33,8 @@
 //! family's tensor-core path (19 cases: C/G 8–56, channel multiplier, odd k8-chunk counts,
 //! padded m16 blocks, channel tails, stride/padding/dilation, 1D/3D, f16, persistent CTAs
 //! walking 4 tiles; block-diagonal group merge on depthwise (gm 8/16), C/G 2/4 and channel
-//! multiplier layers) plus corrupted weights and a merge mutation (`MergeFullRows`).
+//! multiplier layers) plus corrupted weights and a merge mutation (`MergeFullRows`, on the expansion's 16-bit
+//! path at gm 8 and its 32-bit path at C/G 4).
 //!
 //! Asynchronous operations: the shim performs each `cp.async` when the `cp.async.wait_group`
 //! that covers it runs (the latest the hardware may land it), so a kernel that reads a stage
@@ -457,6 +458,10 @@ enum Mutation {
     /// a read stored along the row (`store_column8`'s stride 1 instead of the row stride, as
     /// eight weights of one channel) instead of down the column: must fail.
     DgradVectorTransposeDropped,
+    /// Backward data on tensor cores with merged groups, the raw weights gathered VW dual
+    /// output channels per read (`copy_column`): the read's VW rows stored as one (the row
+    /// index's VW factor dropped): must fail.
+    DgradMergedColumnRowsDropped,
     /// Stride-phase dgrad: the tap-to-phase rule shifted by one (`p + P − y·D` read as
     /// `p + P + 1 − y·D`), so taps land on the neighbouring phase: the comparison must fail.
     DgradPhaseShifted,
@@ -904,8 +909,8 @@ fn emulate(
             "    cp_async_wait<STAGES - 1>();",
         )),
         Mutation::MergeFullRows => Some((
-            "const int c = e - tap * CG - ((k0 + kl) % KG) / KG0 * CG0;",
-            "const int c = e - tap * CG;",
+            "const int c0 = v * 8 - ((k0 + kl) % KG) / KG0 * CG0;",
+            "const int c0 = v * 8;",
         )),
         Mutation::IgemmDgradPhaseOffset => Some((
             "d.hi0 = ((rho - P) % S + S) % S;",
@@ -1188,6 +1193,10 @@ fn emulate(
         Mutation::DgradVectorTransposeDropped => Some((
             "r, WROW, v);",
             "r, 1, v);",
+        )),
+        Mutation::DgradMergedColumnRowsDropped => Some((
+            "raw) + kv * VW * RW + r, RW,",
+            "raw) + kv * RW + r, RW,",
         )),
         _ => None,
     };
@@ -2871,6 +2880,9 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &[
             ("mma_s2_phases", Mutation::HaloPhaseIgnored),
+            // The merge expansion's 32-bit path (C/G 4: channel pairs), beside the 16-bit
+            // path's case above (depthwise, gm 8).
+            ("mma_gm2_cpg4", Mutation::MergeFullRows),
             ("mma_cg8_two_channel_blocks", Mutation::SlidePairDropped),
             ("mma_cg8_two_channel_blocks", Mutation::SlideReuseShifted),
             ("mma_cg16_slide_nw8", Mutation::SlideReuseShifted),
@@ -2886,7 +2898,7 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (MMA_CASES.len(), 8),
+        (MMA_CASES.len(), 9),
     );
 }
 
@@ -3255,6 +3267,7 @@ fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
             Mutation::DgradVectorTransposeDropped,
         ),
         ("dgrad_mma_gm4_cpg2_kpg4", Mutation::DgradTransposeDropped),
+        ("dgrad_mma_gm2_cpg4", Mutation::DgradMergedColumnRowsDropped),
         ("dgrad_mma_gm8_depthwise", Mutation::DgradFlipDropped),
         ("dgrad_chan_mult2", Mutation::CorruptWeight),
         ("dgrad_s2_dw3x3_odd", Mutation::DgradPhaseShifted),

@@ -29,11 +29,17 @@
   } else {
     // Merged groups: the real weights of the CTA's channels, BN rows of TAPS·CG0 elements of
     // the dual's real groups (CG0 x KG0), into the raw area, expanded into block-diagonal rows
-    // before the first tile's math (expand_merged).
-    for (int i = tid; i < BN * TAPS * CG0; i += THREADS) {
-      const int kl = i % BN;
-      const int r = i / BN;
-      raw[kl * (TAPS * CG0) + r] =
-          k0 + kl < K_ ? Wt[dgrad_w_index<CG0, KG0>(k0 + kl, r)] : (elem_t)0;
+    // before the first tile's math (expand_merged). For one (group, kk, tap) the filter holds
+    // the dual's KG0 output channels of the group contiguously: each read gives weight r of
+    // VW adjacent raw rows (copy_column), r fastest across the threads.
+    constexpr int VW = KG0 % 8 == 0 ? 8 : KG0 % 4 == 0 ? 4 : KG0 % 2 == 0 ? 2 : 1;
+    constexpr int RW = TAPS * CG0;  // weights of one raw row
+    for (int i = tid; i < (BN / VW) * RW; i += THREADS) {
+      const int kv = i / RW;
+      const int r = i - kv * RW;
+      const int k = k0 + kv * VW;
+      const bool ok = k < K_;
+      copy_column<VW>(reinterpret_cast<u16*>(raw) + kv * VW * RW + r, RW,
+                      reinterpret_cast<const u16*>(Wt) + (ok ? dgrad_w_index<CG0, KG0>(k, r) : 0), ok);
     }
   }

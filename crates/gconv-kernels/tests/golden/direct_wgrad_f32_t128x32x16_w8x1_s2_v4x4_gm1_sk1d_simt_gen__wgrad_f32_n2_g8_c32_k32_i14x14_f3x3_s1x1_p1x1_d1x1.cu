@@ -278,6 +278,33 @@ __device__ __forceinline__ void store_column8(u16* dst, int stride, const v16b& 
   for (int e = 0; e < 8; ++e) dst[e * stride] = (u16)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
 }
 
+// VW (1, 2, 4 or 8) adjacent 16-bit values read at once from src (aligned to VW·2 bytes),
+// or zeros when !ok, stored down a column of shared memory: value e at dst[e * stride].
+template <int VW>
+__device__ __forceinline__ void copy_column(u16* dst, int stride, const u16* src, bool ok) {
+  static_assert(VW == 1 || VW == 2 || VW == 4 || VW == 8, "column copies of 1, 2, 4 or 8 values");
+  u32 w[(VW + 1) / 2] = {};
+  if (ok) {
+    if constexpr (VW == 8) {
+      const v16b v = *reinterpret_cast<const v16b*>(src);
+      w[0] = v.x;
+      w[1] = v.y;
+      w[2] = v.z;
+      w[3] = v.w;
+    } else if constexpr (VW == 4) {
+      const v8b v = *reinterpret_cast<const v8b*>(src);
+      w[0] = v.x;
+      w[1] = v.y;
+    } else if constexpr (VW == 2) {
+      w[0] = *reinterpret_cast<const u32*>(src);
+    } else {
+      w[0] = *src;
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < VW; ++e) dst[e * stride] = (u16)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
+}
+
 // ---- element conversions ----
 typedef ELEM elem_t;
 __device__ __forceinline__ float to_f32(float v) { return v; }
