@@ -128,7 +128,7 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         "constexpr bool IS_BF16 = {};",
         problem.dtype == DType::Bf16
     );
-    let ints: [(&str, u64); 22] = [
+    let ints: [(&str, u64); 23] = [
         ("G_", kp.g),
         ("CG", kp.cpg()),
         ("KG", kp.kpg()),
@@ -160,6 +160,8 @@ pub fn emit(plan: &DirectPlan) -> KernelSource {
         // 1: a tile per CTA; 2: persistent; 3: a column of tiles streamed over depth (the
         // forward and backward-data meanings, `DirectView`; validated to 1..=3).
         ("STAGES", cfg.stages as u64),
+        // 1: a backward-data module (the dual's forward kernel; its weights are gathered).
+        ("DGRAD", u64::from(dgrad)),
     ];
     for (k, v) in problem_constants(problem).into_iter().chain(ints) {
         let _ = writeln!(w, "constexpr int {k} = {v};");

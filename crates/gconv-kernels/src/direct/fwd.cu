@@ -66,9 +66,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const vo
   const int k0 = blockIdx.y * BN;  // first output channel of the CTA
   const int c0 = blockIdx.y * CT;  // first input channel of the CTA
 
+  // The weights (plain reads, widened to f32) are staged while the first tile's halo copies
+  // are in flight (walk_tiles' prologue).
+  auto stage_weights = [&]() {
 @WEIGHTS@
-  walk_tiles(smem, X, c0, tid,
-             [&](const elem_t* xs, TileAt a) { compute_tile(xs, ws, Y, a, k0, tid); });
+  };
+  walk_tiles(
+      smem, X, c0, tid,
+      [&](const elem_t* xs, TileAt a) { compute_tile(xs, ws, Y, a, k0, tid); }, stage_weights);
 }
 
 // 3. Each thread: PY adjacent output rows x PX adjacent output columns x VEC adjacent

@@ -401,7 +401,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   const int k0 = blockIdx.y * BN;  // first output channel of the CTA
   const int c0 = blockIdx.y * CT;  // first input channel of the CTA
 
+  // The weights: 16-byte cp.async copies (forward) complete with the first tile's group and
+  // are issued here; the backward-data gathers (plain reads through dgrad_w_index) run while
+  // the first tile's halo copies are in flight (walk_tiles' prologue).
+  auto stage_weights = [&]() {
 @WEIGHTS@
+  };
+  if constexpr (!DGRAD) stage_weights();
   constexpr int PADCH = (WROW - WPK) / 8;
   for (int i = tid; i < BN * PADCH; i += THREADS) {
     const int kl = i / PADCH;
@@ -410,12 +416,17 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   }
   const u32 ws_a = smem_u32(ws);
   bool expand = GM > 1;  // uniform across the CTA
-  walk_tiles(smem, X, c0, tid, [&](const elem_t* xs, TileAt a) {
-    if (expand) {
-      expand_merged(ws, raw, k0, tid);
-      __syncthreads();
-      expand = false;
-    }
-    compute_tile_mma(smem_u32(xs), ws_a, Y, a, k0, tid);
-  });
+  walk_tiles(
+      smem, X, c0, tid,
+      [&](const elem_t* xs, TileAt a) {
+        if (expand) {
+          expand_merged(ws, raw, k0, tid);
+          __syncthreads();
+          expand = false;
+        }
+        compute_tile_mma(smem_u32(xs), ws_a, Y, a, k0, tid);
+      },
+      [&]() {
+        if constexpr (DGRAD) stage_weights();
+      });
 }

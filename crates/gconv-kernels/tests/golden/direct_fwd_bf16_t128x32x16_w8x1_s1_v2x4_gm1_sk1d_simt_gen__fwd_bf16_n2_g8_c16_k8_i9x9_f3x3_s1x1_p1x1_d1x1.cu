@@ -46,6 +46,7 @@ constexpr int GRID_X = 4;
 constexpr int MIN_CTAS = 1;
 constexpr int W_REG_BUDGET = 160;
 constexpr int STAGES = 1;
+constexpr int DGRAD = 0;
 
 // ---- prelude: the device helpers every generated kernel shares ----
 // Header-free: 16-bit types are u16 (pairs in u32), conversions by inline PTX. Every inline-PTX
@@ -609,14 +610,22 @@ __device__ __forceinline__ void load_slice(elem_t* xs, const elem_t* __restrict_
 // new input slice, staged (in the slot the previous output slice's first tap used) while the
 // current one is computed; xs is then the ring and tile.zs = od mod HALO_BUFS.
 // Copies the caller issued before (the weights) complete with the first tile's group.
-template <class F>
+// `prologue()` runs once, after the first tile's halo copies are issued and before they are
+// waited for, so that plain global reads (weights gathered or widened into shared memory)
+// overlap the copies in flight; the first tile's barrier publishes its stores. It must issue
+// no cp.async copy (a later group than the first tile's wait covers).
+struct NoPrologue {
+  __device__ __forceinline__ void operator()() const {}
+};
+template <class F, class P = NoPrologue>
 __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __restrict__ X,
-                                           int c0, int tid, F compute) {
+                                           int c0, int tid, F compute, P prologue = P()) {
   elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
   if constexpr (STAGES == 1) {
     const TileAt a = tile_at(blockIdx.x);
     load_halo(xs0, X, a, c0, tid);
     cp_async_commit();
+    prologue();
     cp_async_wait<0>();
     __syncthreads();
     compute(xs0, a);
@@ -627,6 +636,7 @@ __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __
     const SlicePlan pl = slice_plan(a, c0, tid);
     for (int z = 0; z < FZ; ++z) load_slice(xs0 + z * SLOT, X, a, z - PD, c0, tid, pl);
     cp_async_commit();
+    prologue();
     for (int od = 0; od < OD; ++od) {
       if (od + 1 < OD) load_slice(xs0 + ((od + FZ) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid, pl);
       cp_async_commit();
@@ -642,6 +652,7 @@ __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __
     int t = blockIdx.x;
     load_halo(xs0, X, tile_at(t), c0, tid);
     cp_async_commit();
+    prologue();
     for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
       if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
       cp_async_commit();
@@ -721,6 +732,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_fwd_bf16_
   const int k0 = blockIdx.y * BN;  // first output channel of the CTA
   const int c0 = blockIdx.y * CT;  // first input channel of the CTA
 
+  // The weights (plain reads, widened to f32) are staged while the first tile's halo copies
+  // are in flight (walk_tiles' prologue).
+  auto stage_weights = [&]() {
   // 2. Weights of the CTA's output channels, widened to f32 and transposed to [tap·CG][BN]
   //    (global reads contiguous; zero for channels beyond K); loaded once per CTA.
   for (int i = tid; i < BN * WPK; i += THREADS) {
@@ -730,8 +744,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_fwd_bf16_
     if (k0 + kl < K_) v = to_f32(Wt[k0 * WPK + i]);
     ws[r * BN + kl] = v;
   }
-  walk_tiles(smem, X, c0, tid,
-             [&](const elem_t* xs, TileAt a) { compute_tile(xs, ws, Y, a, k0, tid); });
+  };
+  walk_tiles(
+      smem, X, c0, tid,
+      [&](const elem_t* xs, TileAt a) { compute_tile(xs, ws, Y, a, k0, tid); }, stage_weights);
 }
 
 // 3. Each thread: PY adjacent output rows x PX adjacent output columns x VEC adjacent

@@ -46,6 +46,7 @@ constexpr int GRID_X = 112;
 constexpr int MIN_CTAS = 1;
 constexpr int W_REG_BUDGET = 160;
 constexpr int STAGES = 3;
+constexpr int DGRAD = 0;
 constexpr int NW = 8;
 constexpr int MB = 2;
 constexpr int WROW = 232;
@@ -617,14 +618,22 @@ __device__ __forceinline__ void load_slice(elem_t* xs, const elem_t* __restrict_
 // new input slice, staged (in the slot the previous output slice's first tap used) while the
 // current one is computed; xs is then the ring and tile.zs = od mod HALO_BUFS.
 // Copies the caller issued before (the weights) complete with the first tile's group.
-template <class F>
+// `prologue()` runs once, after the first tile's halo copies are issued and before they are
+// waited for, so that plain global reads (weights gathered or widened into shared memory)
+// overlap the copies in flight; the first tile's barrier publishes its stores. It must issue
+// no cp.async copy (a later group than the first tile's wait covers).
+struct NoPrologue {
+  __device__ __forceinline__ void operator()() const {}
+};
+template <class F, class P = NoPrologue>
 __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __restrict__ X,
-                                           int c0, int tid, F compute) {
+                                           int c0, int tid, F compute, P prologue = P()) {
   elem_t* xs0 = reinterpret_cast<elem_t*>(smem);
   if constexpr (STAGES == 1) {
     const TileAt a = tile_at(blockIdx.x);
     load_halo(xs0, X, a, c0, tid);
     cp_async_commit();
+    prologue();
     cp_async_wait<0>();
     __syncthreads();
     compute(xs0, a);
@@ -635,6 +644,7 @@ __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __
     const SlicePlan pl = slice_plan(a, c0, tid);
     for (int z = 0; z < FZ; ++z) load_slice(xs0 + z * SLOT, X, a, z - PD, c0, tid, pl);
     cp_async_commit();
+    prologue();
     for (int od = 0; od < OD; ++od) {
       if (od + 1 < OD) load_slice(xs0 + ((od + FZ) % HALO_BUFS) * SLOT, X, a, od + FZ - PD, c0, tid, pl);
       cp_async_commit();
@@ -650,6 +660,7 @@ __device__ __forceinline__ void walk_tiles(unsigned char* smem, const elem_t* __
     int t = blockIdx.x;
     load_halo(xs0, X, tile_at(t), c0, tid);
     cp_async_commit();
+    prologue();
     for (int b = 0; t < SPATIAL_TILES; t += GRID_X, b ^= 1) {
       if (t + GRID_X < SPATIAL_TILES) load_halo(b ? xs0 : xs1, X, tile_at(t + GRID_X), c0, tid);
       cp_async_commit();
@@ -1113,6 +1124,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t64x32x16_
   const int k0 = blockIdx.y * BN;  // first output channel of the CTA
   const int c0 = blockIdx.y * CT;  // first input channel of the CTA
 
+  // The weights: 16-byte cp.async copies (forward) complete with the first tile's group and
+  // are issued here; the backward-data gathers (plain reads through dgrad_w_index) run while
+  // the first tile's halo copies are in flight (walk_tiles' prologue).
+  auto stage_weights = [&]() {
   // Weights of the CTA's channels, 16-byte copies (zero for channels beyond K), and the zero
   // padding of each row past TAPS·CG (read by the last k16 step).
   if constexpr (GM == 1) {
@@ -1135,6 +1150,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t64x32x16_
       copy_to_smem<16>(raw + i * 8, Wt + (ok ? k0 * TAPS * CG0 + i * 8 : 0), ok);
     }
   }
+  };
+  if constexpr (!DGRAD) stage_weights();
   constexpr int PADCH = (WROW - WPK) / 8;
   for (int i = tid; i < BN * PADCH; i += THREADS) {
     const int kl = i / PADCH;
@@ -1143,12 +1160,17 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_bf16_t64x32x16_
   }
   const u32 ws_a = smem_u32(ws);
   bool expand = GM > 1;  // uniform across the CTA
-  walk_tiles(smem, X, c0, tid, [&](const elem_t* xs, TileAt a) {
-    if (expand) {
-      expand_merged(ws, raw, k0, tid);
-      __syncthreads();
-      expand = false;
-    }
-    compute_tile_mma(smem_u32(xs), ws_a, Y, a, k0, tid);
-  });
+  walk_tiles(
+      smem, X, c0, tid,
+      [&](const elem_t* xs, TileAt a) {
+        if (expand) {
+          expand_merged(ws, raw, k0, tid);
+          __syncthreads();
+          expand = false;
+        }
+        compute_tile_mma(smem_u32(xs), ws_a, Y, a, k0, tid);
+      },
+      [&]() {
+        if constexpr (DGRAD) stage_weights();
+      });
 }
