@@ -8,8 +8,8 @@
 source results/h100/s35/prelude.sh
 S=results/h200/s48
 for d in fwd dgrad; do
-  if [ $d = fwd ]; then lim=280; else lim=540; fi
-  timeout $(( lim - SECONDS )) $B sweep --config $S/gm_$d.json --filter "group_merge <= 4" --problems ${d}_bf16_n64_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1 --output $R/gm_$d.csv --batch-size 200 --workers 16 > $R/gm_$d.log 2>&1; st sweep $d
+  if [ $d = fwd ]; then lim=280; v=forward; else lim=540; v=bwd_data; fi
+  timeout $(( lim - SECONDS )) $B sweep --variant $v --config $S/gm_$d.json --filter "group_merge <= 4" --problems ${d}_bf16_n64_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1 --output $R/gm_$d.csv --batch-size 200 --workers 16 > $R/gm_$d.log 2>&1; st sweep $d
   $B report $R/gm_$d.csv > $R/gm_$d.report.txt 2>&1
 done
 gzip -f $R/*.messages.jsonl $R/*.csv 2>/dev/null; true
