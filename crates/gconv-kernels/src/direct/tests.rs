@@ -532,9 +532,15 @@ fn dgrad_modules_are_the_dual_forward_module_with_gathered_weights() {
             d.launches[0].dynamic_smem_bytes,
             f.launches[0].dynamic_smem_bytes
         );
+        // Same constants (the dual's) but the direction flag, which moves the gathered
+        // weights into walk_tiles' prologue.
+        assert!(d.code.contains("constexpr int DGRAD = 1;\n"), "{key}");
+        assert!(f.code.contains("constexpr int DGRAD = 0;\n"), "{key}");
         let consts = |code: &str| -> Vec<String> {
             code.lines()
-                .filter(|l| l.starts_with("constexpr int "))
+                .filter(|l| {
+                    l.starts_with("constexpr int ") && !l.starts_with("constexpr int DGRAD ")
+                })
                 .map(str::to_string)
                 .collect()
         };

@@ -1145,7 +1145,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_bf16_t64x32x1
   const int c0 = blockIdx.y * CT;  // first input channel of the CTA
 
   // The weights: 16-byte cp.async copies (forward) complete with the first tile's group and
-  // are issued here; the backward-data gathers (plain reads through dgrad_w_index) run while
+  // are issued here; the backward-data gathers (plain reads, flip and transpose in the addressing) run while
   // the first tile's halo copies are in flight (walk_tiles' prologue).
   auto stage_weights = [&]() {
   // Weights of the CTA's channels (zero for channels beyond K), and the zero padding of each
