@@ -28,8 +28,10 @@
 //! multipliers) to this path: the merged group's input channels are contiguous in NHWC, so the
 //! halo, the `ldmatrix` addressing and the stores are those of a C/G = gm·C/G layer; only the
 //! weights differ. The CTA's real weights (`BN × taps × C/G`, one contiguous block of global
-//! memory) land in a raw area with the first tile's copies and are expanded in shared memory
-//! into merged rows that are zero outside each output channel's own group. The functions of
+//! memory) land in a raw area with the first tile's copies and are expanded in shared memory,
+//! 16 bytes of a row at a time, into merged rows that are zero outside each output channel's
+//! own group (backward data gathers the raw area as `walk_tiles`' prologue instead, several
+//! dual output channels per read). The functions of
 //! this module take the merged problem ([`super::kernel_problem`]; on the stride-phase path,
 //! `super::strided::channel_view`), except [`auto_eligible`], which takes the real one
 //! (`auto` considers gm 1 members only). The cost model does not yet model merging (it counts

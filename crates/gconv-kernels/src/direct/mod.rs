@@ -49,7 +49,8 @@
 //! groups, and one or more output tiles `[oh0, oh0+TH) × [ow0, ow0+TW)` of one (n, od).
 //!
 //! 1. **Weights**, once per CTA: `BN × taps × C/G`, widened to f32, transposed to
-//!    `[tap·C/G][BN]` in shared memory.
+//!    `[tap·C/G][BN]` in shared memory — plain reads, issued after the first tile's halo
+//!    copies (step 2) so that they overlap them (`walk_tiles`' prologue, `common.cu`).
 //! 2. **Input halo tile** per output tile: `FZ × ITH × ITW × CT` elements in shared memory,
 //!    `ITH = (TH−1)·SH + (FY−1)·DH + 1`, `ITW = (TW−1)·SW + (FX−1)·DW + 1`; consecutive threads
 //!    copy consecutive `VL`-channel chunks of one pixel (16 bytes when C allows) with `cp.async`
