@@ -154,7 +154,8 @@ pub fn banded_pool(dtype: DType) -> Vec<KernelConfig> {
 /// (3D), and C/G 4 as pairs of merged groups (gm 2, 2× cuDNN where igemm was 0.8×). Four of
 /// them also as the register-pipelined variant (`stages = 3`, `super::wgrad_mma::pipelined`):
 /// on the H200 (session 22) it ran 4–20 % faster than its `stages = 2` twin on most of the
-/// grouped layers those four win, and slower on some, so both are members.
+/// grouped layers those four win, and slower on some, so both are members; a fifth pipelined
+/// member, 14×8-pixel tiles of merged C/G 4 pairs on 8 warps, only in that variant.
 pub fn mma_wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
     if dtype == DType::F32 {
         return Vec::new();
@@ -175,6 +176,9 @@ pub fn mma_wgrad_pool(dtype: DType) -> Vec<KernelConfig> {
         (112, 16, 24, 8, 2, 1),
         (112, 16, 32, 8, 3, 1),
         (64, 8, 32, 4, 5, 2),
+        // The fastest of 1,440 swept gm 2/4 configs on ResNeXt-50's C/G 4 layer at batch 64,
+        // H100 (`results/h100/s48/call_f`): 64.7 → 53.1 µs against the gm 2 member above.
+        (112, 8, 32, 8, 3, 2),
     ];
     let member = |stages: u32| {
         move |&(pixels, tw, bn, w, mb, gm): &(u32, u32, u32, u32, u32, u32)| KernelConfig {
