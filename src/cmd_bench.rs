@@ -24,8 +24,10 @@ pub struct BenchArgs {
     #[arg(long, default_value = "model_zoo")]
     pub problems: String,
     /// Only problems of this direction: fwd, dgrad or wgrad (or forward, bwd_data, bwd_weight).
-    #[arg(long, default_value = "fwd", value_parser = Direction::parse_any)]
-    pub direction: Direction,
+    /// Default: the set's direction when all its problems have one, else fwd (a bench times one
+    /// direction's pools; the others' problems are left out, and counted).
+    #[arg(long, value_parser = Direction::parse_any)]
+    pub direction: Option<Direction>,
     /// Kernel pools to time: `all` (igemm and direct), `igemm` or `direct`.
     #[arg(long, default_value = "all", value_parser = ["all", "igemm", "direct"])]
     pub family: String,
@@ -37,8 +39,9 @@ pub struct BenchArgs {
 /// (or one of them with `--family`), swept over the problems, then per problem the best kernel
 /// of the pool, the `auto` choice (within the timed family) and the baseline.
 pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
-    let dir = a.direction;
-    let problems = keep_direction(resolve_problems(&a.problems)?, dir);
+    let all = resolve_problems(&a.problems)?;
+    let dir = a.direction.unwrap_or_else(|| default_direction(&all));
+    let problems = keep_direction(all, dir);
     if problems.is_empty() {
         bail!("no {dir} problems in {:?}", a.problems);
     }
@@ -80,6 +83,18 @@ pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The direction `bench` times without `--direction`: the problems' own when they all share
+/// one (a file of backward-data keys is benched as backward data), else (a mixed set such as
+/// `model_zoo`, or none) the forward.
+fn default_direction(problems: &[Problem]) -> Direction {
+    match problems.split_first() {
+        Some((first, rest)) if rest.iter().all(|p| p.direction == first.direction) => {
+            first.direction
+        }
+        _ => Direction::Fwd,
+    }
+}
+
 /// The default pools of `dir` for every dtype among `problems` of that direction: what `bench`
 /// runs (and `gconv cache build --direction` compiles ahead of time).
 pub fn pool_configs(dir: Direction, problems: &[Problem], families: Families) -> Vec<KernelConfig> {
@@ -111,6 +126,21 @@ mod tests {
     use gconv_kernels::select::auto_select;
     use gconv_kernels::{admit, Math};
     use gconv_tune::sweep::{DefaultGate, KernelGate};
+
+    /// Without `--direction`, a set of one direction is benched in it, a mixed or empty one in
+    /// the forward.
+    #[test]
+    fn the_default_direction_is_the_sets_own_or_fwd() {
+        let p = |k: &str| -> Problem { k.parse().expect("key") };
+        let d = p("dgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1");
+        let w = p("wgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1");
+        let f = p("fwd_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1");
+        assert_eq!(default_direction(&[d, d]), Direction::Dgrad);
+        assert_eq!(default_direction(&[w]), Direction::Wgrad);
+        assert_eq!(default_direction(&[d, w]), Direction::Fwd);
+        assert_eq!(default_direction(&[f, d]), Direction::Fwd);
+        assert_eq!(default_direction(&[]), Direction::Fwd);
+    }
 
     /// The bench's gate admits every pool member that can run the problem, the warpgroup-MMA
     /// (sm_90a) ones included (gated on sm_90 they were all rejected as `arch_required`).
