@@ -24,8 +24,9 @@ pub struct BenchArgs {
     #[arg(long, default_value = "model_zoo")]
     pub problems: String,
     /// Only problems of this direction: fwd, dgrad or wgrad (or forward, bwd_data, bwd_weight).
-    /// Default: the set's direction when all its problems have one, else fwd (a bench times one
-    /// direction's pools; the others' problems are left out, and counted).
+    /// Default: the set's direction when all its problems have one, else fwd where the set has
+    /// forward problems (a bench times one direction's pools; the others' problems are left
+    /// out, and counted); a set of backward data and backward weight needs the option.
     #[arg(long, value_parser = Direction::parse_any)]
     pub direction: Option<Direction>,
     /// Kernel pools to time: `all` (igemm and direct), `igemm` or `direct`.
@@ -40,7 +41,10 @@ pub struct BenchArgs {
 /// of the pool, the `auto` choice (within the timed family) and the baseline.
 pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
     let all = resolve_problems(&a.problems)?;
-    let dir = a.direction.unwrap_or_else(|| default_direction(&all));
+    let dir = match a.direction {
+        Some(d) => d,
+        None => default_direction(&all)?,
+    };
     let problems = keep_direction(all, dir);
     if problems.is_empty() {
         bail!("no {dir} problems in {:?}", a.problems);
@@ -84,14 +88,22 @@ pub fn bench(mut a: BenchArgs) -> Result<ExitCode> {
 }
 
 /// The direction `bench` times without `--direction`: the problems' own when they all share
-/// one (a file of backward-data keys is benched as backward data), else (a mixed set such as
-/// `model_zoo`, or none) the forward.
-fn default_direction(problems: &[Problem]) -> Direction {
-    match problems.split_first() {
-        Some((first, rest)) if rest.iter().all(|p| p.direction == first.direction) => {
-            first.direction
-        }
-        _ => Direction::Fwd,
+/// one (a file of backward-data keys is benched as backward data), else the forward where the
+/// set has forward problems (`model_zoo`) or none; a set of backward data and backward weight
+/// alone is an error that asks for the option.
+fn default_direction(problems: &[Problem]) -> Result<Direction> {
+    let dirs: BTreeSet<Direction> = problems.iter().map(|p| p.direction).collect();
+    match dirs.len() {
+        0 => Ok(Direction::Fwd),
+        1 => Ok(dirs.into_iter().next().unwrap_or(Direction::Fwd)),
+        _ if dirs.contains(&Direction::Fwd) => Ok(Direction::Fwd),
+        _ => bail!(
+            "the problem set mixes {}; a bench times one direction: pass --direction",
+            dirs.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
     }
 }
 
@@ -127,19 +139,23 @@ mod tests {
     use gconv_kernels::{admit, Math};
     use gconv_tune::sweep::{DefaultGate, KernelGate};
 
-    /// Without `--direction`, a set of one direction is benched in it, a mixed or empty one in
-    /// the forward.
+    /// Without `--direction`, a set of one direction is benched in it, a set with forward
+    /// problems (or none) in the forward, and backward data mixed with backward weight is an
+    /// error naming the option.
     #[test]
     fn the_default_direction_is_the_sets_own_or_fwd() {
         let p = |k: &str| -> Problem { k.parse().expect("key") };
         let d = p("dgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1");
         let w = p("wgrad_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1");
         let f = p("fwd_bf16_n32_g32_c128_k128_i56x56_f3x3_s1x1_p1x1_d1x1");
-        assert_eq!(default_direction(&[d, d]), Direction::Dgrad);
-        assert_eq!(default_direction(&[w]), Direction::Wgrad);
-        assert_eq!(default_direction(&[d, w]), Direction::Fwd);
-        assert_eq!(default_direction(&[f, d]), Direction::Fwd);
-        assert_eq!(default_direction(&[]), Direction::Fwd);
+        let dir = |ps: &[Problem]| default_direction(ps).expect("a direction");
+        assert_eq!(dir(&[d, d]), Direction::Dgrad);
+        assert_eq!(dir(&[w]), Direction::Wgrad);
+        assert_eq!(dir(&[f, d]), Direction::Fwd);
+        assert_eq!(dir(&[f, d, w]), Direction::Fwd);
+        assert_eq!(dir(&[]), Direction::Fwd);
+        let e = default_direction(&[d, w]).expect_err("backward data and weight mixed");
+        assert!(e.to_string().contains("--direction"), "{e}");
     }
 
     /// The bench's gate admits every pool member that can run the problem, the warpgroup-MMA

@@ -412,7 +412,8 @@ pub fn keep_direction(ps: Vec<Problem>, d: Direction) -> Vec<Problem> {
     let kept: Vec<Problem> = ps.into_iter().filter(|p| p.direction == d).collect();
     if kept.len() < total {
         crate::output::note!(
-            "note: {} of {total} problems are not {d} and are left out (one direction per run: --direction)",
+            "note: {} of {total} problems are not {d} and are left out \
+             (one direction per run: --direction)",
             total - kept.len()
         );
     }

@@ -33,8 +33,8 @@
 //! family's tensor-core path (19 cases: C/G 8–56, channel multiplier, odd k8-chunk counts,
 //! padded m16 blocks, channel tails, stride/padding/dilation, 1D/3D, f16, persistent CTAs
 //! walking 4 tiles; block-diagonal group merge on depthwise (gm 8/16), C/G 2/4 and channel
-//! multiplier layers) plus corrupted weights and a merge mutation (`MergeFullRows`, on the expansion's 16-bit
-//! path at gm 8 and its 32-bit path at C/G 4).
+//! multiplier layers) plus corrupted weights and a merge mutation (`MergeFullRows`, on the
+//! expansion's 16-bit path at gm 8 and its 32-bit path at C/G 4).
 //!
 //! Asynchronous operations: the shim performs each `cp.async` when the `cp.async.wait_group`
 //! that covers it runs (the latest the hardware may land it), so a kernel that reads a stage
@@ -2909,7 +2909,7 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
 /// C/G 2/3/4 with G = 3/5/6, C/G ≠ K/G both ways (the grouped vector path), dilation 2/3,
 /// padding from 0 (the dual pads by dil·(F−1)) to dil·(F−1) (the dual pads by 0), 1D, 3D,
 /// N = 1, a persistent CTA walking several tiles, f32/f16/bf16; tensor cores: C/G 8/16 with
-/// C/G ≠ K/G, group merge on depthwise and C/G 2/4 layers, 3D f16.
+/// C/G ≠ K/G, group merge on depthwise, C/G 2/4 and C/G 8 with K/G 2 layers, 3D f16.
 const DGRAD_CASES: &[(&str, &str, &str)] = &[
     (
         "dgrad_dw3x3_odd_tails",
@@ -3051,6 +3051,13 @@ const DGRAD_CASES: &[(&str, &str, &str)] = &[
         "dgrad_mma_gm4_cpg2_kpg4",
         "direct_dgrad_bf16_t128x64x16_w8x1_s1_v8x2_gm4_sk1d_mma_gen",
         "dgrad_bf16_n1_g16_c32_k64_i12x12_f3x3_s1x1_p2x2_d2x2",
+    ),
+    // C/G 8 with K/G 2 merged by four: the dual's K/G 8, so the merged gather's 16-byte column
+    // reads (copy_column<8>).
+    (
+        "dgrad_mma_gm4_cpg8_kpg2",
+        "direct_dgrad_bf16_t128x64x16_w8x1_s1_v8x2_gm4_sk1d_mma_gen",
+        "dgrad_bf16_n1_g8_c64_k16_i10x12_f3x3_s1x1_p1x1_d1x1",
     ),
     // Stride phases (no dual; direct/strided.rs): depthwise s2 3x3 with odd sizes and partial
     // cell tiles, the target shapes (scaled: 28² C 96, 14² C 576), 5x5 f16, stride 3 > filter
@@ -3268,6 +3275,10 @@ fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
         ),
         ("dgrad_mma_gm4_cpg2_kpg4", Mutation::DgradTransposeDropped),
         ("dgrad_mma_gm2_cpg4", Mutation::DgradMergedColumnRowsDropped),
+        (
+            "dgrad_mma_gm4_cpg8_kpg2",
+            Mutation::DgradMergedColumnRowsDropped,
+        ),
         ("dgrad_mma_gm8_depthwise", Mutation::DgradFlipDropped),
         ("dgrad_chan_mult2", Mutation::CorruptWeight),
         ("dgrad_s2_dw3x3_odd", Mutation::DgradPhaseShifted),

@@ -39,7 +39,7 @@
       const int r = i - kv * RW;
       const int k = k0 + kv * VW;
       const bool ok = k < K_;
-      copy_column<VW>(reinterpret_cast<u16*>(raw) + kv * VW * RW + r, RW,
-                      reinterpret_cast<const u16*>(Wt) + (ok ? dgrad_w_index<CG0, KG0>(k, r) : 0), ok);
+      const u16* src = reinterpret_cast<const u16*>(Wt) + (ok ? dgrad_w_index<CG0, KG0>(k, r) : 0);
+      copy_column<VW>(reinterpret_cast<u16*>(raw) + kv * VW * RW + r, RW, src, ok);
     }
   }

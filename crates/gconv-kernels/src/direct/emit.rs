@@ -9,8 +9,9 @@
 //! ([`super::geometry::forward_problem`]): the constants are the dual's, `dgrad.cu` (the index
 //! of a dual weight in the original filter: the spatial flip and the channel transpose) follows
 //! `common.cu`, and the staging is `dgrad_weights.cu` / `dgrad_mma_weights.cu` instead of
-//! `fwd_weights.cu` / `fwd_mma_weights.cu`. Forward modules are unchanged by this (their text
-//! is what it was before backward data existed). A backward-data problem without a dual is
+//! `fwd_weights.cu` / `fwd_mma_weights.cu`, and the `DGRAD` constant is 1 (0 in a forward
+//! module): the tensor-core body then stages the gathered weights in `walk_tiles`' prologue
+//! instead of before the walk. A backward-data problem without a dual is
 //! the stride-phase module (`common.cu` + `dgrad_phases.cu`, or on tensor cores the mma PTX
 //! helpers + `dgrad_phases_mma.cu`, [`super::strided`]); a
 //! backward-weight problem the slab module (`common.cu` + `wgrad.cu` + the shared split

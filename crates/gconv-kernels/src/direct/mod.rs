@@ -81,11 +81,11 @@
 //! ([`gconv_problem::Problem::dgrad_dual`]: input = dY's spatial size, padding
 //! `dil·(F−1) − pad`, C' = K, K' = C; its output is dX). A `direct_dgrad_…` kernel is the
 //! forward kernel of that dual ([`forward_problem`]): the rules, geometry, registers, cost and
-//! every generated constant are the dual's, and the body is the forward body; only the weight
-//! staging differs (`dgrad.cu`'s `dgrad_w_index`, used by `dgrad_weights.cu` on CUDA cores and
-//! `dgrad_mma_weights.cu` on tensor cores, group merge included): the flip and transpose are in
-//! the load addressing of the once-per-CTA weight copy, with no extra pass over W and no extra
-//! launch. The dgrad pool is the forward pool relabelled plus four persistent narrow-channel
+//! every generated constant but `DGRAD` are the dual's, and the body is the forward body; only
+//! the weight staging differs (`dgrad.cu`'s `dgrad_w_index`, used by `dgrad_weights.cu` on CUDA
+//! cores and `dgrad_mma_weights.cu` on tensor cores, group merge included): the flip and
+//! transpose are in the load addressing of the once-per-CTA weight copy, with no extra pass
+//! over W and no extra launch. The dgrad pool is the forward pool relabelled plus four persistent narrow-channel
 //! tensor-core members for strided layers ([`pool::dgrad_pool`], [`pool::phase_mma_pool`]);
 //! `auto` applies the forward rule to the dual.
 //!

@@ -404,7 +404,7 @@ pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
         )
         .chain(
             // Tensor cores for C/G 2–4 through block-diagonal group merge
-            // (`direct::kernel_problem`): gm groups form one merged group of gm·C/G = 8
+            // (`direct::kernel_problem`): gm groups form one merged group of gm·C/G (8 or 16)
             // channels; (tile, warps, vec, gm, stages). Depthwise (gm 8) members were measured
             // and left out: at 8 merged channels the path is bound by its shared-memory pipe
             // (one ldmatrix per m16n8k16), 1.9–2.9× slower than the CUDA-core members on the 14
@@ -414,10 +414,10 @@ pub fn forward_pool(dtype: DType) -> Vec<KernelConfig> {
                 ([128, 64, 16], 8, [8, 2], 2, 1),
                 ([224, 64, 28], 8, [8, 2], 4, 1),
                 // Persistent members with eight-row tiles and seven or eight m16 blocks per
-                // 16-channel unit: the fastest of 6,440 swept configs (gm 2 and 4, both
-                // directions) on ResNeXt-50's C/G 4 layer at batch 64, H100
-                // (`results/h100/s48/call_c`): backward data 53.8 → 46.5 µs, forward 47.5 →
-                // 46.1 µs against the members above.
+                // 16-channel unit: the fastest swept configs (gm 2 and 4; 6,184 forward, 6,720
+                // backward data) on ResNeXt-50's C/G 4 layer at batch 64, H100
+                // (`results/h100/s48/call_c`): backward data 46.5 µs, forward 46.1 µs, against
+                // 53.8 and 47.5 µs for the members above.
                 ([112, 64, 8], 8, [16, 7], 4, 2),
                 ([112, 64, 8], 8, [16, 8], 4, 2),
             ]

@@ -1073,13 +1073,14 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
 }
 
 // Group merge: block-diagonal merged rows from the raw weights (landed with the first tile's
-// copies). Output channel k (row kl) of a merged group reads its own group's CG0 channels of
-// each tap; the other channels of the merged row are zero (as are rows past K, whose raw
-// weights were zero-filled). One task is one 16-byte vector of a row (eight channels of one
-// tap; CG is a multiple of 8), built from 32-bit raw reads when CG0 is even (a channel pair
-// then never straddles the group's edge) and 16-bit reads otherwise: the index arithmetic is
-// paid once per vector instead of once per element (the per-element loop was a third of the
-// instructions of a one-tile CTA on a C/G 4 layer).
+// copies; backward data: gathered in walk_tiles' prologue). Output channel k (row kl) of a
+// merged group reads its own group's CG0 channels of each tap; the other channels of the
+// merged row are zero (as are rows past K, whose raw weights were zero-filled). One task is
+// one 16-byte vector of a row (eight channels of one tap; CG is a multiple of 8), built from
+// 32-bit raw reads when CG0 is even (a channel pair then never straddles the group's edge) and
+// 16-bit reads otherwise: the index arithmetic is paid once per vector instead of once per
+// element (the per-element loop was a third of the instructions of a one-tile CTA on a C/G 4
+// layer).
 __device__ __forceinline__ void expand_merged(elem_t* ws, const elem_t* raw, int k0, int tid) {
   constexpr int CGV = CG / 8;  // 16-byte vectors of one tap's CG channels
   for (int i = tid; i < BN * TAPS * CGV; i += THREADS) {
@@ -1125,8 +1126,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_fwd_f16_t49x64x7_w4
   const int c0 = blockIdx.y * CT;  // first input channel of the CTA
 
   // The weights: 16-byte cp.async copies (forward) complete with the first tile's group and
-  // are issued here; the backward-data gathers (plain reads, flip and transpose in the addressing) run while
-  // the first tile's halo copies are in flight (walk_tiles' prologue).
+  // are issued here; the backward-data gathers (plain reads, flip and transpose in the
+  // addressing) run while the first tile's halo copies are in flight (walk_tiles' prologue).
   auto stage_weights = [&]() {
   // Weights of the CTA's channels, 16-byte copies (zero for channels beyond K), and the zero
   // padding of each row past TAPS·CG (read by the last k16 step).
