@@ -20,9 +20,10 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct SweepArgs {
     /// Direction of the sweep: fwd, dgrad or wgrad (or forward, bwd_data, bwd_weight); it must
-    /// match the config's `variant`. Problems of other directions are left out (and counted).
+    /// match the config's `variant` (default: the config's). Problems of other directions are
+    /// left out (and counted).
     #[arg(long, visible_alias = "direction", value_parser = Direction::parse_any)]
-    pub variant: Direction,
+    pub variant: Option<Direction>,
     /// Problem set: a registry key, a problem key or a problems file.
     #[arg(long)]
     pub problems: String,
@@ -47,10 +48,9 @@ pub fn sweep(mut a: SweepArgs) -> Result<ExitCode> {
     let arch = parse_arch(&a.arch)?;
     let rep = build_instances(&a.config, arch, a.filter.as_deref())?;
     crate::output::note!("{rep}");
-    if a.variant != rep.variant {
+    if let Some(v) = a.variant.filter(|v| *v != rep.variant) {
         bail!(
-            "--variant {} does not match the variant of {} ({})",
-            a.variant,
+            "--variant {v} does not match the variant of {} ({})",
             a.config.display(),
             rep.variant
         );

@@ -401,6 +401,22 @@ fn directions_take_the_key_token_or_the_alias() {
         ),
         "{t}"
     );
+    // Without --variant the sweep takes the config's.
+    let o = gconv(&[
+        "sweep",
+        "--problems",
+        key,
+        "--config",
+        "configs/traits/cpu_forward.json",
+        "--backend",
+        "cpu",
+        "--output",
+        out,
+        "--overwrite",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("kernel(s) for fwd (cpu"), "{t}");
     // bench: both spellings pass the parser (and then need a GPU); a bad one lists both.
     for spelling in ["fwd", "forward"] {
         let o = gconv(&["bench", "--direction", spelling, "--output", out]);
