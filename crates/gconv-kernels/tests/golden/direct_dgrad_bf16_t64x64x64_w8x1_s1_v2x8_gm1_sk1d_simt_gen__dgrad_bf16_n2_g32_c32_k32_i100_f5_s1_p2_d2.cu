@@ -266,10 +266,17 @@ __device__ __forceinline__ void copy_to_smem(void* dst, const void* src, bool pr
 // The eight 16-bit values of a 16-byte read stored down a column of shared memory: value e
 // (little-endian order) at dst[e * stride]. The backward-data weight gathers use it: one read
 // of W holds one weight of eight adjacent rows of the dual's weight tile.
+// N 16-bit values held as words (value e in the low or high half of w[e / 2]) stored down a
+// column: value e at dst[e * stride]. The column stores of store_column8 and copy_column.
+template <int N>
+__device__ __forceinline__ void store_column(u16* dst, int stride, const u32 (&w)[(N + 1) / 2]) {
+#pragma unroll
+  for (int e = 0; e < N; ++e) dst[e * stride] = (u16)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
+}
+
 __device__ __forceinline__ void store_column8(u16* dst, int stride, const v16b& v) {
   const u32 w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-  for (int e = 0; e < 8; ++e) dst[e * stride] = (u16)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
+  store_column<8>(dst, stride, w);
 }
 
 // VW (1, 2, 4 or 8) adjacent 16-bit values read at once from src (aligned to VW·2 bytes),
@@ -295,8 +302,7 @@ __device__ __forceinline__ void copy_column(u16* dst, int stride, const u16* src
       w[0] = *src;
     }
   }
-#pragma unroll
-  for (int e = 0; e < VW; ++e) dst[e * stride] = (u16)((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
+  store_column<VW>(dst, stride, w);
 }
 
 // ---- element conversions ----
