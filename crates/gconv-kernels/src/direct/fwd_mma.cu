@@ -63,10 +63,11 @@ constexpr int chunk_z(int j) { return j / CPT / (FY * FX); }
 // ---- A_SLIDE (mma.rs, a_slide): A fragments that slide along the filter row ----
 // Column stride and dilation 1, an even TW: the 16 rows of an m16 block are 8 horizontally
 // adjacent pixel pairs, row g = pixel 2g and row g + 8 = pixel 2g + 1 of the block, so the 8x8
-// A matrix of rows g + 8 at filter column fx is the matrix of rows g at fx + 1. The k16 steps
-// are visited filter row by filter row (in a row, channel chunk by channel chunk and column by
-// column: step_at), and each step loads (ldmatrix x4/x2/x1) only the matrices that the
-// previous step does not hold. XSPLIT is 2: halo column x sits in slot (x % 2)·XPW + x / 2, so
+// A matrix of rows g + 8 at filter column fx is the matrix of rows g at fx + 1. With whole-tap
+// k16 steps (CPT even) the steps are visited filter row by filter row (in a row, channel chunk
+// by channel chunk and column by column: step_at), and each step loads (ldmatrix x4/x2) only
+// the matrices that the previous step does not hold; with one k8 chunk per tap (CPT 1) a
+// filter row's matrices are loaded once and each tap is one m16n8k8 (tap_rows). XSPLIT is 2: halo column x sits in slot (x % 2)·XPW + x / 2, so
 // the pixels 2g of a phase read consecutive slots (eight bank groups with the odd pixel
 // stride), and pixel 2g + d of a lane whose pixel 2g has an even column sits halo_col(d) slots
 // after it.
@@ -154,15 +155,15 @@ __device__ __forceinline__ u32 slot_reg(const u32 (&nw)[4], const u32 (&af)[4], 
     return pv[SRC];
   }
 }
-// The k16 steps I, I + 1, ... of a warp unit (MB blocks whose lane pixel bases are abase; lm =
-// lane / 8, the matrix this lane addresses; d4, d2 its byte deltas of whole-tap steps), each
-// step's matrices kept in pv for the next.
+// The k16 steps I, I + 1, ... of a warp unit with whole-tap steps (CPT even; MB blocks whose
+// lane pixel bases are abase; d4, d2 the lane's byte deltas of its matrix in the two load
+// patterns), each step's matrices kept in pv for the next.
 template <int I>
 __device__ __forceinline__ void slide_steps(float (&acc)[MB][NB][4], u32 (&pv)[MB][4],
-                                            const u32 (&abase)[MB], const u32 (&zoff)[FZ], int lm,
+                                            const u32 (&abase)[MB], const u32 (&zoff)[FZ],
                                             u32 d4, u32 d2, u32 bbase,
                                             const u32 (&bres)[B_RESIDENT ? KSTEPS : 1][NB][2]) {
-  if constexpr (I < KSTEPS) {
+  if constexpr (I < KSTEPS && CPT % 2 == 0) {
     constexpr int S = step_at(I);
     constexpr int NL = new_loads(I);
     u32 bf[NB][2];
@@ -175,45 +176,29 @@ __device__ __forceinline__ void slide_steps(float (&acc)[MB][NB][4], u32 (&pv)[M
     } else {
       load_b(bbase, S, bf);
     }
-    // Lane 8·m + j gives row j of matrix m: an x4 loads the step's new slots in order, an x2
-    // the first two (lanes 16-31 unused), an x1 one (lanes 8-31 unused). Whole-tap steps (CPT
-    // even) have two load patterns, each a compile-time offset plus a per-lane delta: a filter
-    // row's first step loads its four slots (d4: rows g + 8 one parity plane further, chunk hi
-    // 8 elements further), every later step the two slots of rows g + 8 (d2: chunk hi). With
-    // one chunk per tap (CPT 1) the lane picks its matrix's offset.
-    u32 off4, off2, o0, o2;
-    if constexpr (CPT >= 2) {
-      static_assert(NL == 4 || (NL == 2 && new_slot(I, 0) == 1 && new_slot(I, 1) == 3),
-                    "whole-tap steps load four slots or the two of rows g + 8");
-      static_assert(slide_z(S, 0) == slide_z(S, 3) && slide_off(S, 2) - slide_off(S, 0) == 8 &&
-                        slide_off(S, 3) - slide_off(S, 1) == 8 &&
-                        (NL == 2 || slide_off(S, 1) - slide_off(S, 0) == XPW * CTS),
-                    "lane deltas of whole-tap steps");
-      off4 = slot_bytes<S, 0>(zoff) + d4;
-      off2 = slot_bytes<S, 1>(zoff) + d2;
-      o0 = off2;
-      o2 = off2;
-    } else {
-      o0 = slot_bytes<S, new_slot(I, 0)>(zoff);
-      const u32 o1 = slot_bytes<S, new_slot(I, 1)>(zoff);
-      o2 = slot_bytes<S, new_slot(I, 2)>(zoff);
-      const u32 o3 = slot_bytes<S, new_slot(I, 3)>(zoff);
-      off4 = lm == 0 ? o0 : lm == 1 ? o1 : lm == 2 ? o2 : o3;
-      off2 = (lm & 1) ? o1 : o0;
-    }
+    // Lane 8·m + j gives row j of matrix m: an x4 loads the step's four slots in order, an x2
+    // the first two (lanes 16-31 unused). Two load patterns, each a compile-time offset plus
+    // a per-lane delta: a filter row's first step loads its four slots (d4: rows g + 8 one
+    // parity plane further, chunk hi 8 elements further), every later step the two slots of
+    // rows g + 8 (d2: chunk hi). (One chunk per tap, CPT 1, is tap_rows below.)
+    static_assert(NL == 4 || (NL == 2 && new_slot(I, 0) == 1 && new_slot(I, 1) == 3),
+                  "whole-tap steps load four slots or the two of rows g + 8");
+    static_assert(slide_z(S, 0) == slide_z(S, 3) && slide_off(S, 2) - slide_off(S, 0) == 8 &&
+                      slide_off(S, 3) - slide_off(S, 1) == 8 &&
+                      (NL == 2 || slide_off(S, 1) - slide_off(S, 0) == XPW * CTS),
+                  "lane deltas of whole-tap steps");
+    const u32 off4 = slot_bytes<S, 0>(zoff) + d4;
+    const u32 off2 = slot_bytes<S, 1>(zoff) + d2;
 #pragma unroll
     for (int b = 0; b < MB; ++b) {
       u32 nw[4] = {0u, 0u, 0u, 0u};
       if constexpr (NL == 4) {
         ldsm_x4(nw, abase[b] + off4);
-      } else if constexpr (NL >= 2) {
+      } else {
         u32 t[2];
         ldsm_x2(t, abase[b] + off2);
         nw[0] = t[0];
         nw[1] = t[1];
-        if constexpr (NL == 3) ldsm_x1(nw[2], abase[b] + o2);
-      } else if constexpr (NL == 1) {
-        ldsm_x1(nw[0], abase[b] + o0);
       }
       u32 af[4];
       af[0] = slot_reg<I, 0>(nw, af, pv[b]);
@@ -225,7 +210,116 @@ __device__ __forceinline__ void slide_steps(float (&acc)[MB][NB][4], u32 (&pv)[M
 #pragma unroll
       for (int q = 0; q < 4; ++q) pv[b][q] = af[q];
     }
-    slide_steps<I + 1>(acc, pv, abase, zoff, lm, d4, d2, bbase, bres);
+    slide_steps<I + 1>(acc, pv, abase, zoff, d4, d2, bbase, bres);
+  }
+}
+
+// ---- A_SLIDE with one k8 chunk per tap (C/G 8): one m16n8k8 per tap ----
+// A k16 step of two taps would straddle filter columns (and rows), and an MMA's A registers
+// must be one aligned quad: sliding such steps cost about four register moves per MMA. Here a
+// filter row's FX + 1 matrices P(x) (rows g of the block at halo column x from the lane's
+// pixel 2g) are loaded once, in ldmatrix groups of four, two and one, and tap fx is one
+// m16n8k8 on {P(fx), P(fx + 1)} (rows g read P(fx), rows g + 8 — pixel 2g + 1 — read
+// P(fx + 1)), with k the tap's eight channels: the B register is the half (tap % 2) of k16
+// step tap / 2 of the weight tile. Lane 8·lm + r addresses row r of matrix lm of a group;
+// the group starting at matrix i0 (even) lies halo_col(i0 + lm) = halo_col(lm) + i0 / 2
+// slots from the lane's pixel, so the lane adds dl = halo_col(lm) slots once and each group
+// a compile-time offset.
+__device__ __forceinline__ void row_matrices(u32 (&p)[FX + 1], u32 base) {
+  constexpr int NM = FX + 1;
+  constexpr int N4 = NM / 4 * 4;              // matrices of the x4 groups
+  constexpr int N2 = N4 + (NM - N4) / 2 * 2;  // and of the x2 group
+#pragma unroll
+  for (int i = 0; i < N4; i += 4) {
+    u32 r[4];
+    ldsm_x4(r, base + (u32)((i / 2) * CTS * ESZ));
+#pragma unroll
+    for (int q = 0; q < 4; ++q) p[i + q] = r[q];
+  }
+  if constexpr (N2 > N4) {
+    u32 r[2];
+    ldsm_x2(r, base + (u32)((N4 / 2) * CTS * ESZ));
+    p[N4] = r[0];
+    p[N4 + 1] = r[1];
+  }
+  if constexpr (NM > N2) ldsm_x1(p[N2], base + (u32)((N2 / 2) * CTS * ESZ));
+}
+
+// Every filter row (depth tap fz, row fy) of a unit's MB blocks, one m16n8k8 per tap. Tap fx
+// accumulates into partial sum fx % NA (NA = min(FX, 3)), so that a block's MMAs form NA
+// independent chains instead of one chain of every tap (an m16n8k8 waits for the previous
+// one on its accumulators); the partials are added into acc in a fixed order at the end.
+constexpr int NA = FX < 3 ? FX : 3;
+__device__ __forceinline__ void tap_rows(float (&acc)[MB][NB][4], const u32 (&abase)[MB],
+                                         const u32 (&zoff)[FZ], u32 dl, u32 bbase,
+                                         const u32 (&bres)[B_RESIDENT ? KSTEPS : 1][NB][2]) {
+  // Compiled into every module of the path (the caller's branch is discarded, not absent);
+  // only modules with one k8 chunk per tap and sliding fragments run it.
+  if constexpr (CPT == 1 && A_SLIDE) {
+    float part[MB][NB][NA][4];
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+#pragma unroll
+      for (int j = 0; j < NB; ++j) {
+#pragma unroll
+        for (int c = 0; c < NA; ++c) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) part[b][j][c][e] = 0.0f;
+        }
+      }
+    }
+#pragma unroll
+    for (int row = 0; row < FZ * FY; ++row) {
+      const int fz = row / FY;
+      const int fy = row - fz * FY;
+      const int j0 = row * FX;             // the row's first tap (k8 chunk)
+      const int s0 = j0 / 2;               // the k16 steps of the weight tile holding its taps
+      constexpr int SN = (FX + 1) / 2 + 1;  // at most this many
+      u32 bt[FX][NB];
+      if constexpr (B_RESIDENT) {
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) {
+#pragma unroll
+          for (int j = 0; j < NB; ++j) {
+            bt[fx][j] = bres[B_RESIDENT ? (j0 + fx) / 2 : 0][j][(j0 + fx) % 2];
+          }
+        }
+      } else {
+        u32 bs[SN][NB][2];
+#pragma unroll
+        for (int s = 0; s < SN; ++s) {
+          if (s0 + s <= (j0 + FX - 1) / 2) load_b(bbase, s0 + s, bs[s]);
+        }
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) {
+#pragma unroll
+          for (int j = 0; j < NB; ++j) bt[fx][j] = bs[(j0 + fx) / 2 - s0][j][(j0 + fx) % 2];
+        }
+      }
+      const u32 roff =
+          (u32)((((DEPTH_STREAM ? 0 : fz * ITH) + fy * DH) * XROW) * ESZ) + zoff[fz] + dl;
+#pragma unroll
+      for (int b = 0; b < MB; ++b) {
+        u32 p[FX + 1];
+        row_matrices(p, abase[b] + roff);
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) {
+#pragma unroll
+          for (int j = 0; j < NB; ++j) mma1688(part[b][j][fx % NA], p[fx], p[fx + 1], bt[fx][j]);
+        }
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+#pragma unroll
+      for (int j = 0; j < NB; ++j) {
+#pragma unroll
+        for (int c = 0; c < NA; ++c) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[b][j][e] += part[b][j][c][e];
+        }
+      }
+    }
   }
 }
 
@@ -286,12 +380,15 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
         for (int e = 0; e < 4; ++e) acc[b][j][e] = 0.0f;
       }
     }
-    if constexpr (A_SLIDE) {
+    if constexpr (A_SLIDE && CPT == 1) {
+      const int lm = lane >> 3;
+      tap_rows(acc, abase, zoff, (u32)(halo_col(lm) * CTS * ESZ), bbase, bres);
+    } else if constexpr (A_SLIDE) {
       u32 pv[MB][4] = {};
       const int lm = lane >> 3;
       const u32 d4 = (u32)(((lm & 1) * XPW * CTS + (lm >> 1) * 8) * ESZ);
       const u32 d2 = (u32)((lm & 1) * 8 * ESZ);
-      slide_steps<0>(acc, pv, abase, zoff, lm, d4, d2, bbase, bres);
+      slide_steps<0>(acc, pv, abase, zoff, d4, d2, bbase, bres);
     } else {
 #pragma unroll
       for (int s = 0; s < KSTEPS; ++s) {
