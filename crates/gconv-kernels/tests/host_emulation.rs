@@ -370,11 +370,10 @@ enum Mutation {
     /// (the pair's second pixel dropped from the slot offset): must fail.
     /// Direct tensor-core path with sliding A fragments: a slot found in the previous step is
     /// taken from the next slot of it (the reuse off by one): must fail.
-    SlideReuseShifted,
     /// Direct tensor-core path with sliding A fragments, whole-tap steps: the rows g + 8 loads
     /// of a step read the low channel chunk twice (the lane delta of the high chunk dropped):
     /// must fail.
-    SlideChunkDeltaDropped,
+    TapChunkDropped,
     TapPairShifted,
     TapLaneMatrixDropped,
     TapGroupOffsetDropped,
@@ -1159,17 +1158,13 @@ fn emulate(
             "const u32 bb = ws_a + (u32)((((warp % UN) * NW + brow) * WROW + bk) * ESZ);",
             "const u32 bb = ws_a + (u32)(((brow) * WROW + bk) * ESZ);",
         )),
-        Mutation::SlideReuseShifted => Some((
-            "if (same_matrix(step_at(i - 1), r, step_at(i), q)) return r;",
-            "if (same_matrix(step_at(i - 1), r, step_at(i), q)) return (r + 1) % 4;",
-        )),
-        Mutation::SlideChunkDeltaDropped => Some((
-            "const u32 d2 = (u32)((lm & 1) * 8 * ESZ);",
-            "const u32 d2 = 0u;",
+        Mutation::TapChunkDropped => Some((
+            "row_matrices(p, abase[b] + roff + (u32)(ch * 8 * ESZ));",
+            "row_matrices(p, abase[b] + roff);",
         )),
         Mutation::TapPairShifted => Some((
-            "mma1688(part[b][j][fx % NA], p[fx], p[fx + 1], bt[fx][j]);",
-            "mma1688(part[b][j][fx % NA], p[fx], p[fx], bt[fx][j]);",
+            "mma1688(part[b][j][fx % NA], p[fx], p[fx + 1], bt[fx * CPT + ch][j]);",
+            "mma1688(part[b][j][fx % NA], p[fx], p[fx], bt[fx * CPT + ch][j]);",
         )),
         Mutation::TapLaneMatrixDropped => Some((
             "tap_rows(acc, abase, zoff, (u32)(halo_col(lm) * CTS * ESZ), bbase, bres);",
@@ -2926,16 +2921,13 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
             // The merge expansion's 32-bit path (C/G 4: channel pairs), beside the 16-bit
             // path's case above (depthwise, gm 8).
             ("mma_gm2_cpg4", Mutation::MergeFullRows),
-            ("mma_cg16_slide_nw8", Mutation::SlideReuseShifted),
+            ("mma_cg16_slide_nw8", Mutation::TapChunkDropped),
             ("mma_cg8_two_channel_blocks", Mutation::TapLaneMatrixDropped),
             ("mma_cg8_taps_5x5", Mutation::TapPairShifted),
             ("mma_cg8_taps_5x5", Mutation::TapGroupOffsetDropped),
             ("mma_cg8_taps_2x4", Mutation::TapSingleOffsetDropped),
             ("mma_cg8_taps_7x7_f16", Mutation::TapPartialDropped),
-            (
-                "mma_cg32_slide_5x5_persistent",
-                Mutation::SlideChunkDeltaDropped,
-            ),
+            ("mma_cg32_slide_5x5_persistent", Mutation::TapPairShifted),
         ],
     );
     jobs.extend(planted);
