@@ -368,12 +368,14 @@ enum Mutation {
     ResidentBUnitDropped,
     /// Direct tensor-core path with sliding A fragments: rows g + 8 read the pixel of rows g
     /// (the pair's second pixel dropped from the slot offset): must fail.
+    SlidePairDropped,
     /// Direct tensor-core path with sliding A fragments: a slot found in the previous step is
     /// taken from the next slot of it (the reuse off by one): must fail.
+    SlideReuseShifted,
     /// Direct tensor-core path with sliding A fragments, whole-tap steps: the rows g + 8 loads
     /// of a step read the low channel chunk twice (the lane delta of the high chunk dropped):
     /// must fail.
-    TapChunkDropped,
+    SlideChunkDeltaDropped,
     TapPairShifted,
     TapLaneMatrixDropped,
     TapGroupOffsetDropped,
@@ -1158,13 +1160,21 @@ fn emulate(
             "const u32 bb = ws_a + (u32)((((warp % UN) * NW + brow) * WROW + bk) * ESZ);",
             "const u32 bb = ws_a + (u32)(((brow) * WROW + bk) * ESZ);",
         )),
-        Mutation::TapChunkDropped => Some((
-            "row_matrices(p, abase[b] + roff + (u32)(ch * 8 * ESZ));",
-            "row_matrices(p, abase[b] + roff);",
+        Mutation::SlidePairDropped => Some((
+            "halo_col(tap % FX + (q & 1)) * CTS",
+            "halo_col(tap % FX) * CTS",
+        )),
+        Mutation::SlideReuseShifted => Some((
+            "if (same_matrix(step_at(i - 1), r, step_at(i), q)) return r;",
+            "if (same_matrix(step_at(i - 1), r, step_at(i), q)) return (r + 1) % 4;",
+        )),
+        Mutation::SlideChunkDeltaDropped => Some((
+            "const u32 d2 = (u32)((lm & 1) * 8 * ESZ);",
+            "const u32 d2 = 0u;",
         )),
         Mutation::TapPairShifted => Some((
-            "mma1688(part[b][j][fx % NA], p[fx], p[fx + 1], bt[fx * CPT + ch][j]);",
-            "mma1688(part[b][j][fx % NA], p[fx], p[fx], bt[fx * CPT + ch][j]);",
+            "mma1688(part[b][j][fx % NA], p[fx], p[fx + 1], bt[fx][j]);",
+            "mma1688(part[b][j][fx % NA], p[fx], p[fx], bt[fx][j]);",
         )),
         Mutation::TapLaneMatrixDropped => Some((
             "tap_rows(acc, abase, zoff, (u32)(halo_col(lm) * CTS * ESZ), bbase, bres);",
@@ -2642,29 +2652,6 @@ const MMA_CASES: &[(&str, &str, &str)] = &[
         "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
         "fwd_bf16_n2_g16_c128_k128_i10x18_f3x3_s1x1_p1x1_d1x1",
     ),
-    // One k8 chunk per tap (C/G 8, fwd_mma.cu's tap_rows): a filter row's FX + 1 matrices in
-    // ldmatrix groups of four, two and one — 5 columns (x4 + x2), 7 (x4 + x4), 4 (x4 + x1)
-    // and 2 (x2 + x1), with tails, padding on one side only and f16.
-    (
-        "mma_cg8_taps_5x5",
-        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
-        "fwd_bf16_n1_g16_c128_k128_i9x12_f5x5_s1x1_p2x2_d1x1",
-    ),
-    (
-        "mma_cg8_taps_7x7_f16",
-        "direct_fwd_f16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
-        "fwd_f16_n1_g8_c64_k64_i9x11_f7x7_s1x1_p3x3_d1x1",
-    ),
-    (
-        "mma_cg8_taps_2x4",
-        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
-        "fwd_bf16_n2_g8_c64_k64_i7x10_f2x4_s1x1_p1x2_d1x1",
-    ),
-    (
-        "mma_cg8_taps_1x2",
-        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
-        "fwd_bf16_n2_g8_c64_k64_i6x9_f1x2_s1x1_p0x1_d1x1",
-    ),
     (
         "mma_cg16_f16_padded_blocks",
         "direct_fwd_f16_t196x64x14_w8x1_s1_v16x2_gm1_sk1d_mma_gen",
@@ -2717,6 +2704,29 @@ const MMA_CASES: &[(&str, &str, &str)] = &[
         "mma_rank3_f16",
         "direct_fwd_f16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
         "fwd_f16_n1_g8_c64_k64_i4x6x6_f3x3x3_s1x1x1_p1x1x1_d1x1x1",
+    ),
+    // 3D C/G 8 (fwd_mma.cu's tap_rows, one m16n8k8 per tap): a filter row's FX + 1 matrices
+    // in ldmatrix groups of four, two and one — 5 columns (x4 + x2), 7 (x4 + x4), 4 (x4 + x1)
+    // and 2 (x2 + x1), with tails, padding on one side only and f16.
+    (
+        "mma_cg8_3d_taps_5",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g16_c128_k128_i3x6x12_f2x3x5_s1x1x1_p1x1x2_d1x1x1",
+    ),
+    (
+        "mma_cg8_3d_taps_7_f16",
+        "direct_fwd_f16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "fwd_f16_n1_g8_c64_k64_i2x5x11_f2x3x7_s1x1x1_p1x1x3_d1x1x1",
+    ),
+    (
+        "mma_cg8_3d_taps_4",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n1_g8_c64_k64_i3x5x10_f2x2x4_s1x1x1_p0x1x2_d1x1x1",
+    ),
+    (
+        "mma_cg8_3d_taps_2",
+        "direct_fwd_bf16_t128x64x16_w8x1_s1_v8x2_gm1_sk1d_mma_gen",
+        "fwd_bf16_n2_g8_c64_k64_i3x4x9_f3x1x2_s1x1x1_p1x0x1_d1x1x1",
     ),
     (
         "mma_5x5_multi_unit",
@@ -2921,13 +2931,18 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
             // The merge expansion's 32-bit path (C/G 4: channel pairs), beside the 16-bit
             // path's case above (depthwise, gm 8).
             ("mma_gm2_cpg4", Mutation::MergeFullRows),
-            ("mma_cg16_slide_nw8", Mutation::TapChunkDropped),
-            ("mma_cg8_two_channel_blocks", Mutation::TapLaneMatrixDropped),
-            ("mma_cg8_taps_5x5", Mutation::TapPairShifted),
-            ("mma_cg8_taps_5x5", Mutation::TapGroupOffsetDropped),
-            ("mma_cg8_taps_2x4", Mutation::TapSingleOffsetDropped),
-            ("mma_cg8_taps_7x7_f16", Mutation::TapPartialDropped),
-            ("mma_cg32_slide_5x5_persistent", Mutation::TapPairShifted),
+            ("mma_cg8_two_channel_blocks", Mutation::SlidePairDropped),
+            ("mma_cg8_two_channel_blocks", Mutation::SlideReuseShifted),
+            ("mma_cg16_slide_nw8", Mutation::SlideReuseShifted),
+            ("mma_rank3_f16", Mutation::TapLaneMatrixDropped),
+            ("mma_cg8_3d_taps_5", Mutation::TapPairShifted),
+            ("mma_cg8_3d_taps_5", Mutation::TapGroupOffsetDropped),
+            ("mma_cg8_3d_taps_4", Mutation::TapSingleOffsetDropped),
+            ("mma_cg8_3d_taps_7_f16", Mutation::TapPartialDropped),
+            (
+                "mma_cg32_slide_5x5_persistent",
+                Mutation::SlideChunkDeltaDropped,
+            ),
         ],
     );
     jobs.extend(planted);
@@ -2936,7 +2951,7 @@ fn direct_mma_kernels_match_the_reference_under_host_emulation() {
         &jobs,
         &dir,
         asan,
-        (MMA_CASES.len(), 12),
+        (MMA_CASES.len(), 14),
     );
 }
 

@@ -187,14 +187,15 @@ pub fn b_resident(cfg: &KernelConfig, problem: &Problem) -> bool {
 /// True when the A fragments slide along the filter row (`A_SLIDE` of `fwd_mma.cu`): the
 /// 16 rows of an m16 block are 8 horizontally adjacent pixel pairs (row g pixel 2g, row g + 8
 /// pixel 2g + 1), so the 8×8 A matrix that rows g + 8 read at filter column fx is the one
-/// rows g read at fx + 1: per filter row and 8-channel chunk the row's FX + 1 matrices are
-/// loaded once and each tap is one m16n8k8 on two of them (`tap_rows`: 4 matrices for the 6
-/// operand slots of a 3-tap row, no register quads to assemble). `problem` is the
+/// rows g read at fx + 1, and a k16 step loads only the matrices the previous step did not
+/// (for a 3-tap filter row 8 of 12 with C/G ≥ 16, 2–3 of 4 at C/G 8); on 3D layers with C/G
+/// 8 (`TAP_ROWS` of `fwd_mma.cu`) a filter row's FX + 1 matrices are loaded once and each tap
+/// is one m16n8k8 on two of them instead (`tap_rows`: no register quads to assemble; session
+/// 49's H100 A/B: faster there, slower on 2D layers). `problem` is the
 /// kernel's own (forward or forward dual, merged: [`super::kernel_problem`]); the walk needs
 /// column stride and dilation 1, an even tile width (a pair never straddles a tile row), a
-/// filter wider than one column, and C/G 8 or a multiple of 16 (what the k16 walk before
-/// session 49 could take; the per-chunk walk would take any multiple of 8, unmeasured). The
-/// halo is stored de-interleaved by column parity
+/// filter wider than one column, and whole k16 steps per tap or one k8 chunk per tap (C/G
+/// 8 or a multiple of 16). The halo is stored de-interleaved by column parity
 /// ([`halo_phases`]) so that the eight rows 2g of a phase read eight consecutive slots.
 ///
 /// Only units of one n8 block (`NW` = 8), whose A fragment feeds one MMA: there the A loads
@@ -227,11 +228,10 @@ pub fn halo_phases(cfg: &KernelConfig, problem: &Problem) -> u64 {
 }
 
 /// Registers per thread: the `MB × NB × 4` accumulators, the unit's B fragments (a tile's,
-/// [`b_resident`]), one A fragment (with [`a_slide`], a filter row's matrices and the tap
-/// partial sums instead, which the same allowance covers: the NVRTC build of the 3D C/G 8
-/// layer's streaming backward-data member takes 79 registers, 97 with session 48's sliding
-/// k16 steps), the MB row addresses, with depth streaming the FZ ring offsets, and a fixed
-/// allowance.
+/// [`b_resident`]), one A fragment (with [`a_slide`], the previous step's too; on 3D C/G 8
+/// layers a filter row's matrices and the tap partial sums instead, which the same allowance
+/// covers: 79 registers for the zoo's 3D layer's streaming backward-data member, 97 before),
+/// the MB row addresses, with depth streaming the FZ ring offsets, and a fixed allowance.
 pub fn register_estimate(cfg: &KernelConfig, problem: &Problem) -> u32 {
     let (_, ksteps, mb, nb) = tile_work(cfg, problem);
     let slide = if a_slide(cfg, problem) { 4 * mb } else { 0 };

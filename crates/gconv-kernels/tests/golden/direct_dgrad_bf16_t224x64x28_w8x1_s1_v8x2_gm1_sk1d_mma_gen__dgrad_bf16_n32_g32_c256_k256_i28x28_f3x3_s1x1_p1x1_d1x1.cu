@@ -833,22 +833,181 @@ constexpr int chunk_z(int j) { return j / CPT / (FY * FX); }
 // ---- A_SLIDE (mma.rs, a_slide): A fragments that slide along the filter row ----
 // Column stride and dilation 1, an even TW: the 16 rows of an m16 block are 8 horizontally
 // adjacent pixel pairs, row g = pixel 2g and row g + 8 = pixel 2g + 1 of the block, so the 8x8
-// A matrix of rows g + 8 at filter column fx is the matrix of rows g at fx + 1, and a filter
-// row's matrices are loaded once for all its taps (tap_rows below). XSPLIT is 2: halo column x
-// sits in slot (x % 2)·XPW + x / 2, so the pixels 2g of a phase read consecutive slots (eight
-// bank groups with the odd pixel stride), and pixel 2g + d of a lane whose pixel 2g has an
-// even column sits halo_col(d) slots after it.
-static_assert(!A_SLIDE || (SW == 1 && DW == 1 && XSPLIT == 2 && TW % 2 == 0), "sliding A fragments");
+// A matrix of rows g + 8 at filter column fx is the matrix of rows g at fx + 1. The k16 steps
+// are visited filter row by filter row (in a row, channel chunk by channel chunk and column by
+// column: step_at), and each step loads (ldmatrix x4/x2/x1) only the matrices that the
+// previous step does not hold (3D layers with one chunk per tap: tap_rows instead). XSPLIT
+// is 2: halo column x sits in slot (x % 2)·XPW + x / 2, so the pixels 2g of a phase read
+// consecutive slots (eight bank groups with the odd pixel stride), and pixel 2g + d of a lane
+// whose pixel 2g has an even column sits halo_col(d) slots after it.
+static_assert(!A_SLIDE || (SW == 1 && DW == 1 && XSPLIT == 2 && TW % 2 == 0 && (CPT == 1 || CPT % 2 == 0)),
+              "sliding A fragments");
+constexpr int SLIDE_ROW = CPT == 1 ? 1 : FX * (CPT / 2);  // k16 steps of one filter row (CPT even)
+// The k16 step visited i-th.
+constexpr int step_at(int i) {
+  return (!A_SLIDE || CPT == 1)
+             ? i
+             : ((i / SLIDE_ROW) * FX + (i % SLIDE_ROW) % FX) * (CPT / 2) + (i % SLIDE_ROW) / FX;
+}
+// Slot q of step s, in the order of an x4 A fragment: k8 chunk 2s + (q >> 1), rows g (q even)
+// or g + 8 (q odd). The second chunk of an odd chunk count's last step is zero.
+constexpr bool slot_zero(int s, int q) { return (q >> 1) == 1 && 2 * s + 1 >= KCH; }
+// Its offset (elements) from the lane's pixel base, and its depth tap (ring slot).
+constexpr int slide_off(int s, int q) {
+  const int j = 2 * s + (q >> 1);
+  const int tap = j / CPT;
+  const int fz = tap / (FY * FX);
+  const int fy = (tap / FX) % FY;
+  return ((DEPTH_STREAM ? 0 : fz * ITH) + fy * DH) * XROW + halo_col(tap % FX + (q & 1)) * CTS +
+         (j % CPT) * 8;
+}
+constexpr int slide_z(int s, int q) { return chunk_z(2 * s + (q >> 1)); }
+constexpr bool same_matrix(int s, int q, int t, int r) {
+  return !slot_zero(s, q) && !slot_zero(t, r) && slide_off(s, q) == slide_off(t, r) &&
+         slide_z(s, q) == slide_z(t, r);
+}
+// Where slot q of the i-th step comes from: 0..3 that slot of the previous step, 4 + r the
+// earlier slot r of this step, 8 a new load, 9 zero.
+constexpr int slot_src(int i, int q) {
+  if (slot_zero(step_at(i), q)) return 9;
+  for (int r = 0; i > 0 && r < 4; ++r) {
+    if (same_matrix(step_at(i - 1), r, step_at(i), q)) return r;
+  }
+  for (int r = 0; r < q; ++r) {
+    if (same_matrix(step_at(i), r, step_at(i), q)) return 4 + r;
+  }
+  return 8;
+}
+constexpr int new_loads(int i) {
+  int n = 0;
+  for (int q = 0; q < 4; ++q) n += slot_src(i, q) == 8 ? 1 : 0;
+  return n;
+}
+// The slot of the m-th new load of step i (the last new one past the count), and the rank of
+// new slot q among the step's loads.
+constexpr int new_slot(int i, int m) {
+  int last = 0;
+  for (int q = 0, n = 0; q < 4; ++q) {
+    if (slot_src(i, q) == 8) {
+      if (n == m) return q;
+      ++n;
+      last = q;
+    }
+  }
+  return last;
+}
+constexpr int new_rank(int i, int q) {
+  int n = 0;
+  for (int r = 0; r < q; ++r) n += slot_src(i, r) == 8 ? 1 : 0;
+  return n;
+}
+// Byte offset of slot Q of step S from the lane's pixel base (with depth streaming, in its
+// depth tap's ring slot).
+template <int S, int Q>
+__device__ __forceinline__ u32 slot_bytes(const u32 (&zoff)[FZ]) {
+  constexpr int OFF = slide_off(S, Q);
+  constexpr int Z = slide_z(S, Q);
+  return (u32)(OFF * ESZ) + zoff[Z];
+}
+// Register of slot Q of the I-th step: loaded (nw), an earlier slot of the step, the previous
+// step's, or zero.
+template <int I, int Q>
+__device__ __forceinline__ u32 slot_reg(const u32 (&nw)[4], const u32 (&af)[4], const u32 (&pv)[4]) {
+  constexpr int SRC = slot_src(I, Q);
+  if constexpr (SRC == 9) {
+    return 0u;
+  } else if constexpr (SRC == 8) {
+    return nw[new_rank(I, Q)];
+  } else if constexpr (SRC >= 4) {
+    return af[SRC - 4];
+  } else {
+    return pv[SRC];
+  }
+}
+// The k16 steps I, I + 1, ... of a warp unit (MB blocks whose lane pixel bases are abase; lm =
+// lane / 8, the matrix this lane addresses; d4, d2 its byte deltas of whole-tap steps), each
+// step's matrices kept in pv for the next.
+template <int I>
+__device__ __forceinline__ void slide_steps(float (&acc)[MB][NB][4], u32 (&pv)[MB][4],
+                                            const u32 (&abase)[MB], const u32 (&zoff)[FZ], int lm,
+                                            u32 d4, u32 d2, u32 bbase,
+                                            const u32 (&bres)[B_RESIDENT ? KSTEPS : 1][NB][2]) {
+  if constexpr (I < KSTEPS) {
+    constexpr int S = step_at(I);
+    constexpr int NL = new_loads(I);
+    u32 bf[NB][2];
+    if constexpr (B_RESIDENT) {
+#pragma unroll
+      for (int j = 0; j < NB; ++j) {
+        bf[j][0] = bres[B_RESIDENT ? S : 0][j][0];
+        bf[j][1] = bres[B_RESIDENT ? S : 0][j][1];
+      }
+    } else {
+      load_b(bbase, S, bf);
+    }
+    // Lane 8·m + j gives row j of matrix m: an x4 loads the step's new slots in order, an x2
+    // the first two (lanes 16-31 unused), an x1 one (lanes 8-31 unused). Whole-tap steps (CPT
+    // even) have two load patterns, each a compile-time offset plus a per-lane delta: a filter
+    // row's first step loads its four slots (d4: rows g + 8 one parity plane further, chunk hi
+    // 8 elements further), every later step the two slots of rows g + 8 (d2: chunk hi). With
+    // one chunk per tap (CPT 1) the lane picks its matrix's offset.
+    u32 off4, off2, o0, o2;
+    if constexpr (CPT >= 2) {
+      static_assert(NL == 4 || (NL == 2 && new_slot(I, 0) == 1 && new_slot(I, 1) == 3),
+                    "whole-tap steps load four slots or the two of rows g + 8");
+      static_assert(slide_z(S, 0) == slide_z(S, 3) && slide_off(S, 2) - slide_off(S, 0) == 8 &&
+                        slide_off(S, 3) - slide_off(S, 1) == 8 &&
+                        (NL == 2 || slide_off(S, 1) - slide_off(S, 0) == XPW * CTS),
+                    "lane deltas of whole-tap steps");
+      off4 = slot_bytes<S, 0>(zoff) + d4;
+      off2 = slot_bytes<S, 1>(zoff) + d2;
+      o0 = off2;
+      o2 = off2;
+    } else {
+      o0 = slot_bytes<S, new_slot(I, 0)>(zoff);
+      const u32 o1 = slot_bytes<S, new_slot(I, 1)>(zoff);
+      o2 = slot_bytes<S, new_slot(I, 2)>(zoff);
+      const u32 o3 = slot_bytes<S, new_slot(I, 3)>(zoff);
+      off4 = lm == 0 ? o0 : lm == 1 ? o1 : lm == 2 ? o2 : o3;
+      off2 = (lm & 1) ? o1 : o0;
+    }
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      u32 nw[4] = {0u, 0u, 0u, 0u};
+      if constexpr (NL == 4) {
+        ldsm_x4(nw, abase[b] + off4);
+      } else if constexpr (NL >= 2) {
+        u32 t[2];
+        ldsm_x2(t, abase[b] + off2);
+        nw[0] = t[0];
+        nw[1] = t[1];
+        if constexpr (NL == 3) ldsm_x1(nw[2], abase[b] + o2);
+      } else if constexpr (NL == 1) {
+        ldsm_x1(nw[0], abase[b] + o0);
+      }
+      u32 af[4];
+      af[0] = slot_reg<I, 0>(nw, af, pv[b]);
+      af[1] = slot_reg<I, 1>(nw, af, pv[b]);
+      af[2] = slot_reg<I, 2>(nw, af, pv[b]);
+      af[3] = slot_reg<I, 3>(nw, af, pv[b]);
+#pragma unroll
+      for (int j = 0; j < NB; ++j) mma16816(acc[b][j], af, bf[j][0], bf[j][1]);
+#pragma unroll
+      for (int q = 0; q < 4; ++q) pv[b][q] = af[q];
+    }
+    slide_steps<I + 1>(acc, pv, abase, zoff, lm, d4, d2, bbase, bres);
+  }
+}
 
-// ---- A_SLIDE: one m16n8k8 per tap and 8-channel chunk ----
-// A k16 step over two chunks would need an aligned register quad assembled from the matrices
-// of two taps (one chunk per tap) or of two column offsets (sliding whole-tap steps): about
-// four register moves per MMA. Here, per filter row and chunk ch, the row's FX + 1 matrices
-// P(x) (rows g of the block at halo column x from the lane's pixel 2g, channels 8·ch..) are
-// loaded once, in ldmatrix groups of four, two and one, and tap fx is one m16n8k8 on
-// {P(fx), P(fx + 1)} (rows g read P(fx), rows g + 8 — pixel 2g + 1 — read P(fx + 1)) with k
-// the chunk's eight channels: the B register of chunk jj = tap·CPT + ch is the half jj % 2 of
-// k16 step jj / 2 of the weight tile. Lane 8·lm + r addresses row r of matrix lm of a group;
+// ---- TAP_ROWS: 3D layers with one k8 chunk per tap (C/G 8), one m16n8k8 per tap ----
+// There a k16 step of two taps straddles filter columns, rows and depth slices, and an MMA's A
+// registers must be one aligned quad: the sliding steps above cost about four register moves
+// per MMA. Instead (mma.rs, tap_rows: measured faster on 3D C/G 8 layers, slower on some 2D
+// ones, where the steps above stay) a filter row's FX + 1 matrices P(x) (rows g of the block at halo column x from the lane's
+// pixel 2g) are loaded once, in ldmatrix groups of four, two and one, and tap fx is one
+// m16n8k8 on {P(fx), P(fx + 1)} (rows g read P(fx), rows g + 8 — pixel 2g + 1 — read
+// P(fx + 1)), with k the tap's eight channels: the B register is the half (tap % 2) of k16
+// step tap / 2 of the weight tile. Lane 8·lm + r addresses row r of matrix lm of a group;
 // the group starting at matrix i0 (even) lies halo_col(i0 + lm) = halo_col(lm) + i0 / 2
 // slots from the lane's pixel, so the lane adds dl = halo_col(lm) slots once and each group
 // a compile-time offset.
@@ -872,18 +1031,18 @@ __device__ __forceinline__ void row_matrices(u32 (&p)[FX + 1], u32 base) {
   if constexpr (NM > N2) ldsm_x1(p[N2], base + (u32)((N2 / 2) * CTS * ESZ));
 }
 
-// Every filter row (depth tap fz, row fy) of a unit's MB blocks, one m16n8k8 per tap and
-// chunk. Tap fx accumulates into partial sum fx % NA (NA = min(FX, 3)), so that a block's
-// MMAs form NA independent chains instead of one chain of every tap (an m16n8k8 waits for the
-// previous one on its accumulators); the partials are added into acc in a fixed order at the
-// end.
+// Every filter row (depth tap fz, row fy) of a unit's MB blocks, one m16n8k8 per tap. Tap fx
+// accumulates into partial sum fx % NA (NA = min(FX, 3)), so that a block's MMAs form NA
+// independent chains instead of one chain of every tap (an m16n8k8 waits for the previous
+// one on its accumulators); the partials are added into acc in a fixed order at the end.
 constexpr int NA = FX < 3 ? FX : 3;
+constexpr bool TAP_ROWS = A_SLIDE && CPT == 1 && FZ > 1;
 __device__ __forceinline__ void tap_rows(float (&acc)[MB][NB][4], const u32 (&abase)[MB],
                                          const u32 (&zoff)[FZ], u32 dl, u32 bbase,
                                          const u32 (&bres)[B_RESIDENT ? KSTEPS : 1][NB][2]) {
   // Compiled into every module of the path (the caller's branch is discarded, not absent);
-  // only modules with sliding fragments run it.
-  if constexpr (A_SLIDE) {
+  // only TAP_ROWS modules run it.
+  if constexpr (TAP_ROWS) {
     float part[MB][NB][NA][4];
 #pragma unroll
     for (int b = 0; b < MB; ++b) {
@@ -896,50 +1055,44 @@ __device__ __forceinline__ void tap_rows(float (&acc)[MB][NB][4], const u32 (&ab
         }
       }
     }
-    constexpr int RCH = FX * CPT;  // k8 chunks of a filter row
 #pragma unroll
     for (int row = 0; row < FZ * FY; ++row) {
       const int fz = row / FY;
       const int fy = row - fz * FY;
-      const int j0 = row * RCH;            // the row's first chunk
-      const int s0 = j0 / 2;               // the k16 steps of the weight tile holding its chunks
-      constexpr int SN = (RCH + 1) / 2 + 1;  // at most this many
-      u32 bt[RCH][NB];                     // chunk fx·CPT + ch of the row
+      const int j0 = row * FX;             // the row's first tap (k8 chunk)
+      const int s0 = j0 / 2;               // the k16 steps of the weight tile holding its taps
+      constexpr int SN = (FX + 1) / 2 + 1;  // at most this many
+      u32 bt[FX][NB];
       if constexpr (B_RESIDENT) {
 #pragma unroll
-        for (int c = 0; c < RCH; ++c) {
+        for (int fx = 0; fx < FX; ++fx) {
 #pragma unroll
           for (int j = 0; j < NB; ++j) {
-            bt[c][j] = bres[B_RESIDENT ? (j0 + c) / 2 : 0][j][(j0 + c) % 2];
+            bt[fx][j] = bres[B_RESIDENT ? (j0 + fx) / 2 : 0][j][(j0 + fx) % 2];
           }
         }
       } else {
         u32 bs[SN][NB][2];
 #pragma unroll
         for (int s = 0; s < SN; ++s) {
-          if (s0 + s <= (j0 + RCH - 1) / 2) load_b(bbase, s0 + s, bs[s]);
+          if (s0 + s <= (j0 + FX - 1) / 2) load_b(bbase, s0 + s, bs[s]);
         }
 #pragma unroll
-        for (int c = 0; c < RCH; ++c) {
+        for (int fx = 0; fx < FX; ++fx) {
 #pragma unroll
-          for (int j = 0; j < NB; ++j) bt[c][j] = bs[(j0 + c) / 2 - s0][j][(j0 + c) % 2];
+          for (int j = 0; j < NB; ++j) bt[fx][j] = bs[(j0 + fx) / 2 - s0][j][(j0 + fx) % 2];
         }
       }
       const u32 roff =
           (u32)((((DEPTH_STREAM ? 0 : fz * ITH) + fy * DH) * XROW) * ESZ) + zoff[fz] + dl;
 #pragma unroll
       for (int b = 0; b < MB; ++b) {
+        u32 p[FX + 1];
+        row_matrices(p, abase[b] + roff);
 #pragma unroll
-        for (int ch = 0; ch < CPT; ++ch) {
-          u32 p[FX + 1];
-          row_matrices(p, abase[b] + roff + (u32)(ch * 8 * ESZ));
+        for (int fx = 0; fx < FX; ++fx) {
 #pragma unroll
-          for (int fx = 0; fx < FX; ++fx) {
-#pragma unroll
-            for (int j = 0; j < NB; ++j) {
-              mma1688(part[b][j][fx % NA], p[fx], p[fx + 1], bt[fx * CPT + ch][j]);
-            }
-          }
+          for (int j = 0; j < NB; ++j) mma1688(part[b][j][fx % NA], p[fx], p[fx + 1], bt[fx][j]);
         }
       }
     }
@@ -995,9 +1148,8 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
     u32 abase[MB];
 #pragma unroll
     for (int b = 0; b < MB; ++b) {
-      // A_SLIDE: every lane's base is pixel 2·(lane % 8) of the block (an even column;
-      // tap_rows adds the lane's matrix column, the filter row and the chunk), else its
-      // ldmatrix row's pixel.
+      // A_SLIDE: every lane's base is pixel 2·(lane % 8) of the block (an even column; the
+      // slots' offsets say which matrix, pixel and chunk), else its ldmatrix row's pixel.
       unsigned p = (unsigned)((m0 + b) * 16 + (A_SLIDE ? 2 * (lane & 7) : arow));
       if (p >= (unsigned)MT) p = 0;  // rows past the tile: any staged pixel, never stored
       const int ty = (int)(p / TW);
@@ -1015,9 +1167,15 @@ __device__ __forceinline__ void compute_tile_mma(u32 xs_a, u32 ws_a, elem_t* __r
         for (int e = 0; e < 4; ++e) acc[b][j][e] = 0.0f;
       }
     }
-    if constexpr (A_SLIDE) {
+    if constexpr (TAP_ROWS) {
       const int lm = lane >> 3;
       tap_rows(acc, abase, zoff, (u32)(halo_col(lm) * CTS * ESZ), bbase, bres);
+    } else if constexpr (A_SLIDE) {
+      u32 pv[MB][4] = {};
+      const int lm = lane >> 3;
+      const u32 d4 = (u32)(((lm & 1) * XPW * CTS + (lm >> 1) * 8) * ESZ);
+      const u32 d2 = (u32)((lm & 1) * 8 * ESZ);
+      slide_steps<0>(acc, pv, abase, zoff, lm, d4, d2, bbase, bres);
     } else {
 #pragma unroll
       for (int s = 0; s < KSTEPS; ++s) {
