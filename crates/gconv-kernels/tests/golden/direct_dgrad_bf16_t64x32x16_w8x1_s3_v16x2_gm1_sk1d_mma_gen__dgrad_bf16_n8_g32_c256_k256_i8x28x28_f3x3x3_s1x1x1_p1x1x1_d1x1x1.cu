@@ -1002,15 +1002,15 @@ __device__ __forceinline__ void slide_steps(float (&acc)[MB][NB][4], u32 (&pv)[M
 // ---- TAP_ROWS: 3D layers with one k8 chunk per tap (C/G 8), one m16n8k8 per tap ----
 // There a k16 step of two taps straddles filter columns, rows and depth slices, and an MMA's A
 // registers must be one aligned quad: the sliding steps above cost about four register moves
-// per MMA. Instead (mma.rs, tap_rows: measured faster on 3D C/G 8 layers, slower on some 2D
-// ones, where the steps above stay) a filter row's FX + 1 matrices P(x) (rows g of the block at halo column x from the lane's
-// pixel 2g) are loaded once, in ldmatrix groups of four, two and one, and tap fx is one
-// m16n8k8 on {P(fx), P(fx + 1)} (rows g read P(fx), rows g + 8 — pixel 2g + 1 — read
-// P(fx + 1)), with k the tap's eight channels: the B register is the half (tap % 2) of k16
-// step tap / 2 of the weight tile. Lane 8·lm + r addresses row r of matrix lm of a group;
-// the group starting at matrix i0 (even) lies halo_col(i0 + lm) = halo_col(lm) + i0 / 2
-// slots from the lane's pixel, so the lane adds dl = halo_col(lm) slots once and each group
-// a compile-time offset.
+// per MMA. Instead (mma.rs, a_slide: measured faster on 3D C/G 8 layers, slower on 2D ones,
+// which keep the steps above) a filter row's FX + 1 matrices P(x) (rows g of the block at
+// halo column x from the lane's pixel 2g) are loaded once, in ldmatrix groups of four, two
+// and one, and tap fx is one m16n8k8 on {P(fx), P(fx + 1)} (rows g read P(fx), rows g + 8 —
+// pixel 2g + 1 — read P(fx + 1)), with k the tap's eight channels: the B register is the half
+// (tap % 2) of k16 step tap / 2 of the weight tile. Lane 8·lm + r addresses row r of matrix
+// lm of a group; the group starting at matrix i0 (even) lies halo_col(i0 + lm) = halo_col(lm)
+// + i0 / 2 slots from the lane's pixel, so the lane adds dl = halo_col(lm) slots once and
+// each group a compile-time offset.
 __device__ __forceinline__ void row_matrices(u32 (&p)[FX + 1], u32 base) {
   constexpr int NM = FX + 1;
   constexpr int N4 = NM / 4 * 4;              // matrices of the x4 groups
@@ -1092,7 +1092,9 @@ __device__ __forceinline__ void tap_rows(float (&acc)[MB][NB][4], const u32 (&ab
 #pragma unroll
         for (int fx = 0; fx < FX; ++fx) {
 #pragma unroll
-          for (int j = 0; j < NB; ++j) mma1688(part[b][j][fx % NA], p[fx], p[fx + 1], bt[fx][j]);
+          for (int j = 0; j < NB; ++j) {
+            mma1688(part[b][j][fx % NA], p[fx], p[fx + 1], bt[fx][j]);
+          }
         }
       }
     }
