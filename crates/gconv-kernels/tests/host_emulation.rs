@@ -376,11 +376,20 @@ enum Mutation {
     /// of a step read the low channel chunk twice (the lane delta of the high chunk dropped):
     /// must fail.
     SlideChunkDeltaDropped,
+    /// Direct mma, 3D C/G 8 (`tap_rows`): rows g + 8 read the matrix of rows g (the tap's
+    /// pixel pair collapsed): must fail.
     TapPairShifted,
+    /// `tap_rows`: every lane addresses the first matrix of a group (its column dropped).
     TapLaneMatrixDropped,
+    /// `row_matrices`: the x2 group read at the row's first column instead of its own.
     TapGroupOffsetDropped,
+    /// `row_matrices`: the x1 matrix read at the row's first column instead of its own.
     TapSingleOffsetDropped,
+    /// `tap_rows`: the last partial sum never added into the accumulators.
     TapPartialDropped,
+    /// `tap_rows` with depth streaming: every depth tap reads ring slot 0 (its slot offset
+    /// dropped).
+    TapRingSlotDropped,
     /// igemm backward-data: every stride phase starts one dX position later (a phase offset
     /// off by one): the comparison must fail.
     IgemmDgradPhaseOffset,
@@ -1191,6 +1200,10 @@ fn emulate(
         Mutation::TapPartialDropped => Some((
             "acc[b][j][e] += part[b][j][c][e];",
             "acc[b][j][e] += c == NA - 1 ? 0.0f : part[b][j][c][e];",
+        )),
+        Mutation::TapRingSlotDropped => Some((
+            "* ESZ) + zoff[fz] + dl;",
+            "* ESZ) + dl;",
         )),
         Mutation::DepthPlanPaddingRead => Some((
             "const bool ok = id_ok && ((pl.inside >> k) & 1u);",
@@ -2849,8 +2862,9 @@ const DEPTH_STREAM_CASES: &[(&str, &str, &str)] = &[
 ];
 
 /// The depth-streaming tensor-core kernels under host emulation against the f64 reference
-/// (every output element compared; the output starts NaN-poisoned), with two planted faults
-/// of the ring that must be caught: the new slice staged one slot off, the slot origin dropped.
+/// (every output element compared; the output starts NaN-poisoned), with planted faults that
+/// must be caught: the new slice staged one slot off, the slot origin dropped, the resident B
+/// unit dropped, a padding read, and the per-tap walk's ring slot dropped.
 #[test]
 fn direct_depth_stream_kernels_match_the_reference_under_host_emulation() {
     run_matrix_with_mutations(
@@ -2869,6 +2883,7 @@ fn direct_depth_stream_kernels_match_the_reference_under_host_emulation() {
                 Mutation::ResidentBUnitDropped,
             ),
             ("stream_fwd_cg8_tails", Mutation::DepthPlanPaddingRead),
+            ("stream_fwd_cg8_tails", Mutation::TapRingSlotDropped),
         ],
     );
 }
