@@ -89,19 +89,25 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const vo
   // Weights once per CTA, widened to f32 as [tap·CG + kk][BN]: dX channel k0 + kl = g·KG + c
   // of group g reads W[g][kk][tap][c] (W is G, K/G, taps, C/G: the dY channel kk of the group
   // is W's output channel); dX channel fastest (adjacent in W within a group); zero past C.
-  for (int i = tid; i < BN * RTAPS * CG; i += THREADS) {
-    const int kl = i % BN;
-    const int r = i / BN;
-    const int tap = r / CG;
-    const int kk = r - tap * CG;
-    const int k = k0 + kl;
-    const int g = k / KG;
-    float v = 0.0f;
-    if (k < K_) v = to_f32(Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)]);
-    ws[r * BN + kl] = v;
-  }
-  walk_tiles(smem, dY, c0, tid,
-             [&](const elem_t* xs, TileAt a) { compute_phases(xs, ws, dX, a, k0, tid); });
+  // The reads are batched (stage_batched) and overlap the first tile's halo copies
+  // (walk_tiles' prologue).
+  auto stage_weights = [&]() {
+    stage_batched<BN * RTAPS * CG>(
+        tid,
+        [&](int i) {
+          const int kl = i % BN;
+          const int r = i / BN;
+          const int tap = r / CG;
+          const int kk = r - tap * CG;
+          const int k = k0 + kl;
+          const int g = k / KG;
+          return k < K_ ? Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)] : (elem_t)0;
+        },
+        [&](int i, float v) { ws[i] = v; });
+  };
+  walk_tiles(
+      smem, dY, c0, tid,
+      [&](const elem_t* xs, TileAt a) { compute_phases(xs, ws, dX, a, k0, tid); }, stage_weights);
 }
 
 // Each thread: PY adjacent cell rows x PX adjacent cell columns x every phase x VEC adjacent dX

@@ -456,6 +456,31 @@ __host__ __device__ constexpr int halo_col(int x) {
   return XSPLIT == 1 ? x : (x % XSPLIT) * XPW + x / XSPLIT;
 }
 constexpr int TX_SLOTS = SW / XSPLIT;  // slots between adjacent output pixels of one tap
+
+// N elements staged by the CTA, element i by thread i % THREADS, with up to STAGE_BATCH global
+// reads of a thread in flight before the first of them is used: `read(i)` gives element i (i <
+// N) as stored, `put(i, v)` stores it widened to f32. (A loop of one read, its widening and its
+// store per step waits a whole global latency per element: on the 7×7 depthwise CUDA-core
+// members, the filter's 7 reads per thread were 15 % of the kernel's stall samples.)
+constexpr int STAGE_BATCH = 8;
+template <int N, typename Read, typename Put>
+__device__ __forceinline__ void stage_batched(int tid, Read read, Put put) {
+  constexpr int PER = (N + THREADS - 1) / THREADS;  // elements of one thread
+  constexpr int B = PER < STAGE_BATCH ? PER : STAGE_BATCH;
+  for (int i0 = tid; i0 < N; i0 += B * THREADS) {
+    elem_t v[B];
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      const int i = i0 + b * THREADS;
+      v[b] = i < N ? read(i) : (elem_t)0;
+    }
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      const int i = i0 + b * THREADS;
+      if (i < N) put(i, to_f32(v[b]));
+    }
+  }
+}
 // CTS: shared-memory stride of one staged pixel (CT, or CT plus 16 bytes on the mma path).
 static_assert(CTS >= CT && (CTS - CT) * ESZ % 16 == 0, "pixel stride");
 static_assert(XROW >= XSPLIT * XPW * CTS && (XROW - ITW * CTS) * ESZ % 16 == 0, "row stride");
