@@ -1229,8 +1229,8 @@ fn emulate(
             "return ((g * KGW + c) * TAPS + (TAPS - 1 - tap)) * CGW + kk;",
         )),
         Mutation::DgradVectorTransposeDropped => Some((
-            "r, WROW, v);",
-            "r, 1, v);",
+            ", WROW, v); });",
+            ", 1, v); });",
         )),
         Mutation::DgradMergedColumnRowsDropped => Some((
             "raw) + kv * VW * RW + r, RW,",

@@ -11,21 +11,25 @@
     // fastest across the threads, so a store of the warp fills consecutive elements of one
     // row (rows eight apart are a multiple of 128 bytes apart: vector-fastest stores would
     // meet in one bank).
+    // The reads are batched (stage_batched).
     constexpr int KV = BN / 8;
-    for (int i = tid; i < KV * WPK; i += THREADS) {
-      const int r = i % WPK;
-      const int kv = i / WPK;
-      const int k = k0 + kv * 8;
-      v16b v = {0u, 0u, 0u, 0u};
-      if (k < K_) v = *reinterpret_cast<const v16b*>(Wt + dgrad_w_index<CG, KG>(k, r));
-      store_column8(ws + kv * 8 * WROW + r, WROW, v);
-    }
+    stage_batched<KV * WPK>(
+        tid,
+        [&](int i) {
+          const int k = k0 + i / WPK * 8;
+          v16b v = {0u, 0u, 0u, 0u};
+          if (k < K_) v = *reinterpret_cast<const v16b*>(Wt + dgrad_w_index<CG, KG>(k, i % WPK));
+          return v;
+        },
+        [&](int i, v16b v) { store_column8(ws + i / WPK * 8 * WROW + i % WPK, WROW, v); });
   } else if constexpr (GM == 1) {
-    for (int i = tid; i < BN * WPK; i += THREADS) {
-      const int kl = i % BN;
-      const int r = i / BN;
-      ws[kl * WROW + r] = k0 + kl < K_ ? Wt[dgrad_w_index<CG, KG>(k0 + kl, r)] : (elem_t)0;
-    }
+    stage_batched<BN * WPK>(
+        tid,
+        [&](int i) {
+          const int kl = i % BN;
+          return k0 + kl < K_ ? Wt[dgrad_w_index<CG, KG>(k0 + kl, i / BN)] : (elem_t)0;
+        },
+        [&](int i, elem_t v) { ws[i % BN * WROW + i / BN] = v; });
   } else {
     // Merged groups: the real weights of the CTA's channels, BN rows of TAPS·CG0 elements of
     // the dual's real groups (CG0 x KG0), into the raw area, expanded into block-diagonal rows

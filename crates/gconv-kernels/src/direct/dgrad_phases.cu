@@ -103,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) @ENTRY@(const vo
           const int g = k / KG;
           return k < K_ ? Wt[((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG)] : (elem_t)0;
         },
-        [&](int i, float v) { ws[i] = v; });
+        [&](int i, elem_t v) { ws[i] = to_f32(v); });
   };
   walk_tiles(
       smem, dY, c0, tid,

@@ -213,40 +213,44 @@ extern "C" __global__ void __launch_bounds__(THREADS) @ENTRY@(const void* __rest
   const int k0 = blockIdx.y * BN;  // first dX channel of the CTA
   const int c0 = blockIdx.y * CT;  // first dY channel of the CTA
 
-  // Weights once per CTA, phase by phase: row kl (dX channel k = k0 + kl = g·KG + c of group
-  // g), element woff(f) + r of phase f: its tap i = r / CG, dY channel kk = r % CG of the
-  // group, reads W[g][kk][tap][c] (W is G, K/G, taps, C/G); zero past the phase's taps (the
-  // rest of its k16 steps) and past C. The dX channels of a group are adjacent in W (KG a
-  // multiple of 8), so one 16-byte read gives element r of 8 adjacent rows (kv·8 … kv·8 + 7),
-  // each value stored to its own row; r is fastest across the threads (a warp's store fills
-  // consecutive elements of one row). Plain stores, published by the first tile's barrier.
+  // Weights once per CTA: row kl (dX channel k = k0 + kl = g·KG + c of group g), element
+  // woff(f) + r of phase f: its tap i = r / CG, dY channel kk = r % CG of the group, reads
+  // W[g][kk][tap][c] (W is G, K/G, taps, C/G); zero past the phase's taps (the rest of its k16
+  // steps) and past C. The dX channels of a group are adjacent in W (KG a multiple of 8), so
+  // one 16-byte read gives element e of 8 adjacent rows (kv·8 … kv·8 + 7), each value stored
+  // to its own row; e (over every phase's elements, 0 … WUSED) is fastest across the threads
+  // (a warp's store fills consecutive elements of one row). The reads are batched
+  // (stage_batched) and overlap the first tile's halo copies (walk_tiles' prologue); plain
+  // stores, published by the first tile's barrier.
   constexpr int KV = BN / 8;
-#pragma unroll
-  for (int f = 0; f < NPH; ++f) {
-    const int used = phase_taps(f) * CG;
-    const int span = (used + 15) / 16 * 16;
-    const int woff = phase_woff(f);
-    for (int i = tid; i < KV * span; i += THREADS) {
-      const int r = i % span;
-      const int kv = i / span;
-      const int k = k0 + kv * 8;
-      v16b v = {0u, 0u, 0u, 0u};
-      if (r < used && k < K_) {
-        const int g = k / KG;
-        const int kk = r % CG;
-        const int tap = phase_tap(f, r / CG);
-        v = *reinterpret_cast<const v16b*>(Wt + ((g * CG + kk) * RTAPS + tap) * KG + (k - g * KG));
-      }
-      store_column8(ws + kv * 8 * WROW + woff + r, WROW, v);
-    }
-  }
   constexpr int WUSED = phase_woff(NPH);
-  for (int i = tid; i < BN * (WROW - WUSED); i += THREADS) {
-    const int kl = i / (WROW - WUSED);
-    ws[kl * WROW + WUSED + (i - kl * (WROW - WUSED))] = (elem_t)0;
-  }
+  auto stage_weights = [&]() {
+    stage_batched<KV * WUSED>(
+        tid,
+        [&](int i) {
+          const int e = i % WUSED;
+          const int k = k0 + i / WUSED * 8;
+          const int g = k / KG;
+          v16b v = {0u, 0u, 0u, 0u};
+#pragma unroll
+          for (int f = 0; f < NPH; ++f) {  // the one phase whose elements hold e
+            const int r = e - phase_woff(f);
+            if (r >= 0 && r < phase_taps(f) * CG && k < K_) {
+              const int tap = phase_tap(f, r / CG);
+              v = *reinterpret_cast<const v16b*>(Wt + ((g * CG + r % CG) * RTAPS + tap) * KG + (k - g * KG));
+            }
+          }
+          return v;
+        },
+        [&](int i, v16b v) { store_column8(ws + i / WUSED * 8 * WROW + i % WUSED, WROW, v); });
+    for (int i = tid; i < BN * (WROW - WUSED); i += THREADS) {
+      const int kl = i / (WROW - WUSED);
+      ws[kl * WROW + WUSED + (i - kl * (WROW - WUSED))] = (elem_t)0;
+    }
+  };
   const u32 ws_a = smem_u32(ws);
-  walk_tiles(smem, dY, c0, tid, [&](const elem_t* xs, TileAt a) {
-    compute_phases_mma(smem_u32(xs), ws_a, dX, a, k0, tid);
-  });
+  walk_tiles(
+      smem, dY, c0, tid,
+      [&](const elem_t* xs, TileAt a) { compute_phases_mma(smem_u32(xs), ws_a, dX, a, k0, tid); },
+      stage_weights);
 }

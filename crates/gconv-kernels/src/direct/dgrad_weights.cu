@@ -8,4 +8,4 @@
       [&](int i) {
         return k0 + i % BN < K_ ? Wt[dgrad_w_index<CG, KG>(k0 + i % BN, i / BN)] : (elem_t)0;
       },
-      [&](int i, float v) { ws[i] = v; });
+      [&](int i, elem_t v) { ws[i] = to_f32(v); });

@@ -4,4 +4,4 @@
   stage_batched<BN * WPK>(
       tid,
       [&](int i) { return k0 + i / WPK < K_ ? Wt[k0 * WPK + i] : (elem_t)0; },
-      [&](int i, float v) { ws[(i % WPK) * BN + i / WPK] = v; });
+      [&](int i, elem_t v) { ws[(i % WPK) * BN + i / WPK] = to_f32(v); });

@@ -460,25 +460,26 @@ constexpr int TX_SLOTS = SW / XSPLIT;  // slots between adjacent output pixels o
 
 // N elements staged by the CTA, element i by thread i % THREADS, with up to STAGE_BATCH global
 // reads of a thread in flight before the first of them is used: `read(i)` gives element i (i <
-// N) as stored, `put(i, v)` stores it widened to f32. (A loop of one read, its widening and its
+// N) as read (a value or a 16-byte vector), `put(i, v)` stores it. (A loop of one read and its
 // store per step waits a whole global latency per element: on the 7×7 depthwise CUDA-core
 // members, the filter's 7 reads per thread were 15 % of the kernel's stall samples.)
 constexpr int STAGE_BATCH = 8;
 template <int N, typename Read, typename Put>
 __device__ __forceinline__ void stage_batched(int tid, Read read, Put put) {
+  using T = decltype(read(0));
   constexpr int PER = (N + THREADS - 1) / THREADS;  // elements of one thread
   constexpr int B = PER < STAGE_BATCH ? PER : STAGE_BATCH;
   for (int i0 = tid; i0 < N; i0 += B * THREADS) {
-    elem_t v[B];
+    T v[B];
 #pragma unroll
     for (int b = 0; b < B; ++b) {
       const int i = i0 + b * THREADS;
-      v[b] = i < N ? read(i) : (elem_t)0;
+      v[b] = i < N ? read(i) : T{};
     }
 #pragma unroll
     for (int b = 0; b < B; ++b) {
       const int i = i0 + b * THREADS;
-      if (i < N) put(i, to_f32(v[b]));
+      if (i < N) put(i, v[b]);
     }
   }
 }
@@ -1330,21 +1331,25 @@ extern "C" __global__ void __launch_bounds__(THREADS) direct_dgrad_bf16_t224x64x
     // fastest across the threads, so a store of the warp fills consecutive elements of one
     // row (rows eight apart are a multiple of 128 bytes apart: vector-fastest stores would
     // meet in one bank).
+    // The reads are batched (stage_batched).
     constexpr int KV = BN / 8;
-    for (int i = tid; i < KV * WPK; i += THREADS) {
-      const int r = i % WPK;
-      const int kv = i / WPK;
-      const int k = k0 + kv * 8;
-      v16b v = {0u, 0u, 0u, 0u};
-      if (k < K_) v = *reinterpret_cast<const v16b*>(Wt + dgrad_w_index<CG, KG>(k, r));
-      store_column8(ws + kv * 8 * WROW + r, WROW, v);
-    }
+    stage_batched<KV * WPK>(
+        tid,
+        [&](int i) {
+          const int k = k0 + i / WPK * 8;
+          v16b v = {0u, 0u, 0u, 0u};
+          if (k < K_) v = *reinterpret_cast<const v16b*>(Wt + dgrad_w_index<CG, KG>(k, i % WPK));
+          return v;
+        },
+        [&](int i, v16b v) { store_column8(ws + i / WPK * 8 * WROW + i % WPK, WROW, v); });
   } else if constexpr (GM == 1) {
-    for (int i = tid; i < BN * WPK; i += THREADS) {
-      const int kl = i % BN;
-      const int r = i / BN;
-      ws[kl * WROW + r] = k0 + kl < K_ ? Wt[dgrad_w_index<CG, KG>(k0 + kl, r)] : (elem_t)0;
-    }
+    stage_batched<BN * WPK>(
+        tid,
+        [&](int i) {
+          const int kl = i % BN;
+          return k0 + kl < K_ ? Wt[dgrad_w_index<CG, KG>(k0 + kl, i / BN)] : (elem_t)0;
+        },
+        [&](int i, elem_t v) { ws[i % BN * WROW + i / BN] = v; });
   } else {
     // Merged groups: the real weights of the CTA's channels, BN rows of TAPS·CG0 elements of
     // the dual's real groups (CG0 x KG0), into the raw area, expanded into block-diagonal rows

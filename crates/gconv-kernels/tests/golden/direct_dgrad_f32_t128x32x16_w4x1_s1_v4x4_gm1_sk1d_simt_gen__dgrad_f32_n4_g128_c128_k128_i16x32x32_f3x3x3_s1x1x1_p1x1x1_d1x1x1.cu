@@ -452,25 +452,26 @@ constexpr int TX_SLOTS = SW / XSPLIT;  // slots between adjacent output pixels o
 
 // N elements staged by the CTA, element i by thread i % THREADS, with up to STAGE_BATCH global
 // reads of a thread in flight before the first of them is used: `read(i)` gives element i (i <
-// N) as stored, `put(i, v)` stores it widened to f32. (A loop of one read, its widening and its
+// N) as read (a value or a 16-byte vector), `put(i, v)` stores it. (A loop of one read and its
 // store per step waits a whole global latency per element: on the 7×7 depthwise CUDA-core
 // members, the filter's 7 reads per thread were 15 % of the kernel's stall samples.)
 constexpr int STAGE_BATCH = 8;
 template <int N, typename Read, typename Put>
 __device__ __forceinline__ void stage_batched(int tid, Read read, Put put) {
+  using T = decltype(read(0));
   constexpr int PER = (N + THREADS - 1) / THREADS;  // elements of one thread
   constexpr int B = PER < STAGE_BATCH ? PER : STAGE_BATCH;
   for (int i0 = tid; i0 < N; i0 += B * THREADS) {
-    elem_t v[B];
+    T v[B];
 #pragma unroll
     for (int b = 0; b < B; ++b) {
       const int i = i0 + b * THREADS;
-      v[b] = i < N ? read(i) : (elem_t)0;
+      v[b] = i < N ? read(i) : T{};
     }
 #pragma unroll
     for (int b = 0; b < B; ++b) {
       const int i = i0 + b * THREADS;
-      if (i < N) put(i, to_f32(v[b]));
+      if (i < N) put(i, v[b]);
     }
   }
 }
@@ -796,7 +797,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS) direct_dgrad_f32
       [&](int i) {
         return k0 + i % BN < K_ ? Wt[dgrad_w_index<CG, KG>(k0 + i % BN, i / BN)] : (elem_t)0;
       },
-      [&](int i, float v) { ws[i] = v; });
+      [&](int i, elem_t v) { ws[i] = to_f32(v); });
   };
   walk_tiles(
       smem, X, c0, tid,
