@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Best member per problem, new over base, of an A/B pair of bench CSVs (call c): per layer, the
 geomean, and per math path over the pairs ok in both. Run in the folder holding
-ab_{fwd,dgrad}_{base,new}.csv.gz: python3 results/h200/s50/best_member.py"""
+ab_D_{base,new}.csv.gz for each direction D named (default fwd dgrad):
+python3 results/h200/s50/best_member.py [D ...]"""
 import csv,gzip,sys,math,collections
 def load(p):
     d=collections.defaultdict(dict)
     for r in csv.DictReader(gzip.open(p,'rt')):
         if r['status']=='ok': d[r['problem']][r['kernel']]=float(r['latency_ms'])
     return d
-for dd in ['fwd','dgrad']:
+for dd in sys.argv[1:] or ['fwd', 'dgrad']:
     a=load(f'ab_{dd}_base.csv.gz'); b=load(f'ab_{dd}_new.csv.gz')
     rs=[]; rm=collections.defaultdict(list)
     for p in a:

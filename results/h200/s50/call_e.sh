@@ -13,6 +13,8 @@
 # the new binary.
 # carry ["target/carry/bins.tar.xz"]; slim tree keeping results/h100/s35/prelude.sh results/h200/s50:
 #   tar xJf target/carry/bins.tar.xz && (timeout 400 bash results/h200/s50/call_e.sh; cd $OUT && tar czf ce.tgz r; cat r/gpu.txt r/progress.log; grep -h geomean r/ab_*.txt; grep -h "passed" r/selftest_*.log | tail -2)
+# Best member per layer, afterwards on this machine in the call's r/ folder:
+#   python3 <repo>/results/h200/s50/best_member.py wgrad
 source results/h100/s35/prelude.sh
 O=target/main/gconv
 S=results/h200/s50
