@@ -51,7 +51,8 @@
 //! with the flipped, channel-transposed weight staging) on both math paths, and the
 //! stride-phase kernel (strided, or padding above dil·(F−1)); planted faults: the flip dropped,
 //! the channel transposition dropped, the phase rule shifted by one, the phase kernel's weight
-//! transposition dropped, corrupted weights.
+//! transposition dropped, corrupted weights, a batch slot of the batched weight staging
+//! (`stage_batched`) dropped.
 //!
 //! `every_pool_member_runs_under_host_emulation` runs every member of every bf16 and f32 pool
 //! that no case table above names (about 290) on the first of `COVERAGE_PROBLEMS` it admits,
@@ -390,6 +391,9 @@ enum Mutation {
     /// `tap_rows` with depth streaming: every depth tap reads ring slot 0 (its slot offset
     /// dropped).
     TapRingSlotDropped,
+    /// `stage_batched` (the direct kernels' batched weight staging): every element of a batch
+    /// stored with the batch's first value: must fail wherever a thread stages two or more.
+    StageBatchSlotDropped,
     /// igemm backward-data: every stride phase starts one dX position later (a phase offset
     /// off by one): the comparison must fail.
     IgemmDgradPhaseOffset,
@@ -1200,6 +1204,10 @@ fn emulate(
         Mutation::TapPartialDropped => Some((
             "acc[b][j][e] += part[b][j][c][e];",
             "acc[b][j][e] += c == NA - 1 ? 0.0f : part[b][j][c][e];",
+        )),
+        Mutation::StageBatchSlotDropped => Some((
+            "if (i < N) put(i, v[b]);",
+            "if (i < N) put(i, v[0]);",
         )),
         Mutation::TapRingSlotDropped => Some((
             "* ESZ) + zoff[fz] + dl;",
@@ -3375,6 +3383,11 @@ fn direct_dgrad_kernels_match_the_reference_under_host_emulation() {
             Mutation::DgradVectorTransposeDropped,
         ),
         ("dgrad_s2_5x5_mma_half_steps", Mutation::CorruptWeight),
+        // The batched weight staging of the CUDA-core, tensor-core and stride-phase paths.
+        ("dgrad_dw3x3_odd_tails", Mutation::StageBatchSlotDropped),
+        ("dgrad_mma_cg8", Mutation::StageBatchSlotDropped),
+        ("dgrad_s2_mma_cpg16", Mutation::StageBatchSlotDropped),
+        ("dgrad_s2_dw3x3_odd", Mutation::StageBatchSlotDropped),
     ];
     let planted = planted_jobs(&jobs, &mutations);
     jobs.extend(planted);
