@@ -44,13 +44,15 @@ pub enum Rejection {
         /// The architecture asked for.
         arch: &'static str,
     },
-    /// Warp counts must be ≥ 1 with a product of 1, 2, 4 or 8.
-    #[error("warp layout {warps_m}x{warps_n} is invalid (1, 2, 4 or 8 warps in all)")]
+    /// A warp layout the family (or math path) does not take; `allowed` says which it does.
+    #[error("warp layout {warps_m}x{warps_n} is invalid: {allowed}")]
     BadWarpCount {
         /// Warps along M.
         warps_m: u32,
         /// Warps along N.
         warps_n: u32,
+        /// The layouts the family or math path takes.
+        allowed: &'static str,
     },
     /// Block tile outside the supported range.
     #[error("block tile {tile_m}x{tile_n}x{tile_k} is outside the supported range ({limits})")]

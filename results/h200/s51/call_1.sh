@@ -34,6 +34,15 @@ for np in 3d:wgrad_$D3 dw7:wgrad_bf16_n32_g96_c96_k96_i56x56_f7x7_s1x1_p3x3_d1x1
   ncu --import $R/ncu_$n.ncu-rep --page source --csv --print-source sass > $R/src_$n.csv 2>/dev/null
   ncu --import $R/ncu_$n.ncu-rep --print-details all > $R/ncu_$n.txt 2>&1
 done
+# The split-K reduction's share on the small keys: every kernel a run of the fastest member
+# launches, timed alone by ncu (main kernel, then `_reduce`).
+for p in wgrad_bf16_n32_g960_c960_k960_i7x7_f3x3_s1x1_p1x1_d1x1 wgrad_bf16_n32_g384_c384_k384_i14x14_f3x3_s1x1_p1x1_d1x1 wgrad_bf16_n32_g1152_c1152_k1152_i7x7_f5x5_s1x1_p2x2_d1x1 wgrad_bf16_n32_g768_c768_k768_i7x7_f7x7_s1x1_p3x3_d1x1; do
+  [ $SECONDS -lt 545 ] || break
+  best=$(awk -F, -v p="$p" 'NR>1 && $2==p && $24=="ok" && $1 !~ /^cudnn/ {print $25, $1}' $R/bench_wgrad.csv | sort -g | head -n 1)
+  [ -n "$best" ] || continue
+  echo "== $p $best" >> $R/ncu_durations.txt
+  timeout 15 ncu --metrics gpu__time_duration.sum,launch__grid_size,launch__registers_per_thread -c 6 $B run --backend cuda --problem $p --kernel "${best#* }" --iters 1 --no-graph >> $R/ncu_durations.txt 2>&1
+done; st ncu durations
 for k in $(cat $R/zoo_wgrad.txt); do
   [ $SECONDS -lt 565 ] || break
   echo "== $k" >> $R/auto_wgrad_verify.log

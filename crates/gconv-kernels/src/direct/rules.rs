@@ -27,6 +27,10 @@ use crate::shared::{pow2_in, MAX_GROUP_MERGE, MAX_SPLIT};
 use gconv_problem::{DType, Direction, Problem};
 use thiserror::Error;
 
+/// The warp layouts every direct kernel takes (its rejection message says so).
+const DIRECT_WARPS: &str =
+    "the direct family takes 1 to 8 warps along M and 1 along N (w1x1 ... w8x1)";
+
 /// Largest C/G the CUDA-core (simt) path accepts.
 pub const MAX_DIRECT_CPG: u64 = 4;
 
@@ -390,6 +394,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(Rejection::BadWarpCount {
             warps_m: cfg.warps_m,
             warps_n: cfg.warps_n,
+            allowed: DIRECT_WARPS,
         });
     }
     if cfg.math == Math::Mma && cfg.vec_a == 1 {
@@ -523,6 +528,7 @@ fn check_slab_fields(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(Rejection::BadWarpCount {
             warps_m: cfg.warps_m,
             warps_n: cfg.warps_n,
+            allowed: DIRECT_WARPS,
         });
     }
     Ok(())
@@ -703,6 +709,7 @@ fn check_stream_slab_fields(
         return Err(Rejection::BadWarpCount {
             warps_m: cfg.warps_m,
             warps_n: cfg.warps_n,
+            allowed: DIRECT_WARPS,
         });
     }
     Ok(())

@@ -117,6 +117,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
         return Err(Rejection::BadWarpCount {
             warps_m: cfg.warps_m,
             warps_n: cfg.warps_n,
+            allowed: "1, 2, 4 or 8 warps in all (12 on wgmma: three warpgroups)",
         });
     }
     if cfg.math.is_wgmma() {
@@ -128,6 +129,7 @@ pub fn validate(cfg: &KernelConfig) -> Result<(), Rejection> {
             return Err(Rejection::BadWarpCount {
                 warps_m: cfg.warps_m,
                 warps_n: cfg.warps_n,
+                allowed: "wgmma takes whole warpgroups along M: w4x1, w8x1 or w12x1",
             });
         }
         let (wg, mwg, nacc) = wgmma_shape(cfg);
