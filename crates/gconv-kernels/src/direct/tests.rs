@@ -25,6 +25,24 @@ fn geometry(c: &KernelConfig, p: &Problem) -> DirectGeometry {
     geometry::geometry(c, p, &DeviceLimits::H200)
 }
 
+/// A refused warp layout says which layouts the family takes (the direct family's 1-8 along M,
+/// igemm's 1/2/4/8 in all, wgmma's whole warpgroups), not one family's rule for all.
+#[test]
+fn bad_warp_count_names_the_layouts_the_family_takes() {
+    let message = |name: &str| {
+        let c: KernelConfig = name.parse().expect("a kernel name");
+        let e = validate(&c, Arch::Sm90a).expect_err("refused");
+        assert_eq!(e.reason(), "bad_warp_count", "{name}");
+        e.to_string()
+    };
+    let direct = message("direct_fwd_bf16_t112x64x28_w9x1_s2_v8x2_gm1_sk1d_mma_gen");
+    assert!(direct.contains("1 to 8 warps along M"), "{direct}");
+    let igemm = message("igemm_fwd_bf16_t128x64x32_w3x1_s3_v8x8_gm1_sk1d_mma_gen");
+    assert!(igemm.contains("1, 2, 4 or 8 warps in all"), "{igemm}");
+    let wgmma = message("igemm_fwd_bf16_t128x64x64_w2x2_s4_v8x8_gm1_sk1d_wgmma_gen");
+    assert!(wgmma.contains("whole warpgroups"), "{wgmma}");
+}
+
 #[test]
 fn validate_rules() {
     let base = config(DType::Bf16, [128, 64, 16], 8, [8, 4]);
