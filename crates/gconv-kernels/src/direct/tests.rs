@@ -35,7 +35,7 @@ fn bad_warp_count_names_the_layouts_the_family_takes() {
         assert_eq!(e.reason(), "bad_warp_count", "{name}");
         e.to_string()
     };
-    let direct = message("direct_fwd_bf16_t112x64x28_w9x1_s2_v8x2_gm1_sk1d_mma_gen");
+    let direct = message("direct_fwd_bf16_t128x64x16_w9x1_s2_v2x4_gm1_sk1d_simt_gen");
     assert!(direct.contains("1 to 8 warps along M"), "{direct}");
     let igemm = message("igemm_fwd_bf16_t128x64x32_w3x1_s3_v8x8_gm1_sk1d_mma_gen");
     assert!(igemm.contains("1, 2, 4 or 8 warps in all"), "{igemm}");
