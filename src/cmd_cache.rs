@@ -118,6 +118,11 @@ pub fn build(a: BuildArgs) -> Result<ExitCode> {
     let _ = std::fs::remove_file(&probe);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = check_compile_threads(a.workers.map_or(cpus, |w| w as usize), cpus)?;
+    // Every module needs NVRTC: one error (exit 2, an unusable backend) instead of the same
+    // one for each module.
+    if let Err(e) = gconv_cuda::nvrtc_version() {
+        bail!("gconv cache build compiles with NVRTC, which is not usable: {e}");
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

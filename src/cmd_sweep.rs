@@ -55,7 +55,19 @@ pub fn sweep(mut a: SweepArgs) -> Result<ExitCode> {
             rep.variant
         );
     }
-    let problems = keep_direction(resolve_problems(&a.problems)?, rep.variant);
+    let all = resolve_problems(&a.problems)?;
+    let total = all.len();
+    let problems = keep_direction(all, rep.variant);
+    if problems.is_empty() {
+        bail!(
+            "none of the {total} problem(s) of {:?} is a {} problem, which the variant of {} sweeps; \
+             choose a set with {} problems or a config of their direction",
+            a.problems,
+            rep.variant,
+            a.config.display(),
+            rep.variant
+        );
+    }
     let problems = shard_problems(&mut a.run, problems)?;
     let backend = match (rep.backend, a.run.backend) {
         (gconv_tune::traits::Backend::Cpu, BackendChoice::Cuda) => bail!(

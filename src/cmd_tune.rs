@@ -146,6 +146,7 @@ pub fn tune(mut a: TuneArgs) -> Result<ExitCode> {
         Some(p) => p.clone(),
         None => decisions_path()?,
     };
+    gconv_tune::outfile::check_output_file(&path)?;
     check_output(&a.run)?;
     let mut cache = DecisionCache::load(&path)?;
     let target = Target::H200;
@@ -320,13 +321,15 @@ fn rows_device(rows: &[SweepRow], origin: &std::path::Path) -> Result<String> {
 /// list and the fastest verified baseline row as the vendor), saved into the decision cache.
 /// Nothing is measured: the rows must come from the device the decisions are for.
 pub fn decide(a: DecideArgs) -> Result<ExitCode> {
-    let problems = resolve_problems(&a.problems)?;
-    let rows = read_rows(&a.from)?;
-    let device = rows_device(&rows, &a.from)?;
     let path = match &a.decisions {
         Some(p) => p.clone(),
         None => decisions_path()?,
     };
+    // The decision file is replaced by a rename: never a device, FIFO or directory.
+    gconv_tune::outfile::check_output_file(&path)?;
+    let problems = resolve_problems(&a.problems)?;
+    let rows = read_rows(&a.from)?;
+    let device = rows_device(&rows, &a.from)?;
     let mut cache = DecisionCache::load(&path)?;
     let target = Target::H200;
     let mut out = crate::output::stdout();

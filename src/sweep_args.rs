@@ -10,7 +10,8 @@ use clap::Args;
 use gconv_kernels::Arch;
 use gconv_problem::measure::{Adaptive, EarlyStop, MIN_EARLY_STOP_FACTOR};
 use gconv_problem::{Direction, Problem};
-use gconv_tune::csv::{drop_partial_tail, has_gzip_bytes, messages_path};
+use gconv_tune::csv::{check_sweep_header, drop_partial_tail, has_gzip_bytes, messages_path};
+use gconv_tune::outfile::check_output_file;
 use gconv_tune::shard::{Shard, ShardSpec};
 use gconv_tune::{DeviceSlot, DeviceTag, SweepOptions, TimingOptions};
 use std::io::Write;
@@ -258,6 +259,10 @@ pub fn shard_problems(r: &mut RunnerArgs, problems: Vec<Problem>) -> Result<Vec<
 /// otherwise replace hours of measurements. An empty or header-only file, or none, is free.
 /// Called once the shard has named the output ([`shard_problems`]).
 pub fn check_output(r: &RunnerArgs) -> Result<()> {
+    // A device, FIFO or directory (as the CSV or its messages file) is refused before anything
+    // opens it (opening a FIFO to count its rows would wait for a writer).
+    check_output_file(&r.output)?;
+    check_output_file(&messages_path(&r.output))?;
     if r.resume || r.overwrite {
         return Ok(());
     }
@@ -393,9 +398,10 @@ pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
 }
 
 /// With `--resume`, drops a last row cut by an interrupt (`run_sweep` would drop it silently)
-/// and says so: its pair runs again.
+/// and says so: its pair runs again. A file that is not a sweep CSV is refused first, untouched.
 pub fn drop_cut_row(o: &SweepOptions) -> Result<()> {
     if o.resume && o.output.exists() {
+        check_sweep_header(&o.output)?;
         if let Some(tail) = drop_partial_tail(&o.output)? {
             crate::output::note!(
                 "note: --resume: dropped the incomplete last row of {}, {tail}; its pair runs again",

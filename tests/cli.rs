@@ -1273,3 +1273,283 @@ fn cache_build_compiles_ahead_of_time_without_a_gpu() {
     assert_eq!(counted(&t2, " compiled"), 0, "{t2}");
     assert_eq!(counted(&t2, " already cached"), modules, "{t2}");
 }
+
+/// A file of the right name that is not the CUDA library (here the zlib, as `libcuda.so.1` and
+/// `libnvrtc.so.13`): one error naming the library, where it loaded from and the missing
+/// symbol, never a panic or a backtrace; exit 2 where CUDA is required, the CPU with a one-line
+/// note for `--backend auto`, one error (not one per module) for `cache build`.
+#[test]
+fn a_wrong_library_under_the_cuda_names_is_named_without_a_panic() {
+    let Some(libz) = [
+        "/lib/x86_64-linux-gnu/libz.so.1",
+        "/usr/lib/x86_64-linux-gnu/libz.so.1",
+        "/lib64/libz.so.1",
+        "/usr/lib64/libz.so.1",
+    ]
+    .into_iter()
+    .map(Path::new)
+    .find(|p| p.is_file()) else {
+        println!("SKIPPED: a_wrong_library_under_the_cuda_names_is_named_without_a_panic: no libz");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    for name in ["libcuda.so.1", "libnvrtc.so.13"] {
+        std::fs::copy(libz, dir.path().join(name)).expect("copy");
+    }
+    let cache = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gconv"))
+            .args(args)
+            .env("LD_LIBRARY_PATH", dir.path())
+            .env("RUST_BACKTRACE", "1")
+            .env("GCONV_CACHE_DIR", cache.path())
+            .env_remove("GCONV_DISABLE_CUDA")
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .output()
+            .expect("the gconv binary runs")
+    };
+    let driver = format!(
+        "libcuda.so.1 at {} is not a usable CUDA driver library: missing symbol cuInit",
+        dir.path().join("libcuda.so.1").display()
+    );
+    let nvrtc = format!(
+        "libnvrtc.so.13 at {} is not a usable NVRTC library: missing symbol nvrtcVersion",
+        dir.path().join("libnvrtc.so.13").display()
+    );
+    let key = "fwd_f32_n1_g1_c1_k1_i4x4_f3x3_s1x1_p1x1_d1x1";
+    for (args, code, want) in [
+        (&["info"][..], 2, &driver),
+        (&["info"][..], 2, &nvrtc),
+        (
+            &["run", "--problem", key, "--backend", "cuda"][..],
+            2,
+            &driver,
+        ),
+        (&["selftest", "--gpu"][..], 2, &driver),
+        (&["baseline", "--problems", key][..], 2, &driver),
+        (&["run", "--problem", key][..], 0, &driver),
+        (
+            &["cache", "build", "--problems", key, "--direction", "fwd"][..],
+            2,
+            &nvrtc,
+        ),
+    ] {
+        let o = run(args);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {t}");
+        assert_eq!(t.matches(want.as_str()).count(), 1, "{args:?}: {t}");
+        assert!(
+            !t.contains("panicked") && !t.contains("stack backtrace"),
+            "{args:?}: {t}"
+        );
+    }
+}
+
+/// Without any NVRTC, `cache build` says so once and exits 2 (an unusable backend), instead of
+/// one failure per module and exit 1.
+#[test]
+fn cache_build_without_nvrtc_is_one_error() {
+    let empty = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let o = Command::new(env!("CARGO_BIN_EXE_gconv"))
+        .args([
+            "cache",
+            "build",
+            "--problems",
+            "fwd_f32_n1_g1_c1_k1_i4x4_f3x3_s1x1_p1x1_d1x1",
+            "--direction",
+            "fwd",
+        ])
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("CUDA_HOME")
+        .env_remove("CUDA_PATH")
+        .env_remove("VIRTUAL_ENV")
+        .env("GCONV_CUDA_LIB_DIRS", empty.path())
+        .env("GCONV_DISABLE_CUDA", "1")
+        .env("GCONV_CACHE_DIR", cache.path())
+        .output()
+        .expect("the gconv binary runs");
+    let t = text(&o);
+    if o.status.success() {
+        println!("SKIPPED: cache_build_without_nvrtc_is_one_error: NVRTC found by the loader");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert_eq!(t.matches("NVRTC library not found").count(), 1, "{t}");
+    assert!(!t.contains("failed:"), "{t}");
+}
+
+/// A small CPU sweep of one problem into `output`, with `extra` options.
+fn cpu_sweep(problem: &str, output: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "sweep",
+        "--problems",
+        problem,
+        "--config",
+        "configs/traits/cpu_forward.json",
+        "--backend",
+        "cpu",
+        "--output",
+        output.to_str().expect("utf-8 path"),
+    ];
+    args.extend_from_slice(extra);
+    gconv(&args)
+}
+
+const SMALL_FWD: &str = "fwd_f32_n1_g1_c1_k1_i4x4_f3x3_s1x1_p1x1_d1x1";
+
+/// Outputs that would lose or corrupt something are refused before anything is written:
+/// `--resume` on a file that is not a sweep CSV (even one whose last line has no newline),
+/// `--overwrite` whose messages file cannot be opened, a FIFO or directory as any command's
+/// output, and a sweep whose set has no problem of the config's direction.
+#[test]
+fn outputs_are_checked_before_anything_is_modified() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = |name: &str| dir.path().join(name);
+
+    // --resume on notes with a cut last line: refused, untouched.
+    let notes = p("notes.txt");
+    let body = "my notes line 1\nmy notes line 2 without newline";
+    std::fs::write(&notes, body).expect("write");
+    let o = cpu_sweep(SMALL_FWD, &notes, &["--resume"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("not a gconv sweep CSV"), "{t}");
+    assert!(!t.contains("dropped the incomplete"), "{t}");
+    assert_eq!(std::fs::read_to_string(&notes).expect("notes"), body);
+
+    // --overwrite with a messages file that cannot be opened: the old CSV stays whole.
+    let out = p("out.csv");
+    let o = cpu_sweep(SMALL_FWD, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let before = std::fs::read(&out).expect("csv");
+    let messages = p("out.csv.messages.jsonl");
+    std::fs::remove_file(&messages).expect("remove");
+    std::fs::create_dir(&messages).expect("mkdir");
+    let o = cpu_sweep(SMALL_FWD, &out, &["--overwrite"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("is a directory, not a regular file"), "{t}");
+    assert_eq!(std::fs::read(&out).expect("csv"), before, "{t}");
+    std::fs::remove_dir(&messages).expect("rmdir");
+
+    // No problem of the config's direction, no shard asked for: exit 2, no file.
+    let none = p("none.csv");
+    let o = cpu_sweep("dgrad_f32_n1_g1_c1_k1_i4x4_f3x3_s1x1_p1x1_d1x1", &none, &[]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("none of the 1 problem(s)"), "{t}");
+    assert!(t.contains("is a fwd problem"), "{t}");
+    assert!(!t.contains("shard"), "{t}");
+    assert!(!none.exists());
+
+    // A FIFO or a directory as an output: refused by kind, still what it was.
+    let fifo = p("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        println!("SKIPPED: the FIFO half of outputs_are_checked_before_anything_is_modified");
+        return;
+    }
+    let is_fifo = |path: &Path| {
+        std::os::unix::fs::FileTypeExt::is_fifo(
+            &std::fs::symlink_metadata(path).expect("exists").file_type(),
+        )
+    };
+    let fifo_s = fifo.to_str().expect("utf-8 path");
+    let out_s = out.to_str().expect("utf-8 path");
+    let config = p("cf.json");
+    std::fs::copy("configs/traits/cpu_forward.json", &config).expect("copy");
+    let config_s = config.to_str().expect("utf-8 path");
+    let dir_s = dir.path().to_str().expect("utf-8 path");
+    for args in [
+        &["merge", "--force", "--output", fifo_s, out_s][..],
+        &["kernels", config_s, "--export-json", fifo_s][..],
+        &["kernels", config_s, "--export-json", dir_s][..],
+        &[
+            "decide",
+            "--problems",
+            SMALL_FWD,
+            "--from",
+            out_s,
+            "--decisions",
+            fifo_s,
+        ][..],
+    ] {
+        let o = gconv(args);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+        assert!(t.contains("not a regular file"), "{args:?}: {t}");
+    }
+    let o = cpu_sweep(SMALL_FWD, &fifo, &["--overwrite"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("is a FIFO (named pipe), not a regular file"),
+        "{t}"
+    );
+    assert!(is_fifo(&fifo));
+    assert!(!p("fifo.messages.jsonl").exists());
+}
+
+/// `kernels C --export-json C` would replace the config with its expansion: refused, by any
+/// spelling of the same file; another file is written whole.
+#[test]
+fn kernels_export_refuses_its_own_config() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("victim.json");
+    std::fs::copy("configs/traits/cpu_forward.json", &config).expect("copy");
+    let before = std::fs::read(&config).expect("config");
+    let config_s = config.to_str().expect("utf-8 path");
+    let other = dir.path().join("sub/../victim.json");
+    std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
+    for out in [config_s, other.to_str().expect("utf-8 path")] {
+        let o = gconv(&["kernels", config_s, "--export-json", out]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{t}");
+        assert!(t.contains("the output is the input"), "{t}");
+        assert_eq!(std::fs::read(&config).expect("config"), before);
+    }
+    let out = dir.path().join("kernels.json");
+    let o = gconv(&[
+        "kernels",
+        config_s,
+        "--export-json",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out).expect("export")).expect("json");
+    assert!(v["count"].as_u64().is_some_and(|n| n > 0), "{v}");
+}
+
+/// Messages say what was wrong: a float too large for its f32 option is refused as out of
+/// range with the text given (not as `inf`), and a top-level key of a trait config is called
+/// that, not a `trait_config` field.
+#[test]
+fn messages_name_the_real_problem() {
+    let o = gconv(&[
+        "train",
+        "--data",
+        "data/oracle/h200/wgrad_2d.shard-0-of-8.csv.gz",
+        "--output",
+        "/nonexistent/model",
+        "--top-weight",
+        "1e300",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("1e300") && t.contains("out of range"), "{t}");
+    assert!(!t.contains("--top-weight inf"), "{t}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("cf.json");
+    std::fs::write(
+        &config,
+        r#"{"variant":"forward","backend":"cpu","arch":"sm_90","trait_config":{}}"#,
+    )
+    .expect("write");
+    let o = gconv(&["kernels", config.to_str().expect("utf-8")]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("top-level key \"arch\""), "{t}");
+    assert!(!t.contains("trait_config field"), "{t}");
+}

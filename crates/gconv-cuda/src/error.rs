@@ -167,6 +167,19 @@ pub enum CudaError {
         /// The panic payload.
         message: String,
     },
+    /// A library of the right name loaded but is not the library gconv needs (e.g. it lacks
+    /// one of the API's symbols: another library under that name, or a stub).
+    #[error("{library} at {location} is not a usable {what}: {reason}")]
+    UnusableLibrary {
+        /// Human name, e.g. "CUDA driver library".
+        what: &'static str,
+        /// The soname.
+        library: &'static str,
+        /// The file that loaded ([`crate::libs::location`]).
+        location: String,
+        /// What is wrong with it, e.g. "missing symbol cuInit".
+        reason: String,
+    },
 }
 
 impl CudaError {
@@ -191,12 +204,16 @@ pub fn driver_message(e: &cudarc::driver::DriverError) -> String {
     }
 }
 
-/// Runs `f`, turning a panic inside cudarc (missing library symbol, ...) into an error.
+/// Runs `f`, turning a panic inside cudarc (missing library symbol, ...) into an error. The
+/// panic is expected and becomes the error's message, so the panic hook prints nothing for it
+/// (no "thread 'main' panicked at ..." nor a backtrace on standard error); panics of other
+/// threads, and of this thread outside `f`, print as before.
 pub fn guard<T>(
     during: &'static str,
     f: impl FnOnce() -> Result<T, CudaError>,
 ) -> Result<T, CudaError> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+    let caught = quiet_panics(f);
+    match caught {
         Ok(r) => r,
         Err(payload) => {
             let message = if let Some(s) = payload.downcast_ref::<&str>() {
@@ -208,5 +225,98 @@ pub fn guard<T>(
             };
             Err(CudaError::Panicked { during, message })
         }
+    }
+}
+
+std::thread_local! {
+    /// How many [`quiet_panics`] calls this thread is inside.
+    static QUIET: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// `catch_unwind(f)` without the panic hook's output for a panic of `f`. The hook is replaced
+/// once per process by one that stays silent while the panicking thread is inside this
+/// function and otherwise calls the hook it replaced, so that concurrent callers (compile
+/// threads) and other threads never swap hooks under each other.
+fn quiet_panics<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if QUIET.with(|q| q.get()) == 0 {
+                previous(info);
+            }
+        }));
+    });
+    struct Depth;
+    impl Drop for Depth {
+        fn drop(&mut self) {
+            QUIET.with(|q| q.set(q.get().saturating_sub(1)));
+        }
+    }
+    QUIET.with(|q| q.set(q.get() + 1));
+    let _depth = Depth;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+}
+
+/// The missing symbol of a cudarc panic message ("Missing symbol cuInit: dlsym failed").
+pub(crate) fn missing_symbol(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("Missing symbol ")?;
+    Some(rest.split(':').next().unwrap_or(rest).trim())
+}
+
+/// Turns a cudarc panic about a missing symbol of `lib` into [`CudaError::UnusableLibrary`]
+/// naming the library and the file that loaded; other errors pass through.
+pub(crate) fn unusable_library(
+    e: CudaError,
+    lib: crate::libs::CudaLib,
+    what: &'static str,
+) -> CudaError {
+    match &e {
+        CudaError::Panicked { message, .. } => {
+            let reason = match missing_symbol(message) {
+                Some(sym) => format!("missing symbol {sym}"),
+                None => format!("loading it failed ({message})"),
+            };
+            CudaError::UnusableLibrary {
+                what,
+                library: lib.soname(),
+                location: crate::libs::location(lib),
+                reason,
+            }
+        }
+        _ => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guarded_panic_is_an_error_and_the_symbol_is_named() {
+        let r: Result<(), CudaError> =
+            guard("test", || panic!("Missing symbol cuInit: dlsym failed"));
+        let e = r.unwrap_err();
+        assert_eq!(
+            e,
+            CudaError::Panicked {
+                during: "test",
+                message: "Missing symbol cuInit: dlsym failed".to_string()
+            }
+        );
+        assert_eq!(
+            missing_symbol("Missing symbol cuInit: dlsym failed"),
+            Some("cuInit")
+        );
+        assert_eq!(missing_symbol("something else"), None);
+        let u = unusable_library(e, crate::libs::CudaLib::Driver, "CUDA driver library");
+        let m = u.to_string();
+        assert!(m.starts_with("libcuda.so.1 at "), "{m}");
+        assert!(
+            m.ends_with("is not a usable CUDA driver library: missing symbol cuInit"),
+            "{m}"
+        );
+        // The depth counter is back at zero: a later panic on this thread is not silenced.
+        assert_eq!(QUIET.with(|q| q.get()), 0);
     }
 }

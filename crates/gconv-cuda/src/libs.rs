@@ -179,6 +179,76 @@ pub fn preload(lib: CudaLib) -> Result<Found, Vec<PathBuf>> {
     }
 }
 
+/// The file `lib` was loaded from, for error messages: the path [`preload`] opened, or, when
+/// the loader's search found it by name, the file the loader picked (from `dlinfo`); "the
+/// loader's search" when that cannot be told, "nowhere (not loaded)" before a preload.
+pub fn location(lib: CudaLib) -> String {
+    let found = loaded()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&lib)
+        .cloned();
+    match found {
+        Some(Found::At(p)) => p.display().to_string(),
+        Some(Found::ByName) => loaded_path(lib.soname()).unwrap_or_else(|| {
+            "the loader's search (LD_LIBRARY_PATH, the ldconfig cache)".to_string()
+        }),
+        None => "nowhere (not loaded)".to_string(),
+    }
+}
+
+/// The file of an already loaded library `soname`, from the loader's link map.
+fn loaded_path(soname: &str) -> Option<String> {
+    const RTLD_NOW: c_int = 2;
+    const RTLD_NOLOAD: c_int = 4;
+    const RTLD_DI_LINKMAP: c_int = 2;
+    #[repr(C)]
+    struct LinkMap {
+        _l_addr: usize,
+        l_name: *const std::ffi::c_char,
+    }
+    extern "C" {
+        fn dlopen(filename: *const std::ffi::c_char, flag: c_int) -> *mut std::ffi::c_void;
+        fn dlinfo(
+            handle: *mut std::ffi::c_void,
+            request: c_int,
+            info: *mut std::ffi::c_void,
+        ) -> c_int;
+    }
+    let c = CString::new(soname).ok()?;
+    // SAFETY: `c` is NUL-terminated and outlives the call; RTLD_NOLOAD only returns a handle
+    // to a library that is already loaded (loading nothing), and the extra reference it takes
+    // is leaked like every handle of this module.
+    let handle = unsafe { dlopen(c.as_ptr(), RTLD_NOW | RTLD_NOLOAD) };
+    if handle.is_null() {
+        return None;
+    }
+    let mut map: *const LinkMap = std::ptr::null();
+    // SAFETY: `handle` is a live handle; RTLD_DI_LINKMAP writes a `struct link_map *` into
+    // `map`, whose first two fields (glibc's layout) are the load address and the file name,
+    // a NUL-terminated string owned by the loader that lives while the library is loaded.
+    let rc = unsafe {
+        dlinfo(
+            handle,
+            RTLD_DI_LINKMAP,
+            (&mut map as *mut *const LinkMap).cast(),
+        )
+    };
+    if rc != 0 || map.is_null() {
+        return None;
+    }
+    // SAFETY: `map` points at the loader's link map entry (see above).
+    let name = unsafe { (*map).l_name };
+    if name.is_null() {
+        return None;
+    }
+    // SAFETY: `l_name` is a NUL-terminated string owned by the loader (see above).
+    let name = unsafe { std::ffi::CStr::from_ptr(name) }
+        .to_string_lossy()
+        .into_owned();
+    (!name.is_empty()).then_some(name)
+}
+
 /// "the loader's search (LD_LIBRARY_PATH, ldconfig) and A, B, …": the places [`preload`]
 /// looked in, for error messages.
 pub fn describe_search(dirs: &[PathBuf]) -> String {

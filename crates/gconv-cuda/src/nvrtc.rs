@@ -169,6 +169,7 @@ fn load_nvrtc() -> Result<(i32, i32), CudaError> {
         }
         Ok((major, minor))
     })
+    .map_err(|e| crate::error::unusable_library(e, crate::libs::CudaLib::Nvrtc, "NVRTC library"))
 }
 
 /// The version of the NVRTC library that loads, as (major, minor). An error when no NVRTC can

@@ -153,6 +153,9 @@ pub fn probe_device(ordinal: usize) -> Result<DeviceInfo, CudaError> {
             max_smem_optin: attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?.max(0)
                 as u32,
         })
+    })
+    .map_err(|e| {
+        crate::error::unusable_library(e, crate::libs::CudaLib::Driver, "CUDA driver library")
     })?;
     let nv = nvrtc_version()?;
     Ok(DeviceInfo {

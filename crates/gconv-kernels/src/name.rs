@@ -83,9 +83,22 @@ pub enum NameError {
         /// Accepted values.
         expected: String,
     },
-    /// A numeric part is missing, malformed, out of range or has a leading zero.
+    /// A numeric part is missing, malformed or has a leading zero.
     #[error("kernel name {name:?}: bad number {token:?} in the {field} token (plain decimal, no leading zeros)")]
     BadNumber {
+        /// The name.
+        name: String,
+        /// Which field.
+        field: &'static str,
+        /// The offending text.
+        token: String,
+    },
+    /// A well-formed number too large for any field (above `u32::MAX`).
+    #[error(
+        "kernel name {name:?}: number {token} in the {field} token is out of range (at most {})",
+        u32::MAX
+    )]
+    NumberOutOfRange {
         /// The name.
         name: String,
         /// Which field.
@@ -107,7 +120,12 @@ fn parse_num(name: &str, field: &'static str, s: &str) -> Result<u32, NameError>
     {
         return Err(err());
     }
-    s.parse::<u32>().map_err(|_| err())
+    // Only digits remain, so the one way to fail is a number above u32::MAX.
+    s.parse::<u32>().map_err(|_| NameError::NumberOutOfRange {
+        name: name.to_string(),
+        field,
+        token: s.to_string(),
+    })
 }
 
 fn parse_list<const L: usize>(
@@ -309,6 +327,14 @@ mod tests {
             matches!(e, NameError::BadNumber { field: "tile", .. }),
             "{e}"
         );
+        let e = "igemm_fwd_bf16_t4294967296x128x32_w2x2_s3_v8x8_gm1_sk1d_mma_gen"
+            .parse::<KernelConfig>()
+            .unwrap_err();
+        assert!(
+            matches!(e, NameError::NumberOutOfRange { field: "tile", ref token, .. } if token == "4294967296"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("out of range"), "{e}");
         let e = "igemm_fwd_bf16_t128x128x32_w2x2_s03_v8x8_gm1_sk1d_mma_gen"
             .parse::<KernelConfig>()
             .unwrap_err();
@@ -347,7 +373,7 @@ mod tests {
         assert!(
             matches!(
                 e,
-                NameError::BadNumber {
+                NameError::NumberOutOfRange {
                     field: "split_k",
                     ..
                 }

@@ -225,12 +225,9 @@ impl DecisionCache {
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir).map_err(|e| LearnError::io(dir, e))?;
-        let tmp = dir.join(format!(".decisions.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, text + "\n").map_err(|e| LearnError::io(&tmp, e))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            LearnError::io(&self.path, e)
-        })
+        // A failed write (a full disk) leaves the file as it was and no temporary file.
+        gconv_tune::outfile::write_atomic(&self.path, (text + "\n").as_bytes())?;
+        Ok(())
     }
 }
 

@@ -129,22 +129,36 @@ pub fn valid_tap_fraction(p: &Problem) -> f64 {
         if f <= 1 && pad == 0 {
             continue;
         }
-        // For output x the taps t in [0, f) with 0 <= x·s − pad + t·dil < i form one interval:
-        // O(outputs) instead of O(outputs × taps).
         let dil = dil.max(1);
         let mut valid = 0i64;
-        if dil == 1 {
-            // The same count without a division per output (most layers are undilated).
-            for x in 0..o {
-                let b = x * s - pad;
-                valid += ((i - 1 - b).min(f - 1) - (-b).max(0) + 1).max(0);
+        if o <= f {
+            // For output x the taps t in [0, f) with 0 <= x·s − pad + t·dil < i form one
+            // interval: O(outputs) instead of O(outputs × taps).
+            if dil == 1 {
+                // The same count without a division per output (most layers are undilated).
+                for x in 0..o {
+                    let b = x * s - pad;
+                    valid += ((i - 1 - b).min(f - 1) - (-b).max(0) + 1).max(0);
+                }
+            } else {
+                for x in 0..o {
+                    let b = x * s - pad;
+                    // The first tap at or past the image's start: ceil(−b / dil), at least 0.
+                    let lo = (-(b.div_euclid(dil))).max(0);
+                    let hi = (i - 1 - b).div_euclid(dil).min(f - 1);
+                    valid += (hi - lo + 1).max(0);
+                }
             }
         } else {
-            for x in 0..o {
-                let b = x * s - pad;
-                // The first tap at or past the image's start: ceil(−b / dil), at least 0.
-                let lo = (-(b.div_euclid(dil))).max(0);
-                let hi = (i - 1 - b).div_euclid(dil).min(f - 1);
+            // Fewer taps than outputs (a large image, a user's key of billions of pixels): for
+            // tap t the outputs x in [0, o) with 0 <= x·s − pad + t·dil < i form one interval,
+            // O(taps), so that ranking never walks every output position.
+            let s = s.max(1);
+            for t in 0..f {
+                let a = pad - t * dil;
+                // ceil(a / s), at least 0; floor((i − 1 + a) / s), at most o − 1.
+                let lo = (-((-a).div_euclid(s))).max(0);
+                let hi = (i - 1 + a).div_euclid(s).min(o - 1);
                 valid += (hi - lo + 1).max(0);
             }
         }
@@ -558,8 +572,9 @@ mod tests {
             frac
         };
         let mut n = 0;
-        for i in [1u64, 4, 7, 16] {
-            for f in [1u64, 2, 3, 5, 7] {
+        // Both counts: over outputs (no more outputs than taps) and over taps (more outputs).
+        for i in [1u64, 4, 7, 16, 31] {
+            for f in [1u64, 2, 3, 5, 7, 9] {
                 for s in [1u64, 2, 3] {
                     for pad in [0u64, 1, 2, 4] {
                         for dil in [1u64, 2, 3] {
@@ -575,6 +590,18 @@ mod tests {
             }
         }
         assert!(n > 300, "{n} problems");
+    }
+
+    #[test]
+    fn valid_taps_of_a_huge_image_are_counted_per_tap() {
+        // 2^31 − 1 outputs a dimension: counted over the 3 taps, not over every output (a
+        // count per output took longer than a minute for `gconv select` on this key).
+        let p: Problem = "fwd_bf16_n1_g1_c1_k1_i2147483647x2147483647_f3x3_s1x1_p1x1_d1x1"
+            .parse()
+            .unwrap();
+        let o = 2147483647.0f64;
+        let per_dim = (3.0 * o - 2.0) / (3.0 * o);
+        assert!((valid_tap_fraction(&p) - per_dim * per_dim).abs() < 1e-12);
     }
 
     #[test]

@@ -527,6 +527,22 @@ pub fn drop_partial_tail(path: &Path) -> Result<Option<PartialTail>, TuneError> 
     Ok(tail)
 }
 
+/// Checks that `path` begins with the header of a sweep CSV (one of [`SCHEMAS`]) without
+/// reading its rows; an empty (or blank) file passes. `--resume` calls it before
+/// [`drop_partial_tail`], so that a file that is not a sweep CSV (notes given as `--output` by
+/// mistake) is refused untouched.
+pub fn check_sweep_header(path: &Path) -> Result<(), TuneError> {
+    let bytes = read_csv_bytes(path)?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    let end = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| i + 1);
+    parse_rows(path, &bytes[..end]).map(|_| ())
+}
+
 /// [`read_rows`] for a CSV that may end in a row cut by an interrupt: the complete rows, and
 /// the cut last line (not read, and left in the file) if there is one. Any other bad row is
 /// still an error.
@@ -1218,6 +1234,16 @@ mod tests {
         assert_eq!(removed.line, 2);
         assert!(read_rows(&path).unwrap().is_empty());
         assert_eq!(drop_partial_tail(&path).unwrap(), None);
+        // The header check that comes first: a sweep CSV (or an empty file) passes, other
+        // text with a cut last line is refused before anything drops that line.
+        check_sweep_header(&path).unwrap();
+        std::fs::write(&path, "").unwrap();
+        check_sweep_header(&path).unwrap();
+        let notes = "my notes line 1\nmy notes line 2 without newline";
+        std::fs::write(&path, notes).unwrap();
+        let e = check_sweep_header(&path).unwrap_err();
+        assert!(matches!(e, TuneError::CsvHeader { .. }), "{e}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), notes);
     }
 
     #[test]

@@ -65,6 +65,21 @@ pub enum TuneError {
         /// What is wrong with it.
         message: String,
     },
+    /// A key of a trait config's top level (beside `trait_config`) is unknown or has a value
+    /// of the wrong type.
+    #[error("{}: top-level key {key:?}: {message}", location(.path, *.line, *.column))]
+    ConfigKey {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the key (0 when unknown).
+        line: usize,
+        /// 1-based column of the key (0 when unknown).
+        column: usize,
+        /// The key as written in the file.
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The `variant` of a trait config is not a direction (`fwd`/`forward`, ...).
     #[error("{}: \"variant\": {error}", path.display())]
     UnknownVariant {
@@ -154,6 +169,24 @@ pub enum TuneError {
         option: &'static str,
         /// What is wrong.
         message: String,
+    },
+    /// An output path that exists and is not a regular file (a device, a FIFO, a socket, a
+    /// directory): writing would replace it or write into it.
+    #[error("{}: the output is {kind}, not a regular file; choose a file path", path.display())]
+    NotRegularFile {
+        /// The path as given.
+        path: PathBuf,
+        /// What it is ("a character device", "a directory", ...).
+        kind: &'static str,
+    },
+    /// An output that is the same file as the command's input (e.g. `kernels C.json
+    /// --export-json C.json`).
+    #[error("{}: the output is the input {} itself; writing would overwrite it, choose another file", output.display(), input.display())]
+    OutputIsInput {
+        /// The output as given.
+        output: PathBuf,
+        /// The input as given.
+        input: PathBuf,
     },
     /// Sweep CSVs that cannot be merged (schema mismatch, duplicate or cut rows).
     #[error("cannot merge: {message}")]

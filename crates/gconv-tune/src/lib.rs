@@ -1,7 +1,8 @@
 //! The gconv tile engine: trait-config JSON and the instance builder ([`traits`]), the
 //! `--filter` language ([`filter`]), the problem registry ([`registry`]), the sweep
 //! orchestrator ([`sweep`]) with its worker protocol ([`worker`]) and CSV files ([`csv`]),
-//! problem shards for Slurm job arrays ([`shard`]), merging shard CSVs ([`merge`]) and
+//! problem shards for Slurm job arrays ([`shard`]), merging shard CSVs ([`merge`]), output
+//! files ([`outfile`]: special files refused, atomic writes) and
 //! comparing two sweeps ([`compare`]), paired comparisons of one kernel field inside a sweep
 //! ([`pairs`]), the end-of-sweep summary ([`summary`]), the time split
 //! ([`split`]), the CPU executor ([`cpu`]) and background work for workers ([`prefetch`]).
@@ -13,6 +14,7 @@ pub mod error;
 pub mod filter;
 pub mod kernel_ref;
 pub mod merge;
+pub mod outfile;
 pub mod pairs;
 pub mod prefetch;
 pub mod progress;

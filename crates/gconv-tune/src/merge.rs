@@ -102,35 +102,20 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory, gzip-compressed
-/// when the name ends in `.gz` (what the readers expect of such a name).
+/// Writes `text` to `path` through a temporary file in the same directory
+/// ([`crate::outfile::write_atomic_with`]), gzip-compressed when the name ends in `.gz` (what
+/// the readers expect of such a name).
 fn write_atomic(path: &Path, text: &str) -> Result<(), TuneError> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "merged".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let r = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+    crate::outfile::write_atomic_with(path, |f| {
         if is_gzip(path) {
-            let mut gz = flate2::write::GzEncoder::new(&mut f, flate2::Compression::default());
+            let mut gz = flate2::write::GzEncoder::new(f, flate2::Compression::default());
             gz.write_all(text.as_bytes())?;
             gz.finish()?;
+            Ok(())
         } else {
-            f.write_all(text.as_bytes())?;
+            f.write_all(text.as_bytes())
         }
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = r {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(TuneError::io(path, e));
-    }
-    Ok(())
+    })
 }
 
 /// Merges `inputs` into `output` (see the module documentation). An existing `output` is
@@ -150,6 +135,10 @@ pub fn merge_csvs(
             i.display()
         )));
     }
+    // A device, FIFO or directory is never replaced by the rename, nor its messages file
+    // created next to it.
+    crate::outfile::check_output_file(output)?;
+    crate::outfile::check_output_file(&messages_path(output))?;
     if output.exists() && !overwrite {
         return Err(merge_err(format!(
             "{} exists; pass --force to replace it",

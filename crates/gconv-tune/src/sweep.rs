@@ -27,9 +27,12 @@
 //! job with the best latency known on devices of the same name. An empty kernel list or problem
 //! list is an error, never an empty success.
 
-use crate::csv::{drop_partial_tail, read_rows, CsvWriter, DeviceTag, SweepRow};
+use crate::csv::{
+    check_sweep_header, drop_partial_tail, read_rows, CsvWriter, DeviceTag, SweepRow,
+};
 use crate::error::TuneError;
 use crate::kernel_ref::KernelRef;
+use crate::outfile::check_output_file;
 use crate::progress::Progress;
 use crate::split::TimeSplit;
 use crate::summary::{summarize_with, Summary};
@@ -349,11 +352,18 @@ pub fn run_sweep(
         .filter(|p| uniq.insert(p.to_string()))
         .collect();
 
+    // Every output is checked before any is modified: neither may be a device, a FIFO or a
+    // directory, and with --resume the CSV must be a sweep CSV before its tail is touched.
+    check_output_file(&opts.output)?;
+    if let Some(m) = &opts.messages {
+        check_output_file(m)?;
+    }
     // Resume: what is already there.
     let mut previous = Vec::new();
     if opts.resume && opts.output.exists() {
         // A row cut by an interrupt is dropped (its pair runs again); callers that want to say
         // so call `drop_partial_tail` first, as the CLI does.
+        check_sweep_header(&opts.output)?;
         drop_partial_tail(&opts.output)?;
         previous = read_rows(&opts.output)?;
     }
@@ -368,22 +378,32 @@ pub fn run_sweep(
         .iter()
         .filter_map(|r| r.provider().map(|p| (p.to_string(), r.problem.to_string())))
         .collect();
+    // The messages file is opened (not yet truncated) before the CSV is created, so that one
+    // that cannot be opened leaves the old results intact; it is emptied once both are open.
+    let messages = match &opts.messages {
+        None => None,
+        Some(path) => Some((
+            path,
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| TuneError::io(path, e))?,
+        )),
+    };
     let writer = if opts.resume {
         CsvWriter::append(&opts.output, opts.device)?
     } else {
         CsvWriter::create(&opts.output, opts.device)?
     };
-    let messages = match &opts.messages {
+    let messages = match messages {
         None => None,
-        Some(path) => Some(
-            OpenOptions::new()
-                .create(true)
-                .write(true)
-                .append(opts.resume)
-                .truncate(!opts.resume)
-                .open(path)
-                .map_err(|e| TuneError::io(path, e))?,
-        ),
+        Some((path, file)) => {
+            if !opts.resume {
+                file.set_len(0).map_err(|e| TuneError::io(path, e))?;
+            }
+            Some(file)
+        }
     };
 
     // Plan: gate every pair.

@@ -167,6 +167,19 @@ fn field_err(path: &Path, text: &str, field: &str, message: String) -> TuneError
     }
 }
 
+/// [`field_err`] for a key of the config's top level (`variant`, `backend`, `trait_config`,
+/// an unknown key), which is no field of `trait_config`.
+fn key_err(path: &Path, text: &str, key: &str, message: String) -> TuneError {
+    let (line, column) = locate(text, key);
+    TuneError::ConfigKey {
+        path: path.to_path_buf(),
+        line,
+        column,
+        key: key.to_string(),
+        message,
+    }
+}
+
 /// Parses a trait config from its text; `path` is used in messages only.
 pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneError> {
     let root: Value = serde_json::from_str(text).map_err(|e| TuneError::ConfigSyntax {
@@ -186,12 +199,11 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
     };
     for k in top.keys() {
         if !["variant", "backend", "trait_config", "description"].contains(&k.as_str()) {
-            return Err(field_err(
+            return Err(key_err(
                 path,
                 text,
                 k,
-                "unknown top-level key (expected variant, backend, trait_config, description)"
-                    .into(),
+                "unknown key (expected variant, backend, trait_config, description)".into(),
             ));
         }
     }
@@ -203,7 +215,7 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
             })?
         }
         Some(other) => {
-            return Err(field_err(
+            return Err(key_err(
                 path,
                 text,
                 "variant",
@@ -224,7 +236,7 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
         Some(Value::String(s)) if s == "gpu" => Backend::Gpu,
         Some(Value::String(s)) if s == "cpu" => Backend::Cpu,
         Some(other) => {
-            return Err(field_err(
+            return Err(key_err(
                 path,
                 text,
                 "backend",
@@ -235,7 +247,7 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
     let tc = match top.get("trait_config") {
         Some(Value::Object(m)) => m.clone(),
         Some(other) => {
-            return Err(field_err(
+            return Err(key_err(
                 path,
                 text,
                 "trait_config",
@@ -504,11 +516,21 @@ impl InstanceReport {
         })
     }
 
-    /// Writes [`InstanceReport::to_json`] to a file, pretty-printed.
+    /// Writes [`InstanceReport::to_json`] to a file, pretty-printed, through a temporary file
+    /// and a rename ([`crate::outfile::write_atomic`]). The config the report was built from is
+    /// never the output: that is refused, as is a target that is not a regular file.
     pub fn export_json(&self, path: &Path) -> Result<(), TuneError> {
+        if let (Ok(out), Ok(config)) = (path.canonicalize(), self.path.canonicalize()) {
+            if out == config {
+                return Err(TuneError::OutputIsInput {
+                    output: path.to_path_buf(),
+                    input: self.path.clone(),
+                });
+            }
+        }
         let text = serde_json::to_string_pretty(&self.to_json())
             .map_err(|e| TuneError::io(path, std::io::Error::other(e)))?;
-        std::fs::write(path, text + "\n").map_err(|e| TuneError::io(path, e))
+        crate::outfile::write_atomic(path, (text + "\n").as_bytes())
     }
 }
 
@@ -919,6 +941,16 @@ mod tests {
         };
         assert_eq!((field.as_str(), *line, *column), ("tile_mm", 3, 4));
         assert!(e.to_string().starts_with("t.json:3:4:"), "{e}");
+        // A key beside trait_config is a top-level key, not a trait_config field.
+        for text in [
+            r#"{"variant": "forward", "arch": "sm_90", "trait_config": {}}"#,
+            r#"{"variant": "forward", "backend": 1, "trait_config": {}}"#,
+        ] {
+            let e = parse(text).unwrap_err();
+            assert!(matches!(&e, TuneError::ConfigKey { .. }), "{e:?}");
+            assert!(e.to_string().contains("top-level key"), "{e}");
+            assert!(!e.to_string().contains("trait_config field"), "{e}");
+        }
 
         let e = parse(r#"{"variant": "forward", "trait_config": {"tile_m": {"values": ["64"]}}}"#)
             .unwrap_err();

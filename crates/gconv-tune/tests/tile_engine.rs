@@ -288,6 +288,33 @@ fn resume_skips_pairs_already_in_the_csv() {
     assert_eq!(read_rows(&o.output).unwrap().len(), 1);
 }
 
+/// Every output is checked before any is modified: a messages file that cannot be opened
+/// leaves the old CSV whole (not cut to its header), and `resume` refuses a file that is not a
+/// sweep CSV without dropping its cut last line.
+#[test]
+fn a_refused_output_leaves_the_old_files_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = opts(dir.path(), "keep.csv");
+    o.messages = Some(dir.path().join("keep.csv.messages.jsonl"));
+    let ps = problems();
+    run_sweep(&names(&["fake_ok_1"]), &ps[..1], &o).unwrap();
+    let before = std::fs::read(&o.output).unwrap();
+    let m = o.messages.clone().unwrap();
+    std::fs::remove_file(&m).unwrap();
+    std::fs::create_dir(&m).unwrap();
+    let e = run_sweep(&names(&["fake_ok_2"]), &ps[..1], &o).unwrap_err();
+    assert!(e.to_string().contains("not a regular file"), "{e}");
+    assert_eq!(std::fs::read(&o.output).unwrap(), before);
+    std::fs::remove_dir(&m).unwrap();
+
+    let notes = "my notes line 1\nmy notes line 2 without newline";
+    std::fs::write(&o.output, notes).unwrap();
+    o.resume = true;
+    let e = run_sweep(&names(&["fake_ok_1"]), &ps[..1], &o).unwrap_err();
+    assert!(e.to_string().contains("not a gconv sweep CSV"), "{e}");
+    assert_eq!(std::fs::read_to_string(&o.output).unwrap(), notes);
+}
+
 /// Early stop compares with the best verified latency known on the problem: within a batch
 /// (the worker's own rows) and across batches (the orchestrator's figure sent with each job),
 /// baselines included; a kernel close to the best is timed in full; stopped rows stay `ok`.
