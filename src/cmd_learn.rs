@@ -23,7 +23,7 @@ pub struct TrainArgs {
     /// Sweep or bench CSVs with the measurements (the oracle data).
     #[arg(long, required = true, num_args = 1..)]
     pub data: Vec<PathBuf>,
-    /// The model directory to write (booster.json, meta.json).
+    /// The model directory to write (booster.json.gz, pairwise.json.gz, meta.json).
     #[arg(long)]
     pub output: PathBuf,
     /// Cross-validation folds over problem geometries (0: no cross-validation; at most the
@@ -37,18 +37,18 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = TrainOptions::default().max_depth)]
     pub depth: usize,
     /// Learning rate (above 0, at most 1).
-    #[arg(long, default_value_t = TrainOptions::default().learning_rate)]
+    #[arg(long, default_value_t = TrainOptions::default().learning_rate, value_parser = parse_f32)]
     pub learning_rate: f32,
     /// Emphasis on fast kernels: a sample of slowdown label l weighs 1 / (1 + W·l).
-    #[arg(long, default_value_t = TrainOptions::default().top_weight)]
+    #[arg(long, default_value_t = TrainOptions::default().top_weight, value_parser = parse_f32)]
     pub top_weight: f32,
     /// Train slowdown labels (ln of latency over the problem's best) above this as this; 0:
     /// no cap.
-    #[arg(long, default_value_t = TrainOptions::default().label_cap)]
+    #[arg(long, default_value_t = TrainOptions::default().label_cap, value_parser = parse_f32)]
     pub label_cap: f32,
     /// The share of the rows each tree is grown on (above 0, at most 1; 1: every row,
     /// deterministic).
-    #[arg(long, default_value_t = TrainOptions::default().subsample)]
+    #[arg(long, default_value_t = TrainOptions::default().subsample, value_parser = parse_f32)]
     pub subsample: f32,
     /// The share of the features each tree may split on (above 0, at most 1; 1: every
     /// feature).
@@ -57,6 +57,10 @@ pub struct TrainArgs {
     /// The seed of the row and column sampling.
     #[arg(long, default_value_t = TrainOptions::default().seed)]
     pub seed: u64,
+    /// Train the first model only, without the pairwise model that re-orders its 8 finalists
+    /// (the re-ranking: `models/h200/README.md`).
+    #[arg(long)]
+    pub no_rerank: bool,
     /// Validation CSVs to keep unseen: every problem of `--data` whose geometry (the key
     /// without direction and dtype) appears in one of these is left out of the training and
     /// the cross-validation, so that `gconv validate` on these files still scores problems the
@@ -68,6 +72,20 @@ pub struct TrainArgs {
     /// them again over the current pool.
     #[arg(long)]
     pub uncovered: Option<PathBuf>,
+}
+
+/// A 32-bit float option: a finite number too large for an f32 (`1e300`) is refused with the
+/// text given, instead of becoming `inf` and being reported as such; NaN and the infinities
+/// pass, for the option's own range check to refuse by name.
+fn parse_f32(s: &str) -> Result<f32, String> {
+    let v: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if v.is_finite() && (v as f32).is_infinite() {
+        return Err(format!(
+            "{s} is out of range for a 32-bit float (at most {:e} in magnitude)",
+            f32::MAX
+        ));
+    }
+    Ok(v as f32)
 }
 
 /// Arguments of `gconv validate`.
@@ -246,6 +264,9 @@ fn print_misses(out: &mut impl Write, outcomes: &[Outcome]) -> Result<()> {
 
 /// Runs `gconv train`.
 pub fn train(a: TrainArgs) -> Result<ExitCode> {
+    if let Some(path) = &a.uncovered {
+        gconv_tune::outfile::check_output_file(path)?;
+    }
     let mut out = crate::output::stdout();
     let mut ds = dataset(&a.data, &mut out)?;
     if let Some(path) = &a.uncovered {
@@ -287,6 +308,7 @@ pub fn train(a: TrainArgs) -> Result<ExitCode> {
         subsample: a.subsample,
         colsample: a.colsample,
         seed: a.seed,
+        rerank: !a.no_rerank,
         ..TrainOptions::default()
     };
     if a.folds > 0 {
@@ -433,6 +455,13 @@ pub fn select(a: SelectArgs) -> Result<ExitCode> {
         warm[warm.len() / 2],
         again.as_secs_f64() * 1e6
     )?;
+    if model.reranks() {
+        writeln!(
+            out,
+            "  (places 2 to {} in the order of the model's pairwise re-ranking; the predictions are the first model's)",
+            gconv_learn::model::RERANKED
+        )?;
+    }
     let best = ranking.ranked.first().map(|r| r.predicted).unwrap_or(0.0);
     for (i, r) in ranking.ranked.iter().take(a.top).enumerate() {
         writeln!(

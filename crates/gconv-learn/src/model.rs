@@ -2,10 +2,13 @@
 //! a sample's label — the log of its latency over the problem's best — from its features. The
 //! model ranks candidates through a screening cascade ([`SCREEN`]: the first trees on every
 //! candidate, every tree on the few that stay ahead) and the first of its ranking is the
-//! choice ([`Model::ranking`], [`Model::best`]).
+//! choice ([`Model::ranking`], [`Model::best`]). A second, pairwise model re-orders the
+//! cascade's finalists after the first (`rerank`: what `gconv tune` measures and the top-5 rate
+//! scores; the choice stays the first model's).
 //!
 //! A model directory holds `booster.json.gz` (the trees, forust's own JSON, gzip-compressed:
-//! forust writes node statistics too, about 10× what the trees need) and `meta.json`
+//! forust writes node statistics too, about 10× what the trees need), `pairwise.json.gz` (the
+//! pairwise model's, when trained) and `meta.json`
 //! ([`ModelMeta`]: format, the feature hash and names, the pool hash, what it was trained on and
 //! with which options). [`Model::load`] refuses a directory whose feature hash is not this
 //! build's ([`crate::features::feature_hash`]): its columns would mean other things. The pool
@@ -26,6 +29,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 mod lanes;
+mod rerank;
+
+pub use rerank::{INNER_FOLDS, PAIRED_FASTEST, RERANKED, TREES as PAIRWISE_TREES, WEIGHT_CAP};
 
 /// The model directory format.
 pub const FORMAT: u32 = 1;
@@ -68,6 +74,11 @@ pub struct TrainOptions {
     /// The share of the features each tree may split on (1, the default: every feature).
     #[serde(default = "one_f64")]
     pub colsample: f64,
+    /// Train the pairwise model that re-orders the screening cascade's finalists after the
+    /// first (the default; the re-ranking in the module's documentation). A model saved before
+    /// it existed has none.
+    #[serde(default)]
+    pub rerank: bool,
 }
 
 /// The default of [`TrainOptions::subsample`] for models saved before it existed.
@@ -145,6 +156,7 @@ impl Default for TrainOptions {
             label_cap: 0.7,
             subsample: 1.0,
             colsample: 1.0,
+            rerank: true,
         }
     }
 }
@@ -182,6 +194,9 @@ pub struct Model {
     /// Does some tree split on a dtype column (`p_dtype`, `k_dtype`)? Not where every sample
     /// had one dtype ([`Model::decides_dtype`]).
     splits_on_dtype: bool,
+    /// The pairwise model that re-orders the cascade's finalists, when trained with
+    /// [`TrainOptions::rerank`].
+    rerank: Option<rerank::Rerank>,
     /// What it was built from.
     pub meta: ModelMeta,
 }
@@ -214,7 +229,7 @@ fn splits_on_dtype(b: &GradientBooster) -> bool {
 /// node splits on a feature of [`FEATURES`] and has its children after it in its tree (so a
 /// walk ends), every leaf value and the base score are finite. A damaged file that still parses
 /// as JSON would otherwise rank every candidate alike.
-fn check_trees(b: &GradientBooster) -> Result<(), String> {
+fn check_trees(b: &GradientBooster, width: usize) -> Result<(), String> {
     let trees = predicting(b);
     if trees.is_empty() {
         return Err("no trees".into());
@@ -234,11 +249,10 @@ fn check_trees(b: &GradientBooster) -> Result<(), String> {
                 }
                 continue;
             }
-            if nd.split_feature >= FEATURES.len() {
+            if nd.split_feature >= width {
                 return Err(format!(
-                    "tree {t} node {i}: feature {} of {}",
+                    "tree {t} node {i}: feature {} of {width}",
                     nd.split_feature,
-                    FEATURES.len()
                 ));
             }
             for (what, c) in [
@@ -703,7 +717,8 @@ fn extent(values: &[f64]) -> (f64, f64) {
 }
 
 impl Forest {
-    fn of(b: &GradientBooster) -> Forest {
+    /// The forest of `b`, whose rows have `width` columns.
+    fn of(b: &GradientBooster, width: usize) -> Forest {
         let trees: Vec<Vec<FlatNode>> = predicting(b)
             .iter()
             .map(|t| {
@@ -721,7 +736,6 @@ impl Forest {
                     .collect()
             })
             .collect();
-        let width = FEATURES.len();
         match Complete::of(&trees, width) {
             Some(c) => {
                 // Every leaf slot of the complete layout holds a leaf of its tree, and a walk
@@ -1002,8 +1016,7 @@ pub fn pool_hash() -> String {
 }
 
 /// Column-major feature matrix of `rows`.
-fn column_major(rows: &[&[f64]]) -> Vec<f64> {
-    let cols = FEATURES.len();
+fn column_major(rows: &[&[f64]], cols: usize) -> Vec<f64> {
     let mut data = vec![0.0; rows.len() * cols];
     for (i, r) in rows.iter().enumerate() {
         for (j, x) in r.iter().enumerate().take(cols) {
@@ -1014,14 +1027,24 @@ fn column_major(rows: &[&[f64]]) -> Vec<f64> {
 }
 
 impl Model {
-    /// Trains on `samples` (at least one).
+    /// Trains on `samples` (at least one): the first model, and with
+    /// [`TrainOptions::rerank`] the pairwise model that re-orders its finalists.
     pub fn train(samples: &[&Sample], options: TrainOptions) -> Result<Model, LearnError> {
+        let mut model = Model::train_first(samples, options)?;
+        if options.rerank {
+            model.rerank = Some(rerank::Rerank::train(samples, options)?);
+        }
+        Ok(model)
+    }
+
+    /// The first model alone (no pairwise model, whatever the options say).
+    fn train_first(samples: &[&Sample], options: TrainOptions) -> Result<Model, LearnError> {
         options.check()?;
         if samples.is_empty() {
             return Err(LearnError::NoData("no samples to train on".into()));
         }
         let rows: Vec<&[f64]> = samples.iter().map(|s| s.features.as_slice()).collect();
-        let data = column_major(&rows);
+        let data = column_major(&rows, FEATURES.len());
         let matrix = Matrix::new(&data, rows.len(), FEATURES.len());
         let cap = if options.label_cap > 0.0 {
             f64::from(options.label_cap)
@@ -1056,9 +1079,10 @@ impl Model {
         let problems = distinct(&|s| s.problem.to_string());
         let geometries = distinct(&|s| geometry_key(&s.problem));
         Ok(Model {
-            forest: Forest::of(&booster),
+            forest: Forest::of(&booster, FEATURES.len()),
             splits_on_dtype: splits_on_dtype(&booster),
             booster,
+            rerank: None,
             meta: ModelMeta {
                 format: FORMAT,
                 feature_hash: feature_hash(),
@@ -1113,10 +1137,11 @@ impl Model {
     }
 
     /// The model's ranking of rows (the candidates `gconv tune` measures, and what validation's
-    /// top-k reads): first [`Model::best`], the screening cascade's choice (`auto`'s), then
-    /// every other row by its full prediction, every tree walked (ties: the earlier row). Each
-    /// entry is `(row, its full prediction)`; the second's can be below the first's where the
-    /// cascade dropped a row whose full prediction is the lowest.
+    /// top-k reads): first [`Model::best`], the screening cascade's choice (`auto`'s); then,
+    /// then every other row by its full prediction, every tree walked (ties: the earlier row);
+    /// with a pairwise model ([`TrainOptions::rerank`]), the rows in places 2 to 8 re-ordered
+    /// by it. Each entry is `(row, its full prediction)`; a later one's can be below an earlier
+    /// one's.
     ///
     /// The rows the cascade drops used to come after the 8 it keeps, each stage's by its
     /// partial sum at the cut; ranked by their full predictions instead, the oracle is among the
@@ -1138,12 +1163,23 @@ impl Model {
         if let Some(p) = first.and_then(|f| order.iter().position(|&i| i == f)) {
             order[..=p].rotate_right(1);
         }
+        if let Some(r) = &self.rerank {
+            // The first `RERANKED` re-ordered after the first.
+            let k = order.len().min(rerank::RERANKED);
+            let head: Vec<usize> = r
+                .reorder(&order[..k], m)
+                .into_iter()
+                .map(|i| order[i])
+                .collect();
+            order[..k].copy_from_slice(&head);
+        }
         order.into_iter().map(|i| (i, full[i])).collect()
     }
 
     /// The first row of [`Model::ranking`] (`None` for no rows): the model's choice. Found with
     /// less walking than the ranking: after the cascade's last cut, a row that bounds on the
     /// remaining trees show cannot come first is dropped, and the walk stops at one row left.
+    /// The pairwise model re-orders only the rows after the first, so it is not walked here.
     pub fn best(&self, rows: &[&[f64]]) -> Option<usize> {
         self.best_matrix(&FeatureMatrix::from_rows(rows))
     }
@@ -1153,32 +1189,66 @@ impl Model {
         self.forest.choose(self.forest.rows(m)).0
     }
 
+    /// Does the model re-order its ranking's first candidates with a pairwise model?
+    pub fn reranks(&self) -> bool {
+        self.rerank.is_some()
+    }
+
     /// The same predictions through forust's own `predict` (a check of the flat forest).
     pub fn predict_with_booster(&self, rows: &[&[f64]]) -> Vec<f64> {
         if rows.is_empty() {
             return Vec::new();
         }
-        let data = column_major(rows);
+        let data = column_major(rows, FEATURES.len());
         let matrix = Matrix::new(&data, rows.len(), FEATURES.len());
         self.booster.predict(&matrix, false)
     }
 
-    /// Writes `dir/booster.json.gz` and `dir/meta.json` (creating `dir`).
+    /// Writes `dir/booster.json.gz`, `dir/pairwise.json.gz` (with a pairwise model) and
+    /// `dir/meta.json` (creating `dir`). Every file is written beside its final name first and
+    /// renamed over it only when all of them are written, so that a failed save (a full disk)
+    /// leaves the model that was there whole.
     pub fn save(&self, dir: &Path) -> Result<(), LearnError> {
         std::fs::create_dir_all(dir).map_err(|e| LearnError::io(dir, e))?;
-        let trees = self
-            .booster
-            .json_dump()
-            .map_err(|e| LearnError::Model(e.to_string()))?;
-        let b = dir.join(BOOSTER);
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        std::io::Write::write_all(&mut gz, trees.as_bytes()).map_err(|e| LearnError::io(&b, e))?;
-        let bytes = gz.finish().map_err(|e| LearnError::io(&b, e))?;
-        std::fs::write(&b, bytes).map_err(|e| LearnError::io(&b, e))?;
-        let m = dir.join("meta.json");
+        let gzip = |b: &GradientBooster, path: &Path| -> Result<Vec<u8>, LearnError> {
+            let trees = b
+                .json_dump()
+                .map_err(|e| LearnError::Model(e.to_string()))?;
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            std::io::Write::write_all(&mut gz, trees.as_bytes())
+                .map_err(|e| LearnError::io(path, e))?;
+            gz.finish().map_err(|e| LearnError::io(path, e))
+        };
+        let mut files = vec![(dir.join(BOOSTER), gzip(&self.booster, &dir.join(BOOSTER))?)];
+        let pairwise = dir.join(rerank::PAIRWISE);
+        if let Some(r) = &self.rerank {
+            files.push((pairwise.clone(), gzip(&r.booster, &pairwise)?));
+        }
         let meta = serde_json::to_string_pretty(&self.meta)
             .map_err(|e| LearnError::Model(e.to_string()))?;
-        std::fs::write(&m, meta + "\n").map_err(|e| LearnError::io(&m, e))
+        files.push((dir.join("meta.json"), (meta + "\n").into_bytes()));
+        let temp = |p: &Path| {
+            let mut name = p.file_name().unwrap_or_default().to_os_string();
+            name.push(format!(".{}.tmp", std::process::id()));
+            p.with_file_name(name)
+        };
+        let written: Result<(), LearnError> = files.iter().try_for_each(|(p, bytes)| {
+            std::fs::write(temp(p), bytes).map_err(|e| LearnError::io(temp(p), e))
+        });
+        if let Err(e) = written {
+            for (p, _) in &files {
+                let _ = std::fs::remove_file(temp(p));
+            }
+            return Err(e);
+        }
+        for (p, _) in &files {
+            std::fs::rename(temp(p), p).map_err(|e| LearnError::io(p, e))?;
+        }
+        // A model without a pairwise model leaves none of an older one behind.
+        if self.rerank.is_none() && pairwise.exists() {
+            std::fs::remove_file(&pairwise).map_err(|e| LearnError::io(&pairwise, e))?;
+        }
+        Ok(())
     }
 
     /// Reads a model directory written by [`Model::save`]; refuses another format or feature
@@ -1188,12 +1258,30 @@ impl Model {
         let meta = std::fs::read(&m).map_err(|e| LearnError::io(&m, e))?;
         let b = dir.join(BOOSTER);
         let booster = std::fs::read(&b).map_err(|e| LearnError::io(&b, e))?;
-        Model::from_bytes(&meta, &booster, &dir.display().to_string())
+        let p = dir.join(rerank::PAIRWISE);
+        let pairwise = match std::fs::read(&p) {
+            Ok(bytes) => Some(bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(LearnError::io(&p, e)),
+        };
+        Model::from_bytes(
+            &meta,
+            &booster,
+            pairwise.as_deref(),
+            &dir.display().to_string(),
+        )
     }
 
-    /// A model from the bytes of its `meta.json` and `booster.json.gz` (`origin` names them in
-    /// errors); what [`Model::load`] and the model shipped in the binary use.
-    pub fn from_bytes(meta: &[u8], booster: &[u8], origin: &str) -> Result<Model, LearnError> {
+    /// A model from the bytes of its `meta.json`, `booster.json.gz` and `pairwise.json.gz`
+    /// (`origin` names them in errors); what [`Model::load`] and the model shipped in the
+    /// binary use. The pairwise file must be there exactly when the options say the model
+    /// re-ranks.
+    pub fn from_bytes(
+        meta: &[u8],
+        booster: &[u8],
+        pairwise: Option<&[u8]>,
+        origin: &str,
+    ) -> Result<Model, LearnError> {
         let meta: ModelMeta = serde_json::from_slice(meta)
             .map_err(|e| LearnError::BadModel(format!("{origin}/meta.json: {e}")))?;
         if meta.format != FORMAT {
@@ -1202,26 +1290,63 @@ impl Model {
                 meta.format
             )));
         }
-        if meta.feature_hash != feature_hash() || meta.features != *FEATURES {
+        if meta.feature_hash == feature_hash() && meta.features != *FEATURES {
+            return Err(LearnError::BadModel(format!(
+                "{origin}/meta.json: its feature list ({} names) is not the list its hash {} \
+                 names ({} names, this gconv's); the file was edited or damaged",
+                meta.features.len(),
+                meta.feature_hash,
+                FEATURES.len()
+            )));
+        }
+        if meta.feature_hash != feature_hash() {
             return Err(LearnError::BadModel(format!(
                 "{origin}/meta.json: trained on features {} but this gconv computes features {}; retrain with `gconv train`",
                 meta.feature_hash,
                 feature_hash()
             )));
         }
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(booster), &mut text)
-            .map_err(|e| {
-            LearnError::BadModel(format!("{origin}/{BOOSTER}: not a gzip JSON file: {e}"))
-        })?;
-        let booster = GradientBooster::from_json(&text)
-            .map_err(|e| LearnError::BadModel(format!("{origin}/{BOOSTER}: {e}")))?;
-        check_trees(&booster)
-            .map_err(|e| LearnError::BadModel(format!("{origin}/{BOOSTER}: {e}")))?;
+        let read = |bytes: &[u8],
+                    file: &str,
+                    width: usize|
+         -> Result<GradientBooster, LearnError> {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(bytes), &mut text)
+                .map_err(|e| {
+                    LearnError::BadModel(format!("{origin}/{file}: not a gzip JSON file: {e}"))
+                })?;
+            let b = GradientBooster::from_json(&text)
+                .map_err(|e| LearnError::BadModel(format!("{origin}/{file}: {e}")))?;
+            check_trees(&b, width)
+                .map_err(|e| LearnError::BadModel(format!("{origin}/{file}: {e}")))?;
+            Ok(b)
+        };
+        let booster = read(booster, BOOSTER, FEATURES.len())?;
+        let rerank = match (meta.options.rerank, pairwise) {
+            (true, Some(bytes)) => Some(rerank::Rerank::of(read(
+                bytes,
+                rerank::PAIRWISE,
+                rerank::width(),
+            )?)),
+            (false, None) => None,
+            (true, None) => {
+                return Err(LearnError::BadModel(format!(
+                    "{origin}: meta.json says the model re-ranks, but {} is missing",
+                    rerank::PAIRWISE
+                )))
+            }
+            (false, Some(_)) => {
+                return Err(LearnError::BadModel(format!(
+                    "{origin}: {} is there, but meta.json says the model does not re-rank",
+                    rerank::PAIRWISE
+                )))
+            }
+        };
         Ok(Model {
-            forest: Forest::of(&booster),
+            forest: Forest::of(&booster, FEATURES.len()),
             splits_on_dtype: splits_on_dtype(&booster),
             booster,
+            rerank,
             meta,
         })
     }
@@ -1238,6 +1363,7 @@ mod tests {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/h200");
         let meta = std::fs::read(format!("{root}/meta.json")).unwrap();
         let gz = std::fs::read(format!("{root}/{BOOSTER}")).unwrap();
+        let pairwise = std::fs::read(format!("{root}/{}", rerank::PAIRWISE)).ok();
         let mut text = String::new();
         std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz.as_slice()), &mut text)
             .unwrap();
@@ -1245,7 +1371,7 @@ mod tests {
         let load = |v: &serde_json::Value| {
             let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
             std::io::Write::write_all(&mut enc, v.to_string().as_bytes()).unwrap();
-            Model::from_bytes(&meta, &enc.finish().unwrap(), "test")
+            Model::from_bytes(&meta, &enc.finish().unwrap(), pairwise.as_deref(), "test")
         };
         assert!(load(&good).is_ok());
         type Damage = fn(&mut serde_json::Value);

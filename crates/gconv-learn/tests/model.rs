@@ -215,6 +215,22 @@ fn reference_ranking(model: &Model, rows: &[&[f64]]) -> Vec<usize> {
     std::iter::once(first).chain(rest).collect()
 }
 
+/// `order` is `reference` (the plainly written first-model ranking), but for places 2 to
+/// `RERANKED`, which a model with a pairwise model re-orders among themselves.
+fn assert_ranking(model: &Model, order: &[usize], reference: &[usize]) {
+    if !model.reranks() {
+        assert_eq!(order, reference);
+        return;
+    }
+    let k = order.len().min(gconv_learn::model::RERANKED);
+    assert_eq!(order.first(), reference.first());
+    assert_eq!(order[k..], reference[k..]);
+    let (mut a, mut b) = (order[..k].to_vec(), reference[..k].to_vec());
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+}
+
 /// The fast paths give forust's answers and the cascade's: the complete-tree forest predicts
 /// forust's bits with the shipped model (300 trees of depth 6) and a deeper one of fewer trees
 /// than the cascade's last cut, `ranking` is the plainly written one on every problem (the
@@ -257,14 +273,14 @@ fn screened_ranking_best_and_complete_trees_agree_with_forust() {
         let holes: Vec<&[f64]> = holes.iter().map(|r| r.as_slice()).collect();
         assert_eq!(model.predict(&holes), model.predict_with_booster(&holes));
         let ranked: Vec<usize> = model.ranking(&holes).into_iter().map(|r| r.0).collect();
-        assert_eq!(ranked, reference_ranking(model, &holes));
+        assert_ranking(model, &ranked, &reference_ranking(model, &holes));
         assert_eq!(model.best(&holes), ranked.first().copied());
         assert_eq!(model.best(&holes), reference_choice(model, &holes));
         for rows in ds.problems.values() {
             let rows: Vec<&[f64]> = rows.iter().map(|s| s.features.as_slice()).collect();
             let ranking = model.ranking(&rows);
             let order: Vec<usize> = ranking.iter().map(|r| r.0).collect();
-            assert_eq!(order, reference_ranking(model, &rows));
+            assert_ranking(model, &order, &reference_ranking(model, &rows));
             assert_eq!(model.best(&rows), order.first().copied());
             assert_eq!(model.best(&rows), reference_choice(model, &rows));
             let full = model.predict(&rows);
@@ -315,4 +331,62 @@ fn a_bf16_model_decides_f16_unless_its_trees_split_on_the_dtype() {
         !split.decides_dtype(DType::F16),
         "its trees split on the dtype"
     );
+}
+
+/// The pairwise re-ranking: it keeps `auto`'s choice first (the ranking's first is
+/// `Model::best`, with or without it), re-orders only places 2 to `RERANKED` (the rest is the
+/// first model's order), changes that order somewhere, and a saved model re-ranks the same
+/// after loading; its file must be there exactly when the options say the model re-ranks.
+#[test]
+fn the_pairwise_model_reorders_places_two_to_eight_and_keeps_the_choice() {
+    use gconv_learn::model::RERANKED;
+    let ds = data();
+    let samples: Vec<_> = ds.samples().collect();
+    let with = Model::train(&samples, small()).unwrap();
+    let without = Model::train(
+        &samples,
+        TrainOptions {
+            rerank: false,
+            ..small()
+        },
+    )
+    .unwrap();
+    assert!(with.reranks() && !without.reranks());
+    let dir = tempfile::tempdir().unwrap();
+    with.save(dir.path()).unwrap();
+    let loaded = Model::load(dir.path()).unwrap();
+    let mut moved = 0;
+    for s in ds.problems.values() {
+        let rows: Vec<&[f64]> = s.iter().map(|x| x.features.as_slice()).collect();
+        let a: Vec<usize> = with.ranking(&rows).into_iter().map(|r| r.0).collect();
+        let b: Vec<usize> = without.ranking(&rows).into_iter().map(|r| r.0).collect();
+        assert_eq!(a[0], with.best(&rows).unwrap(), "the choice stays first");
+        assert_eq!(a[0], b[0], "the same first model, the same choice");
+        let k = a.len().min(RERANKED);
+        let (mut ha, mut hb) = (a[..k].to_vec(), b[..k].to_vec());
+        ha.sort_unstable();
+        hb.sort_unstable();
+        assert_eq!(ha, hb, "the same first {k}, re-ordered");
+        assert_eq!(a[k..], b[k..], "the rest in the first model's order");
+        moved += usize::from(a != b);
+        let c: Vec<usize> = loaded.ranking(&rows).into_iter().map(|r| r.0).collect();
+        assert_eq!(a, c, "a loaded model re-ranks the same");
+    }
+    assert!(
+        moved > 0,
+        "the pairwise model moved no candidate on any problem"
+    );
+    // meta.json and the pairwise file must agree.
+    let pairwise = dir.path().join("pairwise.json.gz");
+    let bytes = std::fs::read(&pairwise).unwrap();
+    std::fs::remove_file(&pairwise).unwrap();
+    let e = Model::load(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("pairwise.json.gz is missing"), "{e}");
+    std::fs::write(&pairwise, b"not gzip").unwrap();
+    assert!(Model::load(dir.path()).is_err());
+    std::fs::write(&pairwise, bytes).unwrap();
+    // Saving the model without one removes the file, so the directory stays consistent.
+    without.save(dir.path()).unwrap();
+    assert!(!pairwise.exists());
+    assert!(!Model::load(dir.path()).unwrap().reranks());
 }
