@@ -46,6 +46,13 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
             a.csv.display()
         );
     }
+    let repeated = gconv_tune::csv::repeated_rows(&rows);
+    if repeated > 0 {
+        crate::output::note!(
+            "warning: {}: {repeated} rows repeat an earlier row's kernel, problem and device (CSVs concatenated by hand?); each is ranked as it stands (`gconv merge` refuses such rows)",
+            a.csv.display()
+        );
+    }
     let messages = messages_path(&a.csv);
     let messages = messages.is_file().then_some(messages);
     if let Some(m) = &messages {

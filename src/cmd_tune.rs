@@ -329,6 +329,13 @@ pub fn decide(a: DecideArgs) -> Result<ExitCode> {
     gconv_tune::outfile::check_output_file(&path)?;
     let problems = resolve_problems(&a.problems)?;
     let rows = read_rows(&a.from)?;
+    let repeated = gconv_tune::csv::repeated_rows(&rows);
+    if repeated > 0 {
+        crate::output::note!(
+            "warning: {}: {repeated} rows repeat an earlier row's kernel, problem and device (CSVs concatenated by hand?); the fastest of each is kept",
+            a.from.display()
+        );
+    }
     let device = rows_device(&rows, &a.from)?;
     let mut cache = DecisionCache::load(&path)?;
     let target = Target::H200;

@@ -1553,3 +1553,41 @@ fn messages_name_the_real_problem() {
     assert!(t.contains("top-level key \"arch\""), "{t}");
     assert!(!t.contains("trait_config field"), "{t}");
 }
+
+/// A CSV concatenated by hand (a row repeated) is reported with a warning that says how many
+/// rows repeat an earlier one; the sweep's own CSV gets none.
+#[test]
+fn repeated_rows_are_named_by_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let clean = dir.path().join("clean.csv");
+    let o = gconv(&[
+        "sweep",
+        "--problems",
+        "fwd_f32_n1_g2_c4_k4_i6x6_f3x3_s1x1_p1x1_d1x1",
+        "--config",
+        "configs/traits/cpu_forward.json",
+        "--backend",
+        "cpu",
+        "--output",
+        clean.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let csv = std::fs::read_to_string(&clean).expect("the sweep's CSV");
+    let ok = csv
+        .lines()
+        .find(|l| l.contains(",ok,"))
+        .expect("an ok row")
+        .to_string();
+    let doubled = dir.path().join("doubled.csv");
+    std::fs::write(&doubled, csv + &ok + "\n").expect("write");
+    let o = gconv(&["report", clean.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(!text(&o).contains("repeat an earlier"), "{}", text(&o));
+    let o = gconv(&["report", doubled.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("1 rows repeat an earlier row"),
+        "{}",
+        text(&o)
+    );
+}

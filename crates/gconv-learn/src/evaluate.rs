@@ -202,8 +202,8 @@ pub fn cross_validate(
         .collect::<std::collections::BTreeSet<_>>()
         .len();
     if folds as usize > geometries {
-        return Err(LearnError::NoData(format!(
-            "{folds} folds over {geometries} problem geometries; give at most {geometries}"
+        return Err(LearnError::Option(format!(
+            "--folds {folds}: more folds than the data's {geometries} problem geometries; give at most {geometries}"
         )));
     }
     let fold_of = |s: &Sample| (key_hash(&geometry_key(&s.problem)) % u64::from(folds)) as u32;

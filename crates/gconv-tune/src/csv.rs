@@ -543,6 +543,14 @@ pub fn check_sweep_header(path: &Path) -> Result<(), TuneError> {
     parse_rows(path, &bytes[..end]).map(|_| ())
 }
 
+/// Rows whose identity ([`SweepRow::identity`]: kernel, problem, device) an earlier row of
+/// `rows` already has: a sweep writes each pair once, so these come from CSVs concatenated by
+/// hand (or edited). `gconv merge` refuses them; what reads rows for a ranking says how many.
+pub fn repeated_rows(rows: &[SweepRow]) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    rows.iter().filter(|r| !seen.insert(r.identity())).count()
+}
+
 /// [`read_rows`] for a CSV that may end in a row cut by an interrupt: the complete rows, and
 /// the cut last line (not read, and left in the file) if there is one. Any other bad row is
 /// still an error.
