@@ -441,7 +441,7 @@ pub fn messages_path(csv: &Path) -> PathBuf {
 /// Lines that are not such objects (a line cut by an interrupt) are skipped. Returns how many
 /// rows got a message.
 pub fn attach_messages(rows: &mut [SweepRow], path: &Path) -> Result<usize, TuneError> {
-    let text = std::fs::read_to_string(path).map_err(|e| TuneError::io(path, e))?;
+    let text = crate::outfile::read_input_string(path).map_err(|e| TuneError::io(path, e))?;
     let mut by_pair: std::collections::HashMap<(String, String), String> =
         std::collections::HashMap::new();
     for line in text.lines() {
@@ -578,7 +578,7 @@ pub fn is_gzip(path: &Path) -> bool {
 /// (a compressed file renamed `.csv`), without a leading UTF-8 byte-order mark (a CSV saved by
 /// a spreadsheet).
 pub fn read_csv_bytes(path: &Path) -> Result<Vec<u8>, TuneError> {
-    let mut raw = std::fs::read(path).map_err(|e| TuneError::io(path, e))?;
+    let mut raw = crate::outfile::read_input(path).map_err(|e| TuneError::io(path, e))?;
     if !is_gzip(path) && !raw.starts_with(&[0x1f, 0x8b]) {
         if raw.starts_with(b"\xef\xbb\xbf") {
             raw.drain(..3);

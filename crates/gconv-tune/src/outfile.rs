@@ -8,6 +8,11 @@
 //! `/dev/null.messages.jsonl` is created next to one. [`write_atomic`] writes through a
 //! temporary file in the target's directory and renames it into place, so a failed write
 //! (a full disk) leaves an existing target as it was and no temporary file behind.
+//!
+//! Inputs (problem files, trait configs, CSVs) are read by [`read_input`]: a device
+//! (`/dev/zero` would be read until memory runs out), a socket or a directory is refused by
+//! name, and no input is read past [`MAX_INPUT_BYTES`] (a FIFO, as process substitution gives,
+//! is read up to that).
 
 use crate::error::TuneError;
 use std::io::Write;
@@ -78,8 +83,74 @@ pub fn write_atomic_with(
     Ok(())
 }
 
+/// The most bytes an input file is read to (the largest oracle CSV, uncompressed, is tens of
+/// MB).
+pub const MAX_INPUT_BYTES: u64 = 2 << 30;
+
+/// The bytes of the input file `path`, refusing a device, a socket or a directory and a file
+/// longer than [`MAX_INPUT_BYTES`] with an [`std::io::ErrorKind::InvalidInput`] error that
+/// says which (a missing file is [`std::io::ErrorKind::NotFound`], as `std::fs::read` says).
+pub fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let m = std::fs::metadata(path)?;
+    let ft = m.file_type();
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if !(ft.is_file() || ft.is_fifo()) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{}, not a file to read", kind(ft)),
+            ));
+        }
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "longer than {} GiB, more than any input gconv reads",
+                MAX_INPUT_BYTES >> 30
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// [`read_input`] as UTF-8 text ([`std::io::ErrorKind::InvalidData`] when it is not).
+pub fn read_input_string(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read_input(path)?).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text: {e}"),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn inputs_that_are_devices_or_directories_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = read_input(dir.path()).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("a directory"), "{e}");
+        let e = read_input(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("a character device"), "{e}");
+        let missing = read_input(&dir.path().join("none")).unwrap_err();
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+        let f = dir.path().join("keys.txt");
+        std::fs::write(&f, "a\n").unwrap();
+        assert_eq!(read_input_string(&f).unwrap(), "a\n");
+        std::fs::write(&f, [0xff, 0xfe]).unwrap();
+        assert_eq!(
+            read_input_string(&f).unwrap_err().kind(),
+            std::io::ErrorKind::InvalidData
+        );
+    }
     use super::*;
 
     #[test]

@@ -202,7 +202,7 @@ pub fn registry_counts() -> Vec<(&'static str, usize)> {
 pub fn resolve_problems(spec: &str) -> Result<Vec<Problem>, TuneError> {
     if looks_like_path(spec) {
         let path = Path::new(spec);
-        return match std::fs::read_to_string(path) {
+        return match crate::outfile::read_input_string(path) {
             Ok(text) => Ok(parse_problems_text(spec, &text)?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 Err(TuneError::ProblemsFileNotFound {
@@ -236,7 +236,7 @@ pub fn resolve_problems(spec: &str) -> Result<Vec<Problem>, TuneError> {
         Err(e) => tried.push(format!("problem key: {e}")),
     }
     let path = Path::new(spec);
-    match std::fs::read_to_string(path) {
+    match crate::outfile::read_input_string(path) {
         Ok(text) => return Ok(parse_problems_text(spec, &text)?),
         Err(e) => tried.push(format!("problems file: {e}")),
     }

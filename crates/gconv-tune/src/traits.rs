@@ -401,7 +401,7 @@ pub fn parse_trait_config(path: &Path, text: &str) -> Result<TraitConfig, TuneEr
 
 /// Reads and parses a trait-config file.
 pub fn load_trait_config(path: &Path) -> Result<TraitConfig, TuneError> {
-    let text = std::fs::read_to_string(path).map_err(|e| TuneError::io(path, e))?;
+    let text = crate::outfile::read_input_string(path).map_err(|e| TuneError::io(path, e))?;
     parse_trait_config(path, &text)
 }
 
