@@ -120,8 +120,8 @@ pub struct SelectArgs {
     /// The model directory (default: the model shipped in the binary, the one `auto` uses).
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// Candidates listed.
-    #[arg(long, default_value_t = 5)]
+    /// Candidates listed (at least 1).
+    #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub top: usize,
 }
 
