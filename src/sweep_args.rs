@@ -340,9 +340,10 @@ pub fn sweep_options(r: &RunnerArgs, backend: &str) -> Result<SweepOptions> {
     if r.repeats == 0 {
         bail!("--repeats must be at least 1");
     }
-    if !(r.timing_budget_ms.is_finite() && r.timing_budget_ms >= 0.0) {
+    // An hour of timing per kernel is past any use (and past what a kernel timeout allows).
+    if !(r.timing_budget_ms.is_finite() && (0.0..=3.6e6).contains(&r.timing_budget_ms)) {
         bail!(
-            "--timing-budget-ms must be a non-negative number of milliseconds, not {}",
+            "--timing-budget-ms must be 0 to 3600000 milliseconds (an hour per kernel), not {:?}",
             r.timing_budget_ms
         );
     }
