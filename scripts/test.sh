@@ -39,7 +39,7 @@ cargo test --release -p gconv-cuda --test compile_pool -- --nocapture
 echo "== gconv selftest (CPU backend against the reference)"
 cargo run --release --quiet -- selftest
 echo "== Python package: build it with maturin (pip install ./python), pytest on the CPU backend"
-.venv/bin/python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.24" "pytest>=7"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.24" "pytest>=7" "ml_dtypes>=0.3"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check ./python
 # From the repository root, so that the installed package (not python/gconv) is imported.
 .venv/bin/python -m pytest -q python/tests

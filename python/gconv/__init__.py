@@ -148,8 +148,27 @@ def problem(
 def to_bf16(a) -> np.ndarray:
     """Float values to bfloat16 bits (``numpy.uint16``), rounded to nearest even once (a
     float64 array is rounded to float32 by rounding to odd first, so the two steps round as
-    one)."""
+    one; integers and wider floats go through float64, integers exactly below 2**53). An
+    ``ml_dtypes.bfloat16`` array
+    gives its bits. Arrays that hold no real numbers (complex, bool, strings, objects such as
+    ``None``) and ``uint16`` arrays (already bfloat16 bits: converting them again would read
+    the bits as numbers) are a ``TypeError``."""
     src = np.asarray(a)
+    if src.dtype.name == "bfloat16":
+        if not src.dtype.isnative:
+            src = src.astype(src.dtype.newbyteorder("="))
+        return np.ascontiguousarray(src).view(np.uint16).copy()
+    if src.dtype == np.uint16:
+        raise TypeError(
+            "to_bf16: the array is uint16, which gconv reads as bfloat16 bits already; pass "
+            "the float values (from_bf16 turns bits back into values)"
+        )
+    if src.dtype.kind not in "fiu":
+        raise TypeError(
+            f"to_bf16: expected real numbers (float or integer), got dtype {src.dtype}"
+        )
+    if src.dtype.kind in "iu" or (src.dtype.kind == "f" and src.dtype.itemsize > 8):
+        src = src.astype(np.float64)
     with np.errstate(over="ignore"):  # past float32's range is infinity, as in bfloat16
         f = np.ascontiguousarray(src, dtype=np.float32)
     bits = f.view(np.uint32).copy()
@@ -195,6 +214,12 @@ def _array_dtype(a: np.ndarray, name: str) -> str:
         return "f32"
     if a.dtype == np.float16:
         return "f16"
+    if a.dtype.name == "bfloat16" and not a.dtype.isnative:
+        # Its bytes would be read in the machine's order: a silently wrong answer.
+        raise ValueError(
+            f"{name}: ml_dtypes.bfloat16 in non-native byte order; convert it with "
+            f".astype(ml_dtypes.bfloat16) first"
+        )
     if a.dtype == np.uint16 or a.dtype.name == "bfloat16":
         return "bf16"
     raise ValueError(

@@ -35,7 +35,13 @@ import operator
 import warnings
 from typing import List, Optional, Sequence, Union
 
-import torch
+try:
+    import torch
+except ImportError as e:  # the package itself needs only NumPy
+    raise ImportError(
+        "gconv.torch needs PyTorch, which is not installed here (pip install torch); the rest "
+        "of gconv (Problem, Runner on NumPy arrays) works without it"
+    ) from e
 
 from . import Problem, problem as _make_problem
 from ._gconv import DeviceRunner

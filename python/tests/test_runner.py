@@ -463,3 +463,31 @@ def test_problems_and_runners_pickle_as_what_they_resolved_to():
     # `auto` is pickled as the kernel it resolved to.
     t = pickle.loads(pickle.dumps(gconv.Runner(p)))
     assert t.kernel == gconv.Runner(p).kernel
+
+
+def test_to_bf16_refuses_what_is_not_real_numbers_and_rounds_integers_once():
+    with pytest.raises(TypeError, match="uint16"):
+        gconv.to_bf16(gconv.to_bf16(np.float32([1, 2])))  # bits converted again
+    for bad in (np.array([1 + 2j]), [None, 1.0], ["1.5"], np.array([True])):
+        with pytest.raises(TypeError, match="real numbers"):
+            gconv.to_bf16(bad)
+    # 2^24 + 2^16 + 1 is above the tie between its two bf16 neighbours: it rounds up
+    # (through float32 first it would become the tie 2^24 + 2^16 and go down to 2^24).
+    for v in (np.array([2**24 + 2**16 + 1], np.int64), [2**24 + 2**16 + 1]):
+        assert gconv.from_bf16(gconv.to_bf16(v)).tolist() == [16908288.0]
+
+
+def test_ml_dtypes_bfloat16_in_either_byte_order():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    v = np.array([1.0, -2.5, 3.0], bf16)
+    assert gconv.to_bf16(v).tolist() == [0x3F80, 0xC020, 0x4040]
+    assert gconv.to_bf16(v.astype(bf16.newbyteorder(">"))).tolist() == [0x3F80, 0xC020, 0x4040]
+    p = gconv.Problem("fwd_bf16_n1_g1_c1_k1_i3_f1_s1_p0_d1")
+    x = np.array([[[1.0], [2.0], [3.0]]], bf16)
+    w = np.array([[[2.0]]], bf16)
+    r = gconv.Runner(p)
+    assert r.run(x, w).astype(np.float32).ravel().tolist() == [2.0, 4.0, 6.0]
+    swapped = bf16.newbyteorder(">")
+    with pytest.raises(ValueError, match="byte order"):
+        r.run(x.astype(swapped), w.astype(swapped))
