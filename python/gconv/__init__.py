@@ -92,6 +92,14 @@ def _is_sequence(value) -> bool:
 
 def _ints(value, name: str) -> list[int]:
     """A per-axis field given as a sequence of integers."""
+    if isinstance(value, (set, frozenset, dict)) or (
+        isinstance(value, np.ndarray) and value.ndim != 1
+    ):
+        # A set or dict has no axis order; a 0-d or 2-d array is not one value per axis.
+        raise TypeError(
+            f"{name}: expected a sequence of integers in axis order (list, tuple or 1-d "
+            f"array), got {type(value).__name__} {value!r}"
+        )
     if not _is_sequence(value):
         raise TypeError(
             f"{name}: expected a sequence of integers, got {type(value).__name__} {value!r}"

@@ -491,3 +491,9 @@ def test_ml_dtypes_bfloat16_in_either_byte_order():
     swapped = bf16.newbyteorder(">")
     with pytest.raises(ValueError, match="byte order"):
         r.run(x.astype(swapped), w.astype(swapped))
+
+
+@pytest.mark.parametrize("bad", [{7, 5}, {7: 0, 5: 0}, np.array(5), np.ones((1, 2), int)])
+def test_problem_fields_without_an_axis_order_are_refused(bad):
+    with pytest.raises(TypeError, match="axis order"):
+        gconv.problem("fwd", "f32", 1, 1, 4, 4, bad, 3)
