@@ -3,7 +3,7 @@
 //! model ranks candidates through a screening cascade ([`SCREEN`]: the first trees on every
 //! candidate, every tree on the few that stay ahead) and the first of its ranking is the
 //! choice ([`Model::ranking`], [`Model::best`]). A second, pairwise model re-orders the
-//! cascade's finalists after the first (`rerank`: what `gconv tune` measures and the top-5 rate
+//! ranking's places 2 to 8 (`rerank`: what `gconv tune` measures and the top-5 rate
 //! scores; the choice stays the first model's).
 //!
 //! A model directory holds `booster.json.gz` (the trees, forust's own JSON, gzip-compressed:
@@ -74,9 +74,9 @@ pub struct TrainOptions {
     /// The share of the features each tree may split on (1, the default: every feature).
     #[serde(default = "one_f64")]
     pub colsample: f64,
-    /// Train the pairwise model that re-orders the screening cascade's finalists after the
-    /// first (the default; the re-ranking in the module's documentation). A model saved before
-    /// it existed has none.
+    /// Train the pairwise model that re-orders the ranking's places 2 to 8, the first staying
+    /// first (the default; the re-ranking in the module's documentation). A model saved
+    /// before it existed has none.
     #[serde(default)]
     pub rerank: bool,
 }
@@ -194,7 +194,7 @@ pub struct Model {
     /// Does some tree split on a dtype column (`p_dtype`, `k_dtype`)? Not where every sample
     /// had one dtype ([`Model::decides_dtype`]).
     splits_on_dtype: bool,
-    /// The pairwise model that re-orders the cascade's finalists, when trained with
+    /// The pairwise model that re-orders the ranking's places 2 to 8, when trained with
     /// [`TrainOptions::rerank`].
     rerank: Option<rerank::Rerank>,
     /// What it was built from.
@@ -1028,7 +1028,7 @@ fn column_major(rows: &[&[f64]], cols: usize) -> Vec<f64> {
 
 impl Model {
     /// Trains on `samples` (at least one): the first model, and with
-    /// [`TrainOptions::rerank`] the pairwise model that re-orders its finalists.
+    /// [`TrainOptions::rerank`] the pairwise model that re-orders its ranking's places 2 to 8.
     pub fn train(samples: &[&Sample], options: TrainOptions) -> Result<Model, LearnError> {
         let mut model = Model::train_first(samples, options)?;
         if options.rerank {

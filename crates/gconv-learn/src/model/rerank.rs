@@ -7,8 +7,8 @@
 //! `a` faster than `b` on this problem? — from a *pair row*: the problem's columns of
 //! [`FEATURES`] (`p_…`), `a`'s other columns, and those columns of `a` minus `b`'s. It is
 //! trained with logistic loss on the ordered pairs of each training problem's
-//! [`PAIRED_FASTEST`] fastest measured candidates and the first model's [`RERANKED`] first, each pair
-//! weighted by how much its order matters (`|ln(t_a / t_b)|`, capped at [`WEIGHT_CAP`]: a
+//! [`PAIRED_FASTEST`] fastest measured candidates and the first model's [`RERANKED`] first,
+//! each pair weighted by how much its order matters (`|ln(t_a / t_b)|`, capped at [`WEIGHT_CAP`]: a
 //! near-tie teaches nothing). The first candidates that pair are those of a first model that
 //! never saw the problem's geometry ([`INNER_FOLDS`] inner folds), as at inference. The
 //! candidates in places 2 to [`RERANKED`] are ordered by their mean probability of beating the
@@ -34,10 +34,11 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The pairwise model's file in a model directory.
 pub(crate) const PAIRWISE: &str = "pairwise.json.gz";
 
-/// Inner folds whose first models choose the finalists each training problem pairs.
+/// Inner folds whose first models rank the candidates each training problem pairs.
 pub const INNER_FOLDS: u64 = 5;
 
-/// The fastest measured candidates of a training problem that are paired (with its finalists).
+/// The fastest measured candidates of a training problem that are paired (with the first
+/// model's [`RERANKED`] first).
 pub const PAIRED_FASTEST: usize = 10;
 
 /// The cap of a pair's weight `|ln(t_a / t_b)|`.
@@ -49,8 +50,8 @@ pub const RERANKED: usize = 8;
 /// Trees of the pairwise model (depth and rate: the first model's).
 pub const TREES: usize = 300;
 
-/// The columns of a pair row: the problem's (shared by both members), then those that are
-/// differences.
+/// The columns of [`FEATURES`] a pair row takes: the problem's (shared by both members), and
+/// the kernel's and plan's (written twice: `a`'s value, then `a`'s minus `b`'s).
 fn columns() -> &'static (Vec<usize>, Vec<usize>) {
     static COLUMNS: std::sync::OnceLock<(Vec<usize>, Vec<usize>)> = std::sync::OnceLock::new();
     COLUMNS.get_or_init(|| {
@@ -100,7 +101,7 @@ impl Rerank {
     }
 
     /// Trains the pairwise model on `samples` (grouped by problem), the first model's
-    /// finalists coming from inner-fold models trained with `options`.
+    /// first-model rankings coming from inner-fold models trained with `options`.
     pub(crate) fn train(samples: &[&Sample], options: TrainOptions) -> Result<Rerank, LearnError> {
         let mut problems: BTreeMap<String, Vec<&Sample>> = BTreeMap::new();
         for s in samples {
@@ -115,7 +116,7 @@ impl Rerank {
                     .copied()
                     .filter(|s| inner_of(s) != f)
                     .collect();
-                // A fold with every problem (a tiny dataset) pairs the whole model's finalists.
+                // A fold with every problem (a tiny dataset) pairs the whole model's ranking.
                 (!train.is_empty() && train.len() < samples.len())
                     .then(|| Model::train_first(&train, options))
                     .transpose()
