@@ -120,6 +120,8 @@ static BOOSTER: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../models/h200/booster.json.gz"
 ));
+// The shipped model re-ranks (`meta.json`'s `options.rerank`); one trained with
+// `--no-rerank` has no `pairwise.json.gz`, and `shipped` then passes `None` instead.
 static PAIRWISE: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../models/h200/pairwise.json.gz"
