@@ -1032,7 +1032,7 @@ impl Model {
     pub fn train(samples: &[&Sample], options: TrainOptions) -> Result<Model, LearnError> {
         let mut model = Model::train_first(samples, options)?;
         if options.rerank {
-            model.rerank = Some(rerank::Rerank::train(samples, options)?);
+            model.rerank = Some(rerank::Rerank::train(samples, options, &model)?);
         }
         Ok(model)
     }

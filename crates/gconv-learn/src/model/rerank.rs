@@ -100,9 +100,14 @@ impl Rerank {
         }
     }
 
-    /// Trains the pairwise model on `samples` (grouped by problem), the first model's
-    /// first-model rankings coming from inner-fold models trained with `options`.
-    pub(crate) fn train(samples: &[&Sample], options: TrainOptions) -> Result<Rerank, LearnError> {
+    /// Trains the pairwise model on `samples` (grouped by problem), the first-model rankings
+    /// coming from inner-fold models trained with `options` (`whole`, the first model trained
+    /// on every sample, where an inner fold would hold every problem: a tiny dataset).
+    pub(crate) fn train(
+        samples: &[&Sample],
+        options: TrainOptions,
+        whole: &Model,
+    ) -> Result<Rerank, LearnError> {
         let mut problems: BTreeMap<String, Vec<&Sample>> = BTreeMap::new();
         for s in samples {
             problems.entry(s.problem.to_string()).or_default().push(s);
@@ -122,7 +127,6 @@ impl Rerank {
                     .transpose()
             })
             .collect::<Result<_, _>>()?;
-        let whole = Model::train_first(samples, options)?;
         let w = width();
         let mut rows: Vec<Vec<f64>> = Vec::new();
         let mut y = Vec::new();
@@ -134,7 +138,7 @@ impl Rerank {
             if cand.len() < 2 {
                 continue;
             }
-            let model = inner[inner_of(cand[0]) as usize].as_ref().unwrap_or(&whole);
+            let model = inner[inner_of(cand[0]) as usize].as_ref().unwrap_or(whole);
             let feats: Vec<&[f64]> = cand.iter().map(|x| x.features.as_slice()).collect();
             let mut set: BTreeSet<usize> = model
                 .ranking(&feats)
